@@ -1,0 +1,42 @@
+package org.leasesync.registry;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One row of the lease table as read from the store: a snapshot, possibly stale the moment it is
+ * returned.
+ *
+ * @param key the task key
+ * @param owner the holder, empty when the key is free (released)
+ * @param epoch the fencing token of the latest grant (0 if never granted); increases by one per grant
+ * @param heartbeat a counter incremented by every grant, renewal and release; an observer that sees
+ *     it unchanged for a whole TTL on its own monotonic clock may take the key over
+ * @param ttl the holder's TTL
+ * @param renewedAt wall-clock time of the last grant or renewal, by the holder's clock (display only)
+ * @param expiresAt {@code renewedAt + ttl}, by the holder's clock (display only; never used to
+ *     decide a takeover, since clocks jump and disagree)
+ */
+public record LeaseRecord(TaskKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
+                          Duration ttl, Instant renewedAt, Instant expiresAt) {
+
+    public LeaseRecord {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(ttl, "ttl");
+        Objects.requireNonNull(renewedAt, "renewedAt");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+    }
+
+    /** Whether someone holds the key (it was granted and not released). */
+    public boolean isHeld() {
+        return owner.isPresent();
+    }
+
+    /** The fence of the current holder. @throws IllegalStateException if the key is free */
+    public Fence fence() {
+        return new Fence(key, owner.orElseThrow(() -> new IllegalStateException(key + " is not held")), epoch);
+    }
+}

@@ -1,0 +1,51 @@
+package org.leasesync.registry;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Storage SPI for lease rows, implemented by the {@code store} package. Holds no lease policy: when
+ * a takeover is allowed is decided by {@link TaskRegistry}; this interface only executes atomic
+ * conditional writes (design.md invariant 2).
+ *
+ * <p>Implementations are thread-safe and block on database I/O. All methods throw
+ * {@link StoreException} when the database fails; contention is never an exception.
+ */
+public interface LeaseStore {
+
+    /**
+     * Grants the key to {@code owner} with ONE atomic conditional write: insert a new row, or update
+     * the existing row only if it is free or is still exactly {@code takeOver} (same owner, epoch
+     * and heartbeat, which the caller judged expired). The epoch increases by one.
+     *
+     * @param takeOver the stale holder's row as observed, or empty to accept only a free key
+     * @param now wall-clock time, stored for display
+     * @return the new row if granted; empty if the key is held by someone else (contention)
+     */
+    Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
+                                   Optional<LeaseRecord> takeOver);
+
+    /**
+     * Extends the lease if {@code fence} is still current (owner and epoch unchanged); bumps the
+     * heartbeat.
+     *
+     * @return false if the lease is no longer held with this fence (lost)
+     */
+    boolean renew(Fence fence, Duration ttl, Instant now);
+
+    /**
+     * Frees the key if {@code fence} is still current. The epoch is kept, so the next grant gets a
+     * higher one.
+     *
+     * @return false if the lease was no longer held with this fence (nothing changed)
+     */
+    boolean release(Fence fence, Instant now);
+
+    /** The key's row, or empty if the key was never granted. */
+    Optional<LeaseRecord> read(TaskKey key);
+
+    /** All rows, ordered by key. */
+    List<LeaseRecord> readAll();
+}

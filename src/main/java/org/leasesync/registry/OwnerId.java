@@ -1,0 +1,98 @@
+package org.leasesync.registry;
+
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * A unique id per running process (or per registry instance within a process), written
+ * {@code host/pid/processStartMillis/nonce}. It carries enough to prove, on the same machine,
+ * that its process has died (see {@link OwnerLiveness}): two app processes on one machine are two
+ * owners, and a recycled pid is told apart by its start time.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param host the host name, non-blank, no {@code /}
+ * @param pid the operating-system process id, &gt; 0
+ * @param processStartMillis the process start in epoch millis as reported by the OS, or 0 if unknown
+ * @param nonce random hex, distinguishing several owners inside one process
+ */
+public record OwnerId(String host, long pid, long processStartMillis, String nonce) {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** @throws IllegalArgumentException naming the bad field */
+    public OwnerId {
+        if (host == null || host.isBlank() || host.contains("/")) {
+            throw new IllegalArgumentException("owner host must be non-blank without '/': '" + host + "'");
+        }
+        if (pid <= 0) {
+            throw new IllegalArgumentException("owner pid must be > 0, got " + pid);
+        }
+        if (processStartMillis < 0) {
+            throw new IllegalArgumentException("owner processStartMillis must be >= 0, got " + processStartMillis);
+        }
+        Objects.requireNonNull(nonce, "nonce");
+        if (!nonce.matches("[0-9a-f]{1,32}")) {
+            throw new IllegalArgumentException("owner nonce must be 1-32 lower-case hex digits, got '" + nonce + "'");
+        }
+    }
+
+    /**
+     * A fresh owner id for the current process: host name, pid, the OS's record of the process
+     * start and a random nonce. Does a local host-name lookup (may block briefly).
+     */
+    public static OwnerId forCurrentProcess() {
+        ProcessHandle self = ProcessHandle.current();
+        long start = self.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
+        return new OwnerId(localHostName(), self.pid(), start, randomNonce());
+    }
+
+    /**
+     * Parses the written form.
+     *
+     * @throws IllegalArgumentException if the text is not {@code host/pid/start/nonce}
+     */
+    public static OwnerId parse(String text) {
+        String[] p = text == null ? new String[0] : text.split("/", -1);
+        if (p.length != 4) {
+            throw new IllegalArgumentException("owner id '" + text + "' is not host/pid/processStartMillis/nonce");
+        }
+        try {
+            return new OwnerId(p[0], Long.parseLong(p[1]), Long.parseLong(p[2]), p[3]);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("owner id '" + text + "' has a non-numeric pid or start", e);
+        }
+    }
+
+    /** The written form {@code host/pid/processStartMillis/nonce}. */
+    public String asString() {
+        return host + "/" + pid + "/" + processStartMillis + "/" + nonce;
+    }
+
+    @Override
+    public String toString() {
+        return asString();
+    }
+
+    static String randomNonce() {
+        byte[] b = new byte[6];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** The local host name, or {@code localhost} when it cannot be determined. */
+    public static String localHostName() {
+        String env = System.getenv("HOSTNAME");
+        try {
+            String h = InetAddress.getLocalHost().getHostName();
+            if (h != null && !h.isBlank()) {
+                return h.replace('/', '_');
+            }
+        } catch (Exception e) {
+            // fall through to the environment
+        }
+        return env == null || env.isBlank() ? "localhost" : env.replace('/', '_');
+    }
+}

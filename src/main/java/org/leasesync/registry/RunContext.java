@@ -1,0 +1,51 @@
+package org.leasesync.registry;
+
+import java.util.Optional;
+
+/**
+ * What a {@link TaskRunner} gets for one run: identity, lease, recovery state, and the only ways to
+ * record stages and progress. Used by the run's own thread.
+ */
+public interface RunContext {
+
+    String runId();
+
+    TaskKey key();
+
+    /** The trigger that started the run. */
+    TaskSource source();
+
+    /** The held lease; its lease-lost signal is {@link HeldLease#lostSignal()}. */
+    HeldLease lease();
+
+    /**
+     * The fence for the next write; call it right before every write.
+     *
+     * @throws LeaseLostException if the lease is lost, expired locally, or the run was cancelled
+     */
+    default Fence fence() {
+        return lease().checkedFence();
+    }
+
+    /** The recovery decision, present when this run took over an unfinished one (resume/restart). */
+    Optional<RecoveryDecision> recovery();
+
+    /** The key's checkpoint as read when the run started. */
+    Optional<Checkpoint> checkpointAtStart();
+
+    /** True when the user asked to re-check a run that needed attention. */
+    boolean checkAgain();
+
+    /**
+     * Records that the run entered {@code stage} (guarded write) and tells listeners.
+     *
+     * @throws LeaseLostException if the lease is no longer current
+     */
+    void enterStage(Stage stage);
+
+    /** Publishes a short progress text (in memory only; listeners see it). Never blocks on I/O. */
+    void progress(String text);
+
+    /** The time source. */
+    TimeSource time();
+}

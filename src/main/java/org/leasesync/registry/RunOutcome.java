@@ -1,0 +1,41 @@
+package org.leasesync.registry;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a {@link TaskRunner} reports at the end of a run.
+ *
+ * @param status never {@code running}
+ * @param message a plain, user-facing reason (no stack traces), empty on success
+ * @param retryAfterMillis for failures: a server-requested minimum delay before a retry, or -1
+ */
+public record RunOutcome(RunStatus status, Optional<String> message, long retryAfterMillis) {
+
+    public RunOutcome {
+        Objects.requireNonNull(status, "status");
+        if (status == RunStatus.RUNNING) {
+            throw new IllegalArgumentException("a run outcome cannot be 'running'");
+        }
+    }
+
+    public static RunOutcome succeeded() {
+        return new RunOutcome(RunStatus.SUCCEEDED, Optional.empty(), -1);
+    }
+
+    public static RunOutcome failed(String message) {
+        return new RunOutcome(RunStatus.FAILED, Optional.of(message), -1);
+    }
+
+    public static RunOutcome failed(String message, long retryAfterMillis) {
+        return new RunOutcome(RunStatus.FAILED, Optional.of(message), retryAfterMillis);
+    }
+
+    public static RunOutcome needsAttention(String message) {
+        return new RunOutcome(RunStatus.NEEDS_ATTENTION, Optional.of(message), -1);
+    }
+
+    public static RunOutcome cancelled(String message) {
+        return new RunOutcome(RunStatus.CANCELLED, Optional.of(message), -1);
+    }
+}

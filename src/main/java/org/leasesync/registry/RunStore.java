@@ -1,0 +1,67 @@
+package org.leasesync.registry;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Storage SPI for runs, triggers and checkpoints, implemented by the {@code store} package. Every
+ * write takes the run's {@link Fence} and commits only if it is still current; otherwise it throws
+ * {@link LeaseLostException} and changes nothing (design.md invariant 4).
+ *
+ * <p>Thread-safe; blocks on database I/O; throws {@link StoreException} when the database fails.
+ */
+public interface RunStore {
+
+    /** Inserts a new run (status running, stage {@code stage}) with its first trigger. */
+    void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
+                   Optional<String> recovery);
+
+    /** Records that the run entered {@code stage}. */
+    void enterStage(Fence fence, String runId, Stage stage, Instant now);
+
+    /**
+     * Ends the run with {@code status} (not {@code running}) and an optional plain message.
+     */
+    void finishRun(Fence fence, String runId, RunStatus status, Optional<String> error, Instant now);
+
+    /**
+     * Ends another (older, unfinished) run of the same key on behalf of the current holder, e.g.
+     * after taking over from a crashed owner. Guarded by the current holder's fence.
+     *
+     * @return false if that run was not running any more (nothing changed)
+     */
+    boolean closeAbandonedRun(Fence current, String oldRunId, RunStatus status, String note, Instant now);
+
+    /**
+     * Records a trigger that joined a run already running (merged). Not fenced: the joining trigger
+     * holds no lease; it only appends to the diagnosis trail.
+     *
+     * @return false if the run does not exist
+     */
+    boolean recordMergedTrigger(String runId, TaskSource source, Instant now);
+
+    /** Writes the key's checkpoint (replacing the previous one). */
+    void saveCheckpoint(Fence fence, Checkpoint checkpoint);
+
+    /** The key's checkpoint, or empty if none was ever written. Corrupt stage text is kept as text. */
+    Optional<Checkpoint> checkpoint(TaskKey key);
+
+    /** All checkpoints, ordered by key. */
+    List<Checkpoint> checkpoints();
+
+    /** The key's newest run with status {@code running}, if any. */
+    Optional<RunRecord> runningRun(TaskKey key);
+
+    /** The key's newest run (by start time, then epoch), if any. */
+    Optional<RunRecord> lastRun(TaskKey key);
+
+    /** A run by id. */
+    Optional<RunRecord> run(String runId);
+
+    /** The key's runs, newest first, at most {@code limit}. */
+    List<RunRecord> history(TaskKey key, int limit);
+
+    /** The newest run of every key that has runs, ordered by key. */
+    List<RunRecord> lastRunPerKey();
+}

@@ -1,0 +1,176 @@
+package org.leasesync.registry;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The task registry's lease policy on top of a {@link LeaseStore}: grants at most one lease per
+ * task key, decides when a held lease may be taken over, renews and releases.
+ *
+ * <p>The takeover rule (after amazon-dynamodb-lock-client's "How we handle clock skew"):
+ * <ol>
+ *   <li>A free key (never granted, or released) is granted by an atomic insert-or-update.</li>
+ *   <li>A held key is taken over only if its owner is provably dead on this machine
+ *       ({@link OwnerLiveness}), or if this registry has seen the same (owner, epoch, heartbeat)
+ *       for at least the holder's TTL on its own monotonic clock. Wall-clock expiry times are
+ *       never compared, so clock jumps and clock disagreement between processes can neither steal
+ *       a live lease nor keep a dead one longer than one TTL of real time after it is first seen.</li>
+ *   <li>The takeover itself is one conditional {@code UPDATE} that matches the observed
+ *       (owner, epoch, heartbeat): if the holder renewed meanwhile, nothing is granted.</li>
+ * </ol>
+ *
+ * <p>Thread-safe. Methods block on the store. Contention is a value ({@code Optional.empty()}),
+ * never an exception; {@link StoreException} means the database failed.
+ */
+public final class TaskRegistry {
+
+    /** Default lease TTL. */
+    public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
+
+    private final LeaseStore store;
+    private final OwnerId owner;
+    private final Duration ttl;
+    private final TimeSource time;
+    private final OwnerLiveness liveness;
+    private final Map<TaskKey, Observation> observations = new ConcurrentHashMap<>();
+
+    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
+
+    /**
+     * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
+     * @throws IllegalArgumentException if the TTL is out of range (the message names it)
+     */
+    public TaskRegistry(LeaseStore store, OwnerId owner, Duration ttl, TimeSource time, OwnerLiveness liveness) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.ttl = validateTtl(ttl);
+        this.time = Objects.requireNonNull(time, "time");
+        this.liveness = Objects.requireNonNull(liveness, "liveness");
+    }
+
+    /**
+     * Checks a TTL setting.
+     *
+     * @return the same value
+     * @throws IllegalArgumentException if null, zero, negative, under 100 ms or over 1 day
+     */
+    public static Duration validateTtl(Duration ttl) {
+        if (ttl == null || ttl.isZero() || ttl.isNegative()) {
+            throw new IllegalArgumentException("lease TTL must be positive, got " + ttl);
+        }
+        if (ttl.compareTo(Duration.ofMillis(100)) < 0 || ttl.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("lease TTL must be between 100ms and 1 day, got " + ttl);
+        }
+        return ttl;
+    }
+
+    /** This registry's owner id. */
+    public OwnerId owner() {
+        return owner;
+    }
+
+    /** The TTL this registry grants leases with. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The time source used for lease decisions. */
+    public TimeSource time() {
+        return time;
+    }
+
+    /**
+     * Tries to take the lease for {@code key}. Blocks on the store.
+     *
+     * @return the held lease, or empty if another owner holds the key (live, or not yet provably
+     *     dead and not yet seen unchanged for a TTL) — including another thread of this process
+     * @throws StoreException if the database fails
+     */
+    public Optional<HeldLease> tryAcquire(TaskKey key) {
+        Objects.requireNonNull(key, "key");
+        long startNanos = time.monotonicNanos();
+        Optional<LeaseRecord> current = store.read(key);
+        Optional<LeaseRecord> takeOver = Optional.empty();
+        if (current.isPresent() && current.get().isHeld()) {
+            if (!isStale(current.get(), startNanos)) {
+                return Optional.empty();
+            }
+            takeOver = current;
+        }
+        Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
+        if (granted.isEmpty()) {
+            return Optional.empty();
+        }
+        observations.remove(key);
+        return Optional.of(new HeldLease(granted.get().fence(), ttl, time, startNanos));
+    }
+
+    /**
+     * Whether the held row may be taken over now (rule 2 above). Records the observation.
+     */
+    private boolean isStale(LeaseRecord held, long nowNanos) {
+        OwnerId holder = held.owner().orElseThrow();
+        if (holder.equals(owner)) {
+            return false;
+        }
+        if (liveness.isProvablyDead(holder)) {
+            return true;
+        }
+        Observation seen = observations.compute(held.key(), (k, o) ->
+                o != null && o.owner.equals(holder.asString()) && o.epoch == held.epoch()
+                        && o.heartbeat == held.heartbeat()
+                        ? o
+                        : new Observation(holder.asString(), held.epoch(), held.heartbeat(), nowNanos));
+        return nowNanos - seen.firstSeenNanos >= held.ttl().toNanos();
+    }
+
+    /**
+     * Renews a held lease. On success the local validity is extended; when the store says the
+     * fence is no longer current, the lease-lost signal fires with {@link LeaseLoss#TAKEN_OVER}.
+     *
+     * @return true if renewed, false if lost
+     * @throws StoreException if the database fails (the lease is then neither renewed nor lost)
+     */
+    public boolean renew(HeldLease lease) {
+        long start = time.monotonicNanos();
+        if (lease.remainingNanos() <= 0) {
+            lease.markLost(LeaseLoss.EXPIRED);
+            return false;
+        }
+        if (store.renew(lease.fence(), lease.ttl(), time.now())) {
+            lease.renewed(start);
+            return true;
+        }
+        lease.markLost(LeaseLoss.TAKEN_OVER);
+        return false;
+    }
+
+    /**
+     * Releases a held lease (frees the key for the next grant) and fires its signal with
+     * {@link LeaseLoss#RELEASED} (or the earlier reason).
+     *
+     * @return false if the lease was no longer ours (nothing changed in the store)
+     * @throws StoreException if the database fails
+     */
+    public boolean release(HeldLease lease) {
+        try {
+            return store.release(lease.fence(), time.now());
+        } finally {
+            lease.markLost(LeaseLoss.RELEASED);
+        }
+    }
+
+    /** The key's lease row, if the key was ever granted. */
+    public Optional<LeaseRecord> lease(TaskKey key) {
+        return store.read(key);
+    }
+
+    /** All lease rows. */
+    public List<LeaseRecord> leases() {
+        return store.readAll();
+    }
+}

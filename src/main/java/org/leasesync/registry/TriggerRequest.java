@@ -1,0 +1,26 @@
+package org.leasesync.registry;
+
+import java.util.Objects;
+
+/**
+ * A trigger asking the coordinator for a run.
+ *
+ * @param key the task key
+ * @param source what asked
+ * @param followUp if the key is already running, ask for exactly one more run after it
+ *     (design.md "follow-up"); later triggers merge into that follow-up
+ * @param checkAgain the user asked to re-check a run that needs attention: bypasses the
+ *     needs-attention gate and resumes from the checkpoint (never a silent restart)
+ */
+public record TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain) {
+
+    public TriggerRequest {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(source, "source");
+    }
+
+    /** A plain trigger: no follow-up, no check-again. */
+    public static TriggerRequest of(TaskKey key, TaskSource source) {
+        return new TriggerRequest(key, source, false, false);
+    }
+}

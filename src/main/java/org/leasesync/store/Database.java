@@ -1,0 +1,211 @@
+package org.leasesync.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.leasesync.registry.LeasesyncException;
+import org.leasesync.registry.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local database: H2 through a HikariCP pool, schema migrated by Flyway from
+ * {@code classpath:db/migration}.
+ *
+ * <p>A file database lives in the data directory as {@code leasesync.mv.db} and is opened in H2's
+ * automatic mixed mode ({@code AUTO_SERVER=TRUE}), so several processes started on the same data
+ * directory share one registry instead of failing with "database in use".
+ *
+ * <p>Thread-safe. Every method blocks on the database. Failures are thrown once, here, as
+ * {@link StoreException} with the JDBC cause kept and a message naming the file.
+ */
+public final class Database implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Database.class);
+    private static final AtomicLong MEM_COUNTER = new AtomicLong();
+    /** The database file name inside the data directory (H2 adds {@code .mv.db}). */
+    public static final String FILE_BASE_NAME = "leasesync";
+
+    private final HikariDataSource pool;
+    private final SqlDialect dialect;
+    private final String description;
+
+    private Database(HikariDataSource pool, SqlDialect dialect, String description) {
+        this.pool = pool;
+        this.dialect = dialect;
+        this.description = description;
+    }
+
+    /**
+     * Opens (creating if needed) the database in {@code dataDir}; creates the directory with
+     * owner-only permissions if it does not exist, and migrates the schema.
+     *
+     * @throws StoreException naming the file and what to do, when it cannot be opened
+     */
+    public static Database openFile(Path dataDir) {
+        Path dir = dataDir.toAbsolutePath().normalize();
+        createPrivateDirectory(dir);
+        Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
+        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
+        return open(url, file.toString(), 4);
+    }
+
+    /** A private in-memory database (for tests and the CLI's dry runs). */
+    public static Database openInMemory() {
+        String name = "leasesync-mem-" + MEM_COUNTER.incrementAndGet() + "-" + ProcessHandle.current().pid();
+        return open("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "in-memory database " + name, 8);
+    }
+
+    /**
+     * Opens any JDBC URL (H2 or PostgreSQL) and migrates it.
+     *
+     * @param description how to name the database in messages (a file path or a host)
+     * @param poolSize the pool's maximum size, 1..64
+     */
+    public static Database open(String jdbcUrl, String description, int poolSize) {
+        Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        if (poolSize < 1 || poolSize > 64) {
+            throw new IllegalArgumentException("pool size must be 1..64, got " + poolSize);
+        }
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(jdbcUrl);
+        cfg.setUsername("sa");
+        cfg.setPassword("");
+        cfg.setMaximumPoolSize(poolSize);
+        cfg.setMinimumIdle(1);
+        cfg.setPoolName("leasesync-db");
+        cfg.setConnectionTimeout(10_000);
+        cfg.setInitializationFailTimeout(1);
+        HikariDataSource ds;
+        try {
+            ds = new HikariDataSource(cfg);
+        } catch (RuntimeException e) {
+            throw new StoreException(openFailure(description, e), e);
+        }
+        try {
+            Flyway.configure().dataSource(ds).locations("classpath:db/migration")
+                    .failOnMissingLocations(true).load().migrate();
+        } catch (RuntimeException e) {
+            ds.close();
+            throw new StoreException(openFailure(description, e), e);
+        }
+        log.debug("opened {}", description);
+        return new Database(ds, SqlDialect.fromJdbcUrl(jdbcUrl), description);
+    }
+
+    /** The pooled data source. */
+    public DataSource dataSource() {
+        return pool;
+    }
+
+    /** The SQL dialect. */
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    /** The file path (or other name) used in messages. */
+    public String description() {
+        return description;
+    }
+
+    /**
+     * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws.
+     *
+     * @param what a short description of the operation, used in error messages
+     * @throws StoreException wrapping an {@link SQLException}
+     * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
+     */
+    public <T> T transaction(String what, SqlWork<T> work) {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.apply(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs {@code work} on a connection in auto-commit mode (reads, single statements). */
+    public <T> T query(String what, SqlWork<T> work) {
+        try (Connection c = pool.getConnection()) {
+            return work.apply(c);
+        } catch (SQLException e) {
+            throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            log.warn("rollback failed: {}", e.getMessage());
+        }
+    }
+
+    /** Creates {@code dir} (and parents) with owner-only permissions where the file system supports it. */
+    public static void createPrivateDirectory(Path dir) {
+        try {
+            if (Files.isDirectory(dir)) {
+                return;
+            }
+            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } else {
+                Files.createDirectories(dir);
+            }
+        } catch (IOException e) {
+            throw new StoreException("cannot create the data directory " + dir + ": " + e
+                    + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.", e);
+        }
+    }
+
+    private static String openFailure(String description, Throwable e) {
+        String reason = rootMessage(e);
+        String hint;
+        String lower = reason.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported") || lower.contains("90030")
+                || lower.contains("90048") || lower.contains("format")) {
+            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
+                    + "(keep a copy) to start with an empty one, or restore a backup.";
+        } else if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
+            hint = "Another process holds the database and does not answer; stop other leasesync processes "
+                    + "using this data directory and try again.";
+        } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {
+            hint = "Check the permissions of the data directory.";
+        } else {
+            hint = "See the log for details.";
+        }
+        return "cannot open the local database " + description + ": " + reason + ". " + hint;
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        int nl = m.indexOf('\n');
+        return (nl > 0 ? m.substring(0, nl) : m).trim();
+    }
+}

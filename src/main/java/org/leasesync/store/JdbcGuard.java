@@ -1,0 +1,55 @@
+package org.leasesync.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.leasesync.registry.Fence;
+import org.leasesync.registry.LeaseLoss;
+import org.leasesync.registry.LeaseLostException;
+import org.leasesync.registry.StoreException;
+
+/**
+ * The one guarded-write primitive (design.md invariant 4): runs a local transaction that commits
+ * only if (key, owner, epoch) is still the current lease row. The lease row is locked
+ * ({@code SELECT ... FOR UPDATE}) for the length of the transaction, so a takeover cannot slip in
+ * between the check and the commit: it waits, then finds the epoch it must beat already used.
+ *
+ * <p>Thread-safe; blocks on the database.
+ */
+public final class JdbcGuard {
+
+    private final Database db;
+
+    public JdbcGuard(Database db) {
+        this.db = db;
+    }
+
+    /**
+     * Runs {@code work} in one transaction, committed only if {@code fence} is current.
+     *
+     * @throws LeaseLostException if the fence is not current (nothing is written)
+     * @throws StoreException if the database fails (nothing is written)
+     */
+    public <T> T inTransaction(Fence fence, String what, SqlWork<T> work) {
+        return db.transaction(what, c -> {
+            if (!lockFence(c, fence)) {
+                c.rollback();
+                throw new LeaseLostException(fence, LeaseLoss.TAKEN_OVER, "refused " + what);
+            }
+            return work.apply(c);
+        });
+    }
+
+    private boolean lockFence(Connection c, Fence fence) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT epoch FROM lease WHERE task_key = ? AND owner_id = ? AND epoch = ?" + db.dialect().forUpdate())) {
+            ps.setString(1, fence.key().asString());
+            ps.setString(2, fence.owner().asString());
+            ps.setLong(3, fence.epoch());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+}

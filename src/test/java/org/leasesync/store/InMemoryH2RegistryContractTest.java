@@ -1,0 +1,8 @@
+package org.leasesync.store;
+
+class InMemoryH2RegistryContractTest extends RegistryContractTest {
+    @Override
+    LocalStore open() {
+        return LocalStore.openInMemory();
+    }
+}

@@ -1,0 +1,278 @@
+package org.leasesync.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.HeldLease;
+import org.leasesync.registry.LeaseLoss;
+import org.leasesync.registry.LeaseLostException;
+import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.Stage;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.testing.ManualTime;
+
+/**
+ * The registry contract: every backend (H2 in memory, H2 file, and later PostgreSQL) must pass it.
+ * Time is a {@link ManualTime}; no test sleeps.
+ */
+abstract class RegistryContractTest {
+
+    static final Duration TTL = Duration.ofSeconds(60);
+    static final TaskKey KEY = TaskKey.of("alice", "course_sync");
+
+    LocalStore store;
+    ManualTime time;
+    TaskRegistry a;
+    TaskRegistry b;
+
+    abstract LocalStore open() throws Exception;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = open();
+        time = new ManualTime();
+        a = registry(owner("a"));
+        b = registry(owner("b"));
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    static OwnerId owner(String nonce) {
+        return new OwnerId("test-host", ProcessHandle.current().pid(), 1, nonce);
+    }
+
+    TaskRegistry registry(OwnerId owner) {
+        return new TaskRegistry(store.leases(), owner, TTL, time, OwnerLiveness.neverProvable());
+    }
+
+    @Test
+    void firstGrantOfAKeyHasEpochOne() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        assertThat(lease.fence().epoch()).isEqualTo(1);
+        LeaseRecord row = a.lease(KEY).orElseThrow();
+        assertThat(row.owner()).contains(a.owner());
+        assertThat(row.expiresAt()).isEqualTo(time.now().plus(TTL));
+    }
+
+    @Test
+    void heldKeyIsNotGrantedToAnotherOwnerNorTwiceToTheSameOwner() {
+        assertThat(a.tryAcquire(KEY)).isPresent();
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        assertThat(a.tryAcquire(KEY)).isEmpty();
+    }
+
+    @Test
+    void everyGrantIncrementsTheEpochAlsoAfterRelease() {
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        assertThat(a.release(first)).isTrue();
+        HeldLease second = b.tryAcquire(KEY).orElseThrow();
+        assertThat(second.fence().epoch()).isEqualTo(2);
+        assertThat(b.release(second)).isTrue();
+        assertThat(a.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(3);
+    }
+
+    @Test
+    void differentUsersAndScopesAreDifferentTasks() {
+        assertThat(a.tryAcquire(KEY)).isPresent();
+        assertThat(b.tryAcquire(TaskKey.of("bob", "course_sync"))).isPresent();
+        assertThat(b.tryAcquire(TaskKey.of("alice", "message_sync"))).isPresent();
+        assertThat(a.leases()).extracting(r -> r.key().asString())
+                .containsExactly("alice|course_sync", "alice|message_sync", "bob|course_sync");
+    }
+
+    @Test
+    void otherOwnerCanNeitherRenewNorRelease() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        var forged = new org.leasesync.registry.Fence(KEY, b.owner(), lease.fence().epoch());
+        assertThat(store.leases().renew(forged, TTL, time.now())).isFalse();
+        assertThat(store.leases().release(forged, time.now())).isFalse();
+        assertThat(a.lease(KEY).orElseThrow().owner()).contains(a.owner());
+        assertThat(a.renew(lease)).isTrue();
+    }
+
+    @Test
+    void unrenewedLeaseGoesToAnotherOwnerAfterOneTtlOfObservation() {
+        HeldLease old = a.tryAcquire(KEY).orElseThrow();
+        assertThat(b.tryAcquire(KEY)).isEmpty();              // b starts observing
+        time.elapse(TTL.minusMillis(1));
+        assertThat(b.tryAcquire(KEY)).isEmpty();              // not yet one TTL
+        time.elapse(Duration.ofMillis(1));
+        HeldLease taken = b.tryAcquire(KEY).orElseThrow();
+        assertThat(taken.fence().epoch()).isEqualTo(2);
+        // the old holder now finds out: renew refused, lost signal fired
+        assertThat(a.renew(old)).isFalse();
+        assertThat(old.lostSignal()).isCompleted();
+        assertThat(old.isValid()).isFalse();
+    }
+
+    @Test
+    void renewedLeaseIsNeverTakenOver() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        for (int i = 0; i < 30; i++) {
+            assertThat(b.tryAcquire(KEY)).as("round %d", i).isEmpty();
+            time.elapse(TTL.dividedBy(3));
+            assertThat(a.renew(lease)).isTrue();
+        }
+        assertThat(lease.isValid()).isTrue();
+        assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
+    }
+
+    @Test
+    void holderStopsTrustingItsLeaseBeforeAnyoneCanTakeItOver() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL.multipliedBy(9).dividedBy(10));
+        assertThatThrownBy(lease::checkedFence).isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("expired");
+        assertThat(lease.lostSignal().join()).isEqualTo(LeaseLoss.EXPIRED);
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // still inside b's observation window
+    }
+
+    @Test
+    void wallClockJumpForwardByHoursStealsNoLiveLease() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        time.jumpWall(Duration.ofHours(5));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL.dividedBy(3));
+        assertThat(a.renew(lease)).isTrue();
+        time.jumpWall(Duration.ofHours(5));
+        time.elapse(TTL.dividedBy(3));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        assertThat(lease.isValid()).isTrue();
+    }
+
+    @Test
+    void wallClockJumpBackByHoursDoesNotKeepADeadLeaseLongerThanOneTtl() {
+        a.tryAcquire(KEY).orElseThrow();   // a dies right after
+        time.jumpWall(Duration.ofHours(-5));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL);
+        assertThat(b.tryAcquire(KEY)).isPresent();
+    }
+
+    @Test
+    void disagreeingClocksDoNotMatter() {
+        ManualTime bTime = new ManualTime(time.now().plus(Duration.ofHours(3)));
+        TaskRegistry skewed = new TaskRegistry(store.leases(), owner("c"), TTL, bTime, OwnerLiveness.neverProvable());
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        assertThat(skewed.tryAcquire(KEY)).isEmpty();
+        bTime.elapse(TTL.dividedBy(2));
+        time.elapse(TTL.dividedBy(2));
+        assertThat(a.renew(lease)).isTrue();
+        bTime.elapse(TTL.dividedBy(2));
+        assertThat(skewed.tryAcquire(KEY)).isEmpty();   // heartbeat moved: observation restarted
+        bTime.elapse(TTL);
+        assertThat(skewed.tryAcquire(KEY)).isPresent(); // a stopped renewing
+    }
+
+    @Test
+    void provablyDeadOwnerIsTakenOverAtOnce() {
+        OwnerId ghost = new OwnerId("test-host", 999_999_999L, 1, "dead");
+        TaskRegistry dead = registry(ghost);
+        dead.tryAcquire(KEY).orElseThrow();
+        TaskRegistry c = new TaskRegistry(store.leases(), owner("c"), TTL, time, o -> o.equals(ghost));
+        assertThat(c.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void processTableProvesAMissingProcessDeadButNotALiveOne() {
+        OwnerLiveness table = OwnerLiveness.processTable("this-host");
+        OwnerId self = OwnerId.forCurrentProcess();
+        OwnerId selfHere = new OwnerId("this-host", self.pid(), self.processStartMillis(), "aa");
+        assertThat(table.isProvablyDead(selfHere)).isFalse();
+        assertThat(table.isProvablyDead(new OwnerId("this-host", Integer.MAX_VALUE - 7L, 5, "bb"))).isTrue();
+        assertThat(table.isProvablyDead(new OwnerId("other-host", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
+        // same pid, other start time: a recycled pid
+        assertThat(table.isProvablyDead(new OwnerId("this-host", self.pid(), self.processStartMillis() - 60_000, "cc")))
+                .isTrue();
+    }
+
+    @Test
+    void guardedWriteWithStaleEpochIsRefusedAndWritesNothing() {
+        HeldLease old = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(old.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL);
+        HeldLease fresh = b.tryAcquire(KEY).orElseThrow();
+        Checkpoint cp = checkpoint("run-1", old.fence().epoch(), "pulling", "c-9");
+        assertThatThrownBy(() -> store.runs().saveCheckpoint(old.fence(), cp))
+                .isInstanceOf(LeaseLostException.class).hasMessageContaining("alice|course_sync");
+        assertThatThrownBy(() -> store.runs().enterStage(old.fence(), "run-1", Stage.PUSHING, time.now()))
+                .isInstanceOf(LeaseLostException.class);
+        assertThat(store.runs().checkpoint(KEY)).isEmpty();
+        assertThat(store.runs().run("run-1").orElseThrow().stage()).contains(Stage.PULLING);
+        store.runs().saveCheckpoint(fresh.fence(), checkpoint("run-2", fresh.fence().epoch(), "pulling", "c-10"));
+        assertThat(store.runs().checkpoint(KEY).orElseThrow().pullCursor()).contains("c-10");
+    }
+
+    @Test
+    void runRecordKeepsSourcesStagesAndResult() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(lease.fence(), "run-1", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        time.elapse(Duration.ofSeconds(1));
+        store.runs().recordMergedTrigger("run-1", TaskSource.MANUAL, time.now());
+        store.runs().recordMergedTrigger("run-1", TaskSource.FOREGROUND, time.now());
+        store.runs().enterStage(lease.fence(), "run-1", Stage.PUSHING, time.now());
+        store.runs().enterStage(lease.fence(), "run-1", Stage.DONE, time.now());
+        store.runs().finishRun(lease.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), time.now());
+        RunRecord r = store.runs().lastRun(KEY).orElseThrow();
+        assertThat(r.firstSource()).isEqualTo(TaskSource.SCHEDULE);
+        assertThat(r.mergedSources()).containsExactly(TaskSource.MANUAL, TaskSource.FOREGROUND);
+        assertThat(r.stages()).extracting(RunRecord.StageEntry::stage).containsExactly("pulling", "pushing", "done");
+        assertThat(r.status()).contains(RunStatus.SUCCEEDED);
+        assertThat(r.epoch()).isEqualTo(1);
+        assertThat(r.owner()).isEqualTo(a.owner().asString());
+        assertThat(r.endedAt()).contains(time.now());
+        assertThat(store.runs().runningRun(KEY)).isEmpty();
+        assertThat(store.runs().history(KEY, 10)).hasSize(1);
+        assertThat(store.runs().lastRunPerKey()).extracting(RunRecord::runId).containsExactly("run-1");
+    }
+
+    @Test
+    void corruptStageTextIsReadBackAsUnknownNotAsACrash() throws Exception {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().saveCheckpoint(lease.fence(), checkpoint("run-1", 1, "pulling", null));
+        store.database().query("corrupt", c -> {
+            c.createStatement().executeUpdate("UPDATE run SET stage = 'teleporting'");
+            return c.createStatement().executeUpdate("UPDATE checkpoint SET stage = 'half-done'");
+        });
+        RunRecord r = store.runs().run("run-1").orElseThrow();
+        assertThat(r.stage()).isEmpty();
+        assertThat(r.stageText()).isEqualTo("teleporting");
+        Checkpoint cp = store.runs().checkpoint(KEY).orElseThrow();
+        assertThat(cp.stage()).isEmpty();
+        assertThat(cp.stageText()).isEqualTo("half-done");
+    }
+
+    @Test
+    void checkpointRoundTripsAllPositionFields() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        Checkpoint cp = new Checkpoint(KEY, "run-1", 1, Optional.of(Stage.PUSHING), "pushing", Optional.of("cur-7"),
+                Optional.of("batch-1"), Optional.of("idem-1"), List.of("c1", "c2"), Optional.of(time.now()), time.now());
+        store.runs().saveCheckpoint(lease.fence(), cp);
+        assertThat(store.runs().checkpoint(KEY)).contains(cp);
+        assertThat(store.runs().checkpoints()).containsExactly(cp);
+    }
+
+    Checkpoint checkpoint(String runId, long epoch, String stage, String cursor) {
+        return new Checkpoint(KEY, runId, epoch, Stage.tryParse(stage), stage, Optional.ofNullable(cursor),
+                Optional.empty(), Optional.empty(), List.of(), Optional.empty(), time.now());
+    }
+}
