@@ -87,6 +87,10 @@ public final class Coordinator implements AutoCloseable {
      * @throws IllegalStateException after {@link #close()}
      */
     public SubmitResult submit(TriggerRequest request) {
+        return submit(request, List.of());
+    }
+
+    private SubmitResult submit(TriggerRequest request, List<TaskSource> alsoMerged) {
         Objects.requireNonNull(request, "request");
         if (closed) {
             throw new IllegalStateException("coordinator is closed");
@@ -109,7 +113,7 @@ public final class Coordinator implements AutoCloseable {
                 return joinRemote(request);
             }
             try {
-                return start(request, lease.get());
+                return start(request, lease.get(), alsoMerged);
             } catch (RuntimeException e) {
                 safeRelease(lease.get());
                 throw e;
@@ -117,7 +121,7 @@ public final class Coordinator implements AutoCloseable {
         }
     }
 
-    private SubmitResult start(TriggerRequest request, HeldLease lease) {
+    private SubmitResult start(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
         TaskKey key = request.key();
         Fence fence = lease.fence();
         Optional<Checkpoint> checkpoint = runs.checkpoint(key);
@@ -154,8 +158,11 @@ public final class Coordinator implements AutoCloseable {
         String runId = UUID.randomUUID().toString();
         runs.insertRun(fence, runId, request.source(), Stage.PULLING, now(),
                 recovery.map(r -> r.action().wireName() + ": " + r.reason()));
+        for (TaskSource merged : alsoMerged) {
+            runs.recordMergedTrigger(runId, merged, now());
+        }
         RunView view = new RunView(runId, key, fence.epoch(), fence.owner().asString(), request.source(),
-                List.of(), now(), Optional.of(Stage.PULLING), "", true, false);
+                alsoMerged, now(), Optional.of(Stage.PULLING), "", true, false);
         LocalRun run = new LocalRun(runId, lease, request, recovery, checkpoint, view);
         active.put(key, run);
         keeper.track(lease);
@@ -235,39 +242,34 @@ public final class Coordinator implements AutoCloseable {
         List<TaskSource> followUp;
         synchronized (lockFor(key)) {
             keeper.untrack(run.lease);
-            boolean lostToOthers = run.lease.lostSignal().getNow(null) == LeaseLoss.TAKEN_OVER
-                    || run.lease.lostSignal().getNow(null) == LeaseLoss.EXPIRED;
-            if (!lostToOthers) {
-                try {
-                    runs.finishRun(run.lease.fence(), run.runId, outcome.status(), outcome.message(), now());
-                    recorded = true;
-                } catch (LeaseLostException e) {
-                    log.log(System.Logger.Level.WARNING, "run {0} could not record its end: {1}; "
-                            + "left for the next holder''s recovery", run.runId, e.getMessage());
-                } catch (RuntimeException e) {
-                    log.log(System.Logger.Level.ERROR, "run " + run.runId + " could not record its end", e);
-                }
-                safeRelease(run.lease);
-            } else {
-                log.log(System.Logger.Level.WARNING, "run {0} for {1} lost its lease; its record is left for "
-                        + "the next holder''s recovery", run.runId, key);
+            // The run has returned: record its end under its fence (the database decides whether the
+            // fence is still current) and free the key. If the key was taken over, both are refused
+            // and the record is left for the new holder's recovery.
+            try {
+                runs.finishRun(run.lease.fence(), run.runId, outcome.status(), outcome.message(), now());
+                recorded = true;
+            } catch (LeaseLostException e) {
+                log.log(System.Logger.Level.WARNING, "run {0} could not record its end: {1}; "
+                        + "left for the next holder''s recovery", run.runId, e.getMessage());
+            } catch (RuntimeException e) {
+                log.log(System.Logger.Level.ERROR, "run " + run.runId + " could not record its end", e);
             }
+            safeRelease(run.lease);
             active.remove(key);
             followUp = run.followUpSources;
         }
         RunResult result = new RunResult(run.runId, key, outcome.status(), outcome.message(), now(), recorded);
-        run.completion.complete(result);
         publish(new RunEvent(RunEvent.Kind.FINISHED, key, Optional.of(run.view), Optional.empty(),
                 Optional.of(result), outcome.message()));
+        run.completion.complete(result);
         if (closed) {
             return;
         }
         if (followUp != null && !followUp.isEmpty()) {
-            SubmitResult next = submit(TriggerRequest.of(key, followUp.get(0)));
-            if (next instanceof SubmitResult.Started s) {
-                for (TaskSource merged : followUp.subList(1, followUp.size())) {
-                    runs.recordMergedTrigger(s.handle().runId(), merged, now());
-                }
+            try {
+                submit(TriggerRequest.of(key, followUp.get(0)), followUp.subList(1, followUp.size()));
+            } catch (RuntimeException e) {
+                log.log(System.Logger.Level.WARNING, "follow-up run for {0} could not start: {1}", key, e.getMessage());
             }
             return;
         }

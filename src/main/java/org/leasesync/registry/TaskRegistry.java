@@ -37,6 +37,8 @@ public final class TaskRegistry {
     private final TimeSource time;
     private final OwnerLiveness liveness;
     private final Map<TaskKey, Observation> observations = new ConcurrentHashMap<>();
+    /** Epochs this registry holds, per key: a row naming us with another epoch is our own orphan. */
+    private final Map<TaskKey, Long> held = new ConcurrentHashMap<>();
 
     private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
 
@@ -106,6 +108,7 @@ public final class TaskRegistry {
             return Optional.empty();
         }
         observations.remove(key);
+        held.put(key, granted.get().epoch());
         return Optional.of(new HeldLease(granted.get().fence(), ttl, time, startNanos));
     }
 
@@ -115,7 +118,10 @@ public final class TaskRegistry {
     private boolean isStale(LeaseRecord held, long nowNanos) {
         OwnerId holder = held.owner().orElseThrow();
         if (holder.equals(owner)) {
-            return false;
+            // Ours: live if we hold it; otherwise an orphan of a grant whose answer we never got
+            // (e.g. the connection broke after the commit): nobody runs under it, take it back.
+            Long mine = this.held.get(held.key());
+            return mine == null || mine != held.epoch();
         }
         if (liveness.isProvablyDead(holder)) {
             return true;
@@ -145,6 +151,7 @@ public final class TaskRegistry {
             lease.renewed(start);
             return true;
         }
+        held.remove(lease.fence().key(), lease.fence().epoch());
         lease.markLost(LeaseLoss.TAKEN_OVER);
         return false;
     }
@@ -160,6 +167,7 @@ public final class TaskRegistry {
         try {
             return store.release(lease.fence(), time.now());
         } finally {
+            held.remove(lease.fence().key(), lease.fence().epoch());
             lease.markLost(LeaseLoss.RELEASED);
         }
     }

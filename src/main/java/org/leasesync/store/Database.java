@@ -56,7 +56,7 @@ public final class Database implements AutoCloseable {
         Path dir = dataDir.toAbsolutePath().normalize();
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
-        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
+        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000";
         return open(url, file.toString(), 4);
     }
 

@@ -1,0 +1,63 @@
+package org.leasesync.store;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.leasesync.registry.HeldLease;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TimeSource;
+
+/**
+ * A child process for {@link TwoProcessLeaseTest}: opens the data directory, waits for the go file,
+ * then competes. Writes {@code WIN round epoch} and {@code HOLD epoch startNanos endNanos} lines.
+ */
+public final class LeaseContenderMain {
+
+    public static void main(String[] args) throws Exception {
+        Path dataDir = Path.of(args[0]);
+        Path go = Path.of(args[1]);
+        Path out = Path.of(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        int holds = Integer.parseInt(args[4]);
+        try (LocalStore store = LocalStore.openFile(dataDir);
+             PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            TaskRegistry registry = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(),
+                    Duration.ofMinutes(5), TimeSource.system(), OwnerLiveness.neverProvable());
+            w.println("READY");
+            w.flush();
+            while (!Files.exists(go)) {
+                Thread.sleep(1);
+            }
+            for (int round = 0; round < rounds; round++) {
+                Optional<HeldLease> l = registry.tryAcquire(TaskKey.of("round-" + round, "backup"));
+                if (l.isPresent()) {
+                    w.println("WIN " + round + " " + l.get().fence().epoch());
+                }
+            }
+            TaskKey shared = TaskKey.of("shared", "course_sync");
+            int held = 0;
+            while (held < holds) {
+                Optional<HeldLease> l = registry.tryAcquire(shared);
+                if (l.isPresent()) {
+                    long start = System.nanoTime();
+                    Thread.onSpinWait();
+                    long end = System.nanoTime();
+                    w.println("HOLD " + l.get().fence().epoch() + " " + start + " " + end);
+                    registry.release(l.get());
+                    held++;
+                }
+            }
+            w.println("DONE");
+            w.flush();
+            Path end = Path.of(args[1] + ".end");
+            while (!Files.exists(end)) {
+                Thread.sleep(5);
+            }
+        }
+    }
+}
