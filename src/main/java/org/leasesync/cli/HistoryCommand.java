@@ -1,0 +1,88 @@
+package org.leasesync.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.store.Database;
+import org.leasesync.store.LocalStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first. Read-only. */
+@Command(name = "history", mixinStandardHelpOptions = true,
+        description = "Show a task key's runs, newest first: sources (first and merged), owner, epoch, stages "
+                + "with times, result and error.")
+public final class HistoryCommand implements Callable<Integer> {
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Option(names = "--key", required = true, paramLabel = "USER|SCOPE",
+            description = "Task key, e.g. 'alice|course_sync' (quote it: '|' is a shell pipe).")
+    String key;
+
+    @Option(names = "--limit", defaultValue = "20", description = "At most this many runs (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        TaskKey taskKey;
+        try {
+            taskKey = TaskKey.parse(key);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "invalid --key: " + e.getMessage());
+        }
+        if (limit < 1 || limit > 10_000) {
+            throw new ParameterException(spec.commandLine(), "--limit must be 1..10000, got " + limit);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        Path dir = dataDir.resolve();
+        List<Views.RunView> runs;
+        if (!Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+            runs = List.of();
+        } else {
+            try (LocalStore store = LocalStore.openFile(dir)) {
+                runs = store.runs().history(taskKey, limit).stream().map(Views.RunView::of).toList();
+            }
+        }
+        if (json) {
+            out.println(Json.write(java.util.Map.of("key", taskKey.asString(), "runs", runs)));
+            return 0;
+        }
+        if (runs.isEmpty()) {
+            out.println("no runs of " + taskKey + " in " + dir);
+            return 0;
+        }
+        for (var r : runs) {
+            String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " (joined by " + String.join(", ", r.mergedSources()) + ")");
+            out.println(Views.local(Instant.parse(r.startedAt())) + "  " + r.status() + "  epoch " + r.epoch()
+                    + "  started by " + sources);
+            out.println("    run " + r.runId() + "  owner " + r.owner());
+            if (r.recovery() != null) {
+                out.println("    recovery: " + r.recovery());
+            }
+            StringBuilder st = new StringBuilder("    stages:");
+            for (var s : r.stages()) {
+                st.append(' ').append(s.stage()).append(" @ ").append(Views.local(Instant.parse(s.at()))).append(';');
+            }
+            out.println(st);
+            out.println("    ended: " + (r.endedAt() == null ? "(still running)" : Views.local(Instant.parse(r.endedAt())))
+                    + (r.error() == null ? "" : "  — " + r.error()));
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,59 @@
+package org.leasesync.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.rolling.RollingFileAppender;
+import ch.qos.logback.core.rolling.SizeAndTimeBasedRollingPolicy;
+import ch.qos.logback.core.util.FileSize;
+import java.nio.file.Path;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adds the rolling log file in the data directory ({@code logs/leasesync.log}, 10 MB per file,
+ * 7 days, 100 MB in total) to the console logging configured by {@code logback.xml}. Call once, at
+ * start-up, from the main thread.
+ */
+public final class LoggingSetup {
+
+    private static volatile boolean fileAdded;
+
+    private LoggingSetup() {
+    }
+
+    /** Logs to {@code dataDir/logs/leasesync.log} from now on. Idempotent. */
+    public static synchronized void addFileLog(Path dataDir) {
+        if (fileAdded || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
+            return;
+        }
+        org.leasesync.store.Database.createPrivateDirectory(dataDir);
+        Path dir = dataDir.resolve("logs");
+        PatternLayoutEncoder enc = new PatternLayoutEncoder();
+        enc.setContext(ctx);
+        enc.setPattern("%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n");
+        enc.start();
+        RollingFileAppender<ILoggingEvent> file = new RollingFileAppender<>();
+        file.setContext(ctx);
+        file.setName("FILE");
+        file.setFile(dir.resolve("leasesync.log").toString());
+        SizeAndTimeBasedRollingPolicy<ILoggingEvent> policy = new SizeAndTimeBasedRollingPolicy<>();
+        policy.setContext(ctx);
+        policy.setParent(file);
+        policy.setFileNamePattern(dir.resolve("leasesync.%d{yyyy-MM-dd}.%i.log.gz").toString());
+        policy.setMaxFileSize(FileSize.valueOf("10MB"));
+        policy.setMaxHistory(7);
+        policy.setTotalSizeCap(FileSize.valueOf("100MB"));
+        policy.start();
+        file.setRollingPolicy(policy);
+        file.setEncoder(enc);
+        file.start();
+        Logger root = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.addAppender(file);
+        if (!root.isEnabledFor(Level.INFO)) {
+            root.setLevel(Level.INFO);
+        }
+        fileAdded = true;
+    }
+}

@@ -1,0 +1,112 @@
+package org.leasesync.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.store.Database;
+import org.leasesync.store.LocalStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code leasesync status}: leases, last run per key, checkpoints. Read-only. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Show leases (key, owner, epoch, expiry), the last run per task key, and checkpoints.")
+public final class StatusCommand implements Callable<Integer> {
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Option(names = "--json", description = "Print JSON instead of tables.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    private final TimeSource time;
+
+    public StatusCommand() {
+        this(TimeSource.system());
+    }
+
+    StatusCommand(TimeSource time) {
+        this.time = time;
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        Path dir = dataDir.resolve();
+        Instant now = time.now();
+        if (!Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("dataDir", dir.toString());
+                m.put("database", null);
+                m.put("leases", List.of());
+                m.put("lastRuns", List.of());
+                m.put("checkpoints", List.of());
+                out.println(Json.write(m));
+            } else {
+                out.println("data directory: " + dir);
+                out.println("no leasesync database here yet: nothing has run.");
+            }
+            return 0;
+        }
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            var leases = store.leases().readAll().stream().map(l -> Views.LeaseView.of(l, now)).toList();
+            var runs = store.runs().lastRunPerKey().stream().map(Views.RunView::of).toList();
+            var checkpoints = store.runs().checkpoints().stream().map(Views.CheckpointView::of).toList();
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("dataDir", dir.toString());
+                m.put("database", store.database().description());
+                m.put("now", now.toString());
+                m.put("leases", leases);
+                m.put("lastRuns", runs);
+                m.put("checkpoints", checkpoints);
+                out.println(Json.write(m));
+                return 0;
+            }
+            out.println("data directory: " + dir);
+            out.println();
+            out.println("leases:");
+            Table t = new Table("KEY", "STATE", "OWNER", "EPOCH", "EXPIRES");
+            for (var l : leases) {
+                Instant exp = Instant.parse(l.expiresAt());
+                t.row(l.key(), l.state(), Views.orDash(l.owner()), Long.toString(l.epoch()),
+                        l.state().equals("held") ? Views.local(exp) + " (" + Views.relative(now, exp) + ")" : "-");
+            }
+            t.print(out, "  (none)");
+            out.println();
+            out.println("last run per key:");
+            t = new Table("KEY", "STATUS", "STAGE", "SOURCES", "EPOCH", "STARTED", "ENDED", "RUN", "ERROR");
+            for (var r : runs) {
+                String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " +" + String.join(",+", r.mergedSources()));
+                t.row(r.key(), r.status(), r.stage(), sources, Long.toString(r.epoch()),
+                        Views.local(Instant.parse(r.startedAt())),
+                        r.endedAt() == null ? "-" : Views.local(Instant.parse(r.endedAt())), r.runId(),
+                        Views.orDash(r.error()));
+            }
+            t.print(out, "  (none)");
+            out.println();
+            out.println("checkpoints:");
+            t = new Table("KEY", "STAGE", "PULL CURSOR", "PUSH BATCH", "IDEMPOTENCY KEY", "EPOCH", "UPDATED");
+            for (var c : checkpoints) {
+                t.row(c.key(), c.stage(), Views.orDash(c.pullCursor()), Views.orDash(c.pushBatchId()),
+                        Views.orDash(c.idempotencyKey()), Long.toString(c.epoch()),
+                        Views.local(Instant.parse(c.updatedAt())));
+            }
+            t.print(out, "  (none)");
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package org.leasesync.cli;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.TaskSource;
+
+/** JSON-friendly views of registry rows (plain strings and numbers, ISO-8601 instants). */
+final class Views {
+
+    private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+    private Views() {
+    }
+
+    record LeaseView(String key, String owner, long epoch, String state, String expiresAt, long expiresInMillis,
+                     long heartbeat) {
+        static LeaseView of(LeaseRecord r, Instant now) {
+            return new LeaseView(r.key().asString(), r.owner().map(OwnerId::asString).orElse(null), r.epoch(),
+                    r.isHeld() ? "held" : "free", r.expiresAt().toString(),
+                    r.isHeld() ? Duration.between(now, r.expiresAt()).toMillis() : 0, r.heartbeat());
+        }
+    }
+
+    record StageView(String stage, String at) { }
+
+    record RunView(String runId, String key, long epoch, String owner, String firstSource, List<String> mergedSources,
+                   String startedAt, String endedAt, String stage, String status, String error, String recovery,
+                   List<StageView> stages) {
+        static RunView of(RunRecord r) {
+            return new RunView(r.runId(), r.key().asString(), r.epoch(), r.owner(), r.firstSource().wireName(),
+                    r.mergedSources().stream().map(TaskSource::wireName).toList(), r.startedAt().toString(),
+                    r.endedAt().map(Instant::toString).orElse(null), r.stageText(), r.statusText(),
+                    r.error().orElse(null), r.recovery().orElse(null),
+                    r.stages().stream().map(s -> new StageView(s.stage(), s.at().toString())).toList());
+        }
+    }
+
+    record CheckpointView(String key, String runId, long epoch, String stage, String pullCursor, String pushBatchId,
+                          String idempotencyKey, List<String> pushChangeIds, String pushSentAt, String updatedAt) {
+        static CheckpointView of(Checkpoint c) {
+            return new CheckpointView(c.key().asString(), c.runId(), c.epoch(), c.stageText(),
+                    c.pullCursor().orElse(null), c.pushBatchId().orElse(null), c.idempotencyKey().orElse(null),
+                    c.pushChangeIds(), c.pushSentAt().map(Instant::toString).orElse(null), c.updatedAt().toString());
+        }
+    }
+
+    /** A wall-clock instant in the user's time zone, e.g. {@code 2026-11-30 14:03:07}. */
+    static String local(Instant i) {
+        return i == null ? "-" : LOCAL.format(i.atZone(ZoneId.systemDefault()));
+    }
+
+    /** "in 42s" / "42s ago". */
+    static String relative(Instant now, Instant then) {
+        long s = Duration.between(now, then).toSeconds();
+        return s >= 0 ? "in " + s + "s" : -s + "s ago";
+    }
+
+    static String orDash(String s) {
+        return s == null || s.isBlank() ? "-" : s;
+    }
+}

@@ -1,0 +1,64 @@
+package org.leasesync;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** Design.md §4: the package boundaries, enforced. */
+class ArchitectureTest {
+
+    static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("org.leasesync");
+
+    @Test
+    void registryAndSyncImportNoJavaFxJdbcHttpOrJson() {
+        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..")
+                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "java.sql..", "javax.sql..",
+                        "okhttp3..", "com.fasterxml.jackson..", "com.sun.net.httpserver..", "org.h2..",
+                        "com.zaxxer..", "org.flywaydb..", "org.slf4j..", "ch.qos.logback..", "picocli..")
+                .check(MAIN);
+    }
+
+    @Test
+    void onlyAppImportsJavaFx() {
+        noClasses().that().resideOutsideOfPackages("org.leasesync.app..", "org.leasesync")
+                .should().dependOnClassesThat().resideInAnyPackage("javafx..")
+                .check(MAIN);
+    }
+
+    @Test
+    void nothingButTheLauncherAndAppImportsApp() {
+        noClasses().that().resideOutsideOfPackages("org.leasesync.app..", "org.leasesync")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.app..")
+                .check(MAIN);
+    }
+
+    @Test
+    void registryDependsOnNoOtherLeasesyncPackage() {
+        noClasses().that().resideInAPackage("org.leasesync.registry..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
+                        "org.leasesync.sync..", "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
+                .check(MAIN);
+    }
+
+    @Test
+    void syncUsesNoStoreRemoteOrServerImplementation() {
+        noClasses().that().resideInAPackage("org.leasesync.sync..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
+                        "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
+                .allowEmptyShould(true)
+                .check(MAIN);
+    }
+
+    @Test
+    void businessCodeReadsTimeOnlyThroughTheInjectedSource() {
+        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..")
+                .should().callMethod(java.time.Instant.class, "now")
+                .orShould().callMethod(System.class, "currentTimeMillis")
+                .check(MAIN);
+    }
+}

@@ -1,0 +1,114 @@
+package org.leasesync.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.HeldLease;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.Stage;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.store.LocalStore;
+import picocli.CommandLine;
+
+class StatusCommandTest {
+
+    @TempDir
+    Path tmp;
+
+    record Result(int code, String out, String err) { }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(o -> 0));
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void statusOnAnEmptyDataDirectorySaysNothingRanAndCreatesNothing() {
+        Path dir = tmp.resolve("empty");
+        Result r = run("status", "--data-dir", dir.toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("nothing has run");
+        assertThat(Files.exists(dir)).isFalse();
+    }
+
+    @Test
+    void statusShowsLeasesRunsAndCheckpointsOfAPopulatedDirectory() throws Exception {
+        Path dir = tmp.resolve("data");
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        OwnerId owner = OwnerId.forCurrentProcess();
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            TaskRegistry reg = new TaskRegistry(store.leases(), owner, Duration.ofSeconds(60), TimeSource.system(),
+                    OwnerLiveness.neverProvable());
+            HeldLease lease = reg.tryAcquire(key).orElseThrow();
+            var now = TimeSource.system().now();
+            store.runs().insertRun(lease.fence(), "run-1", TaskSource.SCHEDULE, Stage.PULLING, now, Optional.empty());
+            store.runs().recordMergedTrigger("run-1", TaskSource.MANUAL, now);
+            store.runs().saveCheckpoint(lease.fence(), new Checkpoint(key, "run-1", 1, Optional.of(Stage.PUSHING),
+                    "pushing", Optional.of("cur-42"), Optional.of("batch-9"), Optional.of("idem-9"), List.of("c1"),
+                    Optional.of(now), now));
+            store.runs().finishRun(lease.fence(), "run-1", RunStatus.FAILED, Optional.of("server said 500"), now);
+            reg.release(lease);
+            reg.tryAcquire(TaskKey.of("bob", "backup")).orElseThrow();
+        }
+        Result r = run("status", "--data-dir", dir.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("alice|course_sync", "bob|backup", owner.asString(), "failed", "server said 500",
+                "schedule +manual", "cur-42", "idem-9", "held", "free");
+
+        Result json = run("status", "--json", "--data-dir", dir.toString());
+        JsonNode root = new ObjectMapper().readTree(json.out());
+        assertThat(root.get("leases")).hasSize(2);
+        JsonNode bob = root.get("leases").get(1);
+        assertThat(bob.get("key").asText()).isEqualTo("bob|backup");
+        assertThat(bob.get("owner").asText()).isEqualTo(owner.asString());
+        assertThat(bob.get("epoch").asLong()).isEqualTo(1);
+        assertThat(bob.get("expiresInMillis").asLong()).isBetween(1L, 60_000L);
+        assertThat(root.get("lastRuns").get(0).get("mergedSources").get(0).asText()).isEqualTo("manual");
+        assertThat(root.get("checkpoints").get(0).get("idempotencyKey").asText()).isEqualTo("idem-9");
+
+        Result history = run("history", "--key", "alice|course_sync", "--data-dir", dir.toString());
+        assertThat(history.out()).contains("failed", "started by schedule (joined by manual)", "server said 500",
+                "stages: pulling @");
+    }
+
+    @Test
+    void badKeyIsAUsageErrorWithExitCode2() {
+        Result r = run("history", "--key", "alice|photos", "--data-dir", tmp.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("unknown scope 'photos'");
+    }
+
+    @Test
+    void damagedDatabaseFileGivesAClearErrorAndIsLeftUntouched() throws Exception {
+        Path dir = tmp.resolve("broken");
+        Files.createDirectories(dir);
+        Path file = dir.resolve("leasesync.mv.db");
+        byte[] garbage = "this is not an H2 database file at all, just text".repeat(100).getBytes();
+        Files.write(file, garbage);
+        Result r = run("status", "--data-dir", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).contains("cannot open the local database", file.toString()).doesNotContain("\tat ");
+        assertThat(Files.readAllBytes(file)).isEqualTo(garbage);
+    }
+}
