@@ -1,0 +1,234 @@
+package org.leasesync.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.Fence;
+import org.leasesync.registry.Stage;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.sync.LocalData;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PullPage;
+import org.leasesync.sync.PushBatch;
+import org.leasesync.sync.PushResponse;
+import org.leasesync.sync.PushResult;
+import org.leasesync.sync.RemoteRecord;
+
+/**
+ * Local records, outbox and checkpoint in SQL. Every run write is one {@link JdbcGuard} transaction
+ * that also writes the checkpoint (design.md invariant 5) and touches only the fence's user and
+ * scope (invariant 8).
+ *
+ * <p>Thread-safe; blocks on the database.
+ */
+public final class JdbcLocalData implements LocalData {
+
+    private static final String OUTBOX_COLUMNS =
+            "seq, change_id, record_id, base_version, deleted, payload, created_at_ms";
+
+    private final Database db;
+    private final JdbcGuard guard;
+    private final TimeSource time;
+
+    public JdbcLocalData(Database db, TimeSource time) {
+        this.db = db;
+        this.guard = new JdbcGuard(db);
+        this.time = time;
+    }
+
+    @Override
+    public List<OutboxEntry> pendingOutbox(TaskKey key, int limit) {
+        return db.query("read the outbox of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
+                    + " FROM outbox WHERE user_id = ? AND scope = ? AND state = 'pending' ORDER BY seq")) {
+                bindKey(ps, 1, key);
+                ps.setMaxRows(limit);
+                return readEntries(ps);
+            }
+        });
+    }
+
+    @Override
+    public List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds) {
+        return db.query("read outbox entries of " + key, c -> {
+            Map<String, OutboxEntry> byId = new HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
+                    + " FROM outbox WHERE user_id = ? AND scope = ? AND state = 'pending' AND change_id = ?")) {
+                for (String id : changeIds) {
+                    bindKey(ps, 1, key);
+                    ps.setString(3, id);
+                    for (OutboxEntry e : readEntries(ps)) {
+                        byId.put(e.changeId(), e);
+                    }
+                }
+            }
+            List<OutboxEntry> out = new ArrayList<>();
+            for (String id : changeIds) {
+                if (byId.containsKey(id)) {
+                    out.add(byId.get(id));
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public void applyPullPage(Fence fence, String runId, PullPage page) {
+        guard.inTransaction(fence, "apply a pulled page for " + fence.key(), c -> {
+            for (RemoteRecord r : page.records()) {
+                upsertRecord(c, fence.key(), r.id(), r.version(), r.deleted(), r.payloadJson(), r.serverTime());
+            }
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, Optional.of(page.nextCursor()),
+                    null));
+            return null;
+        });
+    }
+
+    @Override
+    public void beginPush(Fence fence, String runId, PushBatch batch) {
+        guard.inTransaction(fence, "record push batch " + batch.batchId() + " for " + fence.key(), c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, batch));
+            return null;
+        });
+    }
+
+    @Override
+    public void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response) {
+        Map<String, PushResult> byChange = new HashMap<>();
+        for (PushResult r : response.results()) {
+            byChange.put(r.changeId(), r);
+        }
+        guard.inTransaction(fence, "confirm push " + batch.idempotencyKey() + " for " + fence.key(), c -> {
+            for (OutboxEntry e : batch.entries()) {
+                PushResult r = byChange.get(e.changeId());
+                if (r == null) {
+                    continue; // not answered: stays pending, pushed again in a later batch
+                }
+                if (r.applied()) {
+                    upsertRecordIfNewer(c, fence.key(), e.recordId(), r.version(), e.deleted(), e.payloadJson());
+                    deleteEntry(c, fence.key(), e.changeId());
+                } else {
+                    markConflict(c, fence.key(), e.changeId(), r);
+                }
+            }
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
+            return null;
+        });
+    }
+
+    @Override
+    public void markDone(Fence fence, String runId) {
+        guard.inTransaction(fence, "mark " + fence.key() + " done", c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.DONE, cursor, null));
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<String> pullCursor(TaskKey key) {
+        return db.query("read the pull cursor of " + key,
+                c -> JdbcRunStore.readCheckpoint(c, key).flatMap(Checkpoint::pullCursor));
+    }
+
+    private Checkpoint checkpoint(Fence fence, String runId, Stage stage, Optional<String> cursor, PushBatch batch) {
+        Instant now = time.now();
+        return new Checkpoint(fence.key(), runId, fence.epoch(), Optional.of(stage), stage.wireName(), cursor,
+                Optional.ofNullable(batch).map(PushBatch::batchId), Optional.ofNullable(batch).map(PushBatch::idempotencyKey),
+                batch == null ? List.of() : batch.changeIds(), batch == null ? Optional.empty() : Optional.of(now), now);
+    }
+
+    private static void upsertRecord(Connection c, TaskKey key, String id, long version, boolean deleted,
+                                     String payload, Instant serverTime) throws SQLException {
+        try (PreparedStatement up = c.prepareStatement("UPDATE local_record SET version = ?, deleted = ?, payload = ?,"
+                + " server_time_ms = ? WHERE user_id = ? AND scope = ? AND record_id = ? AND version <= ?")) {
+            up.setLong(1, version);
+            up.setBoolean(2, deleted);
+            up.setString(3, payload);
+            up.setLong(4, serverTime.toEpochMilli());
+            bindKey(up, 5, key);
+            up.setString(7, id);
+            up.setLong(8, version);
+            if (up.executeUpdate() == 1) {
+                return;
+            }
+        }
+        if (recordExists(c, key, id)) {
+            return; // the local copy is already newer
+        }
+        try (PreparedStatement ins = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
+                + " deleted, payload, server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            bindKey(ins, 1, key);
+            ins.setString(3, id);
+            ins.setLong(4, version);
+            ins.setBoolean(5, deleted);
+            ins.setString(6, payload);
+            ins.setLong(7, serverTime.toEpochMilli());
+            ins.executeUpdate();
+        }
+    }
+
+    private void upsertRecordIfNewer(Connection c, TaskKey key, String id, long version, boolean deleted,
+                                     String payload) throws SQLException {
+        upsertRecord(c, key, id, version, deleted, payload, time.now());
+    }
+
+    private static boolean recordExists(Connection c, TaskKey key, String id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT 1 FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?")) {
+            bindKey(ps, 1, key);
+            ps.setString(3, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private static void deleteEntry(Connection c, TaskKey key, String changeId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ?")) {
+            bindKey(ps, 1, key);
+            ps.setString(3, changeId);
+            ps.executeUpdate();
+        }
+    }
+
+    private static void markConflict(Connection c, TaskKey key, String changeId, PushResult r) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'conflict', server_version = ?,"
+                + " server_deleted = ?, server_payload = ? WHERE user_id = ? AND scope = ? AND change_id = ?")) {
+            ps.setLong(1, r.serverVersion());
+            ps.setBoolean(2, r.serverDeleted());
+            ps.setString(3, r.serverPayloadJson() == null ? "{}" : r.serverPayloadJson());
+            bindKey(ps, 4, key);
+            ps.setString(6, changeId);
+            ps.executeUpdate();
+        }
+    }
+
+    static void bindKey(PreparedStatement ps, int from, TaskKey key) throws SQLException {
+        ps.setString(from, key.userId());
+        ps.setString(from + 1, key.scope().wireName());
+    }
+
+    private static List<OutboxEntry> readEntries(PreparedStatement ps) throws SQLException {
+        List<OutboxEntry> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new OutboxEntry(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
+                        rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7))));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,216 @@
+package org.leasesync.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TimeSource;
+
+/**
+ * The user's side of the local data: reading records, making edits (which go to the outbox),
+ * and resolving conflicts. Edits are not run writes: they take no lease. Every query is scoped
+ * to one user and scope (design.md invariant 8).
+ *
+ * <p>Thread-safe; blocks on the database.
+ */
+public final class JdbcLocalEdits {
+
+    /** A local record (the server's state as last synced). */
+    public record LocalRecord(String id, long version, boolean deleted, String payloadJson, Instant serverTime) { }
+
+    /**
+     * An outbox entry as shown to the user.
+     *
+     * @param state {@code pending} or {@code conflict}
+     * @param serverVersion for conflicts: the server's version
+     * @param serverPayloadJson for conflicts: the server's payload
+     */
+    public record OutboxItem(long seq, String changeId, String recordId, long baseVersion, boolean deleted,
+                             String payloadJson, Instant createdAt, String state, long serverVersion,
+                             String serverPayloadJson) {
+        public boolean isConflict() {
+            return "conflict".equals(state);
+        }
+    }
+
+    private final Database db;
+    private final TimeSource time;
+
+    public JdbcLocalEdits(Database db, TimeSource time) {
+        this.db = db;
+        this.time = time;
+    }
+
+    /**
+     * Adds a local edit to the outbox. Its base version is the local record's version, or — when an
+     * earlier edit of the same record is still pending — that edit's base plus one, so a chain of
+     * edits applies in order instead of conflicting with itself.
+     *
+     * @param payloadJson a JSON object as text (validated by the caller)
+     * @return the new entry's change id
+     */
+    public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
+        if (recordId == null || recordId.isBlank() || recordId.length() > 200 || !recordId.equals(recordId.strip())) {
+            throw new IllegalArgumentException("record id must be 1-200 characters without surrounding spaces, got '"
+                    + recordId + "'");
+        }
+        String changeId = UUID.randomUUID().toString();
+        db.transaction("add a local edit of " + recordId + " for " + key, c -> {
+            long base = 0;
+            try (PreparedStatement ps = c.prepareStatement("SELECT MAX(base_version) FROM outbox"
+                    + " WHERE user_id = ? AND scope = ? AND record_id = ? AND state = 'pending'")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, recordId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long pendingBase = rs.getLong(1);
+                    if (!rs.wasNull()) {
+                        base = pendingBase + 1;
+                    } else {
+                        base = localVersion(c, key, recordId);
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (user_id, scope, change_id, record_id,"
+                    + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, changeId);
+                ps.setString(4, recordId);
+                ps.setLong(5, base);
+                ps.setBoolean(6, deleted);
+                ps.setString(7, payloadJson);
+                ps.setLong(8, time.now().toEpochMilli());
+                ps.executeUpdate();
+            }
+            return null;
+        });
+        return changeId;
+    }
+
+    private static long localVersion(java.sql.Connection c, TaskKey key, String recordId) throws java.sql.SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT version FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?")) {
+            JdbcLocalData.bindKey(ps, 1, key);
+            ps.setString(3, recordId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    /** The key's local records, by id. */
+    public List<LocalRecord> records(TaskKey key) {
+        return db.query("read records of " + key, c -> {
+            List<LocalRecord> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
+                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY record_id")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new LocalRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
+                                Instant.ofEpochMilli(rs.getLong(5))));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** The key's outbox (pending and conflicting entries), oldest first. */
+    public List<OutboxItem> outbox(TaskKey key) {
+        return db.query("read the outbox of " + key, c -> {
+            List<OutboxItem> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT seq, change_id, record_id, base_version, deleted,"
+                    + " payload, created_at_ms, state, server_version, server_payload FROM outbox"
+                    + " WHERE user_id = ? AND scope = ? ORDER BY seq")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new OutboxItem(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
+                                rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8),
+                                rs.getLong(9), rs.getString(10)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** How many of the key's entries wait to be pushed. */
+    public int pendingCount(TaskKey key) {
+        return (int) outbox(key).stream().filter(i -> !i.isConflict()).count();
+    }
+
+    /**
+     * Resolves a conflict by keeping the local edit: it is rebased on the server's version and
+     * queued again.
+     *
+     * @return false if there is no such conflict for this key
+     */
+    public boolean keepMine(TaskKey key, String changeId) {
+        return db.transaction("keep local edit " + changeId, c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'pending',"
+                    + " base_version = server_version, server_version = NULL, server_payload = NULL, server_deleted = NULL"
+                    + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, changeId);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Resolves a conflict by taking the server's version: the local edit is discarded (the user chose
+     * so); the server's record is fetched by the next sync.
+     *
+     * @return false if there is no such conflict for this key
+     */
+    public boolean takeTheirs(TaskKey key, String changeId) {
+        return db.transaction("discard local edit " + changeId, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, changeId);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** The local record, if present. */
+    public Optional<LocalRecord> record(TaskKey key, String id) {
+        return records(key).stream().filter(r -> r.id().equals(id)).findFirst();
+    }
+
+    /**
+     * This database's client id (random, created on first use), sent with pushes as {@code Client-Id}
+     * so the server can keep fencing tokens per client.
+     */
+    public String clientId() {
+        return db.transaction("read the client id", c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT client_id FROM client_identity WHERE id = 1");
+                 ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return rs.getString(1);
+                }
+            }
+            String id = UUID.randomUUID().toString();
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
+                ps.setString(1, id);
+                ps.executeUpdate();
+            } catch (java.sql.SQLException e) {
+                if (!db.dialect().isDuplicateKey(e)) {
+                    throw e;
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT client_id FROM client_identity WHERE id = 1");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+    }
+}

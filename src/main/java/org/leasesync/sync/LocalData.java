@@ -1,0 +1,45 @@
+package org.leasesync.sync;
+
+import java.util.List;
+import java.util.Optional;
+import org.leasesync.registry.Fence;
+import org.leasesync.registry.TaskKey;
+
+/**
+ * The local records, outbox and checkpoint, as the worker writes them. Implemented by the
+ * {@code store} package. Every write takes the run's {@link Fence}, touches only the fence's user
+ * and scope, writes the checkpoint in the same transaction as the data it describes, and commits
+ * only if the fence is current (else {@link org.leasesync.registry.LeaseLostException}).
+ *
+ * <p>Thread-safe; blocks on the database.
+ */
+public interface LocalData {
+
+    /** The key's pending outbox entries (not in conflict), oldest first, at most {@code limit}. */
+    List<OutboxEntry> pendingOutbox(TaskKey key, int limit);
+
+    /** Pending entries by change id, in the given order; missing ids are left out. */
+    List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds);
+
+    /** Applies a pulled page and moves the checkpoint to (pulling, {@code nextCursor}). */
+    void applyPullPage(Fence fence, String runId, PullPage page);
+
+    /**
+     * Records a batch as in flight — checkpoint (pushing, batch id, idempotency key, change ids) —
+     * before it is sent.
+     */
+    void beginPush(Fence fence, String runId, PushBatch batch);
+
+    /**
+     * Applies the server's confirmed answer: applied entries leave the outbox and update the local
+     * records; conflicting entries stay, marked as conflicts with the server's version; the
+     * checkpoint's in-flight batch is cleared. One transaction.
+     */
+    void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response);
+
+    /** Moves the checkpoint to stage {@code done}. */
+    void markDone(Fence fence, String runId);
+
+    /** The pull cursor saved for the key, if any. */
+    Optional<String> pullCursor(TaskKey key);
+}

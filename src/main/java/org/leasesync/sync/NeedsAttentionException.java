@@ -1,0 +1,14 @@
+package org.leasesync.sync;
+
+import org.leasesync.registry.LeasesyncException;
+
+/** The outcome of a step is unknown and cannot be confirmed: the run fails closed. */
+public class NeedsAttentionException extends LeasesyncException {
+    public NeedsAttentionException(String message) {
+        super(message);
+    }
+
+    public NeedsAttentionException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

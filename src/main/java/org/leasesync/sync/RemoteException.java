@@ -1,0 +1,54 @@
+package org.leasesync.sync;
+
+import org.leasesync.registry.LeasesyncException;
+
+/**
+ * A call to the sync server failed. The {@link Kind} says what the client may conclude about a
+ * push: only {@link Kind#NOT_SENT} proves the server never saw it; after {@link Kind#AMBIGUOUS} the
+ * server may have applied it (OkHttp's {@code Call.execute()} contract), so the client must query
+ * the idempotency key before sending anything again (design.md invariant 7).
+ */
+public class RemoteException extends LeasesyncException {
+
+    /** What is known about the request's effect. */
+    public enum Kind {
+        /** The connection could not be made: the request was not sent. */
+        NOT_SENT,
+        /** Timeout or dropped connection after sending, or an unreadable 2xx body: outcome unknown. */
+        AMBIGUOUS,
+        /** The server answered with an error status (see {@link #status()} and {@link #code()}). */
+        HTTP
+    }
+
+    private final Kind kind;
+    private final int status;
+    private final String code;
+    private final long retryAfterMillis;
+
+    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String message, Throwable cause) {
+        super(message, cause);
+        this.kind = kind;
+        this.status = status;
+        this.code = code == null ? "" : code;
+        this.retryAfterMillis = retryAfterMillis;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The HTTP status for {@link Kind#HTTP}, else 0. */
+    public int status() {
+        return status;
+    }
+
+    /** The machine code from the error body (e.g. {@code rate_limited}), or empty. */
+    public String code() {
+        return code;
+    }
+
+    /** The server's {@code Retry-After} in millis, or -1 when absent. */
+    public long retryAfterMillis() {
+        return retryAfterMillis;
+    }
+}
