@@ -1,0 +1,61 @@
+package org.leasesync.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One request as the handlers see it: the exchange, the decoded path segments, and (for user
+ * paths) the authorised user and scope.
+ */
+record RequestContext(HttpExchange exchange, List<String> segments, String user, String scope,
+                      String runId, Instant arrival) {
+
+    /** Largest accepted request body: 5 MiB. */
+    static final int MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+    String method() {
+        return exchange.getRequestMethod();
+    }
+
+    /** The first value of a request header, or null. */
+    String header(String name) {
+        return exchange.getRequestHeaders().getFirst(name);
+    }
+
+    /** The raw query string, or null. */
+    String rawQuery() {
+        return exchange.getRequestURI().getRawQuery();
+    }
+
+    /**
+     * Reads the whole request body.
+     *
+     * @throws ApiError 413 if it is larger than {@link #MAX_BODY_BYTES}
+     */
+    byte[] readBody() throws IOException {
+        String length = header("Content-Length");
+        if (length != null) {
+            try {
+                if (Long.parseLong(length.trim()) > MAX_BODY_BYTES) {
+                    throw tooLarge();
+                }
+            } catch (NumberFormatException e) {
+                throw ApiError.badRequest("Content-Length '" + length + "' is not a number");
+            }
+        }
+        InputStream in = exchange.getRequestBody();
+        byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+        if (bytes.length > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        return bytes;
+    }
+
+    private static ApiError tooLarge() {
+        return new ApiError(413, "payload_too_large",
+                "request body is larger than " + MAX_BODY_BYTES + " bytes (5 MiB)");
+    }
+}
