@@ -15,6 +15,8 @@ record RequestContext(HttpExchange exchange, List<String> segments, String user,
 
     /** Largest accepted request body: 5 MiB. */
     static final int MAX_BODY_BYTES = 5 * 1024 * 1024;
+    /** Oversized bodies up to this size are read and discarded before the 413 is sent. */
+    private static final long MAX_DRAIN_BYTES = 4L * MAX_BODY_BYTES;
 
     String method() {
         return exchange.getRequestMethod();
@@ -37,18 +39,26 @@ record RequestContext(HttpExchange exchange, List<String> segments, String user,
      */
     byte[] readBody() throws IOException {
         String length = header("Content-Length");
+        long declared = -1;
         if (length != null) {
             try {
-                if (Long.parseLong(length.trim()) > MAX_BODY_BYTES) {
-                    throw tooLarge();
-                }
+                declared = Long.parseLong(length.trim());
             } catch (NumberFormatException e) {
                 throw ApiError.badRequest("Content-Length '" + length + "' is not a number");
             }
         }
         InputStream in = exchange.getRequestBody();
+        if (declared > MAX_DRAIN_BYTES) {
+            throw tooLarge();
+        }
         byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
         if (bytes.length > MAX_BODY_BYTES) {
+            // Read the rest (up to a cap) so the client gets to read the 413 instead of a reset.
+            long left = MAX_DRAIN_BYTES;
+            long skipped;
+            while (left > 0 && (skipped = in.skip(Math.min(left, 65536))) > 0) {
+                left -= skipped;
+            }
             throw tooLarge();
         }
         return bytes;
