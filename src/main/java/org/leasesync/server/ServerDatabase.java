@@ -2,9 +2,7 @@ package org.leasesync.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,13 +25,32 @@ final class ServerDatabase implements AutoCloseable {
     static final String MIGRATIONS = "classpath:db/server";
 
     private final HikariDataSource pool;
+    private final DataDirLock lock;
 
-    private ServerDatabase(HikariDataSource pool) {
+    private ServerDatabase(HikariDataSource pool, DataDirLock lock) {
         this.pool = pool;
+        this.lock = lock;
     }
 
-    /** Opens (creating if needed) and migrates the database. Blocks while migrating. */
+    /**
+     * Opens (creating if needed) and migrates the database. Blocks while migrating.
+     *
+     * @throws IllegalStateException if it cannot be opened (e.g. locked by another process) or migrated
+     * @throws UncheckedIOException if the data dir cannot be created
+     */
     static ServerDatabase open(Path dataDir) {
+        DataDirLock lock = dataDir == null ? null : DataDirLock.acquire(dataDir);
+        try {
+            return open(dataDir, lock);
+        } catch (RuntimeException e) {
+            if (lock != null) {
+                lock.close();
+            }
+            throw e;
+        }
+    }
+
+    private static ServerDatabase open(Path dataDir, DataDirLock lock) {
         String url = dataDir == null
                 ? "jdbc:h2:mem:leasesync-server-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"
                 : "jdbc:h2:file:" + fileBase(dataDir) + ";DB_CLOSE_ON_EXIT=FALSE";
@@ -44,23 +61,32 @@ final class ServerDatabase implements AutoCloseable {
         hc.setMaximumPoolSize(8);
         hc.setPoolName("sync-server-db");
         hc.setConnectionTimeout(5_000);
-        HikariDataSource ds = new HikariDataSource(hc);
+        HikariDataSource ds;
+        try {
+            ds = new HikariDataSource(hc);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot open the server database " + url + " (is another server "
+                    + "using this data dir?): " + rootMessage(e), e);
+        }
         try {
             Flyway.configure().dataSource(ds).locations(MIGRATIONS).load().migrate();
         } catch (RuntimeException e) {
             ds.close();
-            throw e;
+            throw new IllegalStateException("cannot migrate the server database " + url + ": " + rootMessage(e), e);
         }
         log.info("server database ready at {}", url);
-        return new ServerDatabase(ds);
+        return new ServerDatabase(ds, lock);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage();
     }
 
     private static String fileBase(Path dataDir) {
-        try {
-            Files.createDirectories(dataDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create data dir " + dataDir, e);
-        }
         return dataDir.toAbsolutePath().resolve("leasesync-server").toString();
     }
 
@@ -80,6 +106,9 @@ final class ServerDatabase implements AutoCloseable {
             log.debug("database shutdown: {}", e.toString());
         } finally {
             pool.close();
+            if (lock != null) {
+                lock.close();
+            }
         }
     }
 }
