@@ -54,10 +54,13 @@ record RequestContext(HttpExchange exchange, List<String> segments, String user,
         byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
         if (bytes.length > MAX_BODY_BYTES) {
             // Read the rest (up to a cap) so the client gets to read the 413 instead of a reset.
+            // (Not InputStream.skip: the JDK server's body stream inherits FilterInputStream.skip,
+            // which would skip past the body into the raw connection.)
+            byte[] sink = new byte[65536];
             long left = MAX_DRAIN_BYTES;
-            long skipped;
-            while (left > 0 && (skipped = in.skip(Math.min(left, 65536))) > 0) {
-                left -= skipped;
+            int n;
+            while (left > 0 && (n = in.read(sink, 0, (int) Math.min(left, sink.length))) > 0) {
+                left -= n;
             }
             throw tooLarge();
         }
