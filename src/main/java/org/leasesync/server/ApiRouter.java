@@ -76,9 +76,9 @@ final class ApiRouter implements HttpHandler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             reply = errorReply(new ApiError(503, "unavailable", "server is shutting down", 1));
-        } catch (Exception | Error e) {
+        } catch (Exception e) {
             log.error("request {} {} failed", ex.getRequestMethod(), rawPath, e);
-            reply = errorReply(new ApiError(500, "internal_error", "internal server error; nothing was applied"));
+            reply = errorReply(new ApiError(500, "internal_error", "internal server error"));
         }
         try {
             send(ex, reply);
