@@ -44,8 +44,9 @@ final class TestClient {
     private final ReferenceServer server;
     private final OkHttpClient http;
 
+    /** A client with its own connection pool, so no pooled connection outlives its server. */
     TestClient(ReferenceServer server) {
-        this(server, SHARED);
+        this(server, SHARED.newBuilder().connectionPool(new okhttp3.ConnectionPool()).build());
     }
 
     TestClient(ReferenceServer server, OkHttpClient http) {
