@@ -1,0 +1,81 @@
+package org.leasesync.server;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An HTTP error answer: status, machine code, human message and extra headers, rendered as
+ * {@code {"code":..,"message":..}}. Thrown by handlers and turned into a response once, by
+ * {@link ApiRouter}. Carries no stack trace.
+ */
+final class ApiError extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String code;
+    private final transient Map<String, String> headers;
+
+    ApiError(int status, String code, String message) {
+        this(status, code, message, Map.of());
+    }
+
+    /** An error with {@code Retry-After: retryAfterSeconds}. */
+    ApiError(int status, String code, String message, long retryAfterSeconds) {
+        this(status, code, message, Map.of(ProtocolHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds)));
+    }
+
+    private ApiError(int status, String code, String message, Map<String, String> headers) {
+        super(message, null, false, false);
+        this.status = status;
+        this.code = code;
+        this.headers = Map.copyOf(headers);
+    }
+
+    static ApiError badRequest(String message) {
+        return new ApiError(400, "bad_request", message);
+    }
+
+    static ApiError notFound(String message) {
+        return new ApiError(404, "not_found", message);
+    }
+
+    static ApiError unauthorized(String message) {
+        return new ApiError(401, "unauthorized", message,
+                Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\""));
+    }
+
+    static ApiError forbidden(String message) {
+        return new ApiError(403, "forbidden", message);
+    }
+
+    static ApiError methodNotAllowed(String method, String path, Iterable<String> allowed) {
+        String allow = String.join(", ", allowed);
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Allow", allow);
+        return new ApiError(405, "method_not_allowed",
+                method + " is not allowed on " + path + "; allowed: " + allow, h);
+    }
+
+    int status() {
+        return status;
+    }
+
+    String code() {
+        return code;
+    }
+
+    /** Extra response headers, e.g. {@code Retry-After}, {@code WWW-Authenticate}, {@code Allow}. */
+    Map<String, String> headers() {
+        return headers;
+    }
+
+    /** The JSON error body. */
+    ErrorBody body() {
+        return new ErrorBody(code, getMessage());
+    }
+
+    /** Error body shape. */
+    record ErrorBody(String code, String message) {
+    }
+}

@@ -1,0 +1,223 @@
+package org.leasesync.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.sql.SQLTransientException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one {@link HttpHandler}: decodes the path, routes, applies request faults and auth in the
+ * documented order (docs/protocol.md §3), runs the endpoint, turns errors into JSON bodies, sends
+ * the reply, records run intervals and logs one DEBUG line per request.
+ *
+ * <p>Thread-safe; called concurrently on the server's executor threads.
+ */
+final class ApiRouter implements HttpHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiRouter.class);
+    private static final String JSON = "application/json; charset=utf-8";
+
+    private final Authenticator auth;
+    private final FaultSwitches faults;
+    private final StatsRecorder stats;
+    private final Clock clock;
+    private final Map<String, Handler> changes;
+    private final Map<String, Handler> pushStatus;
+    private final Map<String, Map<String, Handler>> admin;
+    private volatile boolean closing;
+
+    ApiRouter(Authenticator auth, FaultSwitches faults, StatsRecorder stats, Clock clock,
+              PullHandler pull, PushHandler push, PushStatusHandler status, AdminHandlers adminHandlers) {
+        this.auth = auth;
+        this.faults = faults;
+        this.stats = stats;
+        this.clock = clock;
+        this.changes = Map.of("GET", pull, "POST", push);
+        this.pushStatus = Map.of("GET", status);
+        this.admin = Map.of(
+                "stats", Map.of("GET", adminHandlers::stats),
+                "reset-stats", Map.of("POST", adminHandlers::resetStats),
+                "faults", Map.of("GET", adminHandlers::getFaults, "PUT", adminHandlers::putFaults));
+    }
+
+    /** From now on every request gets 503. */
+    void closing() {
+        closing = true;
+    }
+
+    @Override
+    public void handle(HttpExchange ex) {
+        long startNanos = System.nanoTime();
+        Instant arrival = clock.instant();
+        String rawPath = ex.getRequestURI().getRawPath();
+        Routed ctx = null;
+        Reply reply;
+        try {
+            ctx = routeOrFail(ex, rawPath, arrival);
+            reply = ctx.handler().handle(ctx.request());
+        } catch (ApiError e) {
+            reply = errorReply(e);
+        } catch (SQLTransientException e) {
+            log.warn("database unavailable for {} {}: {}", ex.getRequestMethod(), rawPath, e.toString());
+            reply = errorReply(new ApiError(503, "unavailable", "database temporarily unavailable", 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reply = errorReply(new ApiError(503, "unavailable", "server is shutting down", 1));
+        } catch (Exception e) {
+            log.error("request {} {} failed", ex.getRequestMethod(), rawPath, e);
+            reply = errorReply(new ApiError(500, "internal_error", "internal server error"));
+        }
+        try {
+            send(ex, reply);
+        } catch (IOException e) {
+            log.debug("could not send response to {} {}: {}", ex.getRequestMethod(), rawPath, e.toString());
+        } finally {
+            reply.afterSend().run();
+            ex.close();
+            if (ctx != null && ctx.request().runId() != null) {
+                RequestContext r = ctx.request();
+                stats.runs().record(r.user(), r.scope(), r.runId(), arrival, clock.instant());
+            }
+            log.debug("{} {} -> {} in {} ms{}", ex.getRequestMethod(), rawPath,
+                    reply.drop() ? "dropped" : reply.status(), (System.nanoTime() - startNanos) / 1_000_000,
+                    ctx != null && ctx.request().runId() != null ? " run=" + ctx.request().runId() : "");
+        }
+    }
+
+    private record Routed(Handler handler, RequestContext request) {
+    }
+
+    private Routed routeOrFail(HttpExchange ex, String rawPath, Instant arrival) throws Exception {
+        if (closing) {
+            throw new ApiError(503, "unavailable", "server is shutting down", 1);
+        }
+        boolean userPath = rawPath.startsWith("/v1/users/");
+        if (userPath) {
+            stats.request();
+        }
+        List<String> s = segments(rawPath);
+        String method = ex.getRequestMethod();
+        Map<String, Handler> methods = endpoint(s);
+        Handler handler = methods.get(method);
+        if (handler == null) {
+            throw ApiError.methodNotAllowed(method, rawPath, new java.util.TreeSet<>(methods.keySet()));
+        }
+        String authorization = ex.getRequestHeaders().getFirst("Authorization");
+        if (!userPath) {
+            auth.requireAdmin(authorization);
+            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival));
+        }
+        long latencyMs = faults.latency().toMillis();
+        if (latencyMs > 0) {
+            Thread.sleep(latencyMs);
+        }
+        if (faults.takeThrottle()) {
+            throw new ApiError(429, "rate_limited", "too many requests; retry after 1 second", 1);
+        }
+        auth.requireUser(authorization, s.get(2));
+        String scope = Scopes.require(s.get(4));
+        String runId = ProtocolHeaders.optionalToken(ProtocolHeaders.SYNC_RUN_ID,
+                ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
+        return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival));
+    }
+
+    private Map<String, Handler> endpoint(List<String> s) {
+        if (s.size() >= 2 && s.get(0).equals("v1") && s.get(1).equals("users")) {
+            if (s.size() >= 6 && s.get(3).equals("scopes") && TokenStore.USER_ID.matcher(s.get(2)).matches()) {
+                if (s.size() == 6 && s.get(5).equals("changes")) {
+                    return changes;
+                }
+                if (s.size() == 7 && s.get(5).equals("pushes")) {
+                    return pushStatus;
+                }
+            }
+        } else if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin") && admin.containsKey(s.get(2))) {
+            return admin.get(s.get(2));
+        }
+        throw ApiError.notFound("no such endpoint");
+    }
+
+    /** The path's segments after the leading slash, percent-decoded as UTF-8 ('+' stays '+'). */
+    static List<String> segments(String rawPath) {
+        if (rawPath == null || !rawPath.startsWith("/")) {
+            throw ApiError.notFound("no such endpoint");
+        }
+        List<String> out = new ArrayList<>();
+        for (String raw : rawPath.substring(1).split("/", -1)) {
+            out.add(percentDecode(raw));
+        }
+        return out;
+    }
+
+    private static String percentDecode(String raw) {
+        if (raw.indexOf('%') < 0) {
+            return raw;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= raw.length()) {
+                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
+                }
+                int hi = Character.digit(raw.charAt(i + 1), 16);
+                int lo = Character.digit(raw.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
+                }
+                bytes.write(hi * 16 + lo);
+                i += 2;
+            } else {
+                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                bytes.write(b, 0, b.length);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (CharacterCodingException e) {
+            throw ApiError.badRequest("path segment '" + raw + "' is not UTF-8");
+        }
+    }
+
+    private static Reply errorReply(ApiError e) {
+        Reply r = Reply.json(e.status(), e.body());
+        for (Map.Entry<String, String> h : e.headers().entrySet()) {
+            r = r.withHeader(h.getKey(), h.getValue());
+        }
+        return r;
+    }
+
+    private static void send(HttpExchange ex, Reply r) throws IOException {
+        if (r.drop()) {
+            // No sendResponseHeaders: closing now closes the connection without any response.
+            ex.close();
+            return;
+        }
+        com.sun.net.httpserver.Headers h = ex.getResponseHeaders();
+        h.set("Content-Type", JSON);
+        r.headers().forEach(h::set);
+        boolean head = "HEAD".equalsIgnoreCase(ex.getRequestMethod());
+        byte[] body = r.body();
+        ex.sendResponseHeaders(r.status(), head || body.length == 0 ? -1 : body.length);
+        if (!head && body.length > 0) {
+            try (OutputStream os = ex.getResponseBody()) {
+                os.write(body);
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package org.leasesync.server;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Completed pushes by user + idempotency key, kept for the key retention period counted from
+ * completion (docs/protocol.md §5.3). A record older than that is treated as absent.
+ *
+ * <p>Thread-safe (stateless besides the retention). Blocks on the database.
+ */
+final class IdempotencyStore {
+
+    /** A completed push: its fingerprint and the response to replay. */
+    record StoredPush(String key, String scope, String requestHash, int statusCode, String responseBody,
+                      long completedAtMs) {
+    }
+
+    private final ServerDatabase db;
+    private final long retentionMs;
+
+    IdempotencyStore(ServerDatabase db, Duration retention) {
+        this.db = db;
+        this.retentionMs = retention.toMillis();
+    }
+
+    long retentionMs() {
+        return retentionMs;
+    }
+
+    /** The live (not expired at {@code nowMs}) record of the user's key, if any. */
+    Optional<StoredPush> find(String user, String key, long nowMs) throws SQLException {
+        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT scope, request_hash, status_code, response_body, completed_at_ms"
+                        + " FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND completed_at_ms > ?")) {
+            ps.setString(1, user);
+            ps.setString(2, key);
+            ps.setLong(3, nowMs - retentionMs);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next()
+                        ? Optional.of(new StoredPush(key, rs.getString(1), rs.getString(2), rs.getInt(3),
+                                rs.getString(4), rs.getLong(5)))
+                        : Optional.empty();
+            }
+        }
+    }
+
+    /** Deletes every record expired at {@code nowMs}; returns how many. */
+    int purgeExpired(long nowMs) throws SQLException {
+        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM idempotency_keys WHERE completed_at_ms <= ?")) {
+            ps.setLong(1, nowMs - retentionMs);
+            return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Stores a completed push in the caller's transaction, replacing an expired record of the same
+     * key. The caller must hold the key's in-flight claim and have checked that no live record exists.
+     */
+    void store(Connection c, String user, StoredPush p) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, p.key());
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO idempotency_keys (user_id, idem_key, scope, request_hash, status_code,"
+                        + " response_body, completed_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, user);
+            ps.setString(2, p.key());
+            ps.setString(3, p.scope());
+            ps.setString(4, p.requestHash());
+            ps.setInt(5, p.statusCode());
+            ps.setString(6, p.responseBody());
+            ps.setLong(7, p.completedAtMs());
+            ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package org.leasesync.server;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/** {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4). Thread-safe. */
+final class PullHandler implements Handler {
+
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+    private static final Pattern CURSOR = Pattern.compile("0|[1-9][0-9]{0,17}");
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private final RecordStore records;
+
+    PullHandler(RecordStore records) {
+        this.records = records;
+    }
+
+    @Override
+    public Reply handle(RequestContext ctx) throws Exception {
+        Map<String, String> query = query(ctx.rawQuery());
+        long since = cursor(query.get("since"));
+        int limit = limit(query.get("limit"));
+        RecordStore.Page page = records.changesSince(ctx.user(), ctx.scope(), since, limit);
+        ArrayNode changes = NODES.arrayNode();
+        long next = since;
+        for (RecordStore.StoredRecord r : page.records()) {
+            ObjectNode n = changes.addObject();
+            n.put("id", r.id());
+            n.put("version", r.version());
+            n.put("deleted", r.deleted());
+            n.set("payload", r.payloadJson() == null ? NODES.nullNode() : Json.readTree(r.payloadJson()));
+            n.put("serverTime", Instant.ofEpochMilli(r.updatedAtMs()).toString());
+            next = r.seq();
+        }
+        ObjectNode body = NODES.objectNode();
+        body.set("changes", changes);
+        body.put("nextCursor", Long.toString(next));
+        body.put("hasMore", page.hasMore());
+        return Reply.json(200, body);
+    }
+
+    private static long cursor(String since) {
+        if (since == null) {
+            return 0;
+        }
+        if (!CURSOR.matcher(since).matches()) {
+            throw ApiError.badRequest("since '" + since + "' is not a cursor issued by this server");
+        }
+        return Long.parseLong(since);
+    }
+
+    private static int limit(String limit) {
+        if (limit == null) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(limit);
+            if (n >= 1 && n <= MAX_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the 400 below
+        }
+        throw ApiError.badRequest("limit must be an integer 1.." + MAX_LIMIT + " but was '" + limit + "'");
+    }
+
+    static Map<String, String> query(String raw) {
+        Map<String, String> out = new HashMap<>();
+        if (raw == null || raw.isEmpty()) {
+            return out;
+        }
+        for (String pair : raw.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
+            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+            if (out.putIfAbsent(name, value) != null) {
+                throw ApiError.badRequest("query parameter '" + name + "' given more than once");
+            }
+        }
+        return out;
+    }
+
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badRequest("malformed percent-encoding in query: '" + s + "'");
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package org.leasesync.server;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Executes one push as a single database transaction (docs/protocol.md §5.1, §6):
+ * <ol>
+ *   <li>lock the user+scope row (serialises pushes there; the pull cursor grows in commit order);</li>
+ *   <li>check and record the fencing token, if any; a stale one rolls everything back;</li>
+ *   <li>for each change in order: a known change id is a duplicate; a matching base version is
+ *       applied (version + 1, next seq); anything else is a conflict;</li>
+ *   <li>store the response under the idempotency key;</li>
+ *   <li>commit.</li>
+ * </ol>
+ * Thread-safe; blocks on the database (and on the scope lock while another push holds it).
+ */
+final class PushService {
+
+    /** Fencing headers of a push. */
+    record Fencing(String clientId, long token) {
+    }
+
+    /** A committed push: the stored response text and the change ids actually applied. */
+    record Executed(String responseJson, List<String> appliedChangeIds) {
+    }
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private final ServerDatabase db;
+    private final RecordStore records;
+    private final FencingStore fencing;
+    private final IdempotencyStore keys;
+    private final Clock clock;
+
+    PushService(ServerDatabase db, RecordStore records, FencingStore fencing, IdempotencyStore keys, Clock clock) {
+        this.db = db;
+        this.records = records;
+        this.fencing = fencing;
+        this.keys = keys;
+        this.clock = clock;
+    }
+
+    /**
+     * Applies the push and stores its response under {@code key}, atomically.
+     *
+     * @throws ApiError 409 {@code stale_fencing_token}; nothing applied or stored
+     * @throws SQLException on database failure; nothing applied or stored
+     */
+    Executed execute(String user, String scope, String key, String requestHash, PushRequest request,
+                     Fencing fence) throws SQLException {
+        try (Connection c = db.connection()) {
+            c.setAutoCommit(false);
+            try {
+                Executed done = executeIn(c, user, scope, key, requestHash, request, fence);
+                c.commit();
+                return done;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private Executed executeIn(Connection c, String user, String scope, String key, String requestHash,
+                               PushRequest request, Fencing fence) throws SQLException {
+        long now = clock.millis();
+        long seq = records.lockScope(c, user, scope);
+        if (fence != null && !fencing.accept(c, user, scope, fence.clientId(), fence.token(), now)) {
+            throw new ApiError(409, "stale_fencing_token", "fencing token " + fence.token()
+                    + " for client '" + fence.clientId() + "' is lower than one already seen; nothing applied");
+        }
+        ArrayNode results = NODES.arrayNode();
+        List<String> applied = new ArrayList<>();
+        for (PushRequest.Change ch : request.changes()) {
+            Optional<RecordStore.AppliedChange> earlier = records.findApplied(c, user, scope, ch.changeId());
+            if (earlier.isPresent()) {
+                results.add(applied(ch.changeId(), earlier.get().recordId(), earlier.get().version(), true));
+                continue;
+            }
+            Optional<RecordStore.StoredRecord> current = records.find(c, user, scope, ch.id());
+            long serverVersion = current.map(RecordStore.StoredRecord::version).orElse(0L);
+            if (serverVersion != ch.baseVersion()) {
+                results.add(conflict(ch, current));
+                continue;
+            }
+            seq++;
+            long version = ch.baseVersion() + 1;
+            String payload = ch.deleted() ? null : Json.text(ch.payload());
+            records.write(c, user, scope,
+                    new RecordStore.StoredRecord(ch.id(), version, ch.deleted(), payload, seq, now),
+                    current.isPresent());
+            records.insertApplied(c, user, scope, new RecordStore.AppliedChange(ch.changeId(), ch.id(), version), now);
+            applied.add(ch.changeId());
+            results.add(applied(ch.changeId(), ch.id(), version, false));
+        }
+        records.setLastSeq(c, user, scope, seq);
+        ObjectNode body = NODES.objectNode();
+        body.set("results", results);
+        String json = Json.text(body);
+        keys.store(c, user, new IdempotencyStore.StoredPush(key, scope, requestHash, 200, json, now));
+        return new Executed(json, List.copyOf(applied));
+    }
+
+    private static ObjectNode applied(String changeId, String id, long version, boolean duplicate) {
+        ObjectNode r = NODES.objectNode();
+        r.put("changeId", changeId);
+        r.put("id", id);
+        r.put("status", "applied");
+        r.put("version", version);
+        r.put("duplicate", duplicate);
+        return r;
+    }
+
+    private static ObjectNode conflict(PushRequest.Change ch, Optional<RecordStore.StoredRecord> current) {
+        ObjectNode r = NODES.objectNode();
+        r.put("changeId", ch.changeId());
+        r.put("id", ch.id());
+        r.put("status", "conflict");
+        r.put("serverVersion", current.map(RecordStore.StoredRecord::version).orElse(0L));
+        r.put("serverDeleted", current.map(RecordStore.StoredRecord::deleted).orElse(false));
+        String payload = current.map(RecordStore.StoredRecord::payloadJson).orElse(null);
+        r.set("serverPayload", payload == null ? NODES.nullNode() : Json.readTree(payload));
+        return r;
+    }
+}

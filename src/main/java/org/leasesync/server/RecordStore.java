@@ -1,0 +1,153 @@
+package org.leasesync.server;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * SQL for records, applied change ids and the per user+scope sequence. No policy lives here.
+ *
+ * <p>Thread-safe (stateless). Methods taking a {@link Connection} run in the caller's transaction.
+ */
+final class RecordStore {
+
+    /** A record's current state. {@code payloadJson} is null for tombstones. */
+    record StoredRecord(String id, long version, boolean deleted, String payloadJson, long seq,
+                        long updatedAtMs) {
+    }
+
+    /** A change id that was applied, and the version it produced. */
+    record AppliedChange(String changeId, String recordId, long version) {
+    }
+
+    /** One page of a pull: up to {@code limit} records, and whether more were available. */
+    record Page(List<StoredRecord> records, boolean hasMore) {
+    }
+
+    private final ServerDatabase db;
+
+    RecordStore(ServerDatabase db) {
+        this.db = db;
+    }
+
+    /** Records of user+scope with {@code seq > since}, by seq, at most {@code limit}. */
+    Page changesSince(String user, String scope, long since, int limit) throws SQLException {
+        String sql = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
+                + " WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY seq"
+                + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY";
+        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            ps.setLong(3, since);
+            ps.setInt(4, limit + 1);
+            List<StoredRecord> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(read(rs));
+                }
+            }
+            boolean more = out.size() > limit;
+            return new Page(more ? List.copyOf(out.subList(0, limit)) : List.copyOf(out), more);
+        }
+    }
+
+    /** Locks the user+scope row until the transaction ends and returns its last seq. */
+    long lockScope(Connection c, String user, String scope) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ? FOR UPDATE")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no scope_state row for " + user + "|" + scope);
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    void setLastSeq(Connection c, String user, String scope, long seq) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "UPDATE scope_state SET last_seq = ? WHERE user_id = ? AND scope = ?")) {
+            ps.setLong(1, seq);
+            ps.setString(2, user);
+            ps.setString(3, scope);
+            ps.executeUpdate();
+        }
+    }
+
+    Optional<StoredRecord> find(Connection c, String user, String scope, String id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
+                        + " WHERE user_id = ? AND scope = ? AND record_id = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            ps.setString(3, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Inserts the record if {@code previousVersion} is 0 and it is absent, else updates it. */
+    void write(Connection c, String user, String scope, StoredRecord r, boolean exists) throws SQLException {
+        String sql = exists
+                ? "UPDATE sync_records SET record_version = ?, deleted = ?, payload = ?, seq = ?, updated_at_ms = ?"
+                        + " WHERE user_id = ? AND scope = ? AND record_id = ?"
+                : "INSERT INTO sync_records (record_version, deleted, payload, seq, updated_at_ms,"
+                        + " user_id, scope, record_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, r.version());
+            ps.setBoolean(2, r.deleted());
+            ps.setString(3, r.payloadJson());
+            ps.setLong(4, r.seq());
+            ps.setLong(5, r.updatedAtMs());
+            ps.setString(6, user);
+            ps.setString(7, scope);
+            ps.setString(8, r.id());
+            if (ps.executeUpdate() != 1) {
+                throw new SQLException("record write touched no row: " + user + "|" + scope + "|" + r.id());
+            }
+        }
+    }
+
+    Optional<AppliedChange> findApplied(Connection c, String user, String scope, String changeId)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT record_id, record_version FROM applied_changes"
+                        + " WHERE user_id = ? AND scope = ? AND change_id = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            ps.setString(3, changeId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next()
+                        ? Optional.of(new AppliedChange(changeId, rs.getString(1), rs.getLong(2)))
+                        : Optional.empty();
+            }
+        }
+    }
+
+    void insertApplied(Connection c, String user, String scope, AppliedChange a, long nowMs)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO applied_changes (user_id, scope, change_id, record_id, record_version,"
+                        + " applied_at_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            ps.setString(3, a.changeId());
+            ps.setString(4, a.recordId());
+            ps.setLong(5, a.version());
+            ps.setLong(6, nowMs);
+            ps.executeUpdate();
+        }
+    }
+
+    private static StoredRecord read(ResultSet rs) throws SQLException {
+        return new StoredRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
+                rs.getLong(5), rs.getLong(6));
+    }
+}

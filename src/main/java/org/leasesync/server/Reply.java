@@ -1,0 +1,69 @@
+package org.leasesync.server;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a handler answers: a JSON response, or "drop the connection without a response".
+ * {@link #afterSend()} runs once the response was sent or the connection dropped (or sending
+ * failed), e.g. to release an idempotency key claim.
+ */
+final class Reply {
+
+    private final int status;
+    private final byte[] body;
+    private final Map<String, String> headers;
+    private final boolean drop;
+    private final Runnable afterSend;
+
+    private Reply(int status, byte[] body, Map<String, String> headers, boolean drop, Runnable afterSend) {
+        this.status = status;
+        this.body = body;
+        this.headers = headers;
+        this.drop = drop;
+        this.afterSend = afterSend;
+    }
+
+    static Reply json(int status, Object value) {
+        return new Reply(status, Json.bytes(value), Map.of(), false, () -> { });
+    }
+
+    static Reply jsonText(int status, String jsonText) {
+        return new Reply(status, jsonText.getBytes(StandardCharsets.UTF_8), Map.of(), false, () -> { });
+    }
+
+    static Reply dropConnection() {
+        return new Reply(0, new byte[0], Map.of(), true, () -> { });
+    }
+
+    Reply withHeader(String name, String value) {
+        Map<String, String> h = new LinkedHashMap<>(headers);
+        h.put(name, value);
+        return new Reply(status, body, Map.copyOf(h), drop, afterSend);
+    }
+
+    Reply afterSend(Runnable action) {
+        return new Reply(status, body, headers, drop, action);
+    }
+
+    int status() {
+        return status;
+    }
+
+    byte[] body() {
+        return body;
+    }
+
+    Map<String, String> headers() {
+        return headers;
+    }
+
+    boolean drop() {
+        return drop;
+    }
+
+    Runnable afterSend() {
+        return afterSend;
+    }
+}

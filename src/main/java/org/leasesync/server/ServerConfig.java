@@ -1,0 +1,101 @@
+package org.leasesync.server;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Configuration of a {@link ReferenceServer}. Immutable; validated once, here.
+ *
+ * @param port TCP port, {@code 0..65535}; {@code 0} picks a free port
+ * @param bindAddress address or host name to bind, e.g. {@code 127.0.0.1} (the default)
+ * @param dataDir directory for the server's own H2 database file; {@code null} = in-memory
+ *     database, unique to the server instance, gone when it closes
+ * @param seed what to put into a new database
+ * @param faults faults to switch on at start (see {@link FaultSpec}); may be empty
+ * @param keyRetention how long a completed push's idempotency record is kept, counted from its
+ *     completion; positive
+ * @param clock every time the server reads (record times, key expiry, run intervals)
+ */
+public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
+                           Duration keyRetention, Clock clock) {
+
+    /** Default port of {@code leasesync serve}. */
+    public static final int DEFAULT_PORT = 8787;
+    /** Default bind address: loopback only. */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+    /** Default idempotency key retention: 24 hours. */
+    public static final Duration DEFAULT_KEY_RETENTION = Duration.ofHours(24);
+
+    /**
+     * Validates and copies.
+     *
+     * @throws IllegalArgumentException naming the bad value
+     * @throws NullPointerException if a required component is null
+     */
+    public ServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0..65535 but was " + port);
+        }
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        if (bindAddress.isBlank()) {
+            throw new IllegalArgumentException("bindAddress must not be blank but was '" + bindAddress + "'");
+        }
+        if (dataDir != null && dataDir.toString().isBlank()) {
+            throw new IllegalArgumentException("dataDir must not be blank; use null for in-memory");
+        }
+        Objects.requireNonNull(seed, "seed");
+        faults = List.copyOf(Objects.requireNonNull(faults, "faults"));
+        Objects.requireNonNull(keyRetention, "keyRetention");
+        if (keyRetention.isNegative() || keyRetention.isZero()) {
+            throw new IllegalArgumentException("keyRetention must be positive but was " + keyRetention);
+        }
+        Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Defaults for tests and embedding: free port on 127.0.0.1, in-memory database, demo seed,
+     * no faults, 24 h key retention, the system UTC clock.
+     */
+    public static ServerConfig defaults() {
+        return new ServerConfig(0, DEFAULT_BIND_ADDRESS, null, Seed.DEMO, List.of(),
+                DEFAULT_KEY_RETENTION, Clock.systemUTC());
+    }
+
+    /** A copy with another port. */
+    public ServerConfig withPort(int newPort) {
+        return new ServerConfig(newPort, bindAddress, dataDir, seed, faults, keyRetention, clock);
+    }
+
+    /** A copy with another bind address. */
+    public ServerConfig withBindAddress(String newBindAddress) {
+        return new ServerConfig(port, newBindAddress, dataDir, seed, faults, keyRetention, clock);
+    }
+
+    /** A copy with another data directory ({@code null} = in-memory). */
+    public ServerConfig withDataDir(Path newDataDir) {
+        return new ServerConfig(port, bindAddress, newDataDir, seed, faults, keyRetention, clock);
+    }
+
+    /** A copy with another seed. */
+    public ServerConfig withSeed(Seed newSeed) {
+        return new ServerConfig(port, bindAddress, dataDir, newSeed, faults, keyRetention, clock);
+    }
+
+    /** A copy with other start-up faults. */
+    public ServerConfig withFaults(List<FaultSpec> newFaults) {
+        return new ServerConfig(port, bindAddress, dataDir, seed, newFaults, keyRetention, clock);
+    }
+
+    /** A copy with another key retention. */
+    public ServerConfig withKeyRetention(Duration newKeyRetention) {
+        return new ServerConfig(port, bindAddress, dataDir, seed, faults, newKeyRetention, clock);
+    }
+
+    /** A copy with another clock. */
+    public ServerConfig withClock(Clock newClock) {
+        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, newClock);
+    }
+}

@@ -1,0 +1,88 @@
+package org.leasesync.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class ServeCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new ServeCommand());
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        int code = cmd.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--port=abc             | '--port'",
+            "--port=70000           | 70000",
+            "--seed=lots            | 'lots'",
+            "--fault=explode=1      | explode=1",
+            "--key-retention=soon   | 'soon'",
+            "--key-retention=0s     | keyRetention",
+            "--no-such-option       | --no-such-option"})
+    void badOptionsAreAUsageErrorWithExitCode2(String arg, String expected) {
+        Run r = run(arg);
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(expected).contains("Usage: serve");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void printsAddressFirstThenTokensAndServesUntilStopped() throws Exception {
+        ServeCommand serve = new ServeCommand();
+        CommandLine cmd = new CommandLine(serve);
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out, true));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--fault", "throttle=0"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            List<String> lines = out.toString().lines().toList();
+            assertThat(lines).hasSize(4);
+            assertThat(lines.get(0)).matches("listening on http://127\\.0\\.0\\.1:\\d+");
+            assertThat(lines.get(1)).matches("token alice \\S{32,}");
+            assertThat(lines.get(2)).matches("token bob \\S{32,}");
+            assertThat(lines.get(3)).matches("token admin \\S{32,}");
+
+            String baseUrl = lines.get(0).substring("listening on ".length());
+            String aliceToken = lines.get(1).split(" ")[2];
+            HttpResponse<String> pull = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
+                            .header("Authorization", "Bearer " + aliceToken).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(pull.statusCode()).isEqualTo(200);
+            assertThat(pull.body()).contains("Linear Algebra");
+
+            serve.stop();
+            assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

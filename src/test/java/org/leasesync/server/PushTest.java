@@ -1,0 +1,246 @@
+package org.leasesync.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class PushTest {
+
+    private ReferenceServer server;
+    private TestClient client;
+
+    @BeforeEach
+    void start() {
+        server = ReferenceServer.start(ServerConfig.defaults());
+        client = new TestClient(server);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private JsonNode record(String user, String scope, String id) throws Exception {
+        for (JsonNode c : client.pull(user, scope, "limit=1000").json().get("changes")) {
+            if (c.get("id").asText().equals(id)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void appliesAChangeBasedOnTheCurrentVersion() throws Exception {
+        String changeId = TestClient.newId();
+        TestClient.Resp r = client.push("alice", "course_sync", "k1",
+                TestClient.oneChange(changeId, "course-2", 1, "{\"title\":\"Statistics\",\"progress\":0.9}"));
+
+        assertThat(r.status()).isEqualTo(200);
+        JsonNode result = r.json().get("results").get(0);
+        assertThat(result.get("changeId").asText()).isEqualTo(changeId);
+        assertThat(result.get("id").asText()).isEqualTo("course-2");
+        assertThat(result.get("status").asText()).isEqualTo("applied");
+        assertThat(result.get("version").asLong()).isEqualTo(2);
+        assertThat(result.get("duplicate").asBoolean()).isFalse();
+        assertThat(r.header("Idempotent-Replayed")).isNull();
+        assertThat(record("alice", "course_sync", "course-2").get("payload").get("progress").decimalValue())
+                .isEqualByComparingTo("0.9");
+        assertThat(server.stats().changesApplied()).isEqualTo(1);
+    }
+
+    @Test
+    void createsNewRecordsWithBaseVersionZero() throws Exception {
+        TestClient.Resp r = client.push("alice", "course_sync", "k-new",
+                TestClient.oneChange(TestClient.newId(), "course-new", 0, "{\"title\":\"Topology\"}"));
+
+        assertThat(r.json().get("results").get(0).get("version").asLong()).isEqualTo(1);
+        assertThat(record("alice", "course_sync", "course-new").get("payload").get("title").asText())
+                .isEqualTo("Topology");
+    }
+
+    @Test
+    void reportsAConflictAndOverwritesNothingWhenTheServerVersionIsNewer() throws Exception {
+        client.push("alice", "course_sync", "k-a",
+                TestClient.oneChange(TestClient.newId(), "course-1", 1, "{\"title\":\"Server wins\"}"));
+
+        TestClient.Resp r = client.push("alice", "course_sync", "k-b",
+                TestClient.oneChange(TestClient.newId(), "course-1", 1, "{\"title\":\"Stale edit\"}"));
+
+        JsonNode result = r.json().get("results").get(0);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(result.get("status").asText()).isEqualTo("conflict");
+        assertThat(result.get("serverVersion").asLong()).isEqualTo(2);
+        assertThat(result.get("serverDeleted").asBoolean()).isFalse();
+        assertThat(result.get("serverPayload").get("title").asText()).isEqualTo("Server wins");
+        assertThat(result.has("version")).isFalse();
+        JsonNode stored = record("alice", "course_sync", "course-1");
+        assertThat(stored.get("version").asLong()).isEqualTo(2);
+        assertThat(stored.get("payload").get("title").asText()).isEqualTo("Server wins");
+    }
+
+    @Test
+    void creatingARecordThatExistsIsAConflict() throws Exception {
+        JsonNode result = client.push("bob", "backup", "k",
+                TestClient.oneChange(TestClient.newId(), "settings", 0, "{\"theme\":\"light\"}"))
+                .json().get("results").get(0);
+
+        assertThat(result.get("status").asText()).isEqualTo("conflict");
+        assertThat(result.get("serverPayload").get("theme").asText()).isEqualTo("dark");
+    }
+
+    @Test
+    void aBatchMixesAppliedAndConflictInRequestOrder() throws Exception {
+        String body = TestClient.body(
+                TestClient.change("c1", "msg-1", 1, "{\"read\":true}"),
+                TestClient.change("c2", "msg-2", 7, "{\"read\":true}"),
+                TestClient.change("c3", "msg-1", 2, "{\"read\":false}"));
+
+        JsonNode results = client.push("bob", "message_sync", "k-batch", body).json().get("results");
+
+        assertThat(results).hasSize(3);
+        assertThat(results.get(0).get("status").asText()).isEqualTo("applied");
+        assertThat(results.get(1).get("status").asText()).isEqualTo("conflict");
+        assertThat(results.get(1).get("serverVersion").asLong()).isEqualTo(1);
+        assertThat(results.get(2).get("status").asText()).isEqualTo("applied");
+        assertThat(results.get(2).get("version").asLong()).isEqualTo(3);
+    }
+
+    @Test
+    void aChangeIdAppliedUnderAnotherKeyIsReportedAsDuplicateAndNotAppliedTwice() throws Exception {
+        String changeId = TestClient.newId();
+        client.push("alice", "course_sync", "first-key",
+                TestClient.oneChange(changeId, "course-3", 1, "{\"title\":\"Once\"}"));
+
+        JsonNode result = client.push("alice", "course_sync", "second-key",
+                TestClient.oneChange(changeId, "course-3", 1, "{\"title\":\"Once\"}")).json().get("results").get(0);
+
+        assertThat(result.get("status").asText()).isEqualTo("applied");
+        assertThat(result.get("version").asLong()).isEqualTo(2);
+        assertThat(result.get("duplicate").asBoolean()).isTrue();
+        assertThat(record("alice", "course_sync", "course-3").get("version").asLong()).isEqualTo(2);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(changeId, 1);
+    }
+
+    @Test
+    void missingIdempotencyKeyIs400() throws Exception {
+        TestClient.Resp r = client.push("alice", "course_sync", null,
+                TestClient.oneChange(TestClient.newId(), "course-1", 1, "{}"));
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().get("code").asText()).isEqualTo("idempotency_key_required");
+    }
+
+    @Test
+    void malformedJsonIs400NamingTheProblemWithoutAStackTrace() throws Exception {
+        TestClient.Resp r = client.push("alice", "course_sync", "k-bad", "{\"changes\": [ {\"id\": ");
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("Content-Type")).startsWith("application/json");
+        assertThat(r.json().get("code").asText()).isEqualTo("bad_request");
+        assertThat(r.json().get("message").asText()).contains("malformed JSON").contains("line 1");
+        assertThat(r.body()).doesNotContain("at org.").doesNotContain("Exception");
+    }
+
+    @Test
+    void invalidChangesAre400NamingTheEntryAndApplyNothing() throws Exception {
+        String body = TestClient.body(TestClient.change("ok", "course-1", 1, "{\"title\":\"x\"}"))
+                .replace("]}", ",{\"changeId\":\"c\",\"id\":\"course-2\",\"baseVersion\":-1,\"payload\":{}}]}");
+
+        TestClient.Resp r = client.push("alice", "course_sync", "k-invalid", body);
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().get("message").asText()).contains("changes[1].baseVersion");
+        assertThat(record("alice", "course_sync", "course-1").get("version").asLong()).isEqualTo(1);
+        assertThat(client.pushStatus("alice", "course_sync", "k-invalid").json().get("state").asText())
+                .isEqualTo("unknown");
+    }
+
+    @Test
+    void bodiesOverFiveMebibytesAre413() throws Exception {
+        String big = "{\"changes\":[],\"pad\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}";
+
+        TestClient.Resp r = client.push("alice", "course_sync", "k-big", big);
+
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(r.json().get("code").asText()).isEqualTo("payload_too_large");
+    }
+
+    @Test
+    void concurrentPushesOfTheSameBaseVersionApplyExactlyOne() throws Exception {
+        int n = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            List<Future<TestClient.Resp>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String body = TestClient.oneChange(TestClient.newId(), "course-4", 1, "{\"title\":\"v" + i + "\"}");
+                String key = "race-" + i;
+                Callable<TestClient.Resp> call = () -> client.push("alice", "course_sync", key, body);
+                futures.add(pool.submit(call));
+            }
+            int applied = 0;
+            for (Future<TestClient.Resp> f : futures) {
+                String status = f.get().json().get("results").get(0).get("status").asText();
+                applied += status.equals("applied") ? 1 : 0;
+            }
+            assertThat(applied).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(record("alice", "course_sync", "course-4").get("version").asLong()).isEqualTo(2);
+    }
+
+    @Test
+    void concurrentPushesToDifferentRecordsAreAllSeenByCursorPulls() throws Exception {
+        String cursor = client.pull("bob", "course_sync", null).json().get("nextCursor").asText();
+        int n = 10;
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<String> seen = new ArrayList<>();
+        try {
+            List<Future<TestClient.Resp>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String body = TestClient.oneChange(TestClient.newId(), "new-" + i, 0, "{\"n\":" + i + "}");
+                String key = "par-" + i;
+                futures.add(pool.submit(() -> client.push("bob", "course_sync", key, body)));
+            }
+            for (int round = 0; round < 200 && seen.size() < n; round++) {
+                JsonNode page = client.pull("bob", "course_sync", "since=" + cursor).json();
+                page.get("changes").forEach(c -> seen.add(c.get("id").asText()));
+                cursor = page.get("nextCursor").asText();
+                if (futures.stream().allMatch(Future::isDone) && page.get("changes").isEmpty()) {
+                    break;
+                }
+            }
+            for (Future<TestClient.Resp> f : futures) {
+                assertThat(f.get().status()).isEqualTo(200);
+            }
+            JsonNode rest = client.pull("bob", "course_sync", "since=" + cursor).json();
+            rest.get("changes").forEach(c -> seen.add(c.get("id").asText()));
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(seen).doesNotHaveDuplicates().hasSize(n);
+    }
+
+    @Test
+    void pushesAreCountedInStatsAndTheSyncRunIdIsAcceptedOnGets() throws Exception {
+        client.push("alice", "course_sync", "k-s", TestClient.oneChange("s1", "course-1", 1, "{}"));
+        TestClient.Resp get = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+                Map.of("Sync-Run-Id", "run-1"));
+
+        assertThat(get.status()).isEqualTo(200);
+        ServerStats s = server.stats();
+        assertThat(s.pushes()).isEqualTo(1);
+        assertThat(s.requests()).isEqualTo(2);
+        assertThat(s.changesApplied()).isEqualTo(1);
+    }
+}
