@@ -50,7 +50,6 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("org.leasesync.sync..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
                         "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
-                .allowEmptyShould(true)
                 .check(MAIN);
     }
 

@@ -1,0 +1,38 @@
+package org.leasesync.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.sync.SyncSettings;
+
+/**
+ * Everything a client process is configured with. Immutable; validated in the constructor.
+ *
+ * @param dataDir the data directory (local database and logs)
+ * @param serverUrl the sync server
+ * @param tokens bearer token per user id
+ * @param leaseTtl lease TTL
+ * @param http HTTP timeouts
+ * @param sync sync tuning
+ * @param retry automatic retries after a failed run ({@link RetryPolicy#NONE} for one-shot commands)
+ * @param time the time source
+ */
+public record ClientConfig(Path dataDir, String serverUrl, Map<String, String> tokens, Duration leaseTtl,
+                           HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
+
+    public ClientConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        org.leasesync.remote.HttpSyncRemote.parseBase(serverUrl);
+        tokens = Map.copyOf(tokens);
+        TaskRegistry.validateTtl(leaseTtl);
+        Objects.requireNonNull(http, "http");
+        Objects.requireNonNull(sync, "sync");
+        Objects.requireNonNull(retry, "retry");
+        Objects.requireNonNull(time, "time");
+    }
+}

@@ -1,0 +1,128 @@
+package org.leasesync.cli;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.LeaseKeeper;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.store.JdbcLocalData;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.sync.Sleeper;
+import org.leasesync.sync.SyncWorker;
+
+/**
+ * The composition of a client process: local database, registry, heartbeat, coordinator, HTTP
+ * client and sync worker, with named, owned executors ({@code sync-worker-N},
+ * {@code sync-timer-N}) that {@link #close()} stops.
+ *
+ * <p>Thread-safe after construction.
+ */
+public final class ClientRuntime implements AutoCloseable {
+
+    private final ClientConfig config;
+    private final LocalStore store;
+    private final JdbcLocalEdits edits;
+    private final TaskRegistry registry;
+    private final LeaseKeeper keeper;
+    private final Coordinator coordinator;
+    private final ExecutorService workers;
+    private final ScheduledExecutorService timer;
+    private final OkHttpClient http;
+    private final Map<String, String> tokens;
+
+    private ClientRuntime(ClientConfig config, LocalStore store) {
+        this.config = config;
+        this.store = store;
+        this.tokens = new ConcurrentHashMap<>(config.tokens());
+        this.edits = new JdbcLocalEdits(store.database(), config.time());
+        OwnerId owner = OwnerId.forCurrentProcess();
+        this.registry = new TaskRegistry(store.leases(), owner, config.leaseTtl(), config.time(),
+                OwnerLiveness.processTable(owner.host()));
+        this.keeper = new LeaseKeeper(registry);
+        this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
+        this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
+        this.http = HttpSyncRemote.newSharedClient();
+        HttpSyncRemote remote = new HttpSyncRemote(config.serverUrl(), http, config.http(), tokens::get, edits.clientId());
+        SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), config.time()), config.sync(),
+                Sleeper.real());
+        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry());
+        keeper.start(timer);
+    }
+
+    /**
+     * Opens the local database in the configured data directory and wires everything.
+     *
+     * @throws org.leasesync.registry.StoreException if the database cannot be opened
+     */
+    public static ClientRuntime open(ClientConfig config) {
+        LocalStore store = LocalStore.openFile(config.dataDir());
+        try {
+            return new ClientRuntime(config, store);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    public ClientConfig config() {
+        return config;
+    }
+
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    public TaskRegistry registry() {
+        return registry;
+    }
+
+    public LocalStore store() {
+        return store;
+    }
+
+    public JdbcLocalEdits edits() {
+        return edits;
+    }
+
+    /** The scheduler for timers (named {@code sync-timer-N}). */
+    public ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    /** Adds or replaces a user's token (account added at run time). */
+    public void putToken(String user, String token) {
+        tokens.put(user, token);
+    }
+
+    /** Shuts down within {@code timeout}: cancels runs, stops threads, closes HTTP and the database. Blocks. */
+    public void close(Duration timeout) {
+        coordinator.shutdown(timeout);
+        keeper.close();
+        timer.shutdownNow();
+        workers.shutdown();
+        try {
+            workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+        store.close();
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(5));
+    }
+}

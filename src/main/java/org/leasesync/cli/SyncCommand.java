@@ -1,0 +1,172 @@
+package org.leasesync.cli;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.registry.TriggerRequest;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.sync.SyncSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code leasesync sync}: one trigger through the coordinator. Exit codes: 0 succeeded, 1 failed,
+ * 2 usage error, 3 joined a run that was already running, 4 needs attention.
+ */
+@Command(name = "sync", mixinStandardHelpOptions = true,
+        description = {"Run one sync of a task key (pull, then push the outbox) through the coordinator.",
+                "Exit codes: 0 succeeded; 1 failed; 2 usage error; 3 joined a run already running; 4 needs attention."})
+public final class SyncCommand implements Callable<Integer>, WritesDataDir {
+
+    static final int JOINED = 3;
+    static final int NEEDS_ATTENTION = 4;
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Mixin
+    RegistryOptions registryOptions;
+
+    @Mixin
+    HttpOptions httpOptions;
+
+    @Option(names = "--user", required = true, description = "User id.")
+    String user;
+
+    @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
+    String scope;
+
+    @Option(names = "--server", required = true, paramLabel = "URL", description = "Sync server base URL.")
+    String server;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:LEASESYNC_TOKEN}",
+            description = "The user's bearer token. Default: $LEASESYNC_TOKEN.")
+    String token;
+
+    @Option(names = "--source", defaultValue = "manual",
+            description = "Trigger source recorded with the run: schedule, foreground, manual, retry, recovery (default ${DEFAULT-VALUE}).")
+    String source;
+
+    @Option(names = "--check-again", description = "Re-check a key that needs attention (asks the server about the saved push).")
+    boolean checkAgain;
+
+    @Option(names = "--json", description = "Print one JSON object instead of a line.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        TaskKey key;
+        TaskSource src;
+        ClientConfig config;
+        try {
+            key = TaskKey.of(user, scope);
+            src = TaskSource.parse(source);
+            if (token == null || token.isBlank()) {
+                throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
+            }
+            config = new ClientConfig(dataDir.resolve(), server, Map.of(user, token), registryOptions.leaseTtl(),
+                    httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (ClientRuntime rt = ClientRuntime.open(config)) {
+            SubmitResult r = rt.coordinator().submit(new TriggerRequest(key, src, false, checkAgain));
+            if (r instanceof SubmitResult.Started s) {
+                RunResult result;
+                try {
+                    result = s.handle().completion().get();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
+                }
+                return report(out, key, result);
+            }
+            if (r instanceof SubmitResult.Joined j) {
+                return joined(out, key, j.running());
+            }
+            if (r instanceof SubmitResult.FollowUpQueued f) {
+                return joined(out, key, f.running());
+            }
+            if (r instanceof SubmitResult.NeedsAttention n) {
+                print(out, key, "needs_attention", null, n.reason(),
+                        key + " needs attention: " + n.reason() + " (run `leasesync sync --check-again ...` once the server answers)");
+                return NEEDS_ATTENTION;
+            }
+            SubmitResult.Skipped sk = (SubmitResult.Skipped) r;
+            print(out, key, "skipped", null, sk.reason(), key + " skipped: " + sk.reason());
+            return 0;
+        }
+    }
+
+    private int report(PrintWriter out, TaskKey key, RunResult result) {
+        String msg = result.message().orElse("");
+        switch (result.status()) {
+            case SUCCEEDED -> {
+                print(out, key, "succeeded", result.runId(), null, key + " synced (run " + result.runId() + ")");
+                return 0;
+            }
+            case NEEDS_ATTENTION -> {
+                print(out, key, "needs_attention", result.runId(), msg, key + " needs attention: " + msg);
+                return NEEDS_ATTENTION;
+            }
+            default -> {
+                print(out, key, result.status().wireName(), result.runId(), msg,
+                        key + " sync " + (result.status() == RunStatus.CANCELLED ? "cancelled" : "failed") + ": " + msg);
+                return 1;
+            }
+        }
+    }
+
+    private int joined(PrintWriter out, TaskKey key, RunView v) {
+        String sources = v.firstSource().wireName() + (v.mergedSources().isEmpty() ? ""
+                : " (joined by " + String.join(", ", v.mergedSources().stream().map(TaskSource::wireName).toList()) + ")");
+        String stage = v.stage().map(s -> s.wireName()).orElse("starting");
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("result", "joined");
+            m.put("runId", v.runId());
+            m.put("stage", stage);
+            m.put("startedAt", v.startedAt().toString());
+            m.put("firstSource", v.firstSource().wireName());
+            m.put("mergedSources", v.mergedSources().stream().map(TaskSource::wireName).toList());
+            m.put("owner", v.owner());
+            m.put("epoch", v.epoch());
+            out.println(Json.write(m));
+        } else {
+            out.println("already syncing " + key + " — run " + v.runId() + ", " + stage + ", started "
+                    + Views.local(v.startedAt()) + " by " + sources + ", owner " + v.owner() + "; this request joined it");
+        }
+        return JOINED;
+    }
+
+    private void print(PrintWriter out, TaskKey key, String result, String runId, String message, String line) {
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("result", result);
+            m.put("runId", runId);
+            m.put("message", message);
+            out.println(Json.write(m));
+        } else {
+            out.println(line);
+        }
+    }
+}

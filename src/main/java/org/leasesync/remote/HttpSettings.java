@@ -1,0 +1,30 @@
+package org.leasesync.remote;
+
+import java.time.Duration;
+
+/**
+ * HTTP timeouts. Immutable; validated in the constructor.
+ *
+ * @param connect how long to wait for a TCP connection (a push that times out here was not sent)
+ * @param read longest silence while reading a response (a push that times out here may have been applied)
+ * @param call the whole call, including the request and response bodies
+ */
+public record HttpSettings(Duration connect, Duration read, Duration call) {
+
+    /** 5 s connect, 30 s read, 60 s per call. */
+    public static final HttpSettings DEFAULT = new HttpSettings(Duration.ofSeconds(5), Duration.ofSeconds(30),
+            Duration.ofSeconds(60));
+
+    /** @throws IllegalArgumentException naming the bad timeout */
+    public HttpSettings {
+        check("connect", connect);
+        check("read", read);
+        check("call", call);
+    }
+
+    private static void check(String name, Duration d) {
+        if (d == null || d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("HTTP " + name + " timeout must be between 1ms and 10m, got " + d);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package org.leasesync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.Stage;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.server.FaultSettings;
+import org.leasesync.server.ReferenceServer;
+import org.leasesync.server.ServerConfig;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.ManualTime;
+
+/** The client against the real reference server on loopback, with real H2. */
+class SyncEndToEndTest {
+
+    static final TaskKey ALICE = TaskKey.of("alice", "course_sync");
+
+    ReferenceServer server;
+    LocalStore store;
+    ClientStack client;
+
+    @BeforeEach
+    void setUp() {
+        server = ReferenceServer.start(ServerConfig.defaults());
+        store = LocalStore.openInMemory();
+        client = new ClientStack(store, server.baseUrl(), tokens());
+    }
+
+    Map<String, String> tokens() {
+        return Map.of("alice", server.tokenFor("alice"), "bob", server.tokenFor("bob"));
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        store.close();
+        server.close();
+    }
+
+    @Test
+    void fullSyncOfDemoDataForBothUsersAndAllScopesThenASecondSyncPullsNothingNew() throws Exception {
+        for (String user : List.of("alice", "bob")) {
+            for (Scope scope : Scope.values()) {
+                TaskKey key = new TaskKey(user, scope);
+                RunResult r = client.sync(key, TaskSource.MANUAL);
+                assertThat(r.status()).as("%s %s", key, r.message()).isEqualTo(RunStatus.SUCCEEDED);
+                assertThat(client.edits.records(key)).as("records of %s", key).isNotEmpty();
+            }
+        }
+        var courses = client.edits.records(ALICE);
+        assertThat(courses).allSatisfy(rec -> assertThat(rec.payloadJson()).contains("title"));
+        assertThat(client.edits.records(TaskKey.of("bob", "backup"))).hasSize(1);
+        String cursor = store.runs().checkpoint(ALICE).orElseThrow().pullCursor().orElseThrow();
+
+        long before = server.stats().requests();
+        RunResult again = client.sync(ALICE, TaskSource.SCHEDULE);
+        assertThat(again.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.records(ALICE)).isEqualTo(courses);
+        Checkpoint cp = store.runs().checkpoint(ALICE).orElseThrow();
+        assertThat(cp.pullCursor()).contains(cursor);
+        assertThat(cp.stage()).contains(Stage.DONE);
+        assertThat(server.stats().requests() - before).isEqualTo(1); // one empty pull, no push
+    }
+
+    @Test
+    void localEditIsPushedOnceAndLeavesTheOutboxOnlyWhenConfirmed() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        String changeId = client.edits.addEdit(ALICE, "course-new", "{\"title\":\"Topology\",\"progress\":0.1}", false);
+        assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.pendingCount(ALICE)).isZero();
+        assertThat(server.stats().appliedByChangeId()).containsEntry(changeId, 1);
+        assertThat(client.edits.record(ALICE, "course-new").orElseThrow().version()).isEqualTo(1);
+    }
+
+    @Test
+    void dropAfterApplyIsConfirmedByQueryAndAppliedExactlyOnce() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        List<String> ids = List.of(
+                client.edits.addEdit(ALICE, "a1", "{\"title\":\"A1\"}", false),
+                client.edits.addEdit(ALICE, "a2", "{\"title\":\"A2\"}", false));
+        server.faults().setDropAfterApply(1);
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.pendingCount(ALICE)).isZero();
+        for (String id : ids) {
+            assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        }
+        assertThat(server.stats().pushes()).isEqualTo(1); // queried, never resent
+    }
+
+    @Test
+    void delayAfterApplyBeyondTheReadTimeoutIsConfirmedByQueryAndAppliedOnce() throws Exception {
+        client.close();
+        client = new ClientStack(store, server.baseUrl(), tokens(), TimeSource.system(),
+                new SyncSettings(500, 100, 8, Duration.ofMillis(250), Duration.ofHours(24)),
+                new HttpSettings(Duration.ofSeconds(2), Duration.ofMillis(400), Duration.ofSeconds(5)));
+        client.sync(ALICE, TaskSource.MANUAL);
+        String id = client.edits.addEdit(ALICE, "slow", "{\"title\":\"Slow\"}", false);
+        server.faults().setDelayAfterApply(Duration.ofMillis(1200));
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(client.edits.pendingCount(ALICE)).isZero();
+    }
+
+    @Test
+    void failedPushKeepsTheOutboxAndTheNextRunQueriesTheSameKeyBeforeResending() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        String id = client.edits.addEdit(ALICE, "f1", "{\"title\":\"F\"}", false);
+        server.faults().setFailPush(1);
+        RunResult failed = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(failed.message().orElseThrow()).contains("the sync server failed (HTTP 500");
+        assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
+        String key = store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
+        RunResult retried = client.sync(ALICE, TaskSource.RETRY);
+        assertThat(retried.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
+        assertThat(key).isNotBlank();
+    }
+
+    @Test
+    void conflictKeepsTheLocalEditAndNeverOverwritesTheServer() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        var rec = client.edits.records(ALICE).get(0);
+        // another device changes the record first
+        LocalStore other = LocalStore.openInMemory();
+        try (ClientStack device2 = new ClientStack(other, server.baseUrl(), tokens())) {
+            device2.sync(ALICE, TaskSource.MANUAL);
+            device2.edits.addEdit(ALICE, rec.id(), "{\"title\":\"theirs\"}", false);
+            assertThat(device2.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        } finally {
+            other.close();
+        }
+        String mine = client.edits.addEdit(ALICE, rec.id(), "{\"title\":\"mine\"}", false);
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        JdbcLocalEdits.OutboxItem conflict = client.edits.outbox(ALICE).get(0);
+        assertThat(conflict.changeId()).isEqualTo(mine);
+        assertThat(conflict.isConflict()).isTrue();
+        assertThat(conflict.serverPayloadJson()).contains("theirs");
+        assertThat(client.edits.record(ALICE, rec.id()).orElseThrow().payloadJson()).contains("theirs");
+        assertThat(server.stats().appliedByChangeId()).doesNotContainKey(mine);
+        // keep mine: rebased and pushed
+        assertThat(client.edits.keepMine(ALICE, mine)).isTrue();
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+        assertThat(server.stats().appliedByChangeId()).containsEntry(mine, 1);
+    }
+
+    @Test
+    void aliceTokenOnBobsPathsIsRefusedAndAliceRunNeverWritesBobsRows() throws Exception {
+        client.close();
+        client = new ClientStack(store, server.baseUrl(), Map.of("alice", server.tokenFor("alice"),
+                "bob", server.tokenFor("alice")));
+        TaskKey bob = TaskKey.of("bob", "course_sync");
+        RunResult refused = client.sync(bob, TaskSource.MANUAL);
+        assertThat(refused.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(refused.message().orElseThrow()).contains("refused access").contains("403");
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.records(bob)).isEmpty();
+        assertThat(client.edits.records(ALICE)).isNotEmpty();
+    }
+
+    @Test
+    void throttledServerFailsTheRunWithItsRetryAfterAndKeepsTheOutbox() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        client.edits.addEdit(ALICE, "t1", "{\"title\":\"T\"}", false);
+        server.faults().set(new FaultSettings(0, 0, 0, 0, 1));
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(r.message().orElseThrow()).contains("rate limited");
+        assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
+        assertThat(client.sync(ALICE, TaskSource.RETRY).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.pendingCount(ALICE)).isZero();
+    }
+
+    @Test
+    void staleRunThatLostItsLeaseMidPushCannotWriteItsCheckpointNorPushASecondCopy() throws Exception {
+        ManualTime time = new ManualTime();
+        client.close();
+        HttpSettings http = new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
+        SyncSettings settings = new SyncSettings(500, 100, 10, Duration.ofMillis(200), Duration.ofHours(24));
+        client = new ClientStack(store, server.baseUrl(), tokens(), time, settings, http);
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        String id = client.edits.addEdit(ALICE, "fenced", "{\"title\":\"F\"}", false);
+        server.faults().setDelayAfterApply(Duration.ofMillis(1500));
+        SubmitResult first = client.coordinator.submit(ALICE, TaskSource.SCHEDULE);
+        CompletableFuture<RunResult> stale = ((SubmitResult.Started) first).handle().completion();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.stats().pushes() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        try (ClientStack b = new ClientStack(store, server.baseUrl(), tokens(), time, settings, http)) {
+            assertThat(b.coordinator.submit(ALICE, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Joined.class);
+            time.elapse(Duration.ofSeconds(60));   // the first run's lease expires, unrenewed
+            RunResult taken = b.sync(ALICE, TaskSource.MANUAL);
+            assertThat(taken.status()).as(taken.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+            RunResult old = stale.get(30, TimeUnit.SECONDS);
+            assertThat(old.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(old.recorded()).isFalse();
+        }
+        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(server.stats().pushes()).isEqualTo(1);
+        Checkpoint cp = store.runs().checkpoint(ALICE).orElseThrow();
+        assertThat(cp.epoch()).isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());
+        assertThat(cp.idempotencyKey()).isEmpty();
+        assertThat(client.edits.pendingCount(ALICE)).isZero();
+    }
+}

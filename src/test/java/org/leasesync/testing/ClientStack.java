@@ -1,0 +1,72 @@
+package org.leasesync.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.LeaseKeeper;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.registry.TriggerRequest;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.store.JdbcLocalData;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.sync.Sleeper;
+import org.leasesync.sync.SyncSettings;
+import org.leasesync.sync.SyncWorker;
+
+/** A real client (registry, coordinator, worker, HTTP) in the test JVM, on a given local store. */
+public final class ClientStack implements AutoCloseable {
+
+    public static final OkHttpClient HTTP = HttpSyncRemote.newSharedClient();
+    static final java.util.concurrent.atomic.AtomicInteger NONCES = new java.util.concurrent.atomic.AtomicInteger(0x100);
+
+    public final LocalStore store;
+    public final JdbcLocalEdits edits;
+    public final TaskRegistry registry;
+    public final Coordinator coordinator;
+    public final HttpSyncRemote remote;
+    private final ExecutorService workers = Executors.newCachedThreadPool();
+
+    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
+                       SyncSettings settings, HttpSettings http) {
+        this.store = store;
+        this.edits = new JdbcLocalEdits(store.database(), time);
+        this.registry = new TaskRegistry(store.leases(),
+                new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
+                Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
+        this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
+        SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
+        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, new LeaseKeeper(registry), null, null);
+    }
+
+    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens) {
+        this(store, baseUrl, tokens, TimeSource.system(), SyncSettings.DEFAULT, HttpSettings.DEFAULT);
+    }
+
+    /** Submits and waits for the run this submit started. */
+    public RunResult sync(TaskKey key, TaskSource source) throws Exception {
+        SubmitResult r = coordinator.submit(TriggerRequest.of(key, source));
+        assertThat(r).as("submit result").isInstanceOf(SubmitResult.Started.class);
+        return ((SubmitResult.Started) r).handle().completion().get(60, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        coordinator.shutdown(Duration.ofSeconds(5));
+        workers.shutdownNow();
+    }
+}
