@@ -103,7 +103,7 @@ public final class HttpSyncRemote implements SyncRemote {
         JsonNode body = execute(req, "pull " + key, false);
         try {
             List<RemoteRecord> records = new ArrayList<>();
-            for (JsonNode c : required(body, "changes")) {
+            for (JsonNode c : array(body, "changes")) {
                 JsonNode payload = c.get("payload");
                 records.add(new RemoteRecord(text(c, "id"), required(c, "version").asLong(),
                         c.path("deleted").asBoolean(false),
@@ -181,7 +181,7 @@ public final class HttpSyncRemote implements SyncRemote {
 
     private static PushResponse parsePushResponse(JsonNode body) {
         List<PushResult> results = new ArrayList<>();
-        for (JsonNode r : required(body, "results")) {
+        for (JsonNode r : array(body, "results")) {
             String status = text(r, "status");
             if (status.equals("applied")) {
                 results.add(new PushResult(text(r, "changeId"), text(r, "id"), true, required(r, "version").asLong(),
@@ -208,15 +208,21 @@ public final class HttpSyncRemote implements SyncRemote {
             }
             MediaType type = body.contentType();
             if (type == null || !"json".equals(type.subtype())) {
-                throw new IOException("expected JSON but got content type " + type);
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
+                        + " was not JSON: expected JSON but got content type " + type
+                        + (isPush ? "; it may have been applied" : ""), null);
             }
             JsonNode node = MAPPER.readTree(text);
             if (node == null || !node.isObject()) {
-                throw new IOException("expected a JSON object");
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
+                        + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
             }
             return node;
         } catch (RemoteException e) {
             throw e;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
+                    + " was malformed JSON (" + e.getOriginalMessage() + ")" + (isPush ? "; it may have been applied" : ""), e);
         } catch (ConnectException | UnknownHostException | NoRouteToHostException e) {
             throw new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
                     "cannot reach the sync server at " + base + " (" + e.getMessage() + ")", e);
@@ -275,6 +281,14 @@ public final class HttpSyncRemote implements SyncRemote {
         JsonNode v = n.get(field);
         if (v == null || v.isNull()) {
             throw new IllegalArgumentException("missing '" + field + "'");
+        }
+        return v;
+    }
+
+    private static JsonNode array(JsonNode n, String field) {
+        JsonNode v = required(n, field);
+        if (!v.isArray()) {
+            throw new IllegalArgumentException("'" + field + "' is not an array");
         }
         return v;
     }

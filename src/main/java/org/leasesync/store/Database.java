@@ -56,8 +56,38 @@ public final class Database implements AutoCloseable {
         Path dir = dataDir.toAbsolutePath().normalize();
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
-        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000";
-        return open(url, file.toString(), 4);
+        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
+        return openRetryingTransientLocks(url, file.toString());
+    }
+
+    /**
+     * Several processes starting at once on one data directory race for H2's lock file (the first
+     * becomes the automatic-mixed-mode server); the losers see "lock file recently modified" or a
+     * refused connection to a server that is just starting or stopping. Those are retried for up to
+     * 20 s; any other failure is reported at once.
+     */
+    private static Database openRetryingTransientLocks(String url, String description) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        java.util.Random random = new java.util.Random();
+        while (true) {
+            try {
+                return open(url, description, 4);
+            } catch (StoreException e) {
+                String m = e.getMessage().toLowerCase(java.util.Locale.ROOT);
+                boolean transientLock = m.contains("lock file recently modified") || m.contains("connection refused")
+                        || m.contains("connection is broken") || m.contains("already closed");
+                if (!transientLock || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                log.debug("database busy while opening, retrying: {}", e.getMessage());
+                try {
+                    Thread.sleep(50 + random.nextInt(250));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** A private in-memory database (for tests and the CLI's dry runs). */

@@ -255,6 +255,38 @@ class CoordinatorTest {
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
     }
 
+    @Test
+    void failedRunSchedulesARetryTriggerWithBackoffAndHonoursRetryAfter() throws Exception {
+        java.util.concurrent.ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            AtomicInteger calls = new AtomicInteger();
+            TaskRegistry registry = new TaskRegistry(store.leases(),
+                    new OwnerId("test", ProcessHandle.current().pid(), 1, "e"), TTL, time, OwnerLiveness.neverProvable());
+            CountDownLatch retried = new CountDownLatch(1);
+            Coordinator c = new Coordinator(registry, store.runs(), ctx -> {
+                if (calls.incrementAndGet() == 1) {
+                    return RunOutcome.failed("the sync server is busy", 50);
+                }
+                retried.countDown();
+                return RunOutcome.succeeded();
+            }, workers, new LeaseKeeper(registry), timer,
+                    new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(20), 3));
+            long start = System.nanoTime();
+            assertThat(await(c.submit(KEY, TaskSource.MANUAL)).status()).isEqualTo(RunStatus.FAILED);
+            assertThat(retried.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (store.runs().lastRun(KEY).orElseThrow().status().orElseThrow() != RunStatus.SUCCEEDED) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            assertThat(store.runs().history(KEY, 5)).extracting(RunRecord::firstSource)
+                    .containsExactly(TaskSource.RETRY, TaskSource.MANUAL);
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
     /** Simulates a process that took the lease, wrote a checkpoint and died. */
     private void crashedRunWithCheckpoint(TaskKey key, String stage, String idem) {
         TaskRegistry dead = new TaskRegistry(store.leases(), new OwnerId("test", 4242, 1, "dead"), TTL, time,
