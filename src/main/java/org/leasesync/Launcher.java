@@ -1,6 +1,13 @@
 package org.leasesync;
 
+import java.util.Optional;
+import org.leasesync.app.App;
+import org.leasesync.app.Backend;
+import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
+import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.remote.HttpSyncRemote;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a
@@ -17,8 +24,10 @@ public final class Launcher {
         System.exit(code);
     }
 
-    private static int gui(org.leasesync.cli.GuiOptions options) {
-        System.err.println("leasesync: the desktop window is not built yet; use a subcommand (see --help)");
-        return 1;
+    private static int gui(GuiOptions o) {
+        o.server().ifPresent(HttpSyncRemote::parseBase);
+        return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
+                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system()));
     }
+
 }

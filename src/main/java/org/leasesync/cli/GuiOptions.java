@@ -1,14 +1,22 @@
 package org.leasesync.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
+import org.leasesync.remote.HttpSettings;
 
 /**
- * What the GUI is started with when no subcommand is given.
+ * What the window is started with when no subcommand is given. Validated by the command.
  *
  * @param dataDir the resolved data directory
  * @param server a sync server URL, or empty to start the embedded reference server with demo data
  * @param user the user to sign in as (with {@code server})
  * @param token the user's bearer token (with {@code server})
+ * @param leaseTtl lease TTL
+ * @param http HTTP timeouts
+ * @param scheduleInterval the timer trigger's interval
+ * @param foregroundMinInterval minimum time since a key's last successful sync for a foreground sync
  */
-public record GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token) { }
+public record GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+                         Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
+                         Duration foregroundMinInterval) { }

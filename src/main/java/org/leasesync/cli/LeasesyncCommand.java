@@ -39,6 +39,23 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             + "Default: $LEASESYNC_TOKEN.", defaultValue = "${env:LEASESYNC_TOKEN}")
     String token;
 
+    @Mixin
+    RegistryOptions registryOptions;
+
+    @Mixin
+    HttpOptions httpOptions;
+
+    @Option(names = "--schedule-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:LEASESYNC_SCHEDULE_INTERVAL:-5m}",
+            description = "Timer trigger interval (±10% jitter). Default: $LEASESYNC_SCHEDULE_INTERVAL, else 5m.")
+    java.time.Duration scheduleInterval;
+
+    @Option(names = "--foreground-min-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:LEASESYNC_FOREGROUND_MIN_INTERVAL:-1m}",
+            description = "No sync on coming back to the window when the key synced successfully less than this ago. "
+                    + "Default: $LEASESYNC_FOREGROUND_MIN_INTERVAL, else 1m.")
+    java.time.Duration foregroundMinInterval;
+
     @Spec
     CommandSpec spec;
 
@@ -57,8 +74,17 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         if (server == null && user != null) {
             throw new ParameterException(spec.commandLine(), "--user needs --server (the embedded server signs in as alice)");
         }
-        return gui.apply(new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
-                Optional.ofNullable(token).filter(t -> !t.isBlank())));
+        if (scheduleInterval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+            throw new ParameterException(spec.commandLine(), "--schedule-interval must be at least 1s, got "
+                    + DurationConverter.format(scheduleInterval));
+        }
+        try {
+            return gui.apply(new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
+                    Optional.ofNullable(token).filter(t -> !t.isBlank()), registryOptions.leaseTtl(),
+                    httpOptions.settings(), scheduleInterval, foregroundMinInterval));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /**

@@ -40,6 +40,7 @@ public final class Coordinator implements AutoCloseable {
     private final Map<TaskKey, Object> locks = new ConcurrentHashMap<>();
     private final Map<TaskKey, LocalRun> active = new ConcurrentHashMap<>();
     private final Map<TaskKey, Integer> failureStreak = new ConcurrentHashMap<>();
+    private final Map<TaskKey, java.time.Instant> retryDue = new ConcurrentHashMap<>();
     private final List<Consumer<RunEvent>> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -168,6 +169,8 @@ public final class Coordinator implements AutoCloseable {
         keeper.track(lease);
         publish(new RunEvent(RunEvent.Kind.STARTED, key, Optional.of(view), Optional.of(request.source()),
                 Optional.empty(), Optional.empty()));
+        log.log(System.Logger.Level.INFO, "run {0} started for {1} by {2} (epoch {3}{4})", runId, key,
+                request.source().wireName(), fence.epoch(), recovery.map(r -> ", " + r.action().wireName()).orElse(""));
         RunHandle handle = new RunHandle(runId, key, lease, run.completion);
         try {
             workers.execute(() -> execute(run));
@@ -259,6 +262,11 @@ public final class Coordinator implements AutoCloseable {
             followUp = run.followUpSources;
         }
         RunResult result = new RunResult(run.runId, key, outcome.status(), outcome.message(), now(), recorded);
+        log.log(System.Logger.Level.INFO, "run {0} for {1} ended: {2}{3}", run.runId, key, outcome.status().wireName(),
+                outcome.message().map(m -> " — " + m).orElse(""));
+        if (!closed && (followUp == null || followUp.isEmpty())) {
+            scheduleRetryIfNeeded(key, outcome);
+        }
         publish(new RunEvent(RunEvent.Kind.FINISHED, key, Optional.of(run.view), Optional.empty(),
                 Optional.of(result), outcome.message()));
         run.completion.complete(result);
@@ -271,14 +279,13 @@ public final class Coordinator implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.log(System.Logger.Level.WARNING, "follow-up run for {0} could not start: {1}", key, e.getMessage());
             }
-            return;
         }
-        scheduleRetryIfNeeded(key, outcome);
     }
 
     private void scheduleRetryIfNeeded(TaskKey key, RunOutcome outcome) {
         if (outcome.status() != RunStatus.FAILED) {
             failureStreak.remove(key);
+            retryDue.remove(key);
             return;
         }
         int attempt = failureStreak.merge(key, 1, Integer::sum);
@@ -286,9 +293,11 @@ public final class Coordinator implements AutoCloseable {
             return;
         }
         Duration delay = retryPolicy.delay(attempt, outcome.retryAfterMillis(), ThreadLocalRandom.current()::nextDouble);
+        retryDue.put(key, now().plus(delay));
         log.log(System.Logger.Level.INFO, "{0} failed; retry {1} in {2} ms", key, attempt, delay.toMillis());
         try {
             retryScheduler.schedule(() -> {
+                retryDue.remove(key);
                 if (!closed) {
                     try {
                         submit(TriggerRequest.of(key, TaskSource.RETRY));
@@ -328,6 +337,16 @@ public final class Coordinator implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** When the automatic retry of a failed key is due (wall clock), if one is scheduled. */
+    public Optional<java.time.Instant> nextRetryAt(TaskKey key) {
+        return Optional.ofNullable(retryDue.get(key));
+    }
+
+    /** Whether a run of this key executes in this process. */
+    public boolean isRunningLocally(TaskKey key) {
+        return active.containsKey(key);
     }
 
     /** The key's running run: the local one, or one recorded by another process. */

@@ -62,6 +62,9 @@ public interface RunStore {
     /** The key's runs, newest first, at most {@code limit}. */
     List<RunRecord> history(TaskKey key, int limit);
 
+    /** The key's newest run that ended {@code succeeded}, if any. */
+    Optional<RunRecord> lastSucceeded(TaskKey key);
+
     /** The newest run of every key that has runs, ordered by key. */
     List<RunRecord> lastRunPerKey();
 }

@@ -232,6 +232,12 @@ public final class JdbcRunStore implements RunStore {
     }
 
     @Override
+    public Optional<RunRecord> lastSucceeded(TaskKey key) {
+        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?"
+                + " ORDER BY ended_at_ms DESC, epoch DESC", key.asString(), RunStatus.SUCCEEDED.wireName());
+    }
+
+    @Override
     public Optional<RunRecord> run(String runId) {
         return first("SELECT " + RUN_COLUMNS + " FROM run WHERE run_id = ?", runId);
     }

@@ -1,0 +1,132 @@
+package org.leasesync.app;
+
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Scene;
+import javafx.stage.Stage;
+import org.leasesync.cli.ClientRuntime;
+import org.leasesync.cli.DurationConverter;
+import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.TaskSource;
+
+/**
+ * The composition root of the window: view models, views, the three triggers and the status
+ * refresh, on a given {@link Backend}. Used by {@link App} and by the UI tests.
+ *
+ * <p>Executors it owns: {@code ui-actions} (coordinator calls off the FX thread). Timers run on the
+ * runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the backend is closed by its owner.
+ */
+public final class AppAssembly implements AutoCloseable {
+
+    /** How often stored state is re-read (runs of other processes, scheduled retries). */
+    static final Duration REFRESH = Duration.ofSeconds(2);
+
+    private final Backend backend;
+    private final Stage stage;
+    private final ExecutorService actions = Executors.newSingleThreadExecutor(
+            new org.leasesync.cli.NamedThreads("ui-actions", true));
+    private final MainViewModel vm;
+    private final DataViewModel data;
+    private final HistoryViewModel history;
+    private final QaViewModel qa;
+    private final ScheduleTrigger schedule;
+    private final ForegroundTrigger foreground;
+    private final ForegroundPolicy foregroundPolicy;
+    private ScheduledFuture<?> refresher;
+    private QaWindow qaWindow;
+
+    /** @param ui runs on the FX thread ({@code Platform::runLater}) */
+    public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
+        this.backend = backend;
+        this.stage = stage;
+        ClientRuntime rt = backend.runtime();
+        ZoneId zone = ZoneId.systemDefault();
+        this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
+                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink));
+        this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
+        this.history = new HistoryViewModel(rt.store().runs(), vm, actions, ui, zone);
+        this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
+                settings.time());
+        this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
+                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> true)));
+        this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
+        this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
+                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, key -> foregroundPolicy.due(
+                        rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now())));
+        rt.coordinator().addListener(e -> {
+            if (e.kind() == org.leasesync.registry.RunEvent.Kind.FINISHED) {
+                ui.execute(() -> {
+                    data.load();
+                    history.load();
+                });
+            }
+        });
+        String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
+                + " (timer), when you come back to this window (unless synced in the last "
+                + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
+                + "A task never runs twice at once: a trigger that finds it running joins it. Server: "
+                + backend.serverUrl();
+        MainView view = new MainView(vm, data, history, this::openQa, footer);
+        Scene scene = new Scene(view.root(), 1180, 780);
+        scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
+        stage.setTitle("leasesync");
+        stage.setScene(scene);
+    }
+
+    /** Shows the window, signs in, starts the triggers. FX thread. */
+    public void show() {
+        stage.show();
+        vm.start();
+        foreground.install();
+        schedule.start();
+        refresher = backend.runtime().timer().scheduleWithFixedDelay(() -> {
+            try {
+                vm.tracker().refreshAll();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(AppAssembly.class).warn("status refresh failed: {}", e.getMessage());
+            }
+        }, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void openQa() {
+        if (qaWindow == null) {
+            qaWindow = new QaWindow(qa, stage);
+        }
+        qa.refresh();
+        qaWindow.show();
+    }
+
+    public MainViewModel viewModel() {
+        return vm;
+    }
+
+    public DataViewModel dataViewModel() {
+        return data;
+    }
+
+    public HistoryViewModel historyViewModel() {
+        return history;
+    }
+
+    public QaViewModel qaViewModel() {
+        return qa;
+    }
+
+    ForegroundTrigger foregroundTrigger() {
+        return foreground;
+    }
+
+    @Override
+    public void close() {
+        schedule.close();
+        if (refresher != null) {
+            refresher.cancel(false);
+        }
+        actions.shutdownNow();
+    }
+}

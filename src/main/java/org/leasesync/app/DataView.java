@@ -1,0 +1,115 @@
+package org.leasesync.app;
+
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.util.StringConverter;
+import org.leasesync.registry.Scope;
+
+/** The data tab: records, the outbox with conflicts (both versions), and a small edit form. */
+final class DataView extends VBox {
+
+    DataView(DataViewModel vm) {
+        setSpacing(10);
+        setPadding(new Insets(14));
+        ChoiceBox<Scope> scope = scopeChoice();
+        scope.setId("data-scope");
+        scope.valueProperty().bindBidirectional(vm.scopeProperty());
+        Label summary = new Label();
+        summary.setId("data-summary");
+        summary.textProperty().bind(vm.summaryProperty());
+        Button reload = new Button("Reload");
+        reload.setOnAction(e -> vm.load());
+        HBox head = new HBox(10, new Label("Scope"), scope, reload, summary);
+        head.setAlignment(Pos.CENTER_LEFT);
+
+        TableView<DataViewModel.RecordRow> records = new TableView<>(vm.records());
+        records.setId("data-records");
+        records.getColumns().add(col("Record", r -> r.id(), 140));
+        records.getColumns().add(col("Version", r -> r.version(), 70));
+        records.getColumns().add(col("Content", r -> r.content(), 520));
+        records.getColumns().add(col("Synced", r -> r.syncedAt(), 90));
+        records.getColumns().add(col("Local edit", r -> r.localEdit(), 90));
+        records.setPlaceholder(new Label("No records yet: sync this scope first."));
+        VBox.setVgrow(records, Priority.ALWAYS);
+
+        TableView<DataViewModel.OutboxRow> outbox = new TableView<>(vm.outbox());
+        outbox.setId("data-outbox");
+        outbox.getColumns().add(col("Record", r -> r.recordId(), 120));
+        outbox.getColumns().add(col("State", r -> r.state(), 80));
+        outbox.getColumns().add(col("Your version", r -> r.mine(), 320));
+        outbox.getColumns().add(col("Server's version (conflicts)", r -> r.theirs(), 320));
+        outbox.getColumns().add(col("Made", r -> r.madeAt(), 80));
+        outbox.setPlaceholder(new Label("No local edits waiting."));
+        outbox.setPrefHeight(150);
+        Button keep = new Button("Keep mine");
+        keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
+        Button take = new Button("Take server's");
+        take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
+        HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take);
+        conflictButtons.setAlignment(Pos.CENTER_LEFT);
+
+        TextField id = new TextField();
+        id.setId("edit-id");
+        id.setPromptText("record id, e.g. course-7");
+        TextArea payload = new TextArea();
+        payload.setId("edit-payload");
+        payload.setPromptText("{\"title\": \"Linear Algebra\", \"progress\": 0.5}");
+        payload.setPrefRowCount(2);
+        HBox.setHgrow(payload, Priority.ALWAYS);
+        records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
+            if (r != null) {
+                id.setText(r.id());
+                payload.setText(r.content());
+            }
+        });
+        Button save = new Button("Save local edit");
+        save.setId("edit-save");
+        save.getStyleClass().add("accent");
+        save.setOnAction(e -> vm.saveEdit(id.getText(), payload.getText()));
+        Label message = new Label();
+        message.setId("data-message");
+        message.textProperty().bind(vm.messageProperty());
+        HBox form = new HBox(8, id, payload, save);
+        form.setAlignment(Pos.CENTER_LEFT);
+
+        getChildren().addAll(head, records, new Label("Outbox (local edits waiting for the server)"), outbox,
+                conflictButtons, new Label("Edit a record (goes to the outbox)"), form, message);
+    }
+
+    private static java.util.Optional<DataViewModel.OutboxRow> selectedConflict(TableView<DataViewModel.OutboxRow> t) {
+        return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isConflict);
+    }
+
+    static <S> TableColumn<S, Object> col(String title, java.util.function.Function<S, Object> value, double width) {
+        TableColumn<S, Object> c = new TableColumn<>(title);
+        c.setCellValueFactory(cell -> new javafx.beans.property.ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
+        c.setPrefWidth(width);
+        return c;
+    }
+
+    static ChoiceBox<Scope> scopeChoice() {
+        ChoiceBox<Scope> box = new ChoiceBox<>(javafx.collections.FXCollections.observableArrayList(Scope.values()));
+        box.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(Scope s) {
+                return s == null ? "" : StatusTexts.title(s);
+            }
+
+            @Override
+            public Scope fromString(String s) {
+                return null;
+            }
+        });
+        return box;
+    }
+}

@@ -1,0 +1,167 @@
+package org.leasesync.app;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.store.JdbcLocalEdits;
+
+/**
+ * The data tab: the signed-in user's records of one scope, their local edits (the outbox, with the
+ * pending count) and conflicts with both versions. Edits are local writes into the outbox; the next
+ * sync pushes them. Reads and writes run on the background executor; lists change on the UI thread.
+ */
+public final class DataViewModel {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A record row. */
+    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
+
+    /** An outbox row; {@code theirs} is set for conflicts. */
+    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt) {
+        public boolean isConflict() {
+            return "conflict".equals(state);
+        }
+    }
+
+    private final JdbcLocalEdits edits;
+    private final MainViewModel main;
+    private final Executor background;
+    private final Executor ui;
+    private final StatusTexts texts;
+    private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
+    private final ObservableList<RecordRow> records = FXCollections.observableArrayList();
+    private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+
+    public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
+        this.edits = Objects.requireNonNull(edits);
+        this.main = main;
+        this.background = background;
+        this.ui = ui;
+        this.texts = new StatusTexts(zone);
+        scope.addListener((o, a, b) -> load());
+        main.currentUserProperty().addListener((o, a, b) -> load());
+    }
+
+    public ObjectProperty<Scope> scopeProperty() {
+        return scope;
+    }
+
+    public ObservableList<RecordRow> records() {
+        return records;
+    }
+
+    public ObservableList<OutboxRow> outbox() {
+        return outbox;
+    }
+
+    /** e.g. "5 records · 2 local edits waiting to be pushed · 1 conflict". */
+    public ReadOnlyStringProperty summaryProperty() {
+        return summary.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty messageProperty() {
+        return message.getReadOnlyProperty();
+    }
+
+    /** Reloads the lists for the signed-in user and scope. */
+    public void load() {
+        String user = main.currentUser();
+        if (user == null) {
+            return;
+        }
+        TaskKey key = new TaskKey(user, scope.get());
+        background.execute(() -> {
+            var recs = edits.records(key);
+            var items = edits.outbox(key);
+            List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
+                    r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()),
+                    items.stream().anyMatch(i -> i.recordId().equals(r.id()))
+                            ? items.stream().anyMatch(i -> i.recordId().equals(r.id()) && i.isConflict()) ? "conflict" : "pending"
+                            : "")).toList();
+            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), i.state(),
+                    i.deleted() ? "(delete)" : i.payloadJson(), i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "",
+                    texts.time(i.createdAt()))).toList();
+            long pending = items.stream().filter(i -> !i.isConflict()).count();
+            long conflicts = items.size() - pending;
+            String text = recs.size() + " record" + (recs.size() == 1 ? "" : "s") + " · " + pending + " local edit"
+                    + (pending == 1 ? "" : "s") + " waiting to be pushed" + (conflicts > 0 ? " · " + conflicts + " conflict"
+                    + (conflicts == 1 ? "" : "s") + " to resolve" : "");
+            ui.execute(() -> {
+                if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
+                    records.setAll(rows);
+                    outbox.setAll(out);
+                    summary.set(text);
+                }
+            });
+        });
+    }
+
+    /**
+     * Saves a local edit into the outbox after checking the JSON; a bad payload gets a message and
+     * changes nothing.
+     */
+    public void saveEdit(String recordId, String payloadText) {
+        String user = main.currentUser();
+        String json;
+        try {
+            JsonNode n = JSON.readTree(payloadText == null ? "" : payloadText);
+            if (n == null || !n.isObject()) {
+                message.set("The content must be a JSON object, like {\"title\": \"Algebra\"}.");
+                return;
+            }
+            json = n.toString();
+        } catch (JsonProcessingException e) {
+            message.set("The content is not valid JSON: " + e.getOriginalMessage());
+            return;
+        }
+        if (recordId == null || recordId.isBlank()) {
+            message.set("Give the record an id.");
+            return;
+        }
+        TaskKey key = new TaskKey(user, scope.get());
+        background.execute(() -> {
+            try {
+                edits.addEdit(key, recordId.strip(), json, false);
+                ui.execute(() -> message.set("Saved locally. The next sync pushes it."));
+            } catch (IllegalArgumentException e) {
+                ui.execute(() -> message.set(e.getMessage()));
+            }
+            load();
+        });
+    }
+
+    /** Keeps the local edit of a conflict (it is rebased on the server's version and pushed again). */
+    public void keepMine(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            boolean ok = edits.keepMine(key, changeId);
+            ui.execute(() -> message.set(ok ? "Kept your version; the next sync pushes it." : "That conflict is gone."));
+            load();
+        });
+    }
+
+    /** Takes the server's version of a conflict (the local edit is discarded). */
+    public void takeTheirs(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            boolean ok = edits.takeTheirs(key, changeId);
+            ui.execute(() -> message.set(ok ? "Took the server's version." : "That conflict is gone."));
+            load();
+        });
+    }
+}

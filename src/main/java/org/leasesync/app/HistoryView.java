@@ -1,0 +1,42 @@
+package org.leasesync.app;
+
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import org.leasesync.registry.Scope;
+
+/** The history tab: one row per run of the chosen task key. */
+final class HistoryView extends VBox {
+
+    HistoryView(HistoryViewModel vm) {
+        setSpacing(10);
+        setPadding(new Insets(14));
+        ChoiceBox<Scope> scope = DataView.scopeChoice();
+        scope.setId("history-scope");
+        scope.valueProperty().bindBidirectional(vm.scopeProperty());
+        Button reload = new Button("Reload");
+        reload.setId("history-reload");
+        reload.setOnAction(e -> vm.load());
+        HBox head = new HBox(10, new Label("Scope"), scope, reload,
+                new Label("Every run of this task key: who asked for it, who joined it, what it did."));
+        head.setAlignment(Pos.CENTER_LEFT);
+        TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
+        table.setId("history-table");
+        table.getColumns().add(DataView.col("Started", r -> r.started(), 80));
+        table.getColumns().add(DataView.col("Sources", r -> r.sources(), 230));
+        table.getColumns().add(DataView.col("Result", r -> r.result(), 150));
+        table.getColumns().add(DataView.col("Stages", r -> r.stages(), 260));
+        table.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 55));
+        table.getColumns().add(DataView.col("Owner", r -> r.owner(), 220));
+        table.getColumns().add(DataView.col("Error / recovery", r -> r.error(), 300));
+        table.setPlaceholder(new Label("No runs yet."));
+        VBox.setVgrow(table, Priority.ALWAYS);
+        getChildren().addAll(head, table);
+    }
+}

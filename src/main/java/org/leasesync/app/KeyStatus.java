@@ -1,0 +1,41 @@
+package org.leasesync.app;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.TaskKey;
+
+/**
+ * An immutable status snapshot of one task key, published by {@link StatusTracker} and shown by
+ * one card of the window (design.md invariant 10: always one of idle, running, failed, needs
+ * attention).
+ *
+ * @param key the task key
+ * @param kind the state
+ * @param run the running run, for {@link Kind#RUNNING}
+ * @param lastSuccess when the key last synced successfully
+ * @param reason the plain reason for failed / needs attention / cancelled
+ * @param joinedByUser the user's own click joined the running run
+ * @param retryAt for failed runs: when an automatic retry is due, if one is scheduled
+ */
+public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
+                        Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt) {
+
+    /** The states a card can show. */
+    public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED }
+
+    public KeyStatus {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(kind, "kind");
+    }
+
+    static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
+        return new KeyStatus(key, lastSuccess.isPresent() ? Kind.IDLE : Kind.NEVER_SYNCED, Optional.empty(), lastSuccess,
+                Optional.empty(), false, Optional.empty());
+    }
+
+    KeyStatus withJoinedByUser() {
+        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt);
+    }
+}

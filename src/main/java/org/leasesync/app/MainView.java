@@ -1,0 +1,90 @@
+package org.leasesync.app;
+
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.Parent;
+import javafx.scene.control.Button;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+import org.leasesync.registry.Scope;
+
+/** The main window's content. Thin: every handler is one call on a view model. */
+final class MainView {
+
+    private final BorderPane root = new BorderPane();
+
+    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer) {
+        root.getStyleClass().add("main");
+        Label title = new Label("leasesync");
+        title.getStyleClass().add("app-title");
+        ComboBox<String> account = new ComboBox<>(vm.accounts());
+        account.setId("account");
+        account.setValue(vm.currentUser());
+        vm.currentUserProperty().addListener((o, a, b) -> account.setValue(b));
+        account.setOnAction(e -> vm.switchAccount(account.getValue()));
+        Button syncAll = new Button("Sync all");
+        syncAll.setId("sync-all");
+        syncAll.getStyleClass().add("accent");
+        syncAll.setOnAction(e -> vm.syncAll());
+        Button qa = new Button("QA tools");
+        qa.setId("qa-open");
+        qa.setOnAction(e -> openQa.run());
+        Region spacer = new Region();
+        HBox.setHgrow(spacer, Priority.ALWAYS);
+        HBox top = new HBox(10, title, spacer, new Label("Account"), account, syncAll, qa);
+        top.setAlignment(Pos.CENTER_LEFT);
+        top.setPadding(new Insets(12, 16, 12, 16));
+        top.getStyleClass().add("top-bar");
+        Label banner = new Label();
+        banner.setId("banner");
+        banner.textProperty().bind(vm.bannerProperty());
+        banner.visibleProperty().bind(banner.textProperty().isNotEmpty());
+        banner.managedProperty().bind(banner.visibleProperty());
+        banner.setPadding(new Insets(0, 16, 6, 16));
+        root.setTop(new VBox(top, banner));
+
+        VBox cards = new VBox(12);
+        cards.setPadding(new Insets(16));
+        for (Scope s : Scope.values()) {
+            cards.getChildren().add(new ScopeCard(vm.card(s), vm));
+        }
+        Label hint = new Label(footer);
+        hint.getStyleClass().add("hint");
+        hint.setWrapText(true);
+        cards.getChildren().add(hint);
+        ScrollPane scroll = new ScrollPane(cards);
+        scroll.setFitToWidth(true);
+
+        Tab syncTab = new Tab("Sync", scroll);
+        syncTab.setId("tab-sync");
+        Tab dataTab = new Tab("Data", new DataView(data));
+        dataTab.setId("tab-data");
+        dataTab.setOnSelectionChanged(e -> {
+            if (dataTab.isSelected()) {
+                data.load();
+            }
+        });
+        Tab historyTab = new Tab("History", new HistoryView(history));
+        historyTab.setId("tab-history");
+        historyTab.setOnSelectionChanged(e -> {
+            if (historyTab.isSelected()) {
+                history.load();
+            }
+        });
+        TabPane tabs = new TabPane(syncTab, dataTab, historyTab);
+        tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+        root.setCenter(tabs);
+    }
+
+    Parent root() {
+        return root;
+    }
+}

@@ -1,0 +1,213 @@
+package org.leasesync.app;
+
+import java.time.ZoneId;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TriggerRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The main window's view model: the signed-in account, one {@link ScopeCardModel} per scope, and
+ * the user's actions. Every action only asks the {@link Coordinator} (on the injected background
+ * executor, never the FX thread); results come back as {@link KeyStatus} snapshots through the
+ * injected UI executor. State is touched only on the UI executor's thread.
+ */
+public final class MainViewModel {
+
+    private static final Logger log = LoggerFactory.getLogger(MainViewModel.class);
+
+    private final Coordinator coordinator;
+    private final StatusTracker tracker;
+    private final Executor background;
+    private final Executor ui;
+    private final StatusTexts texts;
+    private final ObservableList<String> accounts;
+    private final ReadOnlyStringWrapper currentUser = new ReadOnlyStringWrapper();
+    private final ReadOnlyStringWrapper banner = new ReadOnlyStringWrapper("");
+    private final Map<Scope, ScopeCardModel> cards = new EnumMap<>(Scope.class);
+
+    /**
+     * @param background runs coordinator calls (blocking on the database) off the FX thread
+     * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
+     */
+    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, ZoneId zone, List<String> accounts,
+                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory) {
+        this.coordinator = Objects.requireNonNull(coordinator);
+        this.background = Objects.requireNonNull(background);
+        this.ui = Objects.requireNonNull(ui);
+        this.texts = new StatusTexts(zone);
+        this.accounts = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(accounts));
+        for (Scope s : Scope.values()) {
+            cards.put(s, new ScopeCardModel(s));
+        }
+        this.tracker = trackerFactory.apply(this::apply);
+        coordinator.addListener(tracker);
+    }
+
+    /** Signs in as the first account and loads its state. */
+    public void start() {
+        switchAccount(accounts.get(0));
+    }
+
+    public ObservableList<String> accounts() {
+        return accounts;
+    }
+
+    public ReadOnlyStringProperty currentUserProperty() {
+        return currentUser.getReadOnlyProperty();
+    }
+
+    public String currentUser() {
+        return currentUser.get();
+    }
+
+    /** A line for the whole window (account switches, errors that belong to no card). */
+    public ReadOnlyStringProperty bannerProperty() {
+        return banner.getReadOnlyProperty();
+    }
+
+    public ScopeCardModel card(Scope scope) {
+        return cards.get(scope);
+    }
+
+    public StatusTracker tracker() {
+        return tracker;
+    }
+
+    public StatusTexts texts() {
+        return texts;
+    }
+
+    /** Applies a snapshot if it belongs to the signed-in user (design.md invariant 8). UI thread. */
+    void apply(KeyStatus s) {
+        if (!s.key().userId().equals(currentUser.get())) {
+            return;
+        }
+        cards.get(s.key().scope()).apply(s, texts);
+    }
+
+    /**
+     * Switches account: the old account's local runs are cancelled and fenced, the cards show the new
+     * account's state only.
+     */
+    public void switchAccount(String user) {
+        if (user == null || user.equals(currentUser.get()) || !accounts.contains(user)) {
+            return;
+        }
+        String old = currentUser.get();
+        currentUser.set(user);
+        cards.values().forEach(ScopeCardModel::reset);
+        banner.set(old == null ? "" : "Signed in as " + user);
+        background.execute(() -> {
+            if (old != null) {
+                int n = coordinator.cancelUser(old, "account switched to " + user);
+                if (n > 0) {
+                    log.info("switched from {} to {}: cancelled {} run(s) of {}", old, user, n, old);
+                }
+            }
+            tracker.setUser(user);
+        });
+    }
+
+    /** "Sync now" on one card. */
+    public void syncNow(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, false, false);
+    }
+
+    /** "Sync all": every scope of the signed-in user. */
+    public void syncAll() {
+        for (Scope s : Scope.values()) {
+            syncNow(s);
+        }
+    }
+
+    /** "Retry" after a failure. */
+    public void retry(Scope scope) {
+        trigger(scope, TaskSource.RETRY, false, false);
+    }
+
+    /** "Sync again after this": one follow-up run after the running one. */
+    public void syncAgainAfter(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, true, false);
+    }
+
+    /** "Check again" on a card that needs attention. */
+    public void checkAgain(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, false, true);
+    }
+
+    /** "Cancel" a running run of this process. */
+    public void cancel(Scope scope) {
+        TaskKey key = new TaskKey(currentUser.get(), scope);
+        background.execute(() -> {
+            if (!coordinator.cancel(key, "cancelled by the user")) {
+                ui.execute(() -> cards.get(scope).note("Nothing to cancel here: the sync runs in another leasesync process."));
+            }
+        });
+    }
+
+    /** A trigger from the timer or the window, for every scope of the signed-in user. */
+    public void backgroundTrigger(TaskSource source, java.util.function.Predicate<TaskKey> due) {
+        String user = currentUser.get();
+        if (user == null) {
+            return;
+        }
+        for (Scope s : Scope.values()) {
+            TaskKey key = new TaskKey(user, s);
+            background.execute(() -> {
+                if (due.test(key)) {
+                    submitQuietly(TriggerRequest.of(key, source));
+                }
+            });
+        }
+    }
+
+    private void trigger(Scope scope, TaskSource source, boolean followUp, boolean checkAgain) {
+        String user = currentUser.get();
+        TaskKey key = new TaskKey(user, scope);
+        background.execute(() -> {
+            SubmitResult r = submitQuietly(new TriggerRequest(key, source, followUp, checkAgain));
+            if (r instanceof SubmitResult.Joined j) {
+                tracker.userJoined(key, j.running());
+            } else if (r instanceof SubmitResult.FollowUpQueued f) {
+                tracker.userJoined(key, f.running());
+            } else if (r instanceof SubmitResult.Skipped sk) {
+                ui.execute(() -> cards.get(scope).note(sk.reason()));
+            }
+        });
+    }
+
+    private SubmitResult submitQuietly(TriggerRequest request) {
+        try {
+            return coordinator.submit(request);
+        } catch (RuntimeException e) {
+            log.warn("could not submit {} trigger for {}: {}", request.source(), request.key(), e.toString());
+            ui.execute(() -> {
+                if (request.key().userId().equals(currentUser.get())) {
+                    cards.get(request.key().scope()).note("Could not start a sync: " + e.getMessage());
+                }
+            });
+            return null;
+        }
+    }
+
+    /** The running run of a card, if any (for the view's tooltip). */
+    public java.util.Optional<RunView> running(Scope scope) {
+        KeyStatus s = cards.get(scope).status();
+        return s == null ? java.util.Optional.empty() : s.run();
+    }
+}

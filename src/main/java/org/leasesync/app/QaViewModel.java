@@ -1,0 +1,174 @@
+package org.leasesync.app;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.leasesync.cli.NamedThreads;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.server.FaultSettings;
+import org.leasesync.server.ReferenceServer;
+
+/**
+ * QA tools: fire every trigger at once from several threads, watch the lease table, and flip the
+ * embedded server's fault switches. Off the main path (its own window).
+ */
+public final class QaViewModel {
+
+    /** A lease row as shown. */
+    public record LeaseRow(String key, String state, String owner, String epoch, String expiresIn) { }
+
+    private final Coordinator coordinator;
+    private final TaskRegistry registry;
+    private final Optional<ReferenceServer> server;
+    private final MainViewModel main;
+    private final Executor background;
+    private final Executor ui;
+    private final TimeSource time;
+    private final ObservableList<LeaseRow> leases = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper fireResult = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper serverStats = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper faultMessage = new ReadOnlyStringWrapper("");
+
+    public QaViewModel(Coordinator coordinator, TaskRegistry registry, Optional<ReferenceServer> server, MainViewModel main,
+                       Executor background, Executor ui, TimeSource time) {
+        this.coordinator = coordinator;
+        this.registry = registry;
+        this.server = server;
+        this.main = main;
+        this.background = background;
+        this.ui = ui;
+        this.time = time;
+    }
+
+    public ObservableList<LeaseRow> leases() {
+        return leases;
+    }
+
+    public ReadOnlyStringProperty fireResultProperty() {
+        return fireResult.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty serverStatsProperty() {
+        return serverStats.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty faultMessageProperty() {
+        return faultMessage.getReadOnlyProperty();
+    }
+
+    /** Whether fault switches are available (only for the embedded server). */
+    public boolean hasEmbeddedServer() {
+        return server.isPresent();
+    }
+
+    /**
+     * Fires schedule, foreground and manual triggers at once, {@code times} times each, from three
+     * threads, for every scope of the signed-in user. Blocks the background executor, not the caller.
+     */
+    public void fireAll(int times) {
+        String user = main.currentUser();
+        int n = Math.max(1, Math.min(times, 10_000));
+        fireResult.set("Firing " + (3 * 3 * n) + " triggers…");
+        background.execute(() -> {
+            AtomicInteger started = new AtomicInteger();
+            AtomicInteger joined = new AtomicInteger();
+            AtomicInteger other = new AtomicInteger();
+            ExecutorService threads = Executors.newFixedThreadPool(3, new NamedThreads("qa-fire", true));
+            try {
+                List<Future<?>> fs = new ArrayList<>();
+                for (TaskSource source : List.of(TaskSource.SCHEDULE, TaskSource.FOREGROUND, TaskSource.MANUAL)) {
+                    fs.add(threads.submit(() -> {
+                        for (int i = 0; i < n; i++) {
+                            for (Scope s : Scope.values()) {
+                                SubmitResult r = coordinator.submit(new TaskKey(user, s), source);
+                                (r instanceof SubmitResult.Started ? started
+                                        : r instanceof SubmitResult.Joined ? joined : other).incrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : fs) {
+                    f.get();
+                }
+                String text = "Fired " + (9 * n) + " triggers: " + started.get() + " started a run, " + joined.get()
+                        + " joined a running one" + (other.get() > 0 ? ", " + other.get() + " other" : "") + ".";
+                ui.execute(() -> fireResult.set(text));
+            } catch (Exception e) {
+                ui.execute(() -> fireResult.set("Firing stopped: " + e.getMessage()));
+            } finally {
+                threads.shutdown();
+            }
+            refresh();
+        });
+    }
+
+    /** Re-reads the lease table and the server's statistics. */
+    public void refresh() {
+        background.execute(() -> {
+            Instant now = time.now();
+            List<LeaseRow> rows = new ArrayList<>();
+            for (LeaseRecord l : registry.leases()) {
+                rows.add(new LeaseRow(l.key().asString(), l.isHeld() ? "held" : "free",
+                        l.owner().map(OwnerId::asString).orElse("—"), Long.toString(l.epoch()),
+                        l.isHeld() ? Math.max(0, Duration.between(now, l.expiresAt()).toSeconds()) + " s" : "—"));
+            }
+            String stats = server.map(s -> {
+                var st = s.stats();
+                return "Server: " + st.requests() + " requests, " + st.pushes() + " pushes, " + st.changesApplied()
+                        + " changes applied, max applications of one change: "
+                        + st.appliedByChangeId().values().stream().mapToInt(Integer::intValue).max().orElse(0)
+                        + ", overlapping runs: " + st.runOverlaps();
+            }).orElse("Connected to an external server: statistics and faults are not available here.");
+            ui.execute(() -> {
+                leases.setAll(rows);
+                serverStats.set(stats);
+            });
+        });
+    }
+
+    /** The current fault switches of the embedded server. */
+    public Optional<FaultSettings> faults() {
+        return server.map(s -> s.faults().snapshot());
+    }
+
+    /**
+     * Sets the embedded server's fault switches.
+     *
+     * @return false (with a message) if there is no embedded server or a value is negative
+     */
+    public boolean applyFaults(long latencyMs, int failPush, int dropAfterApply, long delayAfterApplyMs, int throttle) {
+        if (server.isEmpty()) {
+            faultMessage.set("Fault switches work only with the embedded server.");
+            return false;
+        }
+        try {
+            server.get().faults().set(new FaultSettings(latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
+            faultMessage.set("Faults set: latency " + latencyMs + " ms, fail next " + failPush + " push(es), drop after apply "
+                    + dropAfterApply + ", delay after apply " + delayAfterApplyMs + " ms, throttle next " + throttle + ".");
+            return true;
+        } catch (IllegalArgumentException e) {
+            faultMessage.set(e.getMessage());
+            return false;
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package org.leasesync.app;
+
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.Scene;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.Spinner;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+
+/** The QA tools window: fire all triggers, the live lease table, the server's fault switches. */
+final class QaWindow {
+
+    private final Stage stage = new Stage();
+
+    QaWindow(QaViewModel vm, Window owner) {
+        stage.initOwner(owner);
+        stage.setTitle("leasesync — QA tools");
+        Spinner<Integer> times = new Spinner<>(1, 1000, 50);
+        times.setId("qa-times");
+        times.setEditable(true);
+        Button fire = new Button("Fire all triggers");
+        fire.setId("qa-fire");
+        fire.getStyleClass().add("accent");
+        fire.setOnAction(e -> vm.fireAll(times.getValue()));
+        Label fireResult = new Label();
+        fireResult.setId("qa-fire-result");
+        fireResult.textProperty().bind(vm.fireResultProperty());
+        HBox fireRow = new HBox(8, new Label("Schedule + foreground + manual, from 3 threads, N times:"), times, fire);
+        fireRow.setAlignment(Pos.CENTER_LEFT);
+
+        TableView<QaViewModel.LeaseRow> leases = new TableView<>(vm.leases());
+        leases.setId("qa-leases");
+        leases.getColumns().add(DataView.col("Task key", r -> r.key(), 170));
+        leases.getColumns().add(DataView.col("State", r -> r.state(), 60));
+        leases.getColumns().add(DataView.col("Owner", r -> r.owner(), 300));
+        leases.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 60));
+        leases.getColumns().add(DataView.col("Expires in", r -> r.expiresIn(), 80));
+        leases.setPrefHeight(200);
+        Label stats = new Label();
+        stats.setId("qa-stats");
+        stats.setWrapText(true);
+        stats.textProperty().bind(vm.serverStatsProperty());
+
+        var f = vm.faults().orElse(org.leasesync.server.FaultSettings.NONE);
+        Spinner<Integer> latency = new Spinner<>(0, 60_000, (int) f.latencyMs(), 100);
+        Spinner<Integer> failPush = new Spinner<>(0, 100, f.failPush());
+        Spinner<Integer> drop = new Spinner<>(0, 100, f.dropAfterApply());
+        Spinner<Integer> delay = new Spinner<>(0, 120_000, (int) f.delayAfterApplyMs(), 500);
+        Spinner<Integer> throttle = new Spinner<>(0, 100, f.throttle());
+        latency.setId("qa-latency");
+        failPush.setId("qa-fail-push");
+        drop.setId("qa-drop");
+        delay.setId("qa-delay");
+        throttle.setId("qa-throttle");
+        for (Spinner<Integer> s : java.util.List.of(latency, failPush, drop, delay, throttle)) {
+            s.setEditable(true);
+        }
+        GridPane grid = new GridPane();
+        grid.setHgap(8);
+        grid.setVgap(6);
+        grid.addRow(0, new Label("Latency (ms, every request)"), latency);
+        grid.addRow(1, new Label("Fail next pushes (500)"), failPush);
+        grid.addRow(2, new Label("Drop connection after apply (next N pushes)"), drop);
+        grid.addRow(3, new Label("Delay after apply (ms)"), delay);
+        grid.addRow(4, new Label("Throttle next requests (429)"), throttle);
+        Button apply = new Button("Apply faults");
+        apply.setId("qa-apply-faults");
+        apply.setDisable(!vm.hasEmbeddedServer());
+        apply.setOnAction(e -> vm.applyFaults(latency.getValue(), failPush.getValue(), drop.getValue(), delay.getValue(),
+                throttle.getValue()));
+        Label faultMsg = new Label();
+        faultMsg.setWrapText(true);
+        faultMsg.textProperty().bind(vm.faultMessageProperty());
+        Button refresh = new Button("Refresh");
+        refresh.setOnAction(e -> vm.refresh());
+
+        VBox root = new VBox(10, title("Triggers"), fireRow, fireResult, title("Leases"), leases, stats, refresh,
+                title("Embedded server faults"), grid, apply, faultMsg);
+        root.setPadding(new Insets(14));
+        stage.setScene(new Scene(root, 760, 720));
+        javafx.animation.Timeline tick = new javafx.animation.Timeline(new javafx.animation.KeyFrame(
+                javafx.util.Duration.seconds(1), e -> vm.refresh()));
+        tick.setCycleCount(javafx.animation.Animation.INDEFINITE);
+        stage.setOnShown(e -> tick.play());
+        stage.setOnHidden(e -> tick.stop());
+    }
+
+    private static Label title(String text) {
+        Label l = new Label(text);
+        l.getStyleClass().add("section-title");
+        return l;
+    }
+
+    void show() {
+        stage.show();
+        stage.toFront();
+    }
+
+    Stage stage() {
+        return stage;
+    }
+}

@@ -1,0 +1,83 @@
+package org.leasesync.app;
+
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+import org.leasesync.registry.Scope;
+
+/** One scope's card: title, status line, detail line and its buttons. Thin: binds and forwards. */
+final class ScopeCard extends VBox {
+
+    ScopeCard(ScopeCardModel model, MainViewModel vm) {
+        Scope scope = model.scope();
+        String id = scope.wireName();
+        getStyleClass().add("scope-card");
+        setId("card-" + id);
+        setSpacing(6);
+        setPadding(new Insets(14, 16, 14, 16));
+
+        Label title = new Label(model.title());
+        title.getStyleClass().add("card-title");
+        Label dot = new Label("●");
+        dot.getStyleClass().add("state-dot");
+        Label headline = new Label();
+        headline.setId("status-" + id);
+        headline.getStyleClass().add("card-status");
+        headline.setWrapText(true);
+        headline.textProperty().bind(model.headlineProperty());
+        Label detail = new Label();
+        detail.setId("detail-" + id);
+        detail.getStyleClass().add("card-detail");
+        detail.setWrapText(true);
+        detail.textProperty().bind(model.detailProperty());
+        detail.visibleProperty().bind(detail.textProperty().isNotEmpty());
+        detail.managedProperty().bind(detail.visibleProperty());
+        model.kindProperty().addListener((o, a, b) -> stateClass(b));
+        stateClass(model.kindProperty().get());
+
+        Button sync = button("Sync now", "sync-" + id, true);
+        sync.setOnAction(e -> vm.syncNow(scope));
+        Button retry = button("Retry", "retry-" + id, false);
+        retry.setOnAction(e -> vm.retry(scope));
+        bindVisible(retry, model.retryVisibleProperty());
+        Button check = button("Check again", "check-" + id, false);
+        check.setOnAction(e -> vm.checkAgain(scope));
+        bindVisible(check, model.checkAgainVisibleProperty());
+        Button followUp = button("Sync again after this", "followup-" + id, false);
+        followUp.setOnAction(e -> vm.syncAgainAfter(scope));
+        bindVisible(followUp, model.followUpVisibleProperty());
+        Button cancel = button("Cancel", "cancel-" + id, false);
+        cancel.setOnAction(e -> vm.cancel(scope));
+        bindVisible(cancel, model.cancelVisibleProperty());
+
+        Region spacer = new Region();
+        HBox.setHgrow(spacer, Priority.ALWAYS);
+        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, cancel, sync);
+        top.setAlignment(Pos.CENTER_LEFT);
+        getChildren().addAll(top, headline, detail);
+    }
+
+    private void stateClass(KeyStatus.Kind kind) {
+        getStyleClass().removeIf(c -> c.startsWith("state-") && !c.equals("state-dot"));
+        getStyleClass().add("state-" + kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+    }
+
+    private static Button button(String text, String id, boolean accent) {
+        Button b = new Button(text);
+        b.setId(id);
+        if (accent) {
+            b.getStyleClass().add("accent");
+        }
+        return b;
+    }
+
+    private static void bindVisible(Button b, javafx.beans.value.ObservableBooleanValue visible) {
+        b.visibleProperty().bind(visible);
+        b.managedProperty().bind(visible);
+    }
+}

@@ -1,0 +1,100 @@
+package org.leasesync.app;
+
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import org.leasesync.registry.Scope;
+
+/**
+ * The view model of one scope's card: read-only properties the view binds to. Written only by
+ * {@link MainViewModel} on the FX thread (or the test thread).
+ */
+public final class ScopeCardModel {
+
+    private final Scope scope;
+    private final ReadOnlyStringWrapper headline = new ReadOnlyStringWrapper("Not synced yet");
+    private final ReadOnlyStringWrapper detail = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<KeyStatus.Kind> kind = new ReadOnlyObjectWrapper<>(KeyStatus.Kind.NEVER_SYNCED);
+    private final ReadOnlyBooleanWrapper retryVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper checkAgainVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper cancelVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
+    private volatile KeyStatus status;
+
+    ScopeCardModel(Scope scope) {
+        this.scope = scope;
+    }
+
+    void apply(KeyStatus s, StatusTexts texts) {
+        status = s;
+        headline.set(texts.headline(s));
+        detail.set(texts.detail(s));
+        kind.set(s.kind());
+        boolean running = s.kind() == KeyStatus.Kind.RUNNING;
+        boolean local = s.run().map(r -> r.local()).orElse(false);
+        retryVisible.set(s.kind() == KeyStatus.Kind.FAILED);
+        checkAgainVisible.set(s.kind() == KeyStatus.Kind.NEEDS_ATTENTION);
+        cancelVisible.set(running && local);
+        followUpVisible.set(running && local && !s.run().get().followUpQueued());
+    }
+
+    void reset() {
+        status = null;
+        headline.set("Loading…");
+        detail.set("");
+        kind.set(KeyStatus.Kind.NEVER_SYNCED);
+        retryVisible.set(false);
+        checkAgainVisible.set(false);
+        cancelVisible.set(false);
+        followUpVisible.set(false);
+    }
+
+    /** Shows a one-off message (e.g. a trigger could not be submitted) in the detail line. */
+    void note(String text) {
+        detail.set(text);
+    }
+
+    public Scope scope() {
+        return scope;
+    }
+
+    public String title() {
+        return StatusTexts.title(scope);
+    }
+
+    /** The last snapshot applied, or null before the first. */
+    public KeyStatus status() {
+        return status;
+    }
+
+    public ReadOnlyStringProperty headlineProperty() {
+        return headline.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty detailProperty() {
+        return detail.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<KeyStatus.Kind> kindProperty() {
+        return kind.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty retryVisibleProperty() {
+        return retryVisible.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty checkAgainVisibleProperty() {
+        return checkAgainVisible.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty cancelVisibleProperty() {
+        return cancelVisible.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty followUpVisibleProperty() {
+        return followUpVisible.getReadOnlyProperty();
+    }
+}

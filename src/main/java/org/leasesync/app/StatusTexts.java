@@ -1,0 +1,117 @@
+package org.leasesync.app;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.TaskSource;
+
+/**
+ * The words the window uses for a {@link KeyStatus}. Pure functions of the snapshot and a time
+ * zone (the user's local zone in the app), so every text is unit-tested.
+ */
+public final class StatusTexts {
+
+    private final DateTimeFormatter clock;
+
+    public StatusTexts(ZoneId zone) {
+        this.clock = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(zone);
+    }
+
+    /** The main line, e.g. "Up to date · last synced 14:05:12". */
+    public String headline(KeyStatus s) {
+        return switch (s.kind()) {
+            case NEVER_SYNCED -> "Not synced yet";
+            case IDLE -> "Up to date · last synced " + time(s.lastSuccess().orElseThrow());
+            case RUNNING -> running(s.run().orElseThrow());
+            case FAILED -> "Last sync failed: " + s.reason().orElse("unknown error") + " — Retry";
+            case NEEDS_ATTENTION -> "Needs attention: " + s.reason().orElse("the state of the last sync is unknown");
+            case CANCELLED -> "Sync cancelled" + s.lastSuccess().map(t -> " · last synced " + time(t)).orElse("");
+        };
+    }
+
+    private String running(RunView r) {
+        String stage = r.stage().map(st -> st.wireName()).orElse("starting");
+        return "Syncing · " + stage + " · started " + time(r.startedAt()) + " (" + r.firstSource().wireName() + ")";
+    }
+
+    /**
+     * The second line: the join notice, progress, follow-up, the other process, the retry time, or
+     * what to do — empty when there is nothing to add.
+     */
+    public String detail(KeyStatus s) {
+        StringBuilder sb = new StringBuilder();
+        switch (s.kind()) {
+            case RUNNING -> {
+                RunView r = s.run().orElseThrow();
+                if (s.joinedByUser()) {
+                    sb.append(joined(r));
+                } else if (!r.progress().isBlank()) {
+                    sb.append(capitalize(r.progress()));
+                }
+                if (r.followUpQueued()) {
+                    append(sb, "another sync will follow");
+                }
+                if (!r.local()) {
+                    append(sb, "running in another leasesync process");
+                }
+                if (s.joinedByUser() && !r.progress().isBlank()) {
+                    append(sb, r.progress());
+                }
+            }
+            case FAILED -> {
+                s.retryAt().ifPresent(t -> sb.append("Retrying automatically at ").append(time(t)));
+                s.lastSuccess().ifPresent(t -> append(sb, "last successful sync " + time(t)));
+            }
+            case NEEDS_ATTENTION -> sb.append("Nothing is retried automatically. Check again once the server answers.");
+            default -> {
+                // nothing to add
+            }
+        }
+        return sb.toString();
+    }
+
+    /** "Already syncing — started 14:03:07 by schedule; your request joined it". */
+    public String joined(RunView r) {
+        return "Already syncing — started " + time(r.startedAt()) + " by " + sources(r) + "; your request joined it";
+    }
+
+    /** A scope's title on its card. */
+    public static String title(Scope scope) {
+        return switch (scope) {
+            case COURSE_SYNC -> "Courses";
+            case MESSAGE_SYNC -> "Messages";
+            case BACKUP -> "Settings backup";
+        };
+    }
+
+    /** The local time of day, HH:mm:ss. */
+    public String time(Instant i) {
+        return clock.format(i);
+    }
+
+    private static String sources(RunView r) {
+        return r.firstSource().wireName();
+    }
+
+    static String sourceList(RunView r) {
+        StringBuilder sb = new StringBuilder(r.firstSource().wireName());
+        for (TaskSource m : r.mergedSources()) {
+            sb.append(", +").append(m.wireName());
+        }
+        return sb.toString();
+    }
+
+    private static void append(StringBuilder sb, String s) {
+        if (sb.length() > 0) {
+            sb.append(" · ");
+        }
+        sb.append(s);
+    }
+
+    private static String capitalize(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+}

@@ -1,0 +1,153 @@
+package org.leasesync.app;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.RunEvent;
+import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.RunStore;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.TaskKey;
+
+/**
+ * Turns coordinator events and stored runs into {@link KeyStatus} snapshots for the signed-in
+ * user and hands them to the UI through an injected executor ({@code Platform::runLater} in the
+ * app, direct in tests). Snapshots of any other user are never published (design.md invariant 8).
+ *
+ * <p>Thread-safe: events arrive on worker threads, refreshes on the timer thread.
+ */
+public final class StatusTracker implements Consumer<RunEvent> {
+
+    private final RunStore runs;
+    private final Coordinator coordinator;
+    private final Executor ui;
+    private final Consumer<KeyStatus> sink;
+    private final Map<TaskKey, KeyStatus> latest = new ConcurrentHashMap<>();
+    private volatile String user;
+
+    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink) {
+        this.runs = Objects.requireNonNull(runs);
+        this.coordinator = Objects.requireNonNull(coordinator);
+        this.ui = Objects.requireNonNull(ui);
+        this.sink = Objects.requireNonNull(sink);
+    }
+
+    /** Switches the user whose keys are published, and publishes their current state. Blocks on the database. */
+    public void setUser(String userId) {
+        this.user = userId;
+        refreshAll();
+    }
+
+    /** The signed-in user. */
+    public String user() {
+        return user;
+    }
+
+    @Override
+    public void accept(RunEvent e) {
+        TaskKey key = e.key();
+        KeyStatus before = latest.get(key);
+        KeyStatus next = switch (e.kind()) {
+            case STARTED, STAGE, PROGRESS, JOINED, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
+            case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
+            case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(),
+                    lastSuccess(before), e.message(), false, Optional.empty());
+            case SKIPPED -> null;
+        };
+        if (next != null) {
+            publish(next);
+        } else if (e.kind() == RunEvent.Kind.SKIPPED) {
+            refresh(key);
+        }
+    }
+
+    /** The user's own click joined {@code run}: show "your request joined it". */
+    public void userJoined(TaskKey key, RunView run) {
+        publish(running(key, run, latest.get(key)).withJoinedByUser());
+    }
+
+    /** Re-reads every key of the signed-in user from the database (runs of other processes included). */
+    public void refreshAll() {
+        String u = user;
+        if (u == null) {
+            return;
+        }
+        for (Scope s : Scope.values()) {
+            refresh(new TaskKey(u, s));
+        }
+    }
+
+    /** Re-reads one key; a key running in this process is left to its events. Blocks on the database. */
+    public void refresh(TaskKey key) {
+        if (coordinator.isRunningLocally(key)) {
+            return;
+        }
+        Optional<Instant> lastSuccess = runs.lastSucceeded(key).flatMap(RunRecord::endedAt);
+        Optional<RunView> running = coordinator.runningRun(key);
+        if (running.isPresent()) {
+            publish(running(key, running.get(), latest.get(key)));
+            return;
+        }
+        Optional<RunRecord> last = runs.lastRun(key);
+        KeyStatus s;
+        if (last.isEmpty() || last.get().status().isEmpty()) {
+            s = KeyStatus.idle(key, lastSuccess);
+        } else {
+            RunRecord r = last.get();
+            s = switch (r.status().get()) {
+                case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.error(), false,
+                        coordinator.nextRetryAt(key));
+                case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess,
+                        r.error(), false, Optional.empty());
+                case CANCELLED -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.error(),
+                        false, Optional.empty());
+                default -> KeyStatus.idle(key, lastSuccess);
+            };
+        }
+        publish(s);
+    }
+
+    /** The last snapshot of a key, if any. */
+    public Optional<KeyStatus> latest(TaskKey key) {
+        return Optional.ofNullable(latest.get(key));
+    }
+
+    private KeyStatus running(TaskKey key, RunView r, KeyStatus before) {
+        boolean joined = before != null && before.joinedByUser() && before.run().map(b -> b.runId().equals(r.runId()))
+                .orElse(false);
+        return new KeyStatus(key, KeyStatus.Kind.RUNNING, Optional.of(r), lastSuccess(before), Optional.empty(), joined,
+                Optional.empty());
+    }
+
+    private KeyStatus finished(TaskKey key, RunResult r, KeyStatus before) {
+        Optional<Instant> lastSuccess = r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
+        return switch (r.status()) {
+            case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
+            case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.message(), false,
+                    coordinator.nextRetryAt(key));
+            case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess,
+                    r.message(), false, Optional.empty());
+            default -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.message(), false,
+                    Optional.empty());
+        };
+    }
+
+    private Optional<Instant> lastSuccess(KeyStatus before) {
+        return before == null ? Optional.empty() : before.lastSuccess();
+    }
+
+    private void publish(KeyStatus s) {
+        latest.put(s.key(), s);
+        if (s.key().userId().equals(user)) {
+            ui.execute(() -> sink.accept(s));
+        }
+    }
+}
