@@ -28,8 +28,17 @@ public final class AppAssembly implements AutoCloseable {
 
     private final Backend backend;
     private final Stage stage;
-    private final ExecutorService actions = Executors.newSingleThreadExecutor(
+    private final ExecutorService actionThread = Executors.newSingleThreadExecutor(
             new org.leasesync.cli.NamedThreads("ui-actions", true));
+    /** Background work of the views; silently dropped once the window is closing. */
+    private final Executor actions = task -> {
+        try {
+            actionThread.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            org.slf4j.LoggerFactory.getLogger(AppAssembly.class).debug("window closing; dropped a background task");
+        }
+    };
+    private final java.util.function.Consumer<org.leasesync.registry.RunEvent> reloadOnFinish;
     private final MainViewModel vm;
     private final DataViewModel data;
     private final HistoryViewModel history;
@@ -58,14 +67,15 @@ public final class AppAssembly implements AutoCloseable {
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, key -> foregroundPolicy.due(
                         rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now())));
-        rt.coordinator().addListener(e -> {
+        this.reloadOnFinish = e -> {
             if (e.kind() == org.leasesync.registry.RunEvent.Kind.FINISHED) {
                 ui.execute(() -> {
                     data.load();
                     history.load();
                 });
             }
-        });
+        };
+        rt.coordinator().addListener(reloadOnFinish);
         String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
                 + " (timer), when you come back to this window (unless synced in the last "
                 + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
@@ -121,12 +131,18 @@ public final class AppAssembly implements AutoCloseable {
         return foreground;
     }
 
+    /** Stops triggers, timers and background work and closes the QA window. FX thread. */
     @Override
     public void close() {
         schedule.close();
         if (refresher != null) {
             refresher.cancel(false);
         }
-        actions.shutdownNow();
+        backend.runtime().coordinator().removeListener(reloadOnFinish);
+        backend.runtime().coordinator().removeListener(vm.tracker());
+        if (qaWindow != null) {
+            qaWindow.stage().hide();
+        }
+        actionThread.shutdownNow();
     }
 }

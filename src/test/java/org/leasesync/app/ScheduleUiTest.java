@@ -1,0 +1,52 @@
+package org.leasesync.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.leasesync.app.UiTestSupport.waitUntil;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import javafx.application.Platform;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/** The timer trigger with a short interval. */
+@ExtendWith(ApplicationExtension.class)
+class ScheduleUiTest {
+
+    @TempDir
+    Path tmp;
+    Backend backend;
+    AppAssembly assembly;
+
+    @Start
+    void start(Stage stage) {
+        var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofSeconds(1), TimeSource.system());
+        backend = Backend.start(settings);
+        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
+        assembly.show();
+    }
+
+    @AfterEach
+    void tearDown(FxRobot robot) {
+        robot.interact(() -> assembly.close());
+        backend.close();
+    }
+
+    @Test
+    void shortTimerIntervalFiresAScheduleRun(FxRobot robot) {
+        TaskKey key = TaskKey.of("alice", "message_sync");
+        waitUntil("a schedule run", () -> backend.runtime().store().runs().history(key, 50).stream()
+                .anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
+                        || r.mergedSources().contains(TaskSource.SCHEDULE)));
+        assertThat(backend.embeddedServer().orElseThrow().stats().runOverlaps()).isZero();
+    }
+}

@@ -1,0 +1,111 @@
+package org.leasesync.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.leasesync.registry.RunView;
+import org.leasesync.registry.Stage;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+
+/** Every status text of the window, as a pure function of a snapshot and a time zone. */
+class StatusTextsTest {
+
+    static final TaskKey KEY = TaskKey.of("alice", "course_sync");
+    static final Instant T0 = Instant.parse("2026-11-30T13:03:07Z");
+    static final Instant T1 = Instant.parse("2026-11-30T13:05:12Z");
+    final StatusTexts texts = new StatusTexts(ZoneId.of("Europe/Berlin"));   // UTC+1: local times are shown
+
+    static RunView run(TaskSource first, boolean local, boolean followUp, String progress, TaskSource... merged) {
+        return new RunView("r1", KEY, 3, "host/1/2/ab", first, List.of(merged), T0, Optional.of(Stage.PULLING), progress,
+                local, followUp);
+    }
+
+    static KeyStatus running(RunView r, boolean joined) {
+        return new KeyStatus(KEY, KeyStatus.Kind.RUNNING, Optional.of(r), Optional.of(T0), Optional.empty(), joined,
+                Optional.empty());
+    }
+
+    @Test
+    void idleShowsLastSyncedInLocalTime() {
+        KeyStatus s = KeyStatus.idle(KEY, Optional.of(T1));
+        assertThat(texts.headline(s)).isEqualTo("Up to date · last synced 14:05:12");
+        assertThat(texts.detail(s)).isEmpty();
+    }
+
+    @Test
+    void neverSynced() {
+        assertThat(texts.headline(KeyStatus.idle(KEY, Optional.empty()))).isEqualTo("Not synced yet");
+    }
+
+    @Test
+    void runningShowsStageStartTimeSourceAndProgress() {
+        KeyStatus s = running(run(TaskSource.SCHEDULE, true, false, "pulled 12 records"), false);
+        assertThat(texts.headline(s)).isEqualTo("Syncing · pulling · started 14:03:07 (schedule)");
+        assertThat(texts.detail(s)).isEqualTo("Pulled 12 records");
+    }
+
+    @Test
+    void aClickWhileRunningSaysItJoined() {
+        KeyStatus s = running(run(TaskSource.SCHEDULE, true, false, ""), true);
+        assertThat(texts.detail(s)).isEqualTo("Already syncing — started 14:03:07 by schedule; your request joined it");
+    }
+
+    @Test
+    void aQueuedFollowUpIsAnnounced() {
+        KeyStatus s = running(run(TaskSource.SCHEDULE, true, true, ""), true);
+        assertThat(texts.detail(s)).isEqualTo(
+                "Already syncing — started 14:03:07 by schedule; your request joined it · another sync will follow");
+    }
+
+    @Test
+    void aRunOfAnotherProcessIsNamedAsSuch() {
+        KeyStatus s = running(run(TaskSource.MANUAL, false, false, ""), false);
+        assertThat(texts.detail(s)).isEqualTo("running in another leasesync process");
+    }
+
+    @Test
+    void failedShowsThePlainReasonAndRetry() {
+        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.of(T0),
+                Optional.of("the sync server is unavailable"), false, Optional.of(T1));
+        assertThat(texts.headline(s)).isEqualTo("Last sync failed: the sync server is unavailable — Retry");
+        assertThat(texts.detail(s)).isEqualTo("Retrying automatically at 14:05:12 · last successful sync 14:03:07");
+    }
+
+    @Test
+    void needsAttentionSaysWhatIsKnownAndThatNothingIsRetried() {
+        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(),
+                Optional.of("a push was sent but its result could not be confirmed"), false, Optional.empty());
+        assertThat(texts.headline(s)).isEqualTo("Needs attention: a push was sent but its result could not be confirmed");
+        assertThat(texts.detail(s)).contains("Nothing is retried automatically").contains("Check again");
+    }
+
+    @Test
+    void cancelled() {
+        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.CANCELLED, Optional.empty(), Optional.of(T1),
+                Optional.of("account switched to bob"), false, Optional.empty());
+        assertThat(texts.headline(s)).isEqualTo("Sync cancelled · last synced 14:05:12");
+    }
+
+    @Test
+    void cardButtonsFollowTheState() {
+        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC);
+        card.apply(running(run(TaskSource.SCHEDULE, true, false, ""), false), texts);
+        assertThat(card.cancelVisibleProperty().get()).isTrue();
+        assertThat(card.followUpVisibleProperty().get()).isTrue();
+        assertThat(card.retryVisibleProperty().get()).isFalse();
+        card.apply(new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.empty(), Optional.of("x"), false,
+                Optional.empty()), texts);
+        assertThat(card.retryVisibleProperty().get()).isTrue();
+        assertThat(card.cancelVisibleProperty().get()).isFalse();
+        card.apply(new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(), Optional.of("x"),
+                false, Optional.empty()), texts);
+        assertThat(card.checkAgainVisibleProperty().get()).isTrue();
+        card.apply(running(run(TaskSource.MANUAL, false, false, ""), false), texts);
+        assertThat(card.cancelVisibleProperty().get()).as("cannot cancel another process's run").isFalse();
+    }
+}
