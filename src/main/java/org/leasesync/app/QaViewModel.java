@@ -134,10 +134,10 @@ public final class QaViewModel {
             }
             String stats = server.map(s -> {
                 var st = s.stats();
-                return "Server: " + st.requests() + " requests, " + st.pushes() + " pushes, " + st.changesApplied()
-                        + " changes applied, max applications of one change: "
+                return "Embedded server: " + st.requests() + " requests · " + st.pushes() + " pushes · "
+                        + st.changesApplied() + " changes applied · most applications of one change: "
                         + st.appliedByChangeId().values().stream().mapToInt(Integer::intValue).max().orElse(0)
-                        + ", overlapping runs: " + st.runOverlaps();
+                        + " (must be ≤ 1) · overlapping runs of one key: " + st.runOverlaps() + " (must be 0)";
             }).orElse("Connected to an external server: statistics and faults are not available here.");
             ui.execute(() -> {
                 leases.setAll(rows);

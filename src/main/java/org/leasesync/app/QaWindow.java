@@ -24,27 +24,30 @@ final class QaWindow {
         Spinner<Integer> times = new Spinner<>(1, 1000, 50);
         times.setId("qa-times");
         times.setEditable(true);
+        times.setPrefWidth(100);
         Button fire = new Button("Fire all triggers");
         fire.setId("qa-fire");
         fire.getStyleClass().add("accent");
+        fire.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         fire.setOnAction(e -> vm.fireAll(times.getValue()));
         Label fireResult = new Label();
         fireResult.setId("qa-fire-result");
         fireResult.textProperty().bind(vm.fireResultProperty());
-        HBox fireRow = new HBox(8, new Label("Schedule + foreground + manual, from 3 threads, N times:"), times, fire);
+        HBox fireRow = new HBox(8, new Label("Schedule, foreground and manual triggers from 3 threads, each N times:"), times, fire);
         fireRow.setAlignment(Pos.CENTER_LEFT);
 
         TableView<QaViewModel.LeaseRow> leases = new TableView<>(vm.leases());
         leases.setId("qa-leases");
-        leases.getColumns().add(DataView.col("Task key", r -> r.key(), 170));
-        leases.getColumns().add(DataView.col("State", r -> r.state(), 60));
-        leases.getColumns().add(DataView.col("Owner", r -> r.owner(), 300));
-        leases.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 60));
-        leases.getColumns().add(DataView.col("Expires in", r -> r.expiresIn(), 80));
+        leases.getColumns().add(DataView.col("Task key", r -> r.key(), 180));
+        leases.getColumns().add(DataView.col("State", r -> r.state(), 70));
+        leases.getColumns().add(DataView.col("Owner", r -> r.owner(), 340));
+        leases.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 80));
+        leases.getColumns().add(DataView.col("Expires in", r -> r.expiresIn(), 100));
         leases.setPrefHeight(200);
         Label stats = new Label();
         stats.setId("qa-stats");
         stats.setWrapText(true);
+        stats.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
         stats.textProperty().bind(vm.serverStatsProperty());
 
         var f = vm.faults().orElse(org.leasesync.server.FaultSettings.NONE);
@@ -60,6 +63,7 @@ final class QaWindow {
         throttle.setId("qa-throttle");
         for (Spinner<Integer> s : java.util.List.of(latency, failPush, drop, delay, throttle)) {
             s.setEditable(true);
+            s.setPrefWidth(120);
         }
         GridPane grid = new GridPane();
         grid.setHgap(8);
@@ -83,7 +87,10 @@ final class QaWindow {
         VBox root = new VBox(10, title("Triggers"), fireRow, fireResult, title("Leases"), leases, stats, refresh,
                 title("Embedded server faults"), grid, apply, faultMsg);
         root.setPadding(new Insets(14));
-        stage.setScene(new Scene(root, 760, 720));
+        Scene scene = new Scene(root, 880, 760);
+        scene.getStylesheets().add(QaWindow.class.getResource("app.css").toExternalForm());
+        root.getStyleClass().add("main");
+        stage.setScene(scene);
         javafx.animation.Timeline tick = new javafx.animation.Timeline(new javafx.animation.KeyFrame(
                 javafx.util.Duration.seconds(1), e -> vm.refresh()));
         tick.setCycleCount(javafx.animation.Animation.INDEFINITE);

@@ -46,6 +46,7 @@ import org.leasesync.sync.SyncRemote;
 public final class HttpSyncRemote implements SyncRemote {
 
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
+    private static final String UNREADABLE = "the sync server sent an answer leasesync cannot read";
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -149,7 +150,7 @@ public final class HttpSyncRemote implements SyncRemote {
         try {
             return parsePushResponse(body);
         } catch (RuntimeException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1,
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE,
                     "the server's answer to push " + batch.idempotencyKey() + " was unreadable (" + e.getMessage()
                             + "); it may have been applied", e);
         }
@@ -208,29 +209,32 @@ public final class HttpSyncRemote implements SyncRemote {
             }
             MediaType type = body.contentType();
             if (type == null || !"json".equals(type.subtype())) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
-                        + " was not JSON: expected JSON but got content type " + type
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                        + what + " was not JSON: expected JSON but got content type " + type
                         + (isPush ? "; it may have been applied" : ""), null);
             }
             JsonNode node = MAPPER.readTree(text);
             if (node == null || !node.isObject()) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
-                        + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                        + what + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
             }
             return node;
         } catch (RemoteException e) {
             throw e;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the sync server's answer to " + what
-                    + " was malformed JSON (" + e.getOriginalMessage() + ")" + (isPush ? "; it may have been applied" : ""), e);
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                    + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
+                    + (isPush ? "; it may have been applied" : ""), e);
         } catch (ConnectException | UnknownHostException | NoRouteToHostException e) {
             throw new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
+                    "cannot reach the sync server at " + base,
                     "cannot reach the sync server at " + base + " (" + e.getMessage() + ")", e);
         } catch (IOException e) {
             boolean timeout = e instanceof InterruptedIOException;
             String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
             String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, msg, e);
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
+                    ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e);
         }
     }
 
@@ -257,18 +261,19 @@ public final class HttpSyncRemote implements SyncRemote {
         }
         String plain = switch (resp.code()) {
             case 401 -> "the sync server did not accept the token";
-            case 403 -> "the sync server refused access (wrong account?)";
-            case 429 -> "the sync server is busy (rate limited)";
+            case 403 -> "the sync server refused access for this account";
+            case 429 -> "the sync server is busy";
             case 503 -> "the sync server is unavailable";
             default -> resp.code() >= 500 ? "the sync server failed" : "the sync server refused the request";
         };
         return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, retryAfter,
+                plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")", null);
     }
 
     private RemoteException malformed(String what, Exception e) {
-        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1,
+        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE,
                 "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")", e);
     }
 

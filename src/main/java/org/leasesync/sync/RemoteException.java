@@ -24,13 +24,25 @@ public class RemoteException extends LeasesyncException {
     private final int status;
     private final String code;
     private final long retryAfterMillis;
+    private final String userMessage;
 
-    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String message, Throwable cause) {
+    /**
+     * @param userMessage short and plain, for the window and the CLI's one-line result
+     * @param message the technical detail (operation, status, server message), for logs
+     */
+    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
+                           Throwable cause) {
         super(message, cause);
         this.kind = kind;
         this.status = status;
         this.code = code == null ? "" : code;
         this.retryAfterMillis = retryAfterMillis;
+        this.userMessage = userMessage;
+    }
+
+    /** A short, plain sentence for people, e.g. "the sync server is busy (HTTP 429)". */
+    public String userMessage() {
+        return userMessage;
     }
 
     public Kind kind() {

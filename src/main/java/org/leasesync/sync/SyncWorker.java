@@ -64,6 +64,7 @@ public final class SyncWorker implements TaskRunner {
         } catch (NeedsAttentionException e) {
             return RunOutcome.needsAttention(e.getMessage());
         } catch (RemoteException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: run {1} failed: {2}", ctx.key(), ctx.runId(), e.getMessage());
             return RunOutcome.failed(plain(e), e.retryAfterMillis());
         }
     }
@@ -201,6 +202,6 @@ public final class SyncWorker implements TaskRunner {
     }
 
     private static String plain(RemoteException e) {
-        return e.getMessage() == null ? e.kind().name() : e.getMessage();
+        return e.userMessage() == null ? e.kind().name() : e.userMessage();
     }
 }

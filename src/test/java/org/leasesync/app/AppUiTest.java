@@ -157,7 +157,7 @@ class AppUiTest {
         robot.clickOn("#sync-course_sync");
         waitUntil("failed shown", () -> text(robot, "#status-course_sync").startsWith("Last sync failed"));
         assertThat(text(robot, "#status-course_sync"))
-                .startsWith("Last sync failed: the sync server is busy (rate limited)").endsWith("— Retry")
+                .startsWith("Last sync failed: the sync server is busy (HTTP 429)").endsWith("— Retry")
                 .doesNotContain("Exception").doesNotContain("\tat ");
         assertThat(robot.lookup("#retry-course_sync").queryButton().isVisible()).isTrue();
         robot.clickOn("#retry-course_sync");

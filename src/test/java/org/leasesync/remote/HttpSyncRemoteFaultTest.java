@@ -123,7 +123,7 @@ class HttpSyncRemoteFaultTest {
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.status()).isEqualTo(429);
                     assertThat(e.retryAfterMillis()).isEqualTo(3000);
-                    assertThat(e.getMessage()).contains("rate limited");
+                    assertThat(e.userMessage()).isEqualTo("the sync server is busy (HTTP 429)");
                 });
     }
 

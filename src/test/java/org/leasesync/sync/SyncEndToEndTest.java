@@ -188,7 +188,7 @@ class SyncEndToEndTest {
         server.faults().set(new FaultSettings(0, 0, 0, 0, 1));
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-        assertThat(r.message().orElseThrow()).contains("rate limited");
+        assertThat(r.message().orElseThrow()).isEqualTo("the sync server is busy (HTTP 429)");
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
         assertThat(client.sync(ALICE, TaskSource.RETRY).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
