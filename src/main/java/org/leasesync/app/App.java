@@ -17,6 +17,7 @@ public final class App extends Application {
 
     private static final Logger log = LoggerFactory.getLogger(App.class);
     private static volatile Backend.AppSettings settings;
+    private static volatile int exitCode;
 
     private Backend backend;
     private AppAssembly assembly;
@@ -24,8 +25,9 @@ public final class App extends Application {
     /** Opens the window and blocks until it is closed. @return the exit code */
     public static int launch(Backend.AppSettings s) {
         settings = s;
+        exitCode = 0;
         Application.launch(App.class);
-        return 0;
+        return exitCode;
     }
 
     @Override
@@ -39,6 +41,7 @@ public final class App extends Application {
             alert.setHeaderText("leasesync could not start");
             alert.setTitle("leasesync");
             alert.showAndWait();
+            exitCode = 1;
             Platform.exit();
             return;
         }
