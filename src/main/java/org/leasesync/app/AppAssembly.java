@@ -81,7 +81,10 @@ public final class AppAssembly implements AutoCloseable {
                 + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
                 + "A task never runs twice at once: a trigger that finds it running joins it. Server: "
                 + backend.serverUrl();
-        MainView view = new MainView(vm, data, history, this::openQa, footer);
+        java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue = key -> foregroundPolicy.due(
+                rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now());
+        MainView view = new MainView(vm, data, history, this::openQa, footer,
+                user -> vm.switchAccountAndSync(user, foregroundDue));
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");

@@ -36,8 +36,8 @@ final class DataView extends VBox {
         records.setId("data-records");
         records.getColumns().add(col("Record", r -> r.id(), 140));
         records.getColumns().add(col("Version", r -> r.version(), 70));
-        records.getColumns().add(col("Content", r -> r.content(), 520));
-        records.getColumns().add(col("Synced", r -> r.syncedAt(), 90));
+        records.getColumns().add(col("Content", r -> r.content(), 500));
+        records.getColumns().add(col("Changed on server", r -> r.syncedAt(), 130));
         records.getColumns().add(col("Local edit", r -> r.localEdit(), 90));
         records.setPlaceholder(new Label("No records yet: sync this scope first."));
         VBox.setVgrow(records, Priority.ALWAYS);
@@ -50,7 +50,8 @@ final class DataView extends VBox {
         outbox.getColumns().add(col("Server's version (conflicts)", r -> r.theirs(), 320));
         outbox.getColumns().add(col("Made", r -> r.madeAt(), 80));
         outbox.setPlaceholder(new Label("No local edits waiting."));
-        outbox.setPrefHeight(150);
+        outbox.setPrefHeight(190);
+        outbox.setMinHeight(150);
         Button keep = new Button("Keep mine");
         keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
         Button take = new Button("Take server's");

@@ -21,7 +21,8 @@ final class MainView {
 
     private final BorderPane root = new BorderPane();
 
-    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer) {
+    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer,
+             java.util.function.Consumer<String> switchAccount) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -29,7 +30,7 @@ final class MainView {
         account.setId("account");
         account.setValue(vm.currentUser());
         vm.currentUserProperty().addListener((o, a, b) -> account.setValue(b));
-        account.setOnAction(e -> vm.switchAccount(account.getValue()));
+        account.setOnAction(e -> switchAccount.accept(account.getValue()));
         Button syncAll = new Button("Sync all");
         syncAll.setId("sync-all");
         syncAll.getStyleClass().add("accent");

@@ -123,6 +123,18 @@ public final class MainViewModel {
         });
     }
 
+    /**
+     * After signing in to an account, its keys that are due (per {@code due}) are synced, as when the
+     * window comes to the foreground.
+     */
+    public void switchAccountAndSync(String user, java.util.function.Predicate<TaskKey> due) {
+        boolean changed = user != null && !user.equals(currentUser.get()) && accounts.contains(user);
+        switchAccount(user);
+        if (changed) {
+            backgroundTrigger(TaskSource.FOREGROUND, due);
+        }
+    }
+
     /** "Sync now" on one card. */
     public void syncNow(Scope scope) {
         trigger(scope, TaskSource.MANUAL, false, false);

@@ -17,7 +17,11 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
 
     @Override
     public Duration convert(String value) {
-        return parse(value);
+        try {
+            return parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
+        }
     }
 
     /**

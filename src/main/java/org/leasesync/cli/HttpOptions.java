@@ -8,19 +8,25 @@ import picocli.CommandLine.Option;
 public final class HttpOptions {
 
     @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-5s}", description = "TCP connect timeout (default 5s).")
+            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-5s}", description = "TCP connect timeout, 1ms..10m. Default: $LEASESYNC_CONNECT_TIMEOUT, else 5s.")
     Duration connect;
 
     @Option(names = "--read-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_READ_TIMEOUT:-30s}", description = "Read timeout per response (default 30s).")
+            defaultValue = "${env:LEASESYNC_READ_TIMEOUT:-30s}", description = "Read timeout per response, 1ms..10m. Default: $LEASESYNC_READ_TIMEOUT, else 30s.")
     Duration read;
 
     @Option(names = "--call-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-60s}", description = "Whole-call timeout (default 60s).")
+            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-60s}", description = "Whole-call timeout, 1ms..10m. Default: $LEASESYNC_CALL_TIMEOUT, else 60s.")
     Duration call;
 
     /** @throws IllegalArgumentException if a timeout is out of range */
     public HttpSettings settings() {
-        return new HttpSettings(connect, read, call);
+        try {
+            return new HttpSettings(connect, read, call);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("HTTP timeouts must be between 1ms and 10m, got --connect-timeout "
+                    + DurationConverter.format(connect) + ", --read-timeout " + DurationConverter.format(read)
+                    + ", --call-timeout " + DurationConverter.format(call));
+        }
     }
 }

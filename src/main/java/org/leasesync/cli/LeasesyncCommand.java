@@ -21,7 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "leasesync", mixinStandardHelpOptions = true, version = "leasesync 0.1.0",
         description = {"A desktop sync client that never runs the same sync task twice at once.",
                 "Without a subcommand: opens the window (embedded demo server unless --server is given)."},
-        subcommands = {SyncCommand.class, EditCommand.class, ServeCommand.class, StatusCommand.class,
+        subcommands = {SyncCommand.class, EditCommand.class, RecordsCommand.class, ServeCommand.class, StatusCommand.class,
                 HistoryCommand.class, CommandLine.HelpCommand.class})
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
 
@@ -47,7 +47,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
 
     @Option(names = "--schedule-interval", paramLabel = "DURATION", converter = DurationConverter.class,
             defaultValue = "${env:LEASESYNC_SCHEDULE_INTERVAL:-5m}",
-            description = "Timer trigger interval (±10% jitter). Default: $LEASESYNC_SCHEDULE_INTERVAL, else 5m.")
+            description = "Timer trigger interval (±10%% jitter). Default: $LEASESYNC_SCHEDULE_INTERVAL, else 5m.")
     java.time.Duration scheduleInterval;
 
     @Option(names = "--foreground-min-interval", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -93,6 +93,14 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      */
     public static CommandLine commandLine(Object command) {
         CommandLine cl = new CommandLine(command);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine bad = ex.getCommandLine();
+            PrintWriter err = bad.getErr();
+            err.println("leasesync: " + ex.getMessage());
+            err.println("Try '" + bad.getCommandSpec().qualifiedName() + " --help' for the options.");
+            err.flush();
+            return bad.getCommandSpec().exitCodeOnInvalidInput();
+        });
         cl.setExecutionExceptionHandler((ex, line, parseResult) -> {
             PrintWriter err = line.getErr();
             if (ex instanceof LeasesyncException || ex instanceof IllegalArgumentException) {

@@ -18,6 +18,11 @@ public final class RegistryOptions {
      * @throws IllegalArgumentException if out of range (100ms..1d)
      */
     public Duration leaseTtl() {
-        return TaskRegistry.validateTtl(leaseTtl);
+        try {
+            return TaskRegistry.validateTtl(leaseTtl);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got "
+                    + DurationConverter.format(leaseTtl));
+        }
     }
 }

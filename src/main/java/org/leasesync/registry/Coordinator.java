@@ -41,6 +41,7 @@ public final class Coordinator implements AutoCloseable {
     private final Map<TaskKey, LocalRun> active = new ConcurrentHashMap<>();
     private final Map<TaskKey, Integer> failureStreak = new ConcurrentHashMap<>();
     private final Map<TaskKey, java.time.Instant> retryDue = new ConcurrentHashMap<>();
+    private final Map<TaskKey, java.util.concurrent.ScheduledFuture<?>> retryTimers = new ConcurrentHashMap<>();
     private final List<Consumer<RunEvent>> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -156,6 +157,7 @@ public final class Coordinator implements AutoCloseable {
             recovery = Optional.of(new RecoveryDecision(RecoveryDecision.Action.RESUME,
                     "checking again from the saved checkpoint"));
         }
+        cancelPendingRetry(key);   // this run does what the scheduled retry would have done
         String runId = UUID.randomUUID().toString();
         runs.insertRun(fence, runId, request.source(), Stage.PULLING, now(),
                 recovery.map(r -> r.action().wireName() + ": " + r.reason()));
@@ -296,8 +298,9 @@ public final class Coordinator implements AutoCloseable {
         retryDue.put(key, now().plus(delay));
         log.log(System.Logger.Level.INFO, "{0} failed; retry {1} in {2} ms", key, attempt, delay.toMillis());
         try {
-            retryScheduler.schedule(() -> {
+            retryTimers.put(key, retryScheduler.schedule(() -> {
                 retryDue.remove(key);
+                retryTimers.remove(key);
                 if (!closed) {
                     try {
                         submit(TriggerRequest.of(key, TaskSource.RETRY));
@@ -305,7 +308,7 @@ public final class Coordinator implements AutoCloseable {
                         log.log(System.Logger.Level.WARNING, "retry trigger for {0} failed: {1}", key, e.getMessage());
                     }
                 }
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            }, delay.toMillis(), TimeUnit.MILLISECONDS));
         } catch (RuntimeException e) {
             log.log(System.Logger.Level.DEBUG, "retry not scheduled: {0}", e.toString());
         }
@@ -337,6 +340,14 @@ public final class Coordinator implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    private void cancelPendingRetry(TaskKey key) {
+        java.util.concurrent.ScheduledFuture<?> timer = retryTimers.remove(key);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        retryDue.remove(key);
     }
 
     /** When the automatic retry of a failed key is due (wall clock), if one is scheduled. */
@@ -404,23 +415,7 @@ public final class Coordinator implements AutoCloseable {
     }
 
     private SubmitResult publish(SubmitResult r) {
-        RunEvent e = null;
-        if (r instanceof SubmitResult.Joined j) {
-            e = new RunEvent(RunEvent.Kind.JOINED, j.key(), Optional.of(j.running()), Optional.of(j.source()),
-                    Optional.empty(), Optional.empty());
-        } else if (r instanceof SubmitResult.FollowUpQueued f) {
-            e = new RunEvent(RunEvent.Kind.FOLLOW_UP_QUEUED, f.key(), Optional.of(f.running()),
-                    Optional.of(f.source()), Optional.empty(), Optional.empty());
-        } else if (r instanceof SubmitResult.Skipped s) {
-            e = new RunEvent(RunEvent.Kind.SKIPPED, s.key(), Optional.empty(), Optional.empty(),
-                    Optional.empty(), Optional.of(s.reason()));
-        } else if (r instanceof SubmitResult.NeedsAttention n) {
-            e = new RunEvent(RunEvent.Kind.NEEDS_ATTENTION, n.key(), Optional.empty(), Optional.empty(),
-                    Optional.empty(), Optional.of(n.reason()));
-        }
-        if (e != null) {
-            publish(e);
-        }
+        RunEvent.from(r).ifPresent(this::publish);
         return r;
     }
 

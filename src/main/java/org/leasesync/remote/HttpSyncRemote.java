@@ -79,7 +79,10 @@ public final class HttpSyncRemote implements SyncRemote {
 
     /** A fresh shared client for the application (one per process). */
     public static OkHttpClient newSharedClient() {
-        return new OkHttpClient.Builder().retryOnConnectionFailure(false).build();
+        // Idle connections are dropped after 5 s, before servers usually close them, so a request
+        // rarely meets a connection the server has already closed.
+        return new OkHttpClient.Builder().retryOnConnectionFailure(false)
+                .connectionPool(new okhttp3.ConnectionPool(5, 5, java.util.concurrent.TimeUnit.SECONDS)).build();
     }
 
     /**
@@ -101,7 +104,7 @@ public final class HttpSyncRemote implements SyncRemote {
         cursor.ifPresent(c -> url.addQueryParameter("since", c));
         Request req = new Request.Builder().url(url.build()).get().header("Sync-Run-Id", runId)
                 .tag(UserTag.class, new UserTag(key.userId())).build();
-        JsonNode body = execute(req, "pull " + key, false);
+        JsonNode body = executeSafe(req, "pull " + key);
         try {
             List<RemoteRecord> records = new ArrayList<>();
             for (JsonNode c : array(body, "changes")) {
@@ -160,7 +163,7 @@ public final class HttpSyncRemote implements SyncRemote {
     public PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
         Request req = new Request.Builder().url(scopeUrl(key).addPathSegment("pushes").addPathSegment(idempotencyKey).build())
                 .get().header("Sync-Run-Id", runId).tag(UserTag.class, new UserTag(key.userId())).build();
-        JsonNode body = execute(req, "query push " + idempotencyKey, false);
+        JsonNode body = executeSafe(req, "query push " + idempotencyKey);
         try {
             String state = text(body, "state");
             return switch (state) {
@@ -197,6 +200,23 @@ public final class HttpSyncRemote implements SyncRemote {
             }
         }
         return new PushResponse(results);
+    }
+
+    /**
+     * For safe (GET) requests only: one more attempt when the connection broke (e.g. a pooled
+     * connection the server had closed). Never used for pushes.
+     */
+    private JsonNode executeSafe(Request req, String what) {
+        try {
+            return execute(req, what, false);
+        } catch (RemoteException e) {
+            if (e.kind() == RemoteException.Kind.AMBIGUOUS && e.getCause() instanceof IOException
+                    && !(e.getCause() instanceof InterruptedIOException)
+                    && !(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
+                return execute(req, what, false);
+            }
+            throw e;
+        }
     }
 
     /** Executes and returns the parsed 2xx JSON body; closes the response in every case. */

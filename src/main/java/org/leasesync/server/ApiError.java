@@ -36,6 +36,11 @@ final class ApiError extends RuntimeException {
         return new ApiError(400, "bad_request", message);
     }
 
+    /** 400 {@code invalid_cursor}: a well-formed cursor from another server database. */
+    static ApiError invalidCursor(String message) {
+        return new ApiError(400, "invalid_cursor", message);
+    }
+
     static ApiError notFound(String message) {
         return new ApiError(404, "not_found", message);
     }

@@ -15,9 +15,9 @@ import java.util.regex.Pattern;
 public final class Durations {
 
     /** The accepted forms, for error messages. */
-    public static final String ACCEPTED_FORMS = "250ms, 2s, 1m, 1h or ISO-8601 such as PT2S";
+    public static final String ACCEPTED_FORMS = "250ms, 2s, 1m, 1h, 1d or ISO-8601 such as PT2S";
 
-    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})(ms|s|m|h)");
+    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
     private Durations() {
     }
@@ -41,7 +41,8 @@ public final class Durations {
                 case "ms" -> Duration.ofMillis(n);
                 case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
             };
         } else {
             try {

@@ -15,7 +15,7 @@ final class PullHandler implements Handler {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-    private static final Pattern CURSOR = Pattern.compile("0|[1-9][0-9]{0,17}");
+    private static final Pattern CURSOR = Pattern.compile("([0-9a-f]{12}):(0|[1-9][0-9]{0,17})");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final RecordStore records;
@@ -27,7 +27,8 @@ final class PullHandler implements Handler {
     @Override
     public Reply handle(RequestContext ctx) throws Exception {
         Map<String, String> query = query(ctx.rawQuery());
-        long since = cursor(query.get("since"));
+        String dbId = records.databaseId();
+        long since = cursor(query.get("since"), dbId);
         int limit = limit(query.get("limit"));
         RecordStore.Page page = records.changesSince(ctx.user(), ctx.scope(), since, limit);
         ArrayNode changes = NODES.arrayNode();
@@ -43,19 +44,24 @@ final class PullHandler implements Handler {
         }
         ObjectNode body = NODES.objectNode();
         body.set("changes", changes);
-        body.put("nextCursor", Long.toString(next));
+        body.put("nextCursor", dbId + ":" + next);
         body.put("hasMore", page.hasMore());
         return Reply.json(200, body);
     }
 
-    private static long cursor(String since) {
+    private static long cursor(String since, String dbId) {
         if (since == null) {
             return 0;
         }
-        if (!CURSOR.matcher(since).matches()) {
+        java.util.regex.Matcher m = CURSOR.matcher(since);
+        if (!m.matches()) {
             throw ApiError.badRequest("since '" + since + "' is not a cursor issued by this server");
         }
-        return Long.parseLong(since);
+        if (!m.group(1).equals(dbId)) {
+            throw ApiError.invalidCursor("cursor '" + since + "' was issued by another server database (this one is "
+                    + dbId + "); pull again without 'since' to get everything");
+        }
+        return Long.parseLong(m.group(2));
     }
 
     private static int limit(String limit) {

@@ -30,8 +30,44 @@ final class RecordStore {
 
     private final ServerDatabase db;
 
+    private volatile String databaseId;
+
     RecordStore(ServerDatabase db) {
         this.db = db;
+    }
+
+    /**
+     * This database's random id (12 hex digits), created on first use and kept with the data; pull
+     * cursors carry it.
+     */
+    String databaseId() throws SQLException {
+        String id = databaseId;
+        if (id != null) {
+            return id;
+        }
+        synchronized (this) {
+            if (databaseId == null) {
+                try (Connection c = db.connection()) {
+                    try (PreparedStatement ps = c.prepareStatement("SELECT database_id FROM server_identity WHERE id = 1");
+                         ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            databaseId = rs.getString(1);
+                            return databaseId;
+                        }
+                    }
+                    byte[] b = new byte[6];
+                    new java.security.SecureRandom().nextBytes(b);
+                    String fresh = java.util.HexFormat.of().formatHex(b);
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO server_identity (id, database_id) VALUES (1, ?)")) {
+                        ps.setString(1, fresh);
+                        ps.executeUpdate();
+                    }
+                    databaseId = fresh;
+                }
+            }
+            return databaseId;
+        }
     }
 
     /** Records of user+scope with {@code seq > since}, by seq, at most {@code limit}. */

@@ -75,7 +75,8 @@ public final class Database implements AutoCloseable {
             } catch (StoreException e) {
                 String m = e.getMessage().toLowerCase(java.util.Locale.ROOT);
                 boolean transientLock = m.contains("lock file recently modified") || m.contains("connection refused")
-                        || m.contains("connection is broken") || m.contains("already closed");
+                        || m.contains("connection is broken") || m.contains("already closed")
+                        || m.contains("locked by another process") || m.contains("may be already in use");
                 if (!transientLock || System.nanoTime() > deadline) {
                     throw e;
                 }

@@ -128,6 +128,18 @@ public final class JdbcLocalData implements LocalData {
     }
 
     @Override
+    public void resetForResync(Fence fence, String runId) {
+        guard.inTransaction(fence, "reset the local copy of " + fence.key(), c -> {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM local_record WHERE user_id = ? AND scope = ?")) {
+                bindKey(ps, 1, fence.key());
+                ps.executeUpdate();
+            }
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null));
+            return null;
+        });
+    }
+
+    @Override
     public void markDone(Fence fence, String runId) {
         guard.inTransaction(fence, "mark " + fence.key() + " done", c -> {
             Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);

@@ -40,6 +40,14 @@ public interface LocalData {
     /** Moves the checkpoint to stage {@code done}. */
     void markDone(Fence fence, String runId);
 
+    /**
+     * The server no longer knows the saved cursor (its data was reset or replaced): drops the key's
+     * local records and the cursor in one transaction, so the next pull downloads everything again.
+     * The outbox is kept: pending edits are pushed later (and reported as conflicts if they no longer
+     * fit), never dropped.
+     */
+    void resetForResync(Fence fence, String runId);
+
     /** The pull cursor saved for the key, if any. */
     Optional<String> pullCursor(TaskKey key);
 }

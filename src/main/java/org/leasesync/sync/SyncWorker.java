@@ -72,9 +72,26 @@ public final class SyncWorker implements TaskRunner {
     private void pull(RunContext ctx) {
         Optional<String> cursor = local.pullCursor(ctx.key());
         int total = 0;
+        boolean resynced = false;
         while (true) {
             ctx.fence();
-            PullPage page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), ctx.runId());
+            PullPage page;
+            try {
+                page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), ctx.runId());
+            } catch (RemoteException e) {
+                boolean unknownCursor = e.kind() == RemoteException.Kind.HTTP && e.status() == 400
+                        && "invalid_cursor".equals(e.code());
+                if (!unknownCursor || resynced) {
+                    throw e;
+                }
+                log.log(System.Logger.Level.WARNING, "{0}: the server does not know cursor {1} ({2}); "
+                        + "downloading everything again", ctx.key(), cursor.orElse(""), e.getMessage());
+                local.resetForResync(ctx.fence(), ctx.runId());
+                ctx.progress("the server's data changed; downloading everything again");
+                cursor = Optional.empty();
+                resynced = true;
+                continue;
+            }
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
             ctx.progress("pulled " + total + " record" + (total == 1 ? "" : "s"));

@@ -91,12 +91,22 @@ class HttpSyncRemoteFaultTest {
     }
 
     @Test
-    void truncatedBodyIsAClearFailure() {
-        web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
-                .body(PULL_OK + " ".repeat(100_000)).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+    void truncatedBodyIsAClearFailureAfterOneRetryOfTheSafeRequest() {
+        for (int i = 0; i < 2; i++) {
+            web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
+                    .body(PULL_OK + " ".repeat(100_000)).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+        }
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
                 .isInstanceOf(RemoteException.class)
                 .satisfies(e -> assertThat(((RemoteException) e).kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
+        assertThat(web.getRequestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aBrokenConnectionOnAPullIsRetriedOnceAndThenSucceeds() throws Exception {
+        web.enqueue(new MockResponse.Builder().onRequestStart(new SocketEffect.CloseSocket()).build());
+        web.enqueue(json(200, PULL_OK));
+        assertThat(remote.pull(KEY, Optional.empty(), 10, "r").records()).hasSize(1);
     }
 
     @Test
@@ -144,13 +154,16 @@ class HttpSyncRemoteFaultTest {
     }
 
     @Test
-    void droppedConnectionOnPushIsAmbiguousAndNeverRetriedByOkHttp() {
+    void droppedConnectionOnPushIsAmbiguousAndNeverRetriedByOkHttp() throws Exception {
         web.enqueue(new MockResponse.Builder().onRequestBody(SocketEffect.ShutdownConnection.INSTANCE).build());
         web.enqueue(json(200, "{\"results\":[]}"));
         assertThatThrownBy(() -> remote.push(KEY, batch(), 7, "run-1"))
                 .isInstanceOfSatisfying(RemoteException.class,
                         e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
-        assertThat(web.getRequestCount()).isEqualTo(1);
+        Thread.sleep(300);
+        assertThat(web.getRequestCount()).as("OkHttp must not resend the push").isLessThanOrEqualTo(1);
+        assertThat(web.takeRequest(5, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
+        assertThat(web.takeRequest(200, java.util.concurrent.TimeUnit.MILLISECONDS)).isNull();
     }
 
     @Test

@@ -195,6 +195,26 @@ class SyncEndToEndTest {
     }
 
     @Test
+    void aCursorFromAnotherServerDatabaseMakesTheClientDownloadEverythingAgainKeepingTheOutbox() throws Exception {
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        String mine = client.edits.addEdit(ALICE, "course-1", "{\"title\":\"mine\"}", false);
+        client.close();
+        server.close();
+        server = ReferenceServer.start(ServerConfig.defaults());   // a new, empty in-memory database
+        String token = server.tokenFor("alice");
+        String changed = ServerSide.push(server, "alice", "course_sync", "course-2", 1, "{\"title\":\"changed on the new server\"}");
+        client = new ClientStack(store, server.baseUrl(), Map.of("alice", token));
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson()).contains("changed on the new server");
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version()).isEqualTo(2);
+        // the local edit was not dropped: the new server has course-1 at version 1 too, so it applied
+        assertThat(server.stats().appliedByChangeId()).containsEntry(mine, 1);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+        assertThat(changed).isNotBlank();
+    }
+
+    @Test
     void staleRunThatLostItsLeaseMidPushCannotWriteItsCheckpointNorPushASecondCopy() throws Exception {
         ManualTime time = new ManualTime();
         client.close();

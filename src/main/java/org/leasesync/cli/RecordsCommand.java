@@ -1,0 +1,96 @@
+package org.leasesync.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.store.Database;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code leasesync records}: the local copy of a task key's data and its outbox. Read-only. */
+@Command(name = "records", mixinStandardHelpOptions = true,
+        description = "Show the local records of a user and scope, and the local edits waiting in the outbox (with conflicts).")
+public final class RecordsCommand implements Callable<Integer> {
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Option(names = "--user", required = true, description = "User id.")
+    String user;
+
+    @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
+    String scope;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        TaskKey key;
+        try {
+            key = TaskKey.of(user, scope);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        Path dir = dataDir.resolve();
+        List<JdbcLocalEdits.LocalRecord> records = List.of();
+        List<JdbcLocalEdits.OutboxItem> outbox = List.of();
+        if (Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+            try (LocalStore store = LocalStore.openFile(dir)) {
+                JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
+                records = edits.records(key);
+                outbox = edits.outbox(key);
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("records", records.stream().map(r -> Map.of("id", r.id(), "version", r.version(), "deleted", r.deleted(),
+                    "payload", r.payloadJson(), "serverTime", r.serverTime().toString())).toList());
+            m.put("outbox", outbox.stream().map(i -> {
+                Map<String, Object> o = new LinkedHashMap<>();
+                o.put("changeId", i.changeId());
+                o.put("recordId", i.recordId());
+                o.put("state", i.state());
+                o.put("baseVersion", i.baseVersion());
+                o.put("deleted", i.deleted());
+                o.put("payload", i.payloadJson());
+                o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
+                o.put("serverPayload", i.isConflict() ? i.serverPayloadJson() : null);
+                return o;
+            }).toList());
+            out.println(Json.write(m));
+            return 0;
+        }
+        out.println(key + ": " + records.size() + " local record(s), " + outbox.size() + " outbox entr"
+                + (outbox.size() == 1 ? "y" : "ies"));
+        Table t = new Table("RECORD", "VERSION", "CONTENT");
+        records.forEach(r -> t.row(r.id(), Long.toString(r.version()), r.deleted() ? "(deleted)" : r.payloadJson()));
+        t.print(out, "  (no records: sync this key first)");
+        if (!outbox.isEmpty()) {
+            out.println("outbox:");
+            Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts)");
+            outbox.forEach(i -> o.row(i.changeId(), i.recordId(), i.state(), Long.toString(i.baseVersion()),
+                    i.deleted() ? "(delete)" : i.payloadJson(),
+                    i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "-"));
+            o.print(out, "");
+        }
+        return 0;
+    }
+}
