@@ -32,6 +32,9 @@ import org.leasesync.sync.RemoteRecord;
  */
 public final class JdbcLocalData implements LocalData {
 
+    /** Push batches stay under about 1 MiB of payload text (the protocol refuses bodies over 5 MiB). */
+    static final int MAX_BATCH_PAYLOAD_CHARS = 1 << 20;
+
     private static final String OUTBOX_COLUMNS =
             "seq, change_id, record_id, base_version, deleted, payload, created_at_ms";
 
@@ -48,11 +51,16 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public List<OutboxEntry> pendingOutbox(TaskKey key, int limit) {
         return db.query("read the outbox of " + key, c -> {
+            // Only the oldest unconfirmed edit of each record is eligible: a later edit of the same
+            // record waits until the earlier one is applied (then it is rebased on the version that
+            // produced) or resolved, so it can never slip past a conflict by a coincidental version.
             try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
-                    + " FROM outbox WHERE user_id = ? AND scope = ? AND state = 'pending' ORDER BY seq")) {
+                    + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
+                    + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
+                    + " AND p.record_id = o.record_id AND p.seq < o.seq) ORDER BY seq")) {
                 bindKey(ps, 1, key);
                 ps.setMaxRows(limit);
-                return readEntries(ps);
+                return withinBytes(readEntries(ps), MAX_BATCH_PAYLOAD_CHARS);
             }
         });
     }
@@ -117,6 +125,7 @@ public final class JdbcLocalData implements LocalData {
                 if (r.applied()) {
                     upsertRecordIfNewer(c, fence.key(), e.recordId(), r.version(), e.deleted(), e.payloadJson());
                     deleteEntry(c, fence.key(), e.changeId());
+                    rebaseFollowers(c, fence.key(), e, r.version());
                 } else {
                     markConflict(c, fence.key(), e.changeId(), r);
                 }
@@ -214,6 +223,32 @@ public final class JdbcLocalData implements LocalData {
             ps.setString(3, changeId);
             ps.executeUpdate();
         }
+    }
+
+    /** The next edits of the same record now build on the version this one produced. */
+    private static void rebaseFollowers(Connection c, TaskKey key, OutboxEntry applied, long version) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ? AND scope = ?"
+                + " AND record_id = ? AND state = 'pending' AND seq > ?")) {
+            ps.setLong(1, version);
+            bindKey(ps, 2, key);
+            ps.setString(4, applied.recordId());
+            ps.setLong(5, applied.seq());
+            ps.executeUpdate();
+        }
+    }
+
+    /** The longest prefix of {@code entries} whose payloads fit in {@code maxChars} (at least one entry). */
+    static List<OutboxEntry> withinBytes(List<OutboxEntry> entries, int maxChars) {
+        List<OutboxEntry> out = new ArrayList<>();
+        long total = 0;
+        for (OutboxEntry e : entries) {
+            total += e.payloadJson().length() + e.recordId().length() + 120;
+            if (!out.isEmpty() && total > maxChars) {
+                break;
+            }
+            out.add(e);
+        }
+        return out;
     }
 
     private static void markConflict(Connection c, TaskKey key, String changeId, PushResult r) throws SQLException {

@@ -46,35 +46,24 @@ public final class JdbcLocalEdits {
     }
 
     /**
-     * Adds a local edit to the outbox. Its base version is the local record's version, or — when an
-     * earlier edit of the same record is still pending — that edit's base plus one, so a chain of
-     * edits applies in order instead of conflicting with itself.
+     * Adds a local edit to the outbox with the local record's version as its base. A later edit of a
+     * record whose earlier edit is still unconfirmed is pushed only after that one is applied (and is
+     * rebased on the version it produced) or resolved — never past a conflict.
      *
      * @param payloadJson a JSON object as text (validated by the caller)
      * @return the new entry's change id
      */
     public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
-        if (recordId == null || recordId.isBlank() || recordId.length() > 200 || !recordId.equals(recordId.strip())) {
-            throw new IllegalArgumentException("record id must be 1-200 characters without surrounding spaces, got '"
-                    + recordId + "'");
+        if (recordId == null || recordId.isBlank() || recordId.length() > 255 || !recordId.equals(recordId.strip())
+                || recordId.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("record id must be 1-255 characters without control characters or "
+                    + "surrounding spaces, got '" + (recordId == null ? "null" : recordId.replaceAll("\\p{Cntrl}", "?")) + "'");
         }
         String changeId = UUID.randomUUID().toString();
         db.transaction("add a local edit of " + recordId + " for " + key, c -> {
-            long base = 0;
-            try (PreparedStatement ps = c.prepareStatement("SELECT MAX(base_version) FROM outbox"
-                    + " WHERE user_id = ? AND scope = ? AND record_id = ? AND state = 'pending'")) {
-                JdbcLocalData.bindKey(ps, 1, key);
-                ps.setString(3, recordId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    long pendingBase = rs.getLong(1);
-                    if (!rs.wasNull()) {
-                        base = pendingBase + 1;
-                    } else {
-                        base = localVersion(c, key, recordId);
-                    }
-                }
-            }
+            // The version this edit was made on. If an earlier edit of the record is still unconfirmed,
+            // this one waits behind it and is rebased on the version that edit produces once applied.
+            long base = localVersion(c, key, recordId);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (user_id, scope, change_id, record_id,"
                     + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')")) {
                 JdbcLocalData.bindKey(ps, 1, key);

@@ -215,6 +215,55 @@ class SyncEndToEndTest {
     }
 
     @Test
+    void chainedEditsNeverSlipPastAConflictWithAnotherDevicesEdit() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        ServerSide.push(server, "alice", "course_sync", "course-1", 1, "{\"by\":\"deviceB\"}");   // now v2
+        String first = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-1\"}", false);
+        String second = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-2\"}", false);
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).doesNotContainKeys(first, second);
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceB");
+        var outbox = client.edits.outbox(ALICE);
+        assertThat(outbox).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(first, second);
+        assertThat(outbox.get(0).isConflict()).isTrue();
+        assertThat(outbox.get(1).isConflict()).isFalse();     // waits behind the conflict, not lost
+        // keeping the first edit applies it on v2, then the second on top of it, in order
+        client.edits.keepMine(ALICE, first);
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(first, 1).containsEntry(second, 1);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().version()).isEqualTo(4);
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceA-2");
+    }
+
+    @Test
+    void aChainOfEditsOfOneRecordAppliesInOrder() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        for (int i = 1; i <= 3; i++) {
+            client.edits.addEdit(ALICE, "course-2", "{\"step\":" + i + "}", false);
+        }
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version()).isEqualTo(4);
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson()).contains("\"step\":3");
+    }
+
+    @Test
+    void largeRecordsWithinTheProtocolLimitsAreStoredAndABigOutboxIsPushedInSeveralBatches() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        String big = "x".repeat(1_200_000);
+        ServerSide.push(server, "alice", "course_sync", "i".repeat(250), 0, "{\"blob\":\"" + big + "\"}");
+        for (int i = 0; i < 6; i++) {
+            client.edits.addEdit(ALICE, "big-" + i, "{\"blob\":\"" + "y".repeat(900_000) + "\"}", false);
+        }
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.record(ALICE, "i".repeat(250)).orElseThrow().payloadJson()).hasSizeGreaterThan(1_200_000);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+        assertThat(server.stats().pushes()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
     void staleRunThatLostItsLeaseMidPushCannotWriteItsCheckpointNorPushASecondCopy() throws Exception {
         ManualTime time = new ManualTime();
         client.close();
