@@ -24,7 +24,9 @@ import org.leasesync.store.JdbcLocalEdits;
  */
 public final class DataViewModel {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /** A record row. */
     public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }

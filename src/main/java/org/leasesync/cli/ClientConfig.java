@@ -31,6 +31,11 @@ public record ClientConfig(Path dataDir, String serverUrl, Map<String, String> t
         tokens = Map.copyOf(tokens);
         TaskRegistry.validateTtl(leaseTtl);
         Objects.requireNonNull(http, "http");
+        if (http.call().compareTo(leaseTtl.multipliedBy(9).dividedBy(10)) >= 0) {
+            throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
+                    + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(leaseTtl)
+                    + "), so that no request of a run outlives its lease");
+        }
         Objects.requireNonNull(sync, "sync");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(time, "time");

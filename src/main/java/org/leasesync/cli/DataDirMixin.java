@@ -13,6 +13,11 @@ public final class DataDirMixin {
 
     /** The resolved data directory. */
     public Path resolve() {
-        return DataDirs.resolve(dataDir);
+        Path p = DataDirs.resolve(dataDir);
+        if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+            throw new IllegalArgumentException("the data directory " + p + " is a file, not a directory; choose another "
+                    + "one with --data-dir or LEASESYNC_DATA_DIR");
+        }
+        return p;
     }
 }

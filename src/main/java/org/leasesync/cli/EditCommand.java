@@ -68,9 +68,13 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         }
     }
 
+    private static final ObjectMapper STRICT_JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
     static String normalize(String payload) {
         try {
-            JsonNode n = new ObjectMapper().readTree(payload);
+            JsonNode n = STRICT_JSON.readTree(payload);
             if (n == null || !n.isObject()) {
                 throw new IllegalArgumentException("--payload must be a JSON object like {\"title\":\"x\"}, got: " + payload);
             }

@@ -16,7 +16,7 @@ public final class HttpOptions {
     Duration read;
 
     @Option(names = "--call-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-60s}", description = "Whole-call timeout, 1ms..10m. Default: $LEASESYNC_CALL_TIMEOUT, else 60s.")
+            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout, 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
     Duration call;
 
     /** @throws IllegalArgumentException if a timeout is out of range */

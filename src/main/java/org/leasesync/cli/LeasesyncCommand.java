@@ -79,6 +79,11 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
                     + DurationConverter.format(scheduleInterval));
         }
         try {
+            java.time.Duration ttl = registryOptions.leaseTtl();
+            if (httpOptions.settings().call().compareTo(ttl.multipliedBy(9).dividedBy(10)) >= 0) {
+                throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(httpOptions.settings().call())
+                        + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(ttl) + ")");
+            }
             return gui.apply(new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
                     Optional.ofNullable(token).filter(t -> !t.isBlank()), registryOptions.leaseTtl(),
                     httpOptions.settings(), scheduleInterval, foregroundMinInterval));

@@ -88,7 +88,9 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (ClientRuntime rt = ClientRuntime.open(config)) {
-            SubmitResult r = rt.coordinator().submit(new TriggerRequest(key, src, false, checkAgain));
+            Thread onCtrlC = new Thread(() -> rt.close(java.time.Duration.ofSeconds(3)), "sync-shutdown");
+            Runtime.getRuntime().addShutdownHook(onCtrlC);
+            SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain), out);
             if (r instanceof SubmitResult.Started s) {
                 RunResult result;
                 try {
@@ -96,8 +98,18 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 } catch (ExecutionException e) {
                     throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
                 }
-                return report(out, key, result);
+                int code = report(out, key, result);
+                removeHook(onCtrlC);
+                if (result.status() == RunStatus.SUCCEEDED) {
+                    long conflicts = rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count();
+                    if (conflicts > 0 && !json) {
+                        out.println(conflicts + " local edit" + (conflicts == 1 ? "" : "s") + " of " + key
+                                + " conflict with newer server versions and wait for you: see `leasesync records`");
+                    }
+                }
+                return code;
             }
+            removeHook(onCtrlC);
             if (r instanceof SubmitResult.Joined j) {
                 return joined(out, key, j.running());
             }
@@ -112,6 +124,60 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             SubmitResult.Skipped sk = (SubmitResult.Skipped) r;
             print(out, key, "skipped", null, sk.reason(), key + " skipped: " + sk.reason());
             return 0;
+        }
+    }
+
+    /**
+     * Submits; a held lease whose holder looks expired (by its recorded expiry) is watched for one TTL
+     * on this process's monotonic clock — the only safe way to tell a stuck holder from a live one —
+     * and taken over if it did not renew. A joined run whose holder renews is reported at once.
+     */
+    private SubmitResult submit(ClientRuntime rt, TriggerRequest request, PrintWriter out) throws InterruptedException {
+        SubmitResult r = submitRetryingBrokenConnections(rt, request);
+        boolean told = false;
+        long start = System.nanoTime();
+        while (r instanceof SubmitResult.Joined) {
+            var lease = rt.registry().lease(request.key());
+            boolean looksExpired = lease.isPresent() && lease.get().isHeld()
+                    && lease.get().expiresAt().isBefore(rt.config().time().now());
+            long waitedNanos = System.nanoTime() - start;
+            if (!looksExpired || lease.isEmpty() || waitedNanos > lease.get().ttl().toNanos() * 2) {
+                return r;
+            }
+            if (!told && !json) {
+                out.println("the run holding " + request.key() + " stopped renewing its lease; waiting up to "
+                        + DurationConverter.format(lease.get().ttl()) + " to be sure before taking over…");
+                out.flush();
+                told = true;
+            }
+            Thread.sleep(500);
+            r = submitRetryingBrokenConnections(rt, request);
+        }
+        return r;
+    }
+
+    /** A connection to the shared database can break when its host process exits; try again briefly. */
+    private static SubmitResult submitRetryingBrokenConnections(ClientRuntime rt, TriggerRequest request)
+            throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return rt.coordinator().submit(request);
+            } catch (org.leasesync.registry.StoreException e) {
+                String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+                boolean broken = m.contains("connection is broken") || m.contains("closed") || m.contains("not available");
+                if (!broken || attempt >= 5) {
+                    throw e;
+                }
+                Thread.sleep(200L * attempt);
+            }
+        }
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // shutting down already
         }
     }
 

@@ -46,7 +46,7 @@ public record OwnerId(String host, long pid, long processStartMillis, String non
     public static OwnerId forCurrentProcess() {
         ProcessHandle self = ProcessHandle.current();
         long start = self.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
-        return new OwnerId(localHostName(), self.pid(), start, randomNonce());
+        return new OwnerId(localMachine(), self.pid(), start, randomNonce());
     }
 
     /**
@@ -80,6 +80,28 @@ public record OwnerId(String host, long pid, long processStartMillis, String non
         byte[] b = new byte[6];
         RANDOM.nextBytes(b);
         return HexFormat.of().formatHex(b);
+    }
+
+    /**
+     * This machine as written into owner ids: the host name, plus — on Linux — the process-id
+     * namespace ({@code /proc/self/ns/pid}), so that a pid is only ever interpreted in the namespace
+     * it belongs to (two containers or sandboxes with the same host name are two machines).
+     */
+    public static String localMachine() {
+        String host = localHostName();
+        try {
+            java.nio.file.Path ns = java.nio.file.Path.of("/proc/self/ns/pid");
+            if (java.nio.file.Files.exists(ns)) {
+                String target = java.nio.file.Files.readSymbolicLink(ns).toString();   // pid:[4026531836]
+                String digits = target.replaceAll("[^0-9]", "");
+                if (!digits.isEmpty()) {
+                    return host + ":pidns" + digits;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not provable: fall back to the host name alone
+        }
+        return host;
     }
 
     /** The local host name, or {@code localhost} when it cannot be determined. */

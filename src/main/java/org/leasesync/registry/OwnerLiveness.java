@@ -30,7 +30,9 @@ public interface OwnerLiveness {
      */
     static OwnerLiveness processTable(String localHost) {
         return owner -> {
-            if (!owner.host().equals(localHost) || owner.processStartMillis() == 0) {
+            // Only when the owner's machine string names this host AND this pid namespace
+            // (OwnerId.localMachine) can its pid be looked up here; anything else is not provable.
+            if (!localHost.contains(":pidns") || !owner.host().equals(localHost) || owner.processStartMillis() == 0) {
                 return false;
             }
             Optional<ProcessHandle> p = ProcessHandle.of(owner.pid());

@@ -48,7 +48,8 @@ public final class HttpSyncRemote implements SyncRemote {
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
     private static final String UNREADABLE = "the sync server sent an answer leasesync cannot read";
     private static final ObjectMapper MAPPER = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     private final HttpUrl base;
     private final OkHttpClient client;

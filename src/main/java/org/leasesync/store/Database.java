@@ -31,6 +31,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Database implements AutoCloseable {
 
+    static {
+        // H2's automatic-mixed-mode server (AUTO_SERVER) must only listen on loopback. Set before any
+        // H2 class reads its system properties.
+        if (System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
+        }
+    }
+
     private static final Logger log = LoggerFactory.getLogger(Database.class);
     private static final AtomicLong MEM_COUNTER = new AtomicLong();
     /** The database file name inside the data directory (H2 adds {@code .mv.db}). */
@@ -54,8 +62,20 @@ public final class Database implements AutoCloseable {
      */
     public static Database openFile(Path dataDir) {
         Path dir = dataDir.toAbsolutePath().normalize();
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new StoreException("the data directory " + dir + " is a file, not a directory; choose another one "
+                    + "with --data-dir or LEASESYNC_DATA_DIR");
+        }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
+        try {
+            if (Files.exists(file) && Files.size(file) == 0) {
+                throw new StoreException("the local database " + file + " is empty (0 bytes): it was probably truncated. "
+                        + "It was left untouched; restore it from a backup, or move it aside to start with an empty one.");
+            }
+        } catch (IOException e) {
+            throw new StoreException("cannot read the local database " + file + ": " + e, e);
+        }
         String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
         return openRetryingTransientLocks(url, file.toString());
     }
@@ -67,6 +87,41 @@ public final class Database implements AutoCloseable {
      * 20 s; any other failure is reported at once.
      */
     private static Database openRetryingTransientLocks(String url, String description) {
+        // A process that holds the database (H2's automatic-mixed-mode server) but is stopped or hung
+        // accepts the connection and never answers; H2 has no read timeout for that, so the attempt
+        // runs on its own thread and is abandoned after OPEN_TIMEOUT.
+        java.util.concurrent.CompletableFuture<Database> attempt = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                attempt.complete(openRetrying(url, description));
+            } catch (Throwable e) {
+                attempt.completeExceptionally(e);
+            }
+        }, "db-open");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return attempt.get(OPEN_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            attempt.thenAccept(Database::close);   // if it ever opens, close it
+            throw new StoreException("the local database " + description + " is held by another leasesync process "
+                    + "that does not answer (stopped or hung?) — nothing was changed. Find it with `ps -ef | grep leasesync`, "
+                    + "resume (kill -CONT) or end it, and try again.");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new StoreException("cannot open the local database " + description + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while opening " + description, e);
+        }
+    }
+
+    /** How long opening may take before the holder of the database is declared unresponsive. */
+    static final long OPEN_TIMEOUT_SECONDS = 30;
+
+    private static Database openRetrying(String url, String description) {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
         java.util.Random random = new java.util.Random();
         while (true) {
@@ -76,7 +131,10 @@ public final class Database implements AutoCloseable {
                 String m = e.getMessage().toLowerCase(java.util.Locale.ROOT);
                 boolean transientLock = m.contains("lock file recently modified") || m.contains("connection refused")
                         || m.contains("connection is broken") || m.contains("already closed")
-                        || m.contains("locked by another process") || m.contains("may be already in use");
+                        || m.contains("locked by another process") || m.contains("may be already in use")
+                        || m.contains("session closed") || m.contains("not available")
+                        // an EOF while another process serves the file is a handover, not damage
+                        || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
                 if (!transientLock || System.nanoTime() > deadline) {
                     throw e;
                 }
@@ -215,8 +273,12 @@ public final class Database implements AutoCloseable {
         String reason = rootMessage(e);
         String hint;
         String lower = reason.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("readonly") || lower.contains("read-only") || lower.contains("read only")) {
+            return "cannot open the local database " + description + ": the file or its directory is read-only. "
+                    + "leasesync needs to write there; check the permissions, or choose another --data-dir.";
+        }
         if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported") || lower.contains("90030")
-                || lower.contains("90048") || lower.contains("format")) {
+                || lower.contains("90048") || lower.contains("format") || lower.contains("eofexception")) {
             hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
                     + "(keep a copy) to start with an empty one, or restore a backup.";
         } else if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {

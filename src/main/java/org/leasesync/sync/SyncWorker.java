@@ -149,18 +149,10 @@ public final class SyncWorker implements TaskRunner {
             throw e; // nothing reached the server; the batch stays recorded and is queried next run
         }
         if (e.kind() == RemoteException.Kind.HTTP) {
-            if (e.status() == 409 && "stale_fencing_token".equals(e.code())) {
-                throw new LeaseLostException(ctx.lease().fence(), org.leasesync.registry.LeaseLoss.TAKEN_OVER,
-                        "the server has seen a newer fencing token for this key");
-            }
-            if (e.status() == 409 && "idempotency_key_in_use".equals(e.code())) {
+            if (isInUse(e)) {
                 return confirmByQuery(ctx, batch, sentAt);
             }
-            if (e.status() == 422) {
-                throw new NeedsAttentionException("the server says idempotency key " + batch.idempotencyKey()
-                        + " was used for a different request; the local push state is inconsistent", e);
-            }
-            throw e; // 4xx/5xx before applying: failed; the batch stays recorded and is queried first next run
+            throw refusal(ctx, batch, e);
         }
         log.log(System.Logger.Level.WARNING, "{0}: push {1} outcome unknown ({2}); asking the server before retrying",
                 ctx.key(), batch.idempotencyKey(), e.getMessage());
@@ -177,45 +169,63 @@ public final class SyncWorker implements TaskRunner {
         RemoteException last = null;
         for (int attempt = 1; attempt <= settings.confirmAttempts(); attempt++) {
             ctx.fence();
+            PushStatus status = null;
             try {
-                PushStatus status = remote.pushStatus(ctx.key(), batch.idempotencyKey(), ctx.runId());
-                switch (status.state()) {
-                    case COMPLETED:
-                        if (status.response().isPresent()) {
-                            return status.response().get();
-                        }
-                        throw new NeedsAttentionException("the server finished push " + batch.idempotencyKey()
-                                + " with status " + status.statusCode() + " and no result to confirm");
-                    case UNKNOWN:
-                        if (ctx.time().now().isAfter(sentAt.plus(settings.keyRetention()))) {
-                            throw new NeedsAttentionException("a push was sent but its result could not be confirmed: "
-                                    + "the server no longer knows idempotency key " + batch.idempotencyKey());
-                        }
-                        ctx.progress("resending an unconfirmed push");
-                        try {
-                            return remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId());
-                        } catch (RemoteException e) {
-                            if (e.kind() == RemoteException.Kind.HTTP && e.status() == 409
-                                    && "stale_fencing_token".equals(e.code())) {
-                                throw new LeaseLostException(ctx.lease().fence(),
-                                        org.leasesync.registry.LeaseLoss.TAKEN_OVER, "newer fencing token on the server");
-                            }
-                            last = e;
-                        }
-                        break;
-                    case IN_PROGRESS:
-                    default:
-                        ctx.progress("waiting for the server to finish a push");
-                        break;
-                }
+                status = remote.pushStatus(ctx.key(), batch.idempotencyKey(), ctx.runId());
             } catch (RemoteException e) {
-                last = e;
+                last = e;   // the question itself failed: ask again after a pause
+            }
+            if (status != null && status.state() == PushStatus.State.COMPLETED) {
+                if (status.response().isPresent()) {
+                    return status.response().get();
+                }
+                throw new NeedsAttentionException("the server finished push " + batch.idempotencyKey()
+                        + " with status " + status.statusCode() + " and no result to confirm");
+            }
+            if (status != null && status.state() == PushStatus.State.UNKNOWN) {
+                if (ctx.time().now().isAfter(sentAt.plus(settings.keyRetention()))) {
+                    throw new NeedsAttentionException("a push was sent but its result could not be confirmed: "
+                            + "the server no longer knows idempotency key " + batch.idempotencyKey());
+                }
+                ctx.progress("resending an unconfirmed push");
+                try {
+                    return remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId());
+                } catch (RemoteException e) {
+                    if (e.kind() == RemoteException.Kind.HTTP && !isInUse(e)) {
+                        throw refusal(ctx, batch, e);   // the server answered: nothing was applied
+                    }
+                    last = e;                            // ambiguous again: ask again
+                }
+            } else if (status != null) {
+                ctx.progress("waiting for the server to finish a push");
             }
             sleeper.sleep(wait);
             wait = wait.multipliedBy(2);
         }
         throw new NeedsAttentionException("a push was sent but its result could not be confirmed (idempotency key "
                 + batch.idempotencyKey() + ")" + (last == null ? "" : ": " + plain(last)), last);
+    }
+
+    private static boolean isInUse(RemoteException e) {
+        return e.status() == 409 && "idempotency_key_in_use".equals(e.code());
+    }
+
+    /**
+     * The server refused a push with an error status: per the protocol nothing was applied and nothing
+     * stored. A stale fencing token means the lease is lost; 422 means the local push state is
+     * inconsistent (needs attention); anything else fails the run, and the batch stays recorded so the
+     * next run asks about its key first.
+     */
+    private static RuntimeException refusal(RunContext ctx, PushBatch batch, RemoteException e) {
+        if (e.status() == 409 && "stale_fencing_token".equals(e.code())) {
+            return new LeaseLostException(ctx.lease().fence(), org.leasesync.registry.LeaseLoss.TAKEN_OVER,
+                    "the server has seen a newer fencing token for this key");
+        }
+        if (e.status() == 422) {
+            return new NeedsAttentionException("the server says idempotency key " + batch.idempotencyKey()
+                    + " was used for a different request; the local push state is inconsistent", e);
+        }
+        return e;
     }
 
     private static String plain(RemoteException e) {

@@ -111,4 +111,31 @@ class StatusCommandTest {
         assertThat(r.err()).contains("cannot open the local database", file.toString()).doesNotContain("\tat ");
         assertThat(Files.readAllBytes(file)).isEqualTo(garbage);
     }
+
+    @Test
+    void anEmptiedDatabaseFileIsReportedAndNeverSilentlyRecreated() throws Exception {
+        Path dir = tmp.resolve("emptied");
+        Files.createDirectories(dir);
+        Path file = dir.resolve("leasesync.mv.db");
+        Files.createFile(file);
+        Result r = run("status", "--data-dir", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).contains("is empty (0 bytes)", file.toString());
+        assertThat(Files.size(file)).isZero();
+        Result edit = run("edit", "--data-dir", dir.toString(), "--user", "alice", "--scope", "backup", "--id", "x",
+                "--payload", "{}");
+        assertThat(edit.code()).isEqualTo(1);
+        assertThat(Files.size(file)).isZero();
+    }
+
+    @Test
+    void aDataDirectoryThatIsAFileIsRefusedClearly() throws Exception {
+        Path notADir = tmp.resolve("plain-file");
+        Files.writeString(notADir, "hello");
+        Result r = run("edit", "--data-dir", notADir.toString(), "--user", "alice", "--scope", "backup", "--id", "x",
+                "--payload", "{}");
+        assertThat(r.code()).isNotZero();
+        assertThat(r.err()).contains("is a file, not a directory").doesNotContain("\tat ");
+        assertThat(Files.readString(notADir)).isEqualTo("hello");
+    }
 }

@@ -192,15 +192,21 @@ abstract class RegistryContractTest {
 
     @Test
     void processTableProvesAMissingProcessDeadButNotALiveOne() {
-        OwnerLiveness table = OwnerLiveness.processTable("this-host");
+        OwnerLiveness table = OwnerLiveness.processTable("this-host:pidns1");
         OwnerId self = OwnerId.forCurrentProcess();
-        OwnerId selfHere = new OwnerId("this-host", self.pid(), self.processStartMillis(), "aa");
+        OwnerId selfHere = new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis(), "aa");
         assertThat(table.isProvablyDead(selfHere)).isFalse();
-        assertThat(table.isProvablyDead(new OwnerId("this-host", Integer.MAX_VALUE - 7L, 5, "bb"))).isTrue();
-        assertThat(table.isProvablyDead(new OwnerId("other-host", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
+        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isTrue();
+        assertThat(table.isProvablyDead(new OwnerId("other-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
+        // same host name, another pid namespace (a container or sandbox): its pids mean nothing here
+        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns2", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
         // same pid, other start time: a recycled pid
-        assertThat(table.isProvablyDead(new OwnerId("this-host", self.pid(), self.processStartMillis() - 60_000, "cc")))
+        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis() - 60_000, "cc")))
                 .isTrue();
+        // without a pid namespace in the machine string nothing is provable
+        assertThat(OwnerLiveness.processTable("this-host").isProvablyDead(new OwnerId("this-host", Integer.MAX_VALUE - 7L, 5, "bb")))
+                .isFalse();
+        assertThat(OwnerId.localMachine()).contains(":pidns");
     }
 
     @Test

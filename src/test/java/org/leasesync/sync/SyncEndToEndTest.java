@@ -264,6 +264,21 @@ class SyncEndToEndTest {
     }
 
     @Test
+    void aPushTheServerRefusesAgainAndAgainFailsEachRunButNeverNeedsAttention() throws Exception {
+        client.sync(ALICE, TaskSource.MANUAL);
+        String id = client.edits.addEdit(ALICE, "refused", "{\"title\":\"R\"}", false);
+        server.faults().setFailPush(3);
+        for (int i = 0; i < 3; i++) {
+            RunResult r = client.sync(ALICE, TaskSource.RETRY);
+            assertThat(r.status()).as("run %d: %s", i, r.message().orElse("")).isEqualTo(RunStatus.FAILED);
+            assertThat(r.message().orElseThrow()).isEqualTo("the sync server failed (HTTP 500)");
+        }
+        assertThat(client.sync(ALICE, TaskSource.RETRY).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+    }
+
+    @Test
     void staleRunThatLostItsLeaseMidPushCannotWriteItsCheckpointNorPushASecondCopy() throws Exception {
         ManualTime time = new ManualTime();
         client.close();
