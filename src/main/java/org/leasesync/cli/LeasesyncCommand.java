@@ -71,6 +71,13 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         if (server != null && (user == null || token == null || token.isBlank())) {
             throw new ParameterException(spec.commandLine(), "--server needs --user and --token (or LEASESYNC_TOKEN)");
         }
+        if (user != null) {
+            try {
+                org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(user);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         if (server == null && user != null) {
             throw new ParameterException(spec.commandLine(), "--user needs --server (the embedded server signs in as alice)");
         }

@@ -77,6 +77,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         ClientConfig config;
         try {
             key = TaskKey.of(user, scope);
+            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(user);
             src = TaskSource.parse(source);
             if (token == null || token.isBlank()) {
                 throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");

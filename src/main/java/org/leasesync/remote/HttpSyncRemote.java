@@ -86,6 +86,21 @@ public final class HttpSyncRemote implements SyncRemote {
                 .connectionPool(new okhttp3.ConnectionPool(5, 5, java.util.concurrent.TimeUnit.SECONDS)).build();
     }
 
+    private static final java.util.regex.Pattern PROTOCOL_USER = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    /**
+     * Checks a user id against the protocol's rule ({@code [A-Za-z0-9._-]{1,64}}, docs/protocol.md §1).
+     *
+     * @throws IllegalArgumentException naming the id and the rule
+     */
+    public static String checkProtocolUserId(String user) {
+        if (user == null || !PROTOCOL_USER.matcher(user).matches()) {
+            throw new IllegalArgumentException("user id '" + user + "' cannot be used with a sync server: "
+                    + "use 1-64 letters, digits, '.', '_' or '-'");
+        }
+        return user;
+    }
+
     /**
      * Checks a server URL.
      *
