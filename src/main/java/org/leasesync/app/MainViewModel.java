@@ -162,6 +162,15 @@ public final class MainViewModel {
         trigger(scope, TaskSource.MANUAL, false, true);
     }
 
+    /**
+     * "Discard and resend" on a card that needs attention: gives up confirming the unknown push; its
+     * edits are sent again under a new key (the server applies each change at most once).
+     */
+    public void discardUnconfirmed(Scope scope) {
+        TaskKey key = new TaskKey(currentUser.get(), scope);
+        background.execute(() -> submitQuietly(new TriggerRequest(key, TaskSource.MANUAL, false, false, true)));
+    }
+
     /** "Cancel" a running run of this process. */
     public void cancel(Scope scope) {
         TaskKey key = new TaskKey(currentUser.get(), scope);

@@ -48,6 +48,9 @@ final class ScopeCard extends VBox {
         Button check = button("Check again", "check-" + id, false);
         check.setOnAction(e -> vm.checkAgain(scope));
         bindVisible(check, model.checkAgainVisibleProperty());
+        Button discard = button("Discard and resend", "discard-" + id, false);
+        discard.setOnAction(e -> vm.discardUnconfirmed(scope));
+        bindVisible(discard, model.checkAgainVisibleProperty());
         Button followUp = button("Sync again after this", "followup-" + id, false);
         followUp.setOnAction(e -> vm.syncAgainAfter(scope));
         bindVisible(followUp, model.followUpVisibleProperty());
@@ -57,7 +60,7 @@ final class ScopeCard extends VBox {
 
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, cancel, sync);
+        HBox top = new HBox(8, dot, title, spacer, retry, check, discard, followUp, cancel, sync);
         top.setAlignment(Pos.CENTER_LEFT);
         getChildren().addAll(top, headline, detail);
     }

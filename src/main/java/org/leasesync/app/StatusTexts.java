@@ -65,7 +65,8 @@ public final class StatusTexts {
                 s.retryAt().ifPresent(t -> sb.append("Retrying automatically at ").append(time(t)));
                 s.lastSuccess().ifPresent(t -> append(sb, "last successful sync " + time(t)));
             }
-            case NEEDS_ATTENTION -> sb.append("Nothing is retried automatically. Check again once the server answers.");
+            case NEEDS_ATTENTION -> sb.append("Nothing is retried automatically. Check again once the server answers, "
+                    + "or discard and resend (the server applies each change at most once).");
             default -> {
                 // nothing to add
             }

@@ -64,6 +64,10 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--check-again", description = "Re-check a key that needs attention (asks the server about the saved push).")
     boolean checkAgain;
 
+    @Option(names = "--discard-unconfirmed", description = "For a key that needs attention: give up confirming the "
+            + "unknown push and send its edits again under a new idempotency key (the server applies each change at most once).")
+    boolean discardUnconfirmed;
+
     @Option(names = "--json", description = "Print one JSON object instead of a line.")
     boolean json;
 
@@ -91,7 +95,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         try (ClientRuntime rt = ClientRuntime.open(config)) {
             Thread onCtrlC = new Thread(() -> rt.close(java.time.Duration.ofSeconds(3)), "sync-shutdown");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
-            SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain), out);
+            SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
             if (r instanceof SubmitResult.Started s) {
                 RunResult result;
                 try {
@@ -119,7 +123,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             }
             if (r instanceof SubmitResult.NeedsAttention n) {
                 print(out, key, "needs_attention", null, n.reason(),
-                        key + " needs attention: " + n.reason() + " (run `leasesync sync --check-again ...` once the server answers)");
+                        key + " needs attention: " + n.reason() + " (once the server answers: `leasesync sync --check-again ...`;"
+                                + " or `--discard-unconfirmed` to send the edits again)");
                 return NEEDS_ATTENTION;
             }
             SubmitResult.Skipped sk = (SubmitResult.Skipped) r;

@@ -103,7 +103,7 @@ public final class Coordinator implements AutoCloseable {
             if (local != null) {
                 return joinLocal(local, request);
             }
-            if (!request.checkAgain()) {
+            if (!request.checkAgain() && !request.discardUnconfirmed()) {
                 Optional<RunRecord> last = runs.lastRun(key);
                 if (last.isPresent() && last.get().status().orElse(null) == RunStatus.NEEDS_ATTENTION) {
                     String reason = last.get().error().orElse("the last run ended in an unknown state");
@@ -153,6 +153,9 @@ public final class Coordinator implements AutoCloseable {
                     recovery = Optional.of(decision);
                 }
             }
+        } else if (request.discardUnconfirmed()) {
+            recovery = Optional.of(new RecoveryDecision(RecoveryDecision.Action.RESTART,
+                    "the user discarded the unconfirmed push; its edits are sent again"));
         } else if (request.checkAgain()) {
             recovery = Optional.of(new RecoveryDecision(RecoveryDecision.Action.RESUME,
                     "checking again from the saved checkpoint"));
@@ -496,6 +499,11 @@ public final class Coordinator implements AutoCloseable {
         @Override
         public boolean checkAgain() {
             return run.request.checkAgain();
+        }
+
+        @Override
+        public boolean discardUnconfirmed() {
+            return run.request.discardUnconfirmed();
         }
 
         @Override

@@ -13,8 +13,9 @@ import java.util.Optional;
  *   <li>Checkpoint stage text unrecognised → {@code ask}.</li>
  *   <li>Checkpoint epoch differs from the run's epoch → {@code ask} (inconsistent).</li>
  *   <li>{@code done} → {@code skip}.</li>
- *   <li>{@code pulling} with a push recorded in flight → {@code ask} (inconsistent).</li>
- *   <li>{@code pulling} → {@code resume} from the pull cursor.</li>
+ *   <li>{@code pulling} with a batch but no idempotency key (or the reverse) → {@code ask}.</li>
+ *   <li>{@code pulling} → {@code resume} from the pull cursor (a push an earlier run left in flight is
+ *       kept and settled, by querying its key, at the push stage).</li>
  *   <li>{@code pushing} with a batch but no idempotency key (or a key but no batch) → {@code ask}.</li>
  *   <li>{@code pushing} → {@code resume}: query the in-flight key before sending anything.</li>
  * </ol>
@@ -53,8 +54,9 @@ public final class RecoveryPolicy {
                 return new RecoveryDecision(RecoveryDecision.Action.SKIP,
                         "the interrupted run " + cp.runId() + " had finished its work");
             case PULLING:
-                if (hasBatch || hasKey) {
-                    return ask("the checkpoint of run " + cp.runId() + " says pulling but records a push in flight");
+                if (hasBatch != hasKey) {
+                    return ask("the checkpoint of run " + cp.runId()
+                            + " records a push batch without its idempotency key (or the reverse)");
                 }
                 return new RecoveryDecision(RecoveryDecision.Action.RESUME,
                         "resuming the interrupted pull from cursor " + cp.pullCursor().orElse("(start)"));

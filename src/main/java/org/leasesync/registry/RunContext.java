@@ -36,6 +36,9 @@ public interface RunContext {
     /** True when the user asked to re-check a run that needed attention. */
     boolean checkAgain();
 
+    /** True when the user chose to discard the unconfirmed push (see {@link TriggerRequest}). */
+    boolean discardUnconfirmed();
+
     /**
      * Records that the run entered {@code stage} (guarded write) and tells listeners.
      *

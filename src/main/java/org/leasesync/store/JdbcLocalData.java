@@ -95,8 +95,9 @@ public final class JdbcLocalData implements LocalData {
             for (RemoteRecord r : page.records()) {
                 upsertRecord(c, fence.key(), r.id(), r.version(), r.deleted(), r.payloadJson(), r.serverTime());
             }
-            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, Optional.of(page.nextCursor()),
-                    null));
+            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.key());
+            JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
+                    Optional.of(page.nextCursor()), null), before));
             return null;
         });
     }
@@ -143,7 +144,31 @@ public final class JdbcLocalData implements LocalData {
                 bindKey(ps, 1, fence.key());
                 ps.executeUpdate();
             }
-            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null));
+            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.key());
+            JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null),
+                    before));
+            return null;
+        });
+    }
+
+    /**
+     * A pull does not settle a push left in flight by an earlier run: its batch and idempotency key
+     * stay in the checkpoint until the push stage confirms (or the user discards) it.
+     */
+    private static Checkpoint keepInFlight(Checkpoint next, Optional<Checkpoint> before) {
+        if (before.isEmpty() || before.get().idempotencyKey().isEmpty()) {
+            return next;
+        }
+        Checkpoint b = before.get();
+        return new Checkpoint(next.key(), next.runId(), next.epoch(), next.stage(), next.stageText(), next.pullCursor(),
+                b.pushBatchId(), b.idempotencyKey(), b.pushChangeIds(), b.pushSentAt(), next.updatedAt());
+    }
+
+    @Override
+    public void discardInFlight(Fence fence, String runId) {
+        guard.inTransaction(fence, "discard the unconfirmed push of " + fence.key(), c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
     }

@@ -48,6 +48,12 @@ public interface LocalData {
      */
     void resetForResync(Fence fence, String runId);
 
+    /**
+     * Forgets the push batch recorded as in flight (the user discarded it): its entries stay in the
+     * outbox and are pushed again under a new key. Checkpoint only; one transaction.
+     */
+    void discardInFlight(Fence fence, String runId);
+
     /** The pull cursor saved for the key, if any. */
     Optional<String> pullCursor(TaskKey key);
 }

@@ -105,6 +105,12 @@ public final class SyncWorker implements TaskRunner {
     private int push(RunContext ctx) throws InterruptedException {
         int pushed = 0;
         Optional<Checkpoint> cp = ctx.checkpointAtStart();
+        if (ctx.discardUnconfirmed() && cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
+            log.log(System.Logger.Level.WARNING, "{0}: the user discarded unconfirmed push {1} ({2}); its edits are "
+                    + "sent again under a new key", ctx.key(), cp.get().idempotencyKey().get(), cp.get().pushChangeIds());
+            local.discardInFlight(ctx.fence(), ctx.runId());
+            cp = Optional.empty();
+        }
         if (cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
             pushed += settleInFlight(ctx, cp.get());
         }

@@ -279,6 +279,31 @@ class SyncEndToEndTest {
     }
 
     @Test
+    void anUnconfirmablePushNeedsAttentionAndDiscardingResendsWithoutApplyingTwice() throws Exception {
+        client.close();
+        client = new ClientStack(store, server.baseUrl(), tokens(), TimeSource.system(),
+                new SyncSettings(500, 100, 2, Duration.ofMillis(10), Duration.ofHours(24)),
+                new HttpSettings(Duration.ofSeconds(2), Duration.ofMillis(300), Duration.ofSeconds(5)));
+        client.sync(ALICE, TaskSource.MANUAL);
+        String id = client.edits.addEdit(ALICE, "lost-answer", "{\"title\":\"L\"}", false);
+        // applied, but answered only after 2 s: the client times out and the key stays "in progress"
+        // for every question it asks → it cannot confirm → needs attention, keeping the key
+        server.faults().setDelayAfterApply(Duration.ofSeconds(2));
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+        server.faults().setDelayAfterApply(Duration.ZERO);
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.NEEDS_ATTENTION);
+        assertThat(r.message().orElseThrow()).contains("could not be confirmed");
+        assertThat(client.coordinator.submit(ALICE, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
+        assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
+        SubmitResult discard = client.coordinator.submit(
+                new org.leasesync.registry.TriggerRequest(ALICE, TaskSource.MANUAL, false, false, true));
+        RunResult resent = ((SubmitResult.Started) discard).handle().completion().get(30, TimeUnit.SECONDS);
+        assertThat(resent.status()).as(resent.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);   // sent twice, applied once
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+    }
+
+    @Test
     void staleRunThatLostItsLeaseMidPushCannotWriteItsCheckpointNorPushASecondCopy() throws Exception {
         ManualTime time = new ManualTime();
         client.close();
