@@ -23,11 +23,8 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     DataDirMixin dataDir;
 
-    @Option(names = "--user", required = true, description = "User id.")
-    String user;
-
-    @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
-    String scope;
+    @Mixin
+    KeyOptions keyOptions;
 
     @Option(names = "--id", required = true, description = "Record id (new or existing).")
     String id;
@@ -46,7 +43,7 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         TaskKey key;
         String json;
         try {
-            key = TaskKey.of(user, scope);
+            key = keyOptions.key();
             if (delete == (payload != null)) {
                 throw new IllegalArgumentException("give exactly one of --payload JSON or --delete");
             }

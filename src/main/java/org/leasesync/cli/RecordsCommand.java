@@ -27,11 +27,8 @@ public final class RecordsCommand implements Callable<Integer> {
     @Mixin
     DataDirMixin dataDir;
 
-    @Option(names = "--user", required = true, description = "User id.")
-    String user;
-
-    @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
-    String scope;
+    @Mixin
+    KeyOptions keyOptions;
 
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
@@ -43,7 +40,7 @@ public final class RecordsCommand implements Callable<Integer> {
     public Integer call() {
         TaskKey key;
         try {
-            key = TaskKey.of(user, scope);
+            key = keyOptions.key();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

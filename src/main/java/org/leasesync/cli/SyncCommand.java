@@ -44,11 +44,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     HttpOptions httpOptions;
 
-    @Option(names = "--user", required = true, description = "User id.")
-    String user;
-
-    @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
-    String scope;
+    @Mixin
+    KeyOptions keyOptions;
 
     @Option(names = "--server", required = true, paramLabel = "URL", description = "Sync server base URL.")
     String server;
@@ -80,13 +77,13 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         TaskSource src;
         ClientConfig config;
         try {
-            key = TaskKey.of(user, scope);
-            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(user);
+            key = keyOptions.key();
+            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(keyOptions.user());
             src = TaskSource.parse(source);
             if (token == null || token.isBlank()) {
                 throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
             }
-            config = new ClientConfig(dataDir.resolve(), server, Map.of(user, token), registryOptions.leaseTtl(),
+            config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
                     httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
