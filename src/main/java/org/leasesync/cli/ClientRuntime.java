@@ -106,6 +106,10 @@ public final class ClientRuntime implements AutoCloseable {
 
     /** Shuts down within {@code timeout}: cancels runs, stops threads, closes HTTP and the database. Blocks. */
     public void close(Duration timeout) {
+        // Cancel runs first, then their HTTP calls, so that a run blocked on the network notices at
+        // once, records "cancelled" and releases its lease before the database closes.
+        coordinator.cancelAll("the app is shutting down");
+        http.dispatcher().cancelAll();
         coordinator.shutdown(timeout);
         keeper.close();
         timer.shutdownNow();

@@ -93,6 +93,12 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             Thread onCtrlC = new Thread(() -> rt.close(java.time.Duration.ofSeconds(3)), "sync-shutdown");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
             SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
+            for (int attempt = 1; attempt < 4 && r instanceof SubmitResult.Started s0 && localDatabaseHiccup(s0); attempt++) {
+                // The shared local database moved to another process mid-run: the run is safe to repeat
+                // (pulls are idempotent; a push in flight is settled by querying its key first).
+                Thread.sleep(300L * attempt);
+                r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
+            }
             if (r instanceof SubmitResult.Started s) {
                 RunResult result;
                 try {
@@ -137,26 +143,42 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
      */
     private SubmitResult submit(ClientRuntime rt, TriggerRequest request, PrintWriter out) throws InterruptedException {
         SubmitResult r = submitRetryingBrokenConnections(rt, request);
-        boolean told = false;
-        long start = System.nanoTime();
-        while (r instanceof SubmitResult.Joined) {
-            var lease = rt.registry().lease(request.key());
-            boolean looksExpired = lease.isPresent() && lease.get().isHeld()
-                    && lease.get().expiresAt().isBefore(rt.config().time().now());
-            long waitedNanos = System.nanoTime() - start;
-            if (!looksExpired || lease.isEmpty() || waitedNanos > lease.get().ttl().toNanos() * 2) {
-                return r;
-            }
-            if (!told && !json) {
-                out.println("the run holding " + request.key() + " stopped renewing its lease; waiting up to "
-                        + DurationConverter.format(lease.get().ttl()) + " to be sure before taking over…");
-                out.flush();
-                told = true;
-            }
-            Thread.sleep(500);
-            r = submitRetryingBrokenConnections(rt, request);
+        if (!(r instanceof SubmitResult.Joined)) {
+            return r;
         }
-        return r;
+        var first = rt.registry().lease(request.key());
+        if (first.isEmpty() || !first.get().isHeld() || !first.get().expiresAt().isBefore(rt.config().time().now())) {
+            return r;   // a holder that renews: joined
+        }
+        if (!json) {
+            out.println("the run holding " + request.key() + " stopped renewing its lease; waiting up to "
+                    + DurationConverter.format(first.get().ttl()) + " to be sure before taking over…");
+            out.flush();
+        }
+        long deadline = System.nanoTime() + first.get().ttl().toNanos() + 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            var now = rt.registry().lease(request.key());
+            if (now.isEmpty() || !now.get().isHeld() || now.get().epoch() != first.get().epoch()
+                    || now.get().heartbeat() != first.get().heartbeat()) {
+                break;   // it renewed, released, or someone else took it: ask again below
+            }
+        }
+        return submitRetryingBrokenConnections(rt, request);   // takes over if nothing moved for a TTL
+    }
+
+    /** Waits for the run; true if it failed only because the shared local database was briefly unreachable. */
+    private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {
+        try {
+            RunResult result = started.handle().completion().get();
+            String m = result.message().orElse("").toLowerCase(java.util.Locale.ROOT);
+            return result.status() == RunStatus.FAILED && (m.contains("error opening database")
+                    || m.contains("lock file recently modified") || m.contains("connection is broken")
+                    || m.contains("connection is closed") || m.contains("not available") || m.contains("already closed")
+                    || m.contains("locked by another process") || m.contains("may be already in use"));
+        } catch (ExecutionException e) {
+            return false;
+        }
     }
 
     /** A connection to the shared database can break when its host process exits; try again briefly. */

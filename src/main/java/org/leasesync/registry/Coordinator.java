@@ -238,7 +238,8 @@ public final class Coordinator implements AutoCloseable {
             log.log(System.Logger.Level.ERROR, "run " + run.runId + " for " + key + " failed", e);
             outcome = RunOutcome.failed(plain(e));
         }
-        if (run.lease.isCancelRequested() && outcome.status() == RunStatus.SUCCEEDED) {
+        if (run.lease.isCancelRequested()
+                && (outcome.status() == RunStatus.SUCCEEDED || outcome.status() == RunStatus.FAILED)) {
             outcome = RunOutcome.cancelled(run.cancelReason == null ? "cancelled" : run.cancelReason);
         }
         finish(run, outcome);
@@ -332,6 +333,17 @@ public final class Coordinator implements AutoCloseable {
         run.followUpSources = null;
         run.lease.requestCancel();
         return true;
+    }
+
+    /** Cancels every run of this process (shutdown). @return how many were cancelled */
+    public int cancelAll(String reason) {
+        int n = 0;
+        for (TaskKey key : List.copyOf(active.keySet())) {
+            if (cancel(key, reason)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Cancels every local run of {@code userId} (account switch). @return how many were cancelled */

@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -87,13 +88,48 @@ public final class Database implements AutoCloseable {
      * 20 s; any other failure is reported at once.
      */
     private static Database openRetryingTransientLocks(String url, String description) {
-        // A process that holds the database (H2's automatic-mixed-mode server) but is stopped or hung
-        // accepts the connection and never answers; H2 has no read timeout for that, so the attempt
-        // runs on its own thread and is abandoned after OPEN_TIMEOUT.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(OPEN_RETRY_SECONDS);
+        java.util.Random random = new java.util.Random();
+        int unanswered = 0;
+        while (true) {
+            try {
+                Database db = openOnce(url, description);
+                if (db != null) {
+                    return db;
+                }
+                if (++unanswered >= 2 || System.nanoTime() > deadline) {
+                    throw new StoreException("the local database " + description + " is held by another leasesync "
+                            + "process that has not answered for " + (2 * OPEN_TIMEOUT_SECONDS) + " s (stopped or hung?) — "
+                            + "nothing was changed. Find it with `ps -ef | grep leasesync`, resume (kill -CONT) or end it, "
+                            + "and try again.");
+                }
+            } catch (StoreException e) {
+                if (!isTransientOpenFailure(e.getMessage(), description) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                log.debug("database busy while opening, retrying: {}", e.getMessage());
+                try {
+                    Thread.sleep(100 + random.nextInt(400));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * One attempt. A process that holds the database (H2's automatic-mixed-mode server) but is
+     * stopped or hung accepts the connection and never answers; H2 has no read timeout for that, so
+     * the attempt runs on its own thread and is abandoned after {@link #OPEN_TIMEOUT_SECONDS}.
+     *
+     * @return the database, or null when the attempt got no answer in time
+     */
+    private static Database openOnce(String url, String description) {
         java.util.concurrent.CompletableFuture<Database> attempt = new java.util.concurrent.CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                attempt.complete(openRetrying(url, description));
+                attempt.complete(open(url, description, 4));
             } catch (Throwable e) {
                 attempt.completeExceptionally(e);
             }
@@ -101,12 +137,10 @@ public final class Database implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         try {
-            return attempt.get(OPEN_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            return attempt.get(OPEN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             attempt.thenAccept(Database::close);   // if it ever opens, close it
-            throw new StoreException("the local database " + description + " is held by another leasesync process "
-                    + "that does not answer (stopped or hung?) — nothing was changed. Find it with `ps -ef | grep leasesync`, "
-                    + "resume (kill -CONT) or end it, and try again.");
+            return null;                            // no answer within the timeout
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
@@ -118,36 +152,27 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    /** How long opening may take before the holder of the database is declared unresponsive. */
-    static final long OPEN_TIMEOUT_SECONDS = 30;
-
-    private static Database openRetrying(String url, String description) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        java.util.Random random = new java.util.Random();
-        while (true) {
-            try {
-                return open(url, description, 4);
-            } catch (StoreException e) {
-                String m = e.getMessage().toLowerCase(java.util.Locale.ROOT);
-                boolean transientLock = m.contains("lock file recently modified") || m.contains("connection refused")
-                        || m.contains("connection is broken") || m.contains("already closed")
-                        || m.contains("locked by another process") || m.contains("may be already in use")
-                        || m.contains("session closed") || m.contains("not available")
-                        // an EOF while another process serves the file is a handover, not damage
-                        || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
-                if (!transientLock || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                log.debug("database busy while opening, retrying: {}", e.getMessage());
-                try {
-                    Thread.sleep(50 + random.nextInt(250));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
-        }
+    /**
+     * Several processes starting and ending at once on one data directory race for H2's lock file
+     * (the first becomes the automatic-mixed-mode server, and the role moves when it exits); the
+     * others briefly see these failures. They are retried; anything else is reported at once.
+     */
+    private static boolean isTransientOpenFailure(String message, String description) {
+        String m = message.toLowerCase(java.util.Locale.ROOT);
+        return m.contains("lock file recently modified") || m.contains("connection refused")
+                || m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
+                || m.contains("locked by another process") || m.contains("may be already in use")
+                || m.contains("session closed") || m.contains("not available") || m.contains("concurrent update")
+                || m.contains("another process was faster")
+                // an EOF while another process serves the file is a handover, not damage
+                || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
     }
+
+    /** How long several processes may keep racing for the database before opening gives up. */
+    static final long OPEN_RETRY_SECONDS = 90;
+
+    /** How long opening may take before the holder of the database is declared unresponsive. */
+    static final long OPEN_TIMEOUT_SECONDS = 20;
 
     /** A private in-memory database (for tests and the CLI's dry runs). */
     public static Database openInMemory() {
@@ -173,7 +198,7 @@ public final class Database implements AutoCloseable {
         cfg.setMaximumPoolSize(poolSize);
         cfg.setMinimumIdle(1);
         cfg.setPoolName("leasesync-db");
-        cfg.setConnectionTimeout(10_000);
+        cfg.setConnectionTimeout(30_000);
         cfg.setInitializationFailTimeout(1);
         HikariDataSource ds;
         try {
@@ -215,27 +240,75 @@ public final class Database implements AutoCloseable {
      * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
      */
     public <T> T transaction(String what, SqlWork<T> work) {
-        try (Connection c = pool.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = work.apply(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c);
-                throw e;
+        for (int attempt = 1; ; attempt++) {
+            boolean committing = false;
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    T result = work.apply(c);
+                    committing = true;
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                // A connection that broke before the commit was sent lost the whole transaction (the
+                // database rolls it back): doing it again is safe. A failure of the commit itself is
+                // ambiguous and is reported.
+                if (!committing && attempt < 4 && isBrokenConnection(e)) {
+                    pause(attempt);
+                    continue;
+                }
+                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
             }
-        } catch (SQLException e) {
-            throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether the connection (not the statement) failed: the database was closed, moved or is unreachable. */
+    static boolean isBrokenConnection(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return state.startsWith("08") || e instanceof java.sql.SQLTransientConnectionException
+                || m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
+                || m.contains("not available") || m.contains("error opening database")
+                || m.contains("lock file recently modified") || m.contains("locked by another process")
+                || m.contains("may be already in use");
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(150L * attempt);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
         }
     }
 
     /** Runs {@code work} on a connection in auto-commit mode (reads, single statements). */
     public <T> T query(String what, SqlWork<T> work) {
-        try (Connection c = pool.getConnection()) {
-            return work.apply(c);
-        } catch (SQLException e) {
-            throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+        for (int attempt = 1; ; attempt++) {
+            Connection c;
+            try {
+                c = pool.getConnection();
+            } catch (SQLException e) {
+                if (attempt < 4 && isBrokenConnection(e)) {   // no statement ran yet: safe to try again
+                    pause(attempt);
+                    continue;
+                }
+                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+            }
+            try (c) {
+                return work.apply(c);
+            } catch (SQLException e) {
+                // Reads and the idempotent single statements run here (renew, release) may be repeated
+                // when the shared database moved to another host process mid-statement.
+                if (attempt < 4 && isBrokenConnection(e)) {
+                    pause(attempt);
+                    continue;
+                }
+                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -248,7 +321,7 @@ public final class Database implements AutoCloseable {
         try {
             c.rollback();
         } catch (SQLException e) {
-            log.warn("rollback failed: {}", e.getMessage());
+            log.debug("rollback failed: {}", e.getMessage());
         }
     }
 
