@@ -140,6 +140,23 @@ class SyncProcessTest {
     }
 
     @Test
+    void manyShortLivedSyncProcessesOfTwoUsersOnAFreshDataDirectoryOnlySucceedOrJoin() throws Exception {
+        server.faults().setLatency(Duration.ofSeconds(1));
+        List<Process> procs = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String user = i % 2 == 0 ? "alice" : "bob";
+            procs.add(JavaProcess.start(Launcher.class, tmp.resolve("m" + i + ".out"), "sync", "--user", user,
+                    "--scope", "course_sync", "--server", server.baseUrl(), "--token", server.tokenFor(user),
+                    "--data-dir", data.toString()));
+        }
+        for (int i = 0; i < procs.size(); i++) {
+            assertThat(procs.get(i).waitFor(150, TimeUnit.SECONDS)).isTrue();
+            assertThat(procs.get(i).exitValue()).as(out("m" + i)).isIn(0, 3);
+        }
+        assertThat(server.stats().runOverlaps()).isZero();
+    }
+
+    @Test
     void syncCommandReportsBadInputWithExitCode2AndAnUnreachableServerWithExitCode1() throws Exception {
         Process bad = JavaProcess.start(Launcher.class, tmp.resolve("bad.out"), "sync", "--user", "alice",
                 "--scope", "photos", "--server", server.baseUrl(), "--token", "x", "--data-dir", data.toString());
