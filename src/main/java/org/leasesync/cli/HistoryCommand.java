@@ -1,7 +1,6 @@
 package org.leasesync.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -52,7 +51,7 @@ public final class HistoryCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path dir = dataDir.resolve();
         List<Views.RunView> runs;
-        if (!Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+        if (!Database.existsIn(dir)) {
             runs = List.of();
         } else {
             try (LocalStore store = LocalStore.openFile(dir)) {

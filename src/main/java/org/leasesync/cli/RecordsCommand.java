@@ -1,7 +1,6 @@
 package org.leasesync.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,7 +46,7 @@ public final class RecordsCommand implements Callable<Integer> {
         Path dir = dataDir.resolve();
         List<JdbcLocalEdits.LocalRecord> records = List.of();
         List<JdbcLocalEdits.OutboxItem> outbox = List.of();
-        if (Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+        if (Database.existsIn(dir)) {
             try (LocalStore store = LocalStore.openFile(dir)) {
                 JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
                 records = edits.records(key);

@@ -1,7 +1,6 @@
 package org.leasesync.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -46,7 +45,7 @@ public final class StatusCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path dir = dataDir.resolve();
         Instant now = time.now();
-        if (!Files.exists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db"))) {
+        if (!Database.existsIn(dir)) {
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("dataDir", dir.toString());

@@ -15,6 +15,7 @@ import org.leasesync.registry.TaskSource;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.registry.TriggerRequest;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -171,11 +172,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {
         try {
             RunResult result = started.handle().completion().get();
-            String m = result.message().orElse("").toLowerCase(java.util.Locale.ROOT);
-            return result.status() == RunStatus.FAILED && (m.contains("error opening database")
-                    || m.contains("lock file recently modified") || m.contains("connection is broken")
-                    || m.contains("connection is closed") || m.contains("not available") || m.contains("already closed")
-                    || m.contains("locked by another process") || m.contains("may be already in use"));
+            return result.status() == RunStatus.FAILED && Database.isHandoverMessage(result.message().orElse(""));
         } catch (ExecutionException e) {
             return false;
         }
@@ -188,9 +185,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             try {
                 return rt.coordinator().submit(request);
             } catch (org.leasesync.registry.StoreException e) {
-                String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
-                boolean broken = m.contains("connection is broken") || m.contains("closed") || m.contains("not available");
-                if (!broken || attempt >= 5) {
+                if (!Database.isHandoverMessage(e.getMessage()) || attempt >= 5) {
                     throw e;
                 }
                 Thread.sleep(200L * attempt);

@@ -159,13 +159,23 @@ public final class Database implements AutoCloseable {
      */
     private static boolean isTransientOpenFailure(String message, String description) {
         String m = message.toLowerCase(java.util.Locale.ROOT);
-        return m.contains("lock file recently modified") || m.contains("connection refused")
-                || m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
-                || m.contains("locked by another process") || m.contains("may be already in use")
-                || m.contains("session closed") || m.contains("not available") || m.contains("concurrent update")
-                || m.contains("another process was faster")
+        return isHandoverMessage(message) || m.contains("connection refused") || m.contains("session closed")
+                || m.contains("concurrent update") || m.contains("another process was faster")
                 // an EOF while another process serves the file is a handover, not damage
                 || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
+    }
+
+    /**
+     * Whether an error message (of an {@link SQLException}, a {@link StoreException} or a run that
+     * ended with one) says the shared file database was briefly unreachable because its host process
+     * changed — the one list of such messages, used wherever the work may be tried again.
+     */
+    public static boolean isHandoverMessage(String message) {
+        String m = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
+        return m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
+                || m.contains("not available") || m.contains("error opening database")
+                || m.contains("lock file recently modified") || m.contains("locked by another process")
+                || m.contains("may be already in use");
     }
 
     /** How long several processes may keep racing for the database before opening gives up. */
@@ -173,6 +183,11 @@ public final class Database implements AutoCloseable {
 
     /** How long opening may take before the holder of the database is declared unresponsive. */
     static final long OPEN_TIMEOUT_SECONDS = 20;
+
+    /** Whether {@code dataDir} holds a local database file yet (read-only commands create none). */
+    public static boolean existsIn(Path dataDir) {
+        return Files.exists(dataDir.resolve(FILE_BASE_NAME + ".mv.db"));
+    }
 
     /** A private in-memory database (for tests and the CLI's dry runs). */
     public static Database openInMemory() {
@@ -269,12 +284,8 @@ public final class Database implements AutoCloseable {
     /** Whether the connection (not the statement) failed: the database was closed, moved or is unreachable. */
     static boolean isBrokenConnection(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
         return state.startsWith("08") || e instanceof java.sql.SQLTransientConnectionException
-                || m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
-                || m.contains("not available") || m.contains("error opening database")
-                || m.contains("lock file recently modified") || m.contains("locked by another process")
-                || m.contains("may be already in use");
+                || isHandoverMessage(e.getMessage());
     }
 
     private static void pause(int attempt) {

@@ -3,25 +3,9 @@ package org.leasesync.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class AuthTest {
-
-    private ReferenceServer server;
-    private TestClient client;
-
-    @BeforeEach
-    void start() {
-        server = ReferenceServer.start(ServerConfig.defaults());
-        client = new TestClient(server);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class AuthTest extends ServerTestBase {
 
     private static final String ALICE_CHANGES = TestClient.changesPath("alice", "course_sync");
 

@@ -5,27 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class PullTest {
-
-    private ReferenceServer server;
-    private TestClient client;
-
-    @BeforeEach
-    void start() {
-        server = ReferenceServer.start(ServerConfig.defaults());
-        client = new TestClient(server);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class PullTest extends ServerTestBase {
 
     @Test
     void pullsSeededDemoDataFromTheBeginning() throws Exception {

@@ -10,25 +10,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class PushTest {
-
-    private ReferenceServer server;
-    private TestClient client;
-
-    @BeforeEach
-    void start() {
-        server = ReferenceServer.start(ServerConfig.defaults());
-        client = new TestClient(server);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class PushTest extends ServerTestBase {
 
     private JsonNode record(String user, String scope, String id) throws Exception {
         for (JsonNode c : client.pull(user, scope, "limit=1000").json().get("changes")) {
