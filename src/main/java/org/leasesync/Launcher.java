@@ -3,6 +3,8 @@ package org.leasesync;
 import java.util.Optional;
 import org.leasesync.app.App;
 import org.leasesync.app.Backend;
+import org.leasesync.chaos.ChaosAgentCommand;
+import org.leasesync.chaos.ChaosCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.registry.RetryPolicy;
@@ -30,7 +32,10 @@ public final class Launcher {
     }
 
     public static void main(String[] args) {
-        int code = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui)).execute(args);
+        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui));
+        cl.addSubcommand(new ChaosCommand());
+        cl.addSubcommand(new ChaosAgentCommand());
+        int code = cl.execute(args);
         System.exit(code);
     }
 

@@ -7,9 +7,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
 import org.leasesync.registry.Coordinator;
 import org.leasesync.registry.LeaseKeeper;
+import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
 import org.leasesync.registry.TaskRegistry;
@@ -17,7 +19,9 @@ import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.sync.LocalData;
 import org.leasesync.sync.Sleeper;
+import org.leasesync.sync.SyncRemote;
 import org.leasesync.sync.SyncWorker;
 
 /**
@@ -40,21 +44,43 @@ public final class ClientRuntime implements AutoCloseable {
     private final OkHttpClient http;
     private final Map<String, String> tokens;
 
-    private ClientRuntime(ClientConfig config, LocalStore store) {
+    /**
+     * Wrappers around the sync worker's two ports, for instrumentation (the chaos harness journals
+     * every guarded write and stops at named crash points). {@link #NONE} leaves them as they are.
+     *
+     * @param leases wraps the lease table
+     * @param remote wraps the HTTP remote
+     * @param local wraps the local database port
+     */
+    public record Ports(UnaryOperator<LeaseStore> leases, UnaryOperator<SyncRemote> remote,
+                        UnaryOperator<LocalData> local) {
+
+        /** No wrapping. */
+        public static final Ports NONE = new Ports(UnaryOperator.identity(), UnaryOperator.identity(),
+                UnaryOperator.identity());
+
+        public Ports {
+            java.util.Objects.requireNonNull(leases, "leases");
+            java.util.Objects.requireNonNull(remote, "remote");
+            java.util.Objects.requireNonNull(local, "local");
+        }
+    }
+
+    private ClientRuntime(ClientConfig config, LocalStore store, Ports ports) {
         this.config = config;
         this.store = store;
         this.tokens = new ConcurrentHashMap<>(config.tokens());
         this.edits = new JdbcLocalEdits(store.database(), config.time());
         OwnerId owner = OwnerId.forCurrentProcess();
-        this.registry = new TaskRegistry(store.leases(), owner, config.leaseTtl(), config.time(),
+        this.registry = new TaskRegistry(ports.leases().apply(store.leases()), owner, config.leaseTtl(), config.time(),
                 OwnerLiveness.processTable(owner.host()));
         this.keeper = new LeaseKeeper(registry);
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient();
         HttpSyncRemote remote = new HttpSyncRemote(config.serverUrl(), http, config.http(), tokens::get, edits.clientId());
-        SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), config.time()), config.sync(),
-                Sleeper.real());
+        SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
+                ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry());
         keeper.start(timer);
     }
@@ -65,9 +91,18 @@ public final class ClientRuntime implements AutoCloseable {
      * @throws org.leasesync.registry.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config) {
+        return open(config, Ports.NONE);
+    }
+
+    /**
+     * Like {@link #open(ClientConfig)}, with the sync worker's ports wrapped.
+     *
+     * @throws org.leasesync.registry.StoreException if the database cannot be opened
+     */
+    public static ClientRuntime open(ClientConfig config, Ports ports) {
         LocalStore store = LocalStore.openFile(config.dataDir());
         try {
-            return new ClientRuntime(config, store);
+            return new ClientRuntime(config, store, ports);
         } catch (RuntimeException e) {
             store.close();
             throw e;

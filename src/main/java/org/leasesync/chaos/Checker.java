@@ -1,0 +1,315 @@
+package org.leasesync.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Checks a chaos history against leasesync's promises (design.md §2) and counts violations:
+ * <ol>
+ *   <li><b>overlaps</b> (invariants 1 and 4): on one device, a local write of epoch {@code e} that
+ *       <i>began</i> after a grant of a higher epoch of its key had <i>committed</i> (both stamps on
+ *       the machine-wide monotonic clock, so the order is certain) yet was committed; two grants of
+ *       the same epoch; and on the server, an accepted request whose fencing token is lower than one
+ *       the server had already accepted for that user, scope and client id (in commit order);</li>
+ *   <li><b>duplicates</b> (invariant 9, idempotency): a change id applied by more than one request;</li>
+ *   <li><b>lost</b> (invariant 9): an edit made on a device that was neither applied on the server
+ *       nor is still in that device's outbox;</li>
+ *   <li><b>stuck</b> (invariant 3, fail closed but never stuck): a run still recorded as running after
+ *       the final drain, or a key whose owner was killed and that no successor held within the
+ *       takeover bound;</li>
+ *   <li><b>cross_user</b> (invariant 8): an accepted request whose token belongs to another user than
+ *       its path, or a record of one user (server or local) written for another.</li>
+ * </ol>
+ * Each violation comes with the shortest part of the history that shows it: the events of that key
+ * (or change id) between the first event involved and the violation. Stateless; thread-safe.
+ */
+final class Checker {
+
+    private Checker() {
+    }
+
+    static ChaosReport check(Evidence ev, ChaosReport.Counts inputs) {
+        List<ChaosReport.Violation> violations = new ArrayList<>();
+        overlaps(ev, violations);
+        duplicates(ev, violations);
+        lost(ev, violations);
+        stuck(ev, violations);
+        crossUser(ev, violations);
+        int runs = ev.devices().values().stream().mapToInt(Evidence.Device::runCount).sum();
+        return new ChaosReport(inputs.withRuns(runs), violations, takeoverMillis(ev));
+    }
+
+    // ---- overlaps -------------------------------------------------------------------------------
+
+    private static void overlaps(Evidence ev, List<ChaosReport.Violation> out) {
+        Map<String, List<JsonNode>> grants = new HashMap<>();
+        for (JsonNode e : ev.events()) {
+            if (type(e, "grant")) {
+                grants.computeIfAbsent(deviceKey(e), k -> new ArrayList<>()).add(e);
+            }
+        }
+        for (Map.Entry<String, List<JsonNode>> g : grants.entrySet()) {
+            Set<Long> seen = new HashSet<>();
+            for (JsonNode grant : g.getValue()) {
+                if (!seen.add(grant.path("epoch").asLong())) {
+                    out.add(violation("overlaps", "two grants of epoch " + grant.path("epoch").asLong() + " for "
+                            + g.getKey(), ev, e -> deviceKey(e).equals(g.getKey()), grant.path("mono").asLong(), grant));
+                }
+            }
+        }
+        for (JsonNode w : ev.events()) {
+            if (!type(w, "write")) {
+                continue;
+            }
+            long epoch = w.path("epoch").asLong();
+            long began = w.path("began").asLong();
+            for (JsonNode grant : grants.getOrDefault(deviceKey(w), List.of())) {
+                if (grant.path("epoch").asLong() > epoch && grant.path("mono").asLong() < began) {
+                    long lateMs = (began - grant.path("mono").asLong()) / 1_000_000;
+                    out.add(violation("overlaps", "on " + w.path("device").asText() + ", a write (" + w.path("op").asText()
+                            + ") of " + w.path("key").asText() + " epoch " + epoch + " began " + lateMs
+                            + " ms after epoch " + grant.path("epoch").asLong() + " was granted, and was committed",
+                            ev, e -> deviceKey(e).equals(deviceKey(w)) && epochBetween(e, epoch, grant.path("epoch").asLong()),
+                            firstGrantMono(grants.get(deviceKey(w)), epoch, grant), w));
+                    break;
+                }
+            }
+        }
+        Map<String, Long> highest = new HashMap<>();
+        for (JsonNode a : ev.audit()) {
+            if (a.path("fencingToken").isNull() || a.path("fencingToken").isMissingNode() || a.path("status").asInt() >= 400) {
+                continue;
+            }
+            String stream = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " client " + a.path("clientId").asText();
+            long token = a.path("fencingToken").asLong();
+            Long before = highest.get(stream);
+            if (before != null && token < before) {
+                out.add(new ChaosReport.Violation("overlaps", "the server accepted " + a.path("op").asText() + " #"
+                        + a.path("seq").asLong() + " of " + stream + " with fencing token " + token + " after it had accepted token "
+                        + before, auditHistory(ev, x -> (x.path("pathUser").asText() + "|" + x.path("scope").asText() + " client "
+                        + x.path("clientId").asText()).equals(stream), a.path("seq").asLong())));
+            }
+            highest.merge(stream, token, Math::max);
+        }
+    }
+
+    private static long firstGrantMono(List<JsonNode> grants, long epoch, JsonNode fallback) {
+        return grants.stream().filter(g -> g.path("epoch").asLong() == epoch).mapToLong(g -> g.path("mono").asLong())
+                .findFirst().orElse(fallback.path("mono").asLong());
+    }
+
+    private static boolean epochBetween(JsonNode e, long low, long high) {
+        long ep = e.path("epoch").asLong(-1);
+        return ep < 0 || ep == 0 || (ep >= low && ep <= high);
+    }
+
+    // ---- duplicates -----------------------------------------------------------------------------
+
+    private static void duplicates(Evidence ev, List<ChaosReport.Violation> out) {
+        Map<String, List<JsonNode>> appliedBy = new HashMap<>();
+        for (JsonNode a : ev.audit()) {
+            for (JsonNode id : a.path("applied")) {
+                appliedBy.computeIfAbsent(id.asText(), k -> new ArrayList<>()).add(a);
+            }
+        }
+        appliedBy.forEach((changeId, entries) -> {
+            if (entries.size() > 1) {
+                out.add(new ChaosReport.Violation("duplicates", "change " + changeId + " was applied " + entries.size()
+                        + " times", lines(entries)));
+            }
+        });
+    }
+
+    // ---- lost -----------------------------------------------------------------------------------
+
+    private static void lost(Evidence ev, List<ChaosReport.Violation> out) {
+        Set<String> applied = new HashSet<>();
+        for (JsonNode a : ev.audit()) {
+            a.path("applied").forEach(id -> applied.add(id.asText()));
+            a.path("duplicates").forEach(id -> applied.add(id.asText()));
+        }
+        for (JsonNode e : ev.events()) {
+            if (!type(e, "edit")) {
+                continue;
+            }
+            String changeId = e.path("changeId").asText();
+            Evidence.Device device = ev.devices().get(e.path("device").asText());
+            boolean pending = device != null && device.outbox().contains(changeId);
+            if (!applied.contains(changeId) && !pending) {
+                out.add(violation("lost", "edit " + changeId + " of " + e.path("key").asText() + " (record "
+                        + e.path("record").asText() + ") on " + e.path("device").asText()
+                        + " was never applied and is no longer in the outbox", ev,
+                        x -> changeId.equals(x.path("changeId").asText()) || deviceKey(x).equals(deviceKey(e)),
+                        e.path("mono").asLong(), null));
+            }
+        }
+    }
+
+    // ---- stuck ----------------------------------------------------------------------------------
+
+    private static void stuck(Evidence ev, List<ChaosReport.Violation> out) {
+        ev.devices().forEach((name, d) -> {
+            for (String run : d.unfinishedRuns()) {
+                out.add(new ChaosReport.Violation("stuck", "run " + run + " on " + name
+                        + " is still recorded as running after the drain", List.of()));
+            }
+        });
+        for (Takeover t : takeovers(ev)) {
+            if (t.successorMono < 0 || t.successorMono - t.kill.path("mono").asLong() > ev.takeoverBound().toNanos()) {
+                String took = t.successorMono < 0 ? "no successor ever held it"
+                        : "a successor held it only after " + (t.successorMono - t.kill.path("mono").asLong()) / 1_000_000 + " ms";
+                out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed; " + took
+                        + " (bound " + ev.takeoverBound().toMillis() + " ms)", ev,
+                        e -> deviceKey(e).equals(t.key) || type(e, "kill") || type(e, "agent-ready"),
+                        t.kill.path("mono").asLong(), null));
+            }
+        }
+    }
+
+    /** A key held by a killed process, and when a successor first held it (-1: never). */
+    private record Takeover(JsonNode kill, String key, long epoch, long successorMono) {
+    }
+
+    private static List<Takeover> takeovers(Evidence ev) {
+        List<Takeover> out = new ArrayList<>();
+        for (JsonNode kill : ev.events()) {
+            if (!type(kill, "kill") || !kill.path("survivors").asBoolean()) {
+                continue;
+            }
+            long pid = kill.path("victim").asLong();
+            long at = kill.path("mono").asLong();
+            Map<String, Long> held = new HashMap<>();   // device|key -> epoch
+            for (JsonNode e : ev.events()) {
+                if (e.path("mono").asLong() > at) {
+                    break;
+                }
+                if (e.path("pid").asLong() != pid) {
+                    continue;
+                }
+                if (type(e, "grant")) {
+                    held.put(deviceKey(e), e.path("epoch").asLong());
+                } else if (type(e, "release")) {
+                    held.remove(deviceKey(e), e.path("epoch").asLong());
+                }
+            }
+            for (Map.Entry<String, Long> h : held.entrySet()) {
+                long successor = -1;
+                for (JsonNode e : ev.events()) {
+                    if (e.path("mono").asLong() > at && type(e, "grant") && deviceKey(e).equals(h.getKey())
+                            && e.path("epoch").asLong() > h.getValue()) {
+                        successor = e.path("mono").asLong();
+                        break;
+                    }
+                }
+                out.add(new Takeover(kill, h.getKey(), h.getValue(), successor));
+            }
+        }
+        return out;
+    }
+
+    /** Milliseconds from each kill to the successor's grant, for the report. */
+    private static List<Long> takeoverMillis(Evidence ev) {
+        List<Long> ms = new ArrayList<>();
+        for (Takeover t : takeovers(ev)) {
+            if (t.successorMono >= 0) {
+                ms.add((t.successorMono - t.kill.path("mono").asLong()) / 1_000_000);
+            }
+        }
+        return ms;
+    }
+
+    // ---- cross-user -----------------------------------------------------------------------------
+
+    private static void crossUser(Evidence ev, List<ChaosReport.Violation> out) {
+        for (JsonNode a : ev.audit()) {
+            if (a.path("status").asInt() < 400 && !a.path("authUser").asText().equals(a.path("pathUser").asText())) {
+                out.add(new ChaosReport.Violation("cross_user", "the server accepted a request of "
+                        + a.path("authUser").asText() + " on " + a.path("pathUser").asText() + "'s path", lines(List.of(a))));
+            }
+        }
+        ev.serverRecords().forEach((key, records) -> {
+            String user = key.substring(0, key.indexOf('|'));
+            for (JsonNode r : records) {
+                String owner = r.path("payload").path("owner").asText(user);
+                if (!owner.equals(user)) {
+                    out.add(new ChaosReport.Violation("cross_user", "the server holds record " + r.path("id").asText()
+                            + " of " + key + " written for " + owner, lines(List.of(r))));
+                }
+            }
+        });
+        ev.devices().forEach((name, d) -> d.localRecords().forEach((key, payloads) -> {
+            String user = key.substring(0, key.indexOf('|'));
+            for (String p : payloads) {
+                String owner = owner(p, user);
+                if (!owner.equals(user)) {
+                    out.add(new ChaosReport.Violation("cross_user", "device " + name + " holds a record of " + key
+                            + " written for " + owner, List.of(p)));
+                }
+            }
+        }));
+    }
+
+    private static String owner(String payloadJson, String fallback) {
+        if (payloadJson == null) {
+            return fallback;
+        }
+        try {
+            return Journal.JSON.readTree(payloadJson).path("owner").asText(fallback);
+        } catch (IOException e) {
+            return fallback;
+        }
+    }
+
+    // ---- histories ------------------------------------------------------------------------------
+
+    private static final int MAX_HISTORY = 60;
+
+    private static ChaosReport.Violation violation(String counter, String what, Evidence ev, Predicate<JsonNode> relevant,
+                                                   long fromMono, JsonNode last) {
+        long toMono = last == null ? Long.MAX_VALUE : last.path("mono").asLong();
+        List<JsonNode> events = new ArrayList<>();
+        for (JsonNode e : ev.events()) {
+            long m = e.path("mono").asLong();
+            if (m >= fromMono && m <= toMono && (relevant.test(e) || type(e, "kill") || type(e, "server-kill"))) {
+                events.add(e);
+            }
+        }
+        if (events.size() > MAX_HISTORY) {
+            List<JsonNode> cut = new ArrayList<>(events.subList(0, MAX_HISTORY / 2));
+            cut.addAll(events.subList(events.size() - MAX_HISTORY / 2, events.size()));
+            events = cut;
+        }
+        long origin = ev.events().isEmpty() ? 0 : ev.events().get(0).path("mono").asLong();
+        List<String> lines = new ArrayList<>();
+        for (JsonNode e : events) {
+            lines.add(String.format("%+10.3fs %s", (e.path("mono").asLong() - origin) / 1e9, e));
+        }
+        return new ChaosReport.Violation(counter, what, lines);
+    }
+
+    private static List<String> auditHistory(Evidence ev, Predicate<JsonNode> relevant, long toSeq) {
+        List<JsonNode> entries = ev.audit().stream().filter(relevant).filter(a -> a.path("seq").asLong() <= toSeq)
+                .sorted(Comparator.comparingLong(a -> a.path("seq").asLong())).toList();
+        return lines(entries.subList(Math.max(0, entries.size() - 12), entries.size()));
+    }
+
+    private static List<String> lines(List<JsonNode> nodes) {
+        return nodes.stream().map(JsonNode::toString).toList();
+    }
+
+    private static boolean type(JsonNode e, String type) {
+        return type.equals(e.path("type").asText());
+    }
+
+    private static String deviceKey(JsonNode e) {
+        return e.path("device").asText() + "|" + e.path("key").asText();
+    }
+}

@@ -1,0 +1,73 @@
+package org.leasesync.chaos;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.leasesync.registry.Fence;
+import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.LeaseStore;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.TaskKey;
+
+/**
+ * The lease table with grants and releases journaled; a {@code grant} event is written right after
+ * the grant committed, so its {@code mono} is an upper bound of the grant's time. Thread-safe as the
+ * delegate is.
+ */
+final class JournalingLeaseStore implements LeaseStore {
+
+    private final LeaseStore delegate;
+    private final Journal journal;
+
+    JournalingLeaseStore(LeaseStore delegate, Journal journal) {
+        this.delegate = delegate;
+        this.journal = journal;
+    }
+
+    @Override
+    public Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
+                                          Optional<LeaseRecord> takeOver) {
+        Optional<LeaseRecord> granted = delegate.tryGrant(key, owner, ttl, now, takeOver);
+        granted.ifPresent(g -> {
+            ObjectNode e = journal.event("grant");
+            e.put("key", key.asString());
+            e.put("epoch", g.epoch());
+            e.put("owner", owner.asString());
+            takeOver.ifPresent(t -> {
+                e.put("tookOverEpoch", t.epoch());
+                e.put("tookOverOwner", t.owner().map(OwnerId::asString).orElse(""));
+            });
+            journal.write(e);
+        });
+        return granted;
+    }
+
+    @Override
+    public boolean renew(Fence fence, Duration ttl, Instant now) {
+        return delegate.renew(fence, ttl, now);
+    }
+
+    @Override
+    public boolean release(Fence fence, Instant now) {
+        boolean released = delegate.release(fence, now);
+        if (released) {
+            ObjectNode e = journal.event("release");
+            e.put("key", fence.key().asString());
+            e.put("epoch", fence.epoch());
+            journal.write(e);
+        }
+        return released;
+    }
+
+    @Override
+    public Optional<LeaseRecord> read(TaskKey key) {
+        return delegate.read(key);
+    }
+
+    @Override
+    public List<LeaseRecord> readAll() {
+        return delegate.readAll();
+    }
+}

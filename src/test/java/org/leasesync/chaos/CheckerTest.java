@@ -1,0 +1,223 @@
+package org.leasesync.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The checker finds each kind of broken promise in a hand-made history, and passes a clean one. */
+class CheckerTest {
+
+    private static final long MS = 1_000_000L;
+    private static final String KEY = "alice|course_sync";
+
+    private final List<JsonNode> events = new ArrayList<>();
+    private final List<JsonNode> audit = new ArrayList<>();
+    private List<String> outbox = List.of();
+    private List<String> unfinished = List.of();
+    private Map<String, List<JsonNode>> serverRecords = Map.of();
+
+    @Test
+    void aCleanHistoryHasEveryCounterAtZero() {
+        grant(100, 1, 11);
+        write(110, 1, 112);
+        release(120, 1, 11);
+        grant(130, 2, 12);
+        write(140, 2, 141);
+        edit(150, "c1");
+        push(1, 2, List.of("c1"), List.of());
+        ChaosReport r = check();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.summaryLine()).isEqualTo("rounds=5 kills=1 faults=2 runs=2 overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0");
+    }
+
+    @Test
+    void flagsALocalWriteThatBeganAfterANewerEpochWasGranted() {
+        grant(100, 1, 11);
+        grant(200, 2, 12);            // the key was taken over ...
+        write(210, 1, 215);           // ... and the old epoch still wrote
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("overlaps", 1);
+        assertThat(r.violations().get(0).what()).contains("epoch 1 began 10 ms after epoch 2 was granted");
+        assertThat(r.violations().get(0).history()).anyMatch(l -> l.contains("\"type\":\"grant\"") && l.contains("\"epoch\":2"));
+    }
+
+    @Test
+    void aWriteOfTheOldEpochThatBeganBeforeTheNewGrantIsNoOverlap() {
+        grant(100, 1, 11);
+        write(190, 1, 230);           // began before the grant at 200: the guard decided before the takeover
+        grant(200, 2, 12);
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void flagsTwoGrantsOfOneEpoch() {
+        grant(100, 3, 11);
+        grant(150, 3, 12);
+        assertThat(check().perCounter()).containsEntry("overlaps", 1);
+    }
+
+    @Test
+    void flagsTheServerAcceptingALowerFencingTokenAfterAHigherOne() {
+        push(1, 5, List.of(), List.of());
+        push(2, 4, List.of(), List.of());
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("overlaps", 1);
+        assertThat(r.violations().get(0).what()).contains("fencing token 4 after it had accepted token 5");
+    }
+
+    @Test
+    void aRefusedStaleRequestIsNoOverlap() {
+        push(1, 5, List.of(), List.of());
+        ObjectNode refused = push(2, 4, List.of(), List.of());
+        refused.put("status", 409);
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void flagsAChangeAppliedTwice() {
+        edit(100, "c1");
+        push(1, 1, List.of("c1"), List.of());
+        push(2, 2, List.of("c1"), List.of());
+        assertThat(check().perCounter()).containsEntry("duplicates", 1);
+    }
+
+    @Test
+    void aResendReportedAsDuplicateIsNotADuplicateApplication() {
+        edit(100, "c1");
+        push(1, 1, List.of("c1"), List.of());
+        push(2, 1, List.of(), List.of("c1"));
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void flagsAnEditNeitherAppliedNorInTheOutbox() {
+        edit(100, "c1");
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("lost", 1);
+        assertThat(r.violations().get(0).what()).contains("c1");
+    }
+
+    @Test
+    void anEditStillInTheOutboxIsPendingNotLost() {
+        edit(100, "c1");
+        outbox = List.of("c1");
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void flagsARunStillRecordedAsRunningAfterTheDrain() {
+        unfinished = List.of("run-1 (alice|course_sync)");
+        assertThat(check().perCounter()).containsEntry("stuck", 1);
+    }
+
+    @Test
+    void flagsAKilledOwnersKeyTakenOverLaterThanTheBound() {
+        grant(100, 1, 11);
+        kill(200, 11);
+        grant(200 + 3_500, 2, 12);    // bound is 3 s
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("stuck", 1);
+        assertThat(r.violations().get(0).what()).contains("after 3500 ms");
+    }
+
+    @Test
+    void aKilledOwnersKeyTakenOverWithinTheBoundIsNotStuck() {
+        grant(100, 1, 11);
+        kill(200, 11);
+        grant(450, 2, 12);
+        ChaosReport r = check();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.takeoverMillis()).containsExactly(250L);
+    }
+
+    @Test
+    void aKeyReleasedBeforeTheKillNeedsNoTakeover() {
+        grant(100, 1, 11);
+        release(150, 1, 11);
+        kill(200, 11);
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void flagsARequestAcceptedOnAnotherUsersPath() {
+        ObjectNode a = push(1, 1, List.of(), List.of());
+        a.put("authUser", "bob");
+        assertThat(check().perCounter()).containsEntry("cross_user", 1);
+    }
+
+    @Test
+    void flagsAServerRecordWrittenForAnotherUser() {
+        ObjectNode rec = Journal.JSON.createObjectNode().put("id", "r1");
+        rec.putObject("payload").put("owner", "bob");
+        serverRecords = Map.of(KEY, List.of(rec));
+        assertThat(check().perCounter()).containsEntry("cross_user", 1);
+    }
+
+    // ---- history building -----------------------------------------------------------------------
+
+    private ChaosReport check() {
+        Evidence ev = new Evidence(events, audit,
+                Map.of("device-a", new Evidence.Device("client-a", outbox, 2, unfinished, Map.of())),
+                serverRecords, Duration.ofSeconds(3), Duration.ofSeconds(3));
+        return Checker.check(ev, new ChaosReport.Counts(5, 1, 2, 0));
+    }
+
+    private ObjectNode event(String type, long atMs, long pid) {
+        ObjectNode e = Journal.JSON.createObjectNode();
+        e.put("mono", atMs * MS);
+        e.put("pid", pid);
+        e.put("type", type);
+        e.put("device", "device-a");
+        e.put("key", KEY);
+        events.add(e);
+        events.sort(java.util.Comparator.comparingLong(x -> x.path("mono").asLong()));
+        return e;
+    }
+
+    private void grant(long atMs, long epoch, long pid) {
+        event("grant", atMs, pid).put("epoch", epoch);
+    }
+
+    private void release(long atMs, long epoch, long pid) {
+        event("release", atMs, pid).put("epoch", epoch);
+    }
+
+    private void write(long beganMs, long epoch, long committedMs) {
+        event("write", committedMs, 0).put("epoch", epoch).put("began", beganMs * MS).put("op", "apply-pull-page");
+    }
+
+    private void edit(long atMs, String changeId) {
+        event("edit", atMs, 0).put("changeId", changeId).put("record", "r1");
+    }
+
+    private void kill(long atMs, long victim) {
+        ObjectNode k = event("kill", atMs, 1);
+        k.remove("key");
+        k.put("victim", victim).put("survivors", true);
+    }
+
+    private ObjectNode push(long seq, long token, List<String> applied, List<String> duplicates) {
+        ObjectNode a = Journal.JSON.createObjectNode();
+        a.put("seq", seq);
+        a.put("pathUser", "alice");
+        a.put("authUser", "alice");
+        a.put("scope", "course_sync");
+        a.put("op", "push");
+        a.put("clientId", "client-a");
+        a.put("fencingToken", token);
+        a.put("status", 200);
+        applied.forEach(a.putArray("applied")::add);
+        a.withArray("applied");
+        duplicates.forEach(a.putArray("duplicates")::add);
+        a.withArray("duplicates");
+        a.putArray("conflicts");
+        audit.add(a);
+        return a;
+    }
+}
