@@ -46,7 +46,7 @@ final class PushHandler implements Handler {
                     "push requests need an Idempotency-Key header (1..255 printable ASCII characters)");
         }
         ProtocolHeaders.optionalToken(ProtocolHeaders.IDEMPOTENCY_KEY, key);
-        PushService.Fencing fence = fencing(ctx);
+        Fencing fence = Fencing.fromHeaders(ctx);
         PushRequest request = PushRequest.parse(ctx.readBody());
         String path = "/v1/users/" + ctx.user() + "/scopes/" + ctx.scope() + "/changes";
         String hash = Json.sha256("POST " + path + "\n" + Json.canonical(request.tree()));
@@ -75,7 +75,7 @@ final class PushHandler implements Handler {
     }
 
     private Reply execute(RequestContext ctx, String key, String hash, PushRequest request,
-                          PushService.Fencing fence) throws SQLException, InterruptedException {
+                          Fencing fence) throws SQLException, InterruptedException {
         if (faults.takeFailPush()) {
             throw new ApiError(500, "internal_error", "injected failure (fail-push); nothing was applied");
         }
@@ -121,21 +121,5 @@ final class PushHandler implements Handler {
     private static ApiError reused() {
         return new ApiError(422, "idempotency_key_reused",
                 "this Idempotency-Key was used for a different request; use a new key for a new batch");
-    }
-
-    private static PushService.Fencing fencing(RequestContext ctx) {
-        String token = ctx.header(ProtocolHeaders.FENCING_TOKEN);
-        String clientId = ProtocolHeaders.optionalToken(ProtocolHeaders.CLIENT_ID, ctx.header(ProtocolHeaders.CLIENT_ID));
-        if (token == null && clientId == null) {
-            return null;
-        }
-        if (token == null || clientId == null) {
-            throw ApiError.badRequest("Fencing-Token and Client-Id must be sent together");
-        }
-        try {
-            return new PushService.Fencing(clientId, Long.parseLong(token.trim()));
-        } catch (NumberFormatException e) {
-            throw ApiError.badRequest("Fencing-Token must be a 64-bit integer but was '" + token + "'");
-        }
     }
 }

@@ -24,10 +24,6 @@ import java.util.Optional;
  */
 final class PushService {
 
-    /** Fencing headers of a push. */
-    record Fencing(String clientId, long token) {
-    }
-
     /** A committed push: the stored response text and the change ids actually applied. */
     record Executed(String responseJson, List<String> appliedChangeIds) {
     }
@@ -51,6 +47,7 @@ final class PushService {
     /**
      * Applies the push and stores its response under {@code key}, atomically.
      *
+     * @param fence the push's fencing headers, or null for none
      * @throws ApiError 409 {@code stale_fencing_token}; nothing applied or stored
      * @throws SQLException on database failure; nothing applied or stored
      */
@@ -74,8 +71,7 @@ final class PushService {
         long now = clock.millis();
         long seq = records.lockScope(c, user, scope);
         if (fence != null && !fencing.accept(c, user, scope, fence.clientId(), fence.token(), now)) {
-            throw new ApiError(409, "stale_fencing_token", "fencing token " + fence.token()
-                    + " for client '" + fence.clientId() + "' is lower than one already seen; nothing applied");
+            throw fence.stale("nothing applied");
         }
         ArrayNode results = NODES.arrayNode();
         List<String> applied = new ArrayList<>();

@@ -73,9 +73,10 @@ public final class ReferenceServer implements AutoCloseable {
             StatsRecorder stats = new StatsRecorder();
             IdempotencyStore keys = new IdempotencyStore(db, cfg.keyRetention());
             InFlightKeys inFlight = new InFlightKeys();
-            PushService service = new PushService(db, records, new FencingStore(), keys, cfg.clock());
+            FencingStore fencing = new FencingStore();
+            PushService service = new PushService(db, records, fencing, keys, cfg.clock());
             ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, cfg.clock(),
-                    new PullHandler(records),
+                    new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, inFlight, faults, stats, cfg.clock()),
                     new PushStatusHandler(inFlight, keys, cfg.clock()),
                     new AdminHandlers(stats, faults));
