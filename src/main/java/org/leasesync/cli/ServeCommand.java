@@ -82,7 +82,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, dataDir, seed, faults, keyRetention, Clock.systemUTC());
+            cfg = new ServerConfig(port, bind, dataDir, seed, faults, keyRetention, Clock.systemUTC(), false);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
  * {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4, §6).
  *
  * <p>A pull with fencing headers runs as one transaction: lock the user+scope row (as pushes do),
- * check and record the fencing token (a stale one → 409, nothing returned), read the page, commit.
- * So a successor run's first pull raises the token before a stale run's late push can pass. A
- * pull without fencing headers reads without a lock. Thread-safe; blocks on the database.
+ * check and record the fencing token (a stale one → 409, nothing returned), read the page, write
+ * the audit row, commit. So a successor run's first pull raises the token before a stale run's
+ * late push can pass, and the pull's audit row sits between the pushes it saw and those it did
+ * not. A pull without fencing headers reads without a lock. Thread-safe; blocks on the database.
  */
 final class PullHandler implements Handler {
 
@@ -58,7 +59,9 @@ final class PullHandler implements Handler {
                     throw fence.stale("nothing returned");
                 }
                 ObjectNode body = body(records.changesSince(c, ctx.user(), ctx.scope(), since, limit), since, dbId);
+                ctx.audit().writeIn(c, 200, clock.millis());
                 c.commit();
+                ctx.audit().committed();
                 return Reply.json(200, body);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * <p>Key handling, in order: a key executing now → 409 (422 if the fingerprint differs); a live
  * stored record → replay (422 if the fingerprint differs); otherwise claim the key in memory,
  * re-check the store (a concurrent request may just have completed), execute, and hold the claim
- * until the response is sent. Thread-safe; blocks on the database and on fault delays.
+ * until the response is sent. An executed push writes its audit row in its own transaction
+ * ({@link PushService}); a replay's row lists no applied ids, only the duplicates and conflicts the
+ * replayed response reports. Thread-safe; blocks on the database and on fault delays.
  */
 final class PushHandler implements Handler {
 
@@ -53,14 +55,14 @@ final class PushHandler implements Handler {
         InFlightKeys.Claim claim = new InFlightKeys.Claim(ctx.scope(), hash);
 
         rejectIfExecuting(inFlight.current(ctx.user(), key), hash);
-        Optional<Reply> replay = replayIfStored(ctx.user(), key, hash);
+        Optional<Reply> replay = replayIfStored(ctx, key, hash);
         if (replay.isPresent()) {
             return replay.get();
         }
         rejectIfExecuting(inFlight.tryClaim(ctx.user(), key, claim), hash);
         boolean handedOver = false;
         try {
-            replay = replayIfStored(ctx.user(), key, hash);
+            replay = replayIfStored(ctx, key, hash);
             if (replay.isPresent()) {
                 return replay.get();
             }
@@ -79,8 +81,8 @@ final class PushHandler implements Handler {
         if (faults.takeFailPush()) {
             throw new ApiError(500, "internal_error", "injected failure (fail-push); nothing was applied");
         }
-        PushService.Executed done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence);
-        stats.applied(done.appliedChangeIds());
+        PushService.Executed done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence, ctx.audit());
+        stats.applied(done.outcome().applied());
         if (faults.takeDropAfterApply()) {
             log.info("dropping connection after applying push {} for {}|{}", key, ctx.user(), ctx.scope());
             return Reply.dropConnection();
@@ -93,15 +95,18 @@ final class PushHandler implements Handler {
         return Reply.jsonText(200, done.responseJson());
     }
 
-    private Optional<Reply> replayIfStored(String user, String key, String hash) throws SQLException {
+    private Optional<Reply> replayIfStored(RequestContext ctx, String key, String hash) throws SQLException {
         long now = clock.millis();
         keys.purgeExpired(now);
-        Optional<IdempotencyStore.StoredPush> stored = keys.find(user, key, now);
+        Optional<IdempotencyStore.StoredPush> stored = keys.find(ctx.user(), key, now);
         if (stored.isEmpty()) {
             return Optional.empty();
         }
         if (!stored.get().requestHash().equals(hash)) {
             throw reused();
+        }
+        if (ctx.audit().isOn()) {
+            ctx.audit().outcome(PushOutcome.ofReplay(stored.get().responseBody()));
         }
         return Optional.of(Reply.jsonText(stored.get().statusCode(), stored.get().responseBody())
                 .withHeader(ProtocolHeaders.REPLAYED, "true"));
