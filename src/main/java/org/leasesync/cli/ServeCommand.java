@@ -66,6 +66,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "1m, 24h or ISO-8601 (default: ${DEFAULT-VALUE}).")
     private Duration keyRetention;
 
+    @Option(names = "--audit",
+            description = "Record every user request to the pull, push and push-status endpoints in the "
+                    + "server's audit log, read through GET /v1/admin/audit (default: off).")
+    private boolean audit;
+
     private final CountDownLatch stop = new CountDownLatch(1);
 
     /** Creates the command; picocli fills in the options. */
@@ -82,7 +87,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, dataDir, seed, faults, keyRetention, Clock.systemUTC());
+            cfg = new ServerConfig(port, bind, dataDir, seed, faults, keyRetention, Clock.systemUTC(), audit);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -59,7 +59,7 @@ public final class HttpSyncRemote implements SyncRemote {
      * @param baseUrl the server, e.g. {@code http://127.0.0.1:8787}
      * @param shared the application's one OkHttp client
      * @param tokens the bearer token for a user id (null for unknown users)
-     * @param clientId this device's id, sent as {@code Client-Id} with the fencing token
+     * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
      * @throws IllegalArgumentException if the URL is not http(s)
      */
     public HttpSyncRemote(String baseUrl, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
@@ -115,10 +115,13 @@ public final class HttpSyncRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, String runId) {
+    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
         HttpUrl.Builder url = scopeUrl(key).addPathSegment("changes").addQueryParameter("limit", Integer.toString(limit));
         cursor.ifPresent(c -> url.addQueryParameter("since", c));
-        Request req = new Request.Builder().url(url.build()).get().header("Sync-Run-Id", runId)
+        Request req = new Request.Builder().url(url.build()).get()
+                .header("Fencing-Token", Long.toString(fencingToken))
+                .header("Client-Id", clientId)
+                .header("Sync-Run-Id", runId)
                 .tag(UserTag.class, new UserTag(key.userId())).build();
         JsonNode body = executeSafe(req, "pull " + key);
         try {

@@ -1,21 +1,31 @@
 package org.leasesync.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
-/** The admin endpoints (docs/protocol.md §8). Thread-safe. */
+/** The admin endpoints (docs/protocol.md §8). Thread-safe; the audit endpoint blocks on the database. */
 final class AdminHandlers {
 
     private static final Set<String> FAULT_FIELDS =
             Set.of("latencyMs", "failPush", "dropAfterApply", "delayAfterApplyMs", "throttle");
+    static final int AUDIT_DEFAULT_LIMIT = 1000;
+    static final int AUDIT_MAX_LIMIT = 10_000;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final StatsRecorder stats;
     private final FaultSwitches faults;
+    private final AuditLog audits;
 
-    AdminHandlers(StatsRecorder stats, FaultSwitches faults) {
+    AdminHandlers(StatsRecorder stats, FaultSwitches faults, AuditLog audits) {
         this.stats = stats;
         this.faults = faults;
+        this.audits = audits;
     }
 
     Reply stats(RequestContext ctx) {
@@ -56,6 +66,67 @@ final class AdminHandlers {
         }
         faults.set(next);
         return Reply.json(200, faults.snapshot());
+    }
+
+    /**
+     * {@code GET /v1/admin/audit?after={seq}&limit={n}}: audit rows with seq greater than
+     * {@code after} (default 0), at most {@code limit} (default 1000, 1..10000), in seq order.
+     *
+     * @throws ApiError 404 {@code audit_off} when the server runs without the audit log; 400 for a
+     *     bad parameter
+     */
+    Reply audit(RequestContext ctx) throws Exception {
+        if (!audits.enabled()) {
+            throw new ApiError(404, "audit_off",
+                    "the audit log is off; start the server with --audit (ServerConfig.withAudit(true))");
+        }
+        Map<String, String> query = PullHandler.query(ctx.rawQuery());
+        long after = queryLong(query, "after", 0, 0, Long.MAX_VALUE);
+        int limit = (int) queryLong(query, "limit", AUDIT_DEFAULT_LIMIT, 1, AUDIT_MAX_LIMIT);
+        AuditLog.Page page = audits.read(after, limit);
+        ObjectNode body = NODES.objectNode();
+        ArrayNode entries = body.putArray("entries");
+        for (AuditLog.Stored s : page.entries()) {
+            AuditEntry e = s.entry();
+            ObjectNode n = entries.addObject();
+            n.put("seq", s.seq());
+            n.put("atMs", e.atMs());
+            n.put("pathUser", e.pathUser());
+            n.put("authUser", e.authUser());
+            n.put("scope", e.scope());
+            n.put("op", e.op());
+            n.put("clientId", e.clientId());
+            n.put("fencingToken", e.fencingToken());
+            n.put("idempotencyKey", e.idempotencyKey());
+            n.put("status", e.status());
+            n.put("code", e.code());
+            ids(n.putArray("applied"), e.applied());
+            ids(n.putArray("duplicates"), e.duplicates());
+            ids(n.putArray("conflicts"), e.conflicts());
+        }
+        body.put("hasMore", page.hasMore());
+        return Reply.json(200, body);
+    }
+
+    private static void ids(ArrayNode into, List<String> ids) {
+        ids.forEach(into::add);
+    }
+
+    private static long queryLong(Map<String, String> query, String name, long absent, long min, long max) {
+        String v = query.get(name);
+        if (v == null) {
+            return absent;
+        }
+        try {
+            long n = Long.parseLong(v);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the 400 below
+        }
+        String range = max == Long.MAX_VALUE ? ">= " + min : min + ".." + max;
+        throw ApiError.badRequest(name + " must be an integer " + range + " but was '" + v + "'");
     }
 
     private static long number(JsonNode body, String name, long current) {

@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one {@link HttpHandler}: decodes the path, routes, applies request faults and auth in the
- * documented order (docs/protocol.md §3), runs the endpoint, turns errors into JSON bodies, sends
- * the reply, records run intervals and logs one DEBUG line per request.
+ * documented order (docs/protocol.md §3), runs the endpoint, turns errors into JSON bodies, writes
+ * the request's audit row unless the endpoint committed it with its own transaction (best effort:
+ * a failure is logged and never changes the answer), sends the reply, records run intervals and
+ * logs one DEBUG line per request.
  *
  * <p>Thread-safe; called concurrently on the server's executor threads.
  */
@@ -33,24 +35,27 @@ final class ApiRouter implements HttpHandler {
     private final Authenticator auth;
     private final FaultSwitches faults;
     private final StatsRecorder stats;
+    private final AuditLog audits;
     private final Clock clock;
     private final Map<String, Handler> changes;
     private final Map<String, Handler> pushStatus;
     private final Map<String, Map<String, Handler>> admin;
     private volatile boolean closing;
 
-    ApiRouter(Authenticator auth, FaultSwitches faults, StatsRecorder stats, Clock clock,
+    ApiRouter(Authenticator auth, FaultSwitches faults, StatsRecorder stats, AuditLog audits, Clock clock,
               PullHandler pull, PushHandler push, PushStatusHandler status, AdminHandlers adminHandlers) {
         this.auth = auth;
         this.faults = faults;
         this.stats = stats;
+        this.audits = audits;
         this.clock = clock;
         this.changes = Map.of("GET", pull, "POST", push);
         this.pushStatus = Map.of("GET", status);
         this.admin = Map.of(
                 "stats", Map.of("GET", adminHandlers::stats),
                 "reset-stats", Map.of("POST", adminHandlers::resetStats),
-                "faults", Map.of("GET", adminHandlers::getFaults, "PUT", adminHandlers::putFaults));
+                "faults", Map.of("GET", adminHandlers::getFaults, "PUT", adminHandlers::putFaults),
+                "audit", Map.of("GET", adminHandlers::audit));
     }
 
     /** From now on every request gets 503. */
@@ -63,23 +68,29 @@ final class ApiRouter implements HttpHandler {
         long startNanos = System.nanoTime();
         Instant arrival = clock.instant();
         String rawPath = ex.getRequestURI().getRawPath();
+        RequestAudit audit = audits.begin(ex.getRequestMethod(), rawPath, ex.getRequestHeaders());
         Routed ctx = null;
-        Reply reply;
+        Reply reply = null;
+        ApiError error = null;
         try {
-            ctx = routeOrFail(ex, rawPath, arrival);
+            ctx = routeOrFail(ex, rawPath, arrival, audit);
             reply = ctx.handler().handle(ctx.request());
         } catch (ApiError e) {
-            reply = errorReply(e);
+            error = e;
         } catch (SQLTransientException e) {
             log.warn("database unavailable for {} {}: {}", ex.getRequestMethod(), rawPath, e.toString());
-            reply = errorReply(new ApiError(503, "unavailable", "database temporarily unavailable", 1));
+            error = new ApiError(503, "unavailable", "database temporarily unavailable", 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            reply = errorReply(new ApiError(503, "unavailable", "server is shutting down", 1));
+            error = new ApiError(503, "unavailable", "server is shutting down", 1);
         } catch (Exception e) {
             log.error("request {} {} failed", ex.getRequestMethod(), rawPath, e);
-            reply = errorReply(new ApiError(500, "internal_error", "internal server error"));
+            error = new ApiError(500, "internal_error", "internal server error");
         }
+        if (error != null) {
+            reply = errorReply(error);
+        }
+        auditUnlessWritten(audit, ex, rawPath, reply, error);
         try {
             send(ex, reply);
         } catch (IOException e) {
@@ -100,7 +111,34 @@ final class ApiRouter implements HttpHandler {
     private record Routed(Handler handler, RequestContext request) {
     }
 
-    private Routed routeOrFail(HttpExchange ex, String rawPath, Instant arrival) throws Exception {
+    /**
+     * Writes the request's audit row in a transaction of its own, unless it is not audited or the
+     * endpoint already committed it. Best effort: a failure is logged, the answer stays as it is.
+     * Runs with the thread's interrupt flag cleared, so a request interrupted by shutdown still
+     * leaves its row when the database is still there.
+     */
+    private void auditUnlessWritten(RequestAudit audit, HttpExchange ex, String rawPath, Reply reply, ApiError error) {
+        if (!audit.isOn() || audit.isWritten()) {
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (audit.authUser() == null) {
+                audit.authUser(auth.tokenOwner(ex.getRequestHeaders().getFirst("Authorization")).orElse(null));
+            }
+            audits.insertAlone(audit.entry(reply.drop() ? 0 : reply.status(), error == null ? null : error.code(),
+                    clock.millis()));
+        } catch (Exception e) {
+            log.warn("could not write the audit row of {} {} (answer {}): {}", ex.getRequestMethod(), rawPath,
+                    reply.status(), e.toString());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Routed routeOrFail(HttpExchange ex, String rawPath, Instant arrival, RequestAudit audit) throws Exception {
         if (closing) {
             throw new ApiError(503, "unavailable", "server is shutting down", 1);
         }
@@ -118,7 +156,7 @@ final class ApiRouter implements HttpHandler {
         String authorization = ex.getRequestHeaders().getFirst("Authorization");
         if (!userPath) {
             auth.requireAdmin(authorization);
-            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival));
+            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off()));
         }
         long latencyMs = faults.latency().toMillis();
         if (latencyMs > 0) {
@@ -128,10 +166,11 @@ final class ApiRouter implements HttpHandler {
             throw new ApiError(429, "rate_limited", "too many requests; retry after 1 second", 1);
         }
         auth.requireUser(authorization, s.get(2));
+        audit.authUser(s.get(2));
         String scope = Scopes.require(s.get(4));
         String runId = ProtocolHeaders.optionalToken(ProtocolHeaders.SYNC_RUN_ID,
                 ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
-        return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival));
+        return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival, audit));
     }
 
     private Map<String, Handler> endpoint(List<String> s) {

@@ -52,6 +52,23 @@ final class Authenticator {
         throw unauthorized("unknown bearer token");
     }
 
+    /**
+     * The user a request's bearer token belongs to, for the audit log; empty for a missing or
+     * malformed header, an unknown token and the admin token. Checks nothing and never throws
+     * {@link ApiError}.
+     *
+     * @throws SQLException if the token cannot be looked up
+     */
+    Optional<String> tokenOwner(String authorization) throws SQLException {
+        String token;
+        try {
+            token = bearer(authorization);
+        } catch (ApiError e) {
+            return Optional.empty();
+        }
+        return constantTimeEquals(token, adminToken) ? Optional.empty() : tokens.userForToken(token);
+    }
+
     private static String bearer(String authorization) {
         if (authorization == null || authorization.isBlank()) {
             throw unauthorized("missing Authorization: Bearer <token> header");

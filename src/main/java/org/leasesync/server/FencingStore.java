@@ -8,7 +8,7 @@ import java.sql.SQLException;
 /**
  * The highest fencing token seen per user + scope + client id (docs/protocol.md §6).
  *
- * <p>Must be called inside a push transaction that holds the user+scope lock
+ * <p>Must be called inside a push or fenced-pull transaction that holds the user+scope lock
  * ({@link RecordStore#lockScope}), which makes check-then-write atomic. Stateless, thread-safe.
  */
 final class FencingStore {

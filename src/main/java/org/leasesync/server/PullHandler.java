@@ -4,13 +4,24 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URLDecoder;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-/** {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4). Thread-safe. */
+/**
+ * {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4, §6).
+ *
+ * <p>A pull with fencing headers runs as one transaction: lock the user+scope row (as pushes do),
+ * check and record the fencing token (a stale one → 409, nothing returned), read the page, write
+ * the audit row, commit. So a successor run's first pull raises the token before a stale run's
+ * late push can pass, and the pull's audit row sits between the pushes it saw and those it did
+ * not. A pull without fencing headers reads without a lock. Thread-safe; blocks on the database.
+ */
 final class PullHandler implements Handler {
 
     static final int DEFAULT_LIMIT = 100;
@@ -18,19 +29,48 @@ final class PullHandler implements Handler {
     private static final Pattern CURSOR = Pattern.compile("([0-9a-f]{12}):(0|[1-9][0-9]{0,17})");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+    private final ServerDatabase db;
     private final RecordStore records;
+    private final FencingStore fencing;
+    private final Clock clock;
 
-    PullHandler(RecordStore records) {
+    PullHandler(ServerDatabase db, RecordStore records, FencingStore fencing, Clock clock) {
+        this.db = db;
         this.records = records;
+        this.fencing = fencing;
+        this.clock = clock;
     }
 
     @Override
     public Reply handle(RequestContext ctx) throws Exception {
+        Fencing fence = Fencing.fromHeaders(ctx);
         Map<String, String> query = query(ctx.rawQuery());
         String dbId = records.databaseId();
         long since = cursor(query.get("since"), dbId);
         int limit = limit(query.get("limit"));
-        RecordStore.Page page = records.changesSince(ctx.user(), ctx.scope(), since, limit);
+        if (fence == null) {
+            return Reply.json(200, body(records.changesSince(ctx.user(), ctx.scope(), since, limit), since, dbId));
+        }
+        try (Connection c = db.connection()) {
+            c.setAutoCommit(false);
+            try {
+                records.lockScope(c, ctx.user(), ctx.scope());
+                if (!fencing.accept(c, ctx.user(), ctx.scope(), fence.clientId(), fence.token(), clock.millis())) {
+                    throw fence.stale("nothing returned");
+                }
+                ObjectNode body = body(records.changesSince(c, ctx.user(), ctx.scope(), since, limit), since, dbId);
+                ctx.audit().writeIn(c, 200, clock.millis());
+                c.commit();
+                ctx.audit().committed();
+                return Reply.json(200, body);
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private static ObjectNode body(RecordStore.Page page, long since, String dbId) {
         ArrayNode changes = NODES.arrayNode();
         long next = since;
         for (RecordStore.StoredRecord r : page.records()) {
@@ -46,7 +86,7 @@ final class PullHandler implements Handler {
         body.set("changes", changes);
         body.put("nextCursor", dbId + ":" + next);
         body.put("hasMore", page.hasMore());
-        return Reply.json(200, body);
+        return body;
     }
 
     private static long cursor(String since, String dbId) {

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * <p>Key handling, in order: a key executing now → 409 (422 if the fingerprint differs); a live
  * stored record → replay (422 if the fingerprint differs); otherwise claim the key in memory,
  * re-check the store (a concurrent request may just have completed), execute, and hold the claim
- * until the response is sent. Thread-safe; blocks on the database and on fault delays.
+ * until the response is sent. An executed push writes its audit row in its own transaction
+ * ({@link PushService}); a replay's row lists no applied ids, only the duplicates and conflicts the
+ * replayed response reports. Thread-safe; blocks on the database and on fault delays.
  */
 final class PushHandler implements Handler {
 
@@ -46,21 +48,21 @@ final class PushHandler implements Handler {
                     "push requests need an Idempotency-Key header (1..255 printable ASCII characters)");
         }
         ProtocolHeaders.optionalToken(ProtocolHeaders.IDEMPOTENCY_KEY, key);
-        PushService.Fencing fence = fencing(ctx);
+        Fencing fence = Fencing.fromHeaders(ctx);
         PushRequest request = PushRequest.parse(ctx.readBody());
         String path = "/v1/users/" + ctx.user() + "/scopes/" + ctx.scope() + "/changes";
         String hash = Json.sha256("POST " + path + "\n" + Json.canonical(request.tree()));
         InFlightKeys.Claim claim = new InFlightKeys.Claim(ctx.scope(), hash);
 
         rejectIfExecuting(inFlight.current(ctx.user(), key), hash);
-        Optional<Reply> replay = replayIfStored(ctx.user(), key, hash);
+        Optional<Reply> replay = replayIfStored(ctx, key, hash);
         if (replay.isPresent()) {
             return replay.get();
         }
         rejectIfExecuting(inFlight.tryClaim(ctx.user(), key, claim), hash);
         boolean handedOver = false;
         try {
-            replay = replayIfStored(ctx.user(), key, hash);
+            replay = replayIfStored(ctx, key, hash);
             if (replay.isPresent()) {
                 return replay.get();
             }
@@ -75,12 +77,12 @@ final class PushHandler implements Handler {
     }
 
     private Reply execute(RequestContext ctx, String key, String hash, PushRequest request,
-                          PushService.Fencing fence) throws SQLException, InterruptedException {
+                          Fencing fence) throws SQLException, InterruptedException {
         if (faults.takeFailPush()) {
             throw new ApiError(500, "internal_error", "injected failure (fail-push); nothing was applied");
         }
-        PushService.Executed done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence);
-        stats.applied(done.appliedChangeIds());
+        PushService.Executed done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence, ctx.audit());
+        stats.applied(done.outcome().applied());
         if (faults.takeDropAfterApply()) {
             log.info("dropping connection after applying push {} for {}|{}", key, ctx.user(), ctx.scope());
             return Reply.dropConnection();
@@ -93,15 +95,18 @@ final class PushHandler implements Handler {
         return Reply.jsonText(200, done.responseJson());
     }
 
-    private Optional<Reply> replayIfStored(String user, String key, String hash) throws SQLException {
+    private Optional<Reply> replayIfStored(RequestContext ctx, String key, String hash) throws SQLException {
         long now = clock.millis();
         keys.purgeExpired(now);
-        Optional<IdempotencyStore.StoredPush> stored = keys.find(user, key, now);
+        Optional<IdempotencyStore.StoredPush> stored = keys.find(ctx.user(), key, now);
         if (stored.isEmpty()) {
             return Optional.empty();
         }
         if (!stored.get().requestHash().equals(hash)) {
             throw reused();
+        }
+        if (ctx.audit().isOn()) {
+            ctx.audit().outcome(PushOutcome.ofReplay(stored.get().responseBody()));
         }
         return Optional.of(Reply.jsonText(stored.get().statusCode(), stored.get().responseBody())
                 .withHeader(ProtocolHeaders.REPLAYED, "true"));
@@ -121,21 +126,5 @@ final class PushHandler implements Handler {
     private static ApiError reused() {
         return new ApiError(422, "idempotency_key_reused",
                 "this Idempotency-Key was used for a different request; use a new key for a new batch");
-    }
-
-    private static PushService.Fencing fencing(RequestContext ctx) {
-        String token = ctx.header(ProtocolHeaders.FENCING_TOKEN);
-        String clientId = ProtocolHeaders.optionalToken(ProtocolHeaders.CLIENT_ID, ctx.header(ProtocolHeaders.CLIENT_ID));
-        if (token == null && clientId == null) {
-            return null;
-        }
-        if (token == null || clientId == null) {
-            throw ApiError.badRequest("Fencing-Token and Client-Id must be sent together");
-        }
-        try {
-            return new PushService.Fencing(clientId, Long.parseLong(token.trim()));
-        } catch (NumberFormatException e) {
-            throw ApiError.badRequest("Fencing-Token must be a 64-bit integer but was '" + token + "'");
-        }
     }
 }

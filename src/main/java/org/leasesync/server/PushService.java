@@ -18,18 +18,16 @@ import java.util.Optional;
  *   <li>for each change in order: a known change id is a duplicate; a matching base version is
  *       applied (version + 1, next seq); anything else is a conflict;</li>
  *   <li>store the response under the idempotency key;</li>
+ *   <li>write the request's audit row, if audited (so the row commits exactly when the push does,
+ *       and audit seq order is commit order per user+scope);</li>
  *   <li>commit.</li>
  * </ol>
  * Thread-safe; blocks on the database (and on the scope lock while another push holds it).
  */
 final class PushService {
 
-    /** Fencing headers of a push. */
-    record Fencing(String clientId, long token) {
-    }
-
-    /** A committed push: the stored response text and the change ids actually applied. */
-    record Executed(String responseJson, List<String> appliedChangeIds) {
+    /** A committed push: the stored response text and what it did by change id. */
+    record Executed(String responseJson, PushOutcome outcome) {
     }
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -49,18 +47,23 @@ final class PushService {
     }
 
     /**
-     * Applies the push and stores its response under {@code key}, atomically.
+     * Applies the push, stores its response under {@code key} and writes its audit row (status
+     * 200), atomically; marks the audit {@linkplain RequestAudit#committed() committed}.
      *
-     * @throws ApiError 409 {@code stale_fencing_token}; nothing applied or stored
-     * @throws SQLException on database failure; nothing applied or stored
+     * @param fence the push's fencing headers, or null for none
+     * @throws ApiError 409 {@code stale_fencing_token}; nothing applied, stored or audited
+     * @throws SQLException on database failure; nothing applied, stored or audited
      */
     Executed execute(String user, String scope, String key, String requestHash, PushRequest request,
-                     Fencing fence) throws SQLException {
+                     Fencing fence, RequestAudit audit) throws SQLException {
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
             try {
                 Executed done = executeIn(c, user, scope, key, requestHash, request, fence);
+                audit.outcome(done.outcome());
+                audit.writeIn(c, 200, clock.millis());
                 c.commit();
+                audit.committed();
                 return done;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
@@ -74,21 +77,24 @@ final class PushService {
         long now = clock.millis();
         long seq = records.lockScope(c, user, scope);
         if (fence != null && !fencing.accept(c, user, scope, fence.clientId(), fence.token(), now)) {
-            throw new ApiError(409, "stale_fencing_token", "fencing token " + fence.token()
-                    + " for client '" + fence.clientId() + "' is lower than one already seen; nothing applied");
+            throw fence.stale("nothing applied");
         }
         ArrayNode results = NODES.arrayNode();
         List<String> applied = new ArrayList<>();
+        List<String> duplicates = new ArrayList<>();
+        List<String> conflicts = new ArrayList<>();
         for (PushRequest.Change ch : request.changes()) {
             Optional<RecordStore.AppliedChange> earlier = records.findApplied(c, user, scope, ch.changeId());
             if (earlier.isPresent()) {
                 results.add(applied(ch.changeId(), earlier.get().recordId(), earlier.get().version(), true));
+                duplicates.add(ch.changeId());
                 continue;
             }
             Optional<RecordStore.StoredRecord> current = records.find(c, user, scope, ch.id());
             long serverVersion = current.map(RecordStore.StoredRecord::version).orElse(0L);
             if (serverVersion != ch.baseVersion()) {
                 results.add(conflict(ch, current));
+                conflicts.add(ch.changeId());
                 continue;
             }
             seq++;
@@ -106,7 +112,7 @@ final class PushService {
         body.set("results", results);
         String json = Json.text(body);
         keys.store(c, user, new IdempotencyStore.StoredPush(key, scope, requestHash, 200, json, now));
-        return new Executed(json, List.copyOf(applied));
+        return new Executed(json, new PushOutcome(applied, duplicates, conflicts));
     }
 
     private static ObjectNode applied(String changeId, String id, long version, boolean duplicate) {

@@ -72,10 +72,17 @@ final class RecordStore {
 
     /** Records of user+scope with {@code seq > since}, by seq, at most {@code limit}. */
     Page changesSince(String user, String scope, long since, int limit) throws SQLException {
+        try (Connection c = db.connection()) {
+            return changesSince(c, user, scope, since, limit);
+        }
+    }
+
+    /** {@link #changesSince(String, String, long, int)} in the caller's transaction. */
+    Page changesSince(Connection c, String user, String scope, long since, int limit) throws SQLException {
         String sql = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
                 + " WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY seq"
                 + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY";
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setLong(3, since);

@@ -73,12 +73,14 @@ public final class ReferenceServer implements AutoCloseable {
             StatsRecorder stats = new StatsRecorder();
             IdempotencyStore keys = new IdempotencyStore(db, cfg.keyRetention());
             InFlightKeys inFlight = new InFlightKeys();
-            PushService service = new PushService(db, records, new FencingStore(), keys, cfg.clock());
-            ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, cfg.clock(),
-                    new PullHandler(records),
+            FencingStore fencing = new FencingStore();
+            AuditLog audits = new AuditLog(db, cfg.audit());
+            PushService service = new PushService(db, records, fencing, keys, cfg.clock());
+            ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
+                    new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, inFlight, faults, stats, cfg.clock()),
                     new PushStatusHandler(inFlight, keys, cfg.clock()),
-                    new AdminHandlers(stats, faults));
+                    new AdminHandlers(stats, faults, audits));
             HttpServer http = HttpServer.create(
                     new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port()), 64);
             executor = Executors.newFixedThreadPool(THREADS, namedThreads());
@@ -86,7 +88,7 @@ public final class ReferenceServer implements AutoCloseable {
             http.createContext("/", router);
             http.start();
             ReferenceServer server = new ReferenceServer(http, executor, db, tokens, adminToken, faults, stats, router);
-            log.info("sync server listening on {}", server.baseUrl());
+            log.info("sync server listening on {}{}", server.baseUrl(), cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
             cleanUp(executor, db);

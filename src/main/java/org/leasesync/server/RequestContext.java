@@ -7,11 +7,11 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * One request as the handlers see it: the exchange, the decoded path segments, and (for user
- * paths) the authorised user and scope.
+ * One request as the handlers see it: the exchange, the decoded path segments, (for user paths)
+ * the authorised user and scope, and its audit row ({@link RequestAudit#off()} when not audited).
  */
 record RequestContext(HttpExchange exchange, List<String> segments, String user, String scope,
-                      String runId, Instant arrival) {
+                      String runId, Instant arrival, RequestAudit audit) {
 
     /** Largest accepted request body: 5 MiB. */
     static final int MAX_BODY_BYTES = 5 * 1024 * 1024;

@@ -17,10 +17,13 @@ import java.util.Objects;
  * @param faults faults to switch on at start (see {@link FaultSpec}); may be empty
  * @param keyRetention how long a completed push's idempotency record is kept, counted from its
  *     completion; positive
- * @param clock every time the server reads (record times, key expiry, run intervals)
+ * @param clock every time the server reads (record times, key expiry, run intervals, audit rows)
+ * @param audit true to record every user request to the pull, push and push-status endpoints in
+ *     the audit log (table {@code request_audit}, read through {@code GET /v1/admin/audit}); off by
+ *     default ({@code leasesync serve --audit})
  */
 public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
-                           Duration keyRetention, Clock clock) {
+                           Duration keyRetention, Clock clock, boolean audit) {
 
     /** Default port of {@code leasesync serve}. */
     public static final int DEFAULT_PORT = 8787;
@@ -57,45 +60,50 @@ public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed
 
     /**
      * Defaults for tests and embedding: free port on 127.0.0.1, in-memory database, demo seed,
-     * no faults, 24 h key retention, the system UTC clock.
+     * no faults, 24 h key retention, the system UTC clock, audit log off.
      */
     public static ServerConfig defaults() {
         return new ServerConfig(0, DEFAULT_BIND_ADDRESS, null, Seed.DEMO, List.of(),
-                DEFAULT_KEY_RETENTION, Clock.systemUTC());
+                DEFAULT_KEY_RETENTION, Clock.systemUTC(), false);
     }
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, dataDir, seed, faults, keyRetention, clock);
+        return new ServerConfig(newPort, bindAddress, dataDir, seed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, dataDir, seed, faults, keyRetention, clock);
+        return new ServerConfig(port, newBindAddress, dataDir, seed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, newDataDir, seed, faults, keyRetention, clock);
+        return new ServerConfig(port, bindAddress, newDataDir, seed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, dataDir, newSeed, faults, keyRetention, clock);
+        return new ServerConfig(port, bindAddress, dataDir, newSeed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, newFaults, keyRetention, clock);
+        return new ServerConfig(port, bindAddress, dataDir, seed, newFaults, keyRetention, clock, audit);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, faults, newKeyRetention, clock);
+        return new ServerConfig(port, bindAddress, dataDir, seed, faults, newKeyRetention, clock, audit);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, newClock);
+        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, newClock, audit);
+    }
+
+    /** A copy with the audit log switched on or off. */
+    public ServerConfig withAudit(boolean newAudit) {
+        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, clock, newAudit);
     }
 }

@@ -13,12 +13,15 @@ import org.leasesync.registry.TaskKey;
 public interface SyncRemote {
 
     /**
-     * Changes after {@code cursor}.
+     * Changes after {@code cursor}, fenced by the run's fencing token like a push: the server
+     * records the token, so a stale run's later push is refused once a successor has pulled.
      *
+     * @param fencingToken the run's epoch, sent as {@code Fencing-Token} with this device's client id
      * @param runId sent as {@code Sync-Run-Id} for the server's diagnosis
-     * @throws RemoteException on any failure (pulls are safe to repeat)
+     * @throws RemoteException on any failure (pulls are safe to repeat); status 409 with code
+     *     {@code stale_fencing_token} when the server has seen a higher token (nothing was returned)
      */
-    PullPage pull(TaskKey key, Optional<String> cursor, int limit, String runId);
+    PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId);
 
     /**
      * Sends a batch with its idempotency key and the run's fencing token.

@@ -16,8 +16,10 @@ import org.leasesync.registry.TaskRunner;
 /**
  * One sync run for one task key: pull, then push, then done.
  * <ol>
- *   <li><b>Pull</b> pages after the saved cursor; each page's records and the new cursor are written
- *       in one guarded transaction. Skipped when resuming a run whose checkpoint says pushing.</li>
+ *   <li><b>Pull</b> pages after the saved cursor, each request carrying the run's epoch as fencing
+ *       token (so the server refuses a stale run's later push, and a stale run's pull is refused and
+ *       ends it as a lost lease); each page's records and the new cursor are written in one guarded
+ *       transaction. Skipped when resuming a run whose checkpoint says pushing.</li>
  *   <li><b>Push</b>: first settle a batch left in flight by an earlier run (query its idempotency key
  *       first). Then, per batch of pending outbox entries: save batch and key in the checkpoint,
  *       send, and on an ambiguous result (timeout, dropped connection, unreadable answer) query the
@@ -74,11 +76,14 @@ public final class SyncWorker implements TaskRunner {
         int total = 0;
         boolean resynced = false;
         while (true) {
-            ctx.fence();
+            long epoch = ctx.fence().epoch();
             PullPage page;
             try {
-                page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), ctx.runId());
+                page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), epoch, ctx.runId());
             } catch (RemoteException e) {
+                if (isStaleFencingToken(e)) {
+                    throw leaseTakenOver(ctx);
+                }
                 boolean unknownCursor = e.kind() == RemoteException.Kind.HTTP && e.status() == 400
                         && "invalid_cursor".equals(e.code());
                 if (!unknownCursor || resynced) {
@@ -212,6 +217,15 @@ public final class SyncWorker implements TaskRunner {
                 + batch.idempotencyKey() + ")" + (last == null ? "" : ": " + plain(last)), last);
     }
 
+    private static boolean isStaleFencingToken(RemoteException e) {
+        return e.kind() == RemoteException.Kind.HTTP && e.status() == 409 && "stale_fencing_token".equals(e.code());
+    }
+
+    private static LeaseLostException leaseTakenOver(RunContext ctx) {
+        return new LeaseLostException(ctx.lease().fence(), org.leasesync.registry.LeaseLoss.TAKEN_OVER,
+                "the server has seen a newer fencing token for this key");
+    }
+
     private static boolean isInUse(RemoteException e) {
         return e.status() == 409 && "idempotency_key_in_use".equals(e.code());
     }
@@ -223,9 +237,8 @@ public final class SyncWorker implements TaskRunner {
      * next run asks about its key first.
      */
     private static RuntimeException refusal(RunContext ctx, PushBatch batch, RemoteException e) {
-        if (e.status() == 409 && "stale_fencing_token".equals(e.code())) {
-            return new LeaseLostException(ctx.lease().fence(), org.leasesync.registry.LeaseLoss.TAKEN_OVER,
-                    "the server has seen a newer fencing token for this key");
+        if (isStaleFencingToken(e)) {
+            return leaseTakenOver(ctx);
         }
         if (e.status() == 422) {
             return new NeedsAttentionException("the server says idempotency key " + batch.idempotencyKey()

@@ -85,4 +85,45 @@ class ServeCommandTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void auditOptionSwitchesTheAuditLogOnAndItRecordsRequests() throws Exception {
+        ServeCommand serve = new ServeCommand();
+        CommandLine cmd = new CommandLine(serve);
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out, true));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--audit"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            List<String> lines = out.toString().lines().toList();
+            String baseUrl = lines.get(0).substring("listening on ".length());
+            String aliceToken = lines.get(1).split(" ")[2];
+            String adminToken = lines.get(3).split(" ")[2];
+            HttpClient http = HttpClient.newHttpClient();
+            http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
+                    .header("Authorization", "Bearer " + aliceToken).build(), HttpResponse.BodyHandlers.ofString());
+
+            HttpResponse<String> audit = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/admin/audit"))
+                    .header("Authorization", "Bearer " + adminToken).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(audit.statusCode()).isEqualTo(200);
+            assertThat(audit.body()).contains("\"op\":\"pull\"").contains("\"pathUser\":\"alice\"");
+            serve.stop();
+            assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void helpListsTheAuditOption() {
+        Run r = run("--help");
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("--audit");
+    }
 }

@@ -63,7 +63,7 @@ class HttpSyncRemoteFaultTest {
     @Test
     void pullIgnoresUnknownFieldsAndSendsAuthCursorAndRunId() throws Exception {
         web.enqueue(json(200, PULL_OK));
-        PullPage page = remote.pull(KEY, Optional.of("4"), 50, "run-7");
+        PullPage page = remote.pull(KEY, Optional.of("4"), 50, 7, "run-7");
         assertThat(page.records()).singleElement().satisfies(r -> {
             assertThat(r.id()).isEqualTo("r1");
             assertThat(r.version()).isEqualTo(2);
@@ -77,16 +77,40 @@ class HttpSyncRemoteFaultTest {
     }
 
     @Test
+    void pullSendsTheRunsFencingTokenAndTheClientIdLikeAPush() throws Exception {
+        web.enqueue(json(200, PULL_OK));
+
+        remote.pull(KEY, Optional.empty(), 50, 12, "run-7");
+
+        RecordedRequest req = web.takeRequest();
+        assertThat(req.getMethod()).isEqualTo("GET");
+        assertThat(req.getHeaders().get("Fencing-Token")).isEqualTo("12");
+        assertThat(req.getHeaders().get("Client-Id")).isEqualTo("client-1");
+    }
+
+    @Test
+    void aStaleFencingTokenOnAPullIsAnHttpErrorWithItsCode() {
+        web.enqueue(json(409, "{\"code\":\"stale_fencing_token\",\"message\":\"fencing token 1 is stale\"}"));
+
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
+                .isInstanceOfSatisfying(RemoteException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(RemoteException.Kind.HTTP);
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.code()).isEqualTo("stale_fencing_token");
+                });
+    }
+
+    @Test
     void malformedJsonIsAClearFailure() {
         web.enqueue(json(200, "{\"changes\": [ {\"id\": "));
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class).hasMessageContaining("malformed");
     }
 
     @Test
     void missingFieldsAreAClearFailure() {
         web.enqueue(json(200, "{\"changes\":[{\"id\":\"r1\"}],\"nextCursor\":\"1\",\"hasMore\":false}"));
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class).hasMessageContaining("missing 'version'");
     }
 
@@ -96,7 +120,7 @@ class HttpSyncRemoteFaultTest {
             web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
                     .body(PULL_OK + " ".repeat(100_000)).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
         }
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class)
                 .satisfies(e -> assertThat(((RemoteException) e).kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
         assertThat(web.getRequestCount()).isEqualTo(2);
@@ -106,21 +130,21 @@ class HttpSyncRemoteFaultTest {
     void aBrokenConnectionOnAPullIsRetriedOnceAndThenSucceeds() throws Exception {
         web.enqueue(new MockResponse.Builder().onRequestStart(new SocketEffect.CloseSocket()).build());
         web.enqueue(json(200, PULL_OK));
-        assertThat(remote.pull(KEY, Optional.empty(), 10, "r").records()).hasSize(1);
+        assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "r").records()).hasSize(1);
     }
 
     @Test
     void wrongContentTypeIsRefused() {
         web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "text/html")
                 .body("<html>login</html>").build());
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class).hasMessageContaining("expected JSON but got content type text/html");
     }
 
     @Test
     void serverErrorCarriesStatusCodeAndMessage() {
         web.enqueue(json(500, "{\"code\":\"internal_error\",\"message\":\"disk full\"}"));
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class)
                 .hasMessage("the sync server failed (HTTP 500 internal_error on pull alice|course_sync: disk full)");
     }
@@ -129,7 +153,7 @@ class HttpSyncRemoteFaultTest {
     void rateLimitCarriesRetryAfter() {
         web.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "3")
                 .addHeader("Content-Type", "application/json").body("{\"code\":\"rate_limited\",\"message\":\"slow down\"}").build());
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, "r"))
+        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.status()).isEqualTo(429);
                     assertThat(e.retryAfterMillis()).isEqualTo(3000);

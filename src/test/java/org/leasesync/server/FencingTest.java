@@ -13,6 +13,11 @@ class FencingTest extends ServerTestBase {
                 body);
     }
 
+    private TestClient.Resp pull(long fencingToken, String clientId) throws Exception {
+        return client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+                Map.of("Fencing-Token", Long.toString(fencingToken), "Client-Id", clientId));
+    }
+
     @Test
     void aLowerFencingTokenIsRefusedWith409AndNothingIsApplied() throws Exception {
         String newer = TestClient.oneChange("c-new", "course-1", 1, "{\"title\":\"epoch 5\"}");
@@ -70,6 +75,68 @@ class FencingTest extends ServerTestBase {
         assertThat(lone.status()).isEqualTo(400);
         assertThat(lone.json().get("message").asText()).contains("Client-Id");
         assertThat(noChanges.status()).isEqualTo(400);
+        assertThat(text.status()).isEqualTo(400);
+        assertThat(text.json().get("message").asText()).contains("Fencing-Token");
+    }
+
+    @Test
+    void aPullWithALowerTokenThanAnEarlierPushOrPullOfTheSameClientIsRefusedWith409AndReturnsNothing() throws Exception {
+        assertThat(pull(4, "dev").status()).isEqualTo(200);
+        assertThat(push("k-6", 6, "dev", TestClient.oneChange("c-6", "course-1", 1, "{}")).status()).isEqualTo(200);
+
+        TestClient.Resp afterPull = pull(3, "dev");
+        TestClient.Resp afterPush = pull(5, "dev");
+
+        assertThat(afterPull.status()).isEqualTo(409);
+        assertThat(afterPull.json().get("code").asText()).isEqualTo("stale_fencing_token");
+        assertThat(afterPull.json().has("changes")).isFalse();
+        assertThat(afterPush.status()).isEqualTo(409);
+        assertThat(afterPush.json().get("code").asText()).isEqualTo("stale_fencing_token");
+    }
+
+    @Test
+    void aPullWithAnEqualOrHigherTokenIsAnsweredAndRecordsTheHigherToken() throws Exception {
+        assertThat(pull(2, "dev").status()).isEqualTo(200);
+        assertThat(pull(2, "dev").status()).isEqualTo(200);
+        assertThat(pull(8, "dev").status()).isEqualTo(200);
+
+        TestClient.Resp stale = push("k-7", 7, "dev", TestClient.oneChange("c-7", "course-1", 1, "{}"));
+
+        assertThat(stale.status()).isEqualTo(409);
+        assertThat(server.stats().changesApplied()).isZero();
+    }
+
+    @Test
+    void staleRunsLatePushIsRefusedAfterSuccessorsFirstPull() throws Exception {
+        assertThat(pull(1, "alice|course_sync@dev").status()).isEqualTo(200);     // run with epoch 1 pulls, then freezes
+        assertThat(pull(2, "alice|course_sync@dev").status()).isEqualTo(200);     // its successor (epoch 2) pulls first
+
+        TestClient.Resp late = push("k-late", 1, "alice|course_sync@dev",
+                TestClient.oneChange("c-late", "course-1", 1, "{\"title\":\"from the frozen run\"}"));
+
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.json().get("code").asText()).isEqualTo("stale_fencing_token");
+        assertThat(server.stats().appliedByChangeId()).isEmpty();
+        assertThat(client.pull("alice", "course_sync", null).body()).doesNotContain("from the frozen run");
+        assertThat(client.pushStatus("alice", "course_sync", "k-late").json().get("state").asText()).isEqualTo("unknown");
+    }
+
+    @Test
+    void pullsWithoutFencingHeadersAreNotChecked() throws Exception {
+        pull(9, "dev");
+
+        assertThat(client.pull("alice", "course_sync", null).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aPullWithOnlyOneFencingHeaderOrATokenThatIsNotANumberIs400() throws Exception {
+        TestClient.Resp lone = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+                Map.of("Fencing-Token", "3"));
+        TestClient.Resp text = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+                Map.of("Fencing-Token", "three", "Client-Id", "dev"));
+
+        assertThat(lone.status()).isEqualTo(400);
+        assertThat(lone.json().get("message").asText()).contains("Client-Id");
         assertThat(text.status()).isEqualTo(400);
         assertThat(text.json().get("message").asText()).contains("Fencing-Token");
     }

@@ -9,9 +9,14 @@ abstract class ServerTestBase {
     protected ReferenceServer server;
     protected TestClient client;
 
+    /** The configuration of the test's server; the defaults unless a test class says otherwise. */
+    protected ServerConfig config() {
+        return ServerConfig.defaults();
+    }
+
     @BeforeEach
     void startServer() {
-        server = ReferenceServer.start(ServerConfig.defaults());
+        server = ReferenceServer.start(config());
         client = new TestClient(server);
     }
 

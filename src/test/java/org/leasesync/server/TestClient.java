@@ -74,6 +74,11 @@ final class TestClient {
         return get("/v1/users/" + user + "/scopes/" + scope + "/pushes/" + key, server.tokenFor(user), Map.of());
     }
 
+    /** {@code GET /v1/admin/audit} with the admin token; {@code query} may be null. */
+    Resp adminAudit(String query) throws IOException {
+        return get("/v1/admin/audit" + (query == null ? "" : "?" + query), server.adminToken(), Map.of());
+    }
+
     Resp adminStats() throws IOException {
         return get("/v1/admin/stats", server.adminToken(), Map.of());
     }

@@ -20,6 +20,7 @@ import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.server.FaultSettings;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -334,5 +335,21 @@ class SyncEndToEndTest {
         assertThat(cp.epoch()).isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());
         assertThat(cp.idempotencyKey()).isEmpty();
         assertThat(client.edits.pendingCount(ALICE)).isZero();
+    }
+
+    @Test
+    void aPullRefusedForAStaleFencingTokenStopsTheRunAsALostLeaseAndWritesNothing() throws Exception {
+        String localEdit = client.edits.addEdit(ALICE, "mine", "{\"title\":\"Mine\"}", false);
+        HttpSyncRemote successor = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
+                tokens()::get, client.edits.clientId());
+        successor.pull(ALICE, java.util.Optional.empty(), 10, 1_000, "successor-run");   // a newer epoch of this device
+
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+
+        assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(r.message().orElseThrow()).contains(org.leasesync.registry.LeaseLoss.TAKEN_OVER.describe());
+        assertThat(client.edits.records(ALICE)).isEmpty();
+        assertThat(client.edits.outbox(ALICE)).extracting(e -> e.changeId()).containsExactly(localEdit);
+        assertThat(server.stats().pushes()).isZero();
     }
 }
