@@ -188,6 +188,7 @@ final class ChaosAgent {
      */
     private void settle(JsonNode cmd, ObjectNode r) throws InterruptedException {
         TaskKey key = key(cmd);
+        org.leasesync.store.JdbcLocalData eligible = new org.leasesync.store.JdbcLocalData(rt.store().database(), time);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cmd.path("timeoutMs").asLong(60_000));
         int attempts = 0;
         String last = "none";
@@ -201,8 +202,9 @@ final class ChaosAgent {
                 try {
                     RunResult result = started.handle().completion().get(60, TimeUnit.SECONDS);
                     last = result.status().wireName() + result.message().map(m -> ": " + m).orElse("");
-                    long sendable = rt.edits().outbox(key).stream().filter(i -> !i.isConflict()).count();
-                    if (result.status() == RunStatus.SUCCEEDED && sendable == 0) {
+                    // Entries queued behind an edit in conflict wait for the user, not for another run.
+                    boolean sendable = !eligible.pendingOutbox(key, 1).isEmpty();
+                    if (result.status() == RunStatus.SUCCEEDED && !sendable) {
                         r.put("settled", true);
                         break;
                     }
@@ -235,6 +237,7 @@ final class ChaosAgent {
             e.put("run", v.runId());
             e.put("epoch", v.epoch());
             e.put("owner", v.owner());
+            e.put("local", v.local());
         });
         ev.source().ifPresent(s -> e.put("source", s.wireName()));
         ev.result().ifPresent(res -> e.put("status", res.status().wireName()));

@@ -84,9 +84,14 @@ final class Checker {
             }
         }
         Map<String, Long> highest = new HashMap<>();
+        Set<String> completedKeys = new HashSet<>();
         for (JsonNode a : ev.audit()) {
             if (a.path("fencingToken").isNull() || a.path("fencingToken").isMissingNode() || a.path("status").asInt() >= 400) {
                 continue;
+            }
+            String idem = a.path("op").asText().equals("push") ? a.path("idempotencyKey").asText("") : "";
+            if (!idem.isEmpty() && !completedKeys.add(a.path("pathUser").asText() + " " + idem)) {
+                continue;   // a replay of a completed push: answered from storage, no fencing check, nothing applied
             }
             String stream = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " client " + a.path("clientId").asText();
             long token = a.path("fencingToken").asLong();
@@ -163,13 +168,25 @@ final class Checker {
             }
         });
         for (Takeover t : takeovers(ev)) {
-            if (t.successorMono < 0 || t.successorMono - t.kill.path("mono").asLong() > ev.takeoverBound().toNanos()) {
-                String took = t.successorMono < 0 ? "no successor ever held it"
-                        : "a successor held it only after " + (t.successorMono - t.kill.path("mono").asLong()) / 1_000_000 + " ms";
-                out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed; " + took
-                        + " (bound " + ev.takeoverBound().toMillis() + " ms)", ev,
-                        e -> deviceKey(e).equals(t.key) || type(e, "kill") || type(e, "agent-ready"),
-                        t.kill.path("mono").asLong(), null));
+            long killed = t.kill.path("mono").asLong();
+            if (t.successorMono < 0) {
+                out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed and no successor "
+                        + "ever held the key", ev, e -> deviceKey(e).equals(t.key), killed, null));
+                continue;
+            }
+            for (JsonNode e : ev.events()) {
+                long m = e.path("mono").asLong();
+                if (m > t.successorMono) {
+                    break;
+                }
+                if (m > killed + ev.takeoverBound().toNanos() && type(e, "joined") && !e.path("local").asBoolean(true)
+                        && deviceKey(e).equals(t.key) && e.path("epoch").asLong() == t.epoch) {
+                    out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed, and "
+                            + (m - killed) / 1_000_000 + " ms later (bound " + ev.takeoverBound().toMillis()
+                            + " ms) a trigger still joined its run instead of taking the key over", ev,
+                            x -> deviceKey(x).equals(t.key), killed, e));
+                    break;
+                }
             }
         }
     }
@@ -215,13 +232,29 @@ final class Checker {
         return out;
     }
 
-    /** Milliseconds from each kill to the successor's grant, for the report. */
+    /**
+     * For the report: milliseconds from the first trigger of a dead owner's key (the first join of
+     * its run, or the successor's grant itself) to the successor's grant.
+     */
     private static List<Long> takeoverMillis(Evidence ev) {
         List<Long> ms = new ArrayList<>();
         for (Takeover t : takeovers(ev)) {
-            if (t.successorMono >= 0) {
-                ms.add((t.successorMono - t.kill.path("mono").asLong()) / 1_000_000);
+            if (t.successorMono < 0) {
+                continue;
             }
+            long asked = t.successorMono;
+            for (JsonNode e : ev.events()) {
+                long m = e.path("mono").asLong();
+                if (m >= t.successorMono) {
+                    break;
+                }
+                if (m > t.kill.path("mono").asLong() && type(e, "joined") && deviceKey(e).equals(t.key)
+                        && e.path("epoch").asLong() == t.epoch) {
+                    asked = m;
+                    break;
+                }
+            }
+            ms.add((t.successorMono - asked) / 1_000_000);
         }
         return ms;
     }

@@ -52,7 +52,8 @@ final class CrashPoints {
         e.put("key", key.asString());
         e.put("epoch", epoch);
         journal.write(e);
-        if (armed.compareAndSet(point, null)) {
+        String armedNow = armed.get();
+        if (point.equals(armedNow) && armed.compareAndSet(armedNow, null)) {   // CAS compares identity: use the stored instance
             ObjectNode hit = e.deepCopy();
             hit.put("type", "hit");
             journal.write(hit);

@@ -24,9 +24,9 @@ final class JournalingRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, String runId) {
-        points.reached("pull.requesting", key, 0);
-        return delegate.pull(key, cursor, limit, runId);
+    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
+        points.reached("pull.requesting", key, fencingToken);
+        return delegate.pull(key, cursor, limit, fencingToken, runId);
     }
 
     @Override
