@@ -53,7 +53,7 @@ final class ServerDatabase implements AutoCloseable {
     private static ServerDatabase open(Path dataDir, DataDirLock lock) {
         String url = dataDir == null
                 ? "jdbc:h2:mem:leasesync-server-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"
-                : "jdbc:h2:file:" + fileBase(dataDir) + ";DB_CLOSE_ON_EXIT=FALSE";
+                : "jdbc:h2:file:" + fileBase(dataDir) + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url);
         hc.setUsername("sa");
