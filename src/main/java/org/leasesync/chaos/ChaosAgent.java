@@ -118,7 +118,8 @@ final class ChaosAgent {
                     e.put("offsetMillis", time.offset().toMillis());
                     journal.write(e);
                 }
-                case "arm" -> points.arm(cmd.path("point").asText());
+                case "arm" -> points.arm(cmd.path("point").asText(), cmd.path("pause").asBoolean(false));
+                case "release" -> points.release();
                 case "disarm" -> points.disarm();
                 case "settle" -> settle(cmd, r);
                 default -> throw new IllegalArgumentException("unknown command " + cmd.path("cmd"));

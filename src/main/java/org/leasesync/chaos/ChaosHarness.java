@@ -79,6 +79,7 @@ final class ChaosHarness {
     private ServerProcess server;
     private AdminClient admin;
     private int editCounter;
+    private volatile boolean draining;
 
     ChaosHarness(Settings settings) {
         this.s = settings;
@@ -105,6 +106,7 @@ final class ChaosHarness {
                 ObjectNode r = journal.event("round");
                 r.put("round", round);
                 journal.write(r);
+                storm(pickAgent(), pick(USERS), pick(SCOPES), 1 + rnd.nextInt(4));
                 int actions = 1 + rnd.nextInt(3);
                 for (int a = 0; a < actions; a++) {
                     step();
@@ -157,8 +159,10 @@ final class ChaosHarness {
             long minutes = 1 + rnd.nextInt(180);
             send(pickAgent(), cmd("jump").put("millis", (rnd.nextBoolean() ? 1 : -1) * minutes * 60_000));
             faults.incrementAndGet();
-        } else if (dice < 87) {
+        } else if (dice < 85) {
             pause(pickAgent());
+        } else if (dice < 87) {
+            pauseAtPoint(rnd.nextInt(agents.length() - 1), pick(POINTS), user, scope);
         } else if (dice < 93) {
             send(pickAgent(), cmd("switch").put("user", user));
         } else {
@@ -176,14 +180,30 @@ final class ChaosHarness {
 
     /** Arms a crash point and triggers a run that will reach it; kills at the hit, else after 4 s anyway. */
     private void killAtPoint(int slot, String point, String user, String scope) {
+        armAndRun(slot, point, false, user, scope);
+    }
+
+    /**
+     * Arms a point in pause mode: the run that reaches it is frozen there ({@code SIGSTOP}) for 1.3–2
+     * TTLs while another process takes its key over, then woken: it must learn it lost the lease
+     * before it writes anything, and its late requests must be refused.
+     */
+    private void pauseAtPoint(int slot, String point, String user, String scope) {
+        armAndRun(slot, point, true, user, scope);
+    }
+
+    private void armAndRun(int slot, String point, boolean pause, String user, String scope) {
         AgentProcess a = agents.get(slot);
         if (a == null || !a.usable()) {
+            return;
+        }
+        if (draining) {
             return;
         }
         if (point.startsWith("push")) {
             edit(slot, user, scope, "r" + rnd.nextInt(4));
         }
-        send(slot, cmd("arm").put("point", point));
+        send(slot, cmd("arm").put("point", point).put("pause", pause));
         storm(slot, user, scope, 1);
         int incarnation = a.incarnation;
         background.schedule(() -> {
@@ -198,6 +218,10 @@ final class ChaosHarness {
     private void onHit(int slot, int incarnation, JsonNode hit) {
         AgentProcess a = agents.get(slot);
         if (a == null || a.incarnation != incarnation) {
+            return;
+        }
+        if (hit.path("pause").asBoolean()) {
+            frozenAt(a, hit);
             return;
         }
         kill(a, "crash point " + hit.path("point").asText());
@@ -235,6 +259,9 @@ final class ChaosHarness {
         e.put("survivors", device(a.slot).equals("device-a"));   // device B has one process: nobody to take over
         journal.write(e);
         kills.incrementAndGet();
+        if (draining) {
+            return;   // the drain restarts it
+        }
         background.execute(() -> {
             try {
                 startAgent(a.slot, a.incarnation + 1);
@@ -249,6 +276,9 @@ final class ChaosHarness {
      * until one is granted or joins a run there, or the takeover bound has passed.
      */
     private void recover(List<String> keys) {
+        if (draining) {
+            return;
+        }
         long deadline = System.nanoTime() + takeoverBound().toNanos();
         for (String key : keys) {
             String[] k = key.split("\\|");
@@ -314,6 +344,37 @@ final class ChaosHarness {
         journal.write(journal.event("server-start"));
     }
 
+    /** The agent reached a paused point: freeze it, let another process take the key, wake it, let it go on. */
+    private void frozenAt(AgentProcess a, JsonNode hit) {
+        if (draining) {
+            a.send(cmd("release"));
+            return;
+        }
+        a.sigstop();
+        ObjectNode e = journal.event("pause");
+        e.put("victim", a.pid());
+        e.put("slot", a.slot);
+        e.put("point", hit.path("point").asText());
+        e.put("key", hit.path("key").asText());
+        journal.write(e);
+        faults.incrementAndGet();
+        String[] k = hit.path("key").asText().split("\\|");
+        background.schedule(() -> {
+            int other = pickUsableOnDeviceA();
+            if (other >= 0) {
+                storm(other, k[0], k[1], 2);
+            }
+        }, s.leaseTtl().toMillis() + 100, TimeUnit.MILLISECONDS);
+        long ms = s.leaseTtl().toMillis() * (13 + java.util.concurrent.ThreadLocalRandom.current().nextInt(8)) / 10;
+        background.schedule(() -> {
+            a.sigcont();
+            ObjectNode r = journal.event("resume");
+            r.put("victim", a.pid());
+            journal.write(r);
+            a.send(cmd("release"));
+        }, ms, TimeUnit.MILLISECONDS);
+    }
+
     /** SIGSTOP for 1.3 to 2 TTLs while the same device keeps triggering; then SIGCONT. */
     private void pause(int slot) {
         AgentProcess a = agents.get(slot);
@@ -349,6 +410,25 @@ final class ChaosHarness {
     private void drain() throws IOException, InterruptedException {
         s.progress().println("chaos: draining");
         journal.write(journal.event("drain"));
+        draining = true;
+        List<CompletableFuture<JsonNode>> disarmed = new ArrayList<>();
+        for (int slot = 0; slot < agents.length(); slot++) {
+            AgentProcess a = agents.get(slot);
+            if (a != null && a.alive()) {
+                if (a.stopped()) {
+                    a.sigcont();
+                }
+                disarmed.add(a.send(cmd("disarm")));
+                a.send(cmd("release"));
+            }
+        }
+        for (CompletableFuture<JsonNode> f : disarmed) {
+            try {
+                f.get(20, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // killed at a point it had reached already: restarted below
+            }
+        }
         background.shutdown();
         background.awaitTermination(30, TimeUnit.SECONDS);
         admin.clearFaults();

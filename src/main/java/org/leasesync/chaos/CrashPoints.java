@@ -26,19 +26,33 @@ final class CrashPoints {
 
     private final Journal journal;
     private final Consumer<ObjectNode> tellHarness;
-    private final AtomicReference<String> armed = new AtomicReference<>();
+    /** An armed point: {@code pause} means the thread waits for {@link #release} instead of a kill. */
+    private record Arm(String point, boolean pause) {
+    }
+
+    private final AtomicReference<Arm> armed = new AtomicReference<>();
+    private volatile java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
 
     CrashPoints(Journal journal, Consumer<ObjectNode> tellHarness) {
         this.journal = journal;
         this.tellHarness = tellHarness;
     }
 
-    /** Arms one point: the next thread to reach it parks and the harness is told. */
-    void arm(String point) {
+    /**
+     * Arms one point: the next thread to reach it tells the harness and parks — until the process is
+     * killed, or with {@code pause} until {@link #release} (the harness stops the process meanwhile).
+     */
+    void arm(String point, boolean pause) {
         if (!ALL.contains(point)) {
             throw new IllegalArgumentException("unknown crash point '" + point + "'; known: " + ALL);
         }
-        armed.set(point);
+        released = new java.util.concurrent.CountDownLatch(1);
+        armed.set(new Arm(point, pause));
+    }
+
+    /** Lets a thread parked at a paused point go on. */
+    void release() {
+        released.countDown();
     }
 
     void disarm() {
@@ -52,12 +66,27 @@ final class CrashPoints {
         e.put("key", key.asString());
         e.put("epoch", epoch);
         journal.write(e);
-        String armedNow = armed.get();
-        if (point.equals(armedNow) && armed.compareAndSet(armedNow, null)) {   // CAS compares identity: use the stored instance
+        Arm arm = armed.get();
+        if (arm != null && arm.point().equals(point) && armed.compareAndSet(arm, null)) {
             ObjectNode hit = e.deepCopy();
             hit.put("type", "hit");
+            hit.put("pause", arm.pause());
+            java.util.concurrent.CountDownLatch goOn = released;
             journal.write(hit);
             tellHarness.accept(hit);
+            if (arm.pause()) {
+                try {
+                    goOn.await(5, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException ignored) {
+                    Thread.currentThread().interrupt();
+                }
+                ObjectNode woke = journal.event("woke");
+                woke.put("point", point);
+                woke.put("key", key.asString());
+                woke.put("epoch", epoch);
+                journal.write(woke);
+                return;
+            }
             while (true) {            // wait for kill -9
                 try {
                     Thread.sleep(60_000);
