@@ -241,6 +241,10 @@ public final class Coordinator implements AutoCloseable {
         if (run.lease.isCancelRequested()
                 && (outcome.status() == RunStatus.SUCCEEDED || outcome.status() == RunStatus.FAILED)) {
             outcome = RunOutcome.cancelled(run.cancelReason == null ? "cancelled" : run.cancelReason);
+        } else if (outcome.status() == RunStatus.FAILED && !run.lease.isValid()) {
+            // The failure the run saw (typically a call that "timed out" while the process was
+            // paused) is a symptom: the lease ran out or was taken over, and that is what to report.
+            outcome = RunOutcome.failed("stopped: " + run.lease.lossReason().describe());
         }
         finish(run, outcome);
     }

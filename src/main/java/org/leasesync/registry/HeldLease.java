@@ -75,6 +75,17 @@ public final class HeldLease {
         return !cancelRequested && !lost.isDone() && remainingNanos() > 0;
     }
 
+    /**
+     * Why the lease is not valid: the lost signal's reason, else {@link LeaseLoss#EXPIRED} (local
+     * validity ran out before a renewal). Only meaningful when {@link #isValid()} is false.
+     */
+    public LeaseLoss lossReason() {
+        if (lost.isDone()) {
+            return lost.join();
+        }
+        return cancelRequested ? LeaseLoss.CANCELLED : LeaseLoss.EXPIRED;
+    }
+
     /** Whether cancellation was requested. */
     public boolean isCancelRequested() {
         return cancelRequested;
