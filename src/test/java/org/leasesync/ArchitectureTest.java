@@ -38,6 +38,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void nothingButTheLauncherImportsTheChaosHarness() {
+        noClasses().that().resideOutsideOfPackages("org.leasesync.chaos..", "org.leasesync")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.chaos..")
+                .check(MAIN);
+    }
+
+    @Test
     void registryDependsOnNoOtherLeasesyncPackage() {
         noClasses().that().resideInAPackage("org.leasesync.registry..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
