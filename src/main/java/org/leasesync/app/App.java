@@ -2,9 +2,16 @@ package org.leasesync.app;
 
 import atlantafx.base.theme.PrimerLight;
 import java.time.Duration;
+import javafx.animation.AnimationTimer;
 import javafx.application.Application;
 import javafx.application.Platform;
+import javafx.geometry.Pos;
+import javafx.scene.Scene;
 import javafx.scene.control.Alert;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressIndicator;
+import javafx.scene.image.Image;
+import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The JavaFX application. Started through {@link #launch(Backend.AppSettings)} from the plain
  * {@code Launcher} main class (so JavaFX on the class path works).
+ *
+ * <p>Start-up shows the window at once with a "Starting…" pane and opens the backend (local
+ * database, embedded server, HTTP client) on a background thread named {@code app-start}; the
+ * cards replace the pane when it is ready. With the environment variable
+ * {@code LEASESYNC_STARTUP_PROBE=1} the app prints {@code startup first_frame_ms=… ready_ms=…
+ * rss_kb=…} (milliseconds since the JVM started) once the cards are on screen, and exits: the
+ * start-up benchmark and the AppCDS training run use it.
  */
 public final class App extends Application {
 
@@ -19,8 +33,10 @@ public final class App extends Application {
     private static volatile Backend.AppSettings settings;
     private static volatile int exitCode;
 
-    private Backend backend;
+    private volatile Backend backend;
     private AppAssembly assembly;
+    private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
+    private volatile long firstFrameMs = -1;
 
     /** Opens the window and blocks until it is closed. @return the exit code */
     public static int launch(Backend.AppSettings s) {
@@ -33,21 +49,87 @@ public final class App extends Application {
     @Override
     public void start(Stage stage) {
         Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
-        try {
-            backend = Backend.start(settings);
-        } catch (RuntimeException e) {
-            log.error("leasesync could not start", e);
-            Alert alert = new Alert(Alert.AlertType.ERROR, e.getMessage());
-            alert.setHeaderText("leasesync could not start");
-            alert.setTitle("leasesync");
-            alert.showAndWait();
-            exitCode = 1;
-            Platform.exit();
-            return;
+        stage.setTitle("leasesync");
+        var icon = App.class.getResourceAsStream("leasesync.png");
+        if (icon != null) {
+            stage.getIcons().add(new Image(icon));
         }
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
+        ProgressIndicator spinner = new ProgressIndicator();
+        spinner.setMaxSize(48, 48);
+        VBox starting = new VBox(16, spinner, new Label("Starting leasesync…"));
+        starting.setAlignment(Pos.CENTER);
+        stage.setScene(new Scene(starting, 1180, 780));
+        stage.show();
+        afterNextFrame(() -> firstFrameMs = sinceJvmStartMs());
+        Thread starter = new Thread(() -> {
+            try {
+                Backend b = Backend.start(settings);
+                backend = b;
+                Platform.runLater(() -> showCards(stage, b));
+            } catch (RuntimeException e) {
+                log.error("leasesync could not start", e);
+                Platform.runLater(() -> failed(e));
+            }
+        }, "app-start");
+        starter.setDaemon(true);
+        starter.start();
+    }
+
+    private void showCards(Stage stage, Backend b) {
+        assembly = new AppAssembly(b, settings, stage, Platform::runLater);
         stage.setOnCloseRequest(e -> log.info("window closed; stopping"));
         assembly.show();
+        if (probe) {
+            afterNextFrame(() -> {
+                System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
+                        + " rss_kb=" + rssKb());
+                System.out.flush();
+                Platform.exit();
+            });
+        }
+    }
+
+    private void failed(RuntimeException e) {
+        Alert alert = new Alert(Alert.AlertType.ERROR, e.getMessage());
+        alert.setHeaderText("leasesync could not start");
+        alert.setTitle("leasesync");
+        if (!probe) {
+            alert.showAndWait();
+        }
+        exitCode = 1;
+        Platform.exit();
+    }
+
+    /** Runs {@code then} on the FX thread after the next pulse has rendered. */
+    private static void afterNextFrame(Runnable then) {
+        new AnimationTimer() {
+            private int pulses;
+
+            @Override
+            public void handle(long now) {
+                if (++pulses == 2) {      // the first pulse renders; the second starts after it
+                    stop();
+                    then.run();
+                }
+            }
+        }.start();
+    }
+
+    private static long sinceJvmStartMs() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+    }
+
+    private static long rssKb() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            log.debug("no RSS figure: {}", e.toString());
+        }
+        return -1;
     }
 
     @Override
@@ -55,8 +137,9 @@ public final class App extends Application {
         if (assembly != null) {
             assembly.close();
         }
-        if (backend != null) {
-            backend.close(Duration.ofSeconds(5));
+        Backend b = backend;
+        if (b != null) {
+            b.close(Duration.ofSeconds(5));
         }
     }
 }

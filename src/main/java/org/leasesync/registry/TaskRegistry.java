@@ -28,6 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TaskRegistry {
 
+    private static final System.Logger log = System.getLogger(TaskRegistry.class.getName());
+
+
     /** Default lease TTL. */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
 
@@ -105,6 +108,9 @@ public final class TaskRegistry {
         }
         Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
         if (granted.isEmpty()) {
+            takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
+                    + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
+                    t.epoch()));
             return Optional.empty();
         }
         observations.remove(key);
@@ -124,7 +130,13 @@ public final class TaskRegistry {
             return mine == null || mine != held.epoch();
         }
         if (liveness.isProvablyDead(holder)) {
+            log.log(System.Logger.Level.INFO, "{0}: holder {1} (epoch {2}) is provably dead; taking over",
+                    held.key(), holder.asString(), held.epoch());
             return true;
+        }
+        if (holder.host().equals(owner.host())) {
+            log.log(System.Logger.Level.DEBUG, "{0}: holder {1} on this machine is alive (or not provably dead)",
+                    held.key(), holder.asString());
         }
         Observation seen = observations.compute(held.key(), (k, o) ->
                 o != null && o.owner.equals(holder.asString()) && o.epoch == held.epoch()
