@@ -42,7 +42,7 @@ public final class Launcher {
             return 1;
         }
         return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
-                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system()));
+                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout()));
     }
 
 }

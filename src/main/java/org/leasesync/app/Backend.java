@@ -16,6 +16,7 @@ import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.store.Database;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.sync.SyncSettings;
 import org.slf4j.Logger;
@@ -83,7 +84,7 @@ public final class Backend implements AutoCloseable {
         }
         try {
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time()));
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()));
             return new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
         } catch (RuntimeException e) {
             if (embedded != null) {
@@ -159,10 +160,21 @@ public final class Backend implements AutoCloseable {
      * @param foregroundMinInterval no foreground sync when the key synced successfully less than this ago
      * @param retry automatic retries after failures
      * @param time the time source
+     * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
      */
     public record AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
                               Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                              Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
+                              Duration foregroundMinInterval, RetryPolicy retry, TimeSource time,
+                              Duration dbOpenTimeout) {
+
+        /** With the default database open timeout. */
+        public AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+                           Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
+                           Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
+            this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
+                    Database.DEFAULT_OPEN_TIMEOUT);
+        }
+
         public AppSettings {
             if (scheduleInterval == null || scheduleInterval.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException("schedule interval must be at least 1s, got " + scheduleInterval);
@@ -170,6 +182,7 @@ public final class Backend implements AutoCloseable {
             if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
                 throw new IllegalArgumentException("foreground minimum interval must be >= 0, got " + foregroundMinInterval);
             }
+            Database.validateOpenTimeout(dbOpenTimeout);
         }
     }
 }

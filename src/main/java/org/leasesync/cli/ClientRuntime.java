@@ -65,7 +65,7 @@ public final class ClientRuntime implements AutoCloseable {
      * @throws org.leasesync.registry.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config) {
-        LocalStore store = LocalStore.openFile(config.dataDir());
+        LocalStore store = LocalStore.openFile(config.dataDir(), config.dbOpenTimeout());
         try {
             return new ClientRuntime(config, store);
         } catch (RuntimeException e) {

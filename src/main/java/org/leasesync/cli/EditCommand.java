@@ -51,7 +51,7 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        try (LocalStore store = LocalStore.openFile(dataDir.resolve())) {
+        try (LocalStore store = LocalStore.openFile(dataDir.resolve(), dataDir.openTimeout())) {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             String changeId;
             try {

@@ -93,7 +93,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             }
             return gui.apply(new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
                     Optional.ofNullable(token).filter(t -> !t.isBlank()), registryOptions.leaseTtl(),
-                    httpOptions.settings(), scheduleInterval, foregroundMinInterval));
+                    httpOptions.settings(), scheduleInterval, foregroundMinInterval, dataDir.openTimeout()));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

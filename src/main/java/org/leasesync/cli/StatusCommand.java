@@ -60,7 +60,7 @@ public final class StatusCommand implements Callable<Integer> {
             }
             return 0;
         }
-        try (LocalStore store = LocalStore.openFile(dir)) {
+        try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
             var leases = store.leases().readAll().stream().map(l -> Views.LeaseView.of(l, now)).toList();
             var runs = store.runs().lastRunPerKey().stream().map(Views.RunView::of).toList();
             var checkpoints = store.runs().checkpoints().stream().map(Views.CheckpointView::of).toList();

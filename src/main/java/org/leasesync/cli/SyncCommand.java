@@ -85,7 +85,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
             }
             config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
-                    httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system());
+                    httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
+                    dataDir.openTimeout());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

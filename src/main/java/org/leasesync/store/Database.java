@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -55,13 +57,29 @@ public final class Database implements AutoCloseable {
         this.description = description;
     }
 
+    /** How long opening waits for a process that holds the database but does not answer, unless configured. */
+    public static final Duration DEFAULT_OPEN_TIMEOUT = Duration.ofSeconds(40);
+
+    /** Shortest and longest accepted open timeout. */
+    public static final Duration MIN_OPEN_TIMEOUT = Duration.ofMillis(200);
+    public static final Duration MAX_OPEN_TIMEOUT = Duration.ofMinutes(10);
+
+    /** Opens the database in {@code dataDir} with the {@link #DEFAULT_OPEN_TIMEOUT}. */
+    public static Database openFile(Path dataDir) {
+        return openFile(dataDir, DEFAULT_OPEN_TIMEOUT);
+    }
+
     /**
      * Opens (creating if needed) the database in {@code dataDir}; creates the directory with
      * owner-only permissions if it does not exist, and migrates the schema.
      *
+     * @param openTimeout how long to wait for a process that holds the database but does not answer
+     *     (stopped or hung) before giving up; it is asked twice, half of this each time
      * @throws StoreException naming the file and what to do, when it cannot be opened
+     * @throws IllegalArgumentException if {@code openTimeout} is outside {@link #MIN_OPEN_TIMEOUT}..{@link #MAX_OPEN_TIMEOUT}
      */
-    public static Database openFile(Path dataDir) {
+    public static Database openFile(Path dataDir, Duration openTimeout) {
+        validateOpenTimeout(openTimeout);
         Path dir = dataDir.toAbsolutePath().normalize();
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
             throw new StoreException("the data directory " + dir + " is a file, not a directory; choose another one "
@@ -78,30 +96,41 @@ public final class Database implements AutoCloseable {
             throw new StoreException("cannot read the local database " + file + ": " + e, e);
         }
         String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
-        return openRetryingTransientLocks(url, file.toString());
+        return openRetryingTransientLocks(url, file, openTimeout);
+    }
+
+    /**
+     * @return {@code timeout}
+     * @throws IllegalArgumentException naming the value and the accepted range
+     */
+    public static Duration validateOpenTimeout(Duration timeout) {
+        if (timeout == null || timeout.compareTo(MIN_OPEN_TIMEOUT) < 0 || timeout.compareTo(MAX_OPEN_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("the database open timeout must be between 200ms and 10m, got " + timeout);
+        }
+        return timeout;
     }
 
     /**
      * Several processes starting at once on one data directory race for H2's lock file (the first
      * becomes the automatic-mixed-mode server); the losers see "lock file recently modified" or a
      * refused connection to a server that is just starting or stopping. Those are retried for up to
-     * 20 s; any other failure is reported at once.
+     * {@link #OPEN_RETRY_SECONDS}; any other failure is reported at once. A holder that accepts the
+     * connection but does not answer is asked twice, half of {@code openTimeout} each time.
      */
-    private static Database openRetryingTransientLocks(String url, String description) {
+    private static Database openRetryingTransientLocks(String url, Path file, Duration openTimeout) {
+        String description = file.toString();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(OPEN_RETRY_SECONDS);
+        Duration perAttempt = openTimeout.dividedBy(2);
         java.util.Random random = new java.util.Random();
         int unanswered = 0;
         while (true) {
             try {
-                Database db = openOnce(url, description);
+                Database db = openOnce(url, description, perAttempt);
                 if (db != null) {
                     return db;
                 }
                 if (++unanswered >= 2 || System.nanoTime() > deadline) {
-                    throw new StoreException("the local database " + description + " is held by another leasesync "
-                            + "process that has not answered for " + (2 * OPEN_TIMEOUT_SECONDS) + " s (stopped or hung?) — "
-                            + "nothing was changed. Find it with `ps -ef | grep leasesync`, resume (kill -CONT) or end it, "
-                            + "and try again.");
+                    throw unanswered(file, openTimeout);
                 }
             } catch (StoreException e) {
                 if (!isTransientOpenFailure(e.getMessage(), description) || System.nanoTime() > deadline) {
@@ -118,14 +147,27 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    private static StoreException unanswered(Path file, Duration openTimeout) {
+        Optional<Long> pid = DatabaseHost.pid(file.resolveSibling(FILE_BASE_NAME + ".lock.db"));
+        String who = pid.map(p -> "another leasesync process (pid " + p + ")").orElse("another leasesync process");
+        String what = pid.map(p -> "Resume it (kill -CONT " + p + ") or end it (kill " + p + "), then try again.")
+                .orElse("Find it with `ps -ef | grep leasesync`, resume it (kill -CONT) or end it, then try again.");
+        return new StoreException("the local database " + file + " is held by " + who + " that has not answered for "
+                + seconds(openTimeout) + " (stopped or hung?) — nothing was changed. " + what);
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
     /**
      * One attempt. A process that holds the database (H2's automatic-mixed-mode server) but is
      * stopped or hung accepts the connection and never answers; H2 has no read timeout for that, so
-     * the attempt runs on its own thread and is abandoned after {@link #OPEN_TIMEOUT_SECONDS}.
+     * the attempt runs on its own thread and is abandoned after {@code timeout}.
      *
      * @return the database, or null when the attempt got no answer in time
      */
-    private static Database openOnce(String url, String description) {
+    private static Database openOnce(String url, String description, Duration timeout) {
         java.util.concurrent.CompletableFuture<Database> attempt = new java.util.concurrent.CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -137,7 +179,7 @@ public final class Database implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         try {
-            return attempt.get(OPEN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return attempt.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             attempt.thenAccept(Database::close);   // if it ever opens, close it
             return null;                            // no answer within the timeout
@@ -180,9 +222,6 @@ public final class Database implements AutoCloseable {
 
     /** How long several processes may keep racing for the database before opening gives up. */
     static final long OPEN_RETRY_SECONDS = 90;
-
-    /** How long opening may take before the holder of the database is declared unresponsive. */
-    static final long OPEN_TIMEOUT_SECONDS = 20;
 
     /** Whether {@code dataDir} holds a local database file yet (read-only commands create none). */
     public static boolean existsIn(Path dataDir) {
