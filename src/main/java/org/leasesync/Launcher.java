@@ -7,7 +7,6 @@ import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
-import org.leasesync.remote.HttpSyncRemote;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a
@@ -35,7 +34,6 @@ public final class Launcher {
     }
 
     private static int gui(GuiOptions o) {
-        o.server().ifPresent(HttpSyncRemote::parseBase);
         if (noDisplay()) {
             System.err.println("leasesync: there is no display to open the window on (DISPLAY is not set). "
                     + "Run it on a desktop or under Xvfb, or use a subcommand (see --help).");

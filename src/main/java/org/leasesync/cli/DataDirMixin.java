@@ -20,7 +20,11 @@ public final class DataDirMixin {
                     + "but does not answer (stopped or hung), 200ms..10m. Default: $LEASESYNC_DB_OPEN_TIMEOUT, else 40s.")
     Duration openTimeout;
 
-    /** The resolved data directory. */
+    /**
+     * The resolved data directory.
+     *
+     * @throws IllegalArgumentException if it is not a usable directory path (names it)
+     */
     public Path resolve() {
         Path p = DataDirs.resolve(dataDir);
         if (Files.exists(p) && !Files.isDirectory(p)) {

@@ -72,23 +72,39 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Spec
     CommandSpec spec;
 
+    private TaskKey key;
+    private TaskSource src;
+    private ClientConfig config;
+
+    @Override
+    public void validate() {
+        key = keyOptions.protocolKey();
+        try {
+            src = TaskSource.parse(source);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --source: " + e.getMessage());
+        }
+        if (checkAgain && discardUnconfirmed) {
+            throw new IllegalArgumentException("--check-again and --discard-unconfirmed exclude each other: check again "
+                    + "first; discard only if the server cannot tell what happened to the push");
+        }
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
+        }
+        HttpOptions.checkServer(server);
+        config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
+                httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
+                dataDir.openTimeout());
+    }
+
     @Override
     public Integer call() throws InterruptedException {
-        TaskKey key;
-        TaskSource src;
-        ClientConfig config;
-        try {
-            key = keyOptions.key();
-            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(keyOptions.user());
-            src = TaskSource.parse(source);
-            if (token == null || token.isBlank()) {
-                throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
+        if (config == null) {
+            try {
+                validate();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
-                    httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
-                    dataDir.openTimeout());
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         try (ClientRuntime rt = ClientRuntime.open(config)) {
