@@ -65,7 +65,14 @@ public final class ClientRuntime implements AutoCloseable {
      * @throws org.leasesync.registry.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config) {
-        LocalStore store = LocalStore.openFile(config.dataDir(), config.dbOpenTimeout());
+        return open(config, LocalStore.openFile(config.dataDir(), config.dbOpenTimeout()));
+    }
+
+    /**
+     * Wires everything on an open local store, which the runtime then owns (closed by
+     * {@link #close()}, or here if wiring fails).
+     */
+    public static ClientRuntime open(ClientConfig config, LocalStore store) {
         try {
             return new ClientRuntime(config, store);
         } catch (RuntimeException e) {

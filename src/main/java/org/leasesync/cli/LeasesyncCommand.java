@@ -131,7 +131,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             PrintWriter err = line.getErr();
             if (ex instanceof LeasesyncException || ex instanceof IllegalArgumentException) {
                 err.println("leasesync: " + ex.getMessage());
-                LoggerFactory.getLogger(LeasesyncCommand.class).debug("command failed", ex);
+                // the details (cause, stack trace) go to the log file only: the console shows WARN and up
+                LoggerFactory.getLogger(LeasesyncCommand.class).info("command failed: {}", ex.getMessage(), ex);
             } else {
                 err.println("leasesync: unexpected error: " + ex + " (see the log file for details)");
                 LoggerFactory.getLogger(LeasesyncCommand.class).error("command failed", ex);

@@ -71,7 +71,9 @@ public final class Database implements AutoCloseable {
 
     /**
      * Opens (creating if needed) the database in {@code dataDir}; creates the directory with
-     * owner-only permissions if it does not exist, and migrates the schema.
+     * owner-only permissions if it does not exist, and migrates the schema. An existing file is
+     * first checked read-only ({@link DatabaseFileCheck}); a damaged one is reported and left
+     * untouched, never repaired, replaced or re-created.
      *
      * @param openTimeout how long to wait for a process that holds the database but does not answer
      *     (stopped or hung) before giving up; it is asked twice, half of this each time
@@ -87,13 +89,10 @@ public final class Database implements AutoCloseable {
         }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
-        try {
-            if (Files.exists(file) && Files.size(file) == 0) {
-                throw new StoreException("the local database " + file + " is empty (0 bytes): it was probably truncated. "
-                        + "It was left untouched; restore it from a backup, or move it aside to start with an empty one.");
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot read the local database " + file + ": " + e, e);
+        if (Files.exists(file)) {
+            // Throws, naming the file, when it is damaged. A file another process has open is that process's.
+            DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
+            log.debug("{}: {}", file, checked);
         }
         String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
         return openRetryingTransientLocks(url, file, openTimeout);
@@ -202,6 +201,8 @@ public final class Database implements AutoCloseable {
     private static boolean isTransientOpenFailure(String message, String description) {
         String m = message.toLowerCase(java.util.Locale.ROOT);
         return isHandoverMessage(message) || m.contains("connection refused") || m.contains("session closed")
+                // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
+                || m.contains("file is locked")
                 || m.contains("concurrent update") || m.contains("another process was faster")
                 // an EOF while another process serves the file is a handover, not damage
                 || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
@@ -400,13 +401,14 @@ public final class Database implements AutoCloseable {
             return "cannot open the local database " + description + ": the file or its directory is read-only. "
                     + "leasesync needs to write there; check the permissions, or choose another --data-dir.";
         }
-        if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported") || lower.contains("90030")
-                || lower.contains("90048") || lower.contains("format") || lower.contains("eofexception")) {
-            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
-                    + "(keep a copy) to start with an empty one, or restore a backup.";
-        } else if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
+        if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
             hint = "Another process holds the database and does not answer; stop other leasesync processes "
                     + "using this data directory and try again.";
+        } else if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported")
+                || lower.contains("90030") || lower.contains("90048") || lower.contains("format")
+                || lower.contains("eofexception")) {
+            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
+                    + "(keep a copy) to start with an empty one, or restore a backup.";
         } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {
             hint = "Check the permissions of the data directory.";
         } else {
