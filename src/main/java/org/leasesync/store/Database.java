@@ -50,6 +50,8 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource pool;
     private final SqlDialect dialect;
     private final String description;
+    /** Why H2 closed the database (a refused write), once that happened. */
+    private volatile String closedBecause;
 
     private Database(HikariDataSource pool, SqlDialect dialect, String description) {
         this.pool = pool;
@@ -316,7 +318,7 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
         }
     }
@@ -347,7 +349,7 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
             try (c) {
                 return work.apply(c);
@@ -358,9 +360,36 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
         }
+    }
+
+    /**
+     * The one place a failed statement becomes a {@link StoreException}. A write the disk refused
+     * (full, quota, file too large) is said so plainly; H2 then closes the database, so later
+     * failures say why it is closed.
+     */
+    private StoreException failure(String what, SQLException e) {
+        Optional<String> writeFailure = StoreFailures.writeFailure(e);
+        if (writeFailure.isPresent()) {
+            closedBecause = writeFailure.get();
+            log.debug("could not {} in {}", what, description, e);
+            return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
+                    + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
+                    + "again (restart leasesync if it keeps failing).", e);
+        }
+        String because = closedBecause;
+        if (because != null && StoreFailures.isClosedDatabase(e)) {
+            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
+                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
+        }
+        if (StoreFailures.isCorrupt(e)) {
+            return new StoreException("could not " + what + " in " + description + ": the file is damaged ("
+                    + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
+                    + "(keep the copy) to start with an empty one.", e);
+        }
+        return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
     }
 
     @Override
@@ -394,6 +423,11 @@ public final class Database implements AutoCloseable {
     }
 
     private static String openFailure(String description, Throwable e) {
+        Optional<String> writeFailure = StoreFailures.writeFailure(e);
+        if (writeFailure.isPresent()) {
+            return "cannot open the local database " + description + ": " + writeFailure.get() + ". leasesync needs "
+                    + "some free space to open it; nothing was changed. Free some space and try again.";
+        }
         String reason = rootMessage(e);
         String hint;
         String lower = reason.toLowerCase(java.util.Locale.ROOT);
