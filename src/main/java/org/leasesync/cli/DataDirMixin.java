@@ -34,6 +34,11 @@ public final class DataDirMixin {
         return p;
     }
 
+    /** Whether {@code --data-dir} was given (so commands suggested to the user repeat it). */
+    boolean given() {
+        return dataDir != null;
+    }
+
     /**
      * The validated open timeout.
      *

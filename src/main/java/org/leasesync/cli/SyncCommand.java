@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.RunView;
@@ -124,7 +125,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 } catch (ExecutionException e) {
                     throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
                 }
-                int code = report(out, key, result);
+                int code = report(out, rt, key, result);
                 removeHook(onCtrlC);
                 if (result.status() == RunStatus.SUCCEEDED) {
                     long conflicts = rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count();
@@ -143,10 +144,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return joined(out, key, f.running());
             }
             if (r instanceof SubmitResult.NeedsAttention n) {
-                print(out, key, "needs_attention", null, n.reason(),
-                        key + " needs attention: " + n.reason() + " (once the server answers: `leasesync sync --check-again ...`;"
-                                + " or `--discard-unconfirmed` to send the edits again)");
-                return NEEDS_ATTENTION;
+                return needsAttention(out, rt, key, n.run().map(RunRecord::runId).orElse(null), n.reason());
             }
             SubmitResult.Skipped sk = (SubmitResult.Skipped) r;
             print(out, key, "skipped", null, sk.reason(), key + " skipped: " + sk.reason());
@@ -218,7 +216,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         }
     }
 
-    private int report(PrintWriter out, TaskKey key, RunResult result) {
+    private int report(PrintWriter out, ClientRuntime rt, TaskKey key, RunResult result) {
         String msg = result.message().orElse("");
         switch (result.status()) {
             case SUCCEEDED -> {
@@ -226,8 +224,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return 0;
             }
             case NEEDS_ATTENTION -> {
-                print(out, key, "needs_attention", result.runId(), msg, key + " needs attention: " + msg);
-                return NEEDS_ATTENTION;
+                return needsAttention(out, rt, key, result.runId(), msg);
             }
             default -> {
                 print(out, key, result.status().wireName(), result.runId(), msg,
@@ -235,6 +232,40 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return 1;
             }
         }
+    }
+
+    /** The key needs attention: what is known (the unconfirmed push) and the commands that resolve it. */
+    private int needsAttention(PrintWriter out, ClientRuntime rt, TaskKey key, String runId, String reason) {
+        var push = rt.store().runs().checkpoint(key).filter(org.leasesync.registry.Checkpoint::hasPushInFlight);
+        String idempotencyKey = push.flatMap(org.leasesync.registry.Checkpoint::idempotencyKey).orElse(null);
+        java.util.List<String> changeIds = push.map(org.leasesync.registry.Checkpoint::pushChangeIds)
+                .orElse(java.util.List.of());
+        String again = "leasesync sync --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
+                + (dataDir.given() ? " --data-dir " + Views.shellQuote(config.dataDir().toString()) : "")
+                + " --server " + Views.shellQuote(server) + " --token TOKEN";
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("result", "needs_attention");
+            m.put("runId", runId);
+            m.put("message", reason);
+            m.put("idempotencyKey", idempotencyKey);
+            m.put("changeIds", changeIds);
+            m.put("checkAgain", again + " --check-again");
+            m.put("discardUnconfirmed", again + " --discard-unconfirmed");
+            out.println(Json.write(m));
+        } else {
+            out.println(key + " needs attention: " + reason);
+            if (idempotencyKey != null) {
+                out.println("  unconfirmed push: idempotency key " + idempotencyKey + ", changes "
+                        + String.join(", ", changeIds));
+            }
+            out.println("  nothing is retried automatically; once the server answers, check again:");
+            out.println("    " + again + " --check-again");
+            out.println("  or send the edits again under a new key (the server applies each change at most once):");
+            out.println("    " + again + " --discard-unconfirmed");
+        }
+        return NEEDS_ATTENTION;
     }
 
     private int joined(PrintWriter out, TaskKey key, RunView v) {
