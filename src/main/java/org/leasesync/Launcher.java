@@ -9,7 +9,6 @@ import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
-import org.leasesync.remote.HttpSyncRemote;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a
@@ -40,14 +39,13 @@ public final class Launcher {
     }
 
     private static int gui(GuiOptions o) {
-        o.server().ifPresent(HttpSyncRemote::parseBase);
         if (noDisplay()) {
             System.err.println("leasesync: there is no display to open the window on (DISPLAY is not set). "
                     + "Run it on a desktop or under Xvfb, or use a subcommand (see --help).");
             return 1;
         }
         return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
-                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system()));
+                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout()));
     }
 
 }

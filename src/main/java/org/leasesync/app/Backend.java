@@ -16,6 +16,8 @@ import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.store.Database;
+import org.leasesync.store.LocalStore;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.sync.SyncSettings;
 import org.slf4j.Logger;
@@ -52,43 +54,47 @@ public final class Backend implements AutoCloseable {
      * @throws org.leasesync.registry.LeasesyncException or IllegalArgumentException with a plain message
      */
     public static Backend start(AppSettings s) {
+        // The local database first: a damaged or unreachable one is reported before anything else
+        // (the embedded server, its files) is started or written.
+        LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout());
         ReferenceServer embedded = null;
-        String url;
-        Map<String, String> tokens = new LinkedHashMap<>();
-        if (s.server().isPresent()) {
-            url = s.server().get();
-            tokens.put(s.user().orElseThrow(), s.token().orElseThrow());
-        } else {
-            Path serverDir = s.dataDir().resolve("embedded-server");
-            Path info = s.dataDir().resolve("embedded-server.json");
-            try {
-                embedded = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
-                        .withSeed(org.leasesync.server.Seed.DEMO));
-                url = embedded.baseUrl();
-                for (String u : ReferenceServer.demoUsers()) {
-                    tokens.put(u, embedded.tokenFor(u));
-                }
-                writeInfo(info, url, tokens);
-            } catch (RuntimeException e) {
-                Optional<Map<String, Object>> other = readInfo(info);
-                if (other.isEmpty()) {
-                    throw e;
-                }
-                log.info("the embedded server is run by another leasesync process; using it: {}", other.get().get("url"));
-                url = (String) other.get().get("url");
-                @SuppressWarnings("unchecked")
-                Map<String, String> t = (Map<String, String>) other.get().get("tokens");
-                tokens.putAll(t);
-            }
-        }
         try {
+            String url;
+            Map<String, String> tokens = new LinkedHashMap<>();
+            if (s.server().isPresent()) {
+                url = s.server().get();
+                tokens.put(s.user().orElseThrow(), s.token().orElseThrow());
+            } else {
+                Path serverDir = s.dataDir().resolve("embedded-server");
+                Path info = s.dataDir().resolve("embedded-server.json");
+                try {
+                    embedded = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
+                            .withSeed(org.leasesync.server.Seed.DEMO));
+                    url = embedded.baseUrl();
+                    for (String u : ReferenceServer.demoUsers()) {
+                        tokens.put(u, embedded.tokenFor(u));
+                    }
+                    writeInfo(info, url, tokens);
+                } catch (RuntimeException e) {
+                    Optional<Map<String, Object>> other = readInfo(info);
+                    if (other.isEmpty()) {
+                        throw e;
+                    }
+                    log.info("the embedded server is run by another leasesync process; using it: {}", other.get().get("url"));
+                    url = (String) other.get().get("url");
+                    @SuppressWarnings("unchecked")
+                    Map<String, String> t = (Map<String, String>) other.get().get("tokens");
+                    tokens.putAll(t);
+                }
+            }
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time()));
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()), store);
             return new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
         } catch (RuntimeException e) {
             if (embedded != null) {
                 embedded.close();
             }
+            store.close();
             throw e;
         }
     }
@@ -159,10 +165,21 @@ public final class Backend implements AutoCloseable {
      * @param foregroundMinInterval no foreground sync when the key synced successfully less than this ago
      * @param retry automatic retries after failures
      * @param time the time source
+     * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
      */
     public record AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
                               Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                              Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
+                              Duration foregroundMinInterval, RetryPolicy retry, TimeSource time,
+                              Duration dbOpenTimeout) {
+
+        /** With the default database open timeout. */
+        public AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+                           Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
+                           Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
+            this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
+                    Database.DEFAULT_OPEN_TIMEOUT);
+        }
+
         public AppSettings {
             if (scheduleInterval == null || scheduleInterval.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException("schedule interval must be at least 1s, got " + scheduleInterval);
@@ -170,6 +187,7 @@ public final class Backend implements AutoCloseable {
             if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
                 throw new IllegalArgumentException("foreground minimum interval must be >= 0, got " + foregroundMinInterval);
             }
+            Database.validateOpenTimeout(dbOpenTimeout);
         }
     }
 }

@@ -1,8 +1,10 @@
 package org.leasesync.app;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.RunView;
 import org.leasesync.registry.TaskKey;
 
@@ -18,16 +20,45 @@ import org.leasesync.registry.TaskKey;
  * @param reason the plain reason for failed / needs attention / cancelled
  * @param joinedByUser the user's own click joined the running run
  * @param retryAt for failed runs: when an automatic retry is due, if one is scheduled
+ * @param unconfirmedPush for needs attention: the push whose outcome is unknown, from the checkpoint
  */
 public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
-                        Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt) {
+                        Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt,
+                        Optional<UnconfirmedPush> unconfirmedPush) {
 
     /** The states a card can show. */
     public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED }
 
+    /**
+     * A push sent but not confirmed, as recorded in the key's checkpoint: what the user needs to tell
+     * what "check again" or "discard and resend" is about.
+     *
+     * @param idempotencyKey the push's idempotency key
+     * @param changeIds the change ids it carried, in order
+     */
+    public record UnconfirmedPush(String idempotencyKey, List<String> changeIds) {
+        public UnconfirmedPush {
+            Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+            changeIds = List.copyOf(changeIds);
+        }
+
+        /** The in-flight push of a checkpoint, if it records one with its key. */
+        static Optional<UnconfirmedPush> of(Optional<Checkpoint> checkpoint) {
+            return checkpoint.filter(Checkpoint::hasPushInFlight)
+                    .flatMap(c -> c.idempotencyKey().map(k -> new UnconfirmedPush(k, c.pushChangeIds())));
+        }
+    }
+
+    /** Without an unconfirmed push. */
+    public KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
+                     Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt) {
+        this(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, Optional.empty());
+    }
+
     public KeyStatus {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(unconfirmedPush, "unconfirmedPush");
     }
 
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
@@ -36,6 +67,6 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
     }
 
     KeyStatus withJoinedByUser() {
-        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt);
+        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt, unconfirmedPush);
     }
 }

@@ -3,6 +3,7 @@ package org.leasesync.app;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import org.leasesync.registry.RunView;
 import org.leasesync.registry.Scope;
@@ -65,13 +66,28 @@ public final class StatusTexts {
                 s.retryAt().ifPresent(t -> sb.append("Retrying automatically at ").append(time(t)));
                 s.lastSuccess().ifPresent(t -> append(sb, "last successful sync " + time(t)));
             }
-            case NEEDS_ATTENTION -> sb.append("Nothing is retried automatically. Check again once the server answers, "
-                    + "or discard and resend (the server applies each change at most once).");
+            case NEEDS_ATTENTION -> {
+                s.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(". "));
+                sb.append("Nothing is retried automatically. Check again once the server answers, "
+                        + "or discard and resend (the server applies each change at most once).");
+            }
             default -> {
                 // nothing to add
             }
         }
         return sb.toString();
+    }
+
+    /** Most change ids named in the detail line; the rest are counted. */
+    static final int CHANGE_IDS_SHOWN = 3;
+
+    /** "Unconfirmed push 6f1c…: changes c1, c2, c3 and 4 more" — with the full idempotency key. */
+    static String unconfirmed(KeyStatus.UnconfirmedPush p) {
+        List<String> ids = p.changeIds();
+        String shown = String.join(", ", ids.subList(0, Math.min(CHANGE_IDS_SHOWN, ids.size())));
+        String more = ids.size() > CHANGE_IDS_SHOWN ? " and " + (ids.size() - CHANGE_IDS_SHOWN) + " more" : "";
+        return "Unconfirmed push (idempotency key " + p.idempotencyKey() + "): " + ids.size() + " change"
+                + (ids.size() == 1 ? "" : "s") + (ids.isEmpty() ? "" : " — " + shown + more);
     }
 
     /** "Already syncing — started 14:03:07 by schedule; your request joined it". */

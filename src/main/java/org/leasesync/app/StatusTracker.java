@@ -58,8 +58,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
         KeyStatus next = switch (e.kind()) {
             case STARTED, STAGE, PROGRESS, JOINED, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
             case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
-            case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(),
-                    lastSuccess(before), e.message(), false, Optional.empty());
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message());
             case SKIPPED -> null;
         };
         if (next != null) {
@@ -105,8 +104,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
             s = switch (r.status().get()) {
                 case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.error(), false,
                         coordinator.nextRetryAt(key));
-                case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess,
-                        r.error(), false, Optional.empty());
+                case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error());
                 case CANCELLED -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.error(),
                         false, Optional.empty());
                 default -> KeyStatus.idle(key, lastSuccess);
@@ -133,11 +131,24 @@ public final class StatusTracker implements Consumer<RunEvent> {
             case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
             case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.message(), false,
                     coordinator.nextRetryAt(key));
-            case NEEDS_ATTENTION -> new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess,
-                    r.message(), false, Optional.empty());
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message());
             default -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.message(), false,
                     Optional.empty());
         };
+    }
+
+    /** Needs attention, with the unconfirmed push from the checkpoint (left out if it cannot be read). */
+    private KeyStatus needsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason) {
+        Optional<KeyStatus.UnconfirmedPush> push;
+        try {
+            push = KeyStatus.UnconfirmedPush.of(runs.checkpoint(key));
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(StatusTracker.class).warn("could not read the checkpoint of {}: {}", key,
+                    e.getMessage());
+            push = Optional.empty();
+        }
+        return new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess, reason, false,
+                Optional.empty(), push);
     }
 
     private Optional<Instant> lastSuccess(KeyStatus before) {

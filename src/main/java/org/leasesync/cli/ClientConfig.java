@@ -8,6 +8,7 @@ import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
 
 /**
@@ -21,9 +22,18 @@ import org.leasesync.sync.SyncSettings;
  * @param sync sync tuning
  * @param retry automatic retries after a failed run ({@link RetryPolicy#NONE} for one-shot commands)
  * @param time the time source
+ * @param dbOpenTimeout how long opening the local database waits for a process that holds it but does
+ *     not answer ({@link Database#openFile(Path, Duration)})
  */
 public record ClientConfig(Path dataDir, String serverUrl, Map<String, String> tokens, Duration leaseTtl,
-                           HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
+                           HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time,
+                           Duration dbOpenTimeout) {
+
+    /** With the default database open timeout. */
+    public ClientConfig(Path dataDir, String serverUrl, Map<String, String> tokens, Duration leaseTtl,
+                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
+        this(dataDir, serverUrl, tokens, leaseTtl, http, sync, retry, time, Database.DEFAULT_OPEN_TIMEOUT);
+    }
 
     public ClientConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -39,5 +49,6 @@ public record ClientConfig(Path dataDir, String serverUrl, Map<String, String> t
         Objects.requireNonNull(sync, "sync");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(time, "time");
+        Database.validateOpenTimeout(dbOpenTimeout);
     }
 }

@@ -100,7 +100,19 @@ public final class ClientRuntime implements AutoCloseable {
      * @throws org.leasesync.registry.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config, Ports ports) {
-        LocalStore store = LocalStore.openFile(config.dataDir());
+        return open(config, LocalStore.openFile(config.dataDir(), config.dbOpenTimeout()), ports);
+    }
+
+    /**
+     * Wires everything on an open local store, which the runtime then owns (closed by
+     * {@link #close()}, or here if wiring fails).
+     */
+    public static ClientRuntime open(ClientConfig config, LocalStore store) {
+        return open(config, store, Ports.NONE);
+    }
+
+    /** Like {@link #open(ClientConfig, LocalStore)}, with the sync worker's ports wrapped. */
+    public static ClientRuntime open(ClientConfig config, LocalStore store, Ports ports) {
         try {
             return new ClientRuntime(config, store, ports);
         } catch (RuntimeException e) {

@@ -38,20 +38,33 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     @Spec
     CommandSpec spec;
 
+    private TaskKey key;
+    private String json;
+
+    @Override
+    public void validate() {
+        key = keyOptions.key();
+        try {
+            JdbcLocalEdits.validateRecordId(id);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --id: " + e.getMessage());
+        }
+        if (delete == (payload != null)) {
+            throw new IllegalArgumentException("give exactly one of --payload JSON or --delete");
+        }
+        json = delete ? "{}" : normalize(payload);
+    }
+
     @Override
     public Integer call() {
-        TaskKey key;
-        String json;
-        try {
-            key = keyOptions.key();
-            if (delete == (payload != null)) {
-                throw new IllegalArgumentException("give exactly one of --payload JSON or --delete");
+        if (key == null) {
+            try {
+                validate();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            json = delete ? "{}" : normalize(payload);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        try (LocalStore store = LocalStore.openFile(dataDir.resolve())) {
+        try (LocalStore store = LocalStore.openFile(dataDir.resolve(), dataDir.openTimeout())) {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             String changeId;
             try {

@@ -16,7 +16,16 @@ import org.leasesync.remote.HttpSettings;
  * @param http HTTP timeouts
  * @param scheduleInterval the timer trigger's interval
  * @param foregroundMinInterval minimum time since a key's last successful sync for a foreground sync
+ * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
  */
 public record GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
                          Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                         Duration foregroundMinInterval) { }
+                         Duration foregroundMinInterval, Duration dbOpenTimeout) {
+
+    /** With the default database open timeout. */
+    public GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+                      Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval) {
+        this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
+                org.leasesync.store.Database.DEFAULT_OPEN_TIMEOUT);
+    }
+}

@@ -54,7 +54,7 @@ public final class HistoryCommand implements Callable<Integer> {
         if (!Database.existsIn(dir)) {
             runs = List.of();
         } else {
-            try (LocalStore store = LocalStore.openFile(dir)) {
+            try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                 runs = store.runs().history(taskKey, limit).stream().map(Views.RunView::of).toList();
             }
         }

@@ -19,6 +19,21 @@ public final class HttpOptions {
             defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout, 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
     Duration call;
 
+    /**
+     * Checks a {@code --server} value.
+     *
+     * @return the URL as given
+     * @throws IllegalArgumentException naming the option and the value when it is not an http(s) URL
+     */
+    static String checkServer(String url) {
+        try {
+            org.leasesync.remote.HttpSyncRemote.parseBase(url);
+            return url;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --server: " + e.getMessage());
+        }
+    }
+
     /** @throws IllegalArgumentException if a timeout is out of range */
     public HttpSettings settings() {
         try {

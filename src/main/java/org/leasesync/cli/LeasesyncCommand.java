@@ -66,37 +66,51 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         this.gui = gui;
     }
 
+    private GuiOptions options;
+
     @Override
-    public Integer call() {
+    public void validate() {
         if (server != null && (user == null || token == null || token.isBlank())) {
-            throw new ParameterException(spec.commandLine(), "--server needs --user and --token (or LEASESYNC_TOKEN)");
+            throw new IllegalArgumentException("--server needs --user and --token (or LEASESYNC_TOKEN)");
         }
         if (user != null) {
             try {
                 org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(user);
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
+                throw new IllegalArgumentException("invalid --user: " + e.getMessage());
             }
         }
         if (server == null && user != null) {
-            throw new ParameterException(spec.commandLine(), "--user needs --server (the embedded server signs in as alice)");
+            throw new IllegalArgumentException("--user needs --server (the embedded server signs in as alice)");
+        }
+        if (server != null) {
+            HttpOptions.checkServer(server);
         }
         if (scheduleInterval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
-            throw new ParameterException(spec.commandLine(), "--schedule-interval must be at least 1s, got "
+            throw new IllegalArgumentException("--schedule-interval must be at least 1s, got "
                     + DurationConverter.format(scheduleInterval));
         }
-        try {
-            java.time.Duration ttl = registryOptions.leaseTtl();
-            if (httpOptions.settings().call().compareTo(ttl.multipliedBy(9).dividedBy(10)) >= 0) {
-                throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(httpOptions.settings().call())
-                        + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(ttl) + ")");
-            }
-            return gui.apply(new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
-                    Optional.ofNullable(token).filter(t -> !t.isBlank()), registryOptions.leaseTtl(),
-                    httpOptions.settings(), scheduleInterval, foregroundMinInterval));
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+        if (foregroundMinInterval.isNegative()) {
+            throw new IllegalArgumentException("--foreground-min-interval must not be negative, got "
+                    + DurationConverter.format(foregroundMinInterval));
         }
+        java.time.Duration ttl = registryOptions.leaseTtl();
+        org.leasesync.remote.HttpSettings http = httpOptions.settings();
+        if (http.call().compareTo(ttl.multipliedBy(9).dividedBy(10)) >= 0) {
+            throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
+                    + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(ttl) + ")");
+        }
+        options = new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
+                Optional.ofNullable(token).filter(t -> !t.isBlank()), ttl, http, scheduleInterval, foregroundMinInterval,
+                dataDir.openTimeout());
+    }
+
+    @Override
+    public Integer call() {
+        if (options == null) {
+            validate();
+        }
+        return gui.apply(options);
     }
 
     /**
@@ -117,7 +131,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             PrintWriter err = line.getErr();
             if (ex instanceof LeasesyncException || ex instanceof IllegalArgumentException) {
                 err.println("leasesync: " + ex.getMessage());
-                LoggerFactory.getLogger(LeasesyncCommand.class).debug("command failed", ex);
+                // the details (cause, stack trace) go to the log file only: the console shows WARN and up
+                LoggerFactory.getLogger(LeasesyncCommand.class).info("command failed: {}", ex.getMessage(), ex);
             } else {
                 err.println("leasesync: unexpected error: " + ex + " (see the log file for details)");
                 LoggerFactory.getLogger(LeasesyncCommand.class).error("command failed", ex);
@@ -133,19 +148,49 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             if (CommandLine.printHelpIfRequested(parseResult)) {
                 return parseResult.commandSpec().exitCodeOnUsageHelp();
             }
-            Object user = last.commandSpec().userObject();
-            DataDirMixin mixin = user instanceof WritesDataDir ? findDataDir(user) : null;
-            if (mixin != null) {
-                try {
-                    LoggingSetup.addFileLog(mixin.resolve());
-                } catch (RuntimeException e) {
-                    throw new ParameterException(last.commandSpec().commandLine(),
-                            "cannot use the data directory: " + e.getMessage());
-                }
-            }
+            prepare(last.commandSpec().userObject(), last.commandSpec().commandLine());
             return new CommandLine.RunLast().execute(parseResult);
         });
         return cl;
+    }
+
+    /**
+     * Before a command runs: its data directory is resolved and, for a command that writes there,
+     * its options are validated — all before anything is created, so bad input (exit code 2) leaves
+     * the file system untouched. Only then is the data directory created and the log file opened.
+     */
+    private static void prepare(Object command, CommandLine line) {
+        DataDirMixin mixin = findDataDir(command);
+        if (mixin == null) {
+            return;
+        }
+        java.nio.file.Path dir;
+        try {
+            dir = mixin.resolve();
+            mixin.openTimeout();
+            if (command instanceof WritesDataDir w) {
+                w.validate();
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(line, e.getMessage());
+        }
+        if (!(command instanceof WritesDataDir)) {
+            return;
+        }
+        java.nio.file.Path existing = dir;
+        while (existing != null && !java.nio.file.Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing != null && !java.nio.file.Files.isWritable(existing)) {
+            throw new ParameterException(line, "cannot use the data directory " + dir + ": "
+                    + (existing.equals(dir) ? "it is" : existing + " is") + " not writable; choose another one with "
+                    + "--data-dir or LEASESYNC_DATA_DIR, or fix its permissions");
+        }
+        try {
+            LoggingSetup.addFileLog(dir);
+        } catch (RuntimeException e) {
+            throw new ParameterException(line, "cannot use the data directory: " + e.getMessage());
+        }
     }
 
     private static DataDirMixin findDataDir(Object command) {

@@ -56,4 +56,19 @@ public final class LoggingSetup {
         }
         fileAdded = true;
     }
+
+    /**
+     * Removes the file log again, so that a test can check that a command creates nothing before
+     * its input is valid, as in a fresh process.
+     */
+    static synchronized void removeFileLogForTests() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
+            var appender = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("FILE");
+            if (appender != null) {
+                ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(appender);
+                appender.stop();
+            }
+        }
+        fileAdded = false;
+    }
 }

@@ -47,7 +47,7 @@ public final class RecordsCommand implements Callable<Integer> {
         List<JdbcLocalEdits.LocalRecord> records = List.of();
         List<JdbcLocalEdits.OutboxItem> outbox = List.of();
         if (Database.existsIn(dir)) {
-            try (LocalStore store = LocalStore.openFile(dir)) {
+            try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                 JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
                 records = edits.records(key);
                 outbox = edits.outbox(key);

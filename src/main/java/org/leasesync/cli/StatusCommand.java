@@ -60,10 +60,17 @@ public final class StatusCommand implements Callable<Integer> {
             }
             return 0;
         }
-        try (LocalStore store = LocalStore.openFile(dir)) {
+        try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
             var leases = store.leases().readAll().stream().map(l -> Views.LeaseView.of(l, now)).toList();
             var runs = store.runs().lastRunPerKey().stream().map(Views.RunView::of).toList();
-            var checkpoints = store.runs().checkpoints().stream().map(Views.CheckpointView::of).toList();
+            var checkpointRows = store.runs().checkpoints();
+            var checkpoints = checkpointRows.stream().map(Views.CheckpointView::of).toList();
+            String dataDirArgument = dataDir.given() ? " --data-dir " + Views.shellQuote(dir.toString()) : "";
+            var attention = store.runs().lastRunPerKey().stream()
+                    .filter(r -> r.status().orElse(null) == org.leasesync.registry.RunStatus.NEEDS_ATTENTION)
+                    .map(r -> Views.NeedsAttentionView.of(r, checkpointRows.stream()
+                            .filter(c -> c.key().equals(r.key())).findFirst(), dataDirArgument))
+                    .toList();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("dataDir", dir.toString());
@@ -72,6 +79,7 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("leases", leases);
                 m.put("lastRuns", runs);
                 m.put("checkpoints", checkpoints);
+                m.put("needsAttention", attention);
                 out.println(Json.write(m));
                 return 0;
             }
@@ -105,7 +113,28 @@ public final class StatusCommand implements Callable<Integer> {
                         Views.local(Instant.parse(c.updatedAt())));
             }
             t.print(out, "  (none)");
+            printNeedsAttention(out, attention);
             return 0;
+        }
+    }
+
+    /** What is known about each key that needs attention, and how to resolve it. */
+    private static void printNeedsAttention(PrintWriter out, List<Views.NeedsAttentionView> attention) {
+        if (attention.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("needs attention (nothing is retried automatically):");
+        for (var a : attention) {
+            out.println("  " + a.key() + ": " + a.reason());
+            if (a.idempotencyKey() != null) {
+                out.println("    unconfirmed push: idempotency key " + a.idempotencyKey() + ", "
+                        + a.changeIds().size() + " change" + (a.changeIds().size() == 1 ? "" : "s") + ": "
+                        + String.join(", ", a.changeIds()));
+            }
+            out.println("    once the server answers, check again:  " + a.checkAgain());
+            out.println("    or send the edits again under a new key (the server applies each change at most once):");
+            out.println("      " + a.discardUnconfirmed());
         }
     }
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.RunView;
@@ -72,22 +73,39 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Spec
     CommandSpec spec;
 
+    private TaskKey key;
+    private TaskSource src;
+    private ClientConfig config;
+
+    @Override
+    public void validate() {
+        key = keyOptions.protocolKey();
+        try {
+            src = TaskSource.parse(source);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --source: " + e.getMessage());
+        }
+        if (checkAgain && discardUnconfirmed) {
+            throw new IllegalArgumentException("--check-again and --discard-unconfirmed exclude each other: check again "
+                    + "first; discard only if the server cannot tell what happened to the push");
+        }
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
+        }
+        HttpOptions.checkServer(server);
+        config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
+                httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
+                dataDir.openTimeout());
+    }
+
     @Override
     public Integer call() throws InterruptedException {
-        TaskKey key;
-        TaskSource src;
-        ClientConfig config;
-        try {
-            key = keyOptions.key();
-            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(keyOptions.user());
-            src = TaskSource.parse(source);
-            if (token == null || token.isBlank()) {
-                throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
+        if (config == null) {
+            try {
+                validate();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
-                    httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system());
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         try (ClientRuntime rt = ClientRuntime.open(config)) {
@@ -107,7 +125,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 } catch (ExecutionException e) {
                     throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
                 }
-                int code = report(out, key, result);
+                int code = report(out, rt, key, result);
                 removeHook(onCtrlC);
                 if (result.status() == RunStatus.SUCCEEDED) {
                     long conflicts = rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count();
@@ -126,10 +144,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return joined(out, key, f.running());
             }
             if (r instanceof SubmitResult.NeedsAttention n) {
-                print(out, key, "needs_attention", null, n.reason(),
-                        key + " needs attention: " + n.reason() + " (once the server answers: `leasesync sync --check-again ...`;"
-                                + " or `--discard-unconfirmed` to send the edits again)");
-                return NEEDS_ATTENTION;
+                return needsAttention(out, rt, key, n.run().map(RunRecord::runId).orElse(null), n.reason());
             }
             SubmitResult.Skipped sk = (SubmitResult.Skipped) r;
             print(out, key, "skipped", null, sk.reason(), key + " skipped: " + sk.reason());
@@ -201,7 +216,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         }
     }
 
-    private int report(PrintWriter out, TaskKey key, RunResult result) {
+    private int report(PrintWriter out, ClientRuntime rt, TaskKey key, RunResult result) {
         String msg = result.message().orElse("");
         switch (result.status()) {
             case SUCCEEDED -> {
@@ -209,8 +224,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return 0;
             }
             case NEEDS_ATTENTION -> {
-                print(out, key, "needs_attention", result.runId(), msg, key + " needs attention: " + msg);
-                return NEEDS_ATTENTION;
+                return needsAttention(out, rt, key, result.runId(), msg);
             }
             default -> {
                 print(out, key, result.status().wireName(), result.runId(), msg,
@@ -218,6 +232,40 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return 1;
             }
         }
+    }
+
+    /** The key needs attention: what is known (the unconfirmed push) and the commands that resolve it. */
+    private int needsAttention(PrintWriter out, ClientRuntime rt, TaskKey key, String runId, String reason) {
+        var push = rt.store().runs().checkpoint(key).filter(org.leasesync.registry.Checkpoint::hasPushInFlight);
+        String idempotencyKey = push.flatMap(org.leasesync.registry.Checkpoint::idempotencyKey).orElse(null);
+        java.util.List<String> changeIds = push.map(org.leasesync.registry.Checkpoint::pushChangeIds)
+                .orElse(java.util.List.of());
+        String again = "leasesync sync --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
+                + (dataDir.given() ? " --data-dir " + Views.shellQuote(config.dataDir().toString()) : "")
+                + " --server " + Views.shellQuote(server) + " --token TOKEN";
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("result", "needs_attention");
+            m.put("runId", runId);
+            m.put("message", reason);
+            m.put("idempotencyKey", idempotencyKey);
+            m.put("changeIds", changeIds);
+            m.put("checkAgain", again + " --check-again");
+            m.put("discardUnconfirmed", again + " --discard-unconfirmed");
+            out.println(Json.write(m));
+        } else {
+            out.println(key + " needs attention: " + reason);
+            if (idempotencyKey != null) {
+                out.println("  unconfirmed push: idempotency key " + idempotencyKey + ", changes "
+                        + String.join(", ", changeIds));
+            }
+            out.println("  nothing is retried automatically; once the server answers, check again:");
+            out.println("    " + again + " --check-again");
+            out.println("  or send the edits again under a new key (the server applies each change at most once):");
+            out.println("    " + again + " --discard-unconfirmed");
+        }
+        return NEEDS_ATTENTION;
     }
 
     private int joined(PrintWriter out, TaskKey key, RunView v) {

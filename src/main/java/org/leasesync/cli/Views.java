@@ -51,6 +51,34 @@ final class Views {
         }
     }
 
+    /**
+     * A key that needs attention, with the evidence (the unconfirmed push from its checkpoint) and the
+     * commands that resolve it.
+     *
+     * @param idempotencyKey the key of the push whose outcome is unknown, or null when none is recorded
+     * @param changeIds the change ids in that push (empty when none)
+     * @param checkAgain the command that asks the server again (run once the server answers)
+     * @param discardUnconfirmed the command that gives up confirming and sends the edits again
+     */
+    record NeedsAttentionView(String key, String runId, String reason, String idempotencyKey, List<String> changeIds,
+                              String checkAgain, String discardUnconfirmed) {
+        static NeedsAttentionView of(RunRecord run, java.util.Optional<Checkpoint> checkpoint, String dataDirArgument) {
+            java.util.Optional<Checkpoint> push = checkpoint.filter(Checkpoint::hasPushInFlight);
+            String sync = "leasesync sync --user " + shellQuote(run.key().userId()) + " --scope " + run.key().scope()
+                    + dataDirArgument + " --server URL --token TOKEN";
+            return new NeedsAttentionView(run.key().asString(), run.runId(),
+                    run.error().orElse("the last run ended in an unknown state"),
+                    push.flatMap(Checkpoint::idempotencyKey).orElse(null),
+                    push.map(Checkpoint::pushChangeIds).orElse(List.of()),
+                    sync + " --check-again", sync + " --discard-unconfirmed");
+        }
+    }
+
+    /** A shell word: as is when safe, else in single quotes. */
+    static String shellQuote(String s) {
+        return s.matches("[A-Za-z0-9._/=:@%+-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+    }
+
     /** A wall-clock instant in the user's time zone, e.g. {@code 2026-11-30 14:03:07}. */
     static String local(Instant i) {
         return i == null ? "-" : LOCAL.format(i.atZone(ZoneId.systemDefault()));

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -48,6 +50,8 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource pool;
     private final SqlDialect dialect;
     private final String description;
+    /** Why H2 closed the database (a refused write), once that happened. */
+    private volatile String closedBecause;
 
     private Database(HikariDataSource pool, SqlDialect dialect, String description) {
         this.pool = pool;
@@ -55,13 +59,31 @@ public final class Database implements AutoCloseable {
         this.description = description;
     }
 
+    /** How long opening waits for a process that holds the database but does not answer, unless configured. */
+    public static final Duration DEFAULT_OPEN_TIMEOUT = Duration.ofSeconds(40);
+
+    /** Shortest and longest accepted open timeout. */
+    public static final Duration MIN_OPEN_TIMEOUT = Duration.ofMillis(200);
+    public static final Duration MAX_OPEN_TIMEOUT = Duration.ofMinutes(10);
+
+    /** Opens the database in {@code dataDir} with the {@link #DEFAULT_OPEN_TIMEOUT}. */
+    public static Database openFile(Path dataDir) {
+        return openFile(dataDir, DEFAULT_OPEN_TIMEOUT);
+    }
+
     /**
      * Opens (creating if needed) the database in {@code dataDir}; creates the directory with
-     * owner-only permissions if it does not exist, and migrates the schema.
+     * owner-only permissions if it does not exist, and migrates the schema. An existing file is
+     * first checked read-only ({@link DatabaseFileCheck}); a damaged one is reported and left
+     * untouched, never repaired, replaced or re-created.
      *
+     * @param openTimeout how long to wait for a process that holds the database but does not answer
+     *     (stopped or hung) before giving up; it is asked twice, half of this each time
      * @throws StoreException naming the file and what to do, when it cannot be opened
+     * @throws IllegalArgumentException if {@code openTimeout} is outside {@link #MIN_OPEN_TIMEOUT}..{@link #MAX_OPEN_TIMEOUT}
      */
-    public static Database openFile(Path dataDir) {
+    public static Database openFile(Path dataDir, Duration openTimeout) {
+        validateOpenTimeout(openTimeout);
         Path dir = dataDir.toAbsolutePath().normalize();
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
             throw new StoreException("the data directory " + dir + " is a file, not a directory; choose another one "
@@ -69,39 +91,47 @@ public final class Database implements AutoCloseable {
         }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
-        try {
-            if (Files.exists(file) && Files.size(file) == 0) {
-                throw new StoreException("the local database " + file + " is empty (0 bytes): it was probably truncated. "
-                        + "It was left untouched; restore it from a backup, or move it aside to start with an empty one.");
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot read the local database " + file + ": " + e, e);
+        if (Files.exists(file)) {
+            // Throws, naming the file, when it is damaged. A file another process has open is that process's.
+            DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
+            log.debug("{}: {}", file, checked);
         }
         String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
-        return openRetryingTransientLocks(url, file.toString());
+        return openRetryingTransientLocks(url, file, openTimeout);
+    }
+
+    /**
+     * @return {@code timeout}
+     * @throws IllegalArgumentException naming the value and the accepted range
+     */
+    public static Duration validateOpenTimeout(Duration timeout) {
+        if (timeout == null || timeout.compareTo(MIN_OPEN_TIMEOUT) < 0 || timeout.compareTo(MAX_OPEN_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("the database open timeout must be between 200ms and 10m, got " + timeout);
+        }
+        return timeout;
     }
 
     /**
      * Several processes starting at once on one data directory race for H2's lock file (the first
      * becomes the automatic-mixed-mode server); the losers see "lock file recently modified" or a
      * refused connection to a server that is just starting or stopping. Those are retried for up to
-     * 20 s; any other failure is reported at once.
+     * {@link #OPEN_RETRY_SECONDS}; any other failure is reported at once. A holder that accepts the
+     * connection but does not answer is asked twice, half of {@code openTimeout} each time.
      */
-    private static Database openRetryingTransientLocks(String url, String description) {
+    private static Database openRetryingTransientLocks(String url, Path file, Duration openTimeout) {
+        String description = file.toString();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(OPEN_RETRY_SECONDS);
+        Duration perAttempt = openTimeout.dividedBy(2);
         java.util.Random random = new java.util.Random();
         int unanswered = 0;
         while (true) {
             try {
-                Database db = openOnce(url, description);
+                Database db = openOnce(url, description, perAttempt);
                 if (db != null) {
                     return db;
                 }
                 if (++unanswered >= 2 || System.nanoTime() > deadline) {
-                    throw new StoreException("the local database " + description + " is held by another leasesync "
-                            + "process that has not answered for " + (2 * OPEN_TIMEOUT_SECONDS) + " s (stopped or hung?) — "
-                            + "nothing was changed. Find it with `ps -ef | grep leasesync`, resume (kill -CONT) or end it, "
-                            + "and try again.");
+                    throw unanswered(file, openTimeout);
                 }
             } catch (StoreException e) {
                 if (!isTransientOpenFailure(e.getMessage(), description) || System.nanoTime() > deadline) {
@@ -118,14 +148,27 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    private static StoreException unanswered(Path file, Duration openTimeout) {
+        Optional<Long> pid = DatabaseHost.pid(file.resolveSibling(FILE_BASE_NAME + ".lock.db"));
+        String who = pid.map(p -> "another leasesync process (pid " + p + ")").orElse("another leasesync process");
+        String what = pid.map(p -> "Resume it (kill -CONT " + p + ") or end it (kill " + p + "), then try again.")
+                .orElse("Find it with `ps -ef | grep leasesync`, resume it (kill -CONT) or end it, then try again.");
+        return new StoreException("the local database " + file + " is held by " + who + " that has not answered for "
+                + seconds(openTimeout) + " (stopped or hung?) — nothing was changed. " + what);
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
     /**
      * One attempt. A process that holds the database (H2's automatic-mixed-mode server) but is
      * stopped or hung accepts the connection and never answers; H2 has no read timeout for that, so
-     * the attempt runs on its own thread and is abandoned after {@link #OPEN_TIMEOUT_SECONDS}.
+     * the attempt runs on its own thread and is abandoned after {@code timeout}.
      *
      * @return the database, or null when the attempt got no answer in time
      */
-    private static Database openOnce(String url, String description) {
+    private static Database openOnce(String url, String description, Duration timeout) {
         java.util.concurrent.CompletableFuture<Database> attempt = new java.util.concurrent.CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -137,7 +180,7 @@ public final class Database implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         try {
-            return attempt.get(OPEN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return attempt.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             attempt.thenAccept(Database::close);   // if it ever opens, close it
             return null;                            // no answer within the timeout
@@ -160,6 +203,8 @@ public final class Database implements AutoCloseable {
     private static boolean isTransientOpenFailure(String message, String description) {
         String m = message.toLowerCase(java.util.Locale.ROOT);
         return isHandoverMessage(message) || m.contains("connection refused") || m.contains("session closed")
+                // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
+                || m.contains("file is locked")
                 || m.contains("concurrent update") || m.contains("another process was faster")
                 // an EOF while another process serves the file is a handover, not damage
                 || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
@@ -180,9 +225,6 @@ public final class Database implements AutoCloseable {
 
     /** How long several processes may keep racing for the database before opening gives up. */
     static final long OPEN_RETRY_SECONDS = 90;
-
-    /** How long opening may take before the holder of the database is declared unresponsive. */
-    static final long OPEN_TIMEOUT_SECONDS = 20;
 
     /** Whether {@code dataDir} holds a local database file yet (read-only commands create none). */
     public static boolean existsIn(Path dataDir) {
@@ -276,7 +318,7 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
         }
     }
@@ -307,7 +349,7 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
             try (c) {
                 return work.apply(c);
@@ -318,9 +360,36 @@ public final class Database implements AutoCloseable {
                     pause(attempt);
                     continue;
                 }
-                throw new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+                throw failure(what, e);
             }
         }
+    }
+
+    /**
+     * The one place a failed statement becomes a {@link StoreException}. A write the disk refused
+     * (full, quota, file too large) is said so plainly; H2 then closes the database, so later
+     * failures say why it is closed.
+     */
+    private StoreException failure(String what, SQLException e) {
+        Optional<String> writeFailure = StoreFailures.writeFailure(e);
+        if (writeFailure.isPresent()) {
+            closedBecause = writeFailure.get();
+            log.debug("could not {} in {}", what, description, e);
+            return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
+                    + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
+                    + "again (restart leasesync if it keeps failing).", e);
+        }
+        String because = closedBecause;
+        if (because != null && StoreFailures.isClosedDatabase(e)) {
+            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
+                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
+        }
+        if (StoreFailures.isCorrupt(e)) {
+            return new StoreException("could not " + what + " in " + description + ": the file is damaged ("
+                    + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
+                    + "(keep the copy) to start with an empty one.", e);
+        }
+        return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
     }
 
     @Override
@@ -354,6 +423,11 @@ public final class Database implements AutoCloseable {
     }
 
     private static String openFailure(String description, Throwable e) {
+        Optional<String> writeFailure = StoreFailures.writeFailure(e);
+        if (writeFailure.isPresent()) {
+            return "cannot open the local database " + description + ": " + writeFailure.get() + ". leasesync needs "
+                    + "some free space to open it; nothing was changed. Free some space and try again.";
+        }
         String reason = rootMessage(e);
         String hint;
         String lower = reason.toLowerCase(java.util.Locale.ROOT);
@@ -361,13 +435,14 @@ public final class Database implements AutoCloseable {
             return "cannot open the local database " + description + ": the file or its directory is read-only. "
                     + "leasesync needs to write there; check the permissions, or choose another --data-dir.";
         }
-        if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported") || lower.contains("90030")
-                || lower.contains("90048") || lower.contains("format") || lower.contains("eofexception")) {
-            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
-                    + "(keep a copy) to start with an empty one, or restore a backup.";
-        } else if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
+        if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
             hint = "Another process holds the database and does not answer; stop other leasesync processes "
                     + "using this data directory and try again.";
+        } else if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported")
+                || lower.contains("90030") || lower.contains("90048") || lower.contains("format")
+                || lower.contains("eofexception")) {
+            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
+                    + "(keep a copy) to start with an empty one, or restore a backup.";
         } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {
             hint = "Check the permissions of the data directory.";
         } else {

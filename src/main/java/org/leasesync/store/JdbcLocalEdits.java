@@ -54,11 +54,7 @@ public final class JdbcLocalEdits {
      * @return the new entry's change id
      */
     public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
-        if (recordId == null || recordId.isBlank() || recordId.length() > 255 || !recordId.equals(recordId.strip())
-                || recordId.chars().anyMatch(Character::isISOControl)) {
-            throw new IllegalArgumentException("record id must be 1-255 characters without control characters or "
-                    + "surrounding spaces, got '" + (recordId == null ? "null" : recordId.replaceAll("\\p{Cntrl}", "?")) + "'");
-        }
+        validateRecordId(recordId);
         String changeId = UUID.randomUUID().toString();
         db.transaction("add a local edit of " + recordId + " for " + key, c -> {
             // The version this edit was made on. If an earlier edit of the record is still unconfirmed,
@@ -78,6 +74,21 @@ public final class JdbcLocalEdits {
             return null;
         });
         return changeId;
+    }
+
+    /**
+     * Checks a record id: 1-255 characters, no control characters, no surrounding spaces.
+     *
+     * @return {@code recordId}
+     * @throws IllegalArgumentException naming the bad id
+     */
+    public static String validateRecordId(String recordId) {
+        if (recordId == null || recordId.isBlank() || recordId.length() > 255 || !recordId.equals(recordId.strip())
+                || recordId.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("record id must be 1-255 characters without control characters or "
+                    + "surrounding spaces, got '" + (recordId == null ? "null" : recordId.replaceAll("\\p{Cntrl}", "?")) + "'");
+        }
+        return recordId;
     }
 
     private static long localVersion(java.sql.Connection c, TaskKey key, String recordId) throws java.sql.SQLException {

@@ -16,6 +16,16 @@ public record LocalStore(Database database, JdbcLeaseStore leases, JdbcRunStore 
         return of(Database.openFile(dataDir));
     }
 
+    /**
+     * Opens (creating and migrating if needed) the database in {@code dataDir}, waiting at most
+     * {@code openTimeout} for a process that holds it but does not answer.
+     *
+     * @see Database#openFile(Path, java.time.Duration)
+     */
+    public static LocalStore openFile(Path dataDir, java.time.Duration openTimeout) {
+        return of(Database.openFile(dataDir, openTimeout));
+    }
+
     /** A private in-memory database. */
     public static LocalStore openInMemory() {
         return of(Database.openInMemory());

@@ -85,6 +85,23 @@ class StatusTextsTest {
     }
 
     @Test
+    void needsAttentionNamesTheUnconfirmedPushByItsIdempotencyKeyAndChangeIds() {
+        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(),
+                Optional.of("a push was sent but its result could not be confirmed"), false, Optional.empty(),
+                Optional.of(new KeyStatus.UnconfirmedPush("6f1c2a9e-0b7d-4c1e-9f3a-2d5b8e7c4a10",
+                        List.of("c-1", "c-2", "c-3", "c-4", "c-5"))));
+        assertThat(texts.detail(s)).isEqualTo("Unconfirmed push (idempotency key 6f1c2a9e-0b7d-4c1e-9f3a-2d5b8e7c4a10): "
+                + "5 changes — c-1, c-2, c-3 and 2 more. Nothing is retried automatically. Check again once the server "
+                + "answers, or discard and resend (the server applies each change at most once).");
+
+        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC);
+        card.apply(s, texts);
+        assertThat(card.detailProperty().get()).startsWith("Unconfirmed push (idempotency key 6f1c2a9e-")
+                .contains("c-1, c-2, c-3 and 2 more");
+        assertThat(card.checkAgainVisibleProperty().get()).isTrue();
+    }
+
+    @Test
     void cancelled() {
         KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.CANCELLED, Optional.empty(), Optional.of(T1),
                 Optional.of("account switched to bob"), false, Optional.empty());

@@ -1,0 +1,339 @@
+package org.leasesync.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.h2.mvstore.DataUtils;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
+import org.leasesync.registry.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks a local database file before leasesync opens it for writing, without writing anything.
+ *
+ * <p>Why: opened for writing, H2 "repairs" a damaged file on its own. It falls back to the newest
+ * chunk it can read — an older state, or an empty database when nothing is readable, which the
+ * schema migration then silently fills with empty tables — and writes that back over the file. A
+ * user would lose their unsent edits without a word. So the file is read first, and a file that is
+ * not intact is reported and left exactly as it is.
+ *
+ * <p>The check, done only while no process has the file open (H2's file lock tells):
+ * <ol>
+ *   <li>H2's store opens it read-only; at the same time the file itself is read: a header with a
+ *       valid checksum is there (H2 keeps two copies), the version H2 opened is the newest one any
+ *       header or complete chunk records (if it is older, H2 fell back past data it could not
+ *       read), and the file ends with a complete chunk — or with the beginning of the newest one,
+ *       a write that never finished (a crash or a full disk while saving; nothing of it was
+ *       acknowledged, so nothing is lost when H2 ignores it). Anything else at the end means the
+ *       file was cut off or overwritten.</li>
+ *   <li>H2 opens it read-only as a database, through {@link ReadOnlyFilePath}, and reads every row
+ *       of every table, so damage in the schema or in any stored row's page is found now.</li>
+ * </ol>
+ * A file another process has open is not checked (that process opened it; this one will talk to
+ * it). H2 keeps no checksum of row contents, so bytes overwritten inside a stored value can go
+ * unnoticed; bytes in space H2 no longer uses are harmless and are not reported.
+ *
+ * <p>Stateless and thread-safe. Blocks on file I/O.
+ */
+final class DatabaseFileCheck {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseFileCheck.class);
+    private static final int BLOCK = 4096;
+    private static final int FOOTER = 128;
+    private static final int CHUNK_HEADER = 1024;
+
+    /** What the check found, when the file is not damaged. */
+    enum Result {
+        /** The file is intact. */
+        INTACT,
+        /** Another process has the file open; it was not checked. */
+        IN_USE
+    }
+
+    private DatabaseFileCheck() {
+    }
+
+    /**
+     * @param file an existing {@code leasesync.mv.db}
+     * @return whether it was found intact or is in use by another process
+     * @throws StoreException naming the file, saying it is damaged (or unreadable) and what to do;
+     *     the file is unchanged
+     */
+    static Result check(Path file) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            throw unreadable(file, e);
+        }
+        if (size == 0) {
+            throw damaged(file, "it is empty (0 bytes), probably truncated");
+        }
+        Optional<String> problem;
+        try {
+            problem = checkStore(file);
+        } catch (InUse e) {
+            return Result.IN_USE;
+        }
+        if (problem.isPresent()) {
+            log.info("{} is damaged: {}", file, problem.get());
+            throw damaged(file, problem.get());
+        }
+        try {
+            readEveryRow(file);
+        } catch (InUse e) {
+            return Result.IN_USE;
+        }
+        return Result.INTACT;
+    }
+
+    /** Step 1: the store's structure. Empty when intact. */
+    private static Optional<String> checkStore(Path file) {
+        MVStore store;
+        try {
+            store = new MVStore.Builder().fileName(file.toString()).readOnly().open();
+        } catch (MVStoreException e) {
+            if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
+                throw new InUse();
+            }
+            if (rootCause(e) instanceof AccessDeniedException ade) {
+                throw unreadable(file, ade);
+            }
+            log.info("read-only open of {} failed", file, e);
+            return Optional.of("H2 cannot read its structure (not a leasesync database, or damaged)");
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            throw new InUse();   // this process has it open already
+        } catch (RuntimeException e) {
+            log.info("read-only open of {} failed", file, e);
+            return Optional.of("H2 cannot read its structure (not a leasesync database, or damaged)");
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            return checkLayout(ch, store.getCurrentVersion());
+        } catch (IOException e) {
+            throw unreadable(file, e);
+        } finally {
+            store.close();
+        }
+    }
+
+    private static Optional<String> checkLayout(FileChannel ch, long openedVersion) throws IOException {
+        long size = ch.size();
+        if (size < 2L * BLOCK) {
+            return Optional.of("it is only " + size + " bytes long; it was probably truncated");
+        }
+        Map<String, String> h0 = checksummed(read(ch, 0, BLOCK));
+        Map<String, String> h1 = checksummed(read(ch, BLOCK, BLOCK));
+        if (h0 == null && h1 == null) {
+            return Optional.of("its header is damaged");
+        }
+        long headerVersion = Math.max(h0 == null ? -1 : hex(h0, "version"), h1 == null ? -1 : hex(h1, "version"));
+        // Every complete chunk: a footer with a valid checksum whose chunk header is where it says.
+        long newestComplete = -1;
+        long endOfLastComplete = 2;   // in blocks; the two header blocks come first
+        for (long block = 3; block * BLOCK <= size; block++) {
+            Map<String, String> footer = checksummed(read(ch, block * BLOCK - FOOTER, FOOTER));
+            if (footer == null) {
+                continue;
+            }
+            long start = block - hex(footer, "len");
+            Map<String, String> header = start >= 2 ? chunkHeader(read(ch, start * BLOCK, CHUNK_HEADER)) : null;
+            if (header != null && hex(header, "chunk") == hex(footer, "chunk")) {
+                newestComplete = Math.max(newestComplete, hex(footer, "version"));
+                endOfLastComplete = Math.max(endOfLastComplete, block);
+            }
+        }
+        long newest = Math.max(newestComplete, headerVersion);
+        if (openedVersion < newest) {
+            log.info("H2 would open version {} of {} while version {} was saved", openedVersion, ch, newest);
+            return Optional.of("the newest data in it cannot be read (H2 would fall back to an older state and lose "
+                    + "what was saved since)");
+        }
+        if (checksummed(read(ch, size - FOOTER, FOOTER)) == null) {
+            // After the last complete chunk there may be the start of one write that never finished (a crash or
+            // a full disk while saving): the newest chunk, begun but not acknowledged, which H2 rightly ignores.
+            // Anything else there means the file was cut off or overwritten.
+            Map<String, String> unfinished = endOfLastComplete * BLOCK < size
+                    ? chunkHeader(read(ch, endOfLastComplete * BLOCK, CHUNK_HEADER)) : null;
+            if (unfinished == null || hex(unfinished, "version") <= newestComplete) {
+                return Optional.of("its end is cut off or overwritten; it was probably truncated");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Parses a chunk header ("chunk:..,block:..,len:..,...,version:..", up to a newline), or null. */
+    static Map<String, String> chunkHeader(byte[] bytes) {
+        String s = new String(bytes, StandardCharsets.ISO_8859_1);
+        int nl = s.indexOf('\n');
+        if (nl <= 0 || !s.startsWith("chunk:")) {
+            return null;
+        }
+        try {
+            Map<String, String> m = DataUtils.parseMap(s.substring(0, nl));
+            return m.containsKey("version") && m.containsKey("len") ? m : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Step 2: every row of every table, read through the read-only file system. */
+    private static void readEveryRow(Path file) {
+        ReadOnlyFilePath.register();
+        String name = file.toString();
+        String base = name.substring(0, name.length() - ".mv.db".length());
+        String url = "jdbc:h2:" + ReadOnlyFilePath.SCHEME + ":" + base
+                + ";ACCESS_MODE_DATA=r;TRACE_LEVEL_FILE=0;TRACE_LEVEL_SYSTEM_OUT=0;DB_CLOSE_ON_EXIT=FALSE";
+        try (Connection c = DriverManager.getConnection(url, "sa", "");
+             Statement st = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = st.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES "
+                    + "WHERE TABLE_TYPE = 'BASE TABLE'")) {
+                while (rs.next()) {
+                    tables.add('"' + rs.getString(1) + "\".\"" + rs.getString(2) + '"');
+                }
+            }
+            for (String table : tables) {
+                readAll(st, "SELECT * FROM " + table);
+            }
+            for (String indexScan : indexScans(st)) {
+                readAll(st, indexScan);
+            }
+        } catch (SQLException e) {
+            if (e.getErrorCode() == 90020) {   // DATABASE_ALREADY_OPEN: another process opened it meanwhile
+                throw new InUse();
+            }
+            if (rootCause(e) instanceof AccessDeniedException ade) {
+                throw unreadable(file, ade);
+            }
+            log.info("read-only check of {} failed", file, e);
+            throw damaged(file, "H2 found damaged data while reading the stored rows");
+        }
+    }
+
+    /** Reads every value of every row (large values in full). */
+    private static void readAll(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                for (int i = 1; i <= columns; i++) {
+                    rs.getString(i);
+                }
+            }
+        }
+    }
+
+    /** A query per secondary index that walks it (ordered by its columns, restricted to it). */
+    private static List<String> indexScans(Statement st) throws SQLException {
+        java.util.Map<String, List<String>> columns = new java.util.LinkedHashMap<>();
+        java.util.Map<String, String> tableOf = new java.util.HashMap<>();
+        try (ResultSet rs = st.executeQuery("SELECT i.TABLE_SCHEMA, i.TABLE_NAME, i.INDEX_NAME, c.COLUMN_NAME "
+                + "FROM INFORMATION_SCHEMA.INDEXES i JOIN INFORMATION_SCHEMA.INDEX_COLUMNS c "
+                + "ON c.INDEX_SCHEMA = i.INDEX_SCHEMA AND c.INDEX_NAME = i.INDEX_NAME "
+                + "WHERE i.INDEX_TYPE_NAME <> 'PRIMARY KEY' ORDER BY i.INDEX_NAME, c.ORDINAL_POSITION")) {
+            while (rs.next()) {
+                String index = '"' + rs.getString(1) + "\".\"" + rs.getString(3) + '"';
+                tableOf.put(index, '"' + rs.getString(1) + "\".\"" + rs.getString(2) + '"');
+                columns.computeIfAbsent(index, k -> new ArrayList<>()).add('"' + rs.getString(4) + '"');
+            }
+        }
+        List<String> scans = new ArrayList<>();
+        columns.forEach((index, cols) -> {
+            String indexName = index.substring(index.indexOf("\".\"") + 2);
+            scans.add("SELECT " + String.join(", ", cols) + " FROM " + tableOf.get(index) + " USE INDEX (" + indexName
+                    + ") ORDER BY " + String.join(", ", cols));
+        });
+        return scans;
+    }
+
+    private static StoreException damaged(Path file, String what) {
+        return new StoreException("the local database " + file + " is damaged: " + what + ". leasesync did not open "
+                + "it and changed nothing. Restore it from a backup, or move it aside (keep the copy: edits not yet "
+                + "pushed are only in it) to start with an empty one; the next sync downloads your data again.");
+    }
+
+    private static StoreException unreadable(Path file, IOException e) {
+        return new StoreException("cannot read the local database " + file + ": " + e
+                + ". Check its permissions, or choose another --data-dir.", e);
+    }
+
+    /**
+     * Parses one of H2's "key:value,...,fletcher:checksum" blocks (store header, chunk footer).
+     *
+     * @return the map, or null when it is not one or its checksum does not match
+     */
+    static Map<String, String> checksummed(byte[] bytes) {
+        int start = 0;
+        int end = bytes.length;
+        while (start < end && (bytes[start] & 0xff) <= ' ') {
+            start++;
+        }
+        while (end > start && (bytes[end - 1] & 0xff) <= ' ') {
+            end--;
+        }
+        String s = new String(bytes, start, end - start, StandardCharsets.ISO_8859_1);
+        int f = s.lastIndexOf(",fletcher:");
+        if (f < 0) {
+            return null;
+        }
+        try {
+            int expected = (int) Long.parseLong(s.substring(f + ",fletcher:".length()), 16);
+            if (DataUtils.getFletcher32(bytes, start, f) != expected) {
+                return null;
+            }
+            return DataUtils.parseMap(s.substring(0, f));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static long hex(Map<String, String> m, String key) {
+        String v = m.get(key);
+        try {
+            return v == null ? -1 : Long.parseLong(v, 16);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static byte[] read(FileChannel ch, long pos, int len) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(len);
+        while (b.hasRemaining()) {
+            if (ch.read(b, pos + b.position()) < 0) {
+                break;
+            }
+        }
+        return b.array();
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+
+    /** The file is open in another process (or this one): it is not checked. */
+    private static final class InUse extends RuntimeException {
+        InUse() {
+            super(null, null, false, false);
+        }
+    }
+}
