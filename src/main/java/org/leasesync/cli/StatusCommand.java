@@ -53,6 +53,7 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("leases", List.of());
                 m.put("lastRuns", List.of());
                 m.put("checkpoints", List.of());
+                m.put("needsAttention", List.of());
                 out.println(Json.write(m));
             } else {
                 out.println("data directory: " + dir);

@@ -83,6 +83,9 @@ final class DatabaseFileCheck {
             throw unreadable(file, e);
         }
         if (size == 0) {
+            if (beingCreated(file)) {
+                return Result.IN_USE;
+            }
             throw damaged(file, "it is empty (0 bytes), probably truncated");
         }
         Optional<String> problem;
@@ -101,6 +104,41 @@ final class DatabaseFileCheck {
             return Result.IN_USE;
         }
         return Result.INTACT;
+    }
+
+    /**
+     * An empty file is also what another process sees for an instant while H2 creates the database
+     * (between creating the file and locking it). It is being created if, within about two seconds,
+     * it grows or another process locks it.
+     */
+    private static boolean beingCreated(Path file) {
+        for (int i = 0; i < 8; i++) {
+            try {
+                if (Files.size(file) > 0 || lockedByAnotherProcess(file)) {
+                    return true;
+                }
+                Thread.sleep(250);
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private static boolean lockedByAnotherProcess(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            java.nio.channels.FileLock lock = ch.tryLock(0, Long.MAX_VALUE, true);
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return true;   // this process has it open
+        }
     }
 
     /** Step 1: the store's structure. Empty when intact. */
