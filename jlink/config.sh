@@ -1,0 +1,17 @@
+# Settings for jlink/build.sh (sourced).
+
+APP_VERSION=0.1.0
+VENDOR=leasesync
+DESCRIPTION="Desktop sync client that never runs the same sync task twice at once"
+MAINTAINER="leasesync team <team@leasesync.invalid>"
+MENU_GROUP=Network
+DEB_SECTION=net
+JAVAFX_VERSION=21.0.11
+
+# The JDK and JavaFX modules the app needs (jdeps --print-module-deps over the app and its jars,
+# plus: java.logging for okio, java.xml for logback, jdk.unsupported for Kotlin/Jackson fast paths,
+# jdk.crypto.ec for HTTPS servers with EC certificates, jdk.jfr to profile the installed app).
+MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,javafx.controls
+
+# JVM options of the launcher: a small heap suits a sync client; the serial collector starts fastest.
+JAVA_OPTIONS=(-Xmx256m -XX:+UseSerialGC -Xss512k)
