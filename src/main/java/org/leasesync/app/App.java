@@ -79,6 +79,9 @@ public final class App extends Application {
         assembly = new AppAssembly(b, settings, stage, Platform::runLater);
         stage.setOnCloseRequest(e -> log.info("window closed; stopping"));
         assembly.show();
+        if (stage.isFocused()) {
+            assembly.focusedBeforeCards();   // its focus-gained event came before the triggers existed
+        }
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()

@@ -91,6 +91,14 @@ public final class AppAssembly implements AutoCloseable {
         stage.setScene(scene);
     }
 
+    /**
+     * For a window that was already shown (and focused) before the cards were built: counts as
+     * coming to the foreground once, so the start-up sync is not lost. FX thread.
+     */
+    public void focusedBeforeCards() {
+        foreground.onMainFocusGained();
+    }
+
     /** Shows the window, signs in, starts the triggers. FX thread. */
     public void show() {
         stage.show();
