@@ -256,6 +256,7 @@ final class ChaosHarness {
         e.put("slot", a.slot);
         e.put("device", device(a.slot));
         e.put("why", why);
+        e.put("exited", !a.alive());   // false: still exiting after 10 s (e.g. stuck in I/O), not yet provably dead
         e.put("survivors", device(a.slot).equals("device-a"));   // device B has one process: nobody to take over
         journal.write(e);
         kills.incrementAndGet();
