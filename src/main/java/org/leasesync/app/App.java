@@ -48,7 +48,6 @@ public final class App extends Application {
 
     @Override
     public void start(Stage stage) {
-        Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
         stage.setTitle("leasesync");
         var icon = App.class.getResourceAsStream("leasesync.png");
         if (icon != null) {
@@ -60,7 +59,11 @@ public final class App extends Application {
         starting.setAlignment(Pos.CENTER);
         stage.setScene(new Scene(starting, 1180, 780));
         stage.show();
-        afterNextFrame(() -> firstFrameMs = sinceJvmStartMs());
+        afterNextFrame(() -> {
+            firstFrameMs = sinceJvmStartMs();
+            // The theme's large stylesheet is parsed after the first frame, while the backend starts.
+            Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
+        });
         Thread starter = new Thread(() -> {
             try {
                 Backend b = Backend.start(settings);
