@@ -64,23 +64,24 @@ public final class ChaosCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--call-timeout must be below 90% of --lease-ttl");
         }
         boolean temp = workDir == null;
-        Path dir = temp ? Files.createTempDirectory("leasesync-chaos-") : workDir;
-        if (!temp && Files.isDirectory(dir)) {
-            try (var entries = Files.list(dir)) {
-                if (entries.findAny().isPresent()) {
-                    throw new ParameterException(spec.commandLine(), "--work-dir " + dir + " is not empty");
-                }
-            }
-        }
-        Files.createDirectories(dir);
-        PrintStream out = System.out;
-        out.println("chaos: seed=" + s + " rounds=" + rounds + " work-dir=" + dir);
         ChaosHarness.Settings settings;
-        try {
-            settings = new ChaosHarness.Settings(rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), out);
+        try {   // validate everything before anything is printed or created
+            settings = new ChaosHarness.Settings(rounds, s, agents, temp ? Path.of("unused") : workDir, leaseTtl,
+                    callTimeout, javaCommand(), System.out);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (!temp && Files.isDirectory(workDir)) {
+            try (var entries = Files.list(workDir)) {
+                if (entries.findAny().isPresent()) {
+                    throw new ParameterException(spec.commandLine(), "--work-dir " + workDir + " is not empty");
+                }
+            }
+        }
+        Path dir = temp ? Files.createTempDirectory("leasesync-chaos-") : Files.createDirectories(workDir);
+        settings = new ChaosHarness.Settings(rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), System.out);
+        PrintStream out = System.out;
+        out.println("chaos: seed=" + s + " rounds=" + rounds + " work-dir=" + dir);
         ChaosReport report = new ChaosHarness(settings).run();
         out.println(report.summaryLine());
         out.println(report.takeoverLine());

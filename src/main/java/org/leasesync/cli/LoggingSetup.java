@@ -54,6 +54,16 @@ public final class LoggingSetup {
         if (!root.isEnabledFor(Level.INFO)) {
             root.setLevel(Level.INFO);
         }
+        // With the file in place, warnings go there only: the console keeps the command's own
+        // one-line messages (and errors), as the README promises.
+        var console = root.getAppender("CONSOLE");
+        if (console != null) {
+            ch.qos.logback.classic.filter.ThresholdFilter errorsOnly = new ch.qos.logback.classic.filter.ThresholdFilter();
+            errorsOnly.setLevel("ERROR");
+            errorsOnly.setContext(ctx);
+            errorsOnly.start();
+            console.addFilter(errorsOnly);
+        }
         fileAdded = true;
     }
 
