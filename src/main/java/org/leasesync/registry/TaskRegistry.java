@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The takeover rule (after amazon-dynamodb-lock-client's "How we handle clock skew"):
  * <ol>
- *   <li>A free key (never granted, or released) is granted by an atomic insert-or-update.</li>
+ *   <li>A free key (never granted, or released) is granted by an atomic insert-or-update; a
+ *       released key by one conditional update that returns the new row, with no read first.</li>
  *   <li>A held key is taken over only if its owner is provably dead on this machine
  *       ({@link OwnerLiveness}), or if this registry has seen the same (owner, epoch, heartbeat)
  *       for at least the holder's TTL on its own monotonic clock. Wall-clock expiry times are
@@ -115,20 +116,24 @@ public final class TaskRegistry {
 
     private Optional<HeldLease> acquire(TaskKey key) {
         long startNanos = time.monotonicNanos();
-        Optional<LeaseRecord> current = store.read(key);
-        Optional<LeaseRecord> takeOver = Optional.empty();
-        if (current.isPresent() && current.get().isHeld()) {
-            if (!isStale(current.get(), startNanos)) {
+        // Fast path: a free key is granted by one conditional write, without reading it first.
+        Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
+        if (granted.isEmpty()) {
+            Optional<LeaseRecord> current = store.read(key);
+            Optional<LeaseRecord> takeOver = Optional.empty();
+            if (current.isPresent() && current.get().isHeld()) {
+                if (!isStale(current.get(), startNanos)) {
+                    return Optional.empty();
+                }
+                takeOver = current;
+            }
+            granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
+            if (granted.isEmpty()) {
+                takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
+                        + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
+                        t.epoch()));
                 return Optional.empty();
             }
-            takeOver = current;
-        }
-        Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
-        if (granted.isEmpty()) {
-            takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
-                    + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
-                    t.epoch()));
-            return Optional.empty();
         }
         observations.remove(key);
         held.put(key, granted.get().epoch());

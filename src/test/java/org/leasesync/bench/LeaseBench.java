@@ -130,6 +130,7 @@ final class LeaseBench {
                         int key = oneKey ? 0 : random.nextInt(s.keys());
                         Object h = c.tryLock(key);
                         if (h == null) {
+                            Thread.yield();   // lost: let the holder run (2 cores, 8 threads), then try again
                             continue;
                         }
                         if (oneKey) {       // over many keys, several are held at once, legitimately
