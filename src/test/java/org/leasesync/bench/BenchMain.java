@@ -63,6 +63,17 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        quick();
+        Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("leasesync-bench");
+        Figures f = new Figures(System.out);
+        f.note("leasesync benchmarks: rounds=" + rounds + " cores=" + Runtime.getRuntime().availableProcessors()
+                + " java=" + System.getProperty("java.version") + " work-dir=" + dir);
+        run(f, dir);
+        return 0;
+    }
+
+    /** With {@code --quick}, replaces every size by a tiny one. */
+    void quick() {
         if (quick) {
             rounds = 1;
             slice = Duration.ofMillis(100);
@@ -72,18 +83,21 @@ public final class BenchMain implements Callable<Integer> {
             pushRecords = 200;
             takeoverTtl = Duration.ofMillis(500);
         }
-        Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("leasesync-bench");
-        Figures f = new Figures(System.out);
-        f.note("leasesync benchmarks: rounds=" + rounds + " cores=" + Runtime.getRuntime().availableProcessors()
-                + " java=" + System.getProperty("java.version") + " work-dir=" + dir);
-        run(f, dir);
-        return 0;
     }
 
     /** Runs the selected items into {@code f}. */
     void run(Figures f, Path dir) throws Exception {
         if (only.contains(Item.LEASE)) {
             LeaseBench.run(f, new LeaseBench.Settings(slice, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS), dir);
+        }
+        if (only.contains(Item.TRIGGER)) {
+            TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
+        }
+        if (only.contains(Item.SYNC)) {
+            SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3)), dir);
+        }
+        if (only.contains(Item.TAKEOVER)) {
+            TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);
         }
     }
 }
