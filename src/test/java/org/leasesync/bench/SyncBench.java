@@ -69,6 +69,7 @@ final class SyncBench {
                         Path dir = workDir.resolve("client-" + round);
                         try (LocalStore store = LocalStore.openFile(dir);
                              ClientStack client = new ClientStack(store, server.baseUrl(), tokens)) {
+                            client.keepLeasesAlive();
                             long t0 = System.nanoTime();
                             RunResult r = client.sync(KEY, TaskSource.MANUAL);
                             double seconds = (System.nanoTime() - t0) / 1e9;
