@@ -28,6 +28,20 @@ public interface LeaseStore {
                                    Optional<LeaseRecord> takeOver);
 
     /**
+     * Grants the key to {@code owner} only if its row exists and is free (released): ONE atomic
+     * conditional write that also returns the new row, with no read before it. The registry's fast
+     * path; {@link #tryGrant} handles a key never granted and takeovers.
+     *
+     * <p>The default delegates to {@code tryGrant(key, owner, ttl, now, Optional.empty())}.
+     *
+     * @param now wall-clock time, stored for display
+     * @return the new row if granted; empty if the key is held, or has no row yet
+     */
+    default Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
+        return tryGrant(key, owner, ttl, now, Optional.empty());
+    }
+
+    /**
      * Extends the lease if {@code fence} is still current (owner and epoch unchanged); bumps the
      * heartbeat.
      *

@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The takeover rule (after amazon-dynamodb-lock-client's "How we handle clock skew"):
  * <ol>
- *   <li>A free key (never granted, or released) is granted by an atomic insert-or-update.</li>
+ *   <li>A free key (never granted, or released) is granted by an atomic insert-or-update; a
+ *       released key by one conditional update that returns the new row, with no read first.</li>
  *   <li>A held key is taken over only if its owner is provably dead on this machine
  *       ({@link OwnerLiveness}), or if this registry has seen the same (owner, epoch, heartbeat)
  *       for at least the holder's TTL on its own monotonic clock. Wall-clock expiry times are
@@ -42,6 +43,8 @@ public final class TaskRegistry {
     private final Map<TaskKey, Observation> observations = new ConcurrentHashMap<>();
     /** Epochs this registry holds, per key: a row naming us with another epoch is our own orphan. */
     private final Map<TaskKey, Long> held = new ConcurrentHashMap<>();
+    /** Keys a thread of this registry is being granted right now (its grant may be committed already). */
+    private final java.util.Set<TaskKey> granting = ConcurrentHashMap.newKeySet();
 
     private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
 
@@ -97,21 +100,40 @@ public final class TaskRegistry {
      */
     public Optional<HeldLease> tryAcquire(TaskKey key) {
         Objects.requireNonNull(key, "key");
+        // Another thread of this registry holds the key, or is being granted it right now: that is
+        // contention, answered without the database. Without this check, a row naming us whose
+        // grant the other thread had not noted in `held` yet looked like our orphan and was taken
+        // over, so two threads held the key (found by the lease benchmark, docs/benchmarks.md).
+        if (held.containsKey(key) || !granting.add(key)) {
+            return Optional.empty();
+        }
+        try {
+            return acquire(key);
+        } finally {
+            granting.remove(key);
+        }
+    }
+
+    private Optional<HeldLease> acquire(TaskKey key) {
         long startNanos = time.monotonicNanos();
-        Optional<LeaseRecord> current = store.read(key);
-        Optional<LeaseRecord> takeOver = Optional.empty();
-        if (current.isPresent() && current.get().isHeld()) {
-            if (!isStale(current.get(), startNanos)) {
+        // Fast path: a free key is granted by one conditional write, without reading it first.
+        Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
+        if (granted.isEmpty()) {
+            Optional<LeaseRecord> current = store.read(key);
+            Optional<LeaseRecord> takeOver = Optional.empty();
+            if (current.isPresent() && current.get().isHeld()) {
+                if (!isStale(current.get(), startNanos)) {
+                    return Optional.empty();
+                }
+                takeOver = current;
+            }
+            granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
+            if (granted.isEmpty()) {
+                takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
+                        + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
+                        t.epoch()));
                 return Optional.empty();
             }
-            takeOver = current;
-        }
-        Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
-        if (granted.isEmpty()) {
-            takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
-                    + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
-                    t.epoch()));
-            return Optional.empty();
         }
         observations.remove(key);
         held.put(key, granted.get().epoch());

@@ -96,8 +96,17 @@ public final class Database implements AutoCloseable {
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
             log.debug("{}: {}", file, checked);
         }
-        String url = "jdbc:h2:file:" + dir.resolve(FILE_BASE_NAME) + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
-        return openRetryingTransientLocks(url, file, openTimeout);
+        return openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+    }
+
+    /**
+     * The JDBC URL of the database file in {@code dataDir}, as {@link #openFile} opens it: H2's
+     * automatic mixed mode, a 10 s lock timeout, and every commit written to the file at once
+     * ({@code WRITE_DELAY=0}). The benchmarks open their contenders on this same URL.
+     */
+    public static String fileUrl(Path dataDir) {
+        return "jdbc:h2:file:" + dataDir.toAbsolutePath().normalize().resolve(FILE_BASE_NAME)
+                + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
     }
 
     /**

@@ -25,6 +25,9 @@ import org.leasesync.registry.TaskKey;
  *   <li>If no row was updated and the key has no row yet: {@code INSERT} with epoch 1; a
  *       unique-key violation means another owner inserted first (contention).</li>
  * </ol>
+ * The registry's fast path for a key that was granted before and is free now is
+ * {@link #grantIfFree}: the same conditional {@code UPDATE} (free branch only) as one auto-commit
+ * statement that also returns the new row ({@link SqlDialect#returning}).
  * Renew and release are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
  *
@@ -56,6 +59,34 @@ public final class JdbcLeaseStore implements LeaseStore {
             });
         } catch (StoreException e) {
             if (e.getCause() instanceof SQLException sql && db.dialect().isContention(sql)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
+        String sql = db.dialect().returning("UPDATE lease SET owner_id = ?, epoch = epoch + 1, heartbeat = heartbeat + 1,"
+                + " ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
+                + " WHERE task_key = ? AND owner_id IS NULL", COLUMNS);
+        try {
+            return db.query("grant the lease for " + key, c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    long nowMs = now.toEpochMilli();
+                    ps.setString(1, owner.asString());
+                    ps.setLong(2, ttl.toMillis());
+                    ps.setLong(3, nowMs);
+                    ps.setLong(4, nowMs);
+                    ps.setLong(5, nowMs + ttl.toMillis());
+                    ps.setString(6, key.asString());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return rs.next() ? map(rs) : Optional.<LeaseRecord>empty();
+                    }
+                }
+            });
+        } catch (StoreException e) {
+            if (e.getCause() instanceof SQLException sql2 && db.dialect().isContention(sql2)) {
                 return Optional.empty();
             }
             throw e;

@@ -42,6 +42,17 @@ public enum SqlDialect {
         };
     }
 
+    /**
+     * One statement that runs {@code update} and returns the updated rows' {@code columns}:
+     * H2's data change delta table ({@code FINAL TABLE}), PostgreSQL's {@code RETURNING}.
+     */
+    public String returning(String update, String columns) {
+        return switch (this) {
+            case H2 -> "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
+            case POSTGRESQL -> update + " RETURNING " + columns;
+        };
+    }
+
     /** The clause that locks the selected rows until commit. */
     public String forUpdate() {
         return " FOR UPDATE";

@@ -40,6 +40,8 @@ public final class ClientStack implements AutoCloseable {
     public final Coordinator coordinator;
     public final HttpSyncRemote remote;
     private final ExecutorService workers = Executors.newCachedThreadPool();
+    private final LeaseKeeper keeper;
+    private java.util.concurrent.ScheduledExecutorService renewals;
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
                        SyncSettings settings, HttpSettings http) {
@@ -50,11 +52,18 @@ public final class ClientStack implements AutoCloseable {
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
         this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
-        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, new LeaseKeeper(registry), null, null);
+        this.keeper = new LeaseKeeper(registry);
+        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, null, null);
     }
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens) {
         this(store, baseUrl, tokens, TimeSource.system(), SyncSettings.DEFAULT, HttpSettings.DEFAULT);
+    }
+
+    /** Renews held leases in the background, as the app does (for runs longer than 90% of the TTL). */
+    public void keepLeasesAlive() {
+        renewals = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "lease-keeper"));
+        keeper.start(renewals);
     }
 
     /** Submits and waits for the run this submit started. */
@@ -68,5 +77,8 @@ public final class ClientStack implements AutoCloseable {
     public void close() {
         coordinator.shutdown(Duration.ofSeconds(5));
         workers.shutdownNow();
+        if (renewals != null) {
+            renewals.shutdownNow();
+        }
     }
 }

@@ -1,0 +1,103 @@
+package org.leasesync.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.leasesync.cli.DurationConverter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The benchmark suite of issue 7 (docs/benchmarks.md). Run it with
+ * {@code mvn -B -ntp -Pbench test-compile exec:exec}; options through
+ * {@code -Dbench.args="--only lease --rounds 3"}. Prints one {@code name value unit} line per
+ * figure (medians over interleaved rounds) and {@code ratio.NAME value x} lines.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issue 7)")
+public final class BenchMain implements Callable<Integer> {
+
+    /** The benchmark items. */
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER }
+
+    @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
+    Set<Item> only = EnumSet.allOf(Item.class);
+
+    @Option(names = "--rounds", description = "measured rounds per item (after one warm-up round); default ${DEFAULT-VALUE}")
+    int rounds = 5;
+
+    @Option(names = "--slice", converter = DurationConverter.class,
+            description = "lease: time one contender runs one scenario per round; default ${DEFAULT-VALUE}")
+    Duration slice = Duration.ofSeconds(1);
+
+    @Option(names = "--trigger-samples", description = "trigger: submits per idle figure and round; default ${DEFAULT-VALUE}")
+    int triggerSamples = 300;
+
+    @Option(names = "--storm", converter = DurationConverter.class,
+            description = "trigger: length of one storm per round; default ${DEFAULT-VALUE}")
+    Duration storm = Duration.ofSeconds(2);
+
+    @Option(names = "--pull-records", description = "sync: records to pull; default ${DEFAULT-VALUE}")
+    int pullRecords = 100_000;
+
+    @Option(names = "--push-records", description = "sync: outbox entries to push; default ${DEFAULT-VALUE}")
+    int pushRecords = 10_000;
+
+    @Option(names = "--takeover-ttl", converter = DurationConverter.class,
+            description = "takeover: lease TTL of the holder when its death is not provable; default ${DEFAULT-VALUE}")
+    Duration takeoverTtl = Duration.ofSeconds(5);
+
+    @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
+    Path workDir;
+
+    @Option(names = "--quick", description = "tiny sizes, for the smoke test: proves it works, measures nothing")
+    boolean quick;
+
+    public static void main(String[] args) {
+        int code = new CommandLine(new BenchMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        System.exit(code);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        quick();
+        Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("leasesync-bench");
+        Figures f = new Figures(System.out);
+        f.note("leasesync benchmarks: rounds=" + rounds + " cores=" + Runtime.getRuntime().availableProcessors()
+                + " java=" + System.getProperty("java.version") + " work-dir=" + dir);
+        run(f, dir);
+        return 0;
+    }
+
+    /** With {@code --quick}, replaces every size by a tiny one. */
+    void quick() {
+        if (quick) {
+            rounds = 1;
+            slice = Duration.ofMillis(100);
+            triggerSamples = 20;
+            storm = Duration.ofMillis(300);
+            pullRecords = 1_000;
+            pushRecords = 200;
+            takeoverTtl = Duration.ofMillis(500);
+        }
+    }
+
+    /** Runs the selected items into {@code f}. */
+    void run(Figures f, Path dir) throws Exception {
+        if (only.contains(Item.LEASE)) {
+            LeaseBench.run(f, new LeaseBench.Settings(slice, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS), dir);
+        }
+        if (only.contains(Item.TRIGGER)) {
+            TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
+        }
+        if (only.contains(Item.SYNC)) {
+            SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3)), dir);
+        }
+        if (only.contains(Item.TAKEOVER)) {
+            TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);
+        }
+    }
+}
