@@ -57,9 +57,9 @@ public final class JdbcLocalData implements LocalData {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
                     + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
                     + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-                    + " AND p.record_id = o.record_id AND p.seq < o.seq) ORDER BY seq")) {
+                    + " AND p.record_id = o.record_id AND p.seq < o.seq) ORDER BY seq FETCH FIRST ? ROWS ONLY")) {
                 bindKey(ps, 1, key);
-                ps.setMaxRows(limit);
+                ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
                 return withinBytes(readEntries(ps), MAX_BATCH_PAYLOAD_CHARS);
             }
         });
