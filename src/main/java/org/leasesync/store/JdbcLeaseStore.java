@@ -38,6 +38,11 @@ public final class JdbcLeaseStore implements LeaseStore {
     private static final String COLUMNS =
             "task_key, owner_id, epoch, heartbeat, ttl_ms, granted_at_ms, renewed_at_ms, expires_at_ms";
 
+    /** The grant's conditional update up to its free branch; parameters 1–6 bound by {@link #bindGrant}. */
+    private static final String GRANT_IF_FREE = "UPDATE lease SET owner_id = ?, epoch = epoch + 1,"
+            + " heartbeat = heartbeat + 1, ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
+            + " WHERE task_key = ? AND (owner_id IS NULL";
+
     private final Database db;
 
     public JdbcLeaseStore(Database db) {
@@ -47,16 +52,34 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
+        return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
+            if (conditionalUpdate(c, key, owner, ttl, now, takeOver) == 1) {
+                return readRow(c, key);
+            }
+            if (takeOver.isEmpty() && !rowExists(c, key) && insert(c, key, owner, ttl, now)) {
+                return readRow(c, key);
+            }
+            return Optional.empty();
+        }));
+    }
+
+    @Override
+    public Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
+        String sql = db.dialect().returning(GRANT_IF_FREE + ")", COLUMNS);
+        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                bindGrant(ps, key, owner, ttl, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? map(rs) : Optional.<LeaseRecord>empty();
+                }
+            }
+        }));
+    }
+
+    /** A grant that lost to another owner in the database (lock timeout, serialization) is "not granted". */
+    private Optional<LeaseRecord> emptyOnContention(java.util.function.Supplier<Optional<LeaseRecord>> grant) {
         try {
-            return db.transaction("grant the lease for " + key, c -> {
-                if (conditionalUpdate(c, key, owner, ttl, now, takeOver) == 1) {
-                    return readRow(c, key);
-                }
-                if (takeOver.isEmpty() && !rowExists(c, key) && insert(c, key, owner, ttl, now)) {
-                    return readRow(c, key);
-                }
-                return Optional.empty();
-            });
+            return grant.get();
         } catch (StoreException e) {
             if (e.getCause() instanceof SQLException sql && db.dialect().isContention(sql)) {
                 return Optional.empty();
@@ -65,48 +88,22 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    @Override
-    public Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
-        String sql = db.dialect().returning("UPDATE lease SET owner_id = ?, epoch = epoch + 1, heartbeat = heartbeat + 1,"
-                + " ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
-                + " WHERE task_key = ? AND owner_id IS NULL", COLUMNS);
-        try {
-            return db.query("grant the lease for " + key, c -> {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    long nowMs = now.toEpochMilli();
-                    ps.setString(1, owner.asString());
-                    ps.setLong(2, ttl.toMillis());
-                    ps.setLong(3, nowMs);
-                    ps.setLong(4, nowMs);
-                    ps.setLong(5, nowMs + ttl.toMillis());
-                    ps.setString(6, key.asString());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        return rs.next() ? map(rs) : Optional.<LeaseRecord>empty();
-                    }
-                }
-            });
-        } catch (StoreException e) {
-            if (e.getCause() instanceof SQLException sql2 && db.dialect().isContention(sql2)) {
-                return Optional.empty();
-            }
-            throw e;
-        }
+    private static void bindGrant(PreparedStatement ps, TaskKey key, OwnerId owner, Duration ttl, Instant now)
+            throws SQLException {
+        long nowMs = now.toEpochMilli();
+        ps.setString(1, owner.asString());
+        ps.setLong(2, ttl.toMillis());
+        ps.setLong(3, nowMs);
+        ps.setLong(4, nowMs);
+        ps.setLong(5, nowMs + ttl.toMillis());
+        ps.setString(6, key.asString());
     }
 
     private int conditionalUpdate(Connection c, TaskKey key, OwnerId owner, Duration ttl, Instant now,
                                   Optional<LeaseRecord> takeOver) throws SQLException {
-        String sql = "UPDATE lease SET owner_id = ?, epoch = epoch + 1, heartbeat = heartbeat + 1, ttl_ms = ?,"
-                + " granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
-                + " WHERE task_key = ? AND (owner_id IS NULL"
-                + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
+        String sql = GRANT_IF_FREE + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            long nowMs = now.toEpochMilli();
-            ps.setString(1, owner.asString());
-            ps.setLong(2, ttl.toMillis());
-            ps.setLong(3, nowMs);
-            ps.setLong(4, nowMs);
-            ps.setLong(5, nowMs + ttl.toMillis());
-            ps.setString(6, key.asString());
+            bindGrant(ps, key, owner, ttl, now);
             if (takeOver.isPresent()) {
                 LeaseRecord seen = takeOver.get();
                 ps.setString(7, seen.owner().map(OwnerId::asString).orElse(""));
