@@ -121,8 +121,8 @@ final class Exchange {
                 RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
                         "cannot reach the sync server at " + server,
                         "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
-                if (call.isCanceled()) {
-                    throw notSent;   // cancelled (shutting down): no other URL either
+                if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
+                    throw notSent;   // cancelled (shutting down), not timed out: no other URL either
                 }
                 throw new Unreached(server, describe(e), notSent);
             }
