@@ -88,11 +88,6 @@ public record ServerUrls(List<HttpUrl> urls) {
         return urls.stream().map(ServerUrls::display).collect(Collectors.joining(", "));
     }
 
-    /** The list as {@code --server} takes it (comma-separated, no blanks). */
-    public String asOption() {
-        return urls.stream().map(HttpUrl::toString).collect(Collectors.joining(","));
-    }
-
     /** A URL for logs and messages: no user info (it may hold a password), query or fragment. */
     public static String display(HttpUrl u) {
         return u.newBuilder().username("").password("").query(null).fragment(null).build().toString();
