@@ -17,7 +17,7 @@ public final class HttpOptions {
     Duration read;
 
     @Option(names = "--call-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout, 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
+            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout (trying further --server URLs included), 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
     Duration call;
 
     /** What {@code --server} means, for the commands' help. */
