@@ -125,15 +125,6 @@ public final class HttpSyncRemote implements SyncRemote {
         return user;
     }
 
-    /**
-     * Checks one server URL.
-     *
-     * @throws IllegalArgumentException naming the bad URL
-     */
-    public static HttpUrl parseBase(String url) {
-        return ServerUrls.single(url).first();
-    }
-
     @Override
     public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
         String what = "pull " + key;
