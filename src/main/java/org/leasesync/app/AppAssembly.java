@@ -79,8 +79,8 @@ public final class AppAssembly implements AutoCloseable {
         String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
                 + " (timer), when you come back to this window (unless synced in the last "
                 + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
-                + "A task never runs twice at once: a trigger that finds it running joins it. Server: "
-                + backend.serverUrl();
+                + "A task never runs twice at once: a trigger that finds it running joins it. "
+                + StatusTexts.servers(backend.servers());
         java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue = key -> foregroundPolicy.due(
                 rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now());
         MainView view = new MainView(vm, data, history, this::openQa, footer,

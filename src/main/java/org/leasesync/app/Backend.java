@@ -15,6 +15,7 @@ import org.leasesync.cli.ClientRuntime;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.ServerUrls;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
@@ -39,13 +40,13 @@ public final class Backend implements AutoCloseable {
     private final ClientRuntime runtime;
     private final ReferenceServer embedded;
     private final List<String> accounts;
-    private final String serverUrl;
+    private final ServerUrls servers;
 
-    private Backend(ClientRuntime runtime, ReferenceServer embedded, List<String> accounts, String serverUrl) {
+    private Backend(ClientRuntime runtime, ReferenceServer embedded, List<String> accounts, ServerUrls servers) {
         this.runtime = runtime;
         this.embedded = embedded;
         this.accounts = List.copyOf(accounts);
-        this.serverUrl = serverUrl;
+        this.servers = servers;
     }
 
     /**
@@ -59,7 +60,7 @@ public final class Backend implements AutoCloseable {
         LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout());
         ReferenceServer embedded = null;
         try {
-            String url;
+            ServerUrls url;
             Map<String, String> tokens = new LinkedHashMap<>();
             if (s.server().isPresent()) {
                 url = s.server().get();
@@ -70,18 +71,18 @@ public final class Backend implements AutoCloseable {
                 try {
                     embedded = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
                             .withSeed(org.leasesync.server.Seed.DEMO));
-                    url = embedded.baseUrl();
+                    url = ServerUrls.single(embedded.baseUrl());
                     for (String u : ReferenceServer.demoUsers()) {
                         tokens.put(u, embedded.tokenFor(u));
                     }
-                    writeInfo(info, url, tokens);
+                    writeInfo(info, embedded.baseUrl(), tokens);
                 } catch (RuntimeException e) {
                     Optional<Map<String, Object>> other = readInfo(info);
                     if (other.isEmpty()) {
                         throw e;
                     }
                     log.info("the embedded server is run by another leasesync process; using it: {}", other.get().get("url"));
-                    url = (String) other.get().get("url");
+                    url = ServerUrls.single((String) other.get().get("url"));
                     @SuppressWarnings("unchecked")
                     Map<String, String> t = (Map<String, String>) other.get().get("tokens");
                     tokens.putAll(t);
@@ -113,8 +114,9 @@ public final class Backend implements AutoCloseable {
         return accounts;
     }
 
-    public String serverUrl() {
-        return serverUrl;
+    /** The sync server URL(s) the runtime was given. */
+    public ServerUrls servers() {
+        return servers;
     }
 
     /** Ends runs (cancelled, leases released), stops threads, closes the database and the embedded server. */
@@ -156,7 +158,7 @@ public final class Backend implements AutoCloseable {
      * The window's settings.
      *
      * @param dataDir data directory
-     * @param server sync server URL, or empty for the embedded demo server
+     * @param server sync server URL(s), or empty for the embedded demo server
      * @param user with {@code server}: the account
      * @param token with {@code server}: its token
      * @param leaseTtl lease TTL
@@ -167,13 +169,13 @@ public final class Backend implements AutoCloseable {
      * @param time the time source
      * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
      */
-    public record AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+    public record AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                               Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
                               Duration foregroundMinInterval, RetryPolicy retry, TimeSource time,
                               Duration dbOpenTimeout) {
 
         /** With the default database open timeout. */
-        public AppSettings(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+        public AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                            Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
                            Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
             this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,

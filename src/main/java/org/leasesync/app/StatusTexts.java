@@ -8,6 +8,7 @@ import java.util.Locale;
 import org.leasesync.registry.RunView;
 import org.leasesync.registry.Scope;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.remote.ServerUrls;
 
 /**
  * The words the window uses for a {@link KeyStatus}. Pure functions of the snapshot and a time
@@ -31,6 +32,19 @@ public final class StatusTexts {
             case NEEDS_ATTENTION -> "Needs attention: " + s.reason().orElse("the state of the last sync is unknown");
             case CANCELLED -> "Sync cancelled" + s.lastSuccess().map(t -> " · last synced " + time(t)).orElse("");
         };
+    }
+
+    /**
+     * The server line of the footer: "Server: URL", or for several "Servers: A, B (the first that answers
+     * stays in use)", with at most three URLs spelled out ("… and 5 more").
+     */
+    public static String servers(ServerUrls servers) {
+        if (servers.size() == 1) {
+            return "Server: " + servers;
+        }
+        List<String> shown = servers.urls().stream().limit(3).map(ServerUrls::display).toList();
+        return "Servers: " + String.join(", ", shown) + (servers.size() > 3 ? " and " + (servers.size() - 3) + " more" : "")
+                + " (the first that answers stays in use)";
     }
 
     private String running(RunView r) {

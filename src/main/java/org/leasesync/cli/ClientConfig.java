@@ -8,6 +8,7 @@ import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.ServerUrls;
 import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
 
@@ -15,7 +16,8 @@ import org.leasesync.sync.SyncSettings;
  * Everything a client process is configured with. Immutable; validated in the constructor.
  *
  * @param dataDir the data directory (local database and logs)
- * @param serverUrl the sync server
+ * @param servers the sync server, or the instances of a cluster serving the same data, in order of
+ *     preference (a request that certainly did nothing on one goes to the next; see {@link ServerUrls})
  * @param tokens bearer token per user id
  * @param leaseTtl lease TTL
  * @param http HTTP timeouts
@@ -25,19 +27,29 @@ import org.leasesync.sync.SyncSettings;
  * @param dbOpenTimeout how long opening the local database waits for a process that holds it but does
  *     not answer ({@link Database#openFile(Path, Duration)})
  */
-public record ClientConfig(Path dataDir, String serverUrl, Map<String, String> tokens, Duration leaseTtl,
+public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
                            HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time,
                            Duration dbOpenTimeout) {
 
-    /** With the default database open timeout. */
-    public ClientConfig(Path dataDir, String serverUrl, Map<String, String> tokens, Duration leaseTtl,
-                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
-        this(dataDir, serverUrl, tokens, leaseTtl, http, sync, retry, time, Database.DEFAULT_OPEN_TIMEOUT);
+    /**
+     * @param serverUrls one URL, or several separated by commas ({@link ServerUrls#parse})
+     * @throws IllegalArgumentException naming the bad URL or setting
+     */
+    public ClientConfig(Path dataDir, String serverUrls, Map<String, String> tokens, Duration leaseTtl,
+                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
+        this(dataDir, ServerUrls.parse(serverUrls), tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout);
     }
 
+    /** With the default database open timeout. */
+    public ClientConfig(Path dataDir, String serverUrls, Map<String, String> tokens, Duration leaseTtl,
+                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
+        this(dataDir, serverUrls, tokens, leaseTtl, http, sync, retry, time, Database.DEFAULT_OPEN_TIMEOUT);
+    }
+
+    /** @throws IllegalArgumentException naming the bad setting */
     public ClientConfig {
         Objects.requireNonNull(dataDir, "dataDir");
-        org.leasesync.remote.HttpSyncRemote.parseBase(serverUrl);
+        Objects.requireNonNull(servers, "servers");
         tokens = Map.copyOf(tokens);
         TaskRegistry.validateTtl(leaseTtl);
         Objects.requireNonNull(http, "http");

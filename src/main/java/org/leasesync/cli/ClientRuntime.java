@@ -78,7 +78,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient();
-        HttpSyncRemote remote = new HttpSyncRemote(config.serverUrl(), http, config.http(), tokens::get, edits.clientId());
+        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry());

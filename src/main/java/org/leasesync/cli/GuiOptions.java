@@ -4,12 +4,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.ServerUrls;
 
 /**
  * What the window is started with when no subcommand is given. Validated by the command.
  *
  * @param dataDir the resolved data directory
- * @param server a sync server URL, or empty to start the embedded reference server with demo data
+ * @param server the sync server URL(s), or empty to start the embedded reference server with demo data
  * @param user the user to sign in as (with {@code server})
  * @param token the user's bearer token (with {@code server})
  * @param leaseTtl lease TTL
@@ -18,12 +19,12 @@ import org.leasesync.remote.HttpSettings;
  * @param foregroundMinInterval minimum time since a key's last successful sync for a foreground sync
  * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
  */
-public record GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+public record GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                          Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
                          Duration foregroundMinInterval, Duration dbOpenTimeout) {
 
     /** With the default database open timeout. */
-    public GuiOptions(Path dataDir, Optional<String> server, Optional<String> user, Optional<String> token,
+    public GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                       Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval) {
         this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
                 org.leasesync.store.Database.DEFAULT_OPEN_TIMEOUT);

@@ -2,6 +2,7 @@ package org.leasesync.cli;
 
 import java.time.Duration;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.ServerUrls;
 import picocli.CommandLine.Option;
 
 /** HTTP timeout options shared by the commands that talk to a server. */
@@ -16,19 +17,22 @@ public final class HttpOptions {
     Duration read;
 
     @Option(names = "--call-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout, 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
+            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout (trying further --server URLs included), 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
     Duration call;
 
+    /** What {@code --server} means, for the commands' help. */
+    static final String SERVER_HELP = "Sync server base URL, or several separated by commas (instances of one "
+            + "cluster serving the same data, at most 16): the first is used until it cannot be reached or answers 503, "
+            + "then the next one, which stays in use.";
+
     /**
-     * Checks a {@code --server} value.
+     * Checks a {@code --server} value: one http(s) URL or several separated by commas.
      *
-     * @return the URL as given
-     * @throws IllegalArgumentException naming the option and the value when it is not an http(s) URL
+     * @throws IllegalArgumentException naming the option and the bad entry
      */
-    static String checkServer(String url) {
+    static ServerUrls checkServer(String urls) {
         try {
-            org.leasesync.remote.HttpSyncRemote.parseBase(url);
-            return url;
+            return ServerUrls.parse(urls);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --server: " + e.getMessage());
         }

@@ -28,8 +28,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     @Mixin
     DataDirMixin dataDir;
 
-    @Option(names = "--server", paramLabel = "URL", description = "Sync server base URL, e.g. http://127.0.0.1:8787. "
-            + "Default: start the embedded reference server with demo data and sign in as alice.")
+    @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
+            + " E.g. http://127.0.0.1:8787. Default: start the embedded reference server with demo data and sign in as alice.")
     String server;
 
     @Option(names = "--user", paramLabel = "USER", description = "User to sign in as (with --server).")
@@ -83,9 +83,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         if (server == null && user != null) {
             throw new IllegalArgumentException("--user needs --server (the embedded server signs in as alice)");
         }
-        if (server != null) {
-            HttpOptions.checkServer(server);
-        }
+        Optional<org.leasesync.remote.ServerUrls> servers = server == null ? Optional.empty()
+                : Optional.of(HttpOptions.checkServer(server));
         if (scheduleInterval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("--schedule-interval must be at least 1s, got "
                     + DurationConverter.format(scheduleInterval));
@@ -100,7 +99,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
                     + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(ttl) + ")");
         }
-        options = new GuiOptions(dataDir.resolve(), Optional.ofNullable(server), Optional.ofNullable(user),
+        options = new GuiOptions(dataDir.resolve(), servers, Optional.ofNullable(user),
                 Optional.ofNullable(token).filter(t -> !t.isBlank()), ttl, http, scheduleInterval, foregroundMinInterval,
                 dataDir.openTimeout());
     }

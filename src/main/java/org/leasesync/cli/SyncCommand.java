@@ -49,7 +49,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     KeyOptions keyOptions;
 
-    @Option(names = "--server", required = true, paramLabel = "URL", description = "Sync server base URL.")
+    @Option(names = "--server", required = true, paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP)
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:LEASESYNC_TOKEN}",
@@ -92,8 +92,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
         }
-        HttpOptions.checkServer(server);
-        config = new ClientConfig(dataDir.resolve(), server, Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
+        config = new ClientConfig(dataDir.resolve(), HttpOptions.checkServer(server), Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
                 httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
                 dataDir.openTimeout());
     }

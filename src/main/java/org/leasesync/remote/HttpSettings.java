@@ -7,7 +7,8 @@ import java.time.Duration;
  *
  * @param connect how long to wait for a TCP connection (a push that times out here was not sent)
  * @param read longest silence while reading a response (a push that times out here may have been applied)
- * @param call the whole call, including the request and response bodies
+ * @param call the whole call, including the request and response bodies; with several server URLs, all
+ *     attempts of one call together ({@link ServerUrls})
  */
 public record HttpSettings(Duration connect, Duration read, Duration call) {
 

@@ -6,10 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +17,6 @@ import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import okhttp3.Response;
-import okhttp3.ResponseBody;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
@@ -39,35 +33,52 @@ import org.leasesync.sync.SyncRemote;
  * {@code newBuilder()} so pools and dispatchers are shared), bearer auth in an interceptor, every
  * response closed, and {@code retryOnConnectionFailure(false)}: OkHttp never resends a push on its
  * own (design.md invariant 7). Non-2xx answers become {@link RemoteException} of kind HTTP;
- * after a timeout, dropped connection or unreadable 2xx body on a push the kind is AMBIGUOUS.
+ * after a timeout, dropped connection, unreadable 2xx body or a gateway's {@code 502}/{@code 504}
+ * on a push the kind is AMBIGUOUS.
  *
- * <p>Thread-safe; every call blocks on the network.
+ * <p>With several server URLs ({@link ServerUrls}) a request that certainly did nothing on one —
+ * not sent (connection refused, unknown host, no route, connect timeout) or answered {@code 503} —
+ * goes to the next; the instance that last took a request stays in use ({@link Failover}). An
+ * ambiguous push is never resent elsewhere: the caller queries its idempotency key, and that query
+ * may be answered by any reachable instance.
+ *
+ * <p>Thread-safe; every call blocks on the network, at most the call timeout in all.
  */
 public final class HttpSyncRemote implements SyncRemote {
 
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
-    private static final String UNREADABLE = "the sync server sent an answer leasesync cannot read";
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    private final HttpUrl base;
-    private final OkHttpClient client;
+    private final ServerUrls servers;
+    private final Exchange exchange;
+    private final Failover failover;
     private final String clientId;
 
     /**
-     * @param baseUrl the server, e.g. {@code http://127.0.0.1:8787}
-     * @param shared the application's one OkHttp client
-     * @param tokens the bearer token for a user id (null for unknown users)
-     * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
-     * @throws IllegalArgumentException if the URL is not http(s)
+     * One server, or several separated by commas ({@link ServerUrls#parse}).
+     *
+     * @throws IllegalArgumentException naming the bad URL
      */
     public HttpSyncRemote(String baseUrl, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
                           String clientId) {
-        this.base = parseBase(baseUrl);
+        this(ServerUrls.parse(baseUrl), shared, timeouts, tokens, clientId);
+    }
+
+    /**
+     * @param servers the server, or the instances of a cluster that all serve the same data, in order of preference
+     * @param shared the application's one OkHttp client
+     * @param timeouts connect and read per attempt; the call timeout bounds all attempts of one call together
+     * @param tokens the bearer token for a user id (null for unknown users)
+     * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
+     */
+    public HttpSyncRemote(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
+                          String clientId) {
+        this.servers = Objects.requireNonNull(servers, "servers");
         Objects.requireNonNull(tokens, "tokens");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
-        this.client = shared.newBuilder()
+        OkHttpClient client = shared.newBuilder()
                 .retryOnConnectionFailure(false)
                 .followRedirects(false)
                 .connectTimeout(timeouts.connect())
@@ -75,7 +86,20 @@ public final class HttpSyncRemote implements SyncRemote {
                 .writeTimeout(timeouts.read())
                 .callTimeout(timeouts.call())
                 .addInterceptor(new BearerAuth(tokens))
+                .addNetworkInterceptor(Exchange.tracking())
                 .build();
+        this.exchange = new Exchange(client, MAPPER);
+        this.failover = new Failover(servers, timeouts.call());
+    }
+
+    /** The server URLs this remote was given. */
+    public ServerUrls servers() {
+        return servers;
+    }
+
+    /** The URL the next call starts at: the one that last took a request. */
+    public HttpUrl currentServer() {
+        return failover.current();
     }
 
     /** A fresh shared client for the application (one per process). */
@@ -101,29 +125,20 @@ public final class HttpSyncRemote implements SyncRemote {
         return user;
     }
 
-    /**
-     * Checks a server URL.
-     *
-     * @throws IllegalArgumentException naming the bad URL
-     */
-    public static HttpUrl parseBase(String url) {
-        HttpUrl u = url == null ? null : HttpUrl.parse(url.trim());
-        if (u == null) {
-            throw new IllegalArgumentException("'" + url + "' is not an http:// or https:// URL");
-        }
-        return u;
-    }
-
     @Override
     public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
-        HttpUrl.Builder url = scopeUrl(key).addPathSegment("changes").addQueryParameter("limit", Integer.toString(limit));
-        cursor.ifPresent(c -> url.addQueryParameter("since", c));
-        Request req = new Request.Builder().url(url.build()).get()
-                .header("Fencing-Token", Long.toString(fencingToken))
-                .header("Client-Id", clientId)
-                .header("Sync-Run-Id", runId)
-                .tag(UserTag.class, new UserTag(key.userId())).build();
-        JsonNode body = executeSafe(req, "pull " + key);
+        String what = "pull " + key;
+        JsonNode body = failover.call(what, (base, server, deadline) -> {
+            HttpUrl.Builder url = scopeUrl(base, key).addPathSegment("changes")
+                    .addQueryParameter("limit", Integer.toString(limit));
+            cursor.ifPresent(c -> url.addQueryParameter("since", c));
+            Request req = new Request.Builder().url(url.build()).get()
+                    .header("Fencing-Token", Long.toString(fencingToken))
+                    .header("Client-Id", clientId)
+                    .header("Sync-Run-Id", runId)
+                    .tag(UserTag.class, new UserTag(key.userId())).build();
+            return exchange.safe(req, what, server, deadline);
+        });
         try {
             List<RemoteRecord> records = new ArrayList<>();
             for (JsonNode c : array(body, "changes")) {
@@ -161,18 +176,20 @@ public final class HttpSyncRemote implements SyncRemote {
         } catch (IOException ex) {
             throw new IllegalStateException(ex);
         }
-        Request req = new Request.Builder().url(scopeUrl(key).addPathSegment("changes").build())
-                .post(RequestBody.create(json, JSON))
-                .header("Idempotency-Key", batch.idempotencyKey())
-                .header("Fencing-Token", Long.toString(fencingToken))
-                .header("Client-Id", clientId)
-                .header("Sync-Run-Id", runId)
-                .tag(UserTag.class, new UserTag(key.userId())).build();
-        JsonNode body = execute(req, "push " + batch.idempotencyKey(), true);
+        String what = "push " + batch.idempotencyKey();
+        RequestBody content = RequestBody.create(json, JSON);
+        JsonNode body = failover.call(what, (base, server, deadline) -> exchange.push(
+                new Request.Builder().url(scopeUrl(base, key).addPathSegment("changes").build())
+                        .post(content)
+                        .header("Idempotency-Key", batch.idempotencyKey())
+                        .header("Fencing-Token", Long.toString(fencingToken))
+                        .header("Client-Id", clientId)
+                        .header("Sync-Run-Id", runId)
+                        .tag(UserTag.class, new UserTag(key.userId())).build(), what, server, deadline));
         try {
             return parsePushResponse(body);
         } catch (RuntimeException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE,
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
                     "the server's answer to push " + batch.idempotencyKey() + " was unreadable (" + e.getMessage()
                             + "); it may have been applied", e);
         }
@@ -180,9 +197,11 @@ public final class HttpSyncRemote implements SyncRemote {
 
     @Override
     public PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
-        Request req = new Request.Builder().url(scopeUrl(key).addPathSegment("pushes").addPathSegment(idempotencyKey).build())
-                .get().header("Sync-Run-Id", runId).tag(UserTag.class, new UserTag(key.userId())).build();
-        JsonNode body = executeSafe(req, "query push " + idempotencyKey);
+        String what = "query push " + idempotencyKey;
+        JsonNode body = failover.call(what, (base, server, deadline) -> exchange.safe(
+                new Request.Builder().url(scopeUrl(base, key).addPathSegment("pushes").addPathSegment(idempotencyKey).build())
+                        .get().header("Sync-Run-Id", runId).tag(UserTag.class, new UserTag(key.userId())).build(),
+                what, server, deadline));
         try {
             String state = text(body, "state");
             return switch (state) {
@@ -221,102 +240,12 @@ public final class HttpSyncRemote implements SyncRemote {
         return new PushResponse(results);
     }
 
-    /**
-     * For safe (GET) requests only: one more attempt when the connection broke (e.g. a pooled
-     * connection the server had closed). Never used for pushes.
-     */
-    private JsonNode executeSafe(Request req, String what) {
-        try {
-            return execute(req, what, false);
-        } catch (RemoteException e) {
-            if (e.kind() == RemoteException.Kind.AMBIGUOUS && e.getCause() instanceof IOException
-                    && !(e.getCause() instanceof InterruptedIOException)
-                    && !(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
-                return execute(req, what, false);
-            }
-            throw e;
-        }
-    }
-
-    /** Executes and returns the parsed 2xx JSON body; closes the response in every case. */
-    private JsonNode execute(Request req, String what, boolean isPush) {
-        try (Response resp = client.newCall(req).execute()) {
-            ResponseBody body = resp.body();
-            String text = body.string();
-            if (!resp.isSuccessful()) {
-                throw httpError(resp, text, what);
-            }
-            MediaType type = body.contentType();
-            if (type == null || !"json".equals(type.subtype())) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                        + what + " was not JSON: expected JSON but got content type " + type
-                        + (isPush ? "; it may have been applied" : ""), null);
-            }
-            JsonNode node = MAPPER.readTree(text);
-            if (node == null || !node.isObject()) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                        + what + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
-            }
-            return node;
-        } catch (RemoteException e) {
-            throw e;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                    + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
-                    + (isPush ? "; it may have been applied" : ""), e);
-        } catch (ConnectException | UnknownHostException | NoRouteToHostException e) {
-            throw new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
-                    "cannot reach the sync server at " + base,
-                    "cannot reach the sync server at " + base + " (" + e.getMessage() + ")", e);
-        } catch (IOException e) {
-            boolean timeout = e instanceof InterruptedIOException;
-            String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
-            String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
-                    ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e);
-        }
-    }
-
-    private RemoteException httpError(Response resp, String text, String what) {
-        String code = "";
-        String message = resp.message();
-        try {
-            JsonNode err = MAPPER.readTree(text);
-            if (err != null && err.isObject()) {
-                code = err.path("code").asText("");
-                message = err.path("message").asText(message);
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // not our error format: keep the status line
-        }
-        long retryAfter = -1;
-        String ra = resp.header("Retry-After");
-        if (ra != null) {
-            try {
-                retryAfter = Math.max(0, Long.parseLong(ra.trim())) * 1000;
-            } catch (NumberFormatException ignored) {
-                retryAfter = -1;
-            }
-        }
-        String plain = switch (resp.code()) {
-            case 401 -> "the sync server did not accept the token";
-            case 403 -> "the sync server refused access for this account";
-            case 429 -> "the sync server is busy";
-            case 503 -> "the sync server is unavailable";
-            default -> resp.code() >= 500 ? "the sync server failed" : "the sync server refused the request";
-        };
-        return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, retryAfter,
-                plain + " (HTTP " + resp.code() + ")",
-                plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
-                        + (message == null || message.isBlank() ? "" : ": " + message) + ")", null);
-    }
-
     private RemoteException malformed(String what, Exception e) {
-        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE,
+        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
                 "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")", e);
     }
 
-    private HttpUrl.Builder scopeUrl(TaskKey key) {
+    private static HttpUrl.Builder scopeUrl(HttpUrl base, TaskKey key) {
         return base.newBuilder().addPathSegment("v1").addPathSegment("users").addPathSegment(key.userId())
                 .addPathSegment("scopes").addPathSegment(key.scope().wireName());
     }

@@ -125,4 +125,13 @@ class StatusTextsTest {
         card.apply(running(run(TaskSource.MANUAL, false, false, ""), false), texts);
         assertThat(card.cancelVisibleProperty().get()).as("cannot cancel another process's run").isFalse();
     }
+
+    @Test
+    void theServerLineNamesOneUrlOrAtMostThreeOfAList() {
+        assertThat(StatusTexts.servers(org.leasesync.remote.ServerUrls.parse("http://127.0.0.1:8787")))
+                .isEqualTo("Server: http://127.0.0.1:8787/");
+        assertThat(StatusTexts.servers(org.leasesync.remote.ServerUrls.parse(
+                "http://a:1,http://b:1,http://c:1,http://d:1,https://user:secret@e:1")))
+                .isEqualTo("Servers: http://a:1/, http://b:1/, http://c:1/ and 2 more (the first that answers stays in use)");
+    }
 }

@@ -81,6 +81,15 @@ class BadInputTest {
                         "backup", "--server", "http://127.0.0.1:1", "--token", "t"), "--user", "al ice"),
                 bad("invalid --server: 'ftp://example.org' is not an http:// or https:// URL", List.of("sync", "--user",
                         "alice", "--scope", "backup", "--token", "t"), "--server", "ftp://example.org"),
+                bad("invalid --server: 'ftp://b.example' (entry 2 of 3) is not an http:// or https:// URL",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"), "--server",
+                        "http://a.example,ftp://b.example,http://c.example"),
+                bad("invalid --server: 'http://127.0.0.1:1/' (entry 2 of 2) repeats entry 1", List.of("sync", "--user",
+                        "alice", "--scope", "backup", "--token", "t"), "--server", "http://127.0.0.1:1,http://127.0.0.1:1/"),
+                bad("invalid --server: entry 2 of 3 is empty", List.of("sync", "--user", "alice", "--scope", "backup",
+                        "--token", "t"), "--server", "http://a.example,,http://c.example"),
+                bad("invalid --server: 17 server URLs given; at most 16 are allowed", List.of("sync", "--user", "alice",
+                        "--scope", "backup", "--token", "t"), "--server", seventeenUrls()),
                 bad("invalid --source: unknown trigger source 'telepathy'", SYNC, "--source", "telepathy"),
                 bad("Unknown option: '--bogus'", SYNC, "--bogus"),
                 bad("--check-again and --discard-unconfirmed exclude each other", SYNC, "--check-again",
@@ -99,12 +108,21 @@ class BadInputTest {
                 bad("invalid --user: user id must not be blank", List.of("records", "--scope", "backup"), "--user", ""),
                 bad("invalid --server: 'ftp://example.org' is not an http:// or https:// URL", List.of("--user", "alice",
                         "--token", "t"), "--server", "ftp://example.org"),
+                bad("invalid --server: 'localhost:8787' (entry 2 of 2) is not an http:// or https:// URL",
+                        List.of("--user", "alice", "--token", "t"), "--server", "http://127.0.0.1:8787, localhost:8787"),
+                bad("invalid --server: 'http://a.example/' (entry 3 of 3) repeats entry 1", List.of("--user", "alice",
+                        "--token", "t"), "--server", "http://a.example,http://b.example,http://A.example"),
                 bad("--user needs --server", List.of(), "--user", "alice"),
                 bad("--schedule-interval must be at least 1s, got 500ms", List.of(), "--schedule-interval", "500ms"),
                 bad("--call-timeout (1s) must be shorter than 90% of --lease-ttl (1s)", List.of(), "--lease-ttl", "1s",
                         "--call-timeout", "1s"),
                 bad("--foreground-min-interval must not be negative, got -1s", List.of(), "--foreground-min-interval",
                         "PT-1S"));
+    }
+
+    static String seventeenUrls() {
+        return String.join(",", java.util.stream.IntStream.rangeClosed(1, 17)
+                .mapToObj(i -> "http://127.0.0.1:" + (8000 + i)).toList());
     }
 
     @ParameterizedTest(name = "{0}")

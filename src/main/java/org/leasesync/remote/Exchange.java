@@ -1,0 +1,189 @@
+package org.leasesync.remote;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.leasesync.sync.RemoteException;
+
+/**
+ * One request to one server URL and what its outcome proves. The request is tagged with a
+ * {@link Probe} that a network interceptor marks once a connection is established, right before the
+ * request is written: an I/O failure before that point proves the server never saw the request
+ * (connection refused, unknown host, no route, connect timeout), one after it does not.
+ *
+ * <p>Outcomes: the parsed 2xx JSON body; {@link Unreached} when the request certainly did nothing
+ * on this server (not sent, or {@code 503}) and another URL may be tried; otherwise a
+ * {@link RemoteException} (HTTP, or AMBIGUOUS when the server may have acted). Every response is
+ * closed. Thread-safe; blocks on the network.
+ */
+final class Exchange {
+
+    static final String UNREADABLE = "the sync server sent an answer leasesync cannot read";
+
+    private final OkHttpClient client;
+    private final ObjectMapper mapper;
+
+    /** @param client a client derived from the shared one; {@link #tracking} must be among its network interceptors */
+    Exchange(OkHttpClient client, ObjectMapper mapper) {
+        this.client = client;
+        this.mapper = mapper;
+    }
+
+    /** The network interceptor that marks a request's {@link Probe}. */
+    static Interceptor tracking() {
+        return chain -> {
+            Probe probe = chain.request().tag(Probe.class);
+            if (probe != null) {
+                probe.connected = true;
+            }
+            return chain.proceed(chain.request());
+        };
+    }
+
+    /**
+     * Executes a GET: on a connection that broke after it was sent (e.g. a pooled connection the
+     * server had closed) it is tried once more on the same URL. Never used for pushes.
+     *
+     * @param deadlineNanos the {@link System#nanoTime()} by which the whole call must end
+     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     */
+    JsonNode safe(Request req, String what, String server, long deadlineNanos) {
+        try {
+            return execute(req, what, server, false, deadlineNanos);
+        } catch (RemoteException e) {
+            if (e.kind() == RemoteException.Kind.AMBIGUOUS && e.getCause() instanceof IOException
+                    && !(e.getCause() instanceof InterruptedIOException)
+                    && !(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
+                return execute(req, what, server, false, deadlineNanos);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Executes a push once. A {@code 502}/{@code 504} (a gateway between client and server failed)
+     * is AMBIGUOUS: the server behind it may have applied the push.
+     *
+     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     */
+    JsonNode push(Request req, String what, String server, long deadlineNanos) {
+        return execute(req, what, server, true, deadlineNanos);
+    }
+
+    private JsonNode execute(Request template, String what, String server, boolean isPush, long deadlineNanos) {
+        Probe probe = new Probe();
+        Call call = client.newCall(template.newBuilder().tag(Probe.class, probe).build());
+        call.timeout().timeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        try (Response resp = call.execute()) {
+            ResponseBody body = resp.body();
+            String text = body.string();
+            if (!resp.isSuccessful()) {
+                RemoteException e = HttpErrors.of(mapper, resp, text, what);
+                if (resp.code() == 503) {
+                    throw new Unreached(server, "HTTP 503", e);
+                }
+                if (isPush && (resp.code() == 502 || resp.code() == 504)) {
+                    throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, e.code(), -1,
+                            "a gateway to the sync server failed (HTTP " + resp.code() + ")",
+                            e.getMessage() + "; the server behind the gateway may have applied it", null);
+                }
+                throw e;
+            }
+            MediaType type = body.contentType();
+            if (type == null || !"json".equals(type.subtype())) {
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                        + what + " was not JSON: expected JSON but got content type " + type
+                        + (isPush ? "; it may have been applied" : ""), null);
+            }
+            JsonNode node = mapper.readTree(text);
+            if (node == null || !node.isObject()) {
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                        + what + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
+            }
+            return node;
+        } catch (RemoteException | Unreached e) {
+            throw e;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
+                    + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
+                    + (isPush ? "; it may have been applied" : ""), e);
+        } catch (IOException e) {
+            if (!probe.connected) {
+                RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
+                        "cannot reach the sync server at " + server,
+                        "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
+                if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
+                    throw notSent;   // cancelled (shutting down), not timed out: no other URL either
+                }
+                throw new Unreached(server, describe(e), notSent);
+            }
+            boolean timeout = e instanceof InterruptedIOException;
+            String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
+            String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
+            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
+                    ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e);
+        }
+    }
+
+    private static String describe(IOException e) {
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused: " + e.getMessage();
+        }
+        if (e instanceof java.net.UnknownHostException) {
+            return "unknown host: " + e.getMessage();
+        }
+        if (e instanceof java.net.NoRouteToHostException) {
+            return "no route to host: " + e.getMessage();
+        }
+        if (e instanceof InterruptedIOException) {
+            return "timed out connecting: " + e.getMessage();
+        }
+        return e.toString();
+    }
+
+    /** Set by the network interceptor once the request is about to be written. */
+    static final class Probe {
+        volatile boolean connected;
+    }
+
+    /**
+     * The request did nothing on this server: it was never sent, or the server answered {@code 503}
+     * (shutting down or without its database; it stored nothing). Another URL may be tried.
+     */
+    static final class Unreached extends RuntimeException {
+
+        private final String server;
+        private final String reason;
+        private final RemoteException error;
+
+        Unreached(String server, String reason, RemoteException error) {
+            super(error.getMessage(), error, false, false);
+            this.server = server;
+            this.reason = reason;
+            this.error = error;
+        }
+
+        String server() {
+            return server;
+        }
+
+        /** Short, for the list of what was tried: {@code HTTP 503}, {@code connection refused: …}. */
+        String reason() {
+            return reason;
+        }
+
+        /** The error a caller gets when no other URL is left: as with a single URL. */
+        RemoteException error() {
+            return error;
+        }
+    }
+}
