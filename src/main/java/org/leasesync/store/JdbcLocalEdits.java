@@ -200,7 +200,8 @@ public final class JdbcLocalEdits {
             String id = UUID.randomUUID().toString();
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
                 ps.setString(1, id);
-                ps.executeUpdate();
+                // another process may insert first: then its id is read below (the transaction must survive that)
+                db.dialect().recoverably(c, x -> ps.executeUpdate());
             } catch (java.sql.SQLException e) {
                 if (!db.dialect().isDuplicateKey(e)) {
                     throw e;
