@@ -82,6 +82,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                 c.setAutoCommit(false);
                 try {
                     T result = work.apply(c);
+                    dialect.checkNotAborted(c);   // PostgreSQL: a swallowed failure must not look committed
                     committing = true;
                     c.commit();
                     return result;

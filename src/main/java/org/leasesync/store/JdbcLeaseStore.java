@@ -62,6 +62,24 @@ public final class JdbcLeaseStore implements LeaseStore {
         this.db = java.util.Objects.requireNonNull(db, "db");
     }
 
+    /**
+     * The {@code CREATE TABLE lease} statement this store needs, for another schema to include
+     * (the text of {@code org/leasesync/store/lease-table-h2.sql} or {@code lease-table-postgresql.sql}).
+     *
+     * @throws IllegalStateException if the resource is missing from the class path (a broken build)
+     */
+    public static String leaseTableSql(SqlDialect dialect) {
+        String name = "lease-table-" + dialect.name().toLowerCase(java.util.Locale.ROOT) + ".sql";
+        try (java.io.InputStream in = JdbcLeaseStore.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("the resource org/leasesync/store/" + name + " is missing");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot read org/leasesync/store/" + name + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
@@ -200,7 +218,8 @@ public final class JdbcLeaseStore implements LeaseStore {
     public List<LeaseRecord> readAll() {
         return db.query("list leases", c -> {
             List<LeaseRecord> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease ORDER BY task_key");
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease ORDER BY "
+                    + db.dialect().textOrder("task_key"));
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     map(rs).ifPresent(out::add);

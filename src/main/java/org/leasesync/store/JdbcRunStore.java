@@ -201,7 +201,8 @@ public final class JdbcRunStore implements RunStore {
     public List<Checkpoint> checkpoints() {
         return db.query("list checkpoints", c -> {
             List<Checkpoint> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(CHECKPOINT_SELECT + " ORDER BY task_key");
+            try (PreparedStatement ps = c.prepareStatement(CHECKPOINT_SELECT + " ORDER BY "
+                    + db.dialect().textOrder("task_key"));
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(mapCheckpoint(rs));
@@ -259,7 +260,7 @@ public final class JdbcRunStore implements RunStore {
     public List<RunRecord> lastRunPerKey() {
         return list("SELECT " + RUN_COLUMNS + " FROM run r WHERE NOT EXISTS (SELECT 1 FROM run n WHERE"
                 + " n.task_key = r.task_key AND (n.epoch > r.epoch OR (n.epoch = r.epoch AND n.started_at_ms > r.started_at_ms)))"
-                + " ORDER BY task_key", Integer.MAX_VALUE);
+                + " ORDER BY " + db.dialect().textOrder("task_key"), Integer.MAX_VALUE);
     }
 
     private Optional<RunRecord> first(String sql, String... args) {

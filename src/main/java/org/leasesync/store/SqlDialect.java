@@ -111,6 +111,41 @@ public enum SqlDialect {
     }
 
     /**
+     * Checks, right before a commit, that no statement of the transaction failed unnoticed. On
+     * PostgreSQL a failed statement aborts the transaction; if the caller caught and ignored the
+     * failure (instead of using {@link #recoverably}), the driver's {@code commit()} returns normally
+     * while the server rolls everything back (pgjdbc 42.7 raises nothing), so the caller would take a
+     * lost write for a committed one. This turns that into an error. With pgjdbc the driver's
+     * transaction state is read (no round trip); with another driver a {@code SELECT 1} probes it.
+     * On H2 a failed statement is undone alone and the transaction stays usable: nothing to check.
+     *
+     * @throws SQLException with SQLSTATE 25P02 if the transaction was aborted
+     */
+    public void checkNotAborted(Connection c) throws SQLException {
+        if (this != POSTGRESQL) {
+            return;
+        }
+        if (c.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
+            org.postgresql.core.BaseConnection pg = c.unwrap(org.postgresql.core.BaseConnection.class);
+            if (pg.getTransactionState() == org.postgresql.core.TransactionState.FAILED) {
+                throw new SQLException(ABORTED_MESSAGE, "25P02");
+            }
+            return;
+        }
+        try (java.sql.Statement probe = c.createStatement()) {
+            probe.execute("SELECT 1");
+        } catch (SQLException e) {
+            if ("25P02".equals(e.getSQLState())) {
+                throw new SQLException(ABORTED_MESSAGE, "25P02", e);
+            }
+            throw e;
+        }
+    }
+
+    private static final String ABORTED_MESSAGE = "a statement failed inside the transaction, so PostgreSQL aborted it"
+            + " (SQLSTATE 25P02) and nothing of it was written";
+
+    /**
      * One statement that runs {@code update} and returns the updated rows' {@code columns}:
      * H2's data change delta table ({@code FINAL TABLE}), PostgreSQL's {@code RETURNING}.
      */
@@ -118,6 +153,19 @@ public enum SqlDialect {
         return switch (this) {
             case H2 -> "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
             case POSTGRESQL -> update + " RETURNING " + columns;
+        };
+    }
+
+    /**
+     * An {@code ORDER BY} term that sorts a text column by code point, as H2 does: PostgreSQL sorts
+     * by the database's collation (e.g. {@code en_US.UTF-8} ignores punctuation such as {@code |}
+     * and {@code :} at first), so there the column is sorted with {@code COLLATE "C"}. Keeps
+     * "ordered by key" the same order on both vendors, whatever the server's locale.
+     */
+    public String textOrder(String column) {
+        return switch (this) {
+            case H2 -> column;
+            case POSTGRESQL -> column + " COLLATE \"C\"";
         };
     }
 
