@@ -38,7 +38,10 @@ public interface SqlDatabase {
      * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws. A
      * connection that broke before the commit was sent lost the whole transaction, so the work is
      * run again (up to four attempts in all); a failure of the commit itself is ambiguous and is
-     * reported, never repeated.
+     * reported, never repeated. A statement that failed inside {@code work} and was caught there
+     * without {@link SqlDialect#recoverably} has aborted a PostgreSQL transaction: then nothing is
+     * committed and a {@link StoreException} (SQLSTATE 25P02) is thrown, never a normal return
+     * ({@link SqlDialect#checkNotAborted}).
      *
      * @param what a short description of the operation, used in messages
      * @return what {@code work} returned
