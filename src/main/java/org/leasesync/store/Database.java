@@ -300,14 +300,14 @@ public final class Database implements SqlDatabase, AutoCloseable {
         try {
             ds = new HikariDataSource(cfg);
         } catch (RuntimeException e) {
-            throw new StoreException(openFailure(description, e), e);
+            throw new StoreException(openFailure(dialect, description, e), e);
         }
         try {
             Flyway.configure().dataSource(ds).locations(dialect.clientMigrations())
                     .failOnMissingLocations(true).load().migrate();
         } catch (RuntimeException e) {
             ds.close();
-            throw new StoreException(openFailure(description, e), e);
+            throw new StoreException(openFailure(dialect, description, e), e);
         }
         log.debug("opened {}", description);
         return new Database(ds, dialect, description);
@@ -401,7 +401,11 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
     }
 
-    private static String openFailure(String description, Throwable e) {
+    private static String openFailure(SqlDialect dialect, String description, Throwable e) {
+        if (dialect == SqlDialect.POSTGRESQL) {
+            return "cannot open the PostgreSQL database " + description + ": " + rootMessage(e) + ". Check the URL,"
+                    + " the user and password, and that the server is running and reachable.";
+        }
         Optional<String> writeFailure = StoreFailures.writeFailure(e);
         if (writeFailure.isPresent()) {
             return "cannot open the local database " + description + ": " + writeFailure.get() + ". leasesync needs "
