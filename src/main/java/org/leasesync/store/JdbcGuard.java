@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Objects;
 import org.leasesync.registry.Fence;
 import org.leasesync.registry.LeaseLoss;
 import org.leasesync.registry.LeaseLostException;
@@ -25,7 +26,7 @@ public final class JdbcGuard {
 
     /** @param db the database holding the lease table and the data written under it */
     public JdbcGuard(SqlDatabase db) {
-        this.db = java.util.Objects.requireNonNull(db, "db");
+        this.db = Objects.requireNonNull(db, "db");
     }
 
     /**

@@ -1,5 +1,8 @@
 package org.leasesync.store;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.registry.Fence;
 import org.leasesync.registry.LeaseKey;
@@ -59,7 +64,7 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
     public JdbcLeaseStore(SqlDatabase db) {
-        this.db = java.util.Objects.requireNonNull(db, "db");
+        this.db = Objects.requireNonNull(db, "db");
     }
 
     /**
@@ -69,13 +74,13 @@ public final class JdbcLeaseStore implements LeaseStore {
      * @throws IllegalStateException if the resource is missing from the class path (a broken build)
      */
     public static String leaseTableSql(SqlDialect dialect) {
-        String name = "lease-table-" + dialect.name().toLowerCase(java.util.Locale.ROOT) + ".sql";
-        try (java.io.InputStream in = JdbcLeaseStore.class.getResourceAsStream(name)) {
+        String name = "lease-table-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
+        try (InputStream in = JdbcLeaseStore.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("the resource org/leasesync/store/" + name + " is missing");
             }
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
             throw new IllegalStateException("cannot read org/leasesync/store/" + name + ": " + e.getMessage(), e);
         }
     }

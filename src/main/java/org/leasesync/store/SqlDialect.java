@@ -2,14 +2,19 @@ package org.leasesync.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.Locale;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * The few places where H2 and PostgreSQL differ, isolated here so that all other SQL stays
  * standard: error codes (duplicate key, contention, broken connection), the one-statement
- * update-and-return, what a failed statement does to its transaction, the session set-up and where
- * the client's schema migrations live. Immutable and thread-safe.
+ * update-and-return, what a failed statement does to its transaction, how text sorts, the session
+ * set-up and where the client's schema migrations live (docs/architecture.md, "The store over any
+ * SQL database"). Immutable and thread-safe.
  */
 public enum SqlDialect {
     H2,
@@ -53,13 +58,13 @@ public enum SqlDialect {
     /**
      * True if the connection (not the statement) failed, so that work which had not reached its
      * commit may be run again on a new connection: SQLSTATE class 08 (connection exception) and a
-     * pool's {@link java.sql.SQLTransientConnectionException} in both; for H2 also the messages of a
+     * pool's {@link SQLTransientConnectionException} in both; for H2 also the messages of a
      * shared file database whose host process changed ({@link #isH2HandoverMessage}); for PostgreSQL
      * also 57P01/57P02/57P03 (the server shut down, crashed, or is starting).
      */
     public boolean isBrokenConnection(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.startsWith("08") || e instanceof java.sql.SQLTransientConnectionException) {
+        if (state.startsWith("08") || e instanceof SQLTransientConnectionException) {
             return true;
         }
         return switch (this) {
@@ -125,14 +130,14 @@ public enum SqlDialect {
         if (this != POSTGRESQL) {
             return;
         }
-        if (c.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
-            org.postgresql.core.BaseConnection pg = c.unwrap(org.postgresql.core.BaseConnection.class);
-            if (pg.getTransactionState() == org.postgresql.core.TransactionState.FAILED) {
+        if (c.isWrapperFor(BaseConnection.class)) {
+            BaseConnection pg = c.unwrap(BaseConnection.class);
+            if (pg.getTransactionState() == TransactionState.FAILED) {
                 throw new SQLException(ABORTED_MESSAGE, "25P02");
             }
             return;
         }
-        try (java.sql.Statement probe = c.createStatement()) {
+        try (Statement probe = c.createStatement()) {
             probe.execute("SELECT 1");
         } catch (SQLException e) {
             if ("25P02".equals(e.getSQLState())) {
