@@ -1,5 +1,6 @@
 package org.leasesync;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -49,6 +50,15 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("org.leasesync.registry..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
                         "org.leasesync.sync..", "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
+                .check(MAIN);
+    }
+
+    @Test
+    void registryImportsOnlyTheJdk() {
+        // The lease layer is generic over lease keys (task keys and the server's job keys) and is
+        // shared by the client and the server: it must stay free of any library.
+        classes().that().resideInAPackage("org.leasesync.registry..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.registry..")
                 .check(MAIN);
     }
 

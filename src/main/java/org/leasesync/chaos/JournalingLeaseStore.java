@@ -9,7 +9,7 @@ import org.leasesync.registry.Fence;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.LeaseKey;
 
 /**
  * The lease table with grants and releases journaled; a {@code grant} event is written right after
@@ -27,7 +27,7 @@ final class JournalingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
+    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
         Optional<LeaseRecord> granted = delegate.tryGrant(key, owner, ttl, now, takeOver);
         granted.ifPresent(g -> {
@@ -62,7 +62,7 @@ final class JournalingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> read(TaskKey key) {
+    public Optional<LeaseRecord> read(LeaseKey key) {
         return delegate.read(key);
     }
 

@@ -47,7 +47,7 @@ final class JournalingLocalData implements LocalData {
             delegate.applyPullPage(fence, runId, page);
             return null;
         });
-        points.reached("pull.applied", fence.key(), fence.epoch());
+        points.reached("pull.applied", fence.taskKey(), fence.epoch());
     }
 
     @Override
@@ -56,7 +56,7 @@ final class JournalingLocalData implements LocalData {
             delegate.beginPush(fence, runId, batch);
             return null;
         });
-        points.reached("push.checkpointed", fence.key(), fence.epoch());
+        points.reached("push.checkpointed", fence.taskKey(), fence.epoch());
     }
 
     @Override
@@ -65,7 +65,7 @@ final class JournalingLocalData implements LocalData {
             delegate.confirmPush(fence, runId, batch, response);
             return null;
         });
-        points.reached("push.confirmed", fence.key(), fence.epoch());
+        points.reached("push.confirmed", fence.taskKey(), fence.epoch());
     }
 
     @Override
@@ -74,7 +74,7 @@ final class JournalingLocalData implements LocalData {
             delegate.markDone(fence, runId);
             return null;
         });
-        points.reached("run.done", fence.key(), fence.epoch());
+        points.reached("run.done", fence.taskKey(), fence.epoch());
     }
 
     @Override
@@ -112,7 +112,7 @@ final class JournalingLocalData implements LocalData {
 
     private ObjectNode writeEvent(String type, Fence fence, String runId, String op, long beganMono) {
         ObjectNode e = journal.event(type);
-        e.put("key", fence.key().asString());
+        e.put("key", fence.taskKey().asString());
         e.put("epoch", fence.epoch());
         e.put("run", runId);
         e.put("op", op);

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A lease this process holds: its {@link Fence}, its local validity on the monotonic clock, and the
- * lease-lost signal.
+ * A lease this process holds, on a task key or a job key: its {@link Fence}, its local validity on
+ * the monotonic clock, and the lease-lost signal.
  *
  * <p>The holder trusts its lease only until {@code lastRenewalStart + ttl - margin} on its own
  * monotonic clock. An observer may take the key over only after seeing the same heartbeat for a
@@ -34,6 +34,11 @@ public final class HeldLease {
     /** The fence, without checks. For the coordinator's own bookkeeping writes. */
     public Fence fence() {
         return fence;
+    }
+
+    /** The lease key (a {@link TaskKey} or a {@link JobKey}); the same as {@code fence().key()}. */
+    public LeaseKey key() {
+        return fence.key();
     }
 
     /** The TTL this lease was granted with. */

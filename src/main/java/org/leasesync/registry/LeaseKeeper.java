@@ -8,8 +8,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The heartbeat: renews every tracked lease once a third of its TTL has passed since its last
- * renewal (on the monotonic clock). A lease whose renewal finds it taken over, or whose local
+ * The heartbeat: renews every tracked lease (of any {@link LeaseKey}, task key or job key) once a
+ * third of its TTL has passed since its last renewal (on the monotonic clock). A lease whose renewal finds it taken over, or whose local
  * validity ran out, fires its lease-lost signal.
  *
  * <p>Thread-safe. {@link #renewDue()} may be called directly (tests do, with a manual clock);

@@ -9,7 +9,9 @@ import java.util.Optional;
  * One row of the lease table as read from the store: a snapshot, possibly stale the moment it is
  * returned.
  *
- * @param key the task key
+ * <p>Immutable and thread-safe.
+ *
+ * @param key the lease key (a {@link TaskKey} or a {@link JobKey})
  * @param owner the holder, empty when the key is free (released)
  * @param epoch the fencing token of the latest grant (0 if never granted); increases by one per grant
  * @param heartbeat a counter incremented by every grant, renewal and release; an observer that sees
@@ -19,7 +21,7 @@ import java.util.Optional;
  * @param expiresAt {@code renewedAt + ttl}, by the holder's clock (display only; never used to
  *     decide a takeover, since clocks jump and disagree)
  */
-public record LeaseRecord(TaskKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
+public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
                           Duration ttl, Instant renewedAt, Instant expiresAt) {
 
     public LeaseRecord {
@@ -33,6 +35,15 @@ public record LeaseRecord(TaskKey key, Optional<OwnerId> owner, long epoch, long
     /** Whether someone holds the key (it was granted and not released). */
     public boolean isHeld() {
         return owner.isPresent();
+    }
+
+    /**
+     * The key as a task key.
+     *
+     * @throws IllegalStateException naming the key when it is a job key
+     */
+    public TaskKey taskKey() {
+        return key.asTaskKey();
     }
 
     /** The fence of the current holder. @throws IllegalStateException if the key is free */

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Storage SPI for lease rows, implemented by the {@code store} package. Holds no lease policy: when
  * a takeover is allowed is decided by {@link TaskRegistry}; this interface only executes atomic
- * conditional writes (design.md invariant 2).
+ * conditional writes (design.md invariant 2). Works with any {@link LeaseKey}: task keys and job
+ * keys share one table, told apart by their written form.
  *
  * <p>Implementations are thread-safe and block on database I/O. All methods throw
  * {@link StoreException} when the database fails; contention is never an exception.
@@ -24,7 +25,7 @@ public interface LeaseStore {
      * @param now wall-clock time, stored for display
      * @return the new row if granted; empty if the key is held by someone else (contention)
      */
-    Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
+    Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                    Optional<LeaseRecord> takeOver);
 
     /**
@@ -37,7 +38,7 @@ public interface LeaseStore {
      * @param now wall-clock time, stored for display
      * @return the new row if granted; empty if the key is held, or has no row yet
      */
-    default Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
+    default Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         return tryGrant(key, owner, ttl, now, Optional.empty());
     }
 
@@ -58,8 +59,8 @@ public interface LeaseStore {
     boolean release(Fence fence, Instant now);
 
     /** The key's row, or empty if the key was never granted. */
-    Optional<LeaseRecord> read(TaskKey key);
+    Optional<LeaseRecord> read(LeaseKey key);
 
-    /** All rows, ordered by key. */
+    /** All rows (task keys and job keys), ordered by the written key. */
     List<LeaseRecord> readAll();
 }

@@ -9,6 +9,10 @@ import java.util.Optional;
  * write takes the run's {@link Fence} and commits only if it is still current; otherwise it throws
  * {@link LeaseLostException} and changes nothing (design.md invariant 4).
  *
+ * <p>Runs and checkpoints exist only for task keys: every method taking a {@link Fence} throws
+ * {@link IllegalStateException}, naming the key, when it is the fence of a {@link JobKey}
+ * ({@link Fence#taskKey()}).
+ *
  * <p>Thread-safe; blocks on database I/O; throws {@link StoreException} when the database fails.
  */
 public interface RunStore {

@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * The identity of one business task: a user id and a {@link Scope}, written {@code userId|scope}
  * (e.g. {@code alice|course_sync}). Deduplication is by task key, never by trigger; a different
- * user or a different scope is a different task (design.md §1).
+ * user or a different scope is a different task (design.md §1). A task key is a {@link LeaseKey}; the
+ * other kind is a {@link JobKey}, whose written form never contains {@code |}.
  *
  * <p>Immutable and thread-safe.
  *
@@ -13,7 +14,7 @@ import java.util.Objects;
  *     surrounding whitespace
  * @param scope the data domain
  */
-public record TaskKey(String userId, Scope scope) {
+public record TaskKey(String userId, Scope scope) implements LeaseKey {
 
     /** Longest accepted user id, in characters. */
     public static final int MAX_USER_ID_LENGTH = 200;
@@ -80,6 +81,7 @@ public record TaskKey(String userId, Scope scope) {
     }
 
     /** The written form {@code userId|scope}. */
+    @Override
     public String asString() {
         return userId + "|" + scope.wireName();
     }

@@ -9,7 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The task registry's lease policy on top of a {@link LeaseStore}: grants at most one lease per
- * task key, decides when a held lease may be taken over, renews and releases.
+ * lease key, decides when a held lease may be taken over, renews and releases. A lease key is a
+ * {@link TaskKey} (a user's sync) or a {@link JobKey} (a server job); both follow the same rules,
+ * and a task key and a job key never contend with each other.
  *
  * <p>The takeover rule (after amazon-dynamodb-lock-client's "How we handle clock skew"):
  * <ol>
@@ -40,11 +42,11 @@ public final class TaskRegistry {
     private final Duration ttl;
     private final TimeSource time;
     private final OwnerLiveness liveness;
-    private final Map<TaskKey, Observation> observations = new ConcurrentHashMap<>();
+    private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
     /** Epochs this registry holds, per key: a row naming us with another epoch is our own orphan. */
-    private final Map<TaskKey, Long> held = new ConcurrentHashMap<>();
+    private final Map<LeaseKey, Long> held = new ConcurrentHashMap<>();
     /** Keys a thread of this registry is being granted right now (its grant may be committed already). */
-    private final java.util.Set<TaskKey> granting = ConcurrentHashMap.newKeySet();
+    private final java.util.Set<LeaseKey> granting = ConcurrentHashMap.newKeySet();
 
     private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
 
@@ -92,13 +94,13 @@ public final class TaskRegistry {
     }
 
     /**
-     * Tries to take the lease for {@code key}. Blocks on the store.
+     * Tries to take the lease for {@code key} (a task key or a job key). Blocks on the store.
      *
      * @return the held lease, or empty if another owner holds the key (live, or not yet provably
      *     dead and not yet seen unchanged for a TTL) — including another thread of this process
      * @throws StoreException if the database fails
      */
-    public Optional<HeldLease> tryAcquire(TaskKey key) {
+    public Optional<HeldLease> tryAcquire(LeaseKey key) {
         Objects.requireNonNull(key, "key");
         // Another thread of this registry holds the key, or is being granted it right now: that is
         // contention, answered without the database. Without this check, a row naming us whose
@@ -114,7 +116,7 @@ public final class TaskRegistry {
         }
     }
 
-    private Optional<HeldLease> acquire(TaskKey key) {
+    private Optional<HeldLease> acquire(LeaseKey key) {
         long startNanos = time.monotonicNanos();
         // Fast path: a free key is granted by one conditional write, without reading it first.
         Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
@@ -207,11 +209,11 @@ public final class TaskRegistry {
     }
 
     /** The key's lease row, if the key was ever granted. */
-    public Optional<LeaseRecord> lease(TaskKey key) {
+    public Optional<LeaseRecord> lease(LeaseKey key) {
         return store.read(key);
     }
 
-    /** All lease rows. */
+    /** All lease rows, of task keys and job keys, ordered by the written key. */
     public List<LeaseRecord> leases() {
         return store.readAll();
     }

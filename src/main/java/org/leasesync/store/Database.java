@@ -22,8 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local database: H2 through a HikariCP pool, schema migrated by Flyway from
- * {@code classpath:db/migration}.
+ * The local database: H2 (or PostgreSQL, {@link #open(String, String, String, String, int)}) through
+ * a HikariCP pool, schema migrated by Flyway from {@code classpath:db/migration} (H2) or
+ * {@code classpath:db/migration-postgresql} (PostgreSQL). Runs its work through a
+ * {@link DataSourceDatabase}, adding what H2 failures mean for the user (a full disk, a closed or
+ * damaged file).
  *
  * <p>A file database lives in the data directory as {@code leasesync.mv.db} and is opened in H2's
  * automatic mixed mode ({@code AUTO_SERVER=TRUE}), so several processes started on the same data
@@ -32,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every method blocks on the database. Failures are thrown once, here, as
  * {@link StoreException} with the JDBC cause kept and a message naming the file.
  */
-public final class Database implements AutoCloseable {
+public final class Database implements SqlDatabase, AutoCloseable {
 
     static {
         // H2's automatic-mixed-mode server (AUTO_SERVER) must only listen on loopback. Set before any
@@ -48,15 +51,15 @@ public final class Database implements AutoCloseable {
     public static final String FILE_BASE_NAME = "leasesync";
 
     private final HikariDataSource pool;
-    private final SqlDialect dialect;
+    private final DataSourceDatabase sql;
     private final String description;
     /** Why H2 closed the database (a refused write), once that happened. */
     private volatile String closedBecause;
 
     private Database(HikariDataSource pool, SqlDialect dialect, String description) {
         this.pool = pool;
-        this.dialect = dialect;
         this.description = description;
+        this.sql = new DataSourceDatabase(pool, dialect, description, this::failure);
     }
 
     /** How long opening waits for a process that holds the database but does not answer, unless configured. */
@@ -225,11 +228,7 @@ public final class Database implements AutoCloseable {
      * changed — the one list of such messages, used wherever the work may be tried again.
      */
     public static boolean isHandoverMessage(String message) {
-        String m = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
-        return m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
-                || m.contains("not available") || m.contains("error opening database")
-                || m.contains("lock file recently modified") || m.contains("locked by another process")
-                || m.contains("may be already in use");
+        return SqlDialect.isH2HandoverMessage(message);
     }
 
     /** How long several processes may keep racing for the database before opening gives up. */
@@ -247,40 +246,71 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Opens any JDBC URL (H2 or PostgreSQL) and migrates it.
+     * Opens an H2 JDBC URL (user {@code sa}, empty password) and migrates it.
      *
-     * @param description how to name the database in messages (a file path or a host)
+     * @param description how to name the database in messages (a file path)
      * @param poolSize the pool's maximum size, 1..64
+     * @throws IllegalArgumentException for a PostgreSQL URL (it needs credentials: use
+     *     {@link #open(String, String, String, String, int)}) or a pool size out of range
+     * @throws StoreException naming the database, when it cannot be opened or migrated
      */
     public static Database open(String jdbcUrl, String description, int poolSize) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        if (SqlDialect.fromJdbcUrl(jdbcUrl) != SqlDialect.H2) {
+            throw new IllegalArgumentException("a PostgreSQL database needs a user and a password: " + description);
+        }
+        return open(jdbcUrl, "sa", "", description, poolSize);
+    }
+
+    /**
+     * Opens any JDBC URL (H2 or PostgreSQL) with the given credentials and migrates it with the
+     * migrations of its dialect ({@link SqlDialect#clientMigrations()}: {@code db/migration} for H2,
+     * {@code db/migration-postgresql} for PostgreSQL). On PostgreSQL every connection waits at most
+     * {@link SqlDialect#LOCK_TIMEOUT_MILLIS} for a row lock, as H2 URLs here ask for.
+     *
+     * @param user the database user (H2's default is {@code sa})
+     * @param password the password; empty for none
+     * @param description how to name the database in messages (a file path or a host); never
+     *     include the password in it
+     * @param poolSize the pool's maximum size, 1..64
+     * @throws IllegalArgumentException if the pool size is out of range
+     * @throws StoreException naming the database, when it cannot be opened or migrated
+     */
+    public static Database open(String jdbcUrl, String user, String password, String description, int poolSize) {
+        Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(password, "password");
         if (poolSize < 1 || poolSize > 64) {
             throw new IllegalArgumentException("pool size must be 1..64, got " + poolSize);
         }
+        SqlDialect dialect = SqlDialect.fromJdbcUrl(jdbcUrl);
         HikariConfig cfg = new HikariConfig();
         cfg.setJdbcUrl(jdbcUrl);
-        cfg.setUsername("sa");
-        cfg.setPassword("");
+        cfg.setUsername(user);
+        cfg.setPassword(password);
         cfg.setMaximumPoolSize(poolSize);
         cfg.setMinimumIdle(1);
         cfg.setPoolName("leasesync-db");
         cfg.setConnectionTimeout(30_000);
         cfg.setInitializationFailTimeout(1);
+        if (dialect.connectionInitSql() != null) {
+            cfg.setConnectionInitSql(dialect.connectionInitSql());
+        }
         HikariDataSource ds;
         try {
             ds = new HikariDataSource(cfg);
         } catch (RuntimeException e) {
-            throw new StoreException(openFailure(description, e), e);
+            throw new StoreException(openFailure(dialect, description, e), e);
         }
         try {
-            Flyway.configure().dataSource(ds).locations("classpath:db/migration")
+            Flyway.configure().dataSource(ds).locations(dialect.clientMigrations())
                     .failOnMissingLocations(true).load().migrate();
         } catch (RuntimeException e) {
             ds.close();
-            throw new StoreException(openFailure(description, e), e);
+            throw new StoreException(openFailure(dialect, description, e), e);
         }
         log.debug("opened {}", description);
-        return new Database(ds, SqlDialect.fromJdbcUrl(jdbcUrl), description);
+        return new Database(ds, dialect, description);
     }
 
     /** The pooled data source. */
@@ -289,89 +319,37 @@ public final class Database implements AutoCloseable {
     }
 
     /** The SQL dialect. */
+    @Override
     public SqlDialect dialect() {
-        return dialect;
+        return sql.dialect();
     }
 
     /** The file path (or other name) used in messages. */
+    @Override
     public String description() {
-        return description;
+        return sql.description();
     }
 
     /**
-     * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws.
+     * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws; run
+     * again when the connection broke before the commit (see {@link SqlDatabase#transaction}).
      *
      * @param what a short description of the operation, used in error messages
      * @throws StoreException wrapping an {@link SQLException}
      * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
      */
+    @Override
     public <T> T transaction(String what, SqlWork<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            boolean committing = false;
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    T result = work.apply(c);
-                    committing = true;
-                    c.commit();
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    rollbackQuietly(c);
-                    throw e;
-                }
-            } catch (SQLException e) {
-                // A connection that broke before the commit was sent lost the whole transaction (the
-                // database rolls it back): doing it again is safe. A failure of the commit itself is
-                // ambiguous and is reported.
-                if (!committing && attempt < 4 && isBrokenConnection(e)) {
-                    pause(attempt);
-                    continue;
-                }
-                throw failure(what, e);
-            }
-        }
+        return sql.transaction(what, work);
     }
 
-    /** Whether the connection (not the statement) failed: the database was closed, moved or is unreachable. */
-    static boolean isBrokenConnection(SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        return state.startsWith("08") || e instanceof java.sql.SQLTransientConnectionException
-                || isHandoverMessage(e.getMessage());
-    }
-
-    private static void pause(int attempt) {
-        try {
-            Thread.sleep(150L * attempt);
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Runs {@code work} on a connection in auto-commit mode (reads, single statements). */
+    /**
+     * Runs {@code work} on a connection in auto-commit mode (reads, single statements); run again
+     * when the connection broke (see {@link SqlDatabase#query}).
+     */
+    @Override
     public <T> T query(String what, SqlWork<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            Connection c;
-            try {
-                c = pool.getConnection();
-            } catch (SQLException e) {
-                if (attempt < 4 && isBrokenConnection(e)) {   // no statement ran yet: safe to try again
-                    pause(attempt);
-                    continue;
-                }
-                throw failure(what, e);
-            }
-            try (c) {
-                return work.apply(c);
-            } catch (SQLException e) {
-                // Reads and the idempotent single statements run here (renew, release) may be repeated
-                // when the shared database moved to another host process mid-statement.
-                if (attempt < 4 && isBrokenConnection(e)) {
-                    pause(attempt);
-                    continue;
-                }
-                throw failure(what, e);
-            }
-        }
+        return sql.query(what, work);
     }
 
     /**
@@ -406,14 +384,6 @@ public final class Database implements AutoCloseable {
         pool.close();
     }
 
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            log.debug("rollback failed: {}", e.getMessage());
-        }
-    }
-
     /** Creates {@code dir} (and parents) with owner-only permissions where the file system supports it. */
     public static void createPrivateDirectory(Path dir) {
         try {
@@ -431,7 +401,11 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private static String openFailure(String description, Throwable e) {
+    private static String openFailure(SqlDialect dialect, String description, Throwable e) {
+        if (dialect == SqlDialect.POSTGRESQL) {
+            return "cannot open the PostgreSQL database " + description + ": " + rootMessage(e) + ". Check the URL,"
+                    + " the user and password, and that the server is running and reachable.";
+        }
         Optional<String> writeFailure = StoreFailures.writeFailure(e);
         if (writeFailure.isPresent()) {
             return "cannot open the local database " + description + ": " + writeFailure.get() + ". leasesync needs "

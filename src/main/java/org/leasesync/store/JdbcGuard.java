@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Objects;
 import org.leasesync.registry.Fence;
 import org.leasesync.registry.LeaseLoss;
 import org.leasesync.registry.LeaseLostException;
@@ -11,7 +12,9 @@ import org.leasesync.registry.StoreException;
 
 /**
  * The one guarded-write primitive (design.md invariant 4): runs a local transaction that commits
- * only if (key, owner, epoch) is still the current lease row. The lease row is locked
+ * only if (key, owner, epoch) is still the current lease row. Works for any lease key (a sync run's
+ * task key, a server job's job key) over any {@link SqlDatabase} whose schema holds the lease table
+ * and the tables the work writes. The lease row is locked
  * ({@code SELECT ... FOR UPDATE}) for the length of the transaction, so a takeover cannot slip in
  * between the check and the commit: it waits, then finds the epoch it must beat already used.
  *
@@ -19,15 +22,19 @@ import org.leasesync.registry.StoreException;
  */
 public final class JdbcGuard {
 
-    private final Database db;
+    private final SqlDatabase db;
 
-    public JdbcGuard(Database db) {
-        this.db = db;
+    /** @param db the database holding the lease table and the data written under it */
+    public JdbcGuard(SqlDatabase db) {
+        this.db = Objects.requireNonNull(db, "db");
     }
 
     /**
-     * Runs {@code work} in one transaction, committed only if {@code fence} is current.
+     * Runs {@code work} in one transaction, committed only if {@code fence} is current. Blocks on the
+     * database, also while a takeover of the key holds the lease row (up to the lock timeout).
      *
+     * @param what a short description of the write, used in messages
+     * @return what {@code work} returned
      * @throws LeaseLostException if the fence is not current (nothing is written)
      * @throws StoreException if the database fails (nothing is written)
      */

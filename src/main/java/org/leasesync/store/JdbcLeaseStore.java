@@ -1,5 +1,8 @@
 package org.leasesync.store;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,28 +11,42 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.registry.Fence;
+import org.leasesync.registry.LeaseKey;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.StoreException;
-import org.leasesync.registry.TaskKey;
 
 /**
- * Lease rows in SQL. The grant algorithm (one atomic conditional write per attempt):
+ * Lease rows in SQL, for any {@link LeaseKey} (task keys and job keys share the table; the column
+ * {@code task_key} holds the key's written form, {@code userId|scope} or {@code job:name}). Runs over
+ * any {@link SqlDatabase} whose schema holds the lease table ({@code lease-table-h2.sql} /
+ * {@code lease-table-postgresql.sql} next to this class). The grant algorithm (one atomic
+ * conditional write per attempt):
  * <ol>
  *   <li>{@code UPDATE lease SET owner = me, epoch = epoch + 1, heartbeat = heartbeat + 1, ...
  *       WHERE task_key = ? AND (owner_id IS NULL OR (owner_id = ? AND epoch = ? AND heartbeat = ?))}
  *       — the second branch only with a takeover candidate, matching exactly the observed row.</li>
  *   <li>If no row was updated and the key has no row yet: {@code INSERT} with epoch 1; a
- *       unique-key violation means another owner inserted first (contention).</li>
+ *       unique-key violation means another owner inserted first (contention). The insert runs
+ *       {@linkplain SqlDialect#recoverably recoverably}, so on PostgreSQL the violation does not
+ *       abort the transaction (25P02) and the answer is "not granted", not an error.</li>
  * </ol>
  * The registry's fast path for a key that was granted before and is free now is
  * {@link #grantIfFree}: the same conditional {@code UPDATE} (free branch only) as one auto-commit
- * statement that also returns the new row ({@link SqlDialect#returning}).
+ * statement that also returns the new row ({@link SqlDialect#returning}: PostgreSQL's
+ * {@code UPDATE ... RETURNING}, H2's {@code FINAL TABLE}).
  * Renew and release are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
+ *
+ * <p>A grant that loses a race inside the database — a unique-key violation, a lock timeout, a
+ * deadlock or a serialization failure ({@link SqlDialect#isDuplicateKey},
+ * {@link SqlDialect#isContention}) — answers empty (contention); any other failure is a
+ * {@link StoreException}.
  *
  * <p>Thread-safe; blocks on the database.
  */
@@ -43,14 +60,33 @@ public final class JdbcLeaseStore implements LeaseStore {
             + " heartbeat = heartbeat + 1, ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
             + " WHERE task_key = ? AND (owner_id IS NULL";
 
-    private final Database db;
+    private final SqlDatabase db;
 
-    public JdbcLeaseStore(Database db) {
-        this.db = db;
+    /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
+    public JdbcLeaseStore(SqlDatabase db) {
+        this.db = Objects.requireNonNull(db, "db");
+    }
+
+    /**
+     * The {@code CREATE TABLE lease} statement this store needs, for another schema to include
+     * (the text of {@code org/leasesync/store/lease-table-h2.sql} or {@code lease-table-postgresql.sql}).
+     *
+     * @throws IllegalStateException if the resource is missing from the class path (a broken build)
+     */
+    public static String leaseTableSql(SqlDialect dialect) {
+        String name = "lease-table-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
+        try (InputStream in = JdbcLeaseStore.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("the resource org/leasesync/store/" + name + " is missing");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read org/leasesync/store/" + name + ": " + e.getMessage(), e);
+        }
     }
 
     @Override
-    public Optional<LeaseRecord> tryGrant(TaskKey key, OwnerId owner, Duration ttl, Instant now,
+    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
         return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
             if (conditionalUpdate(c, key, owner, ttl, now, takeOver) == 1) {
@@ -64,7 +100,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> grantIfFree(TaskKey key, OwnerId owner, Duration ttl, Instant now) {
+    public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         String sql = db.dialect().returning(GRANT_IF_FREE + ")", COLUMNS);
         return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -76,19 +112,23 @@ public final class JdbcLeaseStore implements LeaseStore {
         }));
     }
 
-    /** A grant that lost to another owner in the database (lock timeout, serialization) is "not granted". */
+    /**
+     * A grant that lost to another owner in the database (duplicate key, lock timeout, deadlock,
+     * serialization) is "not granted".
+     */
     private Optional<LeaseRecord> emptyOnContention(java.util.function.Supplier<Optional<LeaseRecord>> grant) {
         try {
             return grant.get();
         } catch (StoreException e) {
-            if (e.getCause() instanceof SQLException sql && db.dialect().isContention(sql)) {
+            if (e.getCause() instanceof SQLException sql
+                    && (db.dialect().isContention(sql) || db.dialect().isDuplicateKey(sql))) {
                 return Optional.empty();
             }
             throw e;
         }
     }
 
-    private static void bindGrant(PreparedStatement ps, TaskKey key, OwnerId owner, Duration ttl, Instant now)
+    private static void bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
             throws SQLException {
         long nowMs = now.toEpochMilli();
         ps.setString(1, owner.asString());
@@ -99,7 +139,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         ps.setString(6, key.asString());
     }
 
-    private int conditionalUpdate(Connection c, TaskKey key, OwnerId owner, Duration ttl, Instant now,
+    private int conditionalUpdate(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                   Optional<LeaseRecord> takeOver) throws SQLException {
         String sql = GRANT_IF_FREE + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -114,7 +154,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private boolean insert(Connection c, TaskKey key, OwnerId owner, Duration ttl, Instant now) throws SQLException {
+    private boolean insert(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now) throws SQLException {
         long nowMs = now.toEpochMilli();
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO lease (" + COLUMNS + ") VALUES (?, ?, 1, 1, ?, ?, ?, ?)")) {
             ps.setString(1, key.asString());
@@ -123,7 +163,8 @@ public final class JdbcLeaseStore implements LeaseStore {
             ps.setLong(4, nowMs);
             ps.setLong(5, nowMs);
             ps.setLong(6, nowMs + ttl.toMillis());
-            ps.executeUpdate();
+            // A duplicate key is an expected answer: on PostgreSQL it must not abort the transaction.
+            db.dialect().recoverably(c, x -> ps.executeUpdate());
             return true;
         } catch (SQLException e) {
             if (db.dialect().isDuplicateKey(e)) {
@@ -133,7 +174,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private boolean rowExists(Connection c, TaskKey key) throws SQLException {
+    private boolean rowExists(Connection c, LeaseKey key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM lease WHERE task_key = ?")) {
             ps.setString(1, key.asString());
             try (ResultSet rs = ps.executeQuery()) {
@@ -174,7 +215,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> read(TaskKey key) {
+    public Optional<LeaseRecord> read(LeaseKey key) {
         return db.query("read the lease for " + key, c -> readRow(c, key));
     }
 
@@ -182,7 +223,8 @@ public final class JdbcLeaseStore implements LeaseStore {
     public List<LeaseRecord> readAll() {
         return db.query("list leases", c -> {
             List<LeaseRecord> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease ORDER BY task_key");
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease ORDER BY "
+                    + db.dialect().textOrder("task_key"));
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     map(rs).ifPresent(out::add);
@@ -192,7 +234,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         });
     }
 
-    private Optional<LeaseRecord> readRow(Connection c, TaskKey key) throws SQLException {
+    private Optional<LeaseRecord> readRow(Connection c, LeaseKey key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease WHERE task_key = ?")) {
             ps.setString(1, key.asString());
             try (ResultSet rs = ps.executeQuery()) {
@@ -212,7 +254,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         String keyText = rs.getString(1);
         String ownerText = rs.getString(2);
         try {
-            TaskKey key = TaskKey.parse(keyText);
+            LeaseKey key = LeaseKey.parse(keyText);
             Optional<OwnerId> owner = ownerText == null ? Optional.empty() : Optional.of(OwnerId.parse(ownerText));
             return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4),
                     Duration.ofMillis(rs.getLong(5)), Instant.ofEpochMilli(rs.getLong(7)),

@@ -91,9 +91,9 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public void applyPullPage(Fence fence, String runId, PullPage page) {
-        guard.inTransaction(fence, "apply a pulled page for " + fence.key(), c -> {
-            upsertPage(c, fence.key(), page.records());
-            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.key());
+        guard.inTransaction(fence, "apply a pulled page for " + fence.taskKey(), c -> {
+            upsertPage(c, fence.taskKey(), page.records());
+            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
                     Optional.of(page.nextCursor()), null), before));
             return null;
@@ -102,8 +102,8 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public void beginPush(Fence fence, String runId, PushBatch batch) {
-        guard.inTransaction(fence, "record push batch " + batch.batchId() + " for " + fence.key(), c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+        guard.inTransaction(fence, "record push batch " + batch.batchId() + " for " + fence.taskKey(), c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, batch));
             return null;
         });
@@ -115,21 +115,21 @@ public final class JdbcLocalData implements LocalData {
         for (PushResult r : response.results()) {
             byChange.put(r.changeId(), r);
         }
-        guard.inTransaction(fence, "confirm push " + batch.idempotencyKey() + " for " + fence.key(), c -> {
+        guard.inTransaction(fence, "confirm push " + batch.idempotencyKey() + " for " + fence.taskKey(), c -> {
             for (OutboxEntry e : batch.entries()) {
                 PushResult r = byChange.get(e.changeId());
                 if (r == null) {
                     continue; // not answered: stays pending, pushed again in a later batch
                 }
                 if (r.applied()) {
-                    upsertRecordIfNewer(c, fence.key(), e.recordId(), r.version(), e.deleted(), e.payloadJson());
-                    deleteEntry(c, fence.key(), e.changeId());
-                    rebaseFollowers(c, fence.key(), e, r.version());
+                    upsertRecordIfNewer(c, fence.taskKey(), e.recordId(), r.version(), e.deleted(), e.payloadJson());
+                    deleteEntry(c, fence.taskKey(), e.changeId());
+                    rebaseFollowers(c, fence.taskKey(), e, r.version());
                 } else {
-                    markConflict(c, fence.key(), e.changeId(), r);
+                    markConflict(c, fence.taskKey(), e.changeId(), r);
                 }
             }
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -137,12 +137,12 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public void resetForResync(Fence fence, String runId) {
-        guard.inTransaction(fence, "reset the local copy of " + fence.key(), c -> {
+        guard.inTransaction(fence, "reset the local copy of " + fence.taskKey(), c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM local_record WHERE user_id = ? AND scope = ?")) {
-                bindKey(ps, 1, fence.key());
+                bindKey(ps, 1, fence.taskKey());
                 ps.executeUpdate();
             }
-            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.key());
+            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null),
                     before));
             return null;
@@ -164,8 +164,8 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public void discardInFlight(Fence fence, String runId) {
-        guard.inTransaction(fence, "discard the unconfirmed push of " + fence.key(), c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+        guard.inTransaction(fence, "discard the unconfirmed push of " + fence.taskKey(), c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -173,8 +173,8 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public void markDone(Fence fence, String runId) {
-        guard.inTransaction(fence, "mark " + fence.key() + " done", c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.key()).flatMap(Checkpoint::pullCursor);
+        guard.inTransaction(fence, "mark " + fence.taskKey() + " done", c -> {
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.DONE, cursor, null));
             return null;
         });
@@ -188,7 +188,7 @@ public final class JdbcLocalData implements LocalData {
 
     private Checkpoint checkpoint(Fence fence, String runId, Stage stage, Optional<String> cursor, PushBatch batch) {
         Instant now = time.now();
-        return new Checkpoint(fence.key(), runId, fence.epoch(), Optional.of(stage), stage.wireName(), cursor,
+        return new Checkpoint(fence.taskKey(), runId, fence.epoch(), Optional.of(stage), stage.wireName(), cursor,
                 Optional.ofNullable(batch).map(PushBatch::batchId), Optional.ofNullable(batch).map(PushBatch::idempotencyKey),
                 batch == null ? List.of() : batch.changeIds(), batch == null ? Optional.empty() : Optional.of(now), now);
     }

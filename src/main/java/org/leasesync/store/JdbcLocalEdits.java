@@ -107,7 +107,7 @@ public final class JdbcLocalEdits {
         return db.query("read records of " + key, c -> {
             List<LocalRecord> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
-                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY record_id")) {
+                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY " + db.dialect().textOrder("record_id"))) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -200,7 +200,8 @@ public final class JdbcLocalEdits {
             String id = UUID.randomUUID().toString();
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
                 ps.setString(1, id);
-                ps.executeUpdate();
+                // another process may insert first: then its id is read below (the transaction must survive that)
+                db.dialect().recoverably(c, x -> ps.executeUpdate());
             } catch (java.sql.SQLException e) {
                 if (!db.dialect().isDuplicateKey(e)) {
                     throw e;

@@ -47,11 +47,12 @@ public final class JdbcRunStore implements RunStore {
     @Override
     public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
                           Optional<String> recovery) {
+        String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + RUN_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
                 ps.setString(1, runId);
-                ps.setString(2, fence.key().asString());
+                ps.setString(2, key);
                 ps.setLong(3, fence.epoch());
                 ps.setString(4, fence.owner().asString());
                 ps.setString(5, source.wireName());
@@ -69,6 +70,7 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public void enterStage(Fence fence, String runId, Stage stage, Instant now) {
+        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record stage " + stage + " of run " + runId, c -> {
             updateStage(c, runId, stage);
             insertStage(c, runId, stage.wireName(), now);
@@ -90,6 +92,7 @@ public final class JdbcRunStore implements RunStore {
         if (status == RunStatus.RUNNING) {
             throw new IllegalArgumentException("finishRun needs a final status, got running");
         }
+        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record the end of run " + runId, c -> {
             setFinished(c, runId, status, error.orElse(null), now);
             return null;
@@ -98,6 +101,7 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public boolean closeAbandonedRun(Fence current, String oldRunId, RunStatus status, String note, Instant now) {
+        String key = current.taskKey().asString();
         return guard.inTransaction(current, "close interrupted run " + oldRunId, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE run SET status = ?, ended_at_ms = ?, error_message = ?"
                     + " WHERE run_id = ? AND task_key = ? AND status = ?")) {
@@ -105,7 +109,7 @@ public final class JdbcRunStore implements RunStore {
                 ps.setLong(2, now.toEpochMilli());
                 ps.setString(3, clip(note));
                 ps.setString(4, oldRunId);
-                ps.setString(5, current.key().asString());
+                ps.setString(5, key);
                 ps.setString(6, RunStatus.RUNNING.wireName());
                 return ps.executeUpdate() == 1;
             }
@@ -142,7 +146,7 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public void saveCheckpoint(Fence fence, Checkpoint cp) {
-        guard.inTransaction(fence, "write the checkpoint of " + fence.key(), c -> {
+        guard.inTransaction(fence, "write the checkpoint of " + fence.taskKey(), c -> {
             writeCheckpoint(c, cp);
             return null;
         });
@@ -197,7 +201,8 @@ public final class JdbcRunStore implements RunStore {
     public List<Checkpoint> checkpoints() {
         return db.query("list checkpoints", c -> {
             List<Checkpoint> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(CHECKPOINT_SELECT + " ORDER BY task_key");
+            try (PreparedStatement ps = c.prepareStatement(CHECKPOINT_SELECT + " ORDER BY "
+                    + db.dialect().textOrder("task_key"));
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(mapCheckpoint(rs));
@@ -255,7 +260,7 @@ public final class JdbcRunStore implements RunStore {
     public List<RunRecord> lastRunPerKey() {
         return list("SELECT " + RUN_COLUMNS + " FROM run r WHERE NOT EXISTS (SELECT 1 FROM run n WHERE"
                 + " n.task_key = r.task_key AND (n.epoch > r.epoch OR (n.epoch = r.epoch AND n.started_at_ms > r.started_at_ms)))"
-                + " ORDER BY task_key", Integer.MAX_VALUE);
+                + " ORDER BY " + db.dialect().textOrder("task_key"), Integer.MAX_VALUE);
     }
 
     private Optional<RunRecord> first(String sql, String... args) {

@@ -1,21 +1,34 @@
 package org.leasesync.store;
 
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.Locale;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * The few places where H2 and PostgreSQL differ, isolated here so that all other SQL stays
- * standard. Immutable.
+ * standard: error codes (duplicate key, contention, broken connection), the one-statement
+ * update-and-return, what a failed statement does to its transaction, how text sorts, the session
+ * set-up and where the client's schema migrations live (docs/architecture.md, "The store over any
+ * SQL database"). Immutable and thread-safe.
  */
 public enum SqlDialect {
     H2,
     POSTGRESQL;
 
-    /** Detects the dialect from a JDBC URL. */
+    /** How long a statement waits for a row lock before giving up as contention (H2's {@code LOCK_TIMEOUT}). */
+    public static final long LOCK_TIMEOUT_MILLIS = 10_000;
+
+    /** Detects the dialect from a JDBC URL: {@code jdbc:postgresql:...} is PostgreSQL, anything else H2. */
     public static SqlDialect fromJdbcUrl(String url) {
         return url != null && url.startsWith("jdbc:postgresql:") ? POSTGRESQL : H2;
     }
 
-    /** True if the exception (or a cause) is a unique-key violation (SQLSTATE 23505 in both). */
+    /** True if the exception (or a chained one) is a unique-key violation (SQLSTATE 23505 in both). */
     public boolean isDuplicateKey(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
             if ("23505".equals(x.getSQLState())) {
@@ -37,10 +50,105 @@ public enum SqlDialect {
         return switch (this) {
             // 40001 deadlock/serialization, HYT00 lock timeout, 90131 concurrent update
             case H2 -> state.equals("40001") || state.equals("HYT00") || state.equals("90131");
-            // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available
+            // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available (lock_timeout, NOWAIT)
             case POSTGRESQL -> state.equals("40001") || state.equals("40P01") || state.equals("55P03");
         };
     }
+
+    /**
+     * True if the connection (not the statement) failed, so that work which had not reached its
+     * commit may be run again on a new connection: SQLSTATE class 08 (connection exception) and a
+     * pool's {@link SQLTransientConnectionException} in both; for H2 also the messages of a
+     * shared file database whose host process changed ({@link #isH2HandoverMessage}); for PostgreSQL
+     * also 57P01/57P02/57P03 (the server shut down, crashed, or is starting).
+     */
+    public boolean isBrokenConnection(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.startsWith("08") || e instanceof SQLTransientConnectionException) {
+            return true;
+        }
+        return switch (this) {
+            case H2 -> isH2HandoverMessage(e.getMessage());
+            case POSTGRESQL -> state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
+        };
+    }
+
+    /**
+     * Whether an error message says that H2's shared file database (automatic mixed mode) was
+     * briefly unreachable because its host process changed. The one list of such messages.
+     */
+    static boolean isH2HandoverMessage(String message) {
+        String m = String.valueOf(message).toLowerCase(Locale.ROOT);
+        return m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
+                || m.contains("not available") || m.contains("error opening database")
+                || m.contains("lock file recently modified") || m.contains("locked by another process")
+                || m.contains("may be already in use");
+    }
+
+    /**
+     * Runs one statement whose failure the caller means to handle (e.g. a duplicate key that means
+     * "another owner was first") without losing the transaction around it. PostgreSQL aborts the
+     * whole transaction on any failed statement (every later statement, and the commit, then fail
+     * with 25P02), so there the statement runs inside a savepoint that is rolled back when it fails.
+     * H2 undoes only the failed statement, so there (and in auto-commit mode) it runs as it is.
+     *
+     * @return what {@code statement} returned
+     * @throws SQLException the statement's failure, unchanged (after the rollback to the savepoint)
+     */
+    public <T> T recoverably(Connection c, SqlWork<T> statement) throws SQLException {
+        if (this != POSTGRESQL || c.getAutoCommit()) {
+            return statement.apply(c);
+        }
+        Savepoint savepoint = c.setSavepoint();
+        T result;
+        try {
+            result = statement.apply(c);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback(savepoint);
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
+        }
+        c.releaseSavepoint(savepoint);
+        return result;
+    }
+
+    /**
+     * Checks, right before a commit, that no statement of the transaction failed unnoticed. On
+     * PostgreSQL a failed statement aborts the transaction; if the caller caught and ignored the
+     * failure (instead of using {@link #recoverably}), the driver's {@code commit()} returns normally
+     * while the server rolls everything back (pgjdbc 42.7 raises nothing), so the caller would take a
+     * lost write for a committed one. This turns that into an error. With pgjdbc the driver's
+     * transaction state is read (no round trip); with another driver a {@code SELECT 1} probes it.
+     * On H2 a failed statement is undone alone and the transaction stays usable: nothing to check.
+     *
+     * @throws SQLException with SQLSTATE 25P02 if the transaction was aborted
+     */
+    public void checkNotAborted(Connection c) throws SQLException {
+        if (this != POSTGRESQL) {
+            return;
+        }
+        if (c.isWrapperFor(BaseConnection.class)) {
+            BaseConnection pg = c.unwrap(BaseConnection.class);
+            if (pg.getTransactionState() == TransactionState.FAILED) {
+                throw new SQLException(ABORTED_MESSAGE, "25P02");
+            }
+            return;
+        }
+        try (Statement probe = c.createStatement()) {
+            probe.execute("SELECT 1");
+        } catch (SQLException e) {
+            if ("25P02".equals(e.getSQLState())) {
+                throw new SQLException(ABORTED_MESSAGE, "25P02", e);
+            }
+            throw e;
+        }
+    }
+
+    private static final String ABORTED_MESSAGE = "a statement failed inside the transaction, so PostgreSQL aborted it"
+            + " (SQLSTATE 25P02) and nothing of it was written";
 
     /**
      * One statement that runs {@code update} and returns the updated rows' {@code columns}:
@@ -53,8 +161,46 @@ public enum SqlDialect {
         };
     }
 
+    /**
+     * An {@code ORDER BY} term that sorts a text column by code point, as H2 does: PostgreSQL sorts
+     * by the database's collation (e.g. {@code en_US.UTF-8} ignores punctuation such as {@code |}
+     * and {@code :} at first), so there the column is sorted with {@code COLLATE "C"}. Keeps
+     * "ordered by key" the same order on both vendors, whatever the server's locale.
+     */
+    public String textOrder(String column) {
+        return switch (this) {
+            case H2 -> column;
+            case POSTGRESQL -> column + " COLLATE \"C\"";
+        };
+    }
+
     /** The clause that locks the selected rows until commit. */
     public String forUpdate() {
         return " FOR UPDATE";
+    }
+
+    /**
+     * SQL run once on every new pooled connection, or null for none. PostgreSQL waits for a row
+     * lock forever by default; this makes it give up after {@link #LOCK_TIMEOUT_MILLIS} with 55P03
+     * (contention), as H2 does with {@code LOCK_TIMEOUT} in its URL — so a grant queued behind a
+     * stopped process's open transaction answers "held" instead of hanging.
+     */
+    public String connectionInitSql() {
+        return switch (this) {
+            case H2 -> null;
+            case POSTGRESQL -> "SET lock_timeout = " + LOCK_TIMEOUT_MILLIS;
+        };
+    }
+
+    /**
+     * Where the client's Flyway migrations for this vendor live: {@code classpath:db/migration} (H2,
+     * the files existing user databases have applied) and {@code classpath:db/migration-postgresql}
+     * (the same schema in PostgreSQL's types).
+     */
+    public String clientMigrations() {
+        return switch (this) {
+            case H2 -> "classpath:db/migration";
+            case POSTGRESQL -> "classpath:db/migration-postgresql";
+        };
     }
 }

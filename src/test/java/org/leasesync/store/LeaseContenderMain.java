@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import org.leasesync.registry.HeldLease;
+import org.leasesync.registry.JobKey;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
 import org.leasesync.registry.TaskKey;
@@ -13,18 +14,20 @@ import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TimeSource;
 
 /**
- * A child process for {@link TwoProcessLeaseTest}: opens the data directory, waits for the go file,
- * then competes. Writes {@code WIN round epoch} and {@code HOLD epoch startNanos endNanos} lines.
+ * A child process for {@link TwoProcessLeaseTest}: opens the data directory (or, given a
+ * {@code jdbc:postgresql:} URL, that PostgreSQL database with the credentials in
+ * {@code LEASESYNC_DB_USER} / {@code LEASESYNC_DB_PASSWORD}), waits for the go file, then competes.
+ * Writes {@code WIN round epoch}, {@code HOLD epoch startNanos endNanos} (a shared task key) and
+ * {@code JOBHOLD epoch startNanos endNanos} (a shared job key) lines.
  */
 public final class LeaseContenderMain {
 
     public static void main(String[] args) throws Exception {
-        Path dataDir = Path.of(args[0]);
         Path go = Path.of(args[1]);
         Path out = Path.of(args[2]);
         int rounds = Integer.parseInt(args[3]);
         int holds = Integer.parseInt(args[4]);
-        try (LocalStore store = LocalStore.openFile(dataDir);
+        try (LocalStore store = open(args[0], System.getenv());
              PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
             TaskRegistry registry = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(),
                     Duration.ofMinutes(5), TimeSource.system(), OwnerLiveness.neverProvable());
@@ -52,6 +55,19 @@ public final class LeaseContenderMain {
                     held++;
                 }
             }
+            JobKey job = JobKey.of("two-process-job");
+            held = 0;
+            while (held < holds) {
+                Optional<HeldLease> l = registry.tryAcquire(job);
+                if (l.isPresent()) {
+                    long start = System.nanoTime();
+                    Thread.onSpinWait();
+                    long end = System.nanoTime();
+                    w.println("JOBHOLD " + l.get().fence().epoch() + " " + start + " " + end);
+                    registry.release(l.get());
+                    held++;
+                }
+            }
             w.println("DONE");
             w.flush();
             Path end = Path.of(args[1] + ".end");
@@ -59,5 +75,14 @@ public final class LeaseContenderMain {
                 Thread.sleep(5);
             }
         }
+    }
+
+    /** Opens the registry a contender uses: a data directory, or a JDBC URL with the credentials in {@code env}. */
+    static LocalStore open(String target, java.util.Map<String, String> env) {
+        if (target.startsWith("jdbc:")) {
+            return LocalStore.of(Database.open(target, env.get("LEASESYNC_DB_USER"),
+                    env.get("LEASESYNC_DB_PASSWORD"), "PostgreSQL " + target, 4));
+        }
+        return LocalStore.openFile(Path.of(target));
     }
 }

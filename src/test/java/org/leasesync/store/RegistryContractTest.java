@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.registry.Checkpoint;
+import org.leasesync.registry.Fence;
 import org.leasesync.registry.HeldLease;
+import org.leasesync.registry.JobKey;
+import org.leasesync.registry.LeaseKey;
 import org.leasesync.registry.LeaseLoss;
 import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.LeaseRecord;
@@ -25,13 +29,14 @@ import org.leasesync.registry.TaskSource;
 import org.leasesync.testing.ManualTime;
 
 /**
- * The registry contract: every backend (H2 in memory, H2 file, and later PostgreSQL) must pass it.
- * Time is a {@link ManualTime}; no test sleeps.
+ * The registry contract: every backend (H2 in memory, H2 file, PostgreSQL) must pass it, for task
+ * keys and job keys alike. Time is a {@link ManualTime}; no test sleeps.
  */
 abstract class RegistryContractTest {
 
     static final Duration TTL = Duration.ofSeconds(60);
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
+    static final JobKey JOB = JobKey.of("expire-idempotency-keys");
 
     LocalStore store;
     ManualTime time;
@@ -275,6 +280,132 @@ abstract class RegistryContractTest {
         store.runs().saveCheckpoint(lease.fence(), cp);
         assertThat(store.runs().checkpoint(KEY)).contains(cp);
         assertThat(store.runs().checkpoints()).containsExactly(cp);
+    }
+
+    // ---- job keys: the same lease rules, side by side with task keys ----
+
+    @Test
+    void jobKeyIsGrantedRenewedReleasedAndRegrantedWithAHigherEpoch() {
+        HeldLease lease = a.tryAcquire(JOB).orElseThrow();
+        assertThat(lease.fence().epoch()).isEqualTo(1);
+        assertThat(lease.key()).isEqualTo(JOB);
+        assertThat(b.tryAcquire(JOB)).isEmpty();
+        assertThat(a.tryAcquire(JOB)).isEmpty();
+        time.elapse(TTL.dividedBy(3));
+        assertThat(a.renew(lease)).isTrue();
+        LeaseRecord row = b.lease(JOB).orElseThrow();
+        assertThat(row.key()).isEqualTo(JOB);
+        assertThat(row.owner()).contains(a.owner());
+        assertThat(row.heartbeat()).isEqualTo(2);
+        assertThat(row.expiresAt()).isEqualTo(time.now().plus(TTL));
+        assertThat(a.release(lease)).isTrue();
+        assertThat(b.lease(JOB).orElseThrow().isHeld()).isFalse();
+        assertThat(b.tryAcquire(JOB).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void unrenewedJobLeaseIsTakenOverAfterOneTtlAndTheOldHolderCanWriteNothing() {
+        JdbcGuard guard = new JdbcGuard(store.database());
+        HeldLease old = a.tryAcquire(JOB).orElseThrow();
+        String written = guard.inTransaction(old.fence(), "write under the job", c -> "written");
+        assertThat(written).isEqualTo("written");
+        assertThat(b.tryAcquire(JOB)).isEmpty();              // b starts observing
+        time.elapse(TTL.minusMillis(1));
+        assertThat(b.tryAcquire(JOB)).isEmpty();
+        time.elapse(Duration.ofMillis(1));
+        HeldLease taken = b.tryAcquire(JOB).orElseThrow();
+        assertThat(taken.fence().epoch()).isEqualTo(2);
+        AtomicInteger staleWorkRan = new AtomicInteger();
+        assertThatThrownBy(() -> guard.inTransaction(old.fence(), "write under the old job lease", c -> staleWorkRan.incrementAndGet()))
+                .isInstanceOf(LeaseLostException.class).hasMessageContaining("job:expire-idempotency-keys")
+                .hasMessageContaining("epoch 1");
+        assertThat(staleWorkRan).hasValue(0);
+        Integer two = guard.inTransaction(taken.fence(), "write under the new job lease", c -> 2);
+        assertThat(two).isEqualTo(2);
+        assertThat(store.leases().renew(old.fence(), TTL, time.now())).isFalse();   // the store refuses the old epoch
+        assertThat(a.renew(old)).isFalse();
+        assertThat(old.lostSignal()).isCompleted();
+        assertThat(old.isValid()).isFalse();
+        assertThat(a.release(old)).isFalse();
+        assertThat(b.lease(JOB).orElseThrow().owner()).contains(b.owner());
+    }
+
+    @Test
+    void renewedJobLeaseIsNeverTakenOverAndAForgedFenceIsRefused() {
+        HeldLease lease = a.tryAcquire(JOB).orElseThrow();
+        for (int i = 0; i < 10; i++) {
+            assertThat(b.tryAcquire(JOB)).as("round %d", i).isEmpty();
+            time.elapse(TTL.dividedBy(3));
+            assertThat(a.renew(lease)).isTrue();
+        }
+        Fence forged = new Fence(JOB, b.owner(), lease.fence().epoch());
+        assertThat(store.leases().renew(forged, TTL, time.now())).isFalse();
+        assertThat(store.leases().release(forged, time.now())).isFalse();
+        assertThat(a.lease(JOB).orElseThrow().epoch()).isEqualTo(1);
+        assertThat(lease.isValid()).isTrue();
+    }
+
+    @Test
+    void provablyDeadJobHolderIsTakenOverAtOnce() {
+        OwnerId ghost = new OwnerId("test-host", 999_999_999L, 1, "dead");
+        registry(ghost).tryAcquire(JOB).orElseThrow();
+        TaskRegistry c = new TaskRegistry(store.leases(), owner("c"), TTL, time, o -> o.equals(ghost));
+        assertThat(c.tryAcquire(JOB).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void taskKeysAndJobKeysLiveSideBySideAndNeverContend() {
+        // a user id that starts like a job key is still a task key: the two written forms never collide
+        TaskKey lookalike = TaskKey.of("job:prune-audit-log", "course_sync");
+        JobKey prune = JobKey.of("prune-audit-log");
+        HeldLease task = a.tryAcquire(KEY).orElseThrow();
+        HeldLease job = a.tryAcquire(JOB).orElseThrow();
+        HeldLease look = b.tryAcquire(lookalike).orElseThrow();
+        HeldLease pruneLease = b.tryAcquire(prune).orElseThrow();
+        assertThat(List.of(task, job, look, pruneLease)).allSatisfy(l -> assertThat(l.fence().epoch()).isEqualTo(1));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        assertThat(b.tryAcquire(JOB)).isEmpty();
+        assertThat(a.tryAcquire(prune)).isEmpty();
+        assertThat(a.tryAcquire(lookalike)).isEmpty();
+
+        List<LeaseRecord> rows = a.leases();
+        assertThat(rows).extracting(r -> r.key().asString()).containsExactly("alice|course_sync",
+                "job:expire-idempotency-keys", "job:prune-audit-log", "job:prune-audit-log|course_sync");
+        assertThat(rows).extracting(LeaseRecord::key).containsExactly(KEY, JOB, prune, lookalike);
+        assertThat(rows.get(1).key()).isInstanceOf(JobKey.class);
+        assertThat(rows.get(3).key()).isInstanceOf(TaskKey.class);
+        assertThat(rows.get(3).taskKey().userId()).isEqualTo("job:prune-audit-log");
+
+        assertThat(a.release(job)).isTrue();
+        assertThat(a.lease(KEY).orElseThrow().owner()).contains(a.owner());
+        assertThat(b.lease(prune).orElseThrow().owner()).contains(b.owner());
+        assertThat(b.tryAcquire(JOB).orElseThrow().fence().epoch()).isEqualTo(2);
+        assertThat(a.renew(task)).isTrue();
+    }
+
+    @Test
+    void aJobKeysFenceIsRefusedByTheRunStoreNamingTheKeyAndWritesNothing() {
+        HeldLease job = a.tryAcquire(JOB).orElseThrow();
+        assertThatThrownBy(() -> store.runs().insertRun(job.fence(), "run-j", TaskSource.SCHEDULE, Stage.PULLING,
+                time.now(), Optional.empty()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("job:expire-idempotency-keys")
+                .hasMessageContaining("not a task key");
+        assertThatThrownBy(() -> store.runs().finishRun(job.fence(), "run-j", RunStatus.FAILED, Optional.empty(), time.now()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("job:expire-idempotency-keys");
+        assertThatThrownBy(() -> job.fence().taskKey()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("job:expire-idempotency-keys");
+        assertThat(store.runs().run("run-j")).isEmpty();
+        assertThat(store.runs().lastRunPerKey()).isEmpty();
+        assertThat(a.lease(JOB).orElseThrow().owner()).contains(a.owner());
+    }
+
+    @Test
+    void everyStoredKeyParsesBackToItsKind() {
+        a.tryAcquire(KEY).orElseThrow();
+        a.tryAcquire(JOB).orElseThrow();
+        for (LeaseRecord r : a.leases()) {
+            assertThat(LeaseKey.parse(r.key().asString())).isEqualTo(r.key());
+        }
     }
 
     Checkpoint checkpoint(String runId, long epoch, String stage, String cursor) {

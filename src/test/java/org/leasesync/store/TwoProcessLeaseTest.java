@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
 
-/** Two real JVMs on one data directory (H2 automatic mixed mode) share one registry. */
+/**
+ * Two real JVMs on one data directory (H2 automatic mixed mode) share one registry; the PostgreSQL
+ * subclass runs the same two processes on one PostgreSQL database. Task keys and a job key.
+ */
 class TwoProcessLeaseTest {
 
     static final int ROUNDS = 300;
@@ -22,16 +25,26 @@ class TwoProcessLeaseTest {
     @TempDir
     Path tmp;
 
+    /** Where the children open their registry: a data directory here, a JDBC URL in the PostgreSQL subclass. */
+    String target() {
+        return tmp.resolve("data").toString();
+    }
+
+    /** Environment for the children (database credentials). */
+    Map<String, String> childEnv() {
+        return Map.of();
+    }
+
     @Test
     void twoProcessesOnOneDataDirectoryGetExactlyOneGrantPerRound() throws Exception {
-        Path data = tmp.resolve("data");
+        String target = target();
         Path go = tmp.resolve("go");
         List<Process> procs = new ArrayList<>();
         List<Path> outs = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             Path out = tmp.resolve("out-" + i);
             outs.add(out);
-            procs.add(JavaProcess.start(LeaseContenderMain.class, tmp.resolve("log-" + i), data.toString(),
+            procs.add(JavaProcess.start(LeaseContenderMain.class, tmp.resolve("log-" + i), childEnv(), target,
                     go.toString(), out.toString(), Integer.toString(ROUNDS), Integer.toString(HOLDS)));
         }
         for (Path out : outs) {
@@ -57,6 +70,7 @@ class TwoProcessLeaseTest {
         }
         Map<Integer, Integer> winsPerRound = new HashMap<>();
         List<long[]> holds = new ArrayList<>();
+        List<long[]> jobHolds = new ArrayList<>();
         int[] winsPerProcess = new int[2];
         for (int i = 0; i < 2; i++) {
             List<String> lines = Files.readAllLines(outs.get(i));
@@ -69,6 +83,8 @@ class TwoProcessLeaseTest {
                     winsPerProcess[i]++;
                 } else if (p[0].equals("HOLD")) {
                     holds.add(new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3])});
+                } else if (p[0].equals("JOBHOLD")) {
+                    jobHolds.add(new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3])});
                 }
             }
         }
@@ -81,6 +97,23 @@ class TwoProcessLeaseTest {
         for (int i = 1; i < holds.size(); i++) {
             assertThat(holds.get(i)[1]).as("hold of epoch %d starts after epoch %d ended", holds.get(i)[0],
                     holds.get(i - 1)[0]).isGreaterThan(holds.get(i - 1)[2]);
+        }
+        // the rows the two processes left in their shared database
+        try (LocalStore store = LeaseContenderMain.open(target, childEnv())) {
+            assertThat(store.leases().read(org.leasesync.registry.TaskKey.of("shared", "course_sync")).orElseThrow().epoch())
+                    .isEqualTo(2L * HOLDS);
+            assertThat(store.leases().read(org.leasesync.registry.JobKey.of("two-process-job")).orElseThrow().epoch())
+                    .isEqualTo(2L * HOLDS);
+            assertThat(store.leases().readAll()).hasSize(ROUNDS + 2)
+                    .filteredOn(r -> !r.key().asString().startsWith("round-")).noneMatch(r -> r.isHeld());
+        }
+        // the shared job key: the same, and its epochs are exactly 1..2*HOLDS (each grant one higher)
+        jobHolds.sort((x, y) -> Long.compare(x[0], y[0]));
+        assertThat(jobHolds).extracting(h -> h[0]).containsExactlyElementsOf(
+                java.util.stream.LongStream.rangeClosed(1, 2L * HOLDS).boxed().toList());
+        for (int i = 1; i < jobHolds.size(); i++) {
+            assertThat(jobHolds.get(i)[1]).as("job hold of epoch %d starts after epoch %d ended", jobHolds.get(i)[0],
+                    jobHolds.get(i - 1)[0]).isGreaterThan(jobHolds.get(i - 1)[2]);
         }
     }
 

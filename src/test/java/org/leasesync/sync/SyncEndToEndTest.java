@@ -29,7 +29,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 import org.leasesync.testing.ManualTime;
 
-/** The client against the real reference server on loopback, with real H2. */
+/** The client against the real reference server on loopback, with real H2 (and PostgreSQL, in a subclass). */
 class SyncEndToEndTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");
@@ -41,8 +41,13 @@ class SyncEndToEndTest {
     @BeforeEach
     void setUp() {
         server = ReferenceServer.start(ServerConfig.defaults());
-        store = LocalStore.openInMemory();
+        store = openStore();
         client = new ClientStack(store, server.baseUrl(), tokens());
+    }
+
+    /** A fresh local store; the PostgreSQL subclass gives one on a real PostgreSQL. */
+    LocalStore openStore() {
+        return LocalStore.openInMemory();
     }
 
     Map<String, String> tokens() {
@@ -145,7 +150,7 @@ class SyncEndToEndTest {
         client.sync(ALICE, TaskSource.MANUAL);
         var rec = client.edits.records(ALICE).get(0);
         // another device changes the record first
-        LocalStore other = LocalStore.openInMemory();
+        LocalStore other = openStore();
         try (ClientStack device2 = new ClientStack(other, server.baseUrl(), tokens())) {
             device2.sync(ALICE, TaskSource.MANUAL);
             device2.edits.addEdit(ALICE, rec.id(), "{\"title\":\"theirs\"}", false);

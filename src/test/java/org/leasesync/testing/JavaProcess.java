@@ -19,6 +19,12 @@ public final class JavaProcess {
     }
 
     public static Process start(Class<?> main, Path log, String... args) throws IOException {
+        return start(main, log, java.util.Map.of(), args);
+    }
+
+    /** Starts {@code main} with {@code env} added to this JVM's environment (e.g. database credentials). */
+    public static Process start(Class<?> main, Path log, java.util.Map<String, String> env, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
@@ -28,6 +34,7 @@ public final class JavaProcess {
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
         return pb.start();

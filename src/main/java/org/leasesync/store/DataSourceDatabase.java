@@ -1,0 +1,157 @@
+package org.leasesync.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.leasesync.registry.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link SqlDatabase} over any pooled {@link DataSource}: what a server constructs to run the
+ * lease store ({@link JdbcLeaseStore}) and guarded writes ({@link JdbcGuard}) over its own pool and
+ * schema. Failures become {@link StoreException} naming the operation and the database, with the
+ * {@link SQLException} kept as the cause; a broken connection is retried as
+ * {@link SqlDatabase#query} and {@link SqlDatabase#transaction} describe (up to four attempts,
+ * pausing 150, 300 and 450 ms). The client's {@link Database} runs its work through one of these.
+ *
+ * <p>Does not own the data source: closing the pool is its creator's business. The schema is not
+ * migrated here; it must already hold the lease table ({@code org/leasesync/store/lease-table-*.sql}).
+ *
+ * <p>Thread-safe as the data source is (HikariCP's is); every method that runs work blocks.
+ */
+public final class DataSourceDatabase implements SqlDatabase {
+
+    /** Turns a failed statement into the one exception the caller sees. */
+    @FunctionalInterface
+    interface FailureTranslator {
+        StoreException translate(String what, SQLException e);
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(DataSourceDatabase.class);
+    private static final int ATTEMPTS = 4;
+
+    private final DataSource dataSource;
+    private final SqlDialect dialect;
+    private final String description;
+    private final FailureTranslator failure;
+
+    /**
+     * @param dataSource a pooled data source (connections are taken and returned per call)
+     * @param dialect the database's dialect
+     * @param description how to name the database in messages, e.g. {@code "PostgreSQL db1.internal/sync"}
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code description} is blank
+     */
+    public DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description) {
+        this(dataSource, dialect, description, null);
+    }
+
+    /** With a translator of failures; {@code null} means the plain one. */
+    DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description, FailureTranslator failure) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.description = Objects.requireNonNull(description, "description");
+        if (description.isBlank()) {
+            throw new IllegalArgumentException("the database description must not be blank");
+        }
+        this.failure = failure != null ? failure : this::plainFailure;
+    }
+
+    /** The data source connections are taken from. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    @Override
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public <T> T transaction(String what, SqlWork<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            boolean committing = false;
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    T result = work.apply(c);
+                    dialect.checkNotAborted(c);   // PostgreSQL: a swallowed failure must not look committed
+                    committing = true;
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                // A connection that broke before the commit was sent lost the whole transaction (the
+                // database rolls it back): doing it again is safe. A failure of the commit itself is
+                // ambiguous and is reported.
+                if (!committing && attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {
+                    pause(attempt);
+                    continue;
+                }
+                throw failure.translate(what, e);
+            }
+        }
+    }
+
+    @Override
+    public <T> T query(String what, SqlWork<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            Connection c;
+            try {
+                c = dataSource.getConnection();
+            } catch (SQLException e) {
+                if (attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {   // no statement ran yet: safe to try again
+                    pause(attempt);
+                    continue;
+                }
+                throw failure.translate(what, e);
+            }
+            try (c) {
+                return work.apply(c);
+            } catch (SQLException e) {
+                // Reads and the idempotent single statements run here (renew, release) may be repeated
+                // when the connection broke mid-statement (for H2: the shared file moved to another host process).
+                if (attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {
+                    pause(attempt);
+                    continue;
+                }
+                throw failure.translate(what, e);
+            }
+        }
+    }
+
+    private StoreException plainFailure(String what, SQLException e) {
+        return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(150L * attempt);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            log.debug("rollback failed: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DataSourceDatabase[" + dialect + " " + description + "]";
+    }
+}

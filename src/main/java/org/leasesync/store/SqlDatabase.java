@@ -1,0 +1,52 @@
+package org.leasesync.store;
+
+import org.leasesync.registry.LeasesyncException;
+import org.leasesync.registry.StoreException;
+
+/**
+ * What the lease store ({@link JdbcLeaseStore}) and the guarded-write primitive ({@link JdbcGuard})
+ * need from a SQL database: its dialect, a name for messages, and two ways to run work on a pooled
+ * connection. Implemented by the client's {@link Database} (H2 or PostgreSQL, schema migrated from
+ * {@code db/migration}) and by {@link DataSourceDatabase} over any {@link javax.sql.DataSource}
+ * (e.g. a server's own HikariCP pool and schema, which must include the lease table:
+ * {@code org/leasesync/store/lease-table-*.sql}, docs/architecture.md "The store over any SQL
+ * database").
+ *
+ * <p>Implementations are thread-safe; every method that runs work blocks on the database.
+ */
+public interface SqlDatabase {
+
+    /** The SQL dialect: the only place where the vendors differ. */
+    SqlDialect dialect();
+
+    /** How the database is named in messages (a file path, a host and database name). */
+    String description();
+
+    /**
+     * Runs {@code work} on a connection in auto-commit mode (reads and single statements). If the
+     * connection breaks (see {@link SqlDialect#isBrokenConnection}), the work is run again on a
+     * new connection, up to four attempts in all: so it must be safe to repeat.
+     *
+     * @param what a short description of the operation ("renew the lease for job:x"), used in messages
+     * @return what {@code work} returned
+     * @throws StoreException wrapping the {@link java.sql.SQLException}, naming {@code what} and the database
+     * @throws LeasesyncException thrown by {@code work}, unchanged
+     */
+    <T> T query(String what, SqlWork<T> work);
+
+    /**
+     * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws. A
+     * connection that broke before the commit was sent lost the whole transaction, so the work is
+     * run again (up to four attempts in all); a failure of the commit itself is ambiguous and is
+     * reported, never repeated. A statement that failed inside {@code work} and was caught there
+     * without {@link SqlDialect#recoverably} has aborted a PostgreSQL transaction: then nothing is
+     * committed and a {@link StoreException} (SQLSTATE 25P02) is thrown, never a normal return
+     * ({@link SqlDialect#checkNotAborted}).
+     *
+     * @param what a short description of the operation, used in messages
+     * @return what {@code work} returned
+     * @throws StoreException wrapping the {@link java.sql.SQLException}, naming {@code what} and the database
+     * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
+     */
+    <T> T transaction(String what, SqlWork<T> work);
+}

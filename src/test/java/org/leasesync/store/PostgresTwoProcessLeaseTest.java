@@ -1,0 +1,21 @@
+package org.leasesync.store;
+
+import java.util.Map;
+import org.leasesync.testing.Postgres;
+
+/** Two real JVMs sharing one PostgreSQL database (as several server instances do) share one registry. */
+class PostgresTwoProcessLeaseTest extends TwoProcessLeaseTest {
+
+    private Postgres.Db db;
+
+    @Override
+    String target() {
+        db = Postgres.newDatabase();
+        return db.jdbcUrl();
+    }
+
+    @Override
+    Map<String, String> childEnv() {
+        return db.env();
+    }
+}
