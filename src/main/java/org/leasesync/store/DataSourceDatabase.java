@@ -2,6 +2,7 @@ package org.leasesync.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.leasesync.registry.StoreException;
@@ -13,8 +14,11 @@ import org.slf4j.LoggerFactory;
  * lease store ({@link JdbcLeaseStore}) and guarded writes ({@link JdbcGuard}) over its own pool and
  * schema. Failures become {@link StoreException} naming the operation and the database, with the
  * {@link SQLException} kept as the cause; a broken connection is retried as
- * {@link SqlDatabase#query} and {@link SqlDatabase#transaction} describe (up to four attempts,
- * pausing 150, 300 and 450 ms). The client's {@link Database} runs its work through one of these.
+ * {@link SqlDatabase#query} and {@link SqlDatabase#transaction} describe: at least four attempts,
+ * pausing 150, 300, 450 ms and then up to 1 s between attempts, and more attempts while the
+ * {@linkplain #DataSourceDatabase(DataSource, SqlDialect, String, Duration) broken-connection
+ * retry budget} lasts (1 s by default; the client's shared H2 file allows 15 s, because its host
+ * process may exit and hand the file to another one). The client's {@link Database} runs its work through one of these.
  *
  * <p>Does not own the data source: closing the pool is its creator's business. The schema is not
  * migrated here; it must already hold the lease table ({@code org/leasesync/store/lease-table-*.sql}).
@@ -30,12 +34,15 @@ public final class DataSourceDatabase implements SqlDatabase {
     }
 
     private static final Logger log = LoggerFactory.getLogger(DataSourceDatabase.class);
-    private static final int ATTEMPTS = 4;
+    private static final int MIN_ATTEMPTS = 4;
+    /** How long a broken connection is retried unless configured: about the old four attempts. */
+    public static final Duration DEFAULT_BROKEN_CONNECTION_RETRY = Duration.ofSeconds(1);
 
     private final DataSource dataSource;
     private final SqlDialect dialect;
     private final String description;
     private final FailureTranslator failure;
+    private final long retryBudgetNanos;
 
     /**
      * @param dataSource a pooled data source (connections are taken and returned per call)
@@ -45,11 +52,28 @@ public final class DataSourceDatabase implements SqlDatabase {
      * @throws IllegalArgumentException if {@code description} is blank
      */
     public DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description) {
-        this(dataSource, dialect, description, null);
+        this(dataSource, dialect, description, DEFAULT_BROKEN_CONNECTION_RETRY, null);
+    }
+
+    /**
+     * @param brokenConnectionRetry how long work that failed on a broken connection (before anything
+     *     was committed) keeps being tried again, counted from the first attempt on the monotonic
+     *     clock; at least four attempts are made whatever this says
+     * @throws IllegalArgumentException if {@code brokenConnectionRetry} is negative or over 10 minutes
+     */
+    public DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description,
+                              Duration brokenConnectionRetry) {
+        this(dataSource, dialect, description, brokenConnectionRetry, null);
     }
 
     /** With a translator of failures; {@code null} means the plain one. */
-    DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description, FailureTranslator failure) {
+    DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description, Duration brokenConnectionRetry,
+                       FailureTranslator failure) {
+        Objects.requireNonNull(brokenConnectionRetry, "brokenConnectionRetry");
+        if (brokenConnectionRetry.isNegative() || brokenConnectionRetry.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("the broken-connection retry must be 0..10m, got " + brokenConnectionRetry);
+        }
+        this.retryBudgetNanos = brokenConnectionRetry.toNanos();
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.description = Objects.requireNonNull(description, "description");
@@ -76,6 +100,7 @@ public final class DataSourceDatabase implements SqlDatabase {
 
     @Override
     public <T> T transaction(String what, SqlWork<T> work) {
+        long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             boolean committing = false;
             try (Connection c = dataSource.getConnection()) {
@@ -94,7 +119,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                 // A connection that broke before the commit was sent lost the whole transaction (the
                 // database rolls it back): doing it again is safe. A failure of the commit itself is
                 // ambiguous and is reported.
-                if (!committing && attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {
+                if (!committing && mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
                     pause(attempt);
                     continue;
                 }
@@ -105,12 +130,13 @@ public final class DataSourceDatabase implements SqlDatabase {
 
     @Override
     public <T> T query(String what, SqlWork<T> work) {
+        long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             Connection c;
             try {
                 c = dataSource.getConnection();
             } catch (SQLException e) {
-                if (attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {   // no statement ran yet: safe to try again
+                if (mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {   // no statement ran yet: safe to try again
                     pause(attempt);
                     continue;
                 }
@@ -121,7 +147,7 @@ public final class DataSourceDatabase implements SqlDatabase {
             } catch (SQLException e) {
                 // Reads and the idempotent single statements run here (renew, release) may be repeated
                 // when the connection broke mid-statement (for H2: the shared file moved to another host process).
-                if (attempt < ATTEMPTS && dialect.isBrokenConnection(e)) {
+                if (mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
                     pause(attempt);
                     continue;
                 }
@@ -134,9 +160,13 @@ public final class DataSourceDatabase implements SqlDatabase {
         return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
     }
 
+    private boolean mayRetry(int attempt, long startNanos) {
+        return attempt < MIN_ATTEMPTS || System.nanoTime() - startNanos < retryBudgetNanos;
+    }
+
     private static void pause(int attempt) {
         try {
-            Thread.sleep(150L * attempt);
+            Thread.sleep(Math.min(150L * attempt, 1_000L));
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }

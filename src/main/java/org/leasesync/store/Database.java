@@ -56,10 +56,17 @@ public final class Database implements SqlDatabase, AutoCloseable {
     /** Why H2 closed the database (a refused write), once that happened. */
     private volatile String closedBecause;
 
-    private Database(HikariDataSource pool, SqlDialect dialect, String description) {
+    /**
+     * How long work is retried when the shared file's host process went away (H2's automatic mixed
+     * mode hands the file to another process; under load that takes seconds, and four quick attempts
+     * were not enough: a short-lived {@code sync} then failed with "Database is already closed").
+     */
+    static final Duration SHARED_FILE_HANDOVER_RETRY = Duration.ofSeconds(15);
+
+    private Database(HikariDataSource pool, SqlDialect dialect, String description, Duration brokenConnectionRetry) {
         this.pool = pool;
         this.description = description;
-        this.sql = new DataSourceDatabase(pool, dialect, description, this::failure);
+        this.sql = new DataSourceDatabase(pool, dialect, description, brokenConnectionRetry, this::failure);
     }
 
     /** How long opening waits for a process that holds the database but does not answer, unless configured. */
@@ -310,7 +317,9 @@ public final class Database implements SqlDatabase, AutoCloseable {
             throw new StoreException(openFailure(dialect, description, e), e);
         }
         log.debug("opened {}", description);
-        return new Database(ds, dialect, description);
+        Duration retry = jdbcUrl.contains(";AUTO_SERVER=TRUE")
+                ? SHARED_FILE_HANDOVER_RETRY : DataSourceDatabase.DEFAULT_BROKEN_CONNECTION_RETRY;
+        return new Database(ds, dialect, description, retry);
     }
 
     /** The pooled data source. */
