@@ -112,7 +112,7 @@ final class ClaimStore {
                     c.commit();
                     return Optional.empty();
                 } catch (SQLException e) {
-                    c.rollback();
+                    DatabaseErrors.rollbackAfter(c, e);
                     // Another instance inserted the key between our read and our insert: read again.
                     if (!DatabaseErrors.isUniqueViolation(e) && !isRace(e)) {
                         throw e;

@@ -1,9 +1,14 @@
 package org.leasesync.server;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -22,6 +27,8 @@ final class DatabaseErrors {
             "90067");  // H2: connection broken
     /** SQLSTATEs of a transaction that lost a race and may simply be tried again. */
     private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "55P03", "HYT00", "50200", "90131");
+
+    private static final int MAX_CHAIN = 20;
 
     private DatabaseErrors() {
     }
@@ -43,7 +50,7 @@ final class DatabaseErrors {
      * recoverable exceptions. A commit that fails so has an unknown outcome.
      */
     static boolean isConnectionLost(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        for (Throwable t : chain(e)) {
             if (t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException
                     || t instanceof SQLNonTransientConnectionException) {
                 return true;
@@ -57,21 +64,57 @@ final class DatabaseErrors {
     }
 
     private static boolean hasState(Throwable e, Set<String> states) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException s && states.contains(s.getSQLState())) {
+        for (Throwable t : chain(e)) {
+            if (t instanceof SQLException s && s.getSQLState() != null && states.contains(s.getSQLState())) {
                 return true;
             }
         }
         return false;
     }
 
-    /** True if {@code e} is a unique-key violation (SQLSTATE 23505 on both databases). */
+    /**
+     * Rolls {@code c}'s transaction back after {@code failure}; if the rollback fails too (the
+     * connection broke), that is added to {@code failure} as suppressed, so the caller rethrows
+     * the original failure, which says what happened. Never throws.
+     */
+    static void rollbackAfter(Connection c, Throwable failure) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * True if {@code e} (or an exception chained to it) is a unique-key violation (SQLSTATE 23505 on
+     * both databases).
+     */
     static boolean isUniqueViolation(SQLException e) {
-        for (SQLException s = e; s != null; s = s.getNextException()) {
-            if ("23505".equals(s.getSQLState())) {
-                return true;
+        return hasState(e, Set.of("23505"));
+    }
+
+    /**
+     * The exceptions chained to {@code e} as causes and as JDBC "next" exceptions, each once (a
+     * driver may chain an exception to itself), at most {@value #MAX_CHAIN}.
+     */
+    private static List<Throwable> chain(Throwable e) {
+        List<Throwable> out = new ArrayList<>();
+        Set<Throwable> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        ArrayDeque<Throwable> todo = new ArrayDeque<>();
+        todo.add(e);
+        while (!todo.isEmpty() && out.size() < MAX_CHAIN) {
+            Throwable t = todo.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
+            out.add(t);
+            if (t.getCause() != null) {
+                todo.add(t.getCause());
+            }
+            if (t instanceof SQLException s && s.getNextException() != null) {
+                todo.add(s.getNextException());
             }
         }
-        return false;
+        return out;
     }
 }

@@ -46,13 +46,13 @@ final class DemoSeeder {
                     }
                     c.commit();
                 } catch (SQLException e) {
-                    c.rollback();
+                    DatabaseErrors.rollbackAfter(c, e);
                     // another instance on the same database seeded this user at the same moment
                     if (!DatabaseErrors.isUniqueViolation(e)) {
                         throw e;
                     }
                 } catch (RuntimeException e) {
-                    c.rollback();
+                    DatabaseErrors.rollbackAfter(c, e);
                     throw e;
                 }
             }

@@ -96,7 +96,7 @@ final class PushService {
                 audit.outcome(done.outcome());
                 audit.writeIn(c, 200, clock.millis());
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
             try {
@@ -106,7 +106,7 @@ final class PushService {
                     audit.outcomeUnknown();
                     throw new CommitOutcomeUnknown(e);
                 }
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
             audit.committed();

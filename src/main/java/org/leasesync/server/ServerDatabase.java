@@ -160,7 +160,7 @@ final class ServerDatabase implements AutoCloseable {
     /** The innermost message of {@code e}, on one line. */
     static String rootMessage(Throwable e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
+        for (int depth = 0; t.getCause() != null && t.getCause() != t && depth < 20; depth++) {
             t = t.getCause();
         }
         String m = t.getMessage() == null ? t.toString() : t.getMessage();

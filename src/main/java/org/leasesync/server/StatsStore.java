@@ -186,7 +186,7 @@ final class StatsStore {
                         + " audit_after_seq = (SELECT COALESCE(MAX(seq), 0) FROM request_audit) WHERE id = 1");
                 c.commit();
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
         }

@@ -86,14 +86,14 @@ final class TokenStore {
                 c.commit();
                 return token;
             } catch (SQLException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 if (!DatabaseErrors.isUniqueViolation(e)) {
                     throw e;
                 }
                 c.setAutoCommit(true);
                 return token(c, user).orElseThrow(() -> e);
             } catch (RuntimeException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
         }
