@@ -99,6 +99,13 @@ public final class ServeCommand implements Callable<Integer> {
                     + "server's audit log, read through GET /v1/admin/audit (default: off).")
     private boolean audit;
 
+    /**
+     * The PostgreSQL driver logs through java.util.logging straight to standard error (e.g. a
+     * warning before it refuses a malformed URL); {@code serve} reports such failures in its own one
+     * line instead. Held here because java.util.logging keeps loggers only weakly.
+     */
+    private static final java.util.logging.Logger PGJDBC_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+
     private final CountDownLatch stop = new CountDownLatch(1);
     private final Map<String, String> env;
 
@@ -126,6 +133,7 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        PGJDBC_LOG.setLevel(java.util.logging.Level.SEVERE);
         ReferenceServer server;
         try {
             server = ReferenceServer.start(cfg);
