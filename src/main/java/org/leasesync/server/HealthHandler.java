@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 
 /**
- * {@code GET /health}, unauthenticated, for load balancers (docs/protocol.md §9): {@code 200
+ * {@code GET /health}, unauthenticated, for load balancers (docs/protocol.md §10): {@code 200
  * {"status":"ok","instanceId":..,"database":..}} when this instance's database answers within 2 s,
  * else {@code 503 {"code":"unavailable",..}} with {@code Retry-After}. Thread-safe; blocks on the
  * database.
