@@ -42,15 +42,17 @@ enum Dialect {
 
     /**
      * Whether the server instance {@code instanceId} — never this one — is alive, judged through
-     * {@code c} (in its transaction, if any). On PostgreSQL: it is alive when its advisory lock
-     * cannot be taken; the probe takes it for the rest of the transaction (statement, in
-     * auto-commit) when it can, which harms nothing because a dead instance's id never returns.
+     * {@code c} (in its transaction, if any). On PostgreSQL: it is alive while a session holds its
+     * advisory lock exclusively, i.e. while a shared lock on the same key cannot be taken. The
+     * probe takes that shared lock for the rest of the transaction (statement, in auto-commit) when
+     * it can; shared locks do not conflict with each other, so probes on several connections at once
+     * all see a dead instance as dead.
      */
     boolean isOtherInstanceAlive(Connection c, String instanceId) throws SQLException {
         if (this == H2) {
             return false;
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock_shared(?)")) {
             ps.setLong(1, lockKey(instanceId));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

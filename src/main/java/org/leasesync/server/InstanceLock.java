@@ -46,7 +46,8 @@ final class InstanceLock implements AutoCloseable {
      * Connects and takes the lock.
      *
      * @throws SQLException if the database cannot be reached or the lock is held (another live
-     *     instance with the same id, which a random part in every id rules out)
+     *     instance with the same id, which a random part in every id rules out; or, for a moment,
+     *     another instance's liveness probe)
      */
     static InstanceLock acquire(Connector connector, String instanceId) throws SQLException {
         InstanceLock lock = new InstanceLock(connector, instanceId);
