@@ -2,18 +2,12 @@ package org.leasesync.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -218,7 +212,7 @@ final class ApiRouter implements HttpHandler {
         if (userPath) {
             stats.request();
         }
-        List<String> s = segments(rawPath);
+        List<String> s = PathSegments.of(rawPath);
         Map<String, Handler> methods = endpoint(s);
         Handler handler = methods.get(method);
         if (handler == null) {
@@ -258,50 +252,6 @@ final class ApiRouter implements HttpHandler {
             return admin.get(s.get(2));
         }
         throw ApiError.notFound("no such endpoint");
-    }
-
-    /** The path's segments after the leading slash, percent-decoded as UTF-8 ('+' stays '+'). */
-    static List<String> segments(String rawPath) {
-        if (rawPath == null || !rawPath.startsWith("/")) {
-            throw ApiError.notFound("no such endpoint");
-        }
-        List<String> out = new ArrayList<>();
-        for (String raw : rawPath.substring(1).split("/", -1)) {
-            out.add(percentDecode(raw));
-        }
-        return out;
-    }
-
-    private static String percentDecode(String raw) {
-        if (raw.indexOf('%') < 0) {
-            return raw;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= raw.length()) {
-                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
-                }
-                int hi = Character.digit(raw.charAt(i + 1), 16);
-                int lo = Character.digit(raw.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
-                }
-                bytes.write(hi * 16 + lo);
-                i += 2;
-            } else {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                bytes.write(b, 0, b.length);
-            }
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw ApiError.badRequest("path segment '" + raw + "' is not UTF-8");
-        }
     }
 
     private static Reply errorReply(ApiError e) {
