@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * next claim of the key. A release that fails (database unreachable) is retried by
  * {@link #retryPendingReleases()}.
  *
- * <p>Thread-safe. Every method but {@link #releaseLater} blocks on the database.
+ * <p>Thread-safe. Every method blocks on the database; {@link #release} never throws.
  */
 final class ClaimStore {
 
