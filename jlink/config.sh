@@ -10,8 +10,9 @@ JAVAFX_VERSION=21.0.11
 
 # The JDK and JavaFX modules the app needs (jdeps --print-module-deps over the app and its jars,
 # plus: java.logging for okio, java.xml for logback, jdk.unsupported for Kotlin/Jackson fast paths,
-# jdk.crypto.ec for HTTPS servers with EC certificates, jdk.jfr to profile the installed app).
-MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,javafx.controls
+# jdk.crypto.ec for HTTPS servers with EC certificates, jdk.jfr to profile the installed app,
+# java.security.jgss for the PostgreSQL driver behind `serve --db`).
+MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.security.jgss,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,javafx.controls
 
 # JVM options of the launcher: a small heap that starts at 16 MB and gives memory back (idle RSS
 # 340 -> 287 MB in docs/benchmarks.md); the serial collector starts fastest.

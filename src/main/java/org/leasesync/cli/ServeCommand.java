@@ -1,11 +1,15 @@
 package org.leasesync.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.leasesync.server.Durations;
@@ -13,6 +17,7 @@ import org.leasesync.server.FaultSpec;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.Seed;
 import org.leasesync.server.ServerConfig;
+import org.leasesync.server.ServerDatabaseConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,15 +30,21 @@ import picocli.CommandLine.Spec;
  * Ctrl-C.
  *
  * <p>Standard output, in this order: {@code listening on http://HOST:PORT} (first line, flushed
- * at once), then {@code token USER TOKEN} per seeded user, then {@code token admin TOKEN}. Logs go
- * to the logging backend, not to standard output. Exit codes: 0 after a clean shutdown, 1 if the
- * server cannot start (port in use, database locked), 2 for bad options (picocli usage error).
+ * at once), then {@code token USER TOKEN} per seeded user, then {@code token admin TOKEN}. Standard
+ * error gets one line naming the instance id and the database; logs go to the logging backend, not
+ * to standard output. Exit codes: 0 after a clean shutdown, 1 if the server cannot start (port in
+ * use, database locked or unreachable), 2 for bad options (picocli usage error).
  *
  * <p>{@link #call()} blocks until the process is told to stop; one instance serves one call.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Run the reference sync server (protocol v1) until SIGTERM or Ctrl-C.")
 public final class ServeCommand implements Callable<Integer> {
+
+    /** The environment variables of {@code --db}'s credentials. */
+    static final String DB_USER = "LEASESYNC_DB_USER";
+    static final String DB_PASSWORD = "LEASESYNC_DB_PASSWORD";
+    static final String DB_PASSWORD_FILE = "LEASESYNC_DB_PASSWORD_FILE";
 
     @Spec
     private CommandSpec spec;
@@ -47,8 +58,25 @@ public final class ServeCommand implements Callable<Integer> {
     private String bind;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "Directory for the server's database file; in-memory when absent.")
+            description = "Directory for the server's H2 database file; in-memory when absent (and no --db).")
     private Path dataDir;
+
+    @Option(names = "--db", paramLabel = "JDBC_URL",
+            description = "A PostgreSQL database shared by any number of server instances, "
+                    + "jdbc:postgresql://HOST:PORT/DB (no password in it). User and password from "
+                    + "$LEASESYNC_DB_USER and $LEASESYNC_DB_PASSWORD or a password file. Excludes --data-dir.")
+    private String db;
+
+    @Option(names = "--db-password-file", paramLabel = "PATH",
+            description = "With --db: read the database password from this file (one trailing newline is "
+                    + "ignored). Default: $LEASESYNC_DB_PASSWORD_FILE.")
+    private Path dbPasswordFile;
+
+    @Option(names = "--db-pool-size", paramLabel = "N",
+            description = "With --db: database connections this instance keeps, 1.."
+                    + ServerDatabaseConfig.MAX_POOL_SIZE + " (default: " + ServerDatabaseConfig.DEFAULT_POOL_SIZE
+                    + "). Instances x pool size must stay under PostgreSQL's max_connections.")
+    private Integer dbPoolSize;
 
     @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "demo", converter = SeedConverter.class,
             description = "demo: users alice and bob with demo data (idempotent); none: no users "
@@ -71,10 +99,24 @@ public final class ServeCommand implements Callable<Integer> {
                     + "server's audit log, read through GET /v1/admin/audit (default: off).")
     private boolean audit;
 
-    private final CountDownLatch stop = new CountDownLatch(1);
+    /**
+     * The PostgreSQL driver logs through java.util.logging straight to standard error (e.g. a
+     * warning before it refuses a malformed URL); {@code serve} reports such failures in its own one
+     * line instead. Held here because java.util.logging keeps loggers only weakly.
+     */
+    private static final java.util.logging.Logger PGJDBC_LOG = java.util.logging.Logger.getLogger("org.postgresql");
 
-    /** Creates the command; picocli fills in the options. */
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final Map<String, String> env;
+
+    /** Creates the command; picocli fills in the options; credentials come from the process environment. */
     public ServeCommand() {
+        this(System.getenv());
+    }
+
+    /** With another environment (tests). */
+    ServeCommand(Map<String, String> env) {
+        this.env = Map.copyOf(env);
     }
 
     /**
@@ -87,19 +129,23 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, dataDir, seed, faults, keyRetention, Clock.systemUTC(), audit);
+            cfg = new ServerConfig(port, bind, database(), seed, faults, keyRetention, Clock.systemUTC(), audit);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        PGJDBC_LOG.setLevel(java.util.logging.Level.SEVERE);
         ReferenceServer server;
         try {
             server = ReferenceServer.start(cfg);
         } catch (RuntimeException e) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("serve: cannot start the server: " + e.getMessage());
-            err.flush();
+            PrintWriter failure = spec.commandLine().getErr();
+            failure.println("serve: cannot start the server: " + e.getMessage());
+            failure.flush();
             return 1;
         }
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("serve: instance " + server.instanceId() + " on " + cfg.database().describe());
+        err.flush();
         Thread hook = new Thread(() -> {
             server.close();
             stop.countDown();
@@ -126,6 +172,54 @@ public final class ServeCommand implements Callable<Integer> {
             server.close();
         }
         return 0;
+    }
+
+    /**
+     * The database the options choose: PostgreSQL with {@code --db}, else H2 in {@code --data-dir},
+     * else H2 in memory.
+     *
+     * @throws IllegalArgumentException naming the bad option, variable or value
+     */
+    private ServerDatabaseConfig database() {
+        if (db == null) {
+            if (dbPasswordFile != null || dbPoolSize != null) {
+                throw new IllegalArgumentException((dbPasswordFile != null ? "--db-password-file" : "--db-pool-size")
+                        + " needs --db");
+            }
+            return dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir);
+        }
+        if (dataDir != null) {
+            throw new IllegalArgumentException("--db and --data-dir exclude each other: --db keeps the data in "
+                    + "PostgreSQL, --data-dir in an H2 file");
+        }
+        String user = env.get(DB_USER);
+        if (user == null || user.isBlank()) {
+            throw new IllegalArgumentException("--db needs the database user in " + DB_USER);
+        }
+        return new ServerDatabaseConfig.Postgres(db, user, password(),
+                dbPoolSize == null ? ServerDatabaseConfig.DEFAULT_POOL_SIZE : dbPoolSize);
+    }
+
+    /** The password from a file (option, else variable) or from the variable; empty if none is given. */
+    private String password() {
+        Path file = dbPasswordFile != null ? dbPasswordFile
+                : env.containsKey(DB_PASSWORD_FILE) && !env.get(DB_PASSWORD_FILE).isBlank()
+                        ? Path.of(env.get(DB_PASSWORD_FILE)) : null;
+        String inEnv = env.get(DB_PASSWORD);
+        if (file == null) {
+            return inEnv == null ? "" : inEnv;
+        }
+        if (inEnv != null) {
+            throw new IllegalArgumentException("the database password is given twice, in " + DB_PASSWORD
+                    + " and in the file " + file + "; give only one");
+        }
+        try {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
+                    : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot read the database password file " + file + ": " + e);
+        }
     }
 
     /** Makes a running {@link #call()} return (for tests and embedding). Never blocks. */

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The admin endpoints (docs/protocol.md §8). Thread-safe; the audit endpoint blocks on the database. */
+/** The admin endpoints (docs/protocol.md §8). Thread-safe; stats and audit block on the database. */
 final class AdminHandlers {
 
     private static final Set<String> FAULT_FIELDS =
@@ -18,21 +18,23 @@ final class AdminHandlers {
     static final int AUDIT_MAX_LIMIT = 10_000;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    private final StatsRecorder stats;
+    private final StatsStore stats;
     private final FaultSwitches faults;
     private final AuditLog audits;
 
-    AdminHandlers(StatsRecorder stats, FaultSwitches faults, AuditLog audits) {
+    AdminHandlers(StatsStore stats, FaultSwitches faults, AuditLog audits) {
         this.stats = stats;
         this.faults = faults;
         this.audits = audits;
     }
 
-    Reply stats(RequestContext ctx) {
+    /** Cluster-wide figures, read from the database. */
+    Reply stats(RequestContext ctx) throws java.sql.SQLException {
         return Reply.json(200, stats.snapshot());
     }
 
-    Reply resetStats(RequestContext ctx) {
+    /** Zeroes the cluster-wide figures (every instance sharing the database reports zero after it). */
+    Reply resetStats(RequestContext ctx) throws java.sql.SQLException {
         stats.reset();
         return Reply.json(200, stats.snapshot());
     }

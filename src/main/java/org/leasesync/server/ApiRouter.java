@@ -2,17 +2,12 @@ package org.leasesync.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
+import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -20,10 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one {@link HttpHandler}: decodes the path, routes, applies request faults and auth in the
- * documented order (docs/protocol.md §3), runs the endpoint, turns errors into JSON bodies, writes
- * the request's audit row unless the endpoint committed it with its own transaction (best effort:
- * a failure is logged and never changes the answer), sends the reply, records run intervals and
- * logs one DEBUG line per request.
+ * documented order (docs/protocol.md §3), runs the endpoint, turns errors into JSON bodies (a
+ * database that cannot be reached → {@code 503 unavailable} with {@code Retry-After}, never a 500),
+ * writes the request's audit row unless the endpoint committed it with its own transaction (best
+ * effort: a failure is logged and never changes the answer), finishes the request before its
+ * answer goes out (releases its idempotency-key claim, records its run interval), sends the reply,
+ * and ends in {@link #requestDone}, the one place that knows every request's outcome.
  *
  * <p>Thread-safe; called concurrently on the server's executor threads.
  */
@@ -34,21 +31,25 @@ final class ApiRouter implements HttpHandler {
 
     private final Authenticator auth;
     private final FaultSwitches faults;
-    private final StatsRecorder stats;
+    private final StatsStore stats;
     private final AuditLog audits;
     private final Clock clock;
+    private final Map<String, Handler> health;
     private final Map<String, Handler> changes;
     private final Map<String, Handler> pushStatus;
     private final Map<String, Map<String, Handler>> admin;
     private volatile boolean closing;
+    private volatile boolean databaseDown;
 
-    ApiRouter(Authenticator auth, FaultSwitches faults, StatsRecorder stats, AuditLog audits, Clock clock,
-              PullHandler pull, PushHandler push, PushStatusHandler status, AdminHandlers adminHandlers) {
+    ApiRouter(Authenticator auth, FaultSwitches faults, StatsStore stats, AuditLog audits, Clock clock,
+              Handler health, PullHandler pull, PushHandler push, PushStatusHandler status,
+              AdminHandlers adminHandlers) {
         this.auth = auth;
         this.faults = faults;
         this.stats = stats;
         this.audits = audits;
         this.clock = clock;
+        this.health = Map.of("GET", health);
         this.changes = Map.of("GET", pull, "POST", push);
         this.pushStatus = Map.of("GET", status);
         this.admin = Map.of(
@@ -77,35 +78,92 @@ final class ApiRouter implements HttpHandler {
             reply = ctx.handler().handle(ctx.request());
         } catch (ApiError e) {
             error = e;
-        } catch (SQLTransientException e) {
-            log.warn("database unavailable for {} {}: {}", ex.getRequestMethod(), rawPath, e.toString());
-            error = new ApiError(503, "unavailable", "database temporarily unavailable", 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             error = new ApiError(503, "unavailable", "server is shutting down", 1);
         } catch (Exception e) {
-            log.error("request {} {} failed", ex.getRequestMethod(), rawPath, e);
-            error = new ApiError(500, "internal_error", "internal server error");
+            error = unexpected(ex.getRequestMethod(), rawPath, e);
         }
         if (error != null) {
             reply = errorReply(error);
+        } else if (databaseDown && reply.status() < 500) {
+            databaseDown = false;
+            log.info("the server database answers again");
         }
         auditUnlessWritten(audit, ex, rawPath, reply, error);
+        finishBeforeSend(ctx, reply, arrival);
         try {
             send(ex, reply);
         } catch (IOException e) {
             log.debug("could not send response to {} {}: {}", ex.getRequestMethod(), rawPath, e.toString());
         } finally {
-            reply.afterSend().run();
             ex.close();
+            requestDone(ex.getRequestMethod(), rawPath, ctx, reply, System.nanoTime() - startNanos);
+        }
+    }
+
+    /**
+     * The answer to an exception that is not an {@link ApiError}: 503 when the database cannot be
+     * reached (or a transaction lost a race a retry may win), with a message that says when a
+     * push's outcome is unknown; 500 for anything else (logged with its stack trace, never sent).
+     */
+    private ApiError unexpected(String method, String rawPath, Exception e) {
+        if (e instanceof PushService.CommitOutcomeUnknown) {
+            log.warn("database connection lost while committing {} {}: outcome unknown: {}", method, rawPath,
+                    e.getCause() == null ? e.toString() : e.getCause().toString());
+            return new ApiError(503, "unavailable", "the database connection broke while this push was being"
+                    + " committed: it may or may not have been applied; ask about its Idempotency-Key"
+                    + " (GET .../pushes/{key}) before sending it again", 1);
+        }
+        if (e instanceof SQLTransientException || DatabaseErrors.isUnavailable(e)) {
+            if (!databaseDown) {
+                databaseDown = true;
+                log.warn("the server database is unavailable; answering 503 until it is back ({} {}: {})",
+                        method, rawPath, ServerDatabase.rootMessage(e));
+            } else {
+                log.debug("database unavailable for {} {}: {}", method, rawPath, e.toString());
+            }
+            return new ApiError(503, "unavailable", "the server database is temporarily unavailable; retry later", 1);
+        }
+        log.error("request {} {} failed", method, rawPath, e);
+        return new ApiError(500, "internal_error", "internal server error");
+    }
+
+    /**
+     * Runs the reply's before-send action (releasing a push's idempotency-key claim) and records
+     * the request in its run's interval. Best effort, with the thread's interrupt flag cleared so a
+     * request interrupted by shutdown still releases its claim: a failure is logged and never
+     * changes the answer.
+     */
+    private void finishBeforeSend(Routed ctx, Reply reply, Instant arrival) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            reply.beforeSend().run();
             if (ctx != null && ctx.request().runId() != null) {
                 RequestContext r = ctx.request();
-                stats.runs().record(r.user(), r.scope(), r.runId(), arrival, clock.instant());
+                try {
+                    stats.recordRun(r.user(), r.scope(), r.runId(), arrival, clock.instant());
+                } catch (SQLException e) {
+                    log.warn("could not record the interval of run {} of {}|{}: {}", r.runId(), r.user(), r.scope(),
+                            e.toString());
+                }
             }
-            log.debug("{} {} -> {} in {} ms{}", ex.getRequestMethod(), rawPath,
-                    reply.drop() ? "dropped" : reply.status(), (System.nanoTime() - startNanos) / 1_000_000,
-                    ctx != null && ctx.request().runId() != null ? " run=" + ctx.request().runId() : "");
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /**
+     * The one place where every request's outcome is known, after its answer went out: the
+     * status ({@code reply.drop()} for a connection dropped on purpose), how long it took and the
+     * route. Logs one DEBUG line.
+     */
+    private void requestDone(String method, String rawPath, Routed ctx, Reply reply, long elapsedNanos) {
+        log.debug("{} {} -> {} in {} ms{}", method, rawPath, reply.drop() ? "dropped" : reply.status(),
+                elapsedNanos / 1_000_000,
+                ctx != null && ctx.request().runId() != null ? " run=" + ctx.request().runId() : "");
     }
 
     private record Routed(Handler handler, RequestContext request) {
@@ -142,12 +200,19 @@ final class ApiRouter implements HttpHandler {
         if (closing) {
             throw new ApiError(503, "unavailable", "server is shutting down", 1);
         }
+        String method = ex.getRequestMethod();
+        if (rawPath.equals("/health")) {
+            Handler h = health.get(method);
+            if (h == null) {
+                throw ApiError.methodNotAllowed(method, rawPath, health.keySet());
+            }
+            return new Routed(h, new RequestContext(ex, List.of("health"), null, null, null, arrival, RequestAudit.off()));
+        }
         boolean userPath = rawPath.startsWith("/v1/users/");
         if (userPath) {
             stats.request();
         }
-        List<String> s = segments(rawPath);
-        String method = ex.getRequestMethod();
+        List<String> s = PathSegments.of(rawPath);
         Map<String, Handler> methods = endpoint(s);
         Handler handler = methods.get(method);
         if (handler == null) {
@@ -187,50 +252,6 @@ final class ApiRouter implements HttpHandler {
             return admin.get(s.get(2));
         }
         throw ApiError.notFound("no such endpoint");
-    }
-
-    /** The path's segments after the leading slash, percent-decoded as UTF-8 ('+' stays '+'). */
-    static List<String> segments(String rawPath) {
-        if (rawPath == null || !rawPath.startsWith("/")) {
-            throw ApiError.notFound("no such endpoint");
-        }
-        List<String> out = new ArrayList<>();
-        for (String raw : rawPath.substring(1).split("/", -1)) {
-            out.add(percentDecode(raw));
-        }
-        return out;
-    }
-
-    private static String percentDecode(String raw) {
-        if (raw.indexOf('%') < 0) {
-            return raw;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= raw.length()) {
-                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
-                }
-                int hi = Character.digit(raw.charAt(i + 1), 16);
-                int lo = Character.digit(raw.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    throw ApiError.badRequest("malformed percent-encoding in path segment '" + raw + "'");
-                }
-                bytes.write(hi * 16 + lo);
-                i += 2;
-            } else {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                bytes.write(b, 0, b.length);
-            }
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw ApiError.badRequest("path segment '" + raw + "' is not UTF-8");
-        }
     }
 
     private static Reply errorReply(ApiError e) {

@@ -56,7 +56,7 @@ final class AuditLog {
         }
         List<String> s;
         try {
-            s = ApiRouter.segments(rawPath);
+            s = PathSegments.of(rawPath);
         } catch (ApiError e) {
             return RequestAudit.off();
         }

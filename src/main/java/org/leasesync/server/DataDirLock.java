@@ -12,7 +12,8 @@ import java.nio.file.StandardOpenOption;
 /**
  * An exclusive OS file lock on {@code DATA_DIR/server.lock}: one server per data directory,
  * whether the other one is in this process or another. (H2 alone would let two servers in one
- * process share the file, and their in-memory key claims would then disagree.)
+ * process share the file, and each would judge the other's idempotency-key claims stale, because
+ * on H2 a server assumes it is the only one on its database.)
  * Released by {@link #close()} or when the process ends.
  */
 final class DataDirLock implements AutoCloseable {

@@ -11,7 +11,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * Seeds users {@code alice} and {@code bob} with demo records. A user that already exists is left
  * alone, so seeding a file-backed database again changes nothing. Each user is seeded in one
- * transaction. Not thread-safe; called once at start.
+ * transaction; when several instances start at once on an empty shared database, one of them
+ * seeds each user and the others find a duplicate key and leave it. Not thread-safe; called once
+ * at start.
  */
 final class DemoSeeder {
 
@@ -43,8 +45,14 @@ final class DemoSeeder {
                         }
                     }
                     c.commit();
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
+                } catch (SQLException e) {
+                    DatabaseErrors.rollbackAfter(c, e);
+                    // another instance on the same database seeded this user at the same moment
+                    if (!DatabaseErrors.isUniqueViolation(e)) {
+                        throw e;
+                    }
+                } catch (RuntimeException e) {
+                    DatabaseErrors.rollbackAfter(c, e);
                     throw e;
                 }
             }

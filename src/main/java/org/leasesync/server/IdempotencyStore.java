@@ -34,7 +34,14 @@ final class IdempotencyStore {
 
     /** The live (not expired at {@code nowMs}) record of the user's key, if any. */
     Optional<StoredPush> find(String user, String key, long nowMs) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = db.connection()) {
+            return find(c, user, key, nowMs);
+        }
+    }
+
+    /** {@link #find(String, String, long)} in the caller's transaction. */
+    Optional<StoredPush> find(Connection c, String user, String key, long nowMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
                 "SELECT scope, request_hash, status_code, response_body, completed_at_ms"
                         + " FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND completed_at_ms > ?")) {
             ps.setString(1, user);
@@ -60,7 +67,8 @@ final class IdempotencyStore {
 
     /**
      * Stores a completed push in the caller's transaction, replacing an expired record of the same
-     * key. The caller must hold the key's in-flight claim and have checked that no live record exists.
+     * key. The caller must hold the key's claim and have checked, in this transaction, that no live
+     * record exists.
      */
     void store(Connection c, String user, StoredPush p) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(

@@ -64,7 +64,7 @@ final class PullHandler implements Handler {
                 ctx.audit().committed();
                 return Reply.json(200, body);
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
         }

@@ -11,12 +11,16 @@ import org.slf4j.LoggerFactory;
  * {@code POST /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §5, §6): headers, body,
  * idempotency-key handling and push faults. The transaction itself is {@link PushService}.
  *
- * <p>Key handling, in order: a key executing now → 409 (422 if the fingerprint differs); a live
- * stored record → replay (422 if the fingerprint differs); otherwise claim the key in memory,
- * re-check the store (a concurrent request may just have completed), execute, and hold the claim
- * until the response is sent. An executed push writes its audit row in its own transaction
- * ({@link PushService}); a replay's row lists no applied ids, only the duplicates and conflicts the
- * replayed response reports. Thread-safe; blocks on the database and on fault delays.
+ * <p>Key handling, in order, the same whichever instance sharing the database the request
+ * reaches: a live claim on the key (its first request executing now, on any instance) → 409 (422
+ * if the fingerprint differs); a live stored record → replay (422 if the fingerprint differs);
+ * otherwise claim the key in the database ({@link ClaimStore}), re-check the store (a concurrent
+ * request may just have completed), execute — where the store is checked a third time inside the
+ * push transaction, after the scope lock, so two executions can never both apply — and release the
+ * claim once the answer is ready ({@link Reply#beforeSend}). An executed push writes its audit row
+ * in its own transaction ({@link PushService}); a replay's row lists no applied ids, only the
+ * duplicates and conflicts the replayed response reports. Thread-safe; blocks on the database and
+ * on fault delays.
  */
 final class PushHandler implements Handler {
 
@@ -24,16 +28,16 @@ final class PushHandler implements Handler {
 
     private final PushService service;
     private final IdempotencyStore keys;
-    private final InFlightKeys inFlight;
+    private final ClaimStore claims;
     private final FaultSwitches faults;
-    private final StatsRecorder stats;
+    private final StatsStore stats;
     private final Clock clock;
 
-    PushHandler(PushService service, IdempotencyStore keys, InFlightKeys inFlight, FaultSwitches faults,
-                StatsRecorder stats, Clock clock) {
+    PushHandler(PushService service, IdempotencyStore keys, ClaimStore claims, FaultSwitches faults,
+                StatsStore stats, Clock clock) {
         this.service = service;
         this.keys = keys;
-        this.inFlight = inFlight;
+        this.claims = claims;
         this.faults = faults;
         this.stats = stats;
         this.clock = clock;
@@ -52,67 +56,85 @@ final class PushHandler implements Handler {
         PushRequest request = PushRequest.parse(ctx.readBody());
         String path = "/v1/users/" + ctx.user() + "/scopes/" + ctx.scope() + "/changes";
         String hash = Json.sha256("POST " + path + "\n" + Json.canonical(request.tree()));
-        InFlightKeys.Claim claim = new InFlightKeys.Claim(ctx.scope(), hash);
 
-        rejectIfExecuting(inFlight.current(ctx.user(), key), hash);
+        rejectIfExecuting(claims.current(ctx.user(), key), hash);
         Optional<Reply> replay = replayIfStored(ctx, key, hash);
         if (replay.isPresent()) {
             return replay.get();
         }
-        rejectIfExecuting(inFlight.tryClaim(ctx.user(), key, claim), hash);
+        ClaimStore.Attempt attempt = claims.tryClaim(ctx.user(), key, ctx.scope(), hash);
+        if (!attempt.mine()) {
+            rejectIfExecuting(Optional.of(attempt.claim()), hash);
+        }
+        ClaimStore.Claim claim = attempt.claim();
         boolean handedOver = false;
         try {
             replay = replayIfStored(ctx, key, hash);
-            if (replay.isPresent()) {
-                return replay.get();
+            if (replay.isEmpty()) {
+                replay = execute(ctx, key, hash, request, fence);
             }
-            Reply reply = execute(ctx, key, hash, request, fence);
             handedOver = true;
-            return reply.afterSend(() -> inFlight.release(ctx.user(), key));
+            return replay.get().beforeSend(() -> claims.release(ctx.user(), key, claim));
         } finally {
             if (!handedOver) {
-                inFlight.release(ctx.user(), key);
+                claims.release(ctx.user(), key, claim);
             }
         }
     }
 
-    private Reply execute(RequestContext ctx, String key, String hash, PushRequest request,
-                          Fencing fence) throws SQLException, InterruptedException {
+    private Optional<Reply> execute(RequestContext ctx, String key, String hash, PushRequest request,
+                                    Fencing fence) throws SQLException, InterruptedException {
         if (faults.takeFailPush()) {
             throw new ApiError(500, "internal_error", "injected failure (fail-push); nothing was applied");
         }
-        PushService.Executed done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence, ctx.audit());
-        stats.applied(done.outcome().applied());
+        PushService.Executed done;
+        try {
+            done = service.execute(ctx.user(), ctx.scope(), key, hash, request, fence, ctx.audit());
+        } catch (SQLException e) {
+            // Two executions of one key in different scopes (a claim judged stale while its request
+            // still ran): the second one's insert of the key record fails. Answer as for a stored key.
+            if (DatabaseErrors.isUniqueViolation(e)) {
+                Optional<Reply> stored = replayIfStored(ctx, key, hash);
+                if (stored.isPresent()) {
+                    return stored;
+                }
+            }
+            throw e;
+        }
+        if (done.alreadyCompleted()) {
+            return Optional.of(replay(ctx, done.stored(), hash));
+        }
         if (faults.takeDropAfterApply()) {
             log.info("dropping connection after applying push {} for {}|{}", key, ctx.user(), ctx.scope());
-            return Reply.dropConnection();
+            return Optional.of(Reply.dropConnection());
         }
         Duration delay = faults.delayAfterApply();
         if (!delay.isZero()) {
             log.info("delaying response of push {} by {} ms", key, delay.toMillis());
             Thread.sleep(delay.toMillis());
         }
-        return Reply.jsonText(200, done.responseJson());
+        return Optional.of(Reply.jsonText(200, done.responseJson()));
     }
 
     private Optional<Reply> replayIfStored(RequestContext ctx, String key, String hash) throws SQLException {
         long now = clock.millis();
         keys.purgeExpired(now);
         Optional<IdempotencyStore.StoredPush> stored = keys.find(ctx.user(), key, now);
-        if (stored.isEmpty()) {
-            return Optional.empty();
-        }
-        if (!stored.get().requestHash().equals(hash)) {
+        return stored.isEmpty() ? Optional.empty() : Optional.of(replay(ctx, stored.get(), hash));
+    }
+
+    private static Reply replay(RequestContext ctx, IdempotencyStore.StoredPush stored, String hash) {
+        if (!stored.requestHash().equals(hash)) {
             throw reused();
         }
         if (ctx.audit().isOn()) {
-            ctx.audit().outcome(PushOutcome.ofReplay(stored.get().responseBody()));
+            ctx.audit().outcome(PushOutcome.ofReplay(stored.responseBody()));
         }
-        return Optional.of(Reply.jsonText(stored.get().statusCode(), stored.get().responseBody())
-                .withHeader(ProtocolHeaders.REPLAYED, "true"));
+        return Reply.jsonText(stored.statusCode(), stored.responseBody())
+                .withHeader(ProtocolHeaders.REPLAYED, "true");
     }
 
-    private static void rejectIfExecuting(Optional<InFlightKeys.Claim> holder, String hash) {
+    private static void rejectIfExecuting(Optional<ClaimStore.Claim> holder, String hash) {
         if (holder.isEmpty()) {
             return;
         }

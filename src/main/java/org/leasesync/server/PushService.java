@@ -13,7 +13,11 @@ import java.util.Optional;
 /**
  * Executes one push as a single database transaction (docs/protocol.md §5.1, §6):
  * <ol>
- *   <li>lock the user+scope row (serialises pushes there; the pull cursor grows in commit order);</li>
+ *   <li>lock the user+scope row (serialises pushes there, on every instance sharing the database;
+ *       the pull cursor grows in commit order);</li>
+ *   <li>look the idempotency key up again: if a push with it completed meanwhile (possible only
+ *       when its claim was judged stale while its instance still worked on it), apply nothing and
+ *       hand the stored push back, to be replayed;</li>
  *   <li>check and record the fencing token, if any; a stale one rolls everything back;</li>
  *   <li>for each change in order: a known change id is a duplicate; a matching base version is
  *       applied (version + 1, next seq); anything else is a conflict;</li>
@@ -26,8 +30,29 @@ import java.util.Optional;
  */
 final class PushService {
 
-    /** A committed push: the stored response text and what it did by change id. */
-    record Executed(String responseJson, PushOutcome outcome) {
+    /**
+     * What {@link #execute} did: committed this push ({@code responseJson} and {@code outcome}), or
+     * found the key already completed ({@code stored}) and applied nothing.
+     */
+    record Executed(String responseJson, PushOutcome outcome, IdempotencyStore.StoredPush stored) {
+
+        /** True if the key was already completed and nothing was applied. */
+        boolean alreadyCompleted() {
+            return stored != null;
+        }
+    }
+
+    /**
+     * The commit of a push failed in a way that leaves its outcome unknown (the connection broke
+     * while committing): it may or may not have been applied. The client must ask about its key.
+     */
+    static final class CommitOutcomeUnknown extends java.sql.SQLTransientConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        CommitOutcomeUnknown(SQLException cause) {
+            super("the database connection broke while committing the push: it may or may not have been applied",
+                    cause.getSQLState(), cause);
+        }
     }
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -48,27 +73,44 @@ final class PushService {
 
     /**
      * Applies the push, stores its response under {@code key} and writes its audit row (status
-     * 200), atomically; marks the audit {@linkplain RequestAudit#committed() committed}.
+     * 200), atomically; marks the audit {@linkplain RequestAudit#committed() committed}. If the
+     * key's push completed meanwhile, commits nothing and returns it ({@link Executed#stored()}).
      *
      * @param fence the push's fencing headers, or null for none
      * @throws ApiError 409 {@code stale_fencing_token}; nothing applied, stored or audited
-     * @throws SQLException on database failure; nothing applied, stored or audited
+     * @throws CommitOutcomeUnknown if the commit itself failed on a broken connection; the audit is
+     *     marked {@linkplain RequestAudit#outcomeUnknown() unknown}
+     * @throws SQLException on any other database failure; nothing applied, stored or audited
      */
     Executed execute(String user, String scope, String key, String requestHash, PushRequest request,
                      Fencing fence, RequestAudit audit) throws SQLException {
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
+            Executed done;
             try {
-                Executed done = executeIn(c, user, scope, key, requestHash, request, fence);
+                done = executeIn(c, user, scope, key, requestHash, request, fence);
+                if (done.alreadyCompleted()) {
+                    c.rollback();
+                    return done;
+                }
                 audit.outcome(done.outcome());
                 audit.writeIn(c, 200, clock.millis());
-                c.commit();
-                audit.committed();
-                return done;
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                if (DatabaseErrors.isConnectionLost(e)) {
+                    audit.outcomeUnknown();
+                    throw new CommitOutcomeUnknown(e);
+                }
+                DatabaseErrors.rollbackAfter(c, e);
+                throw e;
+            }
+            audit.committed();
+            return done;
         }
     }
 
@@ -76,6 +118,10 @@ final class PushService {
                                PushRequest request, Fencing fence) throws SQLException {
         long now = clock.millis();
         long seq = records.lockScope(c, user, scope);
+        Optional<IdempotencyStore.StoredPush> completed = keys.find(c, user, key, now);
+        if (completed.isPresent()) {
+            return new Executed(null, PushOutcome.NONE, completed.get());
+        }
         if (fence != null && !fencing.accept(c, user, scope, fence.clientId(), fence.token(), now)) {
             throw fence.stale("nothing applied");
         }
@@ -112,7 +158,7 @@ final class PushService {
         body.set("results", results);
         String json = Json.text(body);
         keys.store(c, user, new IdempotencyStore.StoredPush(key, scope, requestHash, 200, json, now));
-        return new Executed(json, new PushOutcome(applied, duplicates, conflicts));
+        return new Executed(json, new PushOutcome(applied, duplicates, conflicts), null);
     }
 
     private static ObjectNode applied(String changeId, String id, long version, boolean duplicate) {

@@ -7,17 +7,19 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * {@code GET /v1/users/{user}/scopes/{scope}/pushes/{idempotencyKey}} (docs/protocol.md §7).
- * Thread-safe.
+ * {@code GET /v1/users/{user}/scopes/{scope}/pushes/{idempotencyKey}} (docs/protocol.md §7):
+ * {@code in_progress} while a live claim holds the key (on any instance sharing the database),
+ * else {@code completed} with the stored response, else {@code unknown}. Thread-safe; blocks on
+ * the database.
  */
 final class PushStatusHandler implements Handler {
 
-    private final InFlightKeys inFlight;
+    private final ClaimStore claims;
     private final IdempotencyStore keys;
     private final Clock clock;
 
-    PushStatusHandler(InFlightKeys inFlight, IdempotencyStore keys, Clock clock) {
-        this.inFlight = inFlight;
+    PushStatusHandler(ClaimStore claims, IdempotencyStore keys, Clock clock) {
+        this.claims = claims;
         this.keys = keys;
         this.clock = clock;
     }
@@ -30,7 +32,7 @@ final class PushStatusHandler implements Handler {
         }
         ObjectNode body = JsonNodeFactory.instance.objectNode();
         body.put("idempotencyKey", key);
-        Optional<InFlightKeys.Claim> claim = inFlight.current(ctx.user(), key);
+        Optional<ClaimStore.Claim> claim = claims.current(ctx.user(), key);
         if (claim.isPresent() && claim.get().scope().equals(ctx.scope())) {
             body.put("state", "in_progress");
             return Reply.json(200, body);

@@ -38,7 +38,7 @@ final class RecordStore {
 
     /**
      * This database's random id (12 hex digits), created on first use and kept with the data; pull
-     * cursors carry it.
+     * cursors carry it. Every instance on one database agrees on it (the first insert wins).
      */
     String databaseId() throws SQLException {
         String id = databaseId;
@@ -48,12 +48,10 @@ final class RecordStore {
         synchronized (this) {
             if (databaseId == null) {
                 try (Connection c = db.connection()) {
-                    try (PreparedStatement ps = c.prepareStatement("SELECT database_id FROM server_identity WHERE id = 1");
-                         ResultSet rs = ps.executeQuery()) {
-                        if (rs.next()) {
-                            databaseId = rs.getString(1);
-                            return databaseId;
-                        }
+                    Optional<String> stored = readDatabaseId(c);
+                    if (stored.isPresent()) {
+                        databaseId = stored.get();
+                        return databaseId;
                     }
                     byte[] b = new byte[6];
                     new java.security.SecureRandom().nextBytes(b);
@@ -62,11 +60,24 @@ final class RecordStore {
                             "INSERT INTO server_identity (id, database_id) VALUES (1, ?)")) {
                         ps.setString(1, fresh);
                         ps.executeUpdate();
+                        databaseId = fresh;
+                    } catch (SQLException e) {
+                        // another instance on the same database created it first: use theirs
+                        if (!DatabaseErrors.isUniqueViolation(e)) {
+                            throw e;
+                        }
+                        databaseId = readDatabaseId(c).orElseThrow(() -> e);
                     }
-                    databaseId = fresh;
                 }
             }
             return databaseId;
+        }
+    }
+
+    private static Optional<String> readDatabaseId(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT database_id FROM server_identity WHERE id = 1");
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
         }
     }
 
@@ -178,7 +189,8 @@ final class RecordStore {
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO applied_changes (user_id, scope, change_id, record_id, record_version,"
-                        + " applied_at_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
+                        + " applied_at_ms, stats_generation)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, (SELECT generation FROM stats_state WHERE id = 1))")) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setString(3, a.changeId());

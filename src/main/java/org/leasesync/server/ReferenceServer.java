@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,37 +18,47 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The reference implementation of the leasesync sync protocol v1 ({@code docs/protocol.md}),
- * on the JDK's {@link HttpServer}, with its own H2 database.
+ * on the JDK's {@link HttpServer}, with its own database: H2 (in memory or a file; one server per
+ * database) or PostgreSQL, shared by any number of instances, every one of which keeps every
+ * protocol promise for the whole cluster (docs/reference-server.md, "Several instances").
  *
- * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}.
- * All methods are thread-safe. {@link #start} blocks while the database is opened, migrated and
- * seeded; {@link #tokenFor} blocks on the database; {@link #close} blocks until the HTTP server,
- * its threads and the database are shut down (a few seconds at most).
+ * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}; a
+ * thread named {@code sync-server-housekeeping} retries failed claim releases and keeps the
+ * instance lock (PostgreSQL). All methods are thread-safe. {@link #start} blocks while the
+ * database is opened, migrated and seeded; {@link #tokenFor}, {@link #stats} and
+ * {@link #resetStats} block on the database; {@link #close} blocks until the HTTP server, its
+ * threads and the database are shut down (a few seconds at most).
  */
 public final class ReferenceServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReferenceServer.class);
     private static final int THREADS = 16;
+    private static final long HOUSEKEEPING_MS = 1_000;
 
     private final HttpServer http;
     private final ExecutorService executor;
+    private final ScheduledExecutorService housekeeping;
     private final ServerDatabase db;
     private final TokenStore tokens;
     private final String adminToken;
     private final FaultSwitches faults;
-    private final StatsRecorder stats;
+    private final StatsStore stats;
+    private final ClaimStore claims;
     private final ApiRouter router;
     private final AtomicInteger closed = new AtomicInteger();
 
-    private ReferenceServer(HttpServer http, ExecutorService executor, ServerDatabase db, TokenStore tokens,
-                            String adminToken, FaultSwitches faults, StatsRecorder stats, ApiRouter router) {
+    private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
+                            ServerDatabase db, TokenStore tokens, String adminToken, FaultSwitches faults,
+                            StatsStore stats, ClaimStore claims, ApiRouter router) {
         this.http = http;
         this.executor = executor;
+        this.housekeeping = housekeeping;
         this.db = db;
         this.tokens = tokens;
         this.adminToken = adminToken;
         this.faults = faults;
         this.stats = stats;
+        this.claims = claims;
         this.router = router;
     }
 
@@ -55,12 +66,14 @@ public final class ReferenceServer implements AutoCloseable {
      * Opens the database, seeds it, switches on the configured faults and starts serving.
      *
      * @throws UncheckedIOException if the address cannot be bound (e.g. port in use)
-     * @throws IllegalStateException if the database cannot be opened, migrated or seeded (e.g. a
-     *     file-backed database locked by another process); nothing is left running
+     * @throws IllegalStateException if the database cannot be reached, opened, migrated or seeded
+     *     (e.g. a file-backed database locked by another process, a PostgreSQL that refuses the
+     *     connection); the message is one line; nothing is left running
      */
     public static ReferenceServer start(ServerConfig cfg) {
-        ServerDatabase db = ServerDatabase.open(cfg.dataDir());
+        ServerDatabase db = ServerDatabase.open(cfg.database(), ServerInstanceId.create());
         ExecutorService executor = null;
+        ScheduledExecutorService housekeeping = null;
         try {
             TokenStore tokens = new TokenStore(db, cfg.clock());
             String adminToken = tokens.adminToken();
@@ -68,43 +81,67 @@ public final class ReferenceServer implements AutoCloseable {
             if (cfg.seed() == Seed.DEMO) {
                 new DemoSeeder(db, tokens, records, cfg.clock()).seed();
             }
+            records.databaseId();
+            ClaimStore claims = new ClaimStore(db, cfg.clock());
+            StatsStore stats = new StatsStore(db, cfg.audit());
+            if (db.dialect() == Dialect.H2) {
+                // The only server on this database: claims left in it are stale, and the
+                // statistics start at zero with the server, as they always have on H2.
+                claims.deleteAll();
+                stats.forgetEarlierInstances();
+                stats.reset();
+            }
+            stats.register(cfg.clock().millis());
             FaultSwitches faults = new FaultSwitches();
             cfg.faults().forEach(faults::apply);
-            StatsRecorder stats = new StatsRecorder();
             IdempotencyStore keys = new IdempotencyStore(db, cfg.keyRetention());
-            InFlightKeys inFlight = new InFlightKeys();
             FencingStore fencing = new FencingStore();
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
             ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
+                    new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
-                    new PushHandler(service, keys, inFlight, faults, stats, cfg.clock()),
-                    new PushStatusHandler(inFlight, keys, cfg.clock()),
+                    new PushHandler(service, keys, claims, faults, stats, cfg.clock()),
+                    new PushStatusHandler(claims, keys, cfg.clock()),
                     new AdminHandlers(stats, faults, audits));
             HttpServer http = HttpServer.create(
                     new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port()), 64);
             executor = Executors.newFixedThreadPool(THREADS, namedThreads());
+            housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sync-server-housekeeping");
+                t.setDaemon(true);
+                return t;
+            });
+            housekeeping.scheduleWithFixedDelay(() -> {
+                claims.retryPendingReleases();
+                db.maintain();
+            }, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();
-            ReferenceServer server = new ReferenceServer(http, executor, db, tokens, adminToken, faults, stats, router);
-            log.info("sync server listening on {}{}", server.baseUrl(), cfg.audit() ? " (audit log on)" : "");
+            ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, tokens, adminToken, faults,
+                    stats, claims, router);
+            log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
+                    db.description(), cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
-            cleanUp(executor, db);
+            cleanUp(executor, housekeeping, db);
             throw new UncheckedIOException("cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
-            cleanUp(executor, db);
-            throw new IllegalStateException("cannot prepare the server database: " + e.getMessage(), e);
+            cleanUp(executor, housekeeping, db);
+            throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
         } catch (RuntimeException e) {
-            cleanUp(executor, db);
+            cleanUp(executor, housekeeping, db);
             throw e;
         }
     }
 
-    private static void cleanUp(ExecutorService executor, ServerDatabase db) {
+    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, ServerDatabase db) {
         if (executor != null) {
             executor.shutdownNow();
+        }
+        if (housekeeping != null) {
+            housekeeping.shutdownNow();
         }
         db.close();
     }
@@ -148,6 +185,14 @@ public final class ReferenceServer implements AutoCloseable {
         }
     }
 
+    /**
+     * This instance's id, {@code HOST/PID/RANDOM}: unique per server instance, also in one process.
+     * Shown by {@code GET /health} and the start-up log line.
+     */
+    public String instanceId() {
+        return db.instanceId();
+    }
+
     /** The admin bearer token, valid only on {@code /v1/admin/...}. */
     public String adminToken() {
         return adminToken;
@@ -158,14 +203,32 @@ public final class ReferenceServer implements AutoCloseable {
         return faults;
     }
 
-    /** A snapshot of the in-memory statistics. */
+    /**
+     * The statistics of every instance sharing this server's database, read from it. Blocks on
+     * the database.
+     *
+     * @throws IllegalStateException if the database fails
+     */
     public ServerStats stats() {
-        return stats.snapshot();
+        try {
+            return stats.snapshot();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the server statistics: " + e.getMessage(), e);
+        }
     }
 
-    /** Sets every statistic to zero and forgets run intervals. */
+    /**
+     * Sets every statistic to zero and forgets run intervals, for every instance sharing this
+     * server's database. Blocks on the database.
+     *
+     * @throws IllegalStateException if the database fails
+     */
     public void resetStats() {
-        stats.reset();
+        try {
+            stats.reset();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reset the server statistics: " + e.getMessage(), e);
+        }
     }
 
     /** The users seeded by {@link Seed#DEMO}, in order. */
@@ -175,8 +238,9 @@ public final class ReferenceServer implements AutoCloseable {
 
     /**
      * Stops accepting requests (new ones get 503 or a refused connection), interrupts requests
-     * still executing (their transactions roll back unless already committed), and closes the
-     * database. Idempotent.
+     * still executing (their transactions roll back unless already committed), deletes this
+     * instance's idempotency-key claims, releases its instance lock and closes the database.
+     * Idempotent.
      */
     @Override
     public void close() {
@@ -193,6 +257,8 @@ public final class ReferenceServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        housekeeping.shutdownNow();
+        claims.releaseAllOwn();
         db.close();
         log.info("sync server on port {} stopped", http.getAddress().getPort());
     }

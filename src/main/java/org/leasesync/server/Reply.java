@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * What a handler answers: a JSON response, or "drop the connection without a response".
- * {@link #afterSend()} runs once the response was sent or the connection dropped (or sending
- * failed), e.g. to release an idempotency key claim.
+ * {@link #beforeSend()} runs once, when the answer is final, just before it is sent or the
+ * connection dropped — e.g. to release an idempotency key claim, so that a client that has its
+ * answer and asks again at once finds the key completed, never still "in progress".
  */
 final class Reply {
 
@@ -15,14 +16,14 @@ final class Reply {
     private final byte[] body;
     private final Map<String, String> headers;
     private final boolean drop;
-    private final Runnable afterSend;
+    private final Runnable beforeSend;
 
-    private Reply(int status, byte[] body, Map<String, String> headers, boolean drop, Runnable afterSend) {
+    private Reply(int status, byte[] body, Map<String, String> headers, boolean drop, Runnable beforeSend) {
         this.status = status;
         this.body = body;
         this.headers = headers;
         this.drop = drop;
-        this.afterSend = afterSend;
+        this.beforeSend = beforeSend;
     }
 
     static Reply json(int status, Object value) {
@@ -40,10 +41,10 @@ final class Reply {
     Reply withHeader(String name, String value) {
         Map<String, String> h = new LinkedHashMap<>(headers);
         h.put(name, value);
-        return new Reply(status, body, Map.copyOf(h), drop, afterSend);
+        return new Reply(status, body, Map.copyOf(h), drop, beforeSend);
     }
 
-    Reply afterSend(Runnable action) {
+    Reply beforeSend(Runnable action) {
         return new Reply(status, body, headers, drop, action);
     }
 
@@ -63,7 +64,7 @@ final class Reply {
         return drop;
     }
 
-    Runnable afterSend() {
-        return afterSend;
+    Runnable beforeSend() {
+        return beforeSend;
     }
 }

@@ -81,6 +81,15 @@ final class RequestAudit {
         written = log != null;
     }
 
+    /**
+     * The request's transaction may or may not have committed (its commit failed on a broken
+     * connection): {@link ApiRouter} must not write a row of its own either, so that a row exists
+     * only if the effects do.
+     */
+    void outcomeUnknown() {
+        written = log != null;
+    }
+
     /** The row as it stands, with the answer's status and error code. */
     AuditEntry entry(int status, String code, long atMs) {
         return new AuditEntry(atMs, pathUser, authUser, scope, op, clientId, fencingToken, idempotencyKey, status,

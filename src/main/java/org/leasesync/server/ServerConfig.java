@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param port TCP port, {@code 0..65535}; {@code 0} picks a free port
  * @param bindAddress address or host name to bind, e.g. {@code 127.0.0.1} (the default)
- * @param dataDir directory for the server's own H2 database file; {@code null} = in-memory
- *     database, unique to the server instance, gone when it closes
+ * @param database where the data lives: H2 in memory (unique to the server instance, gone when it
+ *     closes), an H2 file in a data directory, or a PostgreSQL database shared by any number of
+ *     instances (see {@link ServerDatabaseConfig})
  * @param seed what to put into a new database
  * @param faults faults to switch on at start (see {@link FaultSpec}); may be empty
  * @param keyRetention how long a completed push's idempotency record is kept, counted from its
@@ -22,7 +23,7 @@ import java.util.Objects;
  *     the audit log (table {@code request_audit}, read through {@code GET /v1/admin/audit}); off by
  *     default ({@code leasesync serve --audit})
  */
-public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
+public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
                            Duration keyRetention, Clock clock, boolean audit) {
 
     /** Default port of {@code leasesync serve}. */
@@ -46,9 +47,7 @@ public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed
         if (bindAddress.isBlank()) {
             throw new IllegalArgumentException("bindAddress must not be blank but was '" + bindAddress + "'");
         }
-        if (dataDir != null && dataDir.toString().isBlank()) {
-            throw new IllegalArgumentException("dataDir must not be blank; use null for in-memory");
-        }
+        Objects.requireNonNull(database, "database");
         Objects.requireNonNull(seed, "seed");
         faults = List.copyOf(Objects.requireNonNull(faults, "faults"));
         Objects.requireNonNull(keyRetention, "keyRetention");
@@ -59,51 +58,77 @@ public record ServerConfig(int port, String bindAddress, Path dataDir, Seed seed
     }
 
     /**
+     * The H2 form: {@code dataDir} is the directory of the H2 database file, {@code null} for an
+     * in-memory database.
+     *
+     * @throws IllegalArgumentException naming the bad value
+     * @throws NullPointerException if a required component is null
+     */
+    public ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
+                        Duration keyRetention, Clock clock, boolean audit) {
+        this(port, bindAddress, h2(dataDir), seed, faults, keyRetention, clock, audit);
+    }
+
+    private static ServerDatabaseConfig h2(Path dataDir) {
+        return dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir);
+    }
+
+    /** The H2 data directory, or {@code null} for an in-memory H2 database or PostgreSQL. */
+    public Path dataDir() {
+        return database instanceof ServerDatabaseConfig.H2File f ? f.dataDir() : null;
+    }
+
+    /**
      * Defaults for tests and embedding: free port on 127.0.0.1, in-memory database, demo seed,
      * no faults, 24 h key retention, the system UTC clock, audit log off.
      */
     public static ServerConfig defaults() {
-        return new ServerConfig(0, DEFAULT_BIND_ADDRESS, null, Seed.DEMO, List.of(),
+        return new ServerConfig(0, DEFAULT_BIND_ADDRESS, ServerDatabaseConfig.inMemory(), Seed.DEMO, List.of(),
                 DEFAULT_KEY_RETENTION, Clock.systemUTC(), false);
     }
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, dataDir, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, dataDir, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit);
     }
 
-    /** A copy with another data directory ({@code null} = in-memory). */
+    /** A copy on H2 with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, newDataDir, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit);
+    }
+
+    /** A copy with another database. */
+    public ServerConfig withDatabase(ServerDatabaseConfig newDatabase) {
+        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, dataDir, newSeed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, newFaults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, faults, newKeyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, newClock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit);
     }
 
     /** A copy with the audit log switched on or off. */
     public ServerConfig withAudit(boolean newAudit) {
-        return new ServerConfig(port, bindAddress, dataDir, seed, faults, keyRetention, clock, newAudit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit);
     }
 }

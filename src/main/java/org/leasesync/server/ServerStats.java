@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A snapshot of the server's statistics, in the JSON shape of {@code GET /v1/admin/stats}
- * (docs/protocol.md §8). Immutable. Statistics live in memory and start at zero with the server.
+ * (docs/protocol.md §8). Immutable. The figures are read from the server's database and cover
+ * every instance sharing it; a server on H2 starts them at zero, on PostgreSQL they last until reset.
  *
  * @param requests requests to {@code /v1/users/...} received
  * @param pushes push requests that passed authentication

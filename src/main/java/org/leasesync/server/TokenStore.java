@@ -15,7 +15,9 @@ import java.util.regex.Pattern;
  * server keeps them across restarts). Tokens are 32 random bytes from {@link SecureRandom},
  * base64url without padding (43 characters).
  *
- * <p>Thread-safe; user creation is serialised. Every method blocks on the database.
+ * <p>Thread-safe; user creation is serialised within the process and safe across instances that
+ * share a database (a duplicate key means another instance was first). Every method blocks on
+ * the database.
  */
 final class TokenStore {
 
@@ -31,17 +33,15 @@ final class TokenStore {
         this.clock = clock;
     }
 
-    /** The admin token, created on first use. */
+    /**
+     * The admin token, created on first use. Instances sharing a database agree on it: the first
+     * insert wins, the others read it.
+     */
     synchronized String adminToken() throws SQLException {
         try (Connection c = db.connection()) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT setting_value FROM server_settings WHERE setting_name = ?")) {
-                ps.setString(1, ADMIN_SETTING);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return rs.getString(1);
-                    }
-                }
+            Optional<String> existing = adminToken(c);
+            if (existing.isPresent()) {
+                return existing.get();
             }
             String token = newToken();
             try (PreparedStatement ps = c.prepareStatement(
@@ -49,12 +49,30 @@ final class TokenStore {
                 ps.setString(1, ADMIN_SETTING);
                 ps.setString(2, token);
                 ps.executeUpdate();
+                return token;
+            } catch (SQLException e) {
+                if (!DatabaseErrors.isUniqueViolation(e)) {
+                    throw e;
+                }
+                return adminToken(c).orElseThrow(() -> e);
             }
-            return token;
         }
     }
 
-    /** The user's token, creating the user (with a new token and empty scopes) if needed. */
+    private static Optional<String> adminToken(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT setting_value FROM server_settings WHERE setting_name = ?")) {
+            ps.setString(1, ADMIN_SETTING);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * The user's token, creating the user (with a new token and empty scopes) if needed. When
+     * another instance creates the same user at the same moment, both return its one token.
+     */
     synchronized String tokenFor(String user) throws SQLException {
         requireUserId(user);
         try (Connection c = db.connection()) {
@@ -67,8 +85,15 @@ final class TokenStore {
                 String token = createUser(c, user);
                 c.commit();
                 return token;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
+            } catch (SQLException e) {
+                DatabaseErrors.rollbackAfter(c, e);
+                if (!DatabaseErrors.isUniqueViolation(e)) {
+                    throw e;
+                }
+                c.setAutoCommit(true);
+                return token(c, user).orElseThrow(() -> e);
+            } catch (RuntimeException e) {
+                DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
         }

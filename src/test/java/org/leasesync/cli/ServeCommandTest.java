@@ -8,14 +8,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.leasesync.testing.Postgres;
 import picocli.CommandLine;
 
 class ServeCommandTest {
@@ -24,9 +29,13 @@ class ServeCommandTest {
     }
 
     private static Run run(String... args) {
+        return runWith(Map.of(), args);
+    }
+
+    private static Run runWith(Map<String, String> env, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new ServeCommand());
+        CommandLine cmd = new CommandLine(new ServeCommand(env));
         cmd.setOut(new PrintWriter(out, true));
         cmd.setErr(new PrintWriter(err, true));
         int code = cmd.execute(args);
@@ -112,6 +121,88 @@ class ServeCommandTest {
 
             assertThat(audit.statusCode()).isEqualTo(200);
             assertThat(audit.body()).contains("\"op\":\"pull\"").contains("\"pathUser\":\"alice\"");
+            serve.stop();
+            assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--db=jdbc:postgresql://127.0.0.1:1/x --data-dir=/tmp/x | exclude each other",
+            "--db=jdbc:mysql://127.0.0.1/x                           | jdbc:postgresql://HOST:PORT/DATABASE",
+            "--db=jdbc:postgresql://127.0.0.1:1/x?password=secret    | password",
+            "--db=jdbc:postgresql://127.0.0.1:1/x --db-pool-size=0   | pool size must be 1..200 but was 0",
+            "--db-pool-size=5                                         | --db-pool-size needs --db",
+            "--db-password-file=/tmp/pw                               | --db-password-file needs --db",
+            "--db=jdbc:postgresql://127.0.0.1:1/x --db-password-file=/nonexistent/pw | /nonexistent/pw"})
+    void badDatabaseOptionsAreAUsageErrorWithExitCode2(String args, String expected) {
+        Run r = runWith(Map.of("LEASESYNC_DB_USER", "sync"), args.trim().split("\\s+"));
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(expected).contains("Usage: serve").doesNotContain("secret");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void theDatabaseUserMustComeFromTheEnvironmentAndThePasswordOnlyOnce(@TempDir Path dir) throws Exception {
+        Path pw = Files.writeString(dir.resolve("pw"), "from-file\n");
+
+        Run noUser = runWith(Map.of(), "--db", "jdbc:postgresql://127.0.0.1:1/x");
+        Run twice = runWith(Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD", "from-env"),
+                "--db", "jdbc:postgresql://127.0.0.1:1/x", "--db-password-file", pw.toString());
+
+        assertThat(noUser.exitCode()).isEqualTo(2);
+        assertThat(noUser.err()).contains("LEASESYNC_DB_USER");
+        assertThat(twice.exitCode()).isEqualTo(2);
+        assertThat(twice.err()).contains("given twice").doesNotContain("from-env").doesNotContain("from-file");
+    }
+
+    @Test
+    void anUnreachableDatabaseIsOnePlainLineAndExitCode1(@TempDir Path dir) throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        Path pw = Files.writeString(dir.resolve("pw"), "s3cret-from-file\n");
+
+        Run r = runWith(Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD_FILE", pw.toString()),
+                "--port", "0", "--db", "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync");
+
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
+                .startsWith("serve: cannot start the server: cannot connect to the server database PostgreSQL "
+                        + "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync as sync")
+                .doesNotContain("s3cret").doesNotContain("\tat "));
+    }
+
+    @Test
+    void servesFromPostgresqlWithCredentialsFromTheEnvironment() throws Exception {
+        Postgres.Db db = Postgres.newDatabase();
+        ServeCommand serve = new ServeCommand(db.env());
+        CommandLine cmd = new CommandLine(serve);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--db", db.jdbcUrl(), "--db-pool-size", "2"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            List<String> lines = out.toString().lines().toList();
+            assertThat(lines).hasSize(4);
+            String baseUrl = lines.get(0).substring("listening on ".length());
+            HttpResponse<String> health = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(health.statusCode()).isEqualTo(200);
+            assertThat(health.body()).contains("\"database\":\"postgresql\"");
+            assertThat(err.toString()).startsWith("serve: instance ")
+                    .contains("on PostgreSQL " + db.jdbcUrl().replaceAll("\\?.*", "") + " as " + Postgres.USER);
             serve.stop();
             assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
         } finally {

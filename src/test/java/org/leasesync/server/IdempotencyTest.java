@@ -19,8 +19,13 @@ class IdempotencyTest {
     private TestClient client;
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
 
+    /** The database of the test's server: H2 in memory here; subclasses choose another. */
+    protected ServerConfig onDatabase(ServerConfig cfg) {
+        return cfg;
+    }
+
     private void start(ServerConfig cfg) {
-        server = ReferenceServer.start(cfg);
+        server = ReferenceServer.start(onDatabase(cfg));
         client = new TestClient(server);
     }
 

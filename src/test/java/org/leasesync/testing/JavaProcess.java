@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Starts a real child JVM on the test class path (for multi-process and crash tests). */
 public final class JavaProcess {
@@ -19,12 +20,11 @@ public final class JavaProcess {
     }
 
     public static Process start(Class<?> main, Path log, String... args) throws IOException {
-        return start(main, log, java.util.Map.of(), args);
+        return start(main, log, Map.of(), args);
     }
 
-    /** Starts {@code main} with {@code env} added to this JVM's environment (e.g. database credentials). */
-    public static Process start(Class<?> main, Path log, java.util.Map<String, String> env, String... args)
-            throws IOException {
+    /** Like {@link #start(Class, Path, String...)}, with {@code env} added to the child's environment. */
+    public static Process start(Class<?> main, Path log, Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
