@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Clock;
 import java.time.Instant;
@@ -19,8 +18,11 @@ import org.slf4j.LoggerFactory;
  * database that cannot be reached → {@code 503 unavailable} with {@code Retry-After}, never a 500),
  * writes the request's audit row unless the endpoint committed it with its own transaction (best
  * effort: a failure is logged and never changes the answer), finishes the request before its
- * answer goes out (releases its idempotency-key claim, records its run interval), sends the reply,
- * and ends in {@link #requestDone}, the one place that knows every request's outcome.
+ * answer goes out (releases its idempotency-key claim, records its run interval and its metrics, so
+ * that a client holding its answer finds it counted), sends the reply, and ends in
+ * {@link #requestDone}, which logs every request's outcome. {@code GET /metrics} is routed like
+ * {@code /health}: no token, not audited, and a successful scrape is not counted in the request
+ * metrics.
  *
  * <p>Thread-safe; called concurrently on the server's executor threads.
  */
@@ -34,7 +36,9 @@ final class ApiRouter implements HttpHandler {
     private final StatsStore stats;
     private final AuditLog audits;
     private final Clock clock;
+    private final ServerMetrics metrics;
     private final Map<String, Handler> health;
+    private final Map<String, Handler> scrape;
     private final Map<String, Handler> changes;
     private final Map<String, Handler> pushStatus;
     private final Map<String, Map<String, Handler>> admin;
@@ -42,14 +46,16 @@ final class ApiRouter implements HttpHandler {
     private volatile boolean databaseDown;
 
     ApiRouter(Authenticator auth, FaultSwitches faults, StatsStore stats, AuditLog audits, Clock clock,
-              Handler health, PullHandler pull, PushHandler push, PushStatusHandler status,
+              ServerMetrics metrics, Handler health, PullHandler pull, PushHandler push, PushStatusHandler status,
               AdminHandlers adminHandlers) {
         this.auth = auth;
         this.faults = faults;
         this.stats = stats;
         this.audits = audits;
         this.clock = clock;
+        this.metrics = metrics;
         this.health = Map.of("GET", health);
+        this.scrape = Map.of("GET", ctx -> Reply.text(200, ServerMetrics.CONTENT_TYPE, metrics.scrape()));
         this.changes = Map.of("GET", pull, "POST", push);
         this.pushStatus = Map.of("GET", status);
         this.admin = Map.of(
@@ -92,6 +98,8 @@ final class ApiRouter implements HttpHandler {
         }
         auditUnlessWritten(audit, ex, rawPath, reply, error);
         finishBeforeSend(ctx, reply, arrival);
+        metrics.requestDone(RequestEndpoint.of(ex.getRequestMethod(), rawPath), reply, error,
+                System.nanoTime() - startNanos);
         try {
             send(ex, reply);
         } catch (IOException e) {
@@ -109,6 +117,7 @@ final class ApiRouter implements HttpHandler {
      */
     private ApiError unexpected(String method, String rawPath, Exception e) {
         if (e instanceof PushService.CommitOutcomeUnknown) {
+            metrics.commitOutcomeUnknown();
             log.warn("database connection lost while committing {} {}: outcome unknown: {}", method, rawPath,
                     e.getCause() == null ? e.toString() : e.getCause().toString());
             return new ApiError(503, "unavailable", "the database connection broke while this push was being"
@@ -116,6 +125,7 @@ final class ApiRouter implements HttpHandler {
                     + " (GET .../pushes/{key}) before sending it again", 1);
         }
         if (e instanceof SQLTransientException || DatabaseErrors.isUnavailable(e)) {
+            metrics.databaseUnavailable();
             if (!databaseDown) {
                 databaseDown = true;
                 log.warn("the server database is unavailable; answering 503 until it is back ({} {}: {})",
@@ -141,12 +151,7 @@ final class ApiRouter implements HttpHandler {
             reply.beforeSend().run();
             if (ctx != null && ctx.request().runId() != null) {
                 RequestContext r = ctx.request();
-                try {
-                    stats.recordRun(r.user(), r.scope(), r.runId(), arrival, clock.instant());
-                } catch (SQLException e) {
-                    log.warn("could not record the interval of run {} of {}|{}: {}", r.runId(), r.user(), r.scope(),
-                            e.toString());
-                }
+                stats.recordRun(r.user(), r.scope(), r.runId(), arrival, clock.instant());
             }
         } finally {
             if (interrupted) {
@@ -201,12 +206,14 @@ final class ApiRouter implements HttpHandler {
             throw new ApiError(503, "unavailable", "server is shutting down", 1);
         }
         String method = ex.getRequestMethod();
-        if (rawPath.equals("/health")) {
-            Handler h = health.get(method);
+        if (rawPath.equals("/health") || rawPath.equals("/metrics")) {
+            Map<String, Handler> methods = rawPath.equals("/health") ? health : scrape;
+            Handler h = methods.get(method);
             if (h == null) {
-                throw ApiError.methodNotAllowed(method, rawPath, health.keySet());
+                throw ApiError.methodNotAllowed(method, rawPath, methods.keySet());
             }
-            return new Routed(h, new RequestContext(ex, List.of("health"), null, null, null, arrival, RequestAudit.off()));
+            return new Routed(h, new RequestContext(ex, List.of(rawPath.substring(1)), null, null, null, arrival,
+                    RequestAudit.off()));
         }
         boolean userPath = rawPath.startsWith("/v1/users/");
         if (userPath) {

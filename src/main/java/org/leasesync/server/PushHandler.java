@@ -31,15 +31,17 @@ final class PushHandler implements Handler {
     private final ClaimStore claims;
     private final FaultSwitches faults;
     private final StatsStore stats;
+    private final ServerMetrics metrics;
     private final Clock clock;
 
     PushHandler(PushService service, IdempotencyStore keys, ClaimStore claims, FaultSwitches faults,
-                StatsStore stats, Clock clock) {
+                StatsStore stats, ServerMetrics metrics, Clock clock) {
         this.service = service;
         this.keys = keys;
         this.claims = claims;
         this.faults = faults;
         this.stats = stats;
+        this.metrics = metrics;
         this.clock = clock;
     }
 
@@ -104,6 +106,7 @@ final class PushHandler implements Handler {
         if (done.alreadyCompleted()) {
             return Optional.of(replay(ctx, done.stored(), hash));
         }
+        metrics.pushCommitted(done.outcome());
         if (faults.takeDropAfterApply()) {
             log.info("dropping connection after applying push {} for {}|{}", key, ctx.user(), ctx.scope());
             return Optional.of(Reply.dropConnection());

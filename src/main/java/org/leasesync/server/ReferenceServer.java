@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * protocol promise for the whole cluster (docs/reference-server.md, "Several instances").
  *
  * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}; a
- * thread named {@code sync-server-housekeeping} retries failed claim releases and keeps the
- * instance lock (PostgreSQL). All methods are thread-safe. {@link #start} blocks while the
+ * thread named {@code sync-server-housekeeping} retries failed claim releases, keeps the
+ * instance lock (PostgreSQL) and writes the statistics counted in memory to the database every
+ * second. {@code GET /metrics} serves this instance's {@link ServerMetrics}. All methods are thread-safe. {@link #start} blocks while the
  * database is opened, migrated and seeded; {@link #tokenFor}, {@link #stats} and
  * {@link #resetStats} block on the database; {@link #close} blocks until the HTTP server, its
  * threads and the database are shut down (a few seconds at most).
@@ -45,11 +46,12 @@ public final class ReferenceServer implements AutoCloseable {
     private final StatsStore stats;
     private final ClaimStore claims;
     private final ApiRouter router;
+    private final ServerMetrics metrics;
     private final AtomicInteger closed = new AtomicInteger();
 
     private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
                             ServerDatabase db, TokenStore tokens, String adminToken, FaultSwitches faults,
-                            StatsStore stats, ClaimStore claims, ApiRouter router) {
+                            StatsStore stats, ClaimStore claims, ApiRouter router, ServerMetrics metrics) {
         this.http = http;
         this.executor = executor;
         this.housekeeping = housekeeping;
@@ -60,6 +62,7 @@ public final class ReferenceServer implements AutoCloseable {
         this.stats = stats;
         this.claims = claims;
         this.router = router;
+        this.metrics = metrics;
     }
 
     /**
@@ -74,7 +77,10 @@ public final class ReferenceServer implements AutoCloseable {
         ServerDatabase db = ServerDatabase.open(cfg.database(), ServerInstanceId.create());
         ExecutorService executor = null;
         ScheduledExecutorService housekeeping = null;
+        ServerMetrics metrics = null;
         try {
+            metrics = new ServerMetrics(db.instanceId(), db.dialect().name().toLowerCase(java.util.Locale.ROOT));
+            db.bindPoolMetrics(metrics.registry());
             TokenStore tokens = new TokenStore(db, cfg.clock());
             String adminToken = tokens.adminToken();
             RecordStore records = new RecordStore(db);
@@ -99,9 +105,9 @@ public final class ReferenceServer implements AutoCloseable {
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
             ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
-                    new HealthHandler(db),
+                    metrics, new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
-                    new PushHandler(service, keys, claims, faults, stats, cfg.clock()),
+                    new PushHandler(service, keys, claims, faults, stats, metrics, cfg.clock()),
                     new PushStatusHandler(claims, keys, cfg.clock()),
                     new AdminHandlers(stats, faults, audits));
             HttpServer http = HttpServer.create(
@@ -115,28 +121,30 @@ public final class ReferenceServer implements AutoCloseable {
             housekeeping.scheduleWithFixedDelay(() -> {
                 claims.retryPendingReleases();
                 db.maintain();
+                stats.flushQuietly();
             }, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();
             ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, tokens, adminToken, faults,
-                    stats, claims, router);
+                    stats, claims, router, metrics);
             log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
                     db.description(), cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, db, metrics);
             throw new UncheckedIOException("cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, db, metrics);
             throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
         } catch (RuntimeException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, db, metrics);
             throw e;
         }
     }
 
-    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, ServerDatabase db) {
+    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, ServerDatabase db,
+                                ServerMetrics metrics) {
         if (executor != null) {
             executor.shutdownNow();
         }
@@ -144,6 +152,9 @@ public final class ReferenceServer implements AutoCloseable {
             housekeeping.shutdownNow();
         }
         db.close();
+        if (metrics != null) {
+            metrics.close();
+        }
     }
 
     private static ThreadFactory namedThreads() {
@@ -204,8 +215,9 @@ public final class ReferenceServer implements AutoCloseable {
     }
 
     /**
-     * The statistics of every instance sharing this server's database, read from it. Blocks on
-     * the database.
+     * The statistics of every instance sharing this server's database, read from it after this
+     * instance wrote what it counted; other instances' counts are there up to their last write,
+     * at most about a second old. Blocks on the database.
      *
      * @throws IllegalStateException if the database fails
      */
@@ -214,6 +226,21 @@ public final class ReferenceServer implements AutoCloseable {
             return stats.snapshot();
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the server statistics: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes this instance's statistics counted in memory to the database now, as the housekeeping
+     * thread does every second (tests: so that another instance's {@link #stats()} includes them).
+     * Blocks on the database.
+     *
+     * @throws IllegalStateException if the database fails
+     */
+    void flushStats() {
+        try {
+            stats.flush();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot write the server statistics: " + e.getMessage(), e);
         }
     }
 
@@ -239,8 +266,8 @@ public final class ReferenceServer implements AutoCloseable {
     /**
      * Stops accepting requests (new ones get 503 or a refused connection), interrupts requests
      * still executing (their transactions roll back unless already committed), deletes this
-     * instance's idempotency-key claims, releases its instance lock and closes the database.
-     * Idempotent.
+     * instance's idempotency-key claims, writes its last statistics, releases its instance lock,
+     * closes the database and its metrics. Idempotent.
      */
     @Override
     public void close() {
@@ -258,8 +285,10 @@ public final class ReferenceServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         housekeeping.shutdownNow();
+        stats.flushQuietly();
         claims.releaseAllOwn();
         db.close();
+        metrics.close();
         log.info("sync server on port {} stopped", http.getAddress().getPort());
     }
 }

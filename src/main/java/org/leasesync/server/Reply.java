@@ -5,7 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What a handler answers: a JSON response, or "drop the connection without a response".
+ * What a handler answers: a JSON response (or, for {@code /metrics}, text), or "drop the
+ * connection without a response".
  * {@link #beforeSend()} runs once, when the answer is final, just before it is sent or the
  * connection dropped — e.g. to release an idempotency key claim, so that a client that has its
  * answer and asks again at once finds the key completed, never still "in progress".
@@ -32,6 +33,12 @@ final class Reply {
 
     static Reply jsonText(int status, String jsonText) {
         return new Reply(status, jsonText.getBytes(StandardCharsets.UTF_8), Map.of(), false, () -> { });
+    }
+
+    /** A plain-text answer with its own content type (e.g. the Prometheus exposition of {@code /metrics}). */
+    static Reply text(int status, String contentType, String text) {
+        return new Reply(status, text.getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", contentType), false,
+                () -> { });
     }
 
     static Reply dropConnection() {

@@ -199,6 +199,17 @@ final class ServerDatabase implements AutoCloseable {
     }
 
     /**
+     * Publishes the pool's own HikariCP meters ({@code hikaricp.connections.active}, {@code .idle},
+     * {@code .pending}, {@code .timeout}, ..., tag {@code pool}) in {@code registry}; they are
+     * removed when the pool closes. Call at most once.
+     *
+     * @throws IllegalStateException if called twice
+     */
+    void bindPoolMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+        pool.setMetricRegistry(registry);
+    }
+
+    /**
      * Housekeeping: on PostgreSQL, re-takes the instance lock if its connection broke. Never throws.
      */
     void maintain() {

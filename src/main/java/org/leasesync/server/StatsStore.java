@@ -1,40 +1,51 @@
 package org.leasesync.server;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.leasesync.server.StatsTables.RunInterval;
+import org.leasesync.server.StatsTables.RunKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The statistics behind {@link ServerStats}, kept in the database so that every instance on it
- * reports the same, cluster-wide figures:
- * <ul>
- *   <li>{@code requests}, {@code pushes}: counters, one row per instance in
- *       {@code instance_counters}, summed;</li>
- *   <li>{@code appliedByChangeId} (and {@code changesApplied}, its sum): with the audit log on,
- *       from the audit rows of pushes — a change applied twice would show as two rows listing
- *       it; otherwise from {@code applied_changes}; both since the last reset;</li>
- *   <li>{@code runOverlaps}: from the run intervals in {@code run_intervals}.</li>
- * </ul>
- * {@link #reset()} zeroes them for the whole cluster. Thread-safe (stateless besides its
- * settings). Every method blocks on the database.
+ * The statistics behind {@link ServerStats} and {@code GET /v1/admin/stats}: counted in memory
+ * per request, written to the database ({@link StatsTables}) by {@link #flush()} — every second on
+ * the housekeeping thread, before this instance reads them ({@link #snapshot()}) or resets them,
+ * and when the instance closes — and read from the database, so every instance reports the same,
+ * cluster-wide figures. A request therefore costs no database write for the statistics: an
+ * instance writes at most one counter update and one write per run that had requests, per flush.
+ *
+ * <p>What that costs: an instance that crashes loses the counts and run intervals of its last
+ * unflushed second; another instance's figures include this one's up to its last flush (at most
+ * a second old); a {@link #reset()} on another instance does not reach counts this instance has
+ * not flushed yet, so they are counted after the reset. A flush that fails (database unreachable)
+ * keeps what it could not write for the next one; if the database accepted the counter update but
+ * the connection broke before it said so, those counts are written twice.
+ *
+ * <p>Thread-safe: counting never blocks; {@link #flush()}, {@link #snapshot()} and
+ * {@link #reset()} are serialised and block on the database.
  */
 final class StatsStore {
 
-    private final ServerDatabase db;
-    private final boolean fromAudit;
+    private static final Logger log = LoggerFactory.getLogger(StatsStore.class);
+
+    private final StatsTables tables;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong pushes = new AtomicLong();
+    private final ConcurrentHashMap<RunKey, RunInterval> runs = new ConcurrentHashMap<>();
+    private final Object flushLock = new Object();
+    private volatile boolean flushFailing;
 
     /**
      * @param fromAudit true if this instance writes the audit log: per-change-id counts are then
      *     read from it
      */
     StatsStore(ServerDatabase db, boolean fromAudit) {
-        this.db = db;
-        this.fromAudit = fromAudit;
+        this.tables = new StatsTables(db, fromAudit);
     }
 
     /**
@@ -42,153 +53,110 @@ final class StatsStore {
      * time (H2), where they are all gone.
      */
     void forgetEarlierInstances() throws SQLException {
-        try (Connection c = db.connection(); Statement s = c.createStatement()) {
-            s.executeUpdate("DELETE FROM instance_counters");
-        }
+        tables.forgetEarlierInstances();
     }
 
-    /** Adds this instance's counter row (zero). Call once at start. */
+    /** Adds this instance's counter row (zero). Call once at start, before anything is flushed. */
     void register(long nowMs) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO instance_counters (instance_id, started_at_ms, requests, pushes) VALUES (?, ?, 0, 0)")) {
-            ps.setString(1, db.instanceId());
-            ps.setLong(2, nowMs);
-            ps.executeUpdate();
-        }
+        tables.register(nowMs);
     }
 
-    /** Counts a request to {@code /v1/users/...}. */
-    void request() throws SQLException {
-        increment("requests");
+    /** Counts a request to {@code /v1/users/...}. Never blocks. */
+    void request() {
+        requests.incrementAndGet();
     }
 
-    /** Counts a push that passed authentication. */
-    void push() throws SQLException {
-        increment("pushes");
-    }
-
-    private void increment(String column) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE instance_counters SET " + column + " = " + column + " + 1 WHERE instance_id = ?")) {
-            ps.setString(1, db.instanceId());
-            ps.executeUpdate();
-        }
+    /** Counts a push that passed authentication. Never blocks. */
+    void push() {
+        pushes.incrementAndGet();
     }
 
     /**
      * Widens the interval of run {@code runId} of user+scope to include
-     * {@code [arrival, completion]} (inserting it on the run's first request).
+     * {@code [arrival, completion]}. Never blocks.
      */
-    void recordRun(String user, String scope, String runId, Instant arrival, Instant completion) throws SQLException {
+    void recordRun(String user, String scope, String runId, Instant arrival, Instant completion) {
         long start = micros(arrival);
-        long end = Math.max(start, micros(completion));
-        try (Connection c = db.connection()) {
-            for (int attempt = 1; ; attempt++) {
-                if (widen(c, user, scope, runId, start, end) > 0) {
-                    return;
-                }
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_intervals"
-                        + " (user_id, scope, run_id, start_us, end_us) VALUES (?, ?, ?, ?, ?)")) {
-                    ps.setString(1, user);
-                    ps.setString(2, scope);
-                    ps.setString(3, runId);
-                    ps.setLong(4, start);
-                    ps.setLong(5, end);
-                    ps.executeUpdate();
-                    return;
-                } catch (SQLException e) {
-                    // another request of the run (maybe on another instance) inserted it first
-                    if (!DatabaseErrors.isUniqueViolation(e) || attempt >= 3) {
-                        throw e;
-                    }
-                }
-            }
-        }
+        runs.merge(new RunKey(user, scope, runId), new RunInterval(start, Math.max(start, micros(completion))),
+                RunInterval::union);
     }
 
-    private static int widen(Connection c, String user, String scope, String runId, long start, long end)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE run_intervals SET start_us = LEAST(start_us, ?),"
-                + " end_us = GREATEST(end_us, ?) WHERE user_id = ? AND scope = ? AND run_id = ?")) {
-            ps.setLong(1, start);
-            ps.setLong(2, end);
-            ps.setString(3, user);
-            ps.setString(4, scope);
-            ps.setString(5, runId);
-            return ps.executeUpdate();
-        }
-    }
-
-    /** The figures now, for the whole cluster. */
-    ServerStats snapshot() throws SQLException {
-        try (Connection c = db.connection()) {
-            long requests;
-            long pushes;
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT COALESCE(SUM(requests), 0), COALESCE(SUM(pushes), 0) FROM instance_counters")) {
-                rs.next();
-                requests = rs.getLong(1);
-                pushes = rs.getLong(2);
-            }
-            Map<String, Integer> applied = fromAudit ? appliedFromAudit(c) : appliedFromAppliedChanges(c);
-            long changesApplied = applied.values().stream().mapToLong(Integer::longValue).sum();
-            return new ServerStats(requests, pushes, changesApplied, applied, overlaps(c));
-        }
-    }
-
-    private static Map<String, Integer> appliedFromAudit(Connection c) throws SQLException {
-        Map<String, Integer> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT applied FROM request_audit"
-                + " WHERE seq > (SELECT audit_after_seq FROM stats_state WHERE id = 1)"
-                + " AND op = 'push' AND LENGTH(applied) > 0")) {
-            while (rs.next()) {
-                for (String id : AuditLog.splitIds(rs.getString(1))) {
-                    out.merge(id, 1, Integer::sum);
+    /**
+     * Writes what was counted since the last flush to the database; nothing when nothing was
+     * counted. On failure what was not written is kept for the next flush.
+     *
+     * @throws SQLException if the database fails
+     */
+    void flush() throws SQLException {
+        synchronized (flushLock) {
+            long r = requests.getAndSet(0);
+            long p = pushes.getAndSet(0);
+            if (r != 0 || p != 0) {
+                try {
+                    tables.addCounts(r, p);
+                } catch (SQLException | RuntimeException e) {
+                    requests.addAndGet(r);
+                    pushes.addAndGet(p);
+                    throw e;
                 }
             }
-        }
-        return out;
-    }
-
-    private static Map<String, Integer> appliedFromAppliedChanges(Connection c) throws SQLException {
-        Map<String, Integer> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT change_id, COUNT(*)"
-                + " FROM applied_changes WHERE stats_generation = (SELECT generation FROM stats_state WHERE id = 1)"
-                + " GROUP BY change_id")) {
-            while (rs.next()) {
-                out.put(rs.getString(1), rs.getInt(2));
+            Map<RunKey, RunInterval> taken = new HashMap<>();
+            for (RunKey k : runs.keySet()) {
+                RunInterval i = runs.remove(k);
+                if (i != null) {
+                    taken.put(k, i);
+                }
             }
-        }
-        return out;
-    }
-
-    /** Pairs of different runs of one user+scope whose intervals overlap (touching ends do not). */
-    private static long overlaps(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM run_intervals a"
-                + " JOIN run_intervals b ON a.user_id = b.user_id AND a.scope = b.scope AND a.run_id < b.run_id"
-                + " WHERE a.start_us < b.end_us AND b.start_us < a.end_us")) {
-            rs.next();
-            return rs.getLong(1);
+            if (!taken.isEmpty()) {
+                try {
+                    tables.widenRuns(taken);
+                } catch (SQLException | RuntimeException e) {
+                    taken.forEach((k, i) -> runs.merge(k, i, RunInterval::union));
+                    throw e;
+                }
+            }
         }
     }
 
     /**
-     * Zeroes every figure for the whole cluster: the counters of every instance, the run
-     * intervals, and the starting points of the per-change-id counts. One transaction.
+     * {@link #flush()} for the housekeeping thread and shutdown: never throws; the first failure of
+     * a series is logged at WARN, the next ones at DEBUG, the recovery at INFO.
+     */
+    void flushQuietly() {
+        try {
+            flush();
+            if (flushFailing) {
+                flushFailing = false;
+                log.info("the server statistics are written to the database again");
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (!flushFailing) {
+                flushFailing = true;
+                log.warn("cannot write the server statistics to the database (kept for the next try): {}",
+                        ServerDatabase.rootMessage(e));
+            } else {
+                log.debug("cannot write the server statistics: {}", e.toString());
+            }
+        }
+    }
+
+    /** The figures now, for the whole cluster: flushes this instance's counts, then reads the database. */
+    ServerStats snapshot() throws SQLException {
+        synchronized (flushLock) {
+            flush();
+            return tables.snapshot();
+        }
+    }
+
+    /**
+     * Zeroes every figure for the whole cluster: flushes this instance's counts, then zeroes the
+     * counters of every instance, forgets the run intervals and moves the starting points of the
+     * per-change-id counts, in one transaction.
      */
     void reset() throws SQLException {
-        try (Connection c = db.connection()) {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                s.executeUpdate("UPDATE instance_counters SET requests = 0, pushes = 0");
-                s.executeUpdate("DELETE FROM run_intervals");
-                s.executeUpdate("UPDATE stats_state SET generation = generation + 1,"
-                        + " audit_after_seq = (SELECT COALESCE(MAX(seq), 0) FROM request_audit) WHERE id = 1");
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                DatabaseErrors.rollbackAfter(c, e);
-                throw e;
-            }
+        synchronized (flushLock) {
+            flush();
+            tables.reset();
         }
     }
 

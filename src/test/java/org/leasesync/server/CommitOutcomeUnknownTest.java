@@ -74,6 +74,10 @@ class CommitOutcomeUnknownTest {
         }
         assertThat(pushRows).isEqualTo(1);
         assertThat(server.stats().appliedByChangeId()).containsExactlyEntriesOf(java.util.Map.of("c-unknown", 1));
+        Exposition metrics = new Exposition(client.get("/metrics", null, java.util.Map.of()).body());
+        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "commit_outcome_unknown")).isEqualTo(1);
+        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "database")).isZero();
+        assertThat(metrics.value("leasesync_server_pushes_total")).as("only the resend committed").isEqualTo(1);
     }
 
     /** Waits for the server's session to be inside the slow commit, then ends that session. */
