@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.leasesync.cli.DurationConverter;
@@ -32,6 +33,25 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--slice", converter = DurationConverter.class,
             description = "lease: time one contender runs one scenario per round; default ${DEFAULT-VALUE}")
     Duration slice = Duration.ofSeconds(1);
+
+    @Option(names = "--warmup", converter = DurationConverter.class,
+            description = "lease: time each contender runs each scenario alone before the rounds (JIT); default ${DEFAULT-VALUE}")
+    Duration warmup = Duration.ofSeconds(2);
+
+    @Option(names = "--backends", split = ",",
+            description = "lease: where the contenders' databases live: ${COMPLETION-CANDIDATES} (default: mem, file, pg)")
+    List<BenchDatabases.Backend> backends = List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE,
+            BenchDatabases.Backend.PG);
+
+    @Option(names = "--scenarios", split = ",", description = "lease: scenarios to run, e.g. 1t1k,8r1000k (default: all)")
+    List<String> scenarios = List.of();
+
+    @Option(names = "--contenders", split = ",", description = "lease: contenders to run (default: leasesync,shedlock,raw)")
+    List<String> contenders = LeaseBench.CONTENDERS;
+
+    @Option(names = "--contender-jvm", split = " ",
+            description = "lease: options of each contender's own JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
+    List<String> contenderJvm = List.of("-Xms512m", "-Xmx512m");
 
     @Option(names = "--trigger-samples", description = "trigger: submits per idle figure and round; default ${DEFAULT-VALUE}")
     int triggerSamples = 300;
@@ -77,6 +97,9 @@ public final class BenchMain implements Callable<Integer> {
         if (quick) {
             rounds = 1;
             slice = Duration.ofMillis(100);
+            warmup = Duration.ofMillis(50);
+            backends = List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE, BenchDatabases.Backend.PG_NOFSYNC);
+            contenderJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
             pullRecords = 1_000;
@@ -87,8 +110,15 @@ public final class BenchMain implements Callable<Integer> {
 
     /** Runs the selected items into {@code f}. */
     void run(Figures f, Path dir) throws Exception {
+        try (BenchDatabases dbs = new BenchDatabases(dir)) {
+            run(f, dir, dbs);
+        }
+    }
+
+    private void run(Figures f, Path dir, BenchDatabases dbs) throws Exception {
         if (only.contains(Item.LEASE)) {
-            LeaseBench.run(f, new LeaseBench.Settings(slice, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS), dir);
+            LeaseBench.run(f, new LeaseBench.Settings(slice, warmup, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS,
+                    backends, scenarios, contenders, contenderJvm), dbs, dir);
         }
         if (only.contains(Item.TRIGGER)) {
             TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
