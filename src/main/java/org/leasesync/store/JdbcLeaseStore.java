@@ -61,10 +61,27 @@ public final class JdbcLeaseStore implements LeaseStore {
             + " WHERE task_key = ? AND (owner_id IS NULL";
 
     private final SqlDatabase db;
+    /** {@link #grantIfFree}'s statement in this database's dialect, returning the new epoch and heartbeat. */
+    private final String grantIfFreeSql;
+    /** The last owner written and its text: a registry passes the same {@link OwnerId} on every call. */
+    private volatile WrittenOwner lastOwner;
+
+    private record WrittenOwner(OwnerId owner, String text) { }
 
     /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
     public JdbcLeaseStore(SqlDatabase db) {
         this.db = Objects.requireNonNull(db, "db");
+        this.grantIfFreeSql = db.dialect().returning(GRANT_IF_FREE + ")", "epoch, heartbeat");
+    }
+
+    /** {@code owner.asString()}, without building the text again for the owner of the previous call. */
+    private String text(OwnerId owner) {
+        WrittenOwner last = lastOwner;
+        if (last == null || last.owner() != owner) {
+            last = new WrittenOwner(owner, owner.asString());
+            lastOwner = last;
+        }
+        return last.text();
     }
 
     /**
@@ -99,14 +116,23 @@ public final class JdbcLeaseStore implements LeaseStore {
         }));
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The statement returns only what the database decided, the new epoch and heartbeat; the rest
+     * of the row is what the statement itself wrote (this key, this owner, {@code ttl}, {@code now}).
+     */
     @Override
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        String sql = db.dialect().returning(GRANT_IF_FREE + ")", COLUMNS);
         return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                bindGrant(ps, key, owner, ttl, now);
+            try (PreparedStatement ps = c.prepareStatement(grantIfFreeSql)) {
+                long nowMs = bindGrant(ps, key, owner, ttl, now);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? map(rs) : Optional.<LeaseRecord>empty();
+                    if (!rs.next()) {
+                        return Optional.<LeaseRecord>empty();
+                    }
+                    return Optional.of(new LeaseRecord(key, Optional.of(owner), rs.getLong(1), rs.getLong(2), ttl,
+                            Instant.ofEpochMilli(nowMs), Instant.ofEpochMilli(nowMs + ttl.toMillis())));
                 }
             }
         }));
@@ -128,15 +154,17 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private static void bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
+    /** Binds parameters 1–6 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
+    private long bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
             throws SQLException {
         long nowMs = now.toEpochMilli();
-        ps.setString(1, owner.asString());
+        ps.setString(1, text(owner));
         ps.setLong(2, ttl.toMillis());
         ps.setLong(3, nowMs);
         ps.setLong(4, nowMs);
         ps.setLong(5, nowMs + ttl.toMillis());
         ps.setString(6, key.asString());
+        return nowMs;
     }
 
     private int conditionalUpdate(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now,
@@ -243,9 +271,9 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private static void bindFence(PreparedStatement ps, int from, Fence fence) throws SQLException {
+    private void bindFence(PreparedStatement ps, int from, Fence fence) throws SQLException {
         ps.setString(from, fence.key().asString());
-        ps.setString(from + 1, fence.owner().asString());
+        ps.setString(from + 1, text(fence.owner()));
         ps.setLong(from + 2, fence.epoch());
     }
 

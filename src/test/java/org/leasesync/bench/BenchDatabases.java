@@ -61,6 +61,27 @@ final class BenchDatabases implements AutoCloseable {
             return backend.dialect();
         }
 
+        /**
+         * On PostgreSQL, the CPU time (user + system) the server processes of this database's
+         * sessions have used so far, from {@code /proc/PID/stat} (the server runs on this machine; 100
+         * clock ticks per second); 0 on H2. Only this contender connects to its database.
+         */
+        long serverCpuNanos() {
+            if (dialect() != SqlDialect.POSTGRESQL) {
+                return 0;
+            }
+            long ticks = 0;
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
+                while (rs.next()) {
+                    ticks += processTicks(rs.getLong(1));
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot list the sessions of " + name + ": " + e.getMessage(), e);
+            }
+            return ticks * 10_000_000L;
+        }
+
         @Override
         public void close() {
             dataSource.close();
@@ -156,6 +177,17 @@ final class BenchDatabases implements AutoCloseable {
             }
         }
         return out.toString();
+    }
+
+    /** User + system clock ticks of a process ({@code /proc/PID/stat} fields 14 and 15); 0 if it is gone. */
+    static long processTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);   // fields 14, 15 counted from field 3
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     /** The 1-minute load average from {@code /proc/loadavg}, or NaN where there is none. */

@@ -53,6 +53,10 @@ public final class BenchMain implements Callable<Integer> {
             description = "lease: options of each contender's own JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
     List<String> contenderJvm = List.of("-Xms512m", "-Xmx512m");
 
+    @Option(names = "--baseline-classes",
+            description = "lease: classes of an earlier build (e.g. its target/classes): adds leasesync_before, run on them")
+    Path baselineClasses;
+
     @Option(names = "--trigger-samples", description = "trigger: submits per idle figure and round; default ${DEFAULT-VALUE}")
     int triggerSamples = 300;
 
@@ -118,7 +122,7 @@ public final class BenchMain implements Callable<Integer> {
     private void run(Figures f, Path dir, BenchDatabases dbs) throws Exception {
         if (only.contains(Item.LEASE)) {
             LeaseBench.run(f, new LeaseBench.Settings(slice, warmup, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS,
-                    backends, scenarios, contenders, contenderJvm), dbs, dir);
+                    backends, scenarios, contenders, contenderJvm, baselineClasses), dbs, dir);
         }
         if (only.contains(Item.TRIGGER)) {
             TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);

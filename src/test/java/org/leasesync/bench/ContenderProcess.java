@@ -19,13 +19,15 @@ import org.leasesync.testing.JavaProcess;
  */
 final class ContenderProcess implements AutoCloseable {
 
+    private final String name;
     private final String contender;
     private final Process process;
     private final PrintStream to;
     private final BufferedReader from;
     private final Path log;
 
-    private ContenderProcess(String contender, Process process, Path log) {
+    private ContenderProcess(String name, String contender, Process process, Path log) {
+        this.name = name;
         this.contender = contender;
         this.process = process;
         this.log = log;
@@ -36,20 +38,31 @@ final class ContenderProcess implements AutoCloseable {
     /**
      * Starts a child JVM for {@code contender} with {@code jvmOptions} (e.g. {@code -Xms512m
      * -Xmx512m}) on this JVM's class path; its standard error goes to {@code log}.
+     *
+     * @param name how the figures name it: the contender, or e.g. {@code leasesync_before}
+     * @param classesFirst a directory of classes put before the class path (an earlier build of
+     *     the product, to measure before and after in one run), or null
      */
-    static ContenderProcess start(String contender, List<String> jvmOptions, Path log) throws IOException {
+    static ContenderProcess start(String name, String contender, List<String> jvmOptions, Path classesFirst, Path log)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
         cmd.add("-Dlogback.configurationFile=logback-bench.xml");
         cmd.add("-cp");
-        cmd.add(JavaProcess.classPath());
+        cmd.add((classesFirst == null ? "" : classesFirst.toAbsolutePath() + JavaProcess.separator()) + JavaProcess.classPath());
         cmd.add(LeaseBenchChild.class.getName());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(log.toFile());
-        return new ContenderProcess(contender, pb.start(), log);
+        return new ContenderProcess(name, contender, pb.start(), log);
     }
 
+    /** The name in figures. */
+    String name() {
+        return name;
+    }
+
+    /** The implementation: {@code leasesync}, {@code shedlock} or {@code raw}. */
     String contender() {
         return contender;
     }
@@ -64,7 +77,7 @@ final class ContenderProcess implements AutoCloseable {
         String[] w = ask("run " + s.name() + " " + s.threads() + " " + s.oneKey() + " " + s.instancePerThread() + " "
                 + keys + " " + length.toMillis()).split(" ");
         return new LeaseBench.Result(Double.parseDouble(w[1]), Long.parseLong(w[2]), Integer.parseInt(w[3]),
-                Long.parseLong(w[4]));
+                Long.parseLong(w[4]), Long.parseLong(w[5]), Long.parseLong(w[6]));
     }
 
     /** Closes the contender and its pool (the child stays up for the next backend). */
@@ -79,11 +92,11 @@ final class ContenderProcess implements AutoCloseable {
                 return line;
             }
             if (line.startsWith("error ")) {
-                throw new IllegalStateException(contender + ": '" + command + "' failed: " + line.substring(6)
+                throw new IllegalStateException(name + ": '" + command + "' failed: " + line.substring(6)
                         + " (see " + log + ")");
             }
         }
-        throw new IllegalStateException(contender + " exited during '" + command + "' (see " + log + ")");
+        throw new IllegalStateException(name + " exited during '" + command + "' (see " + log + ")");
     }
 
     @Override

@@ -25,6 +25,8 @@ import org.leasesync.store.SqlDialect;
 final class LeaseBench {
 
     static final int MAX_KEYS = 1_000;
+    /** The name of the baseline contender: leasesync built from an earlier commit ({@code --baseline-classes}). */
+    static final String BEFORE = "leasesync_before";
     static final List<String> CONTENDERS = List.of(LeaseContenders.LEASESYNC, LeaseContenders.SHEDLOCK,
             LeaseContenders.RAW);
 
@@ -60,10 +62,12 @@ final class LeaseBench {
      * @param scenarioNames scenarios to run (empty: all)
      * @param contenders contenders to run (a subset of {@link #CONTENDERS}, e.g. one for profiling)
      * @param childJvm options of every contender's JVM
+     * @param baselineClasses classes of an earlier build of the product: adds the contender
+     *     {@value #BEFORE}, leasesync on those classes; null for none
      */
     record Settings(Duration slice, Duration warmup, int rounds, int threads, int keys,
                     List<BenchDatabases.Backend> backends, List<String> scenarioNames, List<String> contenders,
-                    List<String> childJvm) {
+                    List<String> childJvm, Path baselineClasses) {
         Settings {
             if (keys < 1 || keys > MAX_KEYS || rounds < 1 || threads < 1) {
                 throw new IllegalArgumentException("bad lease bench settings: " + keys + " keys, " + rounds + " rounds, "
@@ -80,8 +84,21 @@ final class LeaseBench {
         }
     }
 
-    /** What one run of one scenario saw. */
-    record Result(double opsPerSecond, long acquisitions, int maxHolders, long failures) { }
+    /**
+     * What one run of one scenario saw.
+     *
+     * @param jvmCpuNanos CPU time the contender's JVM used meanwhile (all its threads: workers, the
+     *     H2 engine when H2 runs in it, JIT, GC)
+     * @param dbCpuNanos CPU time of the PostgreSQL server processes serving the contender's pool
+     *     meanwhile (0 on H2, which runs inside the JVM)
+     */
+    record Result(double opsPerSecond, long acquisitions, int maxHolders, long failures, long jvmCpuNanos,
+                  long dbCpuNanos) {
+        /** CPU microseconds per acquire+release, the contender's JVM and its database server together. */
+        double cpuMicrosPerOp() {
+            return acquisitions == 0 ? Double.NaN : (jvmCpuNanos + dbCpuNanos) / 1e3 / acquisitions;
+        }
+    }
 
     private LeaseBench() {
     }
@@ -91,7 +108,12 @@ final class LeaseBench {
         List<ContenderProcess> all = new ArrayList<>();
         try {
             for (String name : s.contenders()) {
-                all.add(ContenderProcess.start(name, s.childJvm(), workDir.resolve("lease-" + name + ".log")));
+                all.add(ContenderProcess.start(name, name, s.childJvm(), null, workDir.resolve("lease-" + name + ".log")));
+            }
+            if (s.baselineClasses() != null) {
+                all.add(ContenderProcess.start(BEFORE, LeaseContenders.LEASESYNC, s.childJvm(), s.baselineClasses(),
+                        workDir.resolve("lease-" + BEFORE + ".log")));
+                f.note("lease: " + BEFORE + " is leasesync with the classes of " + s.baselineClasses() + " first");
             }
             f.note("lease: each contender in a JVM of its own: " + String.join(" ", s.childJvm()));
             for (BenchDatabases.Backend backend : s.backends()) {
@@ -108,7 +130,7 @@ final class LeaseBench {
                             List<ContenderProcess> all, BenchDatabases dbs) throws Exception {
         String b = backend.label;
         for (ContenderProcess c : all) {
-            String url = dbs.newDatabase(backend, c.contender());
+            String url = dbs.newDatabase(backend, c.name());
             if (c == all.get(0)) {
                 f.note("lease " + b + ": " + url);
                 if (backend.dialect() == SqlDialect.POSTGRESQL) {
@@ -120,28 +142,33 @@ final class LeaseBench {
         f.sample("lease." + b + ".load_at_start", BenchDatabases.loadAverage(), "load");
         for (ContenderProcess c : all) {
             for (Scenario scenario : scenarios) {          // JIT warm-up, each contender alone
-                check(c.contender(), b, scenario, c.run(scenario, s.keys(), s.warmup()));
+                check(c.name(), b, scenario, c.run(scenario, s.keys(), s.warmup()));
             }
         }
         for (int round = 0; round < s.rounds(); round++) {
             for (Scenario scenario : scenarios) {
                 for (int i = 0; i < all.size(); i++) {
                     ContenderProcess c = all.get((i + round) % all.size());   // rotate the order
-                    Result r = check(c.contender(), b, scenario, c.run(scenario, s.keys(), s.slice()));
-                    String base = "lease." + b + "." + scenario.name() + "." + c.contender();
+                    Result r = check(c.name(), b, scenario, c.run(scenario, s.keys(), s.slice()));
+                    String base = "lease." + b + "." + scenario.name() + "." + c.name();
                     f.sample(base, r.opsPerSecond(), "ops/s");
+                    f.sample(base + ".cpu_us_per_op", r.cpuMicrosPerOp(), "us");
                     if (scenario.oneKey() && scenario.threads() > 1) {
                         f.sample(base + ".max_holders", r.maxHolders(), "holders");
                     }
                 }
-                roundRatios(f, b, scenario, s.contenders());
+                roundRatios(f, b, scenario, names(all));
             }
         }
         f.sample("lease." + b + ".load_at_end", BenchDatabases.loadAverage(), "load");
         for (ContenderProcess c : all) {
             c.closeContender();
         }
-        print(f, b, scenarios, s.contenders());
+        print(f, b, scenarios, names(all));
+    }
+
+    private static List<String> names(List<ContenderProcess> all) {
+        return all.stream().map(ContenderProcess::name).toList();
     }
 
     /** The first grant of every key: inserts the rows (leasesync, ShedLock), so rounds measure updates only. */
@@ -177,12 +204,18 @@ final class LeaseBench {
             List<Double> num = f.samples(base + pair[0]);
             List<Double> den = f.samples(base + pair[1]);
             f.sample(base + pair[0] + "_vs_" + pair[1] + ".per_round", num.get(num.size() - 1) / den.get(den.size() - 1), "x");
+            List<Double> numCpu = f.samples(base + pair[0] + ".cpu_us_per_op");
+            List<Double> denCpu = f.samples(base + pair[1] + ".cpu_us_per_op");
+            // ops per CPU-second, as a ratio: above 1 means the first needs less CPU per acquire+release
+            f.sample(base + pair[0] + "_vs_" + pair[1] + ".cpu.per_round",
+                    denCpu.get(denCpu.size() - 1) / numCpu.get(numCpu.size() - 1), "x");
         }
     }
 
     private static List<String[]> pairs(List<String> contenders) {
         List<String[]> out = new ArrayList<>();
-        String[][] all = {{"leasesync", "shedlock"}, {"leasesync", "raw"}, {"shedlock", "raw"}};
+        String[][] all = {{"leasesync", "shedlock"}, {"leasesync", "raw"}, {"shedlock", "raw"},
+            {BEFORE, "shedlock"}, {"leasesync", BEFORE}};
         for (String[] p : all) {
             if (contenders.contains(p[0]) && contenders.contains(p[1])) {
                 out.add(p);
@@ -196,17 +229,19 @@ final class LeaseBench {
         for (Scenario scenario : scenarios) {
             String base = "lease." + b + "." + scenario.name() + ".";
             for (String c : contenders) {
-                f.print(base + c);
-                f.print(base + c + ".max_holders");
+                f.print(base + c, base + c + ".cpu_us_per_op", base + c + ".max_holders");
             }
             for (String[] p : pairs(contenders)) {
                 String name = base + p[0] + "_vs_" + p[1];
                 f.ratio(name, f.median(base + p[0]) / f.median(base + p[1]));
-                List<Double> perRound = f.samples(name + ".per_round");
-                f.note(String.format(Locale.ROOT, "%s per round: min %.2f median %.2f max %.2f", name,
-                        perRound.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                        Figures.median(perRound),
-                        perRound.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)));
+                f.ratio(name + ".cpu", f.median(base + p[1] + ".cpu_us_per_op") / f.median(base + p[0] + ".cpu_us_per_op"));
+                for (String which : List.of(".per_round", ".cpu.per_round")) {
+                    List<Double> perRound = f.samples(name + which);
+                    f.note(String.format(Locale.ROOT, "%s%s: min %.2f median %.2f max %.2f", name, which,
+                            perRound.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                            Figures.median(perRound),
+                            perRound.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)));
+                }
             }
         }
     }
@@ -256,6 +291,8 @@ final class LeaseBench {
             workers.add(w);
             w.start();
         }
+        long dbCpuBefore = c.databaseCpuNanos();
+        long cpuBefore = processCpuNanos();
         window[0] = System.nanoTime();
         window[1] = window[0] + length.toNanos();
         start.countDown();
@@ -263,9 +300,18 @@ final class LeaseBench {
             w.join();
         }
         long elapsed = Math.max(System.nanoTime() - window[0], 1);
+        long cpu = processCpuNanos() - cpuBefore;
+        long dbCpu = c.databaseCpuNanos() - dbCpuBefore;
         if (firstFailure.get() != null) {
             firstFailure.get().printStackTrace();
         }
-        return new Result(acquisitions.get() * 1e9 / elapsed, acquisitions.get(), maxHolders.get(), failures.get());
+        return new Result(acquisitions.get() * 1e9 / elapsed, acquisitions.get(), maxHolders.get(), failures.get(),
+                cpu, dbCpu);
+    }
+
+    /** CPU time of this JVM so far. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }

@@ -16,7 +16,7 @@ import java.util.Locale;
  * <pre>
  * open CONTENDER BACKEND JDBC_URL KEYS   → ok            (new pool and contender; first grant of every key)
  * run SCENARIO THREADS ONE_KEY PER_THREAD KEYS MILLIS
- *                                        → result OPS_PER_S ACQUISITIONS MAX_HOLDERS FAILURES
+ *                                        → result OPS_PER_S ACQUISITIONS MAX_HOLDERS FAILURES JVM_CPU_NS DB_CPU_NS
  * close                                  → ok            (closes the contender and its pool)
  * quit                                   → (exits)
  * </pre>
@@ -50,8 +50,8 @@ public final class LeaseBenchChild {
                                 Boolean.parseBoolean(w[3]), Boolean.parseBoolean(w[4]));
                         LeaseBench.Result r = LeaseBench.measure(contender, scenario, Integer.parseInt(w[5]),
                                 Duration.ofMillis(Long.parseLong(w[6])));
-                        out.println(String.format(Locale.ROOT, "result %.1f %d %d %d", r.opsPerSecond(), r.acquisitions(),
-                                r.maxHolders(), r.failures()));
+                        out.println(String.format(Locale.ROOT, "result %.1f %d %d %d %d %d", r.opsPerSecond(),
+                                r.acquisitions(), r.maxHolders(), r.failures(), r.jvmCpuNanos(), r.dbCpuNanos()));
                     }
                     case "close" -> {
                         if (contender != null) {

@@ -49,6 +49,11 @@ final class LeaseContenders {
          */
         Instance newInstance() throws Exception;
 
+        /** CPU time the database server has spent serving this contender's pool (0 for H2, which runs in the JVM). */
+        default long databaseCpuNanos() {
+            return 0;
+        }
+
         @Override
         void close();
     }
@@ -90,6 +95,11 @@ final class LeaseContenders {
             }
 
             @Override
+            public long databaseCpuNanos() {
+                return db.serverCpuNanos();
+            }
+
+            @Override
             public Instance newInstance() {
                 TaskRegistry registry = new TaskRegistry(store, OwnerId.forCurrentProcess(), TTL, TimeSource.system(),
                         OwnerLiveness.neverProvable());
@@ -128,6 +138,11 @@ final class LeaseContenders {
             @Override
             public String name() {
                 return SHEDLOCK;
+            }
+
+            @Override
+            public long databaseCpuNanos() {
+                return db.serverCpuNanos();
             }
 
             @Override
@@ -181,6 +196,11 @@ final class LeaseContenders {
             @Override
             public String name() {
                 return RAW;
+            }
+
+            @Override
+            public long databaseCpuNanos() {
+                return db.serverCpuNanos();
             }
 
             @Override
