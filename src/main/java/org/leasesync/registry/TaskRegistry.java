@@ -142,7 +142,8 @@ public final class TaskRegistry {
      * One attempt to be granted {@code key}; every grant is one atomic conditional write.
      * <ul>
      *   <li>Fast path: a key that was free or unknown at this registry's last attempt is tried with
-     *       one conditional write and no read ({@link LeaseStore#grantIfFree}).</li>
+     *       one conditional write and no read ({@link LeaseStore#grantIfFree}), and if it has no
+     *       free row, with the conditional insert of a new row ({@link LeaseStore#grantIfNew}).</li>
      *   <li>A key another owner held at the last attempt (an observation exists) is read first:
      *       while it stays held, an attempt is that one read (which also keeps the observation the
      *       takeover rule needs), instead of a failing write and a read.</li>
@@ -151,16 +152,18 @@ public final class TaskRegistry {
      * </ul>
      */
     private Optional<LeaseRecord> grant(LeaseKey key) {
-        boolean heldLastTime = observations.containsKey(key);
-        if (!heldLastTime) {
+        if (!observations.containsKey(key)) {
             Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
+            if (granted.isEmpty()) {
+                granted = store.grantIfNew(key, owner, ttl, time.now());   // never granted: insert
+            }
             if (granted.isPresent()) {
                 return granted;
             }
         }
         Optional<LeaseRecord> current = store.read(key);
         if (current.isEmpty()) {
-            return store.tryGrant(key, owner, ttl, time.now(), Optional.empty());   // never granted: insert
+            return store.grantIfNew(key, owner, ttl, time.now());
         }
         if (!current.get().isHeld()) {
             return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile

@@ -230,6 +230,11 @@ final class LeaseBench {
             String base = "lease." + b + "." + scenario.name() + ".";
             for (String c : contenders) {
                 f.print(base + c, base + c + ".cpu_us_per_op", base + c + ".max_holders");
+                // the best round: disturbance by other work only ever lowers throughput and raises CPU per op
+                f.note(String.format(Locale.ROOT, "%s best round: %.0f ops/s, %.2f us CPU per op", base + c,
+                        f.samples(base + c).stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                        f.samples(base + c + ".cpu_us_per_op").stream().mapToDouble(Double::doubleValue).min()
+                                .orElse(Double.NaN)));
             }
             for (String[] p : pairs(contenders)) {
                 String name = base + p[0] + "_vs_" + p[1];
