@@ -142,28 +142,25 @@ public final class TaskRegistry {
      * One attempt to be granted {@code key}; every grant is one atomic conditional write.
      * <ul>
      *   <li>Fast path: a key that was free or unknown at this registry's last attempt is tried with
-     *       one conditional write and no read ({@link LeaseStore#grantIfFree}), and if it has no
-     *       free row, with the conditional insert of a new row ({@link LeaseStore#grantIfNew}).</li>
+     *       one conditional write and no read ({@link LeaseStore#grantIfFree}).</li>
      *   <li>A key another owner held at the last attempt (an observation exists) is read first:
      *       while it stays held, an attempt is that one read (which also keeps the observation the
      *       takeover rule needs), instead of a failing write and a read.</li>
-     *   <li>After the read: a free key gets the conditional write, a key never granted the insert,
-     *       a stale holder's key the takeover write; a live holder's key nothing.</li>
+     *   <li>After the read: a free key gets the conditional write, a key never granted the
+     *       conditional insert ({@link LeaseStore#grantIfNew}), a stale holder's key the takeover
+     *       write; a live holder's key nothing.</li>
      * </ul>
      */
     private Optional<LeaseRecord> grant(LeaseKey key) {
         if (!observations.containsKey(key)) {
             Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
-            if (granted.isEmpty()) {
-                granted = store.grantIfNew(key, owner, ttl, time.now());   // never granted: insert
-            }
             if (granted.isPresent()) {
                 return granted;
             }
         }
         Optional<LeaseRecord> current = store.read(key);
         if (current.isEmpty()) {
-            return store.grantIfNew(key, owner, ttl, time.now());
+            return store.grantIfNew(key, owner, ttl, time.now());   // never granted: insert
         }
         if (!current.get().isHeld()) {
             return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile

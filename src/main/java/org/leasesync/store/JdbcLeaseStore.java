@@ -42,9 +42,9 @@ import org.leasesync.registry.StoreException;
  * statement. Every grant asks for the new epoch and heartbeat as JDBC generated keys of its
  * {@code UPDATE} (PostgreSQL's driver adds {@code RETURNING}; H2 returns the updated row's final
  * values), so no grant reads the row back; the rest of the returned row is what the statement
- * wrote. No grant runs a {@code SELECT}: on H2 every cached {@code SELECT} of a session makes each
- * later write transaction of that session pay for invalidating its cached result
- * (docs/benchmarks.md, issue 11).
+ * wrote. (H2 caches a {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} in the session and then
+ * pays for invalidating its cached result on every later write of that session; the generated
+ * keys of a plain {@code UPDATE} cost nothing of the kind: docs/benchmarks.md, issue 11.)
  * Renew and release are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
  *
