@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */
-    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER }
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE }
 
     @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
     Set<Item> only = EnumSet.allOf(Item.class);
@@ -74,6 +74,24 @@ public final class BenchMain implements Callable<Integer> {
             description = "takeover: lease TTL of the holder when its death is not provable; default ${DEFAULT-VALUE}")
     Duration takeoverTtl = Duration.ofSeconds(5);
 
+    @Option(names = "--scale-phase", converter = DurationConverter.class,
+            description = "scale: length of the measured pull phase and of the push phase; default ${DEFAULT-VALUE}")
+    Duration scalePhase = Duration.ofSeconds(5);
+
+    @Option(names = "--scale-records", description = "scale: records seeded per client stream; default ${DEFAULT-VALUE}")
+    int scaleRecords = 3_000;
+
+    @Option(names = "--scale-batch", description = "scale: records per push and per pull page; default ${DEFAULT-VALUE}")
+    int scaleBatch = 500;
+
+    @Option(names = "--scale-configs", split = ",",
+            description = "scale: set-ups, of pg1, pg2, pg3, h2file1 (default: all)")
+    List<String> scaleConfigs = List.of("pg1", "pg2", "pg3", "h2file1");
+
+    @Option(names = "--server-jvm", split = " ",
+            description = "scale: options of each server JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
+    List<String> serverJvm = List.of("-Xms256m", "-Xmx256m");
+
     @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
     Path workDir;
 
@@ -104,6 +122,11 @@ public final class BenchMain implements Callable<Integer> {
             warmup = Duration.ofMillis(50);
             backends = List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE, BenchDatabases.Backend.PG_NOFSYNC);
             contenderJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
+            scalePhase = Duration.ofMillis(500);
+            scaleRecords = 200;
+            scaleBatch = 100;
+            scaleConfigs = List.of("pg1", "pg2", "h2file1");
+            serverJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
             pullRecords = 1_000;
@@ -129,6 +152,13 @@ public final class BenchMain implements Callable<Integer> {
         }
         if (only.contains(Item.SYNC)) {
             SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3)), dir);
+        }
+        if (only.contains(Item.SCALE)) {
+            List<ScaleBench.Config> configs = ScaleBench.defaultConfigs().stream()
+                    .filter(c -> scaleConfigs.contains(c.name())).toList();
+            ScaleBench.run(f, new ScaleBench.Settings(configs, quick ? 1 : Math.min(rounds, 3), scalePhase,
+                    quick ? Duration.ofMillis(300) : Duration.ofSeconds(3), scaleRecords, scaleBatch, serverJvm,
+                    quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG), dbs, dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);

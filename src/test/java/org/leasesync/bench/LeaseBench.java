@@ -237,15 +237,17 @@ final class LeaseBench {
                                 .orElse(Double.NaN)));
             }
             for (String[] p : pairs(contenders)) {
+                // The median of the per-round ratios: within a round the contenders ran seconds apart,
+                // so a change of the machine's load between rounds cancels out of each round's ratio.
                 String name = base + p[0] + "_vs_" + p[1];
-                f.ratio(name, f.median(base + p[0]) / f.median(base + p[1]));
-                f.ratio(name + ".cpu", f.median(base + p[1] + ".cpu_us_per_op") / f.median(base + p[0] + ".cpu_us_per_op"));
-                for (String which : List.of(".per_round", ".cpu.per_round")) {
-                    List<Double> perRound = f.samples(name + which);
-                    f.note(String.format(Locale.ROOT, "%s%s: min %.2f median %.2f max %.2f", name, which,
+                for (String which : List.of("", ".cpu")) {
+                    List<Double> perRound = f.samples(name + which + ".per_round");
+                    f.ratio(name + which, Figures.median(perRound));
+                    f.note(String.format(Locale.ROOT, "%s%s per round: min %.2f max %.2f; ratio of medians %.2f", name, which,
                             perRound.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                            Figures.median(perRound),
-                            perRound.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)));
+                            perRound.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                            which.isEmpty() ? f.median(base + p[0]) / f.median(base + p[1])
+                                    : f.median(base + p[1] + ".cpu_us_per_op") / f.median(base + p[0] + ".cpu_us_per_op")));
                 }
             }
         }
