@@ -125,7 +125,7 @@ public final class BenchMain implements Callable<Integer> {
             scalePhase = Duration.ofMillis(500);
             scaleRecords = 200;
             scaleBatch = 100;
-            scaleConfigs = List.of("pg1", "pg2", "h2file1");
+            scaleConfigs = List.of("pg2", "h2file1");
             serverJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
