@@ -3,8 +3,11 @@ package org.leasesync.bench;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -253,10 +256,30 @@ final class LeaseBench {
         }
     }
 
+    /** Instances by contender and slot (0: the shared one, 1 + t: thread t's own); used by one thread. */
+    private static final Map<LeaseContenders.Contender, Map<Integer, LeaseContenders.Instance>> INSTANCES =
+            new IdentityHashMap<>();
+
+    /**
+     * The contender's instance in {@code slot}, created on first use and kept for every later slice:
+     * instances live as long as the processes they stand for, so what one learns (ShedLock's
+     * provider remembers which lock rows it has created; a registry what it has observed) carries
+     * over from round to round, as it would in a long-running process.
+     */
+    static LeaseContenders.Instance instance(LeaseContenders.Contender c, int slot) throws Exception {
+        Map<Integer, LeaseContenders.Instance> slots = INSTANCES.computeIfAbsent(c, k -> new HashMap<>());
+        LeaseContenders.Instance i = slots.get(slot);
+        if (i == null) {
+            i = c.newInstance();
+            slots.put(slot, i);
+        }
+        return i;
+    }
+
     /** Runs one scenario for {@code length} (in the contender's own JVM, {@link LeaseBenchChild}). */
     static Result measure(LeaseContenders.Contender c, Scenario scenario, int keys, Duration length) throws Exception {
         int threads = scenario.threads();
-        LeaseContenders.Instance shared = scenario.instancePerThread() ? null : c.newInstance();
+        LeaseContenders.Instance shared = scenario.instancePerThread() ? null : instance(c, 0);
         AtomicLong acquisitions = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         AtomicInteger holders = new AtomicInteger();
@@ -266,7 +289,7 @@ final class LeaseBench {
         List<Thread> workers = new ArrayList<>();
         long[] window = new long[2];
         for (int t = 0; t < threads; t++) {
-            LeaseContenders.Instance mine = shared != null ? shared : c.newInstance();
+            LeaseContenders.Instance mine = shared != null ? shared : instance(c, 1 + t);
             Thread w = new Thread(() -> {
                 try {
                     start.await();
