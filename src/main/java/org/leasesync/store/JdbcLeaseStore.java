@@ -31,9 +31,10 @@ import org.leasesync.registry.StoreException;
  *   <li>{@code UPDATE lease SET owner = me, epoch = epoch + 1, heartbeat = heartbeat + 1, ...
  *       WHERE task_key = ? AND (owner_id IS NULL OR (owner_id = ? AND epoch = ? AND heartbeat = ?))}
  *       — the second branch only with a takeover candidate, matching exactly the observed row.</li>
- *   <li>If no row was updated (and there is no takeover candidate): {@code INSERT} with epoch 1;
- *       a unique-key violation means the key has a row that is not free, or another owner inserted
- *       first (contention). The insert runs {@linkplain SqlDialect#recoverably recoverably}, so on
+ *   <li>If no row was updated (and there is no takeover candidate): {@code INSERT ... SELECT ...
+ *       WHERE NOT EXISTS} with epoch 1, which inserts nothing (and raises nothing) when the key
+ *       has a row; a unique-key violation means another owner inserted at the same moment
+ *       (contention). The insert runs {@linkplain SqlDialect#recoverably recoverably}, so on
  *       PostgreSQL the violation does not abort the transaction (25P02) and the answer is "not
  *       granted", not an error.</li>
  * </ol>
@@ -123,8 +124,9 @@ public final class JdbcLeaseStore implements LeaseStore {
             }
             // No free row: the key was never granted (insert), or another owner holds it (the
             // insert meets the primary key: not granted)
-            return insert(c, key, owner, ttl, now)
-                    ? Optional.of(written(key, owner, 1, 1, ttl, now.toEpochMilli()))
+            long nowMs = now.toEpochMilli();
+            return insert(c, key, owner, ttl, nowMs)
+                    ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
                     : Optional.<LeaseRecord>empty();
         }));
     }
@@ -157,22 +159,10 @@ public final class JdbcLeaseStore implements LeaseStore {
      */
     @Override
     public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(INSERT_IF_NEW)) {
-                long nowMs = now.toEpochMilli();
-                String keyText = key.asString();
-                ps.setString(1, keyText);
-                ps.setString(2, text(owner));
-                ps.setLong(3, ttl.toMillis());
-                ps.setLong(4, nowMs);
-                ps.setLong(5, nowMs);
-                ps.setLong(6, nowMs + ttl.toMillis());
-                ps.setString(7, keyText);
-                return ps.executeUpdate() == 1
-                        ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
-                        : Optional.<LeaseRecord>empty();
-            }
-        }));
+        long nowMs = now.toEpochMilli();
+        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> insert(c, key, owner, ttl, nowMs)
+                ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
+                : Optional.<LeaseRecord>empty()));
     }
 
     /**
@@ -239,18 +229,25 @@ public final class JdbcLeaseStore implements LeaseStore {
                 Instant.ofEpochMilli(nowMs + ttl.toMillis()));
     }
 
-    private boolean insert(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now) throws SQLException {
-        long nowMs = now.toEpochMilli();
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO lease (" + COLUMNS + ") VALUES (?, ?, 1, 1, ?, ?, ?, ?)")) {
-            ps.setString(1, key.asString());
-            ps.setString(2, owner.asString());
+    /**
+     * The conditional insert of a first row ({@link #INSERT_IF_NEW}): inserts nothing, without an
+     * error, when the key has a row; a duplicate key (another owner inserted at the same moment) is
+     * "not inserted" too, and runs {@linkplain SqlDialect#recoverably recoverably} so that on
+     * PostgreSQL it does not abort a surrounding transaction.
+     *
+     * @return true if this call inserted the row
+     */
+    private boolean insert(Connection c, LeaseKey key, OwnerId owner, Duration ttl, long nowMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_IF_NEW)) {
+            String keyText = key.asString();
+            ps.setString(1, keyText);
+            ps.setString(2, text(owner));
             ps.setLong(3, ttl.toMillis());
             ps.setLong(4, nowMs);
             ps.setLong(5, nowMs);
             ps.setLong(6, nowMs + ttl.toMillis());
-            // A duplicate key is an expected answer: on PostgreSQL it must not abort the transaction.
-            db.dialect().recoverably(c, x -> ps.executeUpdate());
-            return true;
+            ps.setString(7, keyText);
+            return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1;
         } catch (SQLException e) {
             if (db.dialect().isDuplicateKey(e)) {
                 return false;
