@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.leasesync.server.jobs.JobScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}; a
  * thread named {@code sync-server-housekeeping} retries failed claim releases and keeps the
- * instance lock (PostgreSQL). All methods are thread-safe. {@link #start} blocks while the
+ * instance lock (PostgreSQL); the server's periodic jobs run on {@code sync-server-jobs} (and
+ * {@code sync-server-jobs-heartbeat}) through the task registry ({@link JobScheduler}). All methods
+ * are thread-safe. {@link #start} blocks while the
  * database is opened, migrated and seeded; {@link #tokenFor}, {@link #stats} and
  * {@link #resetStats} block on the database; {@link #close} blocks until the HTTP server, its
  * threads and the database are shut down (a few seconds at most).
@@ -45,11 +48,12 @@ public final class ReferenceServer implements AutoCloseable {
     private final StatsStore stats;
     private final ClaimStore claims;
     private final ApiRouter router;
+    private final JobScheduler jobs;
     private final AtomicInteger closed = new AtomicInteger();
 
     private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
                             ServerDatabase db, TokenStore tokens, String adminToken, FaultSwitches faults,
-                            StatsStore stats, ClaimStore claims, ApiRouter router) {
+                            StatsStore stats, ClaimStore claims, ApiRouter router, JobScheduler jobs) {
         this.http = http;
         this.executor = executor;
         this.housekeeping = housekeeping;
@@ -60,6 +64,7 @@ public final class ReferenceServer implements AutoCloseable {
         this.stats = stats;
         this.claims = claims;
         this.router = router;
+        this.jobs = jobs;
     }
 
     /**
@@ -74,6 +79,7 @@ public final class ReferenceServer implements AutoCloseable {
         ServerDatabase db = ServerDatabase.open(cfg.database(), ServerInstanceId.create());
         ExecutorService executor = null;
         ScheduledExecutorService housekeeping = null;
+        JobScheduler jobs = null;
         try {
             TokenStore tokens = new TokenStore(db, cfg.clock());
             String adminToken = tokens.adminToken();
@@ -98,12 +104,13 @@ public final class ReferenceServer implements AutoCloseable {
             FencingStore fencing = new FencingStore();
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
+            jobs = ServerJobs.create(cfg, db);
             ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
                     new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, claims, faults, stats, cfg.clock()),
                     new PushStatusHandler(claims, keys, cfg.clock()),
-                    new AdminHandlers(stats, faults, audits));
+                    new AdminHandlers(stats, faults, audits, jobs));
             HttpServer http = HttpServer.create(
                     new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port()), 64);
             executor = Executors.newFixedThreadPool(THREADS, namedThreads());
@@ -119,24 +126,29 @@ public final class ReferenceServer implements AutoCloseable {
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();
+            jobs.start();
             ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, tokens, adminToken, faults,
-                    stats, claims, router);
+                    stats, claims, router, jobs);
             log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
                     db.description(), cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, jobs, db);
             throw new UncheckedIOException("cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, jobs, db);
             throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
         } catch (RuntimeException e) {
-            cleanUp(executor, housekeeping, db);
+            cleanUp(executor, housekeeping, jobs, db);
             throw e;
         }
     }
 
-    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, ServerDatabase db) {
+    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, JobScheduler jobs,
+                                ServerDatabase db) {
+        if (jobs != null) {
+            jobs.close();
+        }
         if (executor != null) {
             executor.shutdownNow();
         }
@@ -238,7 +250,8 @@ public final class ReferenceServer implements AutoCloseable {
 
     /**
      * Stops accepting requests (new ones get 503 or a refused connection), interrupts requests
-     * still executing (their transactions roll back unless already committed), deletes this
+     * still executing (their transactions roll back unless already committed), stops the jobs (a
+     * running one ends after its current batch, its checkpoint kept), deletes this
      * instance's idempotency-key claims, releases its instance lock and closes the database.
      * Idempotent.
      */
@@ -257,6 +270,7 @@ public final class ReferenceServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        jobs.close();
         housekeeping.shutdownNow();
         claims.releaseAllOwn();
         db.close();
