@@ -22,7 +22,8 @@ import org.leasesync.store.SqlDatabase;
  *       completed, skip; else start at {@link Job#start}. Insert the run and its checkpoint.</li>
  *   <li><b>Batches</b> (one fenced transaction each): the job's work, the new checkpoint and the
  *       run's processed count commit together. After the last batch the run is marked {@code ok},
- *       the checkpoint deleted and the occurrence recorded as completed — in the same transaction.</li>
+ *       the checkpoint deleted, the occurrence recorded as completed and the job's run history cut
+ *       to its newest {@value #KEEP_RUNS} runs — in the same transaction.</li>
  *   <li>Between batches the lease is checked locally ({@link HeldLease#checkedFence()}) and the
  *       stop request honoured (the run is then marked {@code interrupted}, its checkpoint kept).</li>
  * </ol>
@@ -76,6 +77,9 @@ public final class JobRunner {
             return resumedFrom;
         }
     }
+
+    /** Runs kept per job ({@code job_runs}): older ones are deleted when a run completes. */
+    public static final int KEEP_RUNS = 100;
 
     private final SqlDatabase db;
     private final JdbcGuard guard;
@@ -193,6 +197,7 @@ public final class JobRunner {
             if (b.finished()) {
                 store.endRun(c, run.runId, JobResult.OK, nowMs, processed, null);
                 store.deleteCheckpoint(c, name);
+                store.trimRuns(c, name, KEEP_RUNS);
                 if (run.slot != null) {
                     store.completeSlot(c, name, run.slot, nowMs);
                 }

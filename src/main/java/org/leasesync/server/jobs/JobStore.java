@@ -233,6 +233,17 @@ final class JobStore {
         }
     }
 
+    /** Deletes the job's runs but its newest {@code keep} ones. */
+    void trimRuns(Connection c, String job, int keep) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM job_runs WHERE job_name = ? AND run_id < (SELECT MIN(run_id)"
+                + " FROM (SELECT run_id FROM job_runs WHERE job_name = ? ORDER BY run_id DESC FETCH FIRST ? ROWS ONLY) newest)")) {
+            ps.setString(1, job);
+            ps.setString(2, job);
+            ps.setInt(3, keep);
+            ps.executeUpdate();
+        }
+    }
+
     private static void bindCheckpoint(PreparedStatement ps, Checkpoint cp) throws SQLException {
         ps.setLong(1, cp.runId());
         setLongOrNull(ps, 2, cp.slot());

@@ -243,6 +243,26 @@ abstract class JobRunContract {
     }
 
     @Test
+    void aCompletedRunCutsTheJobsHistoryToItsNewestRuns() throws Exception {
+        PruneAuditJob job = new PruneAuditJob(RETENTION);
+        for (int i = 0; i < JobRunner.KEEP_RUNS + 20; i++) {
+            db.update("INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
+                    + " ended_at_ms, result, processed) VALUES (?, ?, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)", job.name(), i);
+        }
+        db.update("INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
+                + " ended_at_ms, result, processed) VALUES ('purge-tombstones', 1, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)");
+        JobRunner runnerA = runner("instance-a", timeA, 10, JobHooks.NONE);
+        HeldLease lease = a.tryAcquire(job.key()).orElseThrow();
+        JobRunReport report = runnerA.finish(runnerA.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow(), lease,
+                () -> false);
+        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'prune-audit'")).isEqualTo(JobRunner.KEEP_RUNS);
+        assertThat(db.count("SELECT MIN(slot) FROM job_runs WHERE job_name = 'prune-audit'")).as("the oldest went").isEqualTo(21);
+        assertThat(runs(job.name()).get(0).runId()).isEqualTo(report.runId());
+        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'purge-tombstones'")).as("other jobs' runs stay")
+                .isEqualTo(1);
+    }
+
+    @Test
     void aStopRequestEndsTheRunAsInterruptedAndKeepsItsCheckpoint() throws Exception {
         oldAuditRows(10);
         PruneAuditJob job = new PruneAuditJob(RETENTION);
