@@ -139,7 +139,7 @@ final class AdminHandlers {
             answer = jobs.requestRun(name);
         } catch (IllegalArgumentException e) {
             throw new ApiError(404, "unknown_job", e.getMessage());
-        } catch (IllegalStateException e) {
+        } catch (java.util.concurrent.RejectedExecutionException e) {
             throw new ApiError(503, "unavailable", e.getMessage(), 1);
         }
         return Reply.json(answer instanceof RunRequest.Started ? 202 : 200, JobViews.runRequest(answer));

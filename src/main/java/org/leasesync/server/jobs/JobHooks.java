@@ -22,4 +22,22 @@ public interface JobHooks {
      * @throws InterruptedException if the waiting thread is interrupted: the run stops as interrupted
      */
     void afterBatch(String job, long runId, int batches) throws InterruptedException;
+
+    /**
+     * {@code hooks}, plus the test pause of {@code serve --job-pause}: runs of the named jobs block
+     * after their first batch until {@code release} opens (the server closing).
+     */
+    static JobHooks pausing(JobHooks hooks, java.util.Set<String> jobs, java.util.concurrent.CountDownLatch release) {
+        if (jobs.isEmpty()) {
+            return hooks;
+        }
+        return (job, runId, batches) -> {
+            hooks.afterBatch(job, runId, batches);
+            if (batches == 1 && jobs.contains(job)) {
+                org.slf4j.LoggerFactory.getLogger(JobScheduler.class).info(
+                        "job {} run {} pauses after its first batch until the server stops (--job-pause)", job, runId);
+                release.await();
+            }
+        };
+    }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.leasesync.registry.HeldLease;
 import org.leasesync.registry.LeaseKeeper;
-import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
 import org.leasesync.registry.TaskRegistry;
@@ -91,7 +91,8 @@ public final class JobScheduler implements AutoCloseable {
         this.time = Objects.requireNonNull(time, "time");
         this.registry = new TaskRegistry(new JdbcLeaseStore(db), owner, settings.leaseTtl(), time, liveness);
         this.keeper = new LeaseKeeper(registry);
-        this.runner = new JobRunner(db, instanceId, time, settings.batchSize(), withPauses(hooks));
+        this.runner = new JobRunner(db, instanceId, time, settings.batchSize(),
+                JobHooks.pausing(Objects.requireNonNull(hooks, "hooks"), settings.pauseAfterFirstBatch(), stopping));
         this.executor = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs"));
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs-heartbeat"));
     }
@@ -101,21 +102,6 @@ public final class JobScheduler implements AutoCloseable {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
-        };
-    }
-
-    /** The test pause of {@link JobSettings#pauseAfterFirstBatch()}: blocks until {@link #close()}. */
-    private JobHooks withPauses(JobHooks hooks) {
-        Objects.requireNonNull(hooks, "hooks");
-        if (settings.pauseAfterFirstBatch().isEmpty()) {
-            return hooks;
-        }
-        return (job, runId, batches) -> {
-            hooks.afterBatch(job, runId, batches);
-            if (batches == 1 && settings.pauseAfterFirstBatch().contains(job)) {
-                log.info("job {} run {} pauses after its first batch until the server stops (--job-pause)", job, runId);
-                stopping.await();
-            }
         };
     }
 
@@ -201,6 +187,8 @@ public final class JobScheduler implements AutoCloseable {
                 return;
             }
             complete(run.get(), lease.get(), false);
+        } catch (LeaseLostException e) {
+            log.info("job {}: the lease was lost before the run began; nothing was written ({})", job.name(), e.getMessage());
         } finally {
             releaseQuietly(lease.get());
         }
@@ -268,7 +256,9 @@ public final class JobScheduler implements AutoCloseable {
      * joins the holder. Blocks on the database while it decides.
      *
      * @throws IllegalArgumentException naming the job if there is no such job
-     * @throws IllegalStateException if the scheduler is closing
+     * @throws RejectedExecutionException if the scheduler is closing (nothing was started)
+     * @throws IllegalStateException if the job's unfinished run has an unreadable checkpoint (fail
+     *     closed: nothing is started until it is looked at)
      * @throws org.leasesync.registry.LeasesyncException if the database fails
      */
     public RunRequest requestRun(String name) {
@@ -277,43 +267,32 @@ public final class JobScheduler implements AutoCloseable {
             throw new IllegalArgumentException("unknown job '" + name + "'; known jobs: " + String.join(", ", jobs.keySet()));
         }
         if (stopping.getCount() == 0) {
-            throw new IllegalStateException("the server is stopping; no job is started");
+            throw new RejectedExecutionException("the server is stopping; no job is started");
         }
         return startManual(job);
     }
 
     private <P> RunRequest startManual(Job<P> job) {
-        Optional<HeldLease> lease = registry.tryAcquire(job.key());
-        if (lease.isEmpty()) {
-            return joined(job);
+        Optional<HeldLease> granted = registry.tryAcquire(job.key());
+        if (granted.isEmpty() && registry.lease(job.key()).map(r -> !r.isHeld()).orElse(false)) {
+            granted = registry.tryAcquire(job.key());            // the holder released it just now: ask once more
         }
-        keeper.track(lease.get());
+        if (granted.isEmpty()) {
+            return JobViews.joined(runner.db(), runner.store(), registry, job);
+        }
+        HeldLease lease = granted.get();
+        keeper.track(lease);
         try {
-            JobRunner.Started<P> run = runner.begin(job, lease.get(), JobTrigger.MANUAL, null).orElseThrow();
-            executor.execute(() -> complete(run, lease.get(), true));
+            JobRunner.Started<P> run = runner.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow();
+            executor.execute(() -> complete(run, lease, true));
             return new RunRequest.Started(job.name(), run.runId(), run.trigger(), run.epoch(), instanceId, run.resumedFrom());
         } catch (RejectedExecutionException e) {
-            releaseQuietly(lease.get());
-            throw new IllegalStateException("the server is stopping; no job is started", e);
+            releaseQuietly(lease);
+            throw new RejectedExecutionException("the server is stopping; no job is started", e);
         } catch (RuntimeException e) {
-            releaseQuietly(lease.get());
+            releaseQuietly(lease);
             throw e;
         }
-    }
-
-    private RunRequest joined(Job<?> job) {
-        Optional<LeaseRecord> row = registry.lease(job.key());
-        String owner = row.flatMap(LeaseRecord::owner).map(OwnerId::asString).orElse(null);
-        long epoch = row.map(LeaseRecord::epoch).orElse(0L);
-        return runner.db().query("read the holder of " + job.key(), c -> {
-            JobStore store = runner.store();
-            Optional<JobStore.State> state = store.state(c, job.name());
-            String holder = state.filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)
-                    .map(JobStore.State::holderInstanceId).orElse(null);
-            JobStore.Run running = store.lastRuns(c, job.name(), 1).stream()
-                    .filter(r -> r.epoch() == epoch && r.result() == JobResult.RUNNING).findFirst().orElse(null);
-            return new RunRequest.Joined(job.name(), owner, holder, epoch, running);
-        });
     }
 
     /**

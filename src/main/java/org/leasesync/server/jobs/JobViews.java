@@ -135,6 +135,20 @@ public final class JobViews {
         return n;
     }
 
+    /** A run request that found the job's lease held: who holds it, and its run under that epoch (if it began one). */
+    static RunRequest.Joined joined(SqlDatabase db, JobStore store, TaskRegistry registry, Job<?> job) {
+        Optional<LeaseRecord> row = registry.lease(job.key());
+        String owner = row.flatMap(LeaseRecord::owner).map(OwnerId::asString).orElse(null);
+        long epoch = row.map(LeaseRecord::epoch).orElse(0L);
+        return db.query("read the holder of " + job.key(), c -> {
+            String holder = store.state(c, job.name()).filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)
+                    .map(JobStore.State::holderInstanceId).orElse(null);
+            JobStore.Run running = store.lastRuns(c, job.name(), 1).stream()
+                    .filter(r -> r.epoch() == epoch && r.result() == JobResult.RUNNING).findFirst().orElse(null);
+            return new RunRequest.Joined(job.name(), owner, holder, epoch, running);
+        });
+    }
+
     private static void putLong(ObjectNode n, String name, Long value) {
         if (value == null) {
             n.putNull(name);
