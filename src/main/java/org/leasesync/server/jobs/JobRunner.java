@@ -125,7 +125,7 @@ public final class JobRunner {
             store.recordHolder(c, name, instanceId, fence.epoch());
             Optional<JobStore.Checkpoint> cp = store.checkpoint(c, name);
             if (cp.isPresent()) {
-                Optional<JobStore.Run> earlier = store.run(c, cp.get().runId());
+                Optional<JobRun> earlier = store.run(c, cp.get().runId());
                 boolean mine = earlier.isPresent() && earlier.get().ownerId().equals(fence.owner().asString());
                 JobTrigger trigger = mine ? JobTrigger.RECOVERY : JobTrigger.TAKEOVER;
                 store.interruptRun(c, cp.get().runId(), nowMs, (mine ? "recovered" : "taken over") + " by instance "

@@ -33,11 +33,6 @@ final class JobStore {
                       long updatedAtMs) {
     }
 
-    /** One row of {@code job_runs}. */
-    record Run(long runId, String job, Long slot, JobTrigger trigger, String instanceId, String ownerId, long epoch,
-               Long resumedFrom, long startedAtMs, Long endedAtMs, JobResult result, long processed, String detail) {
-    }
-
     /** What the scheduler needs each tick: last completed slots, and which jobs have an unfinished run. */
     record Overview(Map<String, Long> lastCompletedSlots, Set<String> checkpointed) {
     }
@@ -96,7 +91,7 @@ final class JobStore {
         }
     }
 
-    Optional<Run> run(Connection c, long runId) throws SQLException {
+    Optional<JobRun> run(Connection c, long runId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM job_runs WHERE run_id = ?")) {
             ps.setLong(1, runId);
             try (ResultSet rs = ps.executeQuery()) {
@@ -106,12 +101,12 @@ final class JobStore {
     }
 
     /** The job's newest runs, newest first, at most {@code limit}. */
-    List<Run> lastRuns(Connection c, String job, int limit) throws SQLException {
+    List<JobRun> lastRuns(Connection c, String job, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM job_runs WHERE job_name = ?"
                 + " ORDER BY run_id DESC FETCH FIRST ? ROWS ONLY")) {
             ps.setString(1, job);
             ps.setInt(2, limit);
-            List<Run> out = new ArrayList<>();
+            List<JobRun> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(readRun(rs));
@@ -254,8 +249,8 @@ final class JobStore {
         ps.setString(7, cp.job());
     }
 
-    private static Run readRun(ResultSet rs) throws SQLException {
-        return new Run(rs.getLong(1), rs.getString(2), longOrNull(rs, 3), JobTrigger.parse(rs.getString(4)),
+    private static JobRun readRun(ResultSet rs) throws SQLException {
+        return new JobRun(rs.getLong(1), rs.getString(2), longOrNull(rs, 3), JobTrigger.parse(rs.getString(4)),
                 rs.getString(5), rs.getString(6), rs.getLong(7), longOrNull(rs, 8), rs.getLong(9), longOrNull(rs, 10),
                 JobResult.parse(rs.getString(11)), rs.getLong(12), rs.getString(13));
     }

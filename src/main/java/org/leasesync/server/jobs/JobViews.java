@@ -92,7 +92,7 @@ public final class JobViews {
         return n;
     }
 
-    private static ObjectNode run(JobStore.Run r) {
+    private static ObjectNode run(JobRun r) {
         ObjectNode n = NODES.objectNode();
         n.put("runId", r.runId());
         n.put("instanceId", r.instanceId());
@@ -143,7 +143,7 @@ public final class JobViews {
         return db.query("read the holder of " + job.key(), c -> {
             String holder = store.state(c, job.name()).filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)
                     .map(JobStore.State::holderInstanceId).orElse(null);
-            JobStore.Run running = store.lastRuns(c, job.name(), 1).stream()
+            JobRun running = store.lastRuns(c, job.name(), 1).stream()
                     .filter(r -> r.epoch() == epoch && r.result() == JobResult.RUNNING).findFirst().orElse(null);
             return new RunRequest.Joined(job.name(), owner, holder, epoch, running);
         });

@@ -36,7 +36,7 @@ public sealed interface RunRequest permits RunRequest.Started, RunRequest.Joined
      * @param epoch the lease's epoch
      * @param running the holder's run under this epoch, if it has one yet, else null
      */
-    record Joined(String job, String holderOwner, String holderInstanceId, long epoch, JobStore.Run running)
+    record Joined(String job, String holderOwner, String holderInstanceId, long epoch, JobRun running)
             implements RunRequest {
         public Joined {
             Objects.requireNonNull(job, "job");

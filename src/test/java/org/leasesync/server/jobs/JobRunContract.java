@@ -83,7 +83,7 @@ abstract class JobRunContract {
         return db.db.query("read", c -> store.checkpoint(c, job));
     }
 
-    List<JobStore.Run> runs(String job) {
+    List<JobRun> runs(String job) {
         return db.db.query("read", c -> store.lastRuns(c, job, 10));
     }
 
@@ -129,10 +129,10 @@ abstract class JobRunContract {
         assertThat(reportB.slot()).as("the interrupted occurrence, not B's own slot").isEqualTo(7L);
         assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("only the row after A's cutoff is left").isEqualTo(1);
         assertThat(db.count("SELECT COUNT(*) FROM request_audit WHERE at_ms = " + (cutoffA + 1))).isEqualTo(1);
-        List<JobStore.Run> runs = runs(job.name());
+        List<JobRun> runs = runs(job.name());
         assertThat(runs).hasSize(2);
-        JobStore.Run second = runs.get(0);
-        JobStore.Run first = runs.get(1);
+        JobRun second = runs.get(0);
+        JobRun first = runs.get(1);
         assertThat(first.result()).isEqualTo(JobResult.INTERRUPTED);
         assertThat(first.instanceId()).isEqualTo("instance-a");
         assertThat(first.epoch()).isEqualTo(1);
@@ -178,7 +178,7 @@ abstract class JobRunContract {
         JobRunner.Started<PruneAuditJob.Position> six = runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 6L).orElseThrow();
         assertThat(runnerB.finish(six, leaseB, () -> false).result()).isEqualTo(JobResult.OK);
 
-        List<JobStore.Run> runs = runs(job.name());
+        List<JobRun> runs = runs(job.name());
         assertThat(runs).extracting(r -> r.trigger().wire() + "@" + r.slot() + " by " + r.instanceId() + " epoch " + r.epoch())
                 .containsExactly("schedule@6 by instance-b epoch 2", "manual@null by instance-b epoch 2",
                         "schedule@5 by instance-a epoch 1");
@@ -236,7 +236,7 @@ abstract class JobRunContract {
         assertThat(ok.result()).isEqualTo(JobResult.OK);
         assertThat(ok.processed()).isEqualTo(10);
         assertThat(db.count("SELECT COUNT(*) FROM request_audit")).isZero();
-        List<JobStore.Run> runs = runs(flaky.name());
+        List<JobRun> runs = runs(flaky.name());
         assertThat(runs).extracting(r -> r.result().wire()).containsExactly("ok", "failed");
         assertThat(runs.get(1).detail()).contains("injected");
         assertThat(state(flaky.name()).lastCompletedSlot()).isEqualTo(3L);
@@ -273,7 +273,7 @@ abstract class JobRunContract {
                 stop::get);
         assertThat(report.result()).isEqualTo(JobResult.INTERRUPTED);
         assertThat(report.processed()).isEqualTo(6);
-        JobStore.Run run = db.db.query("read", c -> store.run(c, report.runId())).orElseThrow();
+        JobRun run = db.db.query("read", c -> store.run(c, report.runId())).orElseThrow();
         assertThat(run.result()).isEqualTo(JobResult.INTERRUPTED);
         assertThat(run.endedAtMs()).isNotNull();
         Optional<JobStore.Checkpoint> cp = checkpoint(job.name());
