@@ -9,7 +9,9 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.leasesync.store.SqlDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,6 +132,9 @@ final class ServerDatabase implements AutoCloseable {
             hc.setMaximumPoolSize(cfg.poolSize());
             hc.setPoolName("sync-server-db");
             hc.setConnectionTimeout(POSTGRES_CONNECTION_TIMEOUT_MS);
+            // A bounded wait for row locks (10 s, then 55P03 = 503 or contention): a job's fenced write
+            // and a lease grant never wait for ever behind a frozen instance's open transaction.
+            hc.setConnectionInitSql(SqlDialect.POSTGRESQL.connectionInitSql());
             HikariDataSource ds;
             try {
                 ds = new HikariDataSource(hc);
@@ -169,6 +174,16 @@ final class ServerDatabase implements AutoCloseable {
 
     Dialect dialect() {
         return dialect;
+    }
+
+    /** The store's name for this vendor, for the task registry's lease store over this pool. */
+    SqlDialect sqlDialect() {
+        return dialect == Dialect.H2 ? SqlDialect.H2 : SqlDialect.POSTGRESQL;
+    }
+
+    /** The pool itself, for the task registry's stores ({@code DataSourceDatabase}); closed by {@link #close()}. */
+    DataSource dataSource() {
+        return pool;
     }
 
     /** This server instance's id. */
