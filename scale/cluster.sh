@@ -139,6 +139,7 @@ started=$(date +%s)
 net_up || { echo "cluster.sh: could not build the network" >&2; exit 1; }
 password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
 pg_up "$WORK/pg" "$password" || { echo "cluster.sh: PostgreSQL did not start (see $WORK/pg)" >&2; exit 1; }
+export LSC_ROOT_PID=$$   # net.sh runs its network changes in this shell's namespaces
 export LEASESYNC_DB_USER=leasesync
 export LEASESYNC_DB_PASSWORD="$password"
 

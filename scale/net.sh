@@ -55,17 +55,27 @@ net_up() {
     ip link set "$LSC_BRIDGE" up || return 1
     local n
     for n in $LSC_NAMES; do
-        ip netns add "lsc-$n" || return 1
-        ip link add "lsc-$n-h" type veth peer name eth0 netns "lsc-$n" || return 1
-        ip link set "lsc-$n-h" master "$LSC_BRIDGE" up || return 1
-        ip -n "lsc-$n" addr add "$(lsc_addr "$n")/24" dev eth0 || return 1
-        ip -n "lsc-$n" link set eth0 up || return 1
-        ip -n "lsc-$n" link set lo up || return 1
+        _lsc_ns_up "$n" || return 1
     done
     # With br_netfilter loaded, bridged packets also pass the host's FORWARD chain: let ours through.
     if [ "$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)" = 1 ]; then
         iptables -I FORWARD -i "$LSC_BRIDGE" -o "$LSC_BRIDGE" -j ACCEPT -m comment --comment "$LSC_TAG" || return 1
     fi
+}
+
+_lsc_ns_up() {   # _lsc_ns_up NAME: namespace lsc-NAME with its address, linked to the bridge
+    local n=$1 i
+    for i in $(seq 50); do   # the root end of a deleted namespace's veth goes away asynchronously
+        ip link show "lsc-$n-h" >/dev/null 2>&1 || break
+        ip link del "lsc-$n-h" 2>/dev/null
+        sleep 0.1
+    done
+    ip netns add "lsc-$n" || return 1
+    ip link add "lsc-$n-h" type veth peer name eth0 netns "lsc-$n" || return 1
+    ip link set "lsc-$n-h" master "$LSC_BRIDGE" up || return 1
+    ip -n "lsc-$n" addr add "$(lsc_addr "$n")/24" dev eth0 || return 1
+    ip -n "lsc-$n" link set eth0 up || return 1
+    ip -n "lsc-$n" link set lo up || return 1
 }
 
 # Removes everything net_up made, and every process still running in the namespaces.
@@ -213,10 +223,44 @@ fault_loss() {
     echo iptables
 }
 
-# heal-all: every link up, every tagged rule and qdisc gone, in every namespace.
+# host-lost K: instance K's host vanishes as if it lost power: its link goes down first, then every
+# process in it is killed and the namespace deleted, so no connection of it is ever closed (no FIN
+# reaches PostgreSQL or the clients).
+fault_host_lost() {
+    local ns="lsc-s$1" pids i
+    ip -n "$ns" link set eth0 down || return 1
+    for i in 1 2 3 4 5; do
+        pids=$(ip netns pids "$ns" 2>/dev/null)
+        [ -z "$pids" ] && break
+        # shellcheck disable=SC2086
+        kill -9 $pids 2>/dev/null
+        sleep 0.2
+    done
+    ip netns del "$ns" || return 1
+    ip link del "lsc-s$1-h" 2>/dev/null
+    return 0
+}
+
+_lsc_ns_ok() {   # _lsc_ns_ok NAME: the namespace is there with its address
+    ip -n "lsc-$1" -o addr show dev eth0 2>/dev/null | grep -q " $(lsc_addr "$1")/"
+}
+
+_lsc_ns_renew() {   # _lsc_ns_renew NAME: a fresh namespace unless a complete one is there
+    _lsc_ns_ok "$1" && return 0
+    ip netns del "lsc-$1" 2>/dev/null
+    _lsc_ns_up "$1"
+}
+
+# host-back K: a fresh host for instance K (a new namespace with the same address).
+fault_host_back() {
+    _lsc_ns_renew "s$1"
+}
+
+# heal-all: every namespace there (a lost host back), every link up, every rule and qdisc gone.
 fault_heal_all() {
     local n
     for n in $LSC_NAMES; do
+        _lsc_ns_renew "$n"
         ip -n "lsc-$n" link set eth0 up 2>/dev/null
         ip netns exec "lsc-$n" tc qdisc del dev eth0 root 2>/dev/null
         tc qdisc del dev "lsc-$n-h" root 2>/dev/null
@@ -233,6 +277,18 @@ fault_heal_all() {
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     cmd=${1:-}
     [ $# -gt 0 ] && shift
+    # The harness calls this from inside its own namespace (lsc-ctl, where `ip netns exec` also gave it
+    # a mount namespace of its own): the bridge, the veths' root ends and /run/netns live where
+    # cluster.sh runs (LSC_ROOT_PID), so everything but starting a process runs there.
+    case "$cmd" in
+        run-*) ;;
+        *)
+            if [ -n "${LSC_ROOT_PID:-}" ] \
+                && [ "$(readlink /proc/self/ns/net)" != "$(readlink "/proc/$LSC_ROOT_PID/ns/net")" ]; then
+                exec nsenter --target "$LSC_ROOT_PID" --net --mount -- bash "$0" "$cmd" "$@"
+            fi
+            ;;
+    esac
     case "$cmd" in
         run-in) run_in "$@" ;;
         run-instance) run_instance "$@" ;;
@@ -242,9 +298,11 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
         link) fault_link "$@" ;;
         db-link) fault_db_link "$@" ;;
         loss) fault_loss "$@" ;;
+        host-lost) fault_host_lost "$@" ;;
+        host-back) fault_host_back "$@" ;;
         heal-all) fault_heal_all ;;
         up) net_up ;;
         down) net_down ;;
-        *) echo "usage: net.sh run-in|run-instance|run-clients|db-cut|client-cut|link|db-link|loss|heal-all|up|down ARGS" >&2; exit 2 ;;
+        *) echo "usage: net.sh run-in|run-instance|run-clients|db-cut|client-cut|link|db-link|loss|host-lost|host-back|heal-all|up|down ARGS" >&2; exit 2 ;;
     esac
 fi

@@ -111,8 +111,11 @@ final class ClientFleet {
      * The drain: restarts dead processes, then on each device runs every key until its last run
      * succeeded and its outbox holds nothing sendable — twice, so each device sees the others' last
      * pushes. Blocks (each settle is bounded by 60 s).
+     *
+     * @return the keys that did not settle in the last pass ({@code device-x user|scope: last outcome (pending N, in
+     *     conflict M)}); empty when all did
      */
-    void settleAll(List<String> users, List<String> scopes) throws IOException, InterruptedException {
+    List<String> settleAll(List<String> users, List<String> scopes) throws IOException, InterruptedException {
         for (int slot = 0; slot < slots(); slot++) {
             AgentProcess a = agents.get(slot);
             if (a == null || !a.alive()) {
@@ -120,28 +123,32 @@ final class ClientFleet {
             }
         }
         awaitReady(Duration.ofSeconds(120));
+        List<String> unsettled = new ArrayList<>();
         for (int pass = 0; pass < 2; pass++) {
+            unsettled.clear();
             for (Device d : devices) {
                 int slot = deviceOfSlot.indexOf(devices.indexOf(d));
-                List<CompletableFuture<JsonNode>> settled = new ArrayList<>();
+                Map<String, CompletableFuture<JsonNode>> settled = new java.util.LinkedHashMap<>();
                 for (String u : users) {
                     for (String sc : scopes) {
-                        settled.add(agents.get(slot).send(Journal.JSON.createObjectNode().put("cmd", "settle")
+                        settled.put(u + "|" + sc, agents.get(slot).send(Journal.JSON.createObjectNode().put("cmd", "settle")
                                 .put("user", u).put("scope", sc).put("timeoutMs", 60_000)));
                     }
                 }
-                for (CompletableFuture<JsonNode> f : settled) {
+                for (Map.Entry<String, CompletableFuture<JsonNode>> f : settled.entrySet()) {
                     try {
-                        JsonNode r = f.get(90, TimeUnit.SECONDS);
+                        JsonNode r = f.getValue().get(90, TimeUnit.SECONDS);
                         if (!r.path("settled").asBoolean()) {
-                            progress.println("cluster: " + d.name() + " did not settle: " + r);
+                            unsettled.add(d.name() + " " + f.getKey() + ": " + r.path("last").asText() + " (pending "
+                                    + r.path("pending").asInt() + ", in conflict " + r.path("conflicts").asInt() + ")");
                         }
                     } catch (ExecutionException | TimeoutException e) {
-                        progress.println("cluster: " + d.name() + " settle failed: " + e);
+                        unsettled.add(d.name() + " " + f.getKey() + ": settle failed: " + e);
                     }
                 }
             }
         }
+        return List.copyOf(unsettled);
     }
 
     /** Asks every process to quit (kills those that do not within 20 s). Blocks. */

@@ -96,7 +96,12 @@ public final class ClusterCommand implements Callable<Integer> {
         if (report.passed()) {
             return 0;
         }
-        out.println("FAILED with seed " + s + ": " + report.violations().size() + " violation(s); reproduce with "
+        if (!report.unsettled().isEmpty()) {
+            out.println("the drain did not settle " + report.unsettled().size() + " key(s) within 60 s each:");
+            report.unsettled().forEach(u -> out.println("    " + u));
+        }
+        out.println("FAILED with seed " + s + ": " + report.violations().size() + " violation(s)"
+                + (report.unsettled().isEmpty() ? "" : ", " + report.unsettled().size() + " key(s) unsettled") + "; reproduce with "
                 + "`bash scale/cluster.sh --rounds " + rounds + " --seed " + s + "`; journals, logs and audit.jsonl in "
                 + workDir);
         for (ChaosReport.Violation v : report.violations()) {

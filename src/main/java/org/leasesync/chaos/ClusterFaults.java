@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The faults of a cluster run, chosen by the seed: {@code drop-after-apply} on an instance; a
  * {@code kill -9} of an instance while one of its pushes is in flight, and its restart; and
- * network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. At most one
- * instance is down at a time and each instance has at most one network fault at a time, so the
- * cluster as a whole keeps answering most of the time.
+ * network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
+ * always stays up (killed instances are restarted after a few seconds) and each instance has at
+ * most one network fault at a time.
  *
  * <p>Every random choice is drawn on the calling (main) thread, in call order, so a seed gives the
  * same schedule of actions; heals and restarts run on the background executor. Each action is
@@ -46,6 +46,7 @@ final class ClusterFaults {
     private final AtomicInteger killsMidPush = new AtomicInteger();
     private final AtomicInteger partitions = new AtomicInteger();
     private final AtomicInteger drops = new AtomicInteger();
+    private final AtomicInteger hostsLost = new AtomicInteger();
     private volatile boolean draining;
 
     ClusterFaults(ServerInstances instances, NetworkFaults network, ClaimProbe probe, Journal journal, Random rnd,
@@ -78,7 +79,8 @@ final class ClusterFaults {
 
     /** One line for the progress output: what was injected. */
     String describe() {
-        return "kills=" + kills + " (a push in flight: " + killsMidPush + ") partitions=" + partitions
+        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", whole host: " + hostsLost + ") partitions="
+                + partitions
                 + " drop-after-apply=" + drops;
     }
 
@@ -102,26 +104,32 @@ final class ClusterFaults {
     }
 
     /**
-     * {@code kill -9} of an instance mid-push: holds every push of every running instance for
-     * {@link #DELAY_BEFORE_KILL} after its commit, lets {@code provoke} start pushes, waits up to 3 s
-     * for an instance to hold an idempotency-key claim and kills that one (else the seeded one), then
-     * lifts the hold and restarts the victim after 0.5–3 s. Skipped while another instance is down.
+     * Kills an instance mid-push: (two times in three) holds every push of every running instance
+     * for {@link #DELAY_BEFORE_KILL} after its commit, lets {@code provoke} start pushes, waits up to
+     * 3 s for an instance to hold an idempotency-key claim and picks that one (else the seeded one).
+     * One time in four its whole host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection
+     * closed, as in a power loss), else its process gets {@code kill -9}. Then lifts the hold and
+     * restarts the victim (on a fresh host) after 0.5–3 s. Skipped when only one instance is up.
      * Blocks for up to about 4 s.
      */
     void killMidPush(Runnable provoke) throws InterruptedException {
         int seeded = 1 + rnd.nextInt(instances.count());
         long restartAfterMs = 500 + rnd.nextInt(2500);
-        if (draining || anyDown()) {
+        boolean hold = rnd.nextInt(3) != 0;   // else the kill may land inside the push's transaction
+        boolean wholeHost = rnd.nextInt(4) == 0;
+        if (draining || downCount() >= instances.count() - 1) {
             return;
         }
         List<Integer> up = new ArrayList<>();
         Map<String, Integer> byId = new HashMap<>();
         for (int k = 1; k <= instances.count(); k++) {
-            if (instances.alive(k) && reachable(k)) {
+            if (instances.alive(k) && !down[k].get() && reachable(k)) {
                 up.add(k);
                 int instance = k;
                 instances.instanceId(k).ifPresent(id -> byId.put(id, instance));
-                setDelay(k, DELAY_BEFORE_KILL);
+                if (hold) {
+                    setDelay(k, DELAY_BEFORE_KILL);
+                }
             }
         }
         if (up.isEmpty()) {
@@ -131,21 +139,36 @@ final class ClusterFaults {
         Optional<String> holder = probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
         int victim = holder.map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
         down[victim].set(true);
-        instances.kill9(victim);
+        boolean hostLost = wholeHost && netFault[victim].compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
+        instances.kill9(victim);   // after a lost host: only reaps the process
         kills.incrementAndGet();
         if (holder.isPresent()) {
             killsMidPush.incrementAndGet();
         }
         ObjectNode e = journal.event("server-kill");
         e.put("instance", victim);
+        e.put("how", hostLost ? "host-lost" : "kill-9");
         e.put("pushInFlight", holder.isPresent());
+        e.put("heldAfterCommit", hold);
         journal.write(e);
         for (int k : up) {
-            if (k != victim) {
+            if (hold && k != victim) {
                 setDelay(k, Duration.ZERO);
             }
         }
-        background.schedule(() -> restart(victim), restartAfterMs, TimeUnit.MILLISECONDS);
+        background.schedule(() -> restart(victim, hostLost), restartAfterMs, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean loseHost(int k) {
+        try {
+            network.set(NetworkFaults.Kind.HOST_LOST, k, 0, true);
+            hostsLost.incrementAndGet();
+            return true;
+        } catch (IOException e) {
+            progress.println("cluster: could not lose the host of instance " + k + ": " + e.getMessage() + " (kill -9 instead)");
+            netFault[k].set(null);
+            return false;
+        }
     }
 
     /**
@@ -210,8 +233,12 @@ final class ClusterFaults {
         }
     }
 
-    private void restart(int k) {
+    private void restart(int k, boolean freshHost) {
         try {
+            if (freshHost) {
+                network.set(NetworkFaults.Kind.HOST_LOST, k, 0, false);
+                netFault[k].set(null);
+            }
             instances.start(k);
             journalStart(k);
         } catch (IOException e) {
@@ -228,13 +255,14 @@ final class ClusterFaults {
         return netFault[k].get() != NetworkFaults.Kind.LINK_DOWN;
     }
 
-    private boolean anyDown() {
+    private int downCount() {
+        int n = 0;
         for (int k = 1; k <= instances.count(); k++) {
             if (down[k].get()) {
-                return true;
+                n++;
             }
         }
-        return false;
+        return n;
     }
 
     private void setDelay(int k, Duration delay) {

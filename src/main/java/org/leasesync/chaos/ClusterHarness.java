@@ -103,9 +103,9 @@ final class ClusterHarness {
                 s.progress().println("cluster: draining (" + faults.describe() + ")");
                 journal.write(journal.event("drain"));
                 faults.drain();
-                fleet.settleAll(ChaosHarness.USERS, ChaosHarness.SCOPES);
+                List<String> unsettled = fleet.settleAll(ChaosHarness.USERS, ChaosHarness.SCOPES);
                 return check(instances, new ClusterReport.Counts(instances.count(), s.rounds(), faults.kills(),
-                        faults.partitions()));
+                        faults.partitions()), unsettled);
             } finally {
                 background.shutdownNow();
                 if (fleet != null) {
@@ -121,7 +121,7 @@ final class ClusterHarness {
             ObjectNode r = journal.event("round");
             r.put("round", round);
             journal.write(r);
-            storm(fleet.pickSlot(rnd), 1 + rnd.nextInt(4));
+            race();
             int actions = 1 + rnd.nextInt(3);
             for (int a = 0; a < actions; a++) {
                 int dice = rnd.nextInt(100);
@@ -149,6 +149,16 @@ final class ClusterHarness {
         }
     }
 
+    /** Two processes (often of two devices) sync the same key at once, each from 1–4 threads. */
+    private void race() {
+        String user = pick(ChaosHarness.USERS);
+        String scope = pick(ChaosHarness.SCOPES);
+        for (int i = 0; i < 2; i++) {
+            fleet.send(fleet.pickSlot(rnd), cmd("trigger").put("user", user).put("scope", scope).put("source", "mixed")
+                    .put("threads", 1 + rnd.nextInt(4)));
+        }
+    }
+
     /** For a kill mid-push: an edit and a sync on every process, so that pushes are on their way everywhere. */
     private void everyDeviceEditsAndSyncs() {
         String user = pick(ChaosHarness.USERS);
@@ -170,7 +180,8 @@ final class ClusterHarness {
                 .put("source", "mixed").put("threads", threads));
     }
 
-    private ClusterReport check(ServerInstances instances, ClusterReport.Counts counts) throws IOException {
+    private ClusterReport check(ServerInstances instances, ClusterReport.Counts counts, List<String> unsettled)
+            throws IOException {
         fleet.quitAll();
         List<JsonNode> audit = null;
         Optional<JsonNode> jobs = Optional.empty();
@@ -191,7 +202,8 @@ final class ClusterHarness {
         Files.write(s.workDir().resolve("audit.jsonl"), lines, StandardCharsets.UTF_8);
         Evidence ev = new Evidence(JournalFiles.readAll(s.workDir().resolve("journals")), audit, fleet.evidence(),
                 Map.of(), s.leaseTtl(), s.leaseTtl());
-        return ClusterReport.check(ev, jobs, counts);
+        s.progress().println("cluster: " + AuditSummary.of(audit));
+        return ClusterReport.check(ev, jobs, counts, unsettled);
     }
 
     /** device-a (two processes), device-b and device-c; device i gets the URLs rotated by i. */

@@ -15,14 +15,17 @@ import java.util.TreeMap;
  * @param counts instances, rounds, kills and partitions
  * @param violations every violation, each with the evidence that shows it
  * @param jobNote what the job check saw (e.g. {@link JobRunCheck#NO_JOBS})
+ * @param unsettled keys the drain could not settle (their last run failed or their outbox still held
+ *     sendable edits after 60 s of retries): the checks then see an unfinished history, so the run fails
  */
-record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, String jobNote) {
+record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, String jobNote, List<String> unsettled) {
 
     /** The counter names of the summary line, in order. */
     static final List<String> COUNTERS = List.of("duplicates", "lost", "overlaps", "fencing_violations", "job_double_runs");
 
     ClusterReport {
         violations = List.copyOf(violations);
+        unsettled = List.copyOf(unsettled);
     }
 
     /** What the harness did. */
@@ -34,8 +37,9 @@ record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, Stri
      *
      * @param ev the journals, the server's audit and every device's database
      * @param jobsAnswer the answer of {@code GET /v1/admin/jobs}; empty when the endpoint does not exist
+     * @param unsettled what the drain could not settle
      */
-    static ClusterReport check(Evidence ev, Optional<JsonNode> jobsAnswer, Counts counts) {
+    static ClusterReport check(Evidence ev, Optional<JsonNode> jobsAnswer, Counts counts, List<String> unsettled) {
         List<ChaosReport.Violation> v = new ArrayList<>();
         Checker.duplicates(ev, v);
         Checker.lost(ev, v);
@@ -43,7 +47,7 @@ record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, Stri
         Checker.serverFencing(ev, "fencing_violations", v);
         JobRunCheck.Result jobs = JobRunCheck.check(jobsAnswer);
         v.addAll(jobs.violations());
-        return new ClusterReport(counts, v, jobs.note());
+        return new ClusterReport(counts, v, jobs.note(), unsettled);
     }
 
     /** Violations per counter (every counter present, zero when none). */
@@ -54,8 +58,9 @@ record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, Stri
         return m;
     }
 
+    /** No violation, and the drain settled every key. */
     boolean passed() {
-        return violations.isEmpty();
+        return violations.isEmpty() && unsettled.isEmpty();
     }
 
     /** {@code instances=3 rounds=N kills=K partitions=P duplicates=0 lost=0 overlaps=0 fencing_violations=0 job_double_runs=0}. */

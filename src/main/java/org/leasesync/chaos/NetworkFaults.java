@@ -25,7 +25,12 @@ interface NetworkFaults {
         /** PostgreSQL's link is down: no instance reaches the database (no instance number) */
         DB_LINK_DOWN("db-link-down"),
         /** a share of instance K's packets is dropped, both ways */
-        LOSS("loss");
+        LOSS("loss"),
+        /**
+         * instance K's host vanishes as if it lost power: its link goes down, then every process on
+         * it dies and no connection of it is ever closed; off = a fresh host with the same address
+         */
+        HOST_LOST("host-lost");
 
         final String label;
 

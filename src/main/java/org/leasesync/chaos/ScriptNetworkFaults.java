@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@link NetworkFaults} by running the fault functions of {@code scale/net.sh}
  * ({@code bash net.sh db-cut K on}, {@code client-cut K off}, {@code link K down},
- * {@code db-link up}, {@code loss K 20}, {@code heal-all}). Each call waits up to 20 s for the
+ * {@code db-link up}, {@code loss K 20}, {@code host-lost K}, {@code host-back K}, {@code heal-all}). Each call waits up to 20 s for the
  * script. Thread-safe (each call is its own process).
  */
 final class ScriptNetworkFaults implements NetworkFaults {
@@ -33,6 +33,7 @@ final class ScriptNetworkFaults implements NetworkFaults {
             case LINK_DOWN -> run("link", k, on ? "down" : "up");
             case DB_LINK_DOWN -> run("db-link", on ? "down" : "up");
             case LOSS -> run("loss", k, on ? String.valueOf(lossPercent) : "off");
+            case HOST_LOST -> run(on ? "host-lost" : "host-back", k);
         };
     }
 

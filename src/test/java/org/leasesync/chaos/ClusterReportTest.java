@@ -87,15 +87,23 @@ class ClusterReportTest {
         JsonNode jobs = Journal.JSON.readTree("""
                 {"runs":[{"job":"prune-audit","occurrence":"o1","instanceId":"a","leaseStartMs":1,"leaseEndMs":2,"status":"completed"},
                          {"job":"prune-audit","occurrence":"o1","instanceId":"b","leaseStartMs":3,"leaseEndMs":4,"status":"completed"}]}""");
-        ClusterReport r = ClusterReport.check(evidence(), Optional.of(jobs), COUNTS);
+        ClusterReport r = ClusterReport.check(evidence(), Optional.of(jobs), COUNTS, List.of());
         assertThat(r.summaryLine()).endsWith("job_double_runs=1");
         assertThat(r.jobNote()).isEqualTo("2 server job runs checked");
+    }
+
+    @Test
+    void aDrainThatLeftAKeyUnsettledFailsTheRunThoughEveryCounterIsZero() {
+        ClusterReport r = ClusterReport.check(evidence(), Optional.empty(), COUNTS,
+                List.of("device-b bob|course_sync: needs_attention: a push was sent but its result could not be confirmed"));
+        assertThat(r.perCounter().values()).containsOnly(0);
+        assertThat(r.passed()).isFalse();
     }
 
     // ---- history building -----------------------------------------------------------------------
 
     private ClusterReport check() {
-        return ClusterReport.check(evidence(), Optional.empty(), COUNTS);
+        return ClusterReport.check(evidence(), Optional.empty(), COUNTS, List.of());
     }
 
     private Evidence evidence() {

@@ -33,9 +33,11 @@ class ScriptNetworkFaultsTest {
         net.set(NetworkFaults.Kind.DB_LINK_DOWN, 7, 0, true);
         assertThat(net.set(NetworkFaults.Kind.LOSS, 2, 25, true)).isEqualTo("iptables");
         net.set(NetworkFaults.Kind.LOSS, 2, 25, false);
+        net.set(NetworkFaults.Kind.HOST_LOST, 3, 0, true);
+        net.set(NetworkFaults.Kind.HOST_LOST, 3, 0, false);
         net.healAll();
         assertThat(Files.readAllLines(calls)).containsExactly("db-cut 2 on", "db-cut 2 off", "client-cut 3 on", "link 1 down",
-                "link 1 up", "db-link down", "loss 2 25", "loss 2 off", "heal-all");
+                "link 1 up", "db-link down", "loss 2 25", "loss 2 off", "host-lost 3", "host-back 3", "heal-all");
     }
 
     @Test
