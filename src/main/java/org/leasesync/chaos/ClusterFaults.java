@@ -174,7 +174,7 @@ final class ClusterFaults {
     /**
      * Switches on a seeded network fault (instance cut from the database or from the clients, an
      * instance's link down, packet loss on an instance's link, or the database's link down) for
-     * 2–8 s; it heals on the background executor. Skipped when that instance (or the database link)
+     * 2–8 s, one time in twenty for 20–35 s; it heals on the background executor. Skipped when that instance (or the database link)
      * already has one.
      */
     void partition() {
@@ -183,7 +183,9 @@ final class ClusterFaults {
                 : dice < 75 ? NetworkFaults.Kind.LINK_DOWN : dice < 90 ? NetworkFaults.Kind.LOSS : NetworkFaults.Kind.DB_LINK_DOWN;
         int k = 1 + rnd.nextInt(instances.count());
         int lossPercent = 10 + rnd.nextInt(21);
-        long lastsMs = 2000 + rnd.nextInt(6000);
+        long shortMs = 2000 + rnd.nextInt(6000);
+        boolean longCut = rnd.nextInt(20) == 0;   // longer than PostgreSQL's dead-peer detection (about 15 s)
+        long lastsMs = longCut ? 20_000 + rnd.nextInt(15_000) : shortMs;
         AtomicReference<NetworkFaults.Kind> slot = netFault[kind == NetworkFaults.Kind.DB_LINK_DOWN ? 0 : k];
         if (draining || !slot.compareAndSet(null, kind)) {
             return;
