@@ -64,7 +64,8 @@ net_up() {
 }
 
 _lsc_ns_up() {   # _lsc_ns_up NAME: namespace lsc-NAME with its address, linked to the bridge
-    local n=$1 i
+    local n=$1 i addr
+    addr=$(lsc_addr "$n") || return 1
     for i in $(seq 50); do   # the root end of a deleted namespace's veth goes away asynchronously
         ip link show "lsc-$n-h" >/dev/null 2>&1 || break
         ip link del "lsc-$n-h" 2>/dev/null
@@ -73,7 +74,10 @@ _lsc_ns_up() {   # _lsc_ns_up NAME: namespace lsc-NAME with its address, linked 
     ip netns add "lsc-$n" || return 1
     ip link add "lsc-$n-h" type veth peer name eth0 netns "lsc-$n" || return 1
     ip link set "lsc-$n-h" master "$LSC_BRIDGE" up || return 1
-    ip -n "lsc-$n" addr add "$(lsc_addr "$n")/24" dev eth0 || return 1
+    # A fixed MAC per address: a host that comes back (host-back) is the same NIC to its neighbours,
+    # whose ARP caches would otherwise point at a vanished one for up to a minute.
+    ip -n "lsc-$n" link set eth0 address "02:13:07:00:00:$(printf '%02x' "${addr##*.}")" || return 1
+    ip -n "lsc-$n" addr add "$addr/24" dev eth0 || return 1
     ip -n "lsc-$n" link set eth0 up || return 1
     ip -n "lsc-$n" link set lo up || return 1
 }

@@ -29,7 +29,10 @@ import java.util.function.Predicate;
  *       its path, or a record of one user (server or local) written for another.</li>
  * </ol>
  * Each violation comes with the shortest part of the history that shows it: the events of that key
- * (or change id) between the first event involved and the violation. Stateless; thread-safe.
+ * (or change id) between the first event involved and the violation. The checks are also callable
+ * one by one ({@link #localOverlaps}, {@link #serverFencing}, {@link #duplicates}, {@link #lost}):
+ * the cluster harness ({@link ClusterReport}) runs them with the server-side fencing check counted
+ * as {@code fencing_violations}. Stateless; thread-safe.
  */
 final class Checker {
 

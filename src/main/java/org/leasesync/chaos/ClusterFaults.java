@@ -231,7 +231,34 @@ final class ClusterFaults {
                 instances.start(k);
                 journalStart(k);
             }
-            instances.admin(k).clearFaults();
+            clearFaults(k, Duration.ofSeconds(120));
+        }
+    }
+
+    /**
+     * Clears instance {@code k}'s fault switches, asking again while it does not answer (an instance
+     * whose request threads all wait on database connections that broke answers nothing until their
+     * socket timeout). The first time it does not answer, its threads are dumped next to its log.
+     */
+    private void clearFaults(int k, Duration within) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        boolean dumped = false;
+        while (true) {
+            long began = System.nanoTime();
+            try {
+                instances.admin(k).clearFaults();
+                return;
+            } catch (IOException e) {
+                long tookMs = (System.nanoTime() - began) / 1_000_000;
+                progress.println("cluster: instance " + k + " did not clear its faults (" + e + " after " + tookMs + " ms)"
+                        + (dumped ? "" : "; its threads: " + instances.dumpThreads(k)));
+                dumped = true;
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("instance " + k + " did not answer its admin API for " + within.toSeconds()
+                            + " s after the faults were lifted", e);
+                }
+                Thread.sleep(1000);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package org.leasesync.chaos;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,7 @@ final class ServerInstances {
     private final List<ServerProcess> processes = new ArrayList<>();
     private final List<Spec> specs;
     private final String[] instanceIds;
+    private final Path logs;
     private volatile AdminClient[] admins;
 
     /**
@@ -58,6 +60,7 @@ final class ServerInstances {
     ServerInstances(List<Spec> specs, List<String> javaCommand, String dbUrl, Map<String, String> dbEnv, Path logs) {
         this.specs = List.copyOf(specs);
         this.instanceIds = new String[specs.size()];
+        this.logs = logs;
         for (int k = 1; k <= specs.size(); k++) {
             Spec s = specs.get(k - 1);
             List<String> cmd = new ArrayList<>(s.prefix());
@@ -139,6 +142,31 @@ final class ServerInstances {
     /** A user's bearer token (the same on every instance). */
     String token(String user) {
         return processes.get(0).token(user);
+    }
+
+    /**
+     * Writes a thread dump of instance {@code k} ({@code jstack}) next to its log, for evidence.
+     * Blocks up to 30 s.
+     *
+     * @return where it went, or why there is none
+     */
+    String dumpThreads(int k) throws InterruptedException {
+        Path out = logs.resolve("instance-" + k + "-threads-" + System.nanoTime() + ".txt");
+        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+        if (!Files.isExecutable(jstack)) {
+            return "no jstack in " + jstack.getParent();
+        }
+        try {
+            Process p = new ProcessBuilder(jstack.toString(), String.valueOf(processes.get(k - 1).pid()))
+                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "jstack did not finish; partial dump in " + out;
+            }
+            return out.toString();
+        } catch (IOException e) {
+            return "jstack failed: " + e.getMessage();
+        }
     }
 
     /** SIGTERM to every instance, waiting for each to stop. */
