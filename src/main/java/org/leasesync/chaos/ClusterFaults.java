@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The faults of a cluster run, chosen by the seed: {@code drop-after-apply} on an instance; a
- * {@code kill -9} of an instance while one of its pushes is in flight, and its restart; and
- * network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
+ * {@code kill -9} of an instance — or the loss of its whole host — while one of its pushes is in
+ * flight, and its restart; and network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
  * always stays up (killed instances are restarted after a few seconds) and each instance has at
  * most one network fault at a time.
  *
@@ -80,8 +80,7 @@ final class ClusterFaults {
     /** One line for the progress output: what was injected. */
     String describe() {
         return "kills=" + kills + " (a push in flight: " + killsMidPush + ", whole host: " + hostsLost + ") partitions="
-                + partitions
-                + " drop-after-apply=" + drops;
+                + partitions + " drop-after-apply=" + drops;
     }
 
     /** Arms {@code drop-after-apply=1} on a seeded instance: its next push is applied, then its connection dropped. */
@@ -231,34 +230,7 @@ final class ClusterFaults {
                 instances.start(k);
                 journalStart(k);
             }
-            clearFaults(k, Duration.ofSeconds(120));
-        }
-    }
-
-    /**
-     * Clears instance {@code k}'s fault switches, asking again while it does not answer (an instance
-     * whose request threads all wait on database connections that broke answers nothing until their
-     * socket timeout). The first time it does not answer, its threads are dumped next to its log.
-     */
-    private void clearFaults(int k, Duration within) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        boolean dumped = false;
-        while (true) {
-            long began = System.nanoTime();
-            try {
-                instances.admin(k).clearFaults();
-                return;
-            } catch (IOException e) {
-                long tookMs = (System.nanoTime() - began) / 1_000_000;
-                progress.println("cluster: instance " + k + " did not clear its faults (" + e + " after " + tookMs + " ms)"
-                        + (dumped ? "" : "; its threads: " + instances.dumpThreads(k)));
-                dumped = true;
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("instance " + k + " did not answer its admin API for " + within.toSeconds()
-                            + " s after the faults were lifted", e);
-                }
-                Thread.sleep(1000);
-            }
+            instances.clearFaults(k, Duration.ofSeconds(120), progress);
         }
     }
 

@@ -3,6 +3,7 @@ package org.leasesync.chaos;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -142,6 +143,37 @@ final class ServerInstances {
     /** A user's bearer token (the same on every instance). */
     String token(String user) {
         return processes.get(0).token(user);
+    }
+
+    /**
+     * Clears instance {@code k}'s fault switches, asking again while it does not answer (an instance
+     * whose request threads all wait on database connections that broke answers nothing until their
+     * socket timeout; a host that came back may not be reachable at once). The first time it does
+     * not answer, its threads are dumped next to its log ({@link #dumpThreads}). Blocks up to
+     * {@code within} plus one call.
+     *
+     * @throws IOException when it still does not answer after {@code within}
+     */
+    void clearFaults(int k, Duration within, java.io.PrintStream progress) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        boolean dumped = false;
+        while (true) {
+            long began = System.nanoTime();
+            try {
+                admin(k).clearFaults();
+                return;
+            } catch (IOException e) {
+                long tookMs = (System.nanoTime() - began) / 1_000_000;
+                progress.println("cluster: instance " + k + " did not clear its faults (" + e + " after " + tookMs + " ms)"
+                        + (dumped ? "" : "; its threads: " + dumpThreads(k)));
+                dumped = true;
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("instance " + k + " did not answer its admin API for " + within.toSeconds()
+                            + " s after the faults were lifted", e);
+                }
+                Thread.sleep(1000);
+            }
+        }
     }
 
     /**
