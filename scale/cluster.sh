@@ -138,7 +138,8 @@ trap 'exit 129' HUP
 started=$(date +%s)
 net_up || { echo "cluster.sh: could not build the network" >&2; exit 1; }
 password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-pg_up "$WORK/pg" "$password" || { echo "cluster.sh: PostgreSQL did not start (see $WORK/pg)" >&2; exit 1; }
+# (9>&-: no child keeps the lock; a run killed before its trap must not block the next one)
+pg_up "$WORK/pg" "$password" 9>&- || { echo "cluster.sh: PostgreSQL did not start (see $WORK/pg)" >&2; exit 1; }
 export LSC_ROOT_PID=$$   # net.sh runs its network changes in this shell's namespaces
 export LEASESYNC_DB_USER=leasesync
 export LEASESYNC_DB_PASSWORD="$password"
@@ -151,7 +152,7 @@ timeout --foreground -k 15 $((900 + ROUNDS * 20)) \
     ip netns exec lsc-ctl java -XX:+UseSerialGC -Xmx512m -jar "$ROOT/target/leasesync.jar" cluster \
         --rounds "$ROUNDS" --seed "$SEED" --instances "$instances" \
         --db "jdbc:postgresql://$(lsc_addr pg):$LSC_PG_PORT/leasesync" \
-        --net-script "$HERE/net.sh" --work-dir "$WORK/run"
+        --net-script "$HERE/net.sh" --work-dir "$WORK/run" 9>&-
 rc=$?
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     echo "cluster.sh: the harness did not finish within its time bound" >&2
