@@ -33,6 +33,17 @@ final class ServerDatabase implements AutoCloseable {
     /** Driver defaults a {@code --db} URL may override: connect timeout and socket read timeout, seconds. */
     private static final String CONNECT_TIMEOUT_S = "5";
     private static final String SOCKET_TIMEOUT_S = "30";
+    /**
+     * Session settings that make PostgreSQL notice a vanished instance within seconds (a host that
+     * lost power or its network sends no FIN): TCP keepalive probes after 5 s idle, every 2 s, 3 of
+     * them, and at most 10 s of unacknowledged data. Without them the server keeps the dead
+     * instance's sessions for the kernel's defaults (over 2 hours idle, about 15 minutes with data
+     * in flight) — and with them its instance lock (its claims stay "live", their keys
+     * {@code in_progress}) and any row lock its last transaction held (every push and fenced pull
+     * of that user+scope, on every instance, waits). Found by scale/cluster.sh; docs/scale-out.md.
+     */
+    static final String DEAD_PEER_OPTIONS = "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 "
+            + "-c tcp_keepalives_count=3 -c tcp_user_timeout=10000";
 
     private final HikariDataSource pool;
     private final Dialect dialect;
@@ -109,6 +120,7 @@ final class ServerDatabase implements AutoCloseable {
         driver.setProperty("socketTimeout", SOCKET_TIMEOUT_S);
         driver.setProperty("tcpKeepAlive", "true");
         driver.setProperty("ApplicationName", "leasesync-server");
+        driver.setProperty("options", DEAD_PEER_OPTIONS);   // the pool's sessions and the instance lock's
         Properties withCredentials = new Properties();
         withCredentials.putAll(driver);
         withCredentials.setProperty("user", cfg.user());
