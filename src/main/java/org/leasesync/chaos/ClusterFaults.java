@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The faults of a cluster run, chosen by the seed: {@code drop-after-apply} on an instance; a
- * {@code kill -9} of an instance — or the loss of its whole host — while one of its pushes is in
- * flight, and its restart; and network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
+ * {@code kill -9} of an instance — or the loss of its whole host — while one of its pushes or server
+ * job runs is in flight, and its restart; and network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
  * always stays up (killed instances are restarted after a few seconds) and each instance has at
  * most one network fault at a time.
  *
@@ -44,6 +44,7 @@ final class ClusterFaults {
     private final AtomicReference<NetworkFaults.Kind>[] netFault;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger killsMidPush = new AtomicInteger();
+    private final AtomicInteger killsMidJob = new AtomicInteger();
     private final AtomicInteger partitions = new AtomicInteger();
     private final AtomicInteger drops = new AtomicInteger();
     private final AtomicInteger hostsLost = new AtomicInteger();
@@ -59,14 +60,11 @@ final class ClusterFaults {
         this.background = background;
         this.progress = progress;
         this.down = new AtomicBoolean[instances.count() + 1];
+        java.util.Arrays.setAll(down, k -> new AtomicBoolean());
         @SuppressWarnings("unchecked")
         AtomicReference<NetworkFaults.Kind>[] faults = new AtomicReference[instances.count() + 1];
+        java.util.Arrays.setAll(faults, k -> new AtomicReference<>());
         this.netFault = faults;
-        netFault[0] = new AtomicReference<>();
-        for (int k = 1; k <= instances.count(); k++) {
-            down[k] = new AtomicBoolean();
-            netFault[k] = new AtomicReference<>();
-        }
     }
 
     int kills() {
@@ -79,8 +77,8 @@ final class ClusterFaults {
 
     /** One line for the progress output: what was injected. */
     String describe() {
-        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", whole host: " + hostsLost + ") partitions="
-                + partitions + " drop-after-apply=" + drops;
+        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run: " + killsMidJob + ", whole host: "
+                + hostsLost + ") partitions=" + partitions + " drop-after-apply=" + drops;
     }
 
     /** Arms {@code drop-after-apply=1} on a seeded instance: its next push is applied, then its connection dropped. */
@@ -103,19 +101,21 @@ final class ClusterFaults {
     }
 
     /**
-     * Kills an instance mid-push: (two times in three) holds every push of every running instance
-     * for {@link #DELAY_BEFORE_KILL} after its commit, lets {@code provoke} start pushes, waits up to
-     * 3 s for an instance to hold an idempotency-key claim and picks that one (else the seeded one).
-     * One time in four its whole host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection
-     * closed, as in a power loss), else its process gets {@code kill -9}. Then lifts the hold and
-     * restarts the victim (on a fresh host) after 0.5–3 s. Skipped when only one instance is up.
-     * Blocks for up to about 4 s.
+     * Kills an instance mid-push or mid-job: (two times in three) holds every push of every running
+     * instance for {@link #DELAY_BEFORE_KILL} after its commit and lets {@code provoke} start pushes;
+     * then (one time in two) picks an instance with a server job run in flight (a run paused by
+     * {@code --job-pause}, {@link ClusterJobs}), else waits up to 3 s for an instance to hold an
+     * idempotency-key claim and picks that one (else the seeded one). One time in four its whole
+     * host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection closed, as in a power loss),
+     * else its process gets {@code kill -9}. Then lifts the hold and restarts the victim (on a fresh
+     * host) after 0.5–3 s. Skipped when only one instance is up. Blocks for up to about 4 s.
      */
     void killMidPush(Runnable provoke) throws InterruptedException {
         int seeded = 1 + rnd.nextInt(instances.count());
         long restartAfterMs = 500 + rnd.nextInt(2500);
         boolean hold = rnd.nextInt(3) != 0;   // else the kill may land inside the push's transaction
         boolean wholeHost = rnd.nextInt(4) == 0;
+        boolean jobFirst = rnd.nextBoolean();
         if (draining || downCount() >= instances.count() - 1) {
             return;
         }
@@ -135,19 +135,21 @@ final class ClusterFaults {
             return;
         }
         provoke.run();
-        Optional<String> holder = probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
+        Optional<String> jobRunner = jobFirst ? probe.awaitRunningJob(byId.keySet(), Duration.ZERO) : Optional.empty();
+        Optional<String> holder = jobRunner.isPresent() ? jobRunner : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
         int victim = holder.map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
         down[victim].set(true);
         boolean hostLost = wholeHost && netFault[victim].compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
         instances.kill9(victim);   // after a lost host: only reaps the process
         kills.incrementAndGet();
         if (holder.isPresent()) {
-            killsMidPush.incrementAndGet();
+            (jobRunner.isPresent() ? killsMidJob : killsMidPush).incrementAndGet();
         }
         ObjectNode e = journal.event("server-kill");
         e.put("instance", victim);
         e.put("how", hostLost ? "host-lost" : "kill-9");
-        e.put("pushInFlight", holder.isPresent());
+        e.put("pushInFlight", holder.isPresent() && jobRunner.isEmpty());
+        e.put("jobRunInFlight", jobRunner.isPresent());
         e.put("heldAfterCommit", hold);
         journal.write(e);
         for (int k : up) {
