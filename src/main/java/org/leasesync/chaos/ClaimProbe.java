@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Looks into the cluster's database for work in flight on given instances, so that the harness can
@@ -33,27 +35,12 @@ final class ClaimProbe {
      *     could not be asked
      */
     Optional<String> awaitClaim(Collection<String> instanceIds, Duration within) throws InterruptedException {
-        return await("SELECT instance_id FROM idempotency_claims WHERE instance_id = ANY (?)", instanceIds, within);
-    }
-
-    /**
-     * Waits for a job run still {@code running} on one of {@code instanceIds} (with {@code serve
-     * --job-pause}, a run that paused after its first batch), asking every 50 ms.
-     *
-     * @param within how long to wait at most
-     * @return the instance id running it; empty when there is none, or the database could not be asked
-     */
-    Optional<String> awaitRunningJob(Collection<String> instanceIds, Duration within) throws InterruptedException {
-        return await("SELECT instance_id FROM job_runs WHERE result = 'running' AND instance_id = ANY (?)", instanceIds,
-                within);
-    }
-
-    private Optional<String> await(String sql, Collection<String> instanceIds, Duration within) throws InterruptedException {
         if (instanceIds.isEmpty()) {
             return Optional.empty();
         }
         long deadline = System.nanoTime() + within.toNanos();
-        try (Connection c = db.connect(TIMEOUT); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = db.connect(TIMEOUT);
+             PreparedStatement ps = c.prepareStatement("SELECT instance_id FROM idempotency_claims WHERE instance_id = ANY (?)")) {
             ps.setArray(1, c.createArrayOf("varchar", instanceIds.toArray()));
             do {
                 try (ResultSet rs = ps.executeQuery()) {
@@ -67,5 +54,30 @@ final class ClaimProbe {
         } catch (SQLException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The instances among {@code instanceIds} with a server job run still {@code running} (with
+     * {@code serve --job-pause}, typically a run that paused after its first batch). Asks once.
+     *
+     * @return their ids, sorted; empty when there are none, or the database could not be asked
+     */
+    Set<String> runningJobs(Collection<String> instanceIds) {
+        Set<String> out = new TreeSet<>();
+        if (instanceIds.isEmpty()) {
+            return out;
+        }
+        try (Connection c = db.connect(TIMEOUT); PreparedStatement ps = c.prepareStatement(
+                "SELECT DISTINCT instance_id FROM job_runs WHERE result = 'running' AND instance_id = ANY (?)")) {
+            ps.setArray(1, c.createArrayOf("varchar", instanceIds.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            out.clear();
+        }
+        return out;
     }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,7 +36,7 @@ final class ClusterFaults {
     private final ServerInstances instances;
     private final NetworkFaults network;
     private final ClaimProbe probe;
-    private final Journal journal;
+    private final FaultJournal journal;
     private final Random rnd;
     private final ScheduledExecutorService background;
     private final PrintStream progress;
@@ -55,7 +56,7 @@ final class ClusterFaults {
         this.instances = instances;
         this.network = network;
         this.probe = probe;
-        this.journal = journal;
+        this.journal = new FaultJournal(journal);
         this.rnd = rnd;
         this.background = background;
         this.progress = progress;
@@ -77,7 +78,7 @@ final class ClusterFaults {
 
     /** One line for the progress output: what was injected. */
     String describe() {
-        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run: " + killsMidJob + ", whole host: "
+        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run in flight: " + killsMidJob + ", whole host: "
                 + hostsLost + ") partitions=" + partitions + " drop-after-apply=" + drops;
     }
 
@@ -94,10 +95,7 @@ final class ClusterFaults {
             return;   // partitioned from the harness or restarting: no fault
         }
         drops.incrementAndGet();
-        ObjectNode e = journal.event("fault");
-        e.put("instance", k);
-        e.set("fault", f);
-        journal.write(e);
+        journal.fault(k, f);
     }
 
     /**
@@ -105,7 +103,7 @@ final class ClusterFaults {
      * instance for {@link #DELAY_BEFORE_KILL} after its commit and lets {@code provoke} start pushes;
      * then (one time in two) picks an instance with a server job run in flight (a run paused by
      * {@code --job-pause}, {@link ClusterJobs}), else waits up to 3 s for an instance to hold an
-     * idempotency-key claim and picks that one (else the seeded one). One time in four its whole
+     * idempotency-key claim and picks that one, else one with a job run in flight, else the seeded one. One time in four its whole
      * host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection closed, as in a power loss),
      * else its process gets {@code kill -9}. Then lifts the hold and restarts the victim (on a fresh
      * host) after 0.5–3 s. Skipped when only one instance is up. Blocks for up to about 4 s.
@@ -135,23 +133,23 @@ final class ClusterFaults {
             return;
         }
         provoke.run();
-        Optional<String> jobRunner = jobFirst ? probe.awaitRunningJob(byId.keySet(), Duration.ZERO) : Optional.empty();
-        Optional<String> holder = jobRunner.isPresent() ? jobRunner : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
-        int victim = holder.map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
+        Set<String> runningJobs = probe.runningJobs(byId.keySet());
+        Optional<String> jobRunner = runningJobs.stream().sorted().findFirst();
+        Optional<String> holder = jobFirst && jobRunner.isPresent() ? Optional.empty()
+                : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
+        int victim = holder.or(() -> jobRunner).map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
+        boolean midJob = instances.instanceId(victim).map(runningJobs::contains).orElse(false);
         down[victim].set(true);
         boolean hostLost = wholeHost && netFault[victim].compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
         instances.kill9(victim);   // after a lost host: only reaps the process
         kills.incrementAndGet();
         if (holder.isPresent()) {
-            (jobRunner.isPresent() ? killsMidJob : killsMidPush).incrementAndGet();
+            killsMidPush.incrementAndGet();
         }
-        ObjectNode e = journal.event("server-kill");
-        e.put("instance", victim);
-        e.put("how", hostLost ? "host-lost" : "kill-9");
-        e.put("pushInFlight", holder.isPresent() && jobRunner.isEmpty());
-        e.put("jobRunInFlight", jobRunner.isPresent());
-        e.put("heldAfterCommit", hold);
-        journal.write(e);
+        if (midJob) {
+            killsMidJob.incrementAndGet();
+        }
+        journal.serverKill(victim, hostLost, holder.isPresent(), midJob, hold);
         for (int k : up) {
             if (hold && k != victim) {
                 setDelay(k, Duration.ZERO);
@@ -200,10 +198,10 @@ final class ClusterFaults {
             return;
         }
         partitions.incrementAndGet();
-        journalPartition(kind, k, true, how, lastsMs);
+        journal.partition(kind, k, true, how, lastsMs);
         background.schedule(() -> {
             try {
-                journalPartition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
+                journal.partition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
             } catch (IOException e) {
                 progress.println("cluster: could not heal " + kind.label + " on instance " + k + ": " + e.getMessage()
                         + " (the drain heals everything)");
@@ -230,7 +228,7 @@ final class ClusterFaults {
         for (int k = 1; k <= instances.count(); k++) {
             if (!instances.alive(k)) {
                 instances.start(k);
-                journalStart(k);
+                journal.serverStart(k);
             }
             instances.clearFaults(k, Duration.ofSeconds(120), progress);
         }
@@ -243,7 +241,7 @@ final class ClusterFaults {
                 netFault[k].set(null);
             }
             instances.start(k);
-            journalStart(k);
+            journal.serverStart(k);
         } catch (IOException e) {
             progress.println("cluster: instance " + k + " did not restart: " + e.getMessage() + " (the drain tries again)");
         } catch (InterruptedException e) {
@@ -274,25 +272,5 @@ final class ClusterFaults {
         } catch (IOException e) {
             // partitioned from the harness: that instance's pushes are not held
         }
-    }
-
-    private void journalStart(int k) {
-        ObjectNode e = journal.event("server-start");
-        e.put("instance", k);
-        journal.write(e);
-    }
-
-    private void journalPartition(NetworkFaults.Kind kind, int k, boolean on, String how, long lastsMs) {
-        ObjectNode e = journal.event("partition");
-        e.put("kind", kind.label);
-        if (kind != NetworkFaults.Kind.DB_LINK_DOWN) {
-            e.put("instance", k);
-        }
-        e.put("on", on);
-        e.put("how", how);
-        if (on) {
-            e.put("lastsMs", lastsMs);
-        }
-        journal.write(e);
     }
 }

@@ -186,10 +186,10 @@ final class ClusterHarness {
         }
     }
 
-    /** One local edit; one in five deletes its record (so that purge-tombstones has tombstones to purge). */
+    /** One local edit; one in four deletes its record (so that purge-tombstones has tombstones to purge). */
     private void edit(int slot) {
         fleet.send(slot, cmd("edit").put("user", pick(ChaosHarness.USERS)).put("scope", pick(ChaosHarness.SCOPES))
-                .put("record", "r" + rnd.nextInt(4)).put("n", ++editCounter).put("delete", rnd.nextInt(5) == 0));
+                .put("record", "r" + rnd.nextInt(4)).put("n", ++editCounter).put("delete", rnd.nextInt(4) == 0));
     }
 
     private void storm(int slot, int threads) {
