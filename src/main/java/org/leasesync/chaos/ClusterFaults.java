@@ -103,12 +103,14 @@ final class ClusterFaults {
      * instance for {@link #DELAY_BEFORE_KILL} after its commit and lets {@code provoke} start pushes;
      * then (one time in two) picks an instance with a server job run in flight (a run paused by
      * {@code --job-pause}, {@link ClusterJobs}), else waits up to 3 s for an instance to hold an
-     * idempotency-key claim and picks that one, else one with a job run in flight, else the seeded one. One time in four its whole
-     * host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection closed, as in a power loss),
-     * else its process gets {@code kill -9}. Then lifts the hold and restarts the victim (on a fresh
-     * host) after 0.5–3 s. Skipped when only one instance is up. Blocks for up to about 4 s.
+     * idempotency-key claim and picks that one, else one with a job run in flight, else the seeded
+     * one. One time in four its whole host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no
+     * connection closed, as in a power loss), else its process gets {@code kill -9}. Then lifts the
+     * hold and restarts the victim (on a fresh host) after 0.5–3 s. The journal says whether the
+     * victim held a claim, and whether it had a job run in flight when the probe looked. Skipped when
+     * only one instance is up. Blocks for up to about 4 s.
      */
-    void killMidPush(Runnable provoke) throws InterruptedException {
+    void killMidWork(Runnable provoke) throws InterruptedException {
         int seeded = 1 + rnd.nextInt(instances.count());
         long restartAfterMs = 500 + rnd.nextInt(2500);
         boolean hold = rnd.nextInt(3) != 0;   // else the kill may land inside the push's transaction
@@ -134,7 +136,7 @@ final class ClusterFaults {
         }
         provoke.run();
         Set<String> runningJobs = probe.runningJobs(byId.keySet());
-        Optional<String> jobRunner = runningJobs.stream().sorted().findFirst();
+        Optional<String> jobRunner = runningJobs.stream().findFirst();
         Optional<String> holder = jobFirst && jobRunner.isPresent() ? Optional.empty()
                 : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
         int victim = holder.or(() -> jobRunner).map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));

@@ -153,7 +153,7 @@ final class ClusterHarness {
                 } else if (dice < 65) {
                     faults.dropAfterApply();
                 } else if (dice < 75) {
-                    faults.killMidPush(this::everyDeviceEditsAndSyncs);
+                    faults.killMidWork(this::everyDeviceEditsAndSyncs);
                 } else {
                     faults.partition();
                 }
