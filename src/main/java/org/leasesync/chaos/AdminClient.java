@@ -85,26 +85,6 @@ final class AdminClient {
         return call(new Request.Builder().url(baseUrl + "/health").build()).path("instanceId").asText();
     }
 
-    /**
-     * {@code GET /v1/admin/jobs}: the server's record of its periodic job runs.
-     *
-     * @return empty when this server has no such endpoint ({@code 404}: a build without server jobs)
-     * @throws IOException when it cannot be read (unreachable, any other error status)
-     */
-    java.util.Optional<JsonNode> jobs() throws IOException {
-        Request req = new Request.Builder().url(baseUrl + "/v1/admin/jobs").header("Authorization", "Bearer " + adminToken).build();
-        try (Response r = http.newCall(req).execute()) {
-            String body = r.body().string();
-            if (r.code() == 404) {
-                return java.util.Optional.empty();
-            }
-            if (!r.isSuccessful()) {
-                throw new IOException("GET " + req.url() + " answered " + r.code() + ": " + body);
-            }
-            return java.util.Optional.of(Journal.JSON.readTree(body));
-        }
-    }
-
     private JsonNode call(Request req) throws IOException {
         try (Response r = http.newCall(req).execute()) {
             String body = r.body().string();

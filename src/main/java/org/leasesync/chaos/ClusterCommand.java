@@ -100,8 +100,13 @@ public final class ClusterCommand implements Callable<Integer> {
             out.println("the drain did not settle " + report.unsettled().size() + " key(s) within 60 s each:");
             report.unsettled().forEach(u -> out.println("    " + u));
         }
+        if (!report.jobHistoryGaps().isEmpty()) {
+            out.println("the job check could not see every server job run:");
+            report.jobHistoryGaps().forEach(g -> out.println("    " + g));
+        }
         out.println("FAILED with seed " + s + ": " + report.violations().size() + " violation(s)"
-                + (report.unsettled().isEmpty() ? "" : ", " + report.unsettled().size() + " key(s) unsettled") + "; reproduce with "
+                + (report.unsettled().isEmpty() ? "" : ", " + report.unsettled().size() + " key(s) unsettled")
+                + (report.jobHistoryGaps().isEmpty() ? "" : ", job history incomplete") + "; reproduce with "
                 + "`bash scale/cluster.sh --rounds " + rounds + " --seed " + s + "`; journals, logs and audit.jsonl in "
                 + workDir);
         for (ChaosReport.Violation v : report.violations()) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,8 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The faults of a cluster run, chosen by the seed: {@code drop-after-apply} on an instance; a
- * {@code kill -9} of an instance — or the loss of its whole host — while one of its pushes is in
- * flight, and its restart; and network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
+ * {@code kill -9} of an instance — or the loss of its whole host — while one of its pushes or server
+ * job runs is in flight, and its restart; and network faults ({@link NetworkFaults}) that heal by themselves after a few seconds. One instance
  * always stays up (killed instances are restarted after a few seconds) and each instance has at
  * most one network fault at a time.
  *
@@ -35,7 +36,7 @@ final class ClusterFaults {
     private final ServerInstances instances;
     private final NetworkFaults network;
     private final ClaimProbe probe;
-    private final Journal journal;
+    private final FaultJournal journal;
     private final Random rnd;
     private final ScheduledExecutorService background;
     private final PrintStream progress;
@@ -44,6 +45,7 @@ final class ClusterFaults {
     private final AtomicReference<NetworkFaults.Kind>[] netFault;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger killsMidPush = new AtomicInteger();
+    private final AtomicInteger killsMidJob = new AtomicInteger();
     private final AtomicInteger partitions = new AtomicInteger();
     private final AtomicInteger drops = new AtomicInteger();
     private final AtomicInteger hostsLost = new AtomicInteger();
@@ -54,19 +56,16 @@ final class ClusterFaults {
         this.instances = instances;
         this.network = network;
         this.probe = probe;
-        this.journal = journal;
+        this.journal = new FaultJournal(journal);
         this.rnd = rnd;
         this.background = background;
         this.progress = progress;
         this.down = new AtomicBoolean[instances.count() + 1];
+        java.util.Arrays.setAll(down, k -> new AtomicBoolean());
         @SuppressWarnings("unchecked")
         AtomicReference<NetworkFaults.Kind>[] faults = new AtomicReference[instances.count() + 1];
+        java.util.Arrays.setAll(faults, k -> new AtomicReference<>());
         this.netFault = faults;
-        netFault[0] = new AtomicReference<>();
-        for (int k = 1; k <= instances.count(); k++) {
-            down[k] = new AtomicBoolean();
-            netFault[k] = new AtomicReference<>();
-        }
     }
 
     int kills() {
@@ -79,8 +78,8 @@ final class ClusterFaults {
 
     /** One line for the progress output: what was injected. */
     String describe() {
-        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", whole host: " + hostsLost + ") partitions="
-                + partitions + " drop-after-apply=" + drops;
+        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run in flight: " + killsMidJob + ", whole host: "
+                + hostsLost + ") partitions=" + partitions + " drop-after-apply=" + drops;
     }
 
     /** Arms {@code drop-after-apply=1} on a seeded instance: its next push is applied, then its connection dropped. */
@@ -96,26 +95,27 @@ final class ClusterFaults {
             return;   // partitioned from the harness or restarting: no fault
         }
         drops.incrementAndGet();
-        ObjectNode e = journal.event("fault");
-        e.put("instance", k);
-        e.set("fault", f);
-        journal.write(e);
+        journal.fault(k, f);
     }
 
     /**
-     * Kills an instance mid-push: (two times in three) holds every push of every running instance
-     * for {@link #DELAY_BEFORE_KILL} after its commit, lets {@code provoke} start pushes, waits up to
-     * 3 s for an instance to hold an idempotency-key claim and picks that one (else the seeded one).
-     * One time in four its whole host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no connection
-     * closed, as in a power loss), else its process gets {@code kill -9}. Then lifts the hold and
-     * restarts the victim (on a fresh host) after 0.5–3 s. Skipped when only one instance is up.
-     * Blocks for up to about 4 s.
+     * Kills an instance mid-push or mid-job: (two times in three) holds every push of every running
+     * instance for {@link #DELAY_BEFORE_KILL} after its commit and lets {@code provoke} start pushes;
+     * then (one time in two) picks an instance with a server job run in flight (a run paused by
+     * {@code --job-pause}, {@link ClusterJobs}), else waits up to 3 s for an instance to hold an
+     * idempotency-key claim and picks that one, else one with a job run in flight, else the seeded
+     * one. One time in four its whole host is lost ({@link NetworkFaults.Kind#HOST_LOST}: no
+     * connection closed, as in a power loss), else its process gets {@code kill -9}. Then lifts the
+     * hold and restarts the victim (on a fresh host) after 0.5–3 s. The journal says whether the
+     * victim held a claim, and whether it had a job run in flight when the probe looked. Skipped when
+     * only one instance is up. Blocks for up to about 4 s.
      */
-    void killMidPush(Runnable provoke) throws InterruptedException {
+    void killMidWork(Runnable provoke) throws InterruptedException {
         int seeded = 1 + rnd.nextInt(instances.count());
         long restartAfterMs = 500 + rnd.nextInt(2500);
         boolean hold = rnd.nextInt(3) != 0;   // else the kill may land inside the push's transaction
         boolean wholeHost = rnd.nextInt(4) == 0;
+        boolean jobFirst = rnd.nextBoolean();
         if (draining || downCount() >= instances.count() - 1) {
             return;
         }
@@ -135,8 +135,12 @@ final class ClusterFaults {
             return;
         }
         provoke.run();
-        Optional<String> holder = probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
-        int victim = holder.map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
+        Set<String> runningJobs = probe.runningJobs(byId.keySet());
+        Optional<String> jobRunner = runningJobs.stream().findFirst();
+        Optional<String> holder = jobFirst && jobRunner.isPresent() ? Optional.empty()
+                : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
+        int victim = holder.or(() -> jobRunner).map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
+        boolean midJob = instances.instanceId(victim).map(runningJobs::contains).orElse(false);
         down[victim].set(true);
         boolean hostLost = wholeHost && netFault[victim].compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
         instances.kill9(victim);   // after a lost host: only reaps the process
@@ -144,12 +148,10 @@ final class ClusterFaults {
         if (holder.isPresent()) {
             killsMidPush.incrementAndGet();
         }
-        ObjectNode e = journal.event("server-kill");
-        e.put("instance", victim);
-        e.put("how", hostLost ? "host-lost" : "kill-9");
-        e.put("pushInFlight", holder.isPresent());
-        e.put("heldAfterCommit", hold);
-        journal.write(e);
+        if (midJob) {
+            killsMidJob.incrementAndGet();
+        }
+        journal.serverKill(victim, hostLost, holder.isPresent(), midJob, hold);
         for (int k : up) {
             if (hold && k != victim) {
                 setDelay(k, Duration.ZERO);
@@ -198,10 +200,10 @@ final class ClusterFaults {
             return;
         }
         partitions.incrementAndGet();
-        journalPartition(kind, k, true, how, lastsMs);
+        journal.partition(kind, k, true, how, lastsMs);
         background.schedule(() -> {
             try {
-                journalPartition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
+                journal.partition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
             } catch (IOException e) {
                 progress.println("cluster: could not heal " + kind.label + " on instance " + k + ": " + e.getMessage()
                         + " (the drain heals everything)");
@@ -228,7 +230,7 @@ final class ClusterFaults {
         for (int k = 1; k <= instances.count(); k++) {
             if (!instances.alive(k)) {
                 instances.start(k);
-                journalStart(k);
+                journal.serverStart(k);
             }
             instances.clearFaults(k, Duration.ofSeconds(120), progress);
         }
@@ -241,7 +243,7 @@ final class ClusterFaults {
                 netFault[k].set(null);
             }
             instances.start(k);
-            journalStart(k);
+            journal.serverStart(k);
         } catch (IOException e) {
             progress.println("cluster: instance " + k + " did not restart: " + e.getMessage() + " (the drain tries again)");
         } catch (InterruptedException e) {
@@ -272,25 +274,5 @@ final class ClusterFaults {
         } catch (IOException e) {
             // partitioned from the harness: that instance's pushes are not held
         }
-    }
-
-    private void journalStart(int k) {
-        ObjectNode e = journal.event("server-start");
-        e.put("instance", k);
-        journal.write(e);
-    }
-
-    private void journalPartition(NetworkFaults.Kind kind, int k, boolean on, String how, long lastsMs) {
-        ObjectNode e = journal.event("partition");
-        e.put("kind", kind.label);
-        if (kind != NetworkFaults.Kind.DB_LINK_DOWN) {
-            e.put("instance", k);
-        }
-        e.put("on", on);
-        e.put("how", how);
-        if (on) {
-            e.put("lastsMs", lastsMs);
-        }
-        journal.write(e);
     }
 }

@@ -7,23 +7,27 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.leasesync.server.jobs.JobRun;
 
 /**
  * The cluster harness ({@code leasesync cluster}, run by {@code scale/cluster.sh}): N server
  * instances on one PostgreSQL database and several client devices that know every instance, under
- * seeded faults — racing syncs and edits of two users from every device, {@code drop-after-apply},
- * {@code kill -9} of an instance mid-push and its restart, and network faults between instances,
- * the database and the clients ({@link ClusterFaults}). After the rounds it drains (every fault
- * lifted, every key on every device settled) and checks the server's audit and every device's
- * database ({@link ClusterReport}).
+ * seeded faults — racing syncs, edits and deletions of two users from every device,
+ * {@code drop-after-apply}, {@code kill -9} of an instance mid-push or mid-job and its restart, and
+ * network faults between instances, the database and the clients ({@link ClusterFaults}) — while
+ * the server's own jobs run often and are disturbed ({@link ClusterJobs}). After the rounds it drains
+ * (every fault lifted, every key on every device settled), stops the instances and checks the
+ * server's audit, every server job run (read from the database) and every device's database
+ * ({@link ClusterReport}).
  *
  * <p>Devices: {@code device-a} has two client processes on one data directory, {@code device-b}
  * and {@code device-c} one each; device {@code i} is given the instance URLs rotated by {@code i}
@@ -61,10 +65,16 @@ final class ClusterHarness {
             if (!dbEnv.containsKey("LEASESYNC_DB_USER")) {
                 throw new IllegalArgumentException("LEASESYNC_DB_USER is not set: the instances need the database user");
             }
+            new ClusterDatabase(dbUrl, dbEnv.get("LEASESYNC_DB_USER"), dbEnv.get("LEASESYNC_DB_PASSWORD"));   // validates
             instances = List.copyOf(instances);
             clientPrefix = List.copyOf(clientPrefix);
             dbEnv = Map.copyOf(dbEnv);
             javaCommand = List.copyOf(javaCommand);
+        }
+
+        /** The shared database as the harness reaches it (the instances' credentials). */
+        ClusterDatabase database() {
+            return new ClusterDatabase(dbUrl, dbEnv.get("LEASESYNC_DB_USER"), dbEnv.get("LEASESYNC_DB_PASSWORD"));
         }
     }
 
@@ -87,7 +97,11 @@ final class ClusterHarness {
     ClusterReport run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir().resolve("journals"));
         Path logs = Files.createDirectories(s.workDir().resolve("logs"));
-        ServerInstances instances = new ServerInstances(s.instances(), s.javaCommand(), s.dbUrl(), s.dbEnv(), logs);
+        ClusterJobs jobs = ClusterJobs.forRounds(s.rounds());
+        s.progress().println("cluster: " + jobs.describe());
+        ServerInstances instances = new ServerInstances(s.instances(), s.javaCommand(), s.dbUrl(), s.dbEnv(), logs,
+                jobs::serveArgs);
+        ClusterDatabase db = s.database();
         try (Journal journal = new Journal(s.workDir().resolve("journals").resolve("harness.jsonl"))) {
             try {
                 instances.startAll();
@@ -96,15 +110,17 @@ final class ClusterHarness {
                         Map.of("alice", instances.token("alice"), "bob", instances.token("bob")), s.workDir(),
                         s.leaseTtl(), s.callTimeout(), s.progress());
                 fleet.startAll(Duration.ofSeconds(180));
-                ClusterFaults faults = new ClusterFaults(instances, s.network(), new ClaimProbe(s.dbUrl(),
-                        s.dbEnv().get("LEASESYNC_DB_USER"), s.dbEnv().getOrDefault("LEASESYNC_DB_PASSWORD", "")),
-                        journal, rnd, background, s.progress());
+                ClusterFaults faults = new ClusterFaults(instances, s.network(), new ClaimProbe(db), journal, rnd, background,
+                        s.progress());
                 rounds(journal, faults);
                 s.progress().println("cluster: draining (" + faults.describe() + ")");
                 journal.write(journal.event("drain"));
                 faults.drain();
                 List<String> unsettled = fleet.settleAll(ChaosHarness.USERS, ChaosHarness.SCOPES);
-                return check(instances, new ClusterReport.Counts(instances.count(), s.rounds(), faults.kills(),
+                fleet.quitAll();
+                List<JsonNode> audit = readAudit(instances);
+                instances.stopAll();   // a run paused by --job-pause ends now (interrupted): the job history is final
+                return check(audit, readJobRuns(db), new ClusterReport.Counts(instances.count(), s.rounds(), faults.kills(),
                         faults.partitions()), unsettled);
             } finally {
                 background.shutdownNow();
@@ -137,7 +153,7 @@ final class ClusterHarness {
                 } else if (dice < 65) {
                     faults.dropAfterApply();
                 } else if (dice < 75) {
-                    faults.killMidPush(this::everyDeviceEditsAndSyncs);
+                    faults.killMidWork(this::everyDeviceEditsAndSyncs);
                 } else {
                     faults.partition();
                 }
@@ -170,9 +186,10 @@ final class ClusterHarness {
         }
     }
 
+    /** One local edit; one in four deletes its record (so that purge-tombstones has tombstones to purge). */
     private void edit(int slot) {
         fleet.send(slot, cmd("edit").put("user", pick(ChaosHarness.USERS)).put("scope", pick(ChaosHarness.SCOPES))
-                .put("record", "r" + rnd.nextInt(4)).put("n", ++editCounter));
+                .put("record", "r" + rnd.nextInt(4)).put("n", ++editCounter).put("delete", rnd.nextInt(4) == 0));
     }
 
     private void storm(int slot, int threads) {
@@ -180,30 +197,39 @@ final class ClusterHarness {
                 .put("source", "mixed").put("threads", threads));
     }
 
-    private ClusterReport check(ServerInstances instances, ClusterReport.Counts counts, List<String> unsettled)
-            throws IOException {
-        fleet.quitAll();
-        List<JsonNode> audit = null;
-        Optional<JsonNode> jobs = Optional.empty();
+    /** The server's audit, from the first instance that answers. */
+    private static List<JsonNode> readAudit(ServerInstances instances) throws IOException {
         IOException last = null;
-        for (int k = 1; k <= instances.count() && audit == null; k++) {
+        for (int k = 1; k <= instances.count(); k++) {
             try {
-                audit = instances.admin(k).audit();
-                jobs = instances.admin(k).jobs();
+                return instances.admin(k).audit();
             } catch (IOException e) {
-                audit = null;
                 last = e;
             }
         }
-        if (audit == null) {
-            throw new IOException("no instance answered the audit: " + last.getMessage(), last);
+        throw new IOException("no instance answered the audit: " + last.getMessage(), last);
+    }
+
+    /** Every server job run, from the database (the admin API shows only the last ones). */
+    private static List<JobRun> readJobRuns(ClusterDatabase db) throws IOException {
+        try (Connection c = db.connect(Duration.ofSeconds(30))) {
+            return JobRunCheck.read(c);
+        } catch (SQLException e) {
+            throw new IOException("the server's job runs could not be read from " + db.jdbcUrl() + " (job_runs): "
+                    + e.getMessage(), e);
         }
+    }
+
+    private ClusterReport check(List<JsonNode> audit, List<JobRun> jobRuns, ClusterReport.Counts counts,
+                                List<String> unsettled) throws IOException {
         List<String> lines = audit.stream().map(JsonNode::toString).toList();
         Files.write(s.workDir().resolve("audit.jsonl"), lines, StandardCharsets.UTF_8);
+        Files.write(s.workDir().resolve("job-runs.txt"), jobRuns.stream().map(JobRunCheck::describe).toList(),
+                StandardCharsets.UTF_8);
         Evidence ev = new Evidence(JournalFiles.readAll(s.workDir().resolve("journals")), audit, fleet.evidence(),
                 Map.of(), s.leaseTtl(), s.leaseTtl());
         s.progress().println("cluster: " + AuditSummary.of(audit));
-        return ClusterReport.check(ev, jobs, counts, unsettled);
+        return ClusterReport.check(ev, jobRuns, counts, unsettled);
     }
 
     /** device-a (two processes), device-b and device-c; device i gets the URLs rotated by i. */

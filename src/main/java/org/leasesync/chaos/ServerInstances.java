@@ -57,8 +57,10 @@ final class ServerInstances {
      * @param dbUrl the shared database ({@code jdbc:postgresql://...})
      * @param dbEnv the database credentials ({@code LEASESYNC_DB_USER}, ...) added to each instance's environment
      * @param logs where each instance's standard error goes ({@code instance-K.log})
+     * @param extraArgs more {@code serve} options of instance K (e.g. the jobs' settings, {@link ClusterJobs#serveArgs})
      */
-    ServerInstances(List<Spec> specs, List<String> javaCommand, String dbUrl, Map<String, String> dbEnv, Path logs) {
+    ServerInstances(List<Spec> specs, List<String> javaCommand, String dbUrl, Map<String, String> dbEnv, Path logs,
+                    java.util.function.IntFunction<List<String>> extraArgs) {
         this.specs = List.copyOf(specs);
         this.instanceIds = new String[specs.size()];
         this.logs = logs;
@@ -68,6 +70,7 @@ final class ServerInstances {
             cmd.addAll(javaCommand);
             cmd.addAll(List.of("serve", "--db", dbUrl, "--bind", s.host(), "--port", String.valueOf(s.port()),
                     "--db-pool-size", "5", "--audit"));
+            cmd.addAll(extraArgs.apply(k));
             processes.add(new ServerProcess(cmd, dbEnv, s.url(), logs.resolve("instance-" + k + ".log")));
         }
     }

@@ -8,13 +8,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.jobs.JobResult;
+import org.leasesync.server.jobs.JobRun;
+import org.leasesync.server.jobs.JobRunner;
+import org.leasesync.server.jobs.JobTrigger;
 
 /**
  * The cluster summary: the chaos checker's findings under the cluster's counters — the server
  * accepting a lower fencing token counts as fencing_violations (not overlaps), a local write after a
- * newer grant as overlaps — and the job check's note.
+ * newer grant as overlaps — and the job check: its violations, its note, and a job history it could
+ * not see whole failing the run.
  */
 class ClusterReportTest {
 
@@ -23,6 +27,7 @@ class ClusterReportTest {
     private final List<JsonNode> events = new ArrayList<>();
     private final List<JsonNode> audit = new ArrayList<>();
     private List<String> outbox = List.of();
+    private List<JobRun> jobRuns = List.of(jobRun(1, 100, "ls-s1/1/a", 1, 1_000, 1_010L, JobResult.OK));
 
     @Test
     void aCleanRunPrintsEveryCounterAtZero() {
@@ -32,7 +37,8 @@ class ClusterReportTest {
         assertThat(r.passed()).isTrue();
         assertThat(r.summaryLine()).isEqualTo("instances=3 rounds=20 kills=4 partitions=7 duplicates=0 lost=0 overlaps=0 "
                 + "fencing_violations=0 job_double_runs=0");
-        assertThat(r.jobNote()).isEqualTo("no server jobs on this build");
+        assertThat(r.jobNote()).startsWith("1 server job runs checked (prune-audit 1 runs");
+        assertThat(r.jobHistoryGaps()).isEmpty();
     }
 
     @Test
@@ -83,18 +89,59 @@ class ClusterReportTest {
     }
 
     @Test
-    void aJobDoubleRunCountsInTheSummary() throws Exception {
-        JsonNode jobs = Journal.JSON.readTree("""
-                {"runs":[{"job":"prune-audit","occurrence":"o1","instanceId":"a","leaseStartMs":1,"leaseEndMs":2,"status":"completed"},
-                         {"job":"prune-audit","occurrence":"o1","instanceId":"b","leaseStartMs":3,"leaseEndMs":4,"status":"completed"}]}""");
-        ClusterReport r = ClusterReport.check(evidence(), Optional.of(jobs), COUNTS, List.of());
+    void aJobDoubleRunCountsInTheSummary() {
+        jobRuns = List.of(jobRun(1, 100, "ls-s1/1/a", 1, 1_000, 1_010L, JobResult.OK),
+                jobRun(2, 100, "ls-s2/1/b", 2, 2_000, 2_010L, JobResult.OK));
+        ClusterReport r = check();
         assertThat(r.summaryLine()).endsWith("job_double_runs=1");
-        assertThat(r.jobNote()).isEqualTo("2 server job runs checked");
+        assertThat(r.passed()).isFalse();
+        assertThat(r.jobNote()).startsWith("2 server job runs checked");
+    }
+
+    @Test
+    void aJobHistoryTheServerMayHaveCutFailsTheRunThoughEveryCounterIsZero() {
+        List<JobRun> many = new ArrayList<>();
+        for (int i = 1; i <= JobRunner.KEEP_RUNS; i++) {
+            many.add(jobRun(i, i, "ls-s1/1/a", i, i * 1_000L, i * 1_000L + 5, JobResult.OK));
+        }
+        jobRuns = many;
+        ClusterReport r = check();
+        assertThat(r.perCounter().values()).containsOnly(0);
+        assertThat(r.jobHistoryGaps()).singleElement().asString().startsWith("prune-audit has 100 runs recorded");
+        assertThat(r.passed()).isFalse();
+    }
+
+    @Test
+    void aRunInWhichNoServerJobRanFailsTheJobCheckInsteadOfPassingIt() {
+        jobRuns = List.of();
+        ClusterReport r = check();
+        assertThat(r.summaryLine()).endsWith("job_double_runs=0");
+        assertThat(r.jobHistoryGaps()).containsExactly("no server job run was recorded: the job check checked nothing");
+        assertThat(r.passed()).isFalse();
+    }
+
+    @Test
+    void editsAndDeletionsKeptThroughAResyncAreNotLost() {
+        // invalid_cursor: the device re-downloaded everything (its local records were replaced) and
+        // kept its outbox; a deletion the server applied counts like any applied edit
+        edit("c1");
+        ((ObjectNode) events.get(events.size() - 1)).put("delete", true);
+        edit("c2");
+        event("write", 300).put("epoch", 1).put("began", 299 * 1_000_000L).put("op", "reset-for-resync");
+        outbox = List.of("c2");
+        push(1, "alice", "course_sync", "client-a", 1, List.of("c1"));
+        ObjectNode refused = Journal.JSON.createObjectNode().put("seq", 2).put("pathUser", "alice").put("authUser", "alice")
+                .put("scope", "course_sync").put("op", "pull").put("clientId", "client-a").put("fencingToken", 1)
+                .put("status", 400).put("code", "invalid_cursor");
+        audit.add(refused);
+        ClusterReport r = check();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.passed()).isTrue();
     }
 
     @Test
     void aDrainThatLeftAKeyUnsettledFailsTheRunThoughEveryCounterIsZero() {
-        ClusterReport r = ClusterReport.check(evidence(), Optional.empty(), COUNTS,
+        ClusterReport r = ClusterReport.check(evidence(), jobRuns, COUNTS,
                 List.of("device-b bob|course_sync: needs_attention: a push was sent but its result could not be confirmed"));
         assertThat(r.perCounter().values()).containsOnly(0);
         assertThat(r.passed()).isFalse();
@@ -103,7 +150,13 @@ class ClusterReportTest {
     // ---- history building -----------------------------------------------------------------------
 
     private ClusterReport check() {
-        return ClusterReport.check(evidence(), Optional.empty(), COUNTS, List.of());
+        return ClusterReport.check(evidence(), jobRuns, COUNTS, List.of());
+    }
+
+    private static JobRun jobRun(long id, long slot, String instance, long epoch, long startedAtMs, Long endedAtMs,
+                                 JobResult result) {
+        return new JobRun(id, "prune-audit", slot, JobTrigger.SCHEDULE, instance, "owner-" + instance, epoch, null,
+                startedAtMs, endedAtMs, result, 0, null);
     }
 
     private Evidence evidence() {

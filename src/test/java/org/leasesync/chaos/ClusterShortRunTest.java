@@ -5,19 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.testing.Postgres;
 
 /**
  * The cluster harness end to end on loopback: three real {@code serve --db} processes on one real
  * PostgreSQL, four real client processes on three devices, seeded {@code drop-after-apply} and
- * {@code kill -9} of instances mid-push with restarts, then the drain and the checks. The network
+ * {@code kill -9} of instances mid-push or mid-job with restarts, the server's jobs running every few
+ * seconds, then the drain and the checks — the job check on the real job runs. The network
  * faults go to a recorder here (they need root and namespaces; scale/cluster.sh makes them real),
  * which proves the harness asks for them and heals each one.
  */
@@ -72,7 +77,19 @@ class ClusterShortRunTest {
         }
         assertThat(report.summaryLine()).startsWith("instances=3 rounds=" + ROUNDS + " ");
         assertThat(report.violations()).as(report.summaryLine() + " (seed " + SEED + ")").isEmpty();
+        assertThat(report.jobHistoryGaps()).isEmpty();
+        assertThat(report.passed()).isTrue();
         assertThat(work.resolve("audit.jsonl")).isNotEmptyFile();
+        // the job check saw real runs of every job, read from PostgreSQL
+        System.out.println("job check: " + report.jobNote());
+        Matcher checked = Pattern.compile("^(\\d+) server job runs checked").matcher(report.jobNote());
+        assertThat(checked.find()).as(report.jobNote()).isTrue();
+        assertThat(Integer.parseInt(checked.group(1))).as(report.jobNote()).isGreaterThanOrEqualTo(StandardJobs.NAMES.size());
+        for (String job : StandardJobs.NAMES) {
+            assertThat(report.jobNote()).contains(job + " ");
+        }
+        List<String> runs = Files.readAllLines(work.resolve("job-runs.txt"));
+        assertThat(runs).as("job-runs.txt").anyMatch(l -> l.contains(" ok processed "));
     }
 
     private static int freePort() throws IOException {
