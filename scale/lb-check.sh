@@ -8,14 +8,17 @@
 #   4. one instance's database connections cut (iptables, by its uid): its /health answers 503, the
 #      balancer takes it out, syncs keep working; connections restored: back in rotation;
 #   5. a POST that reached an instance is never re-sent by the balancer (GETs are), proven from the
-#      instance's own /metrics.
-# Then it measures what an instance costs (connections, RSS, threads) idle and under load, and checks
-# that each job occurrence ran once in the cluster. It prints the figures docs/deploy.md records.
+#      instance's own /metrics; a push without a 200 is asked about by its key, as a client would;
+#   6. every instance gone: the balancer answers 503 with Retry-After, never 502 (for nginx also two
+#      controls: 502 without the config's error_page, and 502 kept when an upstream did connect).
+# Then it measures what an instance costs (connections, RSS, threads) idle and under load, how long
+# PostgreSQL keeps a cut instance's sessions, the table sizes, and checks that each job occurrence
+# ran once in the cluster. It prints the figures docs/deploy.md records.
 #
 # Usage (root; apt-get install haproxy nginx; mvn -B -ntp -q package -DskipTests first):
 #   bash scale/lb-check.sh [haproxy|nginx|both]        (default both; KEEP=1 keeps the work dir)
 # Runs in a network namespace of its own, on 127.0.0.1 only; every loop is bounded; everything it
-# started is stopped on exit. About 4 minutes.
+# started is stopped on exit. About 9 minutes on 2 cores.
 source "$(dirname "$0")/deploy-lib.sh"
 WHICH=${1:-both}
 case "$WHICH" in haproxy|nginx|both) ;; *) echo "usage: lb-check.sh [haproxy|nginx|both]" >&2; exit 2;; esac
@@ -37,14 +40,19 @@ HAPROXY_ADMIN_PORT=8899
 push_one() {
   local n=$1 key change
   key=$(cat /proc/sys/kernel/random/uuid); change=$(cat /proc/sys/kernel/random/uuid)
-  curl -s -o /dev/null -m 10 -w '%{http_code}' -X POST "${2:-$LB}/v1/users/bob/scopes/message_sync/changes" \
+  local code
+  code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' -X POST "${2:-$LB}/v1/users/bob/scopes/message_sync/changes" \
       -H "Authorization: Bearer $BOB" -H "Idempotency-Key: $key" -H 'Content-Type: application/json' \
-      --data "{\"changes\":[{\"changeId\":\"$change\",\"id\":\"lb-check-$n-$change\",\"baseVersion\":0,\"payload\":{\"n\":\"$n\"}}]}" \
-      || echo 000
+      --data "{\"changes\":[{\"changeId\":\"$change\",\"id\":\"lb-check-$n-$change\",\"baseVersion\":0,\"payload\":{\"n\":\"$n\"}}]}") \
+      || code=000
+  [ "$code" = 200 ] || echo "$key $code" >>"$W/pushes-not-200"
+  echo "$code"
 }
 pull_one() {
-  curl -s -o /dev/null -m 10 -w '%{http_code}' "${1:-$LB}/v1/users/bob/scopes/message_sync/changes?limit=1" \
-      -H "Authorization: Bearer $BOB" || echo 000
+  local code
+  code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "${1:-$LB}/v1/users/bob/scopes/message_sync/changes?limit=1" \
+      -H "Authorization: Bearer $BOB") || code=000
+  echo "$code"
 }
 
 # background traffic through the balancer: alternating pull and push every 50 ms, for at most
@@ -52,6 +60,7 @@ pull_one() {
 TRAFFIC_PID=
 traffic_start() {
   local seconds=$1 file=$2
+  : >"$W/pushes-not-200"; [ ! -f "$W/haproxy.log" ] || : >"$W/haproxy.log"
   ( end=$(( $(date +%s) + seconds )); i=0
     while [ "$(date +%s)" -lt "$end" ] && [ $i -lt 2000 ]; do
       echo "GET $(pull_one)" >>"$file"; echo "POST $(push_one "t$i")" >>"$file"; i=$((i + 1)); sleep 0.05
@@ -60,10 +69,19 @@ traffic_start() {
   PIDS+=($!)
 }
 traffic_stop() { kill "$TRAFFIC_PID" 2>/dev/null || true; wait "$TRAFFIC_PID" 2>/dev/null || true; }
-traffic_summary() {  # "N requests, M not 2xx (codes)"
-  local file=$1 total bad
+traffic_summary() {  # "N requests, M not 2xx (codes)"; then what the server says about each push
+  local file=$1 total bad key code state
   total=$(wc -l <"$file"); bad=$(grep -vc ' 2[0-9][0-9]$' "$file" || true)
   echo "$total requests ($(grep -c '^GET' "$file") pulls, $(grep -c '^POST' "$file") pushes), $bad not 2xx$( [ "$bad" -gt 0 ] && echo ": $(grep -v ' 2[0-9][0-9]$' "$file" | sort | uniq -c | tr '\n' ';')")"
+  # a push without a 200 is what a client would query before retrying: ask, as it would
+  [ -s "$W/pushes-not-200" ] || return 0
+  while read -r key code; do
+    state=$(curl -s -m 10 "$LB/v1/users/bob/scopes/message_sync/pushes/$key" -H "Authorization: Bearer $BOB" | jq -r '.state // "?"')
+    echo "    push answered $code: GET .../pushes/{key} says \"$state\""
+  done <"$W/pushes-not-200"
+  if [ -f "$W/haproxy.log" ]; then
+    grep -a '"' "$W/haproxy.log" | awk '$6 !~ /^2/ && $6 ~ /^[0-9]+$/' | sed 's/^/    haproxy: /' | tail -5
+  fi
 }
 
 # which instance answers: N GET /health through the balancer, counted by instance id
@@ -109,6 +127,7 @@ hap_cmd() {  # a command on HAProxy's runtime API (a TCP socket on 127.0.0.1 in 
 }
 hap_status() { hap_cmd "show stat" | awk -F, -v s="$1" '$1=="leasesync_servers" && $2==s {print $18}'; }
 
+HALF_OPEN_WATCHERS=()
 LB_PID=
 start_haproxy() {
   sed -e "s#/run/haproxy/admin.sock mode 660 level admin#ipv4@127.0.0.1:$HAPROXY_ADMIN_PORT level admin#" \
@@ -117,7 +136,7 @@ start_haproxy() {
       -e "s#bind :8787#bind 127.0.0.1:8800#" \
       "$REPO/scale/haproxy.cfg" >"$W/haproxy.cfg"
   haproxy -c -f "$W/haproxy.cfg" >"$W/haproxy-check.txt" 2>&1 || fail "haproxy -c: $(cat "$W/haproxy-check.txt")"
-  haproxy -db -f "$W/haproxy.cfg" >"$W/haproxy.log" 2>&1 &
+  haproxy -db -f "$W/haproxy.cfg" >>"$W/haproxy.log" 2>&1 &
   LB_PID=$!; PIDS+=($!)
   for _ in $(seq 1 100); do
     [ "$(hap_status s1 2>/dev/null)$(hap_status s2 2>/dev/null)$(hap_status s3 2>/dev/null)" = UPUPUP ] && return 0
@@ -174,12 +193,55 @@ lb_reaches() {  # lb_reaches INSTANCE_ID: one of 6 /health through the balancer 
   return 1
 }
 
+# nginx's answer when it sent nothing must be 503 (the map + error_page of scale/nginx.conf), while a
+# 502 after a connected attempt must stay 502. Two controls on port 8810, upstreams on 8821..8823:
+#   a) nothing listens there: with the config as shipped 503, without its error_page line 502;
+#   b) a server that accepts and closes at once: 502 with the config as shipped.
+nginx_502_controls() {
+  local variant code
+  for variant in shipped no-error-page closing; do
+    mkdir -p "$W/nginx-$variant"
+    sed -e "s#listen 8787;#listen 127.0.0.1:8810;#" -e "s#127.0.0.1:880\([1-3]\)#127.0.0.1:882\1#" \
+        "$REPO/scale/nginx.conf" >"$W/nginx-$variant/leasesync.conf"
+    [ "$variant" != no-error-page ] || sed -i '/error_page 502/d' "$W/nginx-$variant/leasesync.conf"
+    sed -e "s#$W/nginx/#$W/nginx-$variant/#g" -e "s#$W/nginx/leasesync.conf#$W/nginx-$variant/leasesync.conf#" \
+        "$W/nginx/nginx.conf" >"$W/nginx-$variant/nginx.conf"
+    local closer=
+    if [ "$variant" = closing ]; then
+      python3 -c '
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 8821)); s.listen(16); s.settimeout(1)
+end = time.time() + 60
+while time.time() < end:
+    try:
+        c, _ = s.accept(); c.recv(65536); c.close()
+    except socket.timeout:
+        pass' &
+      closer=$!; PIDS+=($!); sleep 0.5
+    fi
+    nginx -c "$W/nginx-$variant/nginx.conf" >/dev/null 2>&1 &
+    local pid=$!; PIDS+=($!)
+    for _ in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:8810/ && break; sleep 0.1; done
+    code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' -X POST http://127.0.0.1:8810/v1/users/bob/scopes/message_sync/changes \
+        -H 'Content-Type: application/json' --data '{"changes":[]}' || true)
+    log "nginx control ($variant): a push answered $code"
+    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+    [ -z "$closer" ] || { kill "$closer" 2>/dev/null; wait "$closer" 2>/dev/null || true; }
+    case "$variant" in
+      shipped) [ "$code" = 503 ] || fail "nginx as shipped answered $code with no instance (want 503)";;
+      *) [ "$code" = 502 ] || fail "nginx ($variant) answered $code (want 502)";;
+    esac
+  done
+}
+
 # ---------------------------------------------------------------- one balancer, all checks
 
 check_balancer() {
   local lb=$1
   log "=== $lb in front of 3 instances on 127.0.0.1:8801..8803 (balancer 127.0.0.1:8800) ==="
   "start_$lb"
+  [ "$lb" != nginx ] || nginx_502_controls
   log "spread of 30 GET /health: $(spread 30)"
   log "sync through $lb: $(sync_through_lb "$lb-first")"
 
@@ -211,7 +273,16 @@ check_balancer() {
   # --- database cut of instance 3
   f="$W/$lb-cut.traffic"; : >"$f"
   traffic_start 40 "$f"; sleep 1
+  # instance 3's sessions in PostgreSQL (by client port), to see how long they outlive the cut
+  local ports; ports=$(ss -Htnp state established "( dport = :$PGPORT )" \
+      | awk -v p="pid=${INSTANCE_PIDS[3]}," 'index($0, p) {n = split($3, a, ":"); print a[n]}' | paste -sd, -)
   cut_db 3; t=$(now_ms)
+  ( for _ in $(seq 1 400); do
+      c=$(psql_value "SELECT count(*) FROM pg_stat_activity WHERE client_port IN (${ports:-0})")
+      if [ "$c" = 0 ]; then echo "$(( ($(now_ms) - t) / 1000 ))" >"$W/$lb-half-open"; exit 0; fi
+      sleep 1
+    done; echo "over 400" >"$W/$lb-half-open" ) &
+  PIDS+=($!); HALF_OPEN_WATCHERS+=("$lb:$!:$(echo "$ports" | tr ',' '\n' | grep -c .)")
   ms=$(wait_for 20 "instance 3 /health answers 503" health_is 3 503); log "database of instance 3 cut; its /health answers 503 after ${ms} ms"
   if [ "$lb" = haproxy ]; then
     ms=$(wait_for 20 "haproxy marks s3 DOWN" is_status s3 DOWN); log "haproxy marked s3 DOWN $(( $(now_ms) - t )) ms after the cut"
@@ -306,8 +377,11 @@ elapsed=$(( $(now_ms) - t0 ))
 log "instance 1 under load (8 clients x 150 push+pull, $(grep -c '^200 200$' "$f") of $(wc -l <"$f") pairs 200, ${elapsed} ms): peak RSS ${peak_rss} MB, peak ${peak_thr} threads; after: RSS $(rss 1) MB; pool pending now $(metric 1 'hikaricp_connections_pending{'), connection timeouts $(metric 1 'hikaricp_connections_timeout_total{')"
 log "instances 2 and 3 meanwhile: RSS $(rss 2) / $(rss 3) MB, $(thr 2) / $(thr 3) threads"
 log "database connections now: $(connections)"
-ms=$(wait_for 300 "PostgreSQL closes the half-open sessions of the last cut" connections_are 33)
-log "database connections back to 33 at $(( ($(now_ms) - CUT_AT) / 1000 )) s after the last cut (tcp_keepalives_idle 60 s, interval 10 s, count 6)"
+for w in "${HALF_OPEN_WATCHERS[@]}"; do
+  IFS=: read -r name pid count <<<"$w"
+  wait "$pid" 2>/dev/null || true
+  log "$name run: the $count sessions instance 3 had before its cut stayed in PostgreSQL (half-open) for $(cat "$W/$name-half-open") s after the cut (tcp_keepalives_idle 60 s, interval 10 s, count 6)"
+done
 
 # ---------------------------------------------------------------- jobs: each occurrence once
 dups=$(psql_value "SELECT count(*) FROM (SELECT job_name, slot FROM job_runs WHERE slot IS NOT NULL AND result = 'ok' GROUP BY job_name, slot HAVING count(*) > 1) d")

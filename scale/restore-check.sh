@@ -87,6 +87,16 @@ log "device 1's conflict entry: $(client d1 records --user alice --scope course_
 log "server: $(server_state)"
 stop_instance 1
 
+# ---------------------------------------------------------------- 1b. the workaround: a new database id
+log "=== 1b. after a restore, give the database a new id (instances stopped) ==="
+psql_admin -d leasesync -c "UPDATE server_identity SET database_id = substr(md5(random()::text), 1, 12)" >/dev/null
+start_instance 1 --seed demo; wait_instance 1; read_tokens
+log "server: $(server_state)"
+log "device 1 syncs: $(sync_dev d1 | tr '\n' ' ')"
+log "device 1 afterwards: cursor $(device_cursor d1), $(local_summary d1); course-after-restore: $(local_record d1 course-after-restore); course-lost: $(local_record d1 course-lost)"
+log "device 2 syncs: $(sync_dev d2); $(local_summary d2)"
+stop_instance 1
+
 # ---------------------------------------------------------------- 2. base backup + WAL archive (PITR)
 log "=== 2. pg_basebackup + WAL archiving, point-in-time recovery ==="
 start_instance 1 --seed demo; wait_instance 1; read_tokens
