@@ -196,7 +196,7 @@ lb_reaches() {  # lb_reaches INSTANCE_ID: one of 6 /health through the balancer 
 # nginx's answer when it sent nothing must be 503 (the map + error_page of scale/nginx.conf), while a
 # 502 after a connected attempt must stay 502. Two controls on port 8810, upstreams on 8821..8823:
 #   a) nothing listens there: with the config as shipped 503, without its error_page line 502;
-#   b) a server that accepts and closes at once: 502 with the config as shipped.
+#   b) every upstream a server that accepts and closes at once: 502 with the config as shipped.
 nginx_502_controls() {
   local variant code
   for variant in shipped no-error-page closing; do
@@ -204,6 +204,7 @@ nginx_502_controls() {
     sed -e "s#listen 8787;#listen 127.0.0.1:8810;#" -e "s#127.0.0.1:880\([1-3]\)#127.0.0.1:882\1#" \
         "$REPO/scale/nginx.conf" >"$W/nginx-$variant/leasesync.conf"
     [ "$variant" != no-error-page ] || sed -i '/error_page 502/d' "$W/nginx-$variant/leasesync.conf"
+    [ "$variant" != closing ] || sed -i 's#127.0.0.1:882[23]#127.0.0.1:8821#' "$W/nginx-$variant/leasesync.conf"
     sed -e "s#$W/nginx/#$W/nginx-$variant/#g" -e "s#$W/nginx/leasesync.conf#$W/nginx-$variant/leasesync.conf#" \
         "$W/nginx/nginx.conf" >"$W/nginx-$variant/nginx.conf"
     local closer=
@@ -218,11 +219,13 @@ while time.time() < end:
         c, _ = s.accept(); c.recv(65536); c.close()
     except socket.timeout:
         pass' &
-      closer=$!; PIDS+=($!); sleep 0.5
+      closer=$!; PIDS+=($!)
+      for _ in $(seq 1 100); do ss -Hltn '( sport = :8821 )' | grep -q . && break; sleep 0.1; done
     fi
     nginx -c "$W/nginx-$variant/nginx.conf" >/dev/null 2>&1 &
     local pid=$!; PIDS+=($!)
-    for _ in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:8810/ && break; sleep 0.1; done
+    # ready when it listens (a request would already mark upstreams failed)
+    for _ in $(seq 1 50); do ss -Hltn '( sport = :8810 )' | grep -q . && break; sleep 0.1; done
     code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' -X POST http://127.0.0.1:8810/v1/users/bob/scopes/message_sync/changes \
         -H 'Content-Type: application/json' --data '{"changes":[]}' || true)
     log "nginx control ($variant): a push answered $code"
