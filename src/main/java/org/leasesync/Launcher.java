@@ -5,6 +5,7 @@ import org.leasesync.app.App;
 import org.leasesync.app.Backend;
 import org.leasesync.chaos.ChaosAgentCommand;
 import org.leasesync.chaos.ChaosCommand;
+import org.leasesync.chaos.ClusterCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.registry.RetryPolicy;
@@ -34,6 +35,7 @@ public final class Launcher {
         picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui));
         cl.addSubcommand(new ChaosCommand());
         cl.addSubcommand(new ChaosAgentCommand());
+        cl.addSubcommand(new ClusterCommand());
         int code = cl.execute(args);
         System.exit(code);
     }

@@ -71,8 +71,37 @@ class ArchitectureTest {
     }
 
     @Test
+    void theServerIsARegistryUserButNoClient() {
+        // The server runs its own periodic jobs as registry tasks (job keys, leases, fenced writes), so
+        // it may import the registry and the store (JdbcLeaseStore, JdbcGuard over its own pool,
+        // docs/architecture.md "The server as a registry user"); it never imports the client's sync,
+        // its protocol client, the CLI, the window or the chaos harness.
+        noClasses().that().resideInAPackage("org.leasesync.server..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.sync..", "org.leasesync.remote..",
+                        "org.leasesync.cli..", "org.leasesync.app..", "org.leasesync.chaos..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theServersJobsDependOnTheRegistryAndStoreNotOnTheServerAroundThem() {
+        // server.jobs is the server's registry user; the server wires it (ServerJobs) and reads the
+        // tombstone horizon from it, never the other way round.
+        noClasses().that().resideInAPackage("org.leasesync.server.jobs..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.server")
+                .check(MAIN);
+    }
+
+    @Test
+    void theRegistryAndTheStoreKnowNothingOfTheServer() {
+        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.store..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.server..")
+                .check(MAIN);
+    }
+
+    @Test
     void businessCodeReadsTimeOnlyThroughTheInjectedSource() {
-        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..")
+        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..",
+                        "org.leasesync.server..")
                 .should().callMethod(java.time.Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")
                 .check(MAIN);

@@ -23,7 +23,8 @@ final class AdminClient {
 
     private final String baseUrl;
     private final String adminToken;
-    private final OkHttpClient http = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(30)).build();
+    private final OkHttpClient http = new OkHttpClient.Builder()
+            .connectTimeout(Duration.ofSeconds(2)).callTimeout(Duration.ofSeconds(30)).build();
 
     AdminClient(String baseUrl, String adminToken) {
         this.baseUrl = baseUrl;
@@ -77,6 +78,11 @@ final class AdminClient {
                 return all;
             }
         }
+    }
+
+    /** {@code GET /health} (no token): the instance's id; an IOException when it does not answer 200. */
+    String instanceId() throws IOException {
+        return call(new Request.Builder().url(baseUrl + "/health").build()).path("instanceId").asText();
     }
 
     private JsonNode call(Request req) throws IOException {

@@ -35,9 +35,10 @@ import org.leasesync.registry.TriggerRequest;
  * fires prints {@code {"type":"hit",...}} and parks until the harness kills the process.
  *
  * <p>Commands ({@code cmd}): {@code trigger} (user, scope, source or "mixed", threads), {@code edit}
- * (user, scope, record, n), {@code switch} (user: cancels the other accounts' runs here, as the
- * window's account switcher does), {@code cancel} (user, scope), {@code jump} (millis), {@code arm}
- * (point), {@code disarm}, {@code settle} (user, scope, timeoutMs), {@code quit}.
+ * (user, scope, record, n; {@code "delete":true} deletes the record), {@code switch} (user: cancels
+ * the other accounts' runs here, as the window's account switcher does), {@code cancel} (user,
+ * scope), {@code jump} (millis), {@code arm} (point), {@code disarm}, {@code settle} (user, scope,
+ * timeoutMs), {@code quit}.
  *
  * <p>Commands run concurrently on their own threads; answers are written whole, one per line.
  */
@@ -159,11 +160,15 @@ final class ChaosAgent {
         payload.put("owner", key.userId());
         payload.put("n", cmd.path("n").asLong());
         payload.put("by", ProcessHandle.current().pid());
-        String changeId = rt.edits().addEdit(key, cmd.path("record").asText(), payload.toString(), false);
+        boolean delete = cmd.path("delete").asBoolean(false);
+        String changeId = rt.edits().addEdit(key, cmd.path("record").asText(), payload.toString(), delete);
         ObjectNode e = journal.event("edit");
         e.put("key", key.asString());
         e.put("record", cmd.path("record").asText());
         e.put("changeId", changeId);
+        if (delete) {
+            e.put("delete", true);
+        }
         journal.write(e);
         r.put("changeId", changeId);
     }

@@ -92,7 +92,7 @@ final class ChaosHarness {
         Path journals = Files.createDirectories(s.workDir().resolve("journals"));
         Path logs = Files.createDirectories(s.workDir().resolve("logs"));
         journal = new Journal(journals.resolve("harness.jsonl"));
-        server = new ServerProcess(s.javaCommand(), freePort(), Files.createDirectories(s.workDir().resolve("server")),
+        server = ServerProcess.h2(s.javaCommand(), freePort(), Files.createDirectories(s.workDir().resolve("server")),
                 logs.resolve("server.log"));
         try {
             server.start();

@@ -29,7 +29,10 @@ import java.util.function.Predicate;
  *       its path, or a record of one user (server or local) written for another.</li>
  * </ol>
  * Each violation comes with the shortest part of the history that shows it: the events of that key
- * (or change id) between the first event involved and the violation. Stateless; thread-safe.
+ * (or change id) between the first event involved and the violation. The checks are also callable
+ * one by one ({@link #localOverlaps}, {@link #serverFencing}, {@link #duplicates}, {@link #lost}):
+ * the cluster harness ({@link ClusterReport}) runs them with the server-side fencing check counted
+ * as {@code fencing_violations}. Stateless; thread-safe.
  */
 final class Checker {
 
@@ -38,7 +41,8 @@ final class Checker {
 
     static ChaosReport check(Evidence ev, ChaosReport.Counts inputs) {
         List<ChaosReport.Violation> violations = new ArrayList<>();
-        overlaps(ev, violations);
+        localOverlaps(ev, violations);
+        serverFencing(ev, "overlaps", violations);
         duplicates(ev, violations);
         lost(ev, violations);
         stuck(ev, violations);
@@ -49,7 +53,8 @@ final class Checker {
 
     // ---- overlaps -------------------------------------------------------------------------------
 
-    private static void overlaps(Evidence ev, List<ChaosReport.Violation> out) {
+    /** Local overlaps: a write that began after a newer epoch of its key was granted, and two grants of one epoch. */
+    static void localOverlaps(Evidence ev, List<ChaosReport.Violation> out) {
         Map<String, List<JsonNode>> grants = new HashMap<>();
         for (JsonNode e : ev.events()) {
             if (type(e, "grant")) {
@@ -83,6 +88,15 @@ final class Checker {
                 }
             }
         }
+    }
+
+    /**
+     * Server-side fencing: an accepted request whose fencing token is lower than one the server had
+     * already accepted for the same user, scope and client id, in commit order (audit {@code seq}
+     * order). Counted under {@code counter}: {@code overlaps} in the chaos summary,
+     * {@code fencing_violations} in the cluster summary.
+     */
+    static void serverFencing(Evidence ev, String counter, List<ChaosReport.Violation> out) {
         Map<String, Long> highest = new HashMap<>();
         Set<String> completedKeys = new HashSet<>();
         for (JsonNode a : ev.audit()) {
@@ -97,7 +111,7 @@ final class Checker {
             long token = a.path("fencingToken").asLong();
             Long before = highest.get(stream);
             if (before != null && token < before) {
-                out.add(new ChaosReport.Violation("overlaps", "the server accepted " + a.path("op").asText() + " #"
+                out.add(new ChaosReport.Violation(counter, "the server accepted " + a.path("op").asText() + " #"
                         + a.path("seq").asLong() + " of " + stream + " with fencing token " + token + " after it had accepted token "
                         + before, auditHistory(ev, x -> (x.path("pathUser").asText() + "|" + x.path("scope").asText() + " client "
                         + x.path("clientId").asText()).equals(stream), a.path("seq").asLong())));
@@ -118,16 +132,18 @@ final class Checker {
 
     // ---- duplicates -----------------------------------------------------------------------------
 
-    private static void duplicates(Evidence ev, List<ChaosReport.Violation> out) {
+    /** A change id applied by more than one request of its user+scope. */
+    static void duplicates(Evidence ev, List<ChaosReport.Violation> out) {
         Map<String, List<JsonNode>> appliedBy = new HashMap<>();
         for (JsonNode a : ev.audit()) {
             for (JsonNode id : a.path("applied")) {
-                appliedBy.computeIfAbsent(id.asText(), k -> new ArrayList<>()).add(a);
+                String where = a.path("pathUser").asText() + "|" + a.path("scope").asText();
+                appliedBy.computeIfAbsent("change " + id.asText() + " of " + where, k -> new ArrayList<>()).add(a);
             }
         }
-        appliedBy.forEach((changeId, entries) -> {
+        appliedBy.forEach((change, entries) -> {
             if (entries.size() > 1) {
-                out.add(new ChaosReport.Violation("duplicates", "change " + changeId + " was applied " + entries.size()
+                out.add(new ChaosReport.Violation("duplicates", change + " was applied " + entries.size()
                         + " times", lines(entries)));
             }
         });
@@ -135,7 +151,8 @@ final class Checker {
 
     // ---- lost -----------------------------------------------------------------------------------
 
-    private static void lost(Evidence ev, List<ChaosReport.Violation> out) {
+    /** An edit journaled on a device that was neither applied on the server nor is still in that device's outbox. */
+    static void lost(Evidence ev, List<ChaosReport.Violation> out) {
         Set<String> applied = new HashSet<>();
         for (JsonNode a : ev.audit()) {
             a.path("applied").forEach(id -> applied.add(id.asText()));
@@ -311,7 +328,8 @@ final class Checker {
         List<JsonNode> events = new ArrayList<>();
         for (JsonNode e : ev.events()) {
             long m = e.path("mono").asLong();
-            if (m >= fromMono && m <= toMono && (relevant.test(e) || type(e, "kill") || type(e, "server-kill"))) {
+            if (m >= fromMono && m <= toMono && (relevant.test(e) || type(e, "kill") || type(e, "server-kill")
+                    || type(e, "partition"))) {
                 events.add(e);
             }
         }

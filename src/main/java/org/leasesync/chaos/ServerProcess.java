@@ -13,28 +13,48 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The reference server as a child process ({@code leasesync serve --audit}) on a fixed port and
- * data directory, so that it can be killed with {@code kill -9} and started again with its data
- * and tokens. Not thread-safe: the harness's main thread owns it.
+ * The reference server as a child process ({@code leasesync serve --audit}) on a fixed address and
+ * database, so that it can be killed with {@code kill -9} and started again with its data and
+ * tokens: one H2 server with a data directory ({@link #h2}), or one instance of a cluster on a
+ * shared PostgreSQL database. Not thread-safe: one thread at a time starts and kills it.
  */
 final class ServerProcess {
 
-    private final List<String> baseCommand;
-    private final int port;
-    private final Path dataDir;
+    private final List<String> command;
+    private final Map<String, String> env;
+    private final String url;
     private final Path log;
     private final Map<String, String> tokens = new ConcurrentHashMap<>();
-    private Process process;
+    private volatile Process process;
 
-    ServerProcess(List<String> javaCommand, int port, Path dataDir, Path log) {
-        this.baseCommand = javaCommand;
-        this.port = port;
-        this.dataDir = dataDir;
+    /**
+     * @param command the whole command line ({@code ... serve ...}), started as it is on every start
+     * @param env variables added to this process's environment (e.g. the database credentials)
+     * @param url the base URL the server listens on
+     * @param log where its standard error goes (appended)
+     */
+    ServerProcess(List<String> command, Map<String, String> env, String url, Path log) {
+        this.command = List.copyOf(command);
+        this.env = Map.copyOf(env);
+        this.url = url;
         this.log = log;
     }
 
+    /** {@code serve --port PORT --data-dir DIR --audit} on 127.0.0.1: the chaos harness's one server. */
+    static ServerProcess h2(List<String> javaCommand, int port, Path dataDir, Path log) {
+        List<String> cmd = new ArrayList<>(javaCommand);
+        cmd.addAll(List.of("serve", "--port", String.valueOf(port), "--data-dir", dataDir.toString(), "--audit"));
+        return new ServerProcess(cmd, Map.of(), "http://127.0.0.1:" + port, log);
+    }
+
     String url() {
-        return "http://127.0.0.1:" + port;
+        return url;
+    }
+
+    /** Whether the process runs (false before the first start and after a kill). */
+    boolean alive() {
+        Process p = process;
+        return p != null && p.isAlive();
     }
 
     /** The bearer token of alice, bob and admin, as the server printed them. */
@@ -50,14 +70,16 @@ final class ServerProcess {
         return process.pid();
     }
 
-    /** Starts the server and waits until it listens (up to 60 s, retrying while the port is busy). */
+    /**
+     * Starts the server and waits until it listens: up to 60 s, starting it again while it exits at
+     * once (port still busy, database not reachable yet).
+     */
     void start() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         IOException last = null;
         while (System.nanoTime() < deadline) {
-            List<String> cmd = new ArrayList<>(baseCommand);
-            cmd.addAll(List.of("serve", "--port", String.valueOf(port), "--data-dir", dataDir.toString(), "--audit"));
-            ProcessBuilder pb = new ProcessBuilder(cmd);
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.environment().putAll(env);
             pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
             process = pb.start();
             CompletableFuture<Boolean> listening = new CompletableFuture<>();
@@ -81,17 +103,19 @@ final class ServerProcess {
 
     /** {@code kill -9}, and waits until it is gone. */
     void kill9() throws InterruptedException {
-        if (process != null) {
-            process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
     /** SIGTERM, then waits for a clean stop (kills it after 15 s). */
     void stop() throws InterruptedException {
-        if (process != null && process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+        Process p = process;
+        if (p != null && p.isAlive()) {
+            p.destroy();
+            if (!p.waitFor(15, TimeUnit.SECONDS)) {
                 kill9();
             }
         }

@@ -18,6 +18,7 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.Seed;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.ServerDatabaseConfig;
+import org.leasesync.server.jobs.JobSettings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -99,6 +100,38 @@ public final class ServeCommand implements Callable<Integer> {
                     + "server's audit log, read through GET /v1/admin/audit (default: off).")
     private boolean audit;
 
+    @Option(names = "--jobs", paramLabel = "on|off", defaultValue = "on",
+            description = "Run the server's jobs by schedule (on) or only when asked through "
+                    + "POST /v1/admin/jobs/NAME/run (off) (default: ${DEFAULT-VALUE}).")
+    private String jobs;
+
+    @Option(names = "--job-interval", paramLabel = "NAME=DURATION", converter = JobIntervalConverter.class,
+            description = "A job's interval, or 'off' (repeatable). Jobs and defaults: expire-idempotency-keys=10m, "
+                    + "prune-audit=1h, purge-tombstones=1h, release-stale-claims=1m.")
+    private List<Map.Entry<String, Duration>> jobIntervals = new ArrayList<>();
+
+    @Option(names = "--job-lease-ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+            description = "TTL of a job's lease: a dead instance's job is taken over within it (default: ${DEFAULT-VALUE}).")
+    private Duration jobLeaseTtl;
+
+    @Option(names = "--audit-retention", paramLabel = "DURATION", defaultValue = "7d", converter = DurationConverter.class,
+            description = "Audit rows older than this are deleted by the job prune-audit (default: ${DEFAULT-VALUE}).")
+    private Duration auditRetention;
+
+    @Option(names = "--tombstone-retention", paramLabel = "DURATION", defaultValue = "30d",
+            converter = DurationConverter.class,
+            description = "Deleted records (tombstones) older than this are purged by the job purge-tombstones; a client "
+                    + "whose cursor is older then pulls everything again (default: ${DEFAULT-VALUE}).")
+    private Duration tombstoneRetention;
+
+    /** Test only: rows per job batch. */
+    @Option(names = "--job-batch-size", hidden = true, defaultValue = "" + JobSettings.DEFAULT_BATCH)
+    private int jobBatchSize;
+
+    /** Test only: runs of this job stop after their first batch until the server stops (crash tests). */
+    @Option(names = "--job-pause", hidden = true, paramLabel = "NAME")
+    private List<String> jobPause = new ArrayList<>();
+
     /**
      * The PostgreSQL driver logs through java.util.logging straight to standard error (e.g. a
      * warning before it refuses a malformed URL); {@code serve} reports such failures in its own one
@@ -129,7 +162,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, database(), seed, faults, keyRetention, Clock.systemUTC(), audit);
+            cfg = new ServerConfig(port, bind, database(), seed, faults, keyRetention, Clock.systemUTC(), audit, jobs());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -200,6 +233,24 @@ public final class ServeCommand implements Callable<Integer> {
                 dbPoolSize == null ? ServerDatabaseConfig.DEFAULT_POOL_SIZE : dbPoolSize);
     }
 
+    /**
+     * The job settings the options choose.
+     *
+     * @throws IllegalArgumentException naming the bad option value
+     */
+    private JobSettings jobs() {
+        if (!jobs.equals("on") && !jobs.equals("off")) {
+            throw new IllegalArgumentException("--jobs must be on or off but was '" + jobs + "'");
+        }
+        JobSettings s = JobSettings.defaults().withScheduled(jobs.equals("on")).withLeaseTtl(jobLeaseTtl)
+                .withAuditRetention(auditRetention).withTombstoneRetention(tombstoneRetention).withBatchSize(jobBatchSize)
+                .withPauseAfterFirstBatch(new java.util.TreeSet<>(jobPause));
+        for (Map.Entry<String, Duration> e : jobIntervals) {
+            s = s.withInterval(e.getKey(), e.getValue());
+        }
+        return s;
+    }
+
     /** The password from a file (option, else variable) or from the variable; empty if none is given. */
     private String password() {
         Path file = dbPasswordFile != null ? dbPasswordFile
@@ -243,6 +294,24 @@ public final class ServeCommand implements Callable<Integer> {
         public FaultSpec convert(String value) {
             try {
                 return FaultSpec.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code NAME=DURATION} or {@code NAME=off}, with a known job name. */
+    static final class JobIntervalConverter implements CommandLine.ITypeConverter<Map.Entry<String, Duration>> {
+        @Override
+        public Map.Entry<String, Duration> convert(String value) {
+            int eq = value.indexOf('=');
+            if (eq < 0) {
+                throw new CommandLine.TypeConversionException("expected NAME=DURATION or NAME=off but was '" + value + "'");
+            }
+            try {
+                String name = JobSettings.knownName(value.substring(0, eq));
+                String d = value.substring(eq + 1);
+                return Map.entry(name, d.equals("off") ? JobSettings.OFF : Durations.parse(d));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(e.getMessage());
             }

@@ -8,6 +8,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.leasesync.server.jobs.JobScheduler;
+import org.leasesync.server.jobs.JobViews;
+import org.leasesync.server.jobs.RunRequest;
 
 /** The admin endpoints (docs/protocol.md §8). Thread-safe; stats and audit block on the database. */
 final class AdminHandlers {
@@ -16,16 +19,20 @@ final class AdminHandlers {
             Set.of("latencyMs", "failPush", "dropAfterApply", "delayAfterApplyMs", "throttle");
     static final int AUDIT_DEFAULT_LIMIT = 1000;
     static final int AUDIT_MAX_LIMIT = 10_000;
+    static final int JOB_RUNS_DEFAULT = 10;
+    static final int JOB_RUNS_MAX = 100;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final StatsStore stats;
     private final FaultSwitches faults;
     private final AuditLog audits;
+    private final JobScheduler jobs;
 
-    AdminHandlers(StatsStore stats, FaultSwitches faults, AuditLog audits) {
+    AdminHandlers(StatsStore stats, FaultSwitches faults, AuditLog audits, JobScheduler jobs) {
         this.stats = stats;
         this.faults = faults;
         this.audits = audits;
+        this.jobs = jobs;
     }
 
     /** Cluster-wide figures, read from the database. */
@@ -108,6 +115,34 @@ final class AdminHandlers {
         }
         body.put("hasMore", page.hasMore());
         return Reply.json(200, body);
+    }
+
+    /**
+     * {@code GET /v1/admin/jobs?runs={n}}: every job's schedule, lease holder, unfinished run and
+     * last {@code n} runs (default 10, 1..100).
+     */
+    Reply jobs(RequestContext ctx) {
+        int runs = (int) queryLong(PullHandler.query(ctx.rawQuery()), "runs", JOB_RUNS_DEFAULT, 1, JOB_RUNS_MAX);
+        return Reply.json(200, jobs.status(runs));
+    }
+
+    /**
+     * {@code POST /v1/admin/jobs/{name}/run}: {@code 202} with the started run, or {@code 200} when
+     * the job is running already (here or on another instance) and the request joined it.
+     *
+     * @throws ApiError 404 {@code unknown_job}; 503 while the server stops
+     */
+    Reply runJob(RequestContext ctx) {
+        String name = ctx.segments().get(3);
+        RunRequest answer;
+        try {
+            answer = jobs.requestRun(name);
+        } catch (IllegalArgumentException e) {
+            throw new ApiError(404, "unknown_job", e.getMessage());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new ApiError(503, "unavailable", e.getMessage(), 1);
+        }
+        return Reply.json(answer instanceof RunRequest.Started ? 202 : 200, JobViews.runRequest(answer));
     }
 
     private static void ids(ArrayNode into, List<String> ids) {

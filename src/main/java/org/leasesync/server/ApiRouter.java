@@ -42,6 +42,7 @@ final class ApiRouter implements HttpHandler {
     private final Map<String, Handler> changes;
     private final Map<String, Handler> pushStatus;
     private final Map<String, Map<String, Handler>> admin;
+    private final Map<String, Handler> jobRun;
     private volatile boolean closing;
     private volatile boolean databaseDown;
 
@@ -62,7 +63,9 @@ final class ApiRouter implements HttpHandler {
                 "stats", Map.of("GET", adminHandlers::stats),
                 "reset-stats", Map.of("POST", adminHandlers::resetStats),
                 "faults", Map.of("GET", adminHandlers::getFaults, "PUT", adminHandlers::putFaults),
-                "audit", Map.of("GET", adminHandlers::audit));
+                "audit", Map.of("GET", adminHandlers::audit),
+                "jobs", Map.of("GET", adminHandlers::jobs));
+        this.jobRun = Map.of("POST", adminHandlers::runJob);
     }
 
     /** From now on every request gets 503. */
@@ -257,6 +260,9 @@ final class ApiRouter implements HttpHandler {
             }
         } else if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin") && admin.containsKey(s.get(2))) {
             return admin.get(s.get(2));
+        } else if (s.size() == 5 && s.get(0).equals("v1") && s.get(1).equals("admin") && s.get(2).equals("jobs")
+                && s.get(4).equals("run")) {
+            return jobRun;
         }
         throw ApiError.notFound("no such endpoint");
     }

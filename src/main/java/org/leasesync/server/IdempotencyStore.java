@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * Completed pushes by user + idempotency key, kept for the key retention period counted from
- * completion (docs/protocol.md §5.3). A record older than that is treated as absent.
+ * completion (docs/protocol.md §5.3). A record older than that is treated as absent; the job
+ * {@code expire-idempotency-keys} deletes it later ({@code server.jobs.ExpireIdempotencyKeysJob}).
  *
  * <p>Thread-safe (stateless besides the retention). Blocks on the database.
  */
@@ -53,15 +54,6 @@ final class IdempotencyStore {
                                 rs.getString(4), rs.getLong(5)))
                         : Optional.empty();
             }
-        }
-    }
-
-    /** Deletes every record expired at {@code nowMs}; returns how many. */
-    int purgeExpired(long nowMs) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM idempotency_keys WHERE completed_at_ms <= ?")) {
-            ps.setLong(1, nowMs - retentionMs);
-            return ps.executeUpdate();
         }
     }
 

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.leasesync.server.jobs.TombstoneHorizons;
 
 /**
  * {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4, §6).
@@ -20,13 +21,22 @@ import java.util.regex.Pattern;
  * check and record the fencing token (a stale one → 409, nothing returned), read the page, write
  * the audit row, commit. So a successor run's first pull raises the token before a stale run's
  * late push can pass, and the pull's audit row sits between the pushes it saw and those it did
- * not. A pull without fencing headers reads without a lock. Thread-safe; blocks on the database.
+ * not. A pull without fencing headers reads without a lock, then the user+scope's tombstone horizon.
+ *
+ * <p>Tombstones purged by the job {@code purge-tombstones} leave a horizon per user+scope
+ * ({@link TombstoneHorizons}): a cursor below it that was issued before the purge may have missed a
+ * deletion, so the pull is answered {@code 400 invalid_cursor} and the client pulls everything
+ * again. Cursors name the purge generation they were issued at, so such a fresh full pull is not
+ * refused on its next page. An unfenced pull checks the horizon read after its page, so a purge
+ * that commits in between makes the pull refused rather than missing. Thread-safe; blocks on the
+ * database.
  */
 final class PullHandler implements Handler {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-    private static final Pattern CURSOR = Pattern.compile("([0-9a-f]{12}):(0|[1-9][0-9]{0,17})");
+    /** {@code DATABASE_ID:SEQ}, or {@code DATABASE_ID:SEQ:GENERATION} after tombstones were purged. */
+    private static final Pattern CURSOR = Pattern.compile("([0-9a-f]{12}):(0|[1-9][0-9]{0,17})(?::([1-9][0-9]{0,17}))?");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final ServerDatabase db;
@@ -46,10 +56,16 @@ final class PullHandler implements Handler {
         Fencing fence = Fencing.fromHeaders(ctx);
         Map<String, String> query = query(ctx.rawQuery());
         String dbId = records.databaseId();
-        long since = cursor(query.get("since"), dbId);
+        Cursor since = cursor(query.get("since"), dbId);
         int limit = limit(query.get("limit"));
         if (fence == null) {
-            return Reply.json(200, body(records.changesSince(ctx.user(), ctx.scope(), since, limit), since, dbId));
+            RecordStore.Page page = records.changesSince(ctx.user(), ctx.scope(), since.seq(), limit);
+            TombstoneHorizons.Horizon horizon;
+            try (Connection c = db.connection()) {
+                horizon = TombstoneHorizons.read(c, ctx.user(), ctx.scope());
+            }
+            checkHorizon(query.get("since"), since, horizon);
+            return Reply.json(200, body(page, since.seq(), dbId, horizon.generation()));
         }
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
@@ -58,7 +74,10 @@ final class PullHandler implements Handler {
                 if (!fencing.accept(c, ctx.user(), ctx.scope(), fence.clientId(), fence.token(), clock.millis())) {
                     throw fence.stale("nothing returned");
                 }
-                ObjectNode body = body(records.changesSince(c, ctx.user(), ctx.scope(), since, limit), since, dbId);
+                TombstoneHorizons.Horizon horizon = TombstoneHorizons.read(c, ctx.user(), ctx.scope());
+                checkHorizon(query.get("since"), since, horizon);
+                ObjectNode body = body(records.changesSince(c, ctx.user(), ctx.scope(), since.seq(), limit), since.seq(),
+                        dbId, horizon.generation());
                 ctx.audit().writeIn(c, 200, clock.millis());
                 c.commit();
                 ctx.audit().committed();
@@ -70,7 +89,19 @@ final class PullHandler implements Handler {
         }
     }
 
-    private static ObjectNode body(RecordStore.Page page, long since, String dbId) {
+    /** A parsed cursor: its seq and the purge generation it was issued at (0 = before any purge). */
+    private record Cursor(long seq, long generation, boolean given) {
+    }
+
+    /** A cursor issued before a purge and below its horizon may have missed a deletion. */
+    private static void checkHorizon(String text, Cursor since, TombstoneHorizons.Horizon horizon) {
+        if (since.given() && !horizon.accepts(since.seq(), since.generation())) {
+            throw ApiError.invalidCursor("cursor '" + text + "' is older than deletions this server no longer keeps"
+                    + " (tombstones up to " + horizon.seq() + " were purged); pull again without 'since' to get everything");
+        }
+    }
+
+    private static ObjectNode body(RecordStore.Page page, long since, String dbId, long generation) {
         ArrayNode changes = NODES.arrayNode();
         long next = since;
         for (RecordStore.StoredRecord r : page.records()) {
@@ -84,14 +115,14 @@ final class PullHandler implements Handler {
         }
         ObjectNode body = NODES.objectNode();
         body.set("changes", changes);
-        body.put("nextCursor", dbId + ":" + next);
+        body.put("nextCursor", dbId + ":" + next + (generation > 0 ? ":" + generation : ""));
         body.put("hasMore", page.hasMore());
         return body;
     }
 
-    private static long cursor(String since, String dbId) {
+    private static Cursor cursor(String since, String dbId) {
         if (since == null) {
-            return 0;
+            return new Cursor(0, 0, false);
         }
         java.util.regex.Matcher m = CURSOR.matcher(since);
         if (!m.matches()) {
@@ -101,7 +132,7 @@ final class PullHandler implements Handler {
             throw ApiError.invalidCursor("cursor '" + since + "' was issued by another server database (this one is "
                     + dbId + "); pull again without 'since' to get everything");
         }
-        return Long.parseLong(m.group(2));
+        return new Cursor(Long.parseLong(m.group(2)), m.group(3) == null ? 0 : Long.parseLong(m.group(3)), true);
     }
 
     private static int limit(String limit) {

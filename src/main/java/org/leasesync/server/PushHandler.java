@@ -120,9 +120,8 @@ final class PushHandler implements Handler {
     }
 
     private Optional<Reply> replayIfStored(RequestContext ctx, String key, String hash) throws SQLException {
-        long now = clock.millis();
-        keys.purgeExpired(now);
-        Optional<IdempotencyStore.StoredPush> stored = keys.find(ctx.user(), key, now);
+        // Expired records are ignored here and deleted off the request path (job expire-idempotency-keys).
+        Optional<IdempotencyStore.StoredPush> stored = keys.find(ctx.user(), key, clock.millis());
         return stored.isEmpty() ? Optional.empty() : Optional.of(replay(ctx, stored.get(), hash));
     }
 

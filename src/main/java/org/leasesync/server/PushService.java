@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.leasesync.server.jobs.TombstoneHorizons;
 
 /**
  * Executes one push as a single database transaction (docs/protocol.md §5.1, §6):
@@ -20,7 +21,8 @@ import java.util.Optional;
  *       hand the stored push back, to be replayed;</li>
  *   <li>check and record the fencing token, if any; a stale one rolls everything back;</li>
  *   <li>for each change in order: a known change id is a duplicate; a matching base version is
- *       applied (version + 1, next seq); anything else is a conflict;</li>
+ *       applied (version + 1, next seq; a record created anew where tombstones were purged gets a
+ *       version above every purged one, {@link TombstoneHorizons}); anything else is a conflict;</li>
  *   <li>store the response under the idempotency key;</li>
  *   <li>write the request's audit row, if audited (so the row commits exactly when the push does,
  *       and audit seq order is commit order per user+scope);</li>
@@ -129,6 +131,7 @@ final class PushService {
         List<String> applied = new ArrayList<>();
         List<String> duplicates = new ArrayList<>();
         List<String> conflicts = new ArrayList<>();
+        Long versionFloor = null;
         for (PushRequest.Change ch : request.changes()) {
             Optional<RecordStore.AppliedChange> earlier = records.findApplied(c, user, scope, ch.changeId());
             if (earlier.isPresent()) {
@@ -145,6 +148,13 @@ final class PushService {
             }
             seq++;
             long version = ch.baseVersion() + 1;
+            if (current.isEmpty()) {
+                // A client may still hold a purged tombstone of this id: the new record must look newer to it.
+                if (versionFloor == null) {
+                    versionFloor = TombstoneHorizons.read(c, user, scope).versionFloor();
+                }
+                version = Math.max(version, versionFloor + 1);
+            }
             String payload = ch.deleted() ? null : Json.text(ch.payload());
             records.write(c, user, scope,
                     new RecordStore.StoredRecord(ch.id(), version, ch.deleted(), payload, seq, now),

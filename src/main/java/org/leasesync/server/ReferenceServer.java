@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.leasesync.server.jobs.JobScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}; a
  * thread named {@code sync-server-housekeeping} retries failed claim releases, keeps the
  * instance lock (PostgreSQL) and writes the statistics counted in memory to the database every
- * second. {@code GET /metrics} serves this instance's {@link ServerMetrics}. All methods are thread-safe. {@link #start} blocks while the
+ * second; the server's periodic jobs run on {@code sync-server-jobs} (and
+ * {@code sync-server-jobs-heartbeat}) through the task registry ({@link JobScheduler}).
+ * {@code GET /metrics} serves this instance's {@link ServerMetrics}. All methods are thread-safe. {@link #start} blocks while the
  * database is opened, migrated and seeded; {@link #tokenFor}, {@link #stats} and
  * {@link #resetStats} block on the database; {@link #close} blocks until the HTTP server, its
  * threads and the database are shut down (a few seconds at most).
@@ -47,11 +50,13 @@ public final class ReferenceServer implements AutoCloseable {
     private final ClaimStore claims;
     private final ApiRouter router;
     private final ServerMetrics metrics;
+    private final JobScheduler jobs;
     private final AtomicInteger closed = new AtomicInteger();
 
     private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
                             ServerDatabase db, TokenStore tokens, String adminToken, FaultSwitches faults,
-                            StatsStore stats, ClaimStore claims, ApiRouter router, ServerMetrics metrics) {
+                            StatsStore stats, ClaimStore claims, ApiRouter router, ServerMetrics metrics,
+                            JobScheduler jobs) {
         this.http = http;
         this.executor = executor;
         this.housekeeping = housekeeping;
@@ -63,6 +68,7 @@ public final class ReferenceServer implements AutoCloseable {
         this.claims = claims;
         this.router = router;
         this.metrics = metrics;
+        this.jobs = jobs;
     }
 
     /**
@@ -78,6 +84,7 @@ public final class ReferenceServer implements AutoCloseable {
         ExecutorService executor = null;
         ScheduledExecutorService housekeeping = null;
         ServerMetrics metrics = null;
+        JobScheduler jobs = null;
         try {
             metrics = new ServerMetrics(db.instanceId(), db.dialect().name().toLowerCase(java.util.Locale.ROOT));
             db.bindPoolMetrics(metrics.registry());
@@ -104,12 +111,13 @@ public final class ReferenceServer implements AutoCloseable {
             FencingStore fencing = new FencingStore();
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
+            jobs = ServerJobs.create(cfg, db, metrics);
             ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
                     metrics, new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, claims, faults, stats, metrics, cfg.clock()),
                     new PushStatusHandler(claims, keys, cfg.clock()),
-                    new AdminHandlers(stats, faults, audits));
+                    new AdminHandlers(stats, faults, audits, jobs));
             HttpServer http = HttpServer.create(
                     new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port()), 64);
             executor = Executors.newFixedThreadPool(THREADS, namedThreads());
@@ -126,25 +134,29 @@ public final class ReferenceServer implements AutoCloseable {
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();
+            jobs.start();
             ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, tokens, adminToken, faults,
-                    stats, claims, router, metrics);
+                    stats, claims, router, metrics, jobs);
             log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
                     db.description(), cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
-            cleanUp(executor, housekeeping, db, metrics);
+            cleanUp(executor, housekeeping, jobs, db, metrics);
             throw new UncheckedIOException("cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
-            cleanUp(executor, housekeeping, db, metrics);
+            cleanUp(executor, housekeeping, jobs, db, metrics);
             throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
         } catch (RuntimeException e) {
-            cleanUp(executor, housekeeping, db, metrics);
+            cleanUp(executor, housekeeping, jobs, db, metrics);
             throw e;
         }
     }
 
-    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, ServerDatabase db,
-                                ServerMetrics metrics) {
+    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, JobScheduler jobs,
+                                ServerDatabase db, ServerMetrics metrics) {
+        if (jobs != null) {
+            jobs.close();
+        }
         if (executor != null) {
             executor.shutdownNow();
         }
@@ -265,9 +277,10 @@ public final class ReferenceServer implements AutoCloseable {
 
     /**
      * Stops accepting requests (new ones get 503 or a refused connection), interrupts requests
-     * still executing (their transactions roll back unless already committed), deletes this
-     * instance's idempotency-key claims, writes its last statistics, releases its instance lock,
-     * closes the database and its metrics. Idempotent.
+     * still executing (their transactions roll back unless already committed), stops the jobs (a
+     * running one ends after its current batch, its checkpoint kept), deletes this instance's
+     * idempotency-key claims, writes its last statistics, releases its instance lock, closes the
+     * database and its metrics. Idempotent.
      */
     @Override
     public void close() {
@@ -284,6 +297,7 @@ public final class ReferenceServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        jobs.close();
         housekeeping.shutdownNow();
         stats.flushQuietly();
         claims.releaseAllOwn();

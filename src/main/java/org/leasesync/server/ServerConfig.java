@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.leasesync.server.jobs.JobSettings;
 
 /**
  * Configuration of a {@link ReferenceServer}. Immutable; validated once, here.
@@ -22,9 +23,10 @@ import java.util.Objects;
  * @param audit true to record every user request to the pull, push and push-status endpoints in
  *     the audit log (table {@code request_audit}, read through {@code GET /v1/admin/audit}); off by
  *     default ({@code leasesync serve --audit})
+ * @param jobs how the server's periodic jobs run (intervals, lease TTL, retentions; docs/reference-server.md, "Jobs")
  */
 public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
-                           Duration keyRetention, Clock clock, boolean audit) {
+                           Duration keyRetention, Clock clock, boolean audit, JobSettings jobs) {
 
     /** Default port of {@code leasesync serve}. */
     public static final int DEFAULT_PORT = 8787;
@@ -55,6 +57,18 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
             throw new IllegalArgumentException("keyRetention must be positive but was " + keyRetention);
         }
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(jobs, "jobs");
+    }
+
+    /**
+     * With the default job settings ({@link JobSettings#defaults()}).
+     *
+     * @throws IllegalArgumentException naming the bad value
+     * @throws NullPointerException if a required component is null
+     */
+    public ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
+                        Duration keyRetention, Clock clock, boolean audit) {
+        this(port, bindAddress, database, seed, faults, keyRetention, clock, audit, JobSettings.defaults());
     }
 
     /**
@@ -66,7 +80,7 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
      */
     public ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
                         Duration keyRetention, Clock clock, boolean audit) {
-        this(port, bindAddress, h2(dataDir), seed, faults, keyRetention, clock, audit);
+        this(port, bindAddress, h2(dataDir), seed, faults, keyRetention, clock, audit, JobSettings.defaults());
     }
 
     private static ServerDatabaseConfig h2(Path dataDir) {
@@ -80,55 +94,61 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
 
     /**
      * Defaults for tests and embedding: free port on 127.0.0.1, in-memory database, demo seed,
-     * no faults, 24 h key retention, the system UTC clock, audit log off.
+     * no faults, 24 h key retention, the system UTC clock, audit log off, jobs scheduled at their
+     * default intervals.
      */
     public static ServerConfig defaults() {
         return new ServerConfig(0, DEFAULT_BIND_ADDRESS, ServerDatabaseConfig.inMemory(), Seed.DEMO, List.of(),
-                DEFAULT_KEY_RETENTION, Clock.systemUTC(), false);
+                DEFAULT_KEY_RETENTION, Clock.systemUTC(), false, JobSettings.defaults());
     }
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy on H2 with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(ServerDatabaseConfig newDatabase) {
-        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs);
     }
 
     /** A copy with the audit log switched on or off. */
     public ServerConfig withAudit(boolean newAudit) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs);
+    }
+
+    /** A copy with other job settings. */
+    public ServerConfig withJobs(JobSettings newJobs) {
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs);
     }
 }

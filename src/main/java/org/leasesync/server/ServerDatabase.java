@@ -9,7 +9,9 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.leasesync.store.SqlDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +33,17 @@ final class ServerDatabase implements AutoCloseable {
     /** Driver defaults a {@code --db} URL may override: connect timeout and socket read timeout, seconds. */
     private static final String CONNECT_TIMEOUT_S = "5";
     private static final String SOCKET_TIMEOUT_S = "30";
+    /**
+     * Session settings that make PostgreSQL notice a vanished instance within seconds (a host that
+     * lost power or its network sends no FIN): TCP keepalive probes after 5 s idle, every 2 s, 3 of
+     * them, and at most 10 s of unacknowledged data. Without them the server keeps the dead
+     * instance's sessions for the kernel's defaults (over 2 hours idle, about 15 minutes with data
+     * in flight) — and with them its instance lock (its claims stay "live", their keys
+     * {@code in_progress}) and any row lock its last transaction held (every push and fenced pull
+     * of that user+scope, on every instance, waits). Found by scale/cluster.sh; docs/scale-out.md.
+     */
+    static final String DEAD_PEER_OPTIONS = "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 "
+            + "-c tcp_keepalives_count=3 -c tcp_user_timeout=10000";
 
     private final HikariDataSource pool;
     private final Dialect dialect;
@@ -107,6 +120,7 @@ final class ServerDatabase implements AutoCloseable {
         driver.setProperty("socketTimeout", SOCKET_TIMEOUT_S);
         driver.setProperty("tcpKeepAlive", "true");
         driver.setProperty("ApplicationName", "leasesync-server");
+        driver.setProperty("options", DEAD_PEER_OPTIONS);   // the pool's sessions and the instance lock's
         Properties withCredentials = new Properties();
         withCredentials.putAll(driver);
         withCredentials.setProperty("user", cfg.user());
@@ -130,6 +144,9 @@ final class ServerDatabase implements AutoCloseable {
             hc.setMaximumPoolSize(cfg.poolSize());
             hc.setPoolName("sync-server-db");
             hc.setConnectionTimeout(POSTGRES_CONNECTION_TIMEOUT_MS);
+            // A bounded wait for row locks (10 s, then 55P03 = 503 or contention): a job's fenced write
+            // and a lease grant never wait for ever behind a frozen instance's open transaction.
+            hc.setConnectionInitSql(SqlDialect.POSTGRESQL.connectionInitSql());
             HikariDataSource ds;
             try {
                 ds = new HikariDataSource(hc);
@@ -169,6 +186,16 @@ final class ServerDatabase implements AutoCloseable {
 
     Dialect dialect() {
         return dialect;
+    }
+
+    /** The store's name for this vendor, for the task registry's lease store over this pool. */
+    SqlDialect sqlDialect() {
+        return dialect == Dialect.H2 ? SqlDialect.H2 : SqlDialect.POSTGRESQL;
+    }
+
+    /** The pool itself, for the task registry's stores ({@code DataSourceDatabase}); closed by {@link #close()}. */
+    DataSource dataSource() {
+        return pool;
     }
 
     /** This server instance's id. */

@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.util.Locale;
+import org.leasesync.server.jobs.JobResult;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * {@code instance} tag: the scraper adds its target's; {@code leasesync.server.instance} (value 1)
  * maps it to the instance id.
  *
- * <p>Also the hook for server jobs: {@link #startJob} / {@link #jobRun} record a run of a job in
+ * <p>Also the hook for server jobs: {@link #jobRun} records a run of a job in
  * the timer {@code leasesync.server.jobs} (tags {@code job}, {@code result}).
  *
  * <p>Thread-safe. Nothing here blocks or touches the database; {@link #scrape()} reads in-memory
@@ -44,36 +44,7 @@ final class ServerMetrics implements AutoCloseable {
         Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5),
         Duration.ofSeconds(10)};
     /** What a job name must look like: it becomes a tag value, so it is a code constant, not data. */
-    static final Pattern JOB_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
-
-    /** How a run of a server job ended (tag {@code result} of {@code leasesync.server.jobs}). */
-    enum JobResult {
-        /** The job ran and did its work. */
-        OK,
-        /** The job did not run this time (e.g. another instance holds its lease, or nothing was due). */
-        SKIPPED,
-        /** The job ran and failed. */
-        FAILED;
-
-        String tag() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-    }
-
-    /** A job run being timed; {@link #finish} records it once. Confined to the job's thread. */
-    final class JobRun {
-        private final String job;
-        private final long startNanos = System.nanoTime();
-
-        private JobRun(String job) {
-            this.job = job;
-        }
-
-        /** Records the run with its elapsed time since {@link #startJob}. */
-        void finish(JobResult result) {
-            jobRun(job, result, Duration.ofNanos(System.nanoTime() - startNanos));
-        }
-    }
+    static final Pattern JOB_NAME = Pattern.compile("[a-z][a-z0-9_-]{0,62}");
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc;
@@ -205,22 +176,12 @@ final class ServerMetrics implements AutoCloseable {
     }
 
     /**
-     * Starts timing a run of server job {@code job}; call {@link JobRun#finish} when it ends.
-     *
-     * @param job the job's name, a constant of the job's code matching {@code [a-z][a-z0-9_]{0,62}}
-     *     (e.g. {@code purge_expired_keys}); it becomes the tag {@code job}
-     * @throws IllegalArgumentException if {@code job} does not match
-     */
-    JobRun startJob(String job) {
-        requireJobName(job);
-        return new JobRun(job);
-    }
-
-    /**
      * Records one run of server job {@code job} that took {@code elapsed}, in the timer
      * {@code leasesync.server.jobs} (tags {@code job}, {@code result}).
      *
-     * @throws IllegalArgumentException if {@code job} does not match {@code [a-z][a-z0-9_]{0,62}}
+     * @param job the job's name, a code constant (e.g. {@code prune-audit}); it becomes the tag {@code job}
+     * @param result how the run ended; its {@link JobResult#wire()} form becomes the tag {@code result}
+     * @throws IllegalArgumentException if {@code job} does not match {@code [a-z][a-z0-9_-]{0,62}}
      *     or {@code elapsed} is negative
      * @throws NullPointerException if an argument is null
      */
@@ -231,7 +192,7 @@ final class ServerMetrics implements AutoCloseable {
             throw new IllegalArgumentException("elapsed must not be negative but was " + elapsed);
         }
         Timer.builder("leasesync.server.jobs").description("runs of server jobs on this instance, by job and result")
-                .tag("job", job).tag("result", result.tag()).register(registry).record(elapsed);
+                .tag("job", job).tag("result", result.wire()).register(registry).record(elapsed);
     }
 
     private static void requireJobName(String job) {

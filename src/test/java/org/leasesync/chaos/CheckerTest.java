@@ -97,6 +97,14 @@ class CheckerTest {
     }
 
     @Test
+    void oneChangeIdAppliedOnceInEachOfTwoScopesIsNoDuplicate() {
+        edit(100, "c1");
+        push(1, 1, List.of("c1"), List.of());
+        push(2, 1, List.of("c1"), List.of()).put("scope", "backup");   // the server remembers change ids per user+scope
+        assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
     void aResendReportedAsDuplicateIsNotADuplicateApplication() {
         edit(100, "c1");
         push(1, 1, List.of("c1"), List.of());

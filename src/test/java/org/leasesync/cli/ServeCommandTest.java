@@ -50,6 +50,14 @@ class ServeCommandTest {
             "--fault=explode=1      | explode=1",
             "--key-retention=soon   | 'soon'",
             "--key-retention=0s     | keyRetention",
+            "--jobs=maybe           | --jobs must be on or off but was 'maybe'",
+            "--job-interval=vacuum=1m | unknown job 'vacuum'; known jobs: expire-idempotency-keys, prune-audit",
+            "--job-interval=prune-audit | expected NAME=DURATION or NAME=off but was 'prune-audit'",
+            "--job-interval=prune-audit=10ms | the interval of job prune-audit must be between 100ms and 30d (or off)",
+            "--job-interval=prune-audit=often | bad duration 'often'",
+            "--job-lease-ttl=50ms   | job lease TTL: lease TTL must be between 100ms and 1 day",
+            "--audit-retention=0s   | audit retention must be positive",
+            "--tombstone-retention=0s | tombstone retention must be positive",
             "--no-such-option       | --no-such-option"})
     void badOptionsAreAUsageErrorWithExitCode2(String arg, String expected) {
         Run r = run(arg);

@@ -287,6 +287,36 @@ class CoordinatorTest {
         }
     }
 
+    /** Regression (CI flake): a join that landed between the holder's grant and its run row showed "(starting)". */
+    @Test
+    void aTriggerBetweenAnotherProcesssGrantAndItsRunRecordJoinsThatRunAndIsRecordedOnIt() throws Exception {
+        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
+                OwnerLiveness.neverProvable());
+        HeldLease held = other.tryAcquire(KEY).orElseThrow();
+        Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
+        var joined = workers.submit(() -> c.submit(KEY, TaskSource.FOREGROUND));
+        Thread.sleep(150);   // the trigger is waiting for the holder's run record
+        assertThat(joined.isDone()).isFalse();
+        store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        assertThat(joined.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(SubmitResult.Joined.class,
+                j -> assertThat(j.running().runId()).isEqualTo("other-run"));
+        assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
+    }
+
+    @Test
+    void aTriggerWhileAnotherProcessReleasesItsFinishedRunStartsANewRunInsteadOfJoiningTheOldOne() throws Exception {
+        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
+                OwnerLiveness.neverProvable());
+        HeldLease held = other.tryAcquire(KEY).orElseThrow();
+        Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
+        var submitted = workers.submit(() -> c.submit(KEY, TaskSource.MANUAL));
+        Thread.sleep(150);
+        other.release(held);
+        RunResult r = await(submitted.get(10, TimeUnit.SECONDS));
+        assertThat(r.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(store.runs().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
+    }
+
     /** Simulates a process that took the lease, wrote a checkpoint and died. */
     private void crashedRunWithCheckpoint(TaskKey key, String stage, String idem) {
         TaskRegistry dead = new TaskRegistry(store.leases(), new OwnerId("test", 4242, 1, "dead"), TTL, time,

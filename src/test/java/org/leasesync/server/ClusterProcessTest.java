@@ -84,7 +84,7 @@ class ClusterProcessTest {
         try (Connection c = DriverManager.getConnection(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
              Statement s = c.createStatement()) {
             assertThat(count(s, "SELECT COUNT(*) FROM flyway_schema_history WHERE success AND version IS NOT NULL"))
-                    .as("each migration applied once").isEqualTo(4);
+                    .as("each migration applied once").isEqualTo(5);
             assertThat(count(s, "SELECT COUNT(*) FROM sync_users")).isEqualTo(2);
             assertThat(count(s, "SELECT COUNT(*) FROM sync_records WHERE user_id = 'alice'"))
                     .as("seeded once").isEqualTo(DemoData.ALICE.values().stream().mapToInt(List::size).sum());

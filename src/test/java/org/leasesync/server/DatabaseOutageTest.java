@@ -21,12 +21,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.server.jobs.JobSettings;
+import org.leasesync.server.jobs.StandardJobs;
 
 /**
  * A PostgreSQL of this test's own is stopped under a running server instance and started again
  * on the same port and data directory: meanwhile every request that needs the database gets
  * {@code 503 unavailable} with {@code Retry-After} (never a wrong answer, never a 500), and
- * afterwards the same instance serves again by itself, its instance lock taken again.
+ * afterwards the same instance serves again by itself, its instance lock taken again. Its job
+ * scheduler lives through the outage and runs its jobs again afterwards.
  */
 class DatabaseOutageTest {
 
@@ -71,7 +74,8 @@ class DatabaseOutageTest {
         pg = startPostgres(port);
         String url = pg.getJdbcUrl("postgres", "postgres");
         ServerDatabaseConfig.Postgres db = new ServerDatabaseConfig.Postgres(url, "postgres", "", 4);
-        server = ReferenceServer.start(ServerConfig.defaults().withDatabase(db));
+        server = ReferenceServer.start(ServerConfig.defaults().withDatabase(db).withJobs(JobSettings.defaults()
+                .withInterval(StandardJobs.RELEASE_STALE_CLAIMS, Duration.ofMillis(300)).withLeaseTtl(Duration.ofSeconds(2))));
         TestClient client = new TestClient(server);
         String token = server.tokenFor("alice");
         assertThat(client.push("alice", "course_sync", "before", TestClient.oneChange("c-before", "course-1", 1, "{}"))
@@ -112,6 +116,7 @@ class DatabaseOutageTest {
         }
         assertThat(during.get(3).get().json().get("instanceId").asText()).isEqualTo(server.instanceId());
 
+        java.time.Instant restarting = java.time.Instant.now();
         pg = startPostgres(port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         TestClient.Resp health = client.get("/health", null, Map.of());
@@ -121,6 +126,13 @@ class DatabaseOutageTest {
         }
         assertThat(health.status()).as("the instance serves again by itself").isEqualTo(200);
         assertThat(health.json().get("instanceId").asText()).isEqualTo(server.instanceId());
+
+        JsonNode jobAfter = JobsTestSupport.awaitJob(client, StandardJobs.RELEASE_STALE_CLAIMS,
+                j -> java.time.Instant.parse(j.get("lastRuns").get(0).get("startedAt").asText()).isAfter(restarting)
+                        && j.get("lastRuns").get(0).get("result").asText().equals("ok"));
+        assertThat(jobAfter.get("lastRuns").get(0).get("trigger").asText()).isEqualTo("schedule");
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .as("the job scheduler lived through the outage").contains("sync-server-jobs");
 
         TestClient.Resp after = awaitOk(() -> client.push("alice", "course_sync", "after",
                 TestClient.oneChange("c-after", "course-3", 1, "{}")));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import org.leasesync.server.jobs.JobResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +20,10 @@ class ServerMetricsTest {
 
     @Test
     void jobRunsAreTimedByJobAndResult() {
-        metrics.jobRun("purge_expired_keys", ServerMetrics.JobResult.OK, Duration.ofMillis(250));
-        metrics.jobRun("purge_expired_keys", ServerMetrics.JobResult.OK, Duration.ofMillis(750));
-        metrics.jobRun("purge_expired_keys", ServerMetrics.JobResult.SKIPPED, Duration.ZERO);
-        ServerMetrics.JobRun run = metrics.startJob("compact_audit");
-        run.finish(ServerMetrics.JobResult.FAILED);
+        metrics.jobRun("purge_expired_keys", JobResult.OK, Duration.ofMillis(250));
+        metrics.jobRun("purge_expired_keys", JobResult.OK, Duration.ofMillis(750));
+        metrics.jobRun("purge_expired_keys", JobResult.SKIPPED, Duration.ZERO);
+        metrics.jobRun("compact-audit", JobResult.FAILED, Duration.ofMillis(5));
 
         Exposition m = new Exposition(metrics.scrape());
 
@@ -32,17 +32,17 @@ class ServerMetricsTest {
         assertThat(m.value("leasesync_server_jobs_seconds_sum", "job", "purge_expired_keys", "result", "ok"))
                 .isEqualTo(1.0);
         assertThat(m.value(count, "job", "purge_expired_keys", "result", "skipped")).isEqualTo(1);
-        assertThat(m.value(count, "job", "compact_audit", "result", "failed")).isEqualTo(1);
+        assertThat(m.value(count, "job", "compact-audit", "result", "failed")).isEqualTo(1);
         assertThat(m.find(count)).hasSize(3);
     }
 
     @Test
     void aJobNameThatIsNotACodeConstantIsRefused() {
-        assertThatThrownBy(() -> metrics.jobRun("Purge Keys", ServerMetrics.JobResult.OK, Duration.ZERO))
+        assertThatThrownBy(() -> metrics.jobRun("Purge Keys", JobResult.OK, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'Purge Keys'");
-        assertThatThrownBy(() -> metrics.startJob(""))
+        assertThatThrownBy(() -> metrics.jobRun("", JobResult.OK, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("job name");
-        assertThatThrownBy(() -> metrics.jobRun("ok", ServerMetrics.JobResult.OK, Duration.ofMillis(-1)))
+        assertThatThrownBy(() -> metrics.jobRun("ok", JobResult.OK, Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT-0.001S");
     }
 

@@ -83,6 +83,26 @@ final class TestClient {
         return get("/v1/admin/stats", server.adminToken(), Map.of());
     }
 
+    /** {@code GET /v1/admin/jobs} with the admin token. */
+    Resp adminJobs() throws IOException {
+        return get("/v1/admin/jobs", server.adminToken(), Map.of());
+    }
+
+    /** {@code POST /v1/admin/jobs/{name}/run} with the admin token. */
+    Resp runJob(String name) throws IOException {
+        return post("/v1/admin/jobs/" + name + "/run", server.adminToken(), Map.of(), "");
+    }
+
+    /** A deletion of record {@code id}, based on {@code baseVersion}. */
+    static ObjectNode deletion(String changeId, String id, long baseVersion) {
+        ObjectNode c = JSON.createObjectNode();
+        c.put("changeId", changeId);
+        c.put("id", id);
+        c.put("baseVersion", baseVersion);
+        c.put("deleted", true);
+        return c;
+    }
+
     Resp get(String path, String token, Map<String, String> headers) throws IOException {
         return call(builder(path, token, headers).get().build());
     }

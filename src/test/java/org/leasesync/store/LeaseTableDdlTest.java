@@ -54,6 +54,22 @@ class LeaseTableDdlTest {
     }
 
     @Test
+    void theSyncServersMigrationsCreateTheSameLeaseTableOnBothVendors() throws Exception {
+        // The server's V5__jobs.sql copies the DDL for its jobs' leases: it must not drift from it.
+        try (Database client = Database.openInMemory(); HikariDataSource server = Pools.h2("server-schema")) {
+            org.flywaydb.core.Flyway.configure().dataSource(server).locations("classpath:db/server").load().migrate();
+            assertThat(leaseTable(server)).isEqualTo(leaseTable(client.dataSource()));
+        }
+        Postgres.Db client = Postgres.newDatabase();
+        Postgres.Db serverDb = Postgres.newDatabase();
+        try (Database migrated = Database.open(client.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + client.name(), 2);
+             HikariDataSource server = Pools.postgres(serverDb, 10_000)) {
+            org.flywaydb.core.Flyway.configure().dataSource(server).locations("classpath:db/server-postgresql").load().migrate();
+            assertThat(leaseTable(server)).isEqualTo(leaseTable(migrated.dataSource()));
+        }
+    }
+
+    @Test
     void aForeignDatabaseNeedsADialectAndADescription() {
         try (HikariDataSource ds = Pools.h2("args")) {
             assertThatThrownBy(() -> new DataSourceDatabase(ds, null, "x")).isInstanceOf(NullPointerException.class)
