@@ -13,16 +13,16 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The benchmark suite of issue 7 (docs/benchmarks.md). Run it with
+ * The benchmark suite of issues 7 and 11 (docs/benchmarks.md). Run it with
  * {@code mvn -B -ntp -Pbench test-compile exec:exec}; options through
  * {@code -Dbench.args="--only lease --rounds 3"}. Prints one {@code name value unit} line per
  * figure (medians over interleaved rounds) and {@code ratio.NAME value x} lines.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issue 7)")
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issues 7 and 11)")
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */
-    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE }
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS }
 
     @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
     Set<Item> only = EnumSet.allOf(Item.class);
@@ -89,8 +89,28 @@ public final class BenchMain implements Callable<Integer> {
     List<String> scaleConfigs = List.of("pg1", "pg2", "pg3", "h2file1");
 
     @Option(names = "--server-jvm", split = " ",
-            description = "scale: options of each server JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
+            description = "scale, jobs: options of each server JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
     List<String> serverJvm = List.of("-Xms256m", "-Xmx256m");
+
+    @Option(names = "--job-instances",
+            description = "jobs: servers that schedule the timed jobs and take over the victim's run; default ${DEFAULT-VALUE}")
+    int jobInstances = 3;
+
+    @Option(names = "--job-interval", converter = DurationConverter.class,
+            description = "jobs: interval of the timed jobs (the scheduler ticks every quarter of it, 50 ms..1 s);"
+                    + " default ${DEFAULT-VALUE}")
+    Duration jobInterval = Duration.ofSeconds(4);
+
+    @Option(names = "--job-occurrences",
+            description = "jobs: occurrences of each timed job per round before the kills begin; default ${DEFAULT-VALUE}")
+    int jobOccurrences = 10;
+
+    @Option(names = "--job-kills", description = "jobs: kills per mode (provable, unprovable) and round; default ${DEFAULT-VALUE}")
+    int jobKills = 4;
+
+    @Option(names = "--job-ttl", converter = DurationConverter.class,
+            description = "jobs: every server's job lease TTL (serve --job-lease-ttl); default ${DEFAULT-VALUE}")
+    Duration jobTtl = Duration.ofSeconds(15);
 
     @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
     Path workDir;
@@ -132,6 +152,11 @@ public final class BenchMain implements Callable<Integer> {
             pullRecords = 1_000;
             pushRecords = 200;
             takeoverTtl = Duration.ofMillis(500);
+            jobInstances = 2;
+            jobInterval = Duration.ofMillis(400);
+            jobOccurrences = 3;
+            jobKills = 1;
+            jobTtl = Duration.ofSeconds(1);
         }
     }
 
@@ -159,6 +184,11 @@ public final class BenchMain implements Callable<Integer> {
             ScaleBench.run(f, new ScaleBench.Settings(configs, quick ? 1 : Math.min(rounds, 3), scalePhase,
                     quick ? Duration.ofMillis(300) : Duration.ofSeconds(3), scaleRecords, scaleBatch, serverJvm,
                     quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG), dbs, dir);
+        }
+        if (only.contains(Item.JOBS)) {
+            JobBench.run(f, new JobBench.Settings(quick ? 1 : Math.min(rounds, 3), jobInstances, jobInterval, jobOccurrences,
+                    jobKills, jobTtl, serverJvm, quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG, 11),
+                    dbs, dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);

@@ -309,7 +309,7 @@ final class ScaleBench {
     }
 
     /** {@code jdbc:postgresql://host:port/db?user=...} → {@code jdbc:postgresql://host:port/db} (serve takes credentials from the environment). */
-    private static String withoutParameters(String url) {
+    static String withoutParameters(String url) {
         int q = url.indexOf('?');
         return q < 0 ? url : url.substring(0, q);
     }

@@ -44,7 +44,17 @@ final class ServerProcess implements AutoCloseable {
      * @throws IllegalStateException with the log's place if it exits or does not start within 90 s
      */
     static ServerProcess start(String jdbcUrl, Path dataDir, List<String> jvmOptions, Path log) throws IOException {
-        List<String> cmd = new ArrayList<>();
+        return start(jdbcUrl, dataDir, jvmOptions, log, List.of(), List.of(), Map.of());
+    }
+
+    /**
+     * Like {@link #start(String, Path, List, Path)}, with more {@code serve} options, a command the
+     * JVM is started through (which must {@code exec} it, so that the process is the JVM itself and
+     * {@link #kill()} reaches it; empty for none) and extra environment variables.
+     */
+    static ServerProcess start(String jdbcUrl, Path dataDir, List<String> jvmOptions, Path log, List<String> serveArgs,
+                               List<String> prefix, Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
         cmd.add("-Dlogback.configurationFile=logback-bench.xml");
@@ -57,7 +67,9 @@ final class ServerProcess implements AutoCloseable {
         } else {
             cmd.addAll(List.of("--data-dir", dataDir.toString()));
         }
+        cmd.addAll(serveArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
         pb.environment().put("LEASESYNC_DB_USER", Postgres.USER);
         pb.environment().put("LEASESYNC_DB_PASSWORD", Postgres.PASSWORD);
         pb.redirectError(log.toFile());
@@ -98,6 +110,28 @@ final class ServerProcess implements AutoCloseable {
     /** A demo user's bearer token (alice, bob). */
     String token(String user) {
         return tokens.get(user);
+    }
+
+    /**
+     * The server's instance id, from the {@code serve: instance ID on ...} line of its log.
+     *
+     * @throws IllegalStateException if the log has no such line
+     */
+    String instanceId() throws IOException {
+        for (String line : java.nio.file.Files.readAllLines(log)) {
+            if (line.startsWith("serve: instance ")) {
+                return line.substring("serve: instance ".length()).split(" ")[0];
+            }
+        }
+        throw new IllegalStateException("the server printed no instance id; see " + log);
+    }
+
+    /** {@code kill -9}: the process ends at once, no shutdown hook runs; waits until it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the killed server " + process.pid() + " is still running; see " + log);
+        }
     }
 
     /** CPU time (user + system) the server process has used so far. */
