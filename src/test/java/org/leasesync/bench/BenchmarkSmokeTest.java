@@ -15,10 +15,12 @@ import picocli.CommandLine;
 /**
  * Runs every benchmark with tiny sizes ({@code --quick}) so the suite keeps compiling and working,
  * on H2 and on PostgreSQL (the tests' server): the lease contenders each in a JVM of its own, and
- * real {@code serve} processes, two on one PostgreSQL and one on H2. Asserts that each figure is
+ * real {@code serve} processes, two on one PostgreSQL and one on H2, and the server's jobs on two
+ * {@code serve} processes on PostgreSQL with a third killed mid-run in each takeover mode. Asserts that each figure is
  * produced and that the invariants held (the runner itself fails on two holders at once, overlapping
  * runs, a push not applied exactly once, a pull pass that misses or repeats a record, or a wrong
- * takeover epoch); never speed.
+ * takeover epoch, an occurrence of a server job run twice, a job lease taken from a live instance);
+ * never speed.
  */
 class BenchmarkSmokeTest {
 
@@ -61,5 +63,17 @@ class BenchmarkSmokeTest {
         assertThat(lines).anyMatch(l -> l.startsWith("ratio.lease.mem.1t1k.leasesync_vs_shedlock "));
         assertThat(lines).anyMatch(l -> l.startsWith("ratio.lease.pg_nofsync.8r1k.leasesync_vs_shedlock.cpu "));
         assertThat(lines).anyMatch(l -> l.startsWith("# scale pg2: pull "));
+        // Server jobs: three timed jobs on two instances, each occurrence run once (the runner checks
+        // it, and fails on a lease taken from the live victim or a takeover that does not resume it).
+        assertThat(f.median("jobs.due_to_started.runs")).as("occurrences measured").isGreaterThanOrEqualTo(3 * 3);
+        assertThat(f.median("jobs.due_to_started.min")).as("no run starts before it is due").isNotNegative();
+        for (String mode : List.of("provable", "unprovable")) {
+            assertThat(f.samples("jobs." + mode + ".kill_to_takeover.min")).as(mode).hasSize(1);
+            assertThat(f.median("jobs." + mode + ".kill_to_takeover.min")).as("no takeover before the kill: " + mode)
+                    .isNotNegative();
+        }
+        assertThat(f.median("jobs.unprovable.renewal_to_takeover.min"))
+                .as("an unprovably dead holder's lease is taken over no earlier than a TTL after its last renewal")
+                .isGreaterThanOrEqualTo(f.median("jobs.ttl") - 5);
     }
 }

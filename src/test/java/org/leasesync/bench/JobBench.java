@@ -1,5 +1,7 @@
 package org.leasesync.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.leasesync.server.jobs.StandardJobs;
 
@@ -134,9 +137,27 @@ final class JobBench {
             for (String job : TIMED) {
                 args.addAll(List.of("--job-interval", job + "=" + s.interval().toMillis() + "ms"));
             }
-            for (int i = 0; i < s.instances(); i++) {
-                takers.add(ServerProcess.start(db.url(), null, s.serverJvm(), dir.resolve("server-" + i + ".log"), args,
-                        List.of(), Map.of()));
+            List<CompletableFuture<ServerProcess>> starting = new ArrayList<>();
+            for (int i = 0; i < s.instances(); i++) {      // started side by side: their start is not measured
+                Path log = dir.resolve("server-" + i + ".log");
+                starting.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return ServerProcess.start(db.url(), null, s.serverJvm(), log, args, List.of(), Map.of());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }));
+            }
+            RuntimeException failed = null;
+            for (CompletableFuture<ServerProcess> f : starting) {
+                try {
+                    takers.add(f.join());                  // every started one is closed below, also on a failure
+                } catch (RuntimeException e) {
+                    failed = failed == null ? e : failed;
+                }
+            }
+            if (failed != null) {
+                throw failed;
             }
             Set<String> takerIds = new HashSet<>();
             for (ServerProcess p : takers) {
