@@ -20,6 +20,7 @@ import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.ProcessStart;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.Stage;
@@ -216,21 +217,32 @@ abstract class RegistryContractTest {
 
     @Test
     void processTableProvesAMissingProcessDeadButNotALiveOne() {
-        OwnerLiveness table = OwnerLiveness.processTable("this-host:pidns1");
+        String machine = OwnerId.localMachine();
+        assertThat(machine).contains(":pidns");
+        OwnerLiveness table = OwnerLiveness.processTable(machine);
         OwnerId self = OwnerId.forCurrentProcess();
-        OwnerId selfHere = new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis(), "aa");
-        assertThat(table.isProvablyDead(selfHere)).isFalse();
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isTrue();
-        assertThat(table.isProvablyDead(new OwnerId("other-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
+        ProcessStart.SinceBoot start = (ProcessStart.SinceBoot) self.start();
+        assertThat(table.isProvablyDead(self)).isFalse();
+        long gone = Integer.MAX_VALUE - 7L;   // above pid_max: never a process
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, start, "bb"))).isTrue();
+        assertThat(table.isProvablyDead(new OwnerId("other-host:pidns1", gone, start, "bb"))).isFalse();
         // same host name, another pid namespace (a container or sandbox): its pids mean nothing here
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns2", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
-        // same pid, other start time: a recycled pid
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis() - 60_000, "cc")))
-                .isTrue();
+        assertThat(table.isProvablyDead(new OwnerId(machine + "0", gone, start, "bb"))).isFalse();
+        // same pid, other start tick: a recycled pid
+        ProcessStart earlier = new ProcessStart.SinceBoot(start.ticks() - 100, start.bootId(), start.timeNamespace());
+        assertThat(table.isProvablyDead(new OwnerId(machine, self.pid(), earlier, "cc"))).isTrue();
+        // another boot (or another machine of the same name): not provable, whatever its pid
+        ProcessStart otherBoot = new ProcessStart.SinceBoot(start.ticks(), "0".repeat(32), start.timeNamespace());
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, otherBoot, "dd"))).isFalse();
+        // another time namespace: its ticks are offset, not comparable
+        ProcessStart otherTimeNs = new ProcessStart.SinceBoot(start.ticks(), start.bootId(), start.timeNamespace() + 1);
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, otherTimeNs, "ee"))).isFalse();
+        // the earlier form (start in epoch millis, derived from btime): never provable, even for a missing pid
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, 1_764_000_000_000L, "ff"))).isFalse();
+        assertThat(table.isProvablyDead(new OwnerId(machine, self.pid(), 1_764_000_000_000L, "ff"))).isFalse();
         // without a pid namespace in the machine string nothing is provable
-        assertThat(OwnerLiveness.processTable("this-host").isProvablyDead(new OwnerId("this-host", Integer.MAX_VALUE - 7L, 5, "bb")))
+        assertThat(OwnerLiveness.processTable("this-host").isProvablyDead(new OwnerId("this-host", gone, start, "bb")))
                 .isFalse();
-        assertThat(OwnerId.localMachine()).contains(":pidns");
     }
 
     @Test
