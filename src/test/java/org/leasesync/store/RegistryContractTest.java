@@ -18,6 +18,7 @@ import org.leasesync.registry.LeaseKey;
 import org.leasesync.registry.LeaseLoss;
 import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
 import org.leasesync.registry.ProcessStart;
@@ -204,6 +205,85 @@ abstract class RegistryContractTest {
         assertThat(skewed.tryAcquire(KEY)).isEmpty();   // heartbeat moved: observation restarted
         bTime.elapse(TTL);
         assertThat(skewed.tryAcquire(KEY)).isPresent(); // a stopped renewing
+    }
+
+    /**
+     * Issue 12, kind 1: the "same heartbeat for one TTL" observation starts when the observed row was
+     * read. An acquiring thread stalls between asking and reading (GC, SIGSTOP, a wait for a pooled
+     * connection) for more than half a TTL while the holder renews; it reads the renewed row, then asks
+     * again within the holder's renewal interval: the holder renewed half a TTL ago, so nothing may be
+     * taken. (Counting from before the stall, 0.6 + 0.5 TTL had "passed", and the key was taken.)
+     */
+    @Test
+    void theUnchangedHeartbeatIsCountedFromTheReadThatSawItNotFromBeforeAStall() {
+        HeldLease held = a.tryAcquire(KEY).orElseThrow();
+        AtomicInteger stalls = new AtomicInteger(1);
+        LeaseStore slow = new ForwardingLeaseStore(store.leases()) {
+            @Override
+            public Optional<LeaseRecord> read(LeaseKey key) {
+                if (stalls.getAndDecrement() > 0) {
+                    time.elapse(TTL.multipliedBy(6).dividedBy(10));   // the stall, on the monotonic clock too
+                    assertThat(a.renew(held)).isTrue();               // the holder renews meanwhile
+                }
+                return super.read(key);
+            }
+        };
+        TaskRegistry stalled = new TaskRegistry(slow, owner("5"), TTL, time, OwnerLiveness.neverProvable());
+        long renewedHeartbeat = a.lease(KEY).orElseThrow().heartbeat() + 1;
+        assertThat(stalled.tryAcquire(KEY)).isEmpty();
+        assertThat(stalls.get()).as("the stall happened inside tryAcquire").isZero();
+        assertThat(a.lease(KEY).orElseThrow().heartbeat()).isEqualTo(renewedHeartbeat);
+        time.elapse(TTL.dividedBy(2));
+        assertThat(stalled.tryAcquire(KEY)).as("taken half a TTL after the holder renewed").isEmpty();
+        assertThat(held.isValid()).isTrue();
+        assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
+        time.elapse(TTL.dividedBy(2));   // now a whole TTL since the read that saw the last renewal
+        assertThat(stalled.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    /** A lease store that forwards every call; tests override what they disturb. */
+    static class ForwardingLeaseStore implements LeaseStore {
+        private final LeaseStore d;
+
+        ForwardingLeaseStore(LeaseStore d) {
+            this.d = d;
+        }
+
+        @Override
+        public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now,
+                                              Optional<LeaseRecord> takeOver) {
+            return d.tryGrant(key, owner, ttl, now, takeOver);
+        }
+
+        @Override
+        public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
+            return d.grantIfFree(key, owner, ttl, now);
+        }
+
+        @Override
+        public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
+            return d.grantIfNew(key, owner, ttl, now);
+        }
+
+        @Override
+        public boolean renew(Fence fence, Duration ttl, java.time.Instant now) {
+            return d.renew(fence, ttl, now);
+        }
+
+        @Override
+        public boolean release(Fence fence, java.time.Instant now) {
+            return d.release(fence, now);
+        }
+
+        @Override
+        public Optional<LeaseRecord> read(LeaseKey key) {
+            return d.read(key);
+        }
+
+        @Override
+        public List<LeaseRecord> readAll() {
+            return d.readAll();
+        }
     }
 
     @Test
