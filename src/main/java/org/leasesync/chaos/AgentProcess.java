@@ -42,10 +42,14 @@ final class AgentProcess {
         reader.start();
     }
 
-    /** Starts {@code command}, its standard error going to {@code log}. Does not wait for it to be ready. */
-    static AgentProcess start(int slot, int incarnation, List<String> command, Path log, Consumer<JsonNode> onHit)
-            throws IOException {
+    /**
+     * Starts {@code command} with {@code env} added to its environment, its standard error going to
+     * {@code log}. Does not wait for it to be ready.
+     */
+    static AgentProcess start(int slot, int incarnation, List<String> command, Map<String, String> env, Path log,
+                              Consumer<JsonNode> onHit) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(env);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return new AgentProcess(slot, incarnation, pb.start(), onHit);
     }

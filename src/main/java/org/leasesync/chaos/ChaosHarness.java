@@ -45,9 +45,11 @@ final class ChaosHarness {
      * @param callTimeout the agents' HTTP call timeout (below 90% of the TTL)
      * @param javaCommand how to start this program in a child JVM (java, options, class path, main class)
      * @param progress where progress lines go
+     * @param osTime the libraries that move agents' time the way the OS does ({@link OsTime}), or null
+     *     for none (every agent on the machine's own clocks)
      */
     record Settings(int rounds, long seed, int agents, Path workDir, Duration leaseTtl, Duration callTimeout,
-                    List<String> javaCommand, PrintStream progress) {
+                    List<String> javaCommand, PrintStream progress, OsTime.Libraries osTime) {
 
         Settings {
             if (rounds < 1) {
@@ -70,6 +72,8 @@ final class ChaosHarness {
     private final AtomicReferenceArray<AgentProcess> agents;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger faults = new AtomicInteger();
+    /** Agent starts per OS time ({@link OsTime#describe()} of its kind: normal, ahead, behind, btime). */
+    private final java.util.Map<OsTime.Kind, AtomicInteger> osTimeStarts = new java.util.EnumMap<>(OsTime.Kind.class);
     private final ScheduledExecutorService background = Executors.newScheduledThreadPool(4, r -> {
         Thread t = new Thread(r, "chaos-harness");
         t.setDaemon(true);
@@ -85,6 +89,48 @@ final class ChaosHarness {
         this.s = settings;
         this.rnd = new Random(settings.seed());
         this.agents = new AtomicReferenceArray<>(settings.agents() + 1);
+        for (OsTime.Kind k : OsTime.Kind.values()) {
+            osTimeStarts.put(k, new AtomicInteger());
+        }
+    }
+
+    /**
+     * Agent starts per OS time, {@code os_time normal=N wall_ahead=A wall_behind=B btime=C}; each
+     * non-normal start is also counted in {@code faults}.
+     */
+    String osTimeLine() {
+        return "os_time normal=" + osTimeStarts.get(OsTime.Kind.NORMAL) + " wall_ahead=" + osTimeStarts.get(OsTime.Kind.AHEAD)
+                + " wall_behind=" + osTimeStarts.get(OsTime.Kind.BEHIND) + " btime=" + osTimeStarts.get(OsTime.Kind.BTIME);
+    }
+
+    /** Starts of agents of the given OS time kind so far. */
+    int osTimeStarts(OsTime.Kind kind) {
+        return osTimeStarts.get(kind).get();
+    }
+
+    /**
+     * The OS time an agent starts with. First starts: the first process on the machine's clock (it
+     * opens, and so hosts, device A's database first), the second with its wall clock 3 h ahead, the
+     * third (and more) started after a 5 s clock step as {@code btime} shows it (so it judges the
+     * older processes' starts through a moved {@code btime}), device B 3 h behind. Restarts: random,
+     * from the seed, the slot and the incarnation (restarts happen on background threads, so the
+     * schedule's own random sequence is not used).
+     */
+    private OsTime osTimeFor(int slot, int incarnation) {
+        if (s.osTime() == null) {
+            return OsTime.NORMAL;
+        }
+        if (incarnation == 0) {
+            if (slot == agents.length() - 1) {
+                return new OsTime(OsTime.Kind.BEHIND, 3);
+            }
+            return switch (slot) {
+                case 0 -> OsTime.NORMAL;
+                case 1 -> new OsTime(OsTime.Kind.AHEAD, 3);
+                default -> new OsTime(OsTime.Kind.BTIME, slot % 2 == 0 ? 5 : -5);
+            };
+        }
+        return OsTime.random(new Random(s.seed() * 1_000_003L + slot * 7_919L + incarnation));
     }
 
     /** Runs the whole experiment and checks it. Blocks for the length of the run. */
@@ -250,8 +296,10 @@ final class ChaosHarness {
 
     private void kill(AgentProcess a, String why) {
         long pid = a.pid();
+        long sent = System.nanoTime();
         a.kill9();
         ObjectNode e = journal.event("kill");
+        e.put("sent", sent);   // before SIGKILL: the victim may be dead from here on
         e.put("victim", pid);
         e.put("slot", a.slot);
         e.put("device", device(a.slot));
@@ -498,13 +546,19 @@ final class ChaosHarness {
                 "--token", "alice=" + server.token("alice"), "--token", "bob=" + server.token("bob"),
                 "--journal", s.workDir().resolve("journals").resolve(dev + "-agent" + slot + "-" + incarnation + ".jsonl").toString(),
                 "--lease-ttl", s.leaseTtl().toMillis() + "ms", "--call-timeout", s.callTimeout().toMillis() + "ms"));
-        AgentProcess a = AgentProcess.start(slot, incarnation, cmd,
+        OsTime os = osTimeFor(slot, incarnation);
+        AgentProcess a = AgentProcess.start(slot, incarnation, cmd, os.environment(s.osTime()),
                 s.workDir().resolve("logs").resolve("agent" + slot + ".log"), hit -> onHit(slot, incarnation, hit));
         agents.set(slot, a);
+        osTimeStarts.get(os.kind()).incrementAndGet();
+        if (os.kind() != OsTime.Kind.NORMAL) {
+            faults.incrementAndGet();
+        }
         ObjectNode e = journal.event("agent-start");
         e.put("slot", slot);
         e.put("agentPid", a.pid());
         e.put("device", dev);
+        e.put("osTime", os.describe());
         journal.write(e);
     }
 

@@ -26,7 +26,9 @@ import java.util.function.Predicate;
  *       the final drain, or a key whose owner was killed and that no successor held within the
  *       takeover bound;</li>
  *   <li><b>cross_user</b> (invariant 8): an accepted request whose token belongs to another user than
- *       its path, or a record of one user (server or local) written for another.</li>
+ *       its path, or a record of one user (server or local) written for another;</li>
+ *   <li><b>stolen</b> (invariant 3): a lease taken over from a holder that was neither killed nor
+ *       silent for a whole TTL ({@link StolenLeases}).</li>
  * </ol>
  * Each violation comes with the shortest part of the history that shows it: the events of that key
  * (or change id) between the first event involved and the violation. The checks are also callable
@@ -47,6 +49,7 @@ final class Checker {
         lost(ev, violations);
         stuck(ev, violations);
         crossUser(ev, violations);
+        StolenLeases.check(ev, violations);
         int runs = ev.devices().values().stream().mapToInt(Evidence.Device::runCount).sum();
         return new ChaosReport(inputs.withRuns(runs), violations, takeoverMillis(ev));
     }
@@ -322,7 +325,7 @@ final class Checker {
 
     private static final int MAX_HISTORY = 60;
 
-    private static ChaosReport.Violation violation(String counter, String what, Evidence ev, Predicate<JsonNode> relevant,
+    static ChaosReport.Violation violation(String counter, String what, Evidence ev, Predicate<JsonNode> relevant,
                                                    long fromMono, JsonNode last) {
         long toMono = last == null ? Long.MAX_VALUE : last.path("mono").asLong();
         List<JsonNode> events = new ArrayList<>();
@@ -356,11 +359,11 @@ final class Checker {
         return nodes.stream().map(JsonNode::toString).toList();
     }
 
-    private static boolean type(JsonNode e, String type) {
+    static boolean type(JsonNode e, String type) {
         return type.equals(e.path("type").asText());
     }
 
-    private static String deviceKey(JsonNode e) {
+    static String deviceKey(JsonNode e) {
         return e.path("device").asText() + "|" + e.path("key").asText();
     }
 }

@@ -27,8 +27,9 @@ import org.leasesync.testing.StartInstantMain;
  * so a process started after a step saw every older process's start shifted and took a live,
  * renewing holder's pid for recycled ("provably dead; taking over", epoch 2). With real processes:
  * a holder renewing every TTL/3, then a real {@code leasesync sync} started with {@code btime}
- * shifted 5 s either way ({@code LD_PRELOAD} of {@code src/test/native/btime_shift.c}) must join,
- * and the holder keeps epoch 1.
+ * shifted 5 s either way ({@code LD_PRELOAD} aid {@code btime_shift.c}, built by {@link NativeAids}) must join,
+ * and the holder keeps epoch 1. And {@code sync}'s watch of a holder that looks stopped holds when
+ * the holder's wall clock runs hours ahead or behind (Debian's libfaketime).
  */
 class ClockStepProcessTest {
 
@@ -75,6 +76,78 @@ class ClockStepProcessTest {
                 holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * CLI {@code sync}'s watch of a holder that looks stopped must not trust the holder's wall clock.
+     * A holder whose clock runs 3 h ahead (Debian's libfaketime) and that stopped renewing (SIGSTOP,
+     * alive, so not provably dead) recorded an expiry 3 h in the future: {@code sync} joined it at
+     * once, every time, for 3 h. Now it watches the heartbeat and takes the key over after one TTL.
+     */
+    @Test
+    void aSyncTakesOverAFrozenHolderWhoseClockRunsHoursAheadAfterOneTtl() throws Exception {
+        Path data = tmp.resolve("data-ahead");
+        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
+             LocalStore host = LocalStore.openFile(data)) {
+            Path holderOut = tmp.resolve("holder-ahead.out");
+            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, fakeTime("+3h"), data.toString(),
+                    "alice", "course_sync", "4000");
+            try {
+                awaitLine(holderOut, "HELD 1 ", holder);
+                assertThat(host.leases().read(KEY).orElseThrow().renewedAt())
+                        .as("the holder's clock runs ahead").isAfter(java.time.Instant.now().plus(java.time.Duration.ofHours(2)));
+                signal("STOP", holder);
+                CliProcess.Result r = sync(server, data, "sync-ahead");
+                assertThat(r.code()).as(r.both()).isZero();
+                assertThat(new ObjectMapper().readTree(r.out()).path("result").asText()).as(r.both()).isEqualTo("succeeded");
+                assertThat(host.leases().read(KEY).orElseThrow().epoch()).isEqualTo(2);
+            } finally {
+                signal("CONT", holder);
+                holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** A renewing holder whose clock runs 3 h behind recorded an expiry 3 h ago: it is still joined, not taken. */
+    @Test
+    void aSyncJoinsARenewingHolderWhoseClockRunsHoursBehind() throws Exception {
+        Path data = tmp.resolve("data-behind");
+        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
+             LocalStore host = LocalStore.openFile(data)) {
+            Path holderOut = tmp.resolve("holder-behind.out");
+            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, fakeTime("-3h"), data.toString(),
+                    "alice", "course_sync", "4000");
+            try {
+                String owner = awaitLine(holderOut, "HELD 1 ", holder).split(" ")[2];
+                assertThat(host.leases().read(KEY).orElseThrow().renewedAt())
+                        .as("the holder's clock runs behind").isBefore(java.time.Instant.now().minus(java.time.Duration.ofHours(2)));
+                CliProcess.Result r = sync(server, data, "sync-behind");
+                assertThat(r.code()).as(r.both()).isEqualTo(SyncCommand.JOINED);
+                JsonNode json = new ObjectMapper().readTree(r.out());
+                assertThat(json.path("epoch").asLong()).as(r.both()).isEqualTo(1);
+                assertThat(json.path("owner").asText()).as(r.both()).isEqualTo(owner);
+                assertThat(host.leases().read(KEY).orElseThrow().epoch()).isEqualTo(1);
+                assertThat(holder.isAlive()).isTrue();
+            } finally {
+                holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private CliProcess.Result sync(ReferenceServer server, Path data, String name) throws Exception {
+        return CliProcess.start(tmp, name, List.of("sync", "--json", "--user", "alice", "--scope", "course_sync",
+                "--server", server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", data.toString()))
+                .await(120);
+    }
+
+    /** Debian's libfaketime with only the wall clock moved (System.nanoTime stays the machine's). */
+    private static Map<String, String> fakeTime(String offset) {
+        return Map.of("LD_PRELOAD", NativeAids.fakeTimeLibrary().toString(), "FAKETIME", offset,
+                "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
+
+    private static void signal(String name, Process p) throws Exception {
+        new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + p.pid()).start().waitFor(10, TimeUnit.SECONDS);
     }
 
     /** The fault is real: a process with the aid sees the holder's ProcessHandle start 5 s later than one without. */

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code LD_PRELOAD} aids that move time the way the operating system does, for tests with real
- * processes: {@code libbtime.so} (built here from {@code src/test/native/btime_shift.c} with gcc)
+ * processes: {@code libbtime.so} (built here with gcc from {@code btime_shift.c}, which the chaos harness ships as a resource)
  * makes {@code /proc/stat} report {@code btime} shifted by {@code $BTIME_SHIFT} seconds, as the
  * kernel does after a wall-clock step; Debian's libfaketime runs a process's wall clock ahead or
  * behind. Neither is ever silently skipped: when one is missing, the test fails saying what to install.
@@ -21,13 +21,13 @@ public final class NativeAids {
     }
 
     /**
-     * {@code target/native/libbtime.so}, compiled from {@code src/test/native/btime_shift.c} if it is
+     * {@code target/native/libbtime.so}, compiled from {@code src/main/resources/org/leasesync/chaos/btime_shift.c} if it is
      * missing or older than the source. Blocks while gcc runs.
      *
      * @throws AssertionError naming the fix when gcc is missing or the build fails
      */
     public static synchronized Path btimeShiftLibrary() throws IOException, InterruptedException {
-        Path source = Path.of("src/test/native/btime_shift.c").toAbsolutePath();
+        Path source = Path.of("src/main/resources/org/leasesync/chaos/btime_shift.c").toAbsolutePath();
         Path lib = Path.of("target/native/libbtime.so").toAbsolutePath();
         if (!Files.isRegularFile(source)) {
             throw new AssertionError("the btime shift aid's source is missing: " + source);
