@@ -286,6 +286,24 @@ abstract class RegistryContractTest {
         }
     }
 
+    /**
+     * The last successful run is the one with the highest epoch, not the latest stored end time: a
+     * later run by a process whose clock runs 3 h behind (or after a clock step back) ends "earlier".
+     */
+    @Test
+    void theLastSuccessfulRunIsTheNewestEpochWhateverTheClocksOfItsWriters() {
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(first.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(first.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), time.now());
+        a.release(first);
+        time.jumpWall(Duration.ofHours(-3));
+        HeldLease second = b.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(second.fence(), "run-2", RunStatus.SUCCEEDED, Optional.empty(), time.now());
+        assertThat(store.runs().lastSucceeded(KEY).orElseThrow().runId()).isEqualTo("run-2");
+        assertThat(store.runs().lastRun(KEY).orElseThrow().runId()).isEqualTo("run-2");
+    }
+
     @Test
     void provablyDeadOwnerIsTakenOverAtOnce() {
         OwnerId ghost = new OwnerId("test-host", 999_999_999L, 1, "dead");
