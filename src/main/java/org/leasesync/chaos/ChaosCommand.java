@@ -22,9 +22,11 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
         description = {"Run the reference server and several client processes under random kills, pauses, clock jumps "
-                + "and server faults for N rounds, then check the history: no overlapping runs, no change applied twice, "
-                + "no edit lost, no key stuck, nothing across users.",
-                "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0); "
+                + "(also below the JVM: wall clocks hours off, btime steps) and server faults for N rounds, then check the "
+                + "history: no overlapping runs, no change applied twice, no edit lost, no key stuck, nothing across users, "
+                + "no lease taken from a live holder.",
+                "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 "
+                        + "stolen=0); "
                         + "exit code 0 when every counter is zero, 1 otherwise (with the seed and the history that shows each fault)."})
 public final class ChaosCommand implements Callable<Integer> {
 

@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * "confirmation written") or at a random moment, then a restart and a recovery trigger on another
  * process; server faults (latency, 500, 429, drop-after-apply, delay-after-apply beyond the call
  * timeout); a {@code kill -9} and restart of the server; wall-clock jumps either way;
- * {@code SIGSTOP} for longer than the TTL, then {@code SIGCONT}; account switches and cancels.
+ * {@code SIGSTOP} for longer than the TTL, then {@code SIGCONT}; account switches and cancels. With
+ * {@link Settings#osTime()} every agent also starts with time moved the way the operating system
+ * moves it ({@link OsTime}: its wall clock hours ahead or behind, or after a {@code btime} step).
  *
  * <p>Not thread-safe: one run per instance, driven from the calling thread. Blocks.
  */
