@@ -55,7 +55,7 @@ public record OwnerId(String host, long pid, ProcessStart start, String nonce) {
     }
 
     /** Whether {@code s} is 1..{@code max} lower-case hex digits (what the pattern [0-9a-f]{1,max} matches). */
-    private static boolean isLowerHex(String s, int max) {
+    static boolean isLowerHex(String s, int max) {
         int n = s.length();
         if (n == 0 || n > max) {
             return false;

@@ -48,7 +48,7 @@ public sealed interface ProcessStart {
             if (ticks < 0) {
                 throw new IllegalArgumentException("process start ticks must be >= 0, got " + ticks);
             }
-            if (bootId == null || !bootId.matches("[0-9a-f]{32}")) {
+            if (bootId == null || bootId.length() != 32 || !OwnerId.isLowerHex(bootId, 32)) {   // no regex: parsed per lease row read
                 throw new IllegalArgumentException("boot id must be 32 lower-case hex digits, got '" + bootId + "'");
             }
             if (timeNamespace < 0) {
