@@ -552,6 +552,12 @@ final class ChaosHarness {
         AgentProcess a = AgentProcess.start(slot, incarnation, cmd, os.environment(s.osTime()),
                 s.workDir().resolve("logs").resolve("agent" + slot + ".log"), hit -> onHit(slot, incarnation, hit));
         agents.set(slot, a);
+        a.onUnexpectedExit(() -> {   // e.g. a crash: its leases may be taken over at once, as after a kill
+            ObjectNode x = journal.event("agent-exit");
+            x.put("victim", a.pid());
+            x.put("slot", slot);
+            journal.write(x);
+        });
         osTimeStarts.get(os.kind()).incrementAndGet();
         if (os.kind() != OsTime.Kind.NORMAL) {
             faults.incrementAndGet();

@@ -9,8 +9,8 @@ import org.leasesync.registry.OwnerId;
 /**
  * The {@code stolen} counter (design.md invariant 3, issue 12): a lease must never be taken from a
  * live, heart-beating holder. A takeover (a {@code grant} event with {@code tookOverEpoch}) is legal
- * only if the holder's process had been killed before it ({@code kill} event, {@code sent} stamp),
- * or if it came at least one TTL after the holder's last heartbeat (its grant or a successful
+ * only if the holder's process had been killed before it ({@code kill} event, {@code sent} stamp;
+ * for a process that exited on its own, {@code agent-exit}, its last journaled event), or if it came at least one TTL after the holder's last heartbeat (its grant or a successful
  * renewal) <i>began</i>: an observer must see the same heartbeat for a TTL after reading it, and it
  * can read it only after that write committed. Both stamps are on the machine-wide monotonic clock
  * (faked wall clocks and {@code btime} shifts leave it alone), so a violation is certain, never a
@@ -26,8 +26,17 @@ final class StolenLeases {
     static void check(Evidence ev, List<ChaosReport.Violation> out) {
         long ttl = ev.leaseTtl().toNanos();
         Map<String, List<Long>> beats = new HashMap<>();   // device|key#epoch -> began of each heartbeat write
-        Map<Long, Long> killSent = new HashMap<>();        // pid -> first SIGKILL sent
+        Map<Long, Long> killSent = new HashMap<>();        // pid -> first SIGKILL sent (or last sign of life)
+        Map<Long, Long> lastEvent = new HashMap<>();       // pid -> its last journaled event
         for (JsonNode e : ev.events()) {
+            lastEvent.merge(e.path("pid").asLong(), e.path("mono").asLong(), Math::max);
+        }
+        for (JsonNode e : ev.events()) {
+            if (Checker.type(e, "agent-exit")) {
+                // exited on its own: dead at some moment after its last journaled event
+                long pid = e.path("victim").asLong();
+                killSent.merge(pid, lastEvent.getOrDefault(pid, e.path("mono").asLong()), Math::min);
+            }
             if ((Checker.type(e, "grant") || Checker.type(e, "renew")) && e.has("began")) {
                 beats.computeIfAbsent(beatKey(e, e.path("epoch").asLong()), k -> new java.util.ArrayList<>())
                         .add(e.path("began").asLong());

@@ -206,6 +206,10 @@ class CheckerTest {
         takeOver(5_300, 4, 15, 3, 14);
         renew(5_400, 4, 15);
         takeOver(5_500, 5, 15, 4, 15);       // its own orphan, taken back
+        grantBegan(6_000, 6, 16);
+        renew(6_100, 6, 16);                 // its last sign of life ...
+        event("agent-exit", 6_900, 1).put("victim", 16);   // ... then it exited on its own (a crash)
+        takeOver(6_300, 7, 17, 6, 16);
         assertThat(check().perCounter()).containsEntry("stolen", 0);
     }
 
