@@ -132,7 +132,9 @@ final class ChaosHarness {
                 default -> new OsTime(OsTime.Kind.BTIME, slot % 2 == 0 ? 5 : -5);
             };
         }
-        return OsTime.random(new Random(s.seed() * 1_000_003L + slot * 7_919L + incarnation));
+        // SplittableRandom mixes its seed: neighbouring seeds (next incarnation) draw independently,
+        // where java.util.Random's first draws from neighbouring seeds are alike
+        return OsTime.random(new java.util.SplittableRandom(s.seed() * 1_000_003L + slot * 7_919L + incarnation));
     }
 
     /** Runs the whole experiment and checks it. Blocks for the length of the run. */
@@ -405,6 +407,7 @@ final class ChaosHarness {
         ObjectNode e = journal.event("pause");
         e.put("victim", a.pid());
         e.put("slot", a.slot);
+        e.put("device", device(a.slot));
         e.put("point", hit.path("point").asText());
         e.put("key", hit.path("key").asText());
         journal.write(e);
@@ -436,6 +439,7 @@ final class ChaosHarness {
         ObjectNode e = journal.event("pause");
         e.put("victim", a.pid());
         e.put("slot", slot);
+        e.put("device", device(slot));
         journal.write(e);
         faults.incrementAndGet();
         long ms = s.leaseTtl().toMillis() * (13 + rnd.nextInt(8)) / 10;

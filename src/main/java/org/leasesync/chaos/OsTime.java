@@ -5,7 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Random;
+import java.util.random.RandomGenerator;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,7 +69,7 @@ record OsTime(Kind kind, long amount) {
     }
 
     /** A random one: a quarter each of normal, 1–5 h ahead, 1–5 h behind, and btime shifted 2–30 s either way. */
-    static OsTime random(Random rnd) {
+    static OsTime random(RandomGenerator rnd) {
         return switch (rnd.nextInt(4)) {
             case 0 -> NORMAL;
             case 1 -> new OsTime(Kind.AHEAD, 1 + rnd.nextInt(5));

@@ -213,6 +213,28 @@ class CheckerTest {
         assertThat(check().perCounter()).containsEntry("stolen", 0);
     }
 
+    @Test
+    void aJoinAfterTheBoundIsStuckUnlessAProcessOfTheDeviceWasStoppedMeanwhile() {
+        grant(100, 1, 11);
+        kill(200, 11);
+        joinedElsewhere(3_500, 1);           // 3.3 s after the kill, TTL 3 s: stuck
+        grant(3_600, 2, 12);
+        assertThat(check().perCounter()).containsEntry("stuck", 1);
+
+        events.clear();
+        grant(100, 1, 11);
+        kill(200, 11);
+        ObjectNode pause = event("pause", 250, 1);   // the device's database host was stopped ...
+        pause.remove("key");
+        pause.put("victim", 13);
+        joinedElsewhere(3_500, 1);           // ... so every call of the device waited
+        ObjectNode resume = event("resume", 3_450, 1);
+        resume.remove("key");
+        resume.put("victim", 13);
+        grant(3_600, 2, 12);
+        assertThat(check().perCounter()).containsEntry("stuck", 0);
+    }
+
     // ---- history building -----------------------------------------------------------------------
 
     private ChaosReport check() {
