@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * How an agent process sees time, moved the way the operating system moves it (issue 12): its wall
  * clock hours ahead of or behind every other process (the {@code wallclock_shift.c} aid: what
- * Debian's libfaketime does with {@code FAKETIME_DONT_FAKE_MONOTONIC=1}, without libfaketime's cost
- * on every clock read, which starved agents on a loaded machine; docs/reliability.md), or the
+ * Debian's libfaketime does with {@code FAKETIME_DONT_FAKE_MONOTONIC=1}, without breaking the JVM's
+ * timed waits, which libfaketime makes return at once; docs/reliability.md), or the
  * kernel's boot time {@code btime} shifted by seconds as after a wall-clock step (the
  * {@code btime_shift.c} aid). Both are {@code LD_PRELOAD} libraries built with gcc from the sources
  * shipped next to this class. Immutable and thread-safe.

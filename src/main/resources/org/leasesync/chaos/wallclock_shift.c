@@ -1,9 +1,9 @@
 /* Test aid: makes a process's wall clock run $WALLCLOCK_SHIFT seconds ahead (or behind, if negative) of
    the machine's, and nothing else: CLOCK_REALTIME (and its coarse variant), gettimeofday() and time()
    are shifted; CLOCK_MONOTONIC, CLOCK_BOOTTIME, CPU-time clocks and file times are the machine's.
-   What Debian's libfaketime does with FAKETIME=+3h FAKETIME_DONT_FAKE_MONOTONIC=1, without its cost
-   (libfaketime makes every clock read, monotonic ones included, 13-19 times slower; see
-   docs/reliability.md).
+   What Debian's libfaketime does with FAKETIME=+3h FAKETIME_DONT_FAKE_MONOTONIC=1, without its faults
+   for a JVM (under libfaketime 0.9.10 Object.wait(timeout) returns at once and every clock read is
+   13-19 times slower; see docs/reliability.md).
    Build: gcc -shared -fPIC -O2 -o libwallclock.so wallclock_shift.c -ldl
    Use:   WALLCLOCK_SHIFT=10800 LD_PRELOAD=$PWD/libwallclock.so java ... */
 #define _GNU_SOURCE

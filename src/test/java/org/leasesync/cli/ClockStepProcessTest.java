@@ -29,7 +29,7 @@ import org.leasesync.testing.StartInstantMain;
  * a holder renewing every TTL/3, then a real {@code leasesync sync} started with {@code btime}
  * shifted 5 s either way ({@code LD_PRELOAD} aid {@code btime_shift.c}, built by {@link NativeAids}) must join,
  * and the holder keeps epoch 1. And {@code sync}'s watch of a holder that looks stopped holds when
- * the holder's wall clock runs hours ahead or behind (Debian's libfaketime).
+ * the holder's wall clock runs hours ahead or behind (the {@code LD_PRELOAD} wall clock aid).
  */
 class ClockStepProcessTest {
 
@@ -80,7 +80,7 @@ class ClockStepProcessTest {
 
     /**
      * CLI {@code sync}'s watch of a holder that looks stopped must not trust the holder's wall clock.
-     * A holder whose clock runs 3 h ahead (Debian's libfaketime) and that stopped renewing (SIGSTOP,
+     * A holder whose clock runs 3 h ahead (the wall clock aid) and that stopped renewing (SIGSTOP,
      * alive, so not provably dead) recorded an expiry 3 h in the future: {@code sync} joined it at
      * once, every time, for 3 h. Now it watches the heartbeat and takes the key over after one TTL.
      */
@@ -90,7 +90,7 @@ class ClockStepProcessTest {
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
              LocalStore host = LocalStore.openFile(data)) {
             Path holderOut = tmp.resolve("holder-ahead.out");
-            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, fakeTime("+3h"), data.toString(),
+            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, NativeAids.wallClockShifted(3), data.toString(),
                     "alice", "course_sync", "4000");
             try {
                 awaitLine(holderOut, "HELD 1 ", holder);
@@ -115,7 +115,7 @@ class ClockStepProcessTest {
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
              LocalStore host = LocalStore.openFile(data)) {
             Path holderOut = tmp.resolve("holder-behind.out");
-            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, fakeTime("-3h"), data.toString(),
+            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, NativeAids.wallClockShifted(-3), data.toString(),
                     "alice", "course_sync", "4000");
             try {
                 String owner = awaitLine(holderOut, "HELD 1 ", holder).split(" ")[2];
@@ -138,12 +138,6 @@ class ClockStepProcessTest {
         return CliProcess.start(tmp, name, List.of("sync", "--json", "--user", "alice", "--scope", "course_sync",
                 "--server", server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", data.toString()))
                 .await(120);
-    }
-
-    /** Debian's libfaketime with only the wall clock moved (System.nanoTime stays the machine's). */
-    private static Map<String, String> fakeTime(String offset) {
-        return Map.of("LD_PRELOAD", NativeAids.fakeTimeLibrary().toString(), "FAKETIME", offset,
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1");
     }
 
     private static void signal(String name, Process p) throws Exception {
