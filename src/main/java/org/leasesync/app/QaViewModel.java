@@ -130,7 +130,8 @@ public final class QaViewModel {
             for (LeaseRecord l : registry.leases()) {
                 rows.add(new LeaseRow(l.key().asString(), l.isHeld() ? "held" : "free",
                         l.owner().map(OwnerId::asString).orElse("—"), Long.toString(l.epoch()),
-                        l.isHeld() ? Math.max(0, Duration.between(now, l.expiresAt()).toSeconds()) + " s" : "—"));
+                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> d.toSeconds() + " s")
+                                .orElse("? (stopped, or clocks disagree)")));
             }
             String stats = server.map(s -> {
                 var st = s.stats();

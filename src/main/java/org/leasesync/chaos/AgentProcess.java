@@ -31,6 +31,7 @@ final class AgentProcess {
     private final AtomicLong ids = new AtomicLong();
     private final CompletableFuture<JsonNode> ready = new CompletableFuture<>();
     private volatile boolean stopped;
+    private volatile boolean killed;
 
     private AgentProcess(int slot, int incarnation, Process process, Consumer<JsonNode> onHit) {
         this.slot = slot;
@@ -42,10 +43,14 @@ final class AgentProcess {
         reader.start();
     }
 
-    /** Starts {@code command}, its standard error going to {@code log}. Does not wait for it to be ready. */
-    static AgentProcess start(int slot, int incarnation, List<String> command, Path log, Consumer<JsonNode> onHit)
-            throws IOException {
+    /**
+     * Starts {@code command} with {@code env} added to its environment, its standard error going to
+     * {@code log}. Does not wait for it to be ready.
+     */
+    static AgentProcess start(int slot, int incarnation, List<String> command, Map<String, String> env, Path log,
+                              Consumer<JsonNode> onHit) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(env);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return new AgentProcess(slot, incarnation, pb.start(), onHit);
     }
@@ -91,8 +96,21 @@ final class AgentProcess {
         return answer;
     }
 
+    /**
+     * Runs {@code action} once the process has exited on its own (not through {@link #kill9} or
+     * {@link #quit}), on a JDK thread.
+     */
+    void onUnexpectedExit(Runnable action) {
+        process.onExit().thenRun(() -> {
+            if (!killed) {
+                action.run();
+            }
+        });
+    }
+
     /** {@code kill -9}; waits until the process is gone. */
     void kill9() {
+        killed = true;
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
@@ -120,6 +138,7 @@ final class AgentProcess {
         if (stopped) {
             sigcont();
         }
+        killed = true;   // asked to end: not an unexpected exit
         try {
             send(Journal.JSON.createObjectNode().put("cmd", "quit")).get(seconds, TimeUnit.SECONDS);
             process.waitFor(seconds, TimeUnit.SECONDS);

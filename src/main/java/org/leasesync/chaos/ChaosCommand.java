@@ -22,9 +22,11 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
         description = {"Run the reference server and several client processes under random kills, pauses, clock jumps "
-                + "and server faults for N rounds, then check the history: no overlapping runs, no change applied twice, "
-                + "no edit lost, no key stuck, nothing across users.",
-                "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0); "
+                + "(also below the JVM: wall clocks hours off, btime steps) and server faults for N rounds, then check the "
+                + "history: no overlapping runs, no change applied twice, no edit lost, no key stuck, nothing across users, "
+                + "no lease taken from a live holder.",
+                "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 "
+                        + "stolen=0); "
                         + "exit code 0 when every counter is zero, 1 otherwise (with the seed and the history that shows each fault)."})
 public final class ChaosCommand implements Callable<Integer> {
 
@@ -54,6 +56,12 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "Keep the work directory after a clean run too.")
     boolean keep;
 
+    @Option(names = "--os-time-faults", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also move agents' time the way the operating system does (default on): wall clocks hours "
+                    + "ahead or behind and btime shifted as after a clock step (LD_PRELOAD aids built with gcc into the "
+                    + "work directory). --no-os-time-faults: only the injected clock jumps.")
+    boolean osTimeFaults;
+
     @Spec
     CommandSpec spec;
 
@@ -67,7 +75,7 @@ public final class ChaosCommand implements Callable<Integer> {
         ChaosHarness.Settings settings;
         try {   // validate everything before anything is printed or created
             settings = new ChaosHarness.Settings(rounds, s, agents, temp ? Path.of("unused") : workDir, leaseTtl,
-                    callTimeout, javaCommand(), System.out);
+                    callTimeout, javaCommand(), System.out, null);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -79,12 +87,23 @@ public final class ChaosCommand implements Callable<Integer> {
             }
         }
         Path dir = temp ? Files.createTempDirectory("leasesync-chaos-") : Files.createDirectories(workDir);
-        settings = new ChaosHarness.Settings(rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), System.out);
+        OsTime.Libraries libs = null;
+        if (osTimeFaults) {
+            try {
+                libs = OsTime.buildAids(dir.resolve("native"));
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                System.err.println("leasesync chaos: " + e.getMessage());
+                return 1;
+            }
+        }
+        settings = new ChaosHarness.Settings(rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), System.out, libs);
         PrintStream out = System.out;
         out.println("chaos: seed=" + s + " rounds=" + rounds + " work-dir=" + dir);
-        ChaosReport report = new ChaosHarness(settings).run();
+        ChaosHarness harness = new ChaosHarness(settings);
+        ChaosReport report = harness.run();
         out.println(report.summaryLine());
         out.println(report.takeoverLine());
+        out.println(harness.osTimeLine());
         if (!report.passed()) {
             out.println("FAILED with seed " + s + ": " + report.violations().size() + " violation(s); reproduce with "
                     + "`leasesync chaos --seed " + s + " --rounds " + rounds + "`; journals and logs in " + dir);

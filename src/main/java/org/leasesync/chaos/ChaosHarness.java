@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * "confirmation written") or at a random moment, then a restart and a recovery trigger on another
  * process; server faults (latency, 500, 429, drop-after-apply, delay-after-apply beyond the call
  * timeout); a {@code kill -9} and restart of the server; wall-clock jumps either way;
- * {@code SIGSTOP} for longer than the TTL, then {@code SIGCONT}; account switches and cancels.
+ * {@code SIGSTOP} for longer than the TTL, then {@code SIGCONT}; account switches and cancels. With
+ * {@link Settings#osTime()} every agent also starts with time moved the way the operating system
+ * moves it ({@link OsTime}: its wall clock hours ahead or behind, or after a {@code btime} step).
  *
  * <p>Not thread-safe: one run per instance, driven from the calling thread. Blocks.
  */
@@ -45,9 +47,11 @@ final class ChaosHarness {
      * @param callTimeout the agents' HTTP call timeout (below 90% of the TTL)
      * @param javaCommand how to start this program in a child JVM (java, options, class path, main class)
      * @param progress where progress lines go
+     * @param osTime the libraries that move agents' time the way the OS does ({@link OsTime}), or null
+     *     for none (every agent on the machine's own clocks)
      */
     record Settings(int rounds, long seed, int agents, Path workDir, Duration leaseTtl, Duration callTimeout,
-                    List<String> javaCommand, PrintStream progress) {
+                    List<String> javaCommand, PrintStream progress, OsTime.Libraries osTime) {
 
         Settings {
             if (rounds < 1) {
@@ -70,6 +74,8 @@ final class ChaosHarness {
     private final AtomicReferenceArray<AgentProcess> agents;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger faults = new AtomicInteger();
+    /** Agent starts per OS time ({@link OsTime#describe()} of its kind: normal, ahead, behind, btime). */
+    private final java.util.Map<OsTime.Kind, AtomicInteger> osTimeStarts = new java.util.EnumMap<>(OsTime.Kind.class);
     private final ScheduledExecutorService background = Executors.newScheduledThreadPool(4, r -> {
         Thread t = new Thread(r, "chaos-harness");
         t.setDaemon(true);
@@ -85,6 +91,50 @@ final class ChaosHarness {
         this.s = settings;
         this.rnd = new Random(settings.seed());
         this.agents = new AtomicReferenceArray<>(settings.agents() + 1);
+        for (OsTime.Kind k : OsTime.Kind.values()) {
+            osTimeStarts.put(k, new AtomicInteger());
+        }
+    }
+
+    /**
+     * Agent starts per OS time, {@code os_time normal=N wall_ahead=A wall_behind=B btime=C}; each
+     * non-normal start is also counted in {@code faults}.
+     */
+    String osTimeLine() {
+        return "os_time normal=" + osTimeStarts.get(OsTime.Kind.NORMAL) + " wall_ahead=" + osTimeStarts.get(OsTime.Kind.AHEAD)
+                + " wall_behind=" + osTimeStarts.get(OsTime.Kind.BEHIND) + " btime=" + osTimeStarts.get(OsTime.Kind.BTIME);
+    }
+
+    /** Starts of agents of the given OS time kind so far. */
+    int osTimeStarts(OsTime.Kind kind) {
+        return osTimeStarts.get(kind).get();
+    }
+
+    /**
+     * The OS time an agent starts with. First starts: the first process on the machine's clock (it
+     * opens, and so hosts, device A's database first), the second with its wall clock 3 h ahead, the
+     * third (and more) started after a 5 s clock step as {@code btime} shows it (so it judges the
+     * older processes' starts through a moved {@code btime}), device B 3 h behind. Restarts: random,
+     * from the seed, the slot and the incarnation (restarts happen on background threads, so the
+     * schedule's own random sequence is not used).
+     */
+    private OsTime osTimeFor(int slot, int incarnation) {
+        if (s.osTime() == null) {
+            return OsTime.NORMAL;
+        }
+        if (incarnation == 0) {
+            if (slot == agents.length() - 1) {
+                return new OsTime(OsTime.Kind.BEHIND, 3);
+            }
+            return switch (slot) {
+                case 0 -> OsTime.NORMAL;
+                case 1 -> new OsTime(OsTime.Kind.AHEAD, 3);
+                default -> new OsTime(OsTime.Kind.BTIME, slot % 2 == 0 ? 5 : -5);
+            };
+        }
+        // SplittableRandom mixes its seed: neighbouring seeds (next incarnation) draw independently,
+        // where java.util.Random's first draws from neighbouring seeds are alike
+        return OsTime.random(new java.util.SplittableRandom(s.seed() * 1_000_003L + slot * 7_919L + incarnation));
     }
 
     /** Runs the whole experiment and checks it. Blocks for the length of the run. */
@@ -250,8 +300,10 @@ final class ChaosHarness {
 
     private void kill(AgentProcess a, String why) {
         long pid = a.pid();
+        long sent = System.nanoTime();
         a.kill9();
         ObjectNode e = journal.event("kill");
+        e.put("sent", sent);   // before SIGKILL: the victim may be dead from here on
         e.put("victim", pid);
         e.put("slot", a.slot);
         e.put("device", device(a.slot));
@@ -355,6 +407,7 @@ final class ChaosHarness {
         ObjectNode e = journal.event("pause");
         e.put("victim", a.pid());
         e.put("slot", a.slot);
+        e.put("device", device(a.slot));
         e.put("point", hit.path("point").asText());
         e.put("key", hit.path("key").asText());
         journal.write(e);
@@ -386,6 +439,7 @@ final class ChaosHarness {
         ObjectNode e = journal.event("pause");
         e.put("victim", a.pid());
         e.put("slot", slot);
+        e.put("device", device(slot));
         journal.write(e);
         faults.incrementAndGet();
         long ms = s.leaseTtl().toMillis() * (13 + rnd.nextInt(8)) / 10;
@@ -498,13 +552,25 @@ final class ChaosHarness {
                 "--token", "alice=" + server.token("alice"), "--token", "bob=" + server.token("bob"),
                 "--journal", s.workDir().resolve("journals").resolve(dev + "-agent" + slot + "-" + incarnation + ".jsonl").toString(),
                 "--lease-ttl", s.leaseTtl().toMillis() + "ms", "--call-timeout", s.callTimeout().toMillis() + "ms"));
-        AgentProcess a = AgentProcess.start(slot, incarnation, cmd,
+        OsTime os = osTimeFor(slot, incarnation);
+        AgentProcess a = AgentProcess.start(slot, incarnation, cmd, os.environment(s.osTime()),
                 s.workDir().resolve("logs").resolve("agent" + slot + ".log"), hit -> onHit(slot, incarnation, hit));
         agents.set(slot, a);
+        a.onUnexpectedExit(() -> {   // e.g. a crash: its leases may be taken over at once, as after a kill
+            ObjectNode x = journal.event("agent-exit");
+            x.put("victim", a.pid());
+            x.put("slot", slot);
+            journal.write(x);
+        });
+        osTimeStarts.get(os.kind()).incrementAndGet();
+        if (os.kind() != OsTime.Kind.NORMAL) {
+            faults.incrementAndGet();
+        }
         ObjectNode e = journal.event("agent-start");
         e.put("slot", slot);
         e.put("agentPid", a.pid());
         e.put("device", dev);
+        e.put("osTime", os.describe());
         journal.write(e);
     }
 

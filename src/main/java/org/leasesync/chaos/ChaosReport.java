@@ -15,7 +15,7 @@ import java.util.TreeMap;
 record ChaosReport(Counts counts, List<Violation> violations, List<Long> takeoverMillis) {
 
     /** The counter names of the summary line, in order. */
-    static final List<String> COUNTERS = List.of("overlaps", "duplicates", "lost", "stuck", "cross_user");
+    static final List<String> COUNTERS = List.of("overlaps", "duplicates", "lost", "stuck", "cross_user", "stolen");
 
     ChaosReport {
         violations = List.copyOf(violations);
@@ -48,7 +48,7 @@ record ChaosReport(Counts counts, List<Violation> violations, List<Long> takeove
         return violations.isEmpty();
     }
 
-    /** {@code rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0}. */
+    /** {@code rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 stolen=0}. */
     String summaryLine() {
         StringBuilder b = new StringBuilder();
         b.append("rounds=").append(counts.rounds()).append(" kills=").append(counts.kills())

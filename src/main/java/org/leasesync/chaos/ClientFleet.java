@@ -189,7 +189,7 @@ final class ClientFleet {
                 "--journal", workDir.resolve("journals").resolve(d.name() + "-agent" + slot + "-" + incarnation + ".jsonl").toString(),
                 "--lease-ttl", leaseTtl.toMillis() + "ms", "--call-timeout", callTimeout.toMillis() + "ms"));
         tokens.forEach((user, token) -> cmd.addAll(List.of("--token", user + "=" + token)));
-        agents.set(slot, AgentProcess.start(slot, incarnation, cmd, workDir.resolve("logs").resolve("agent" + slot + ".log"),
+        agents.set(slot, AgentProcess.start(slot, incarnation, cmd, java.util.Map.of(), workDir.resolve("logs").resolve("agent" + slot + ".log"),
                 hit -> { }));
     }
 

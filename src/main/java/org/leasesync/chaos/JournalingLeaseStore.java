@@ -12,9 +12,11 @@ import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.LeaseKey;
 
 /**
- * The lease table with grants and releases journaled; a {@code grant} event is written right after
- * the grant committed, so its {@code mono} is an upper bound of the grant's time. Thread-safe as the
- * delegate is.
+ * The lease table with grants, renewals and releases journaled. A {@code grant} or {@code renew}
+ * event is written right after the write committed, so its {@code mono} is an upper bound of the
+ * write's time, and carries {@code began}, the monotonic time before the write was sent (a lower
+ * bound): the stolen-lease check needs both (a takeover must come a whole TTL after the holder's
+ * last heartbeat began, unless the holder was killed). Thread-safe as the delegate is.
  */
 final class JournalingLeaseStore implements LeaseStore {
 
@@ -29,9 +31,11 @@ final class JournalingLeaseStore implements LeaseStore {
     @Override
     public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
+        long began = System.nanoTime();
         Optional<LeaseRecord> granted = delegate.tryGrant(key, owner, ttl, now, takeOver);
         granted.ifPresent(g -> {
             ObjectNode e = journal.event("grant");
+            e.put("began", began);
             e.put("key", key.asString());
             e.put("epoch", g.epoch());
             e.put("owner", owner.asString());
@@ -46,7 +50,17 @@ final class JournalingLeaseStore implements LeaseStore {
 
     @Override
     public boolean renew(Fence fence, Duration ttl, Instant now) {
-        return delegate.renew(fence, ttl, now);
+        long began = System.nanoTime();
+        boolean renewed = delegate.renew(fence, ttl, now);
+        if (renewed) {
+            ObjectNode e = journal.event("renew");
+            e.put("began", began);
+            e.put("key", fence.key().asString());
+            e.put("epoch", fence.epoch());
+            e.put("owner", fence.owner().asString());
+            journal.write(e);
+        }
+        return renewed;
     }
 
     @Override

@@ -90,8 +90,12 @@ public final class StatusCommand implements Callable<Integer> {
             Table t = new Table("KEY", "STATE", "OWNER", "EPOCH", "EXPIRES");
             for (var l : leases) {
                 Instant exp = Instant.parse(l.expiresAt());
-                t.row(l.key(), l.state(), Views.orDash(l.owner()), Long.toString(l.epoch()),
-                        l.state().equals("held") ? Views.local(exp) + " (" + Views.relative(now, exp) + ")" : "-");
+                // the expiry is the holder's wall clock: shown against ours only when they agree
+                String expires = !l.state().equals("held") ? "-"
+                        : l.expiresInMillis() != null ? Views.local(exp) + " (" + Views.relative(now, exp) + ")"
+                        : "unknown: renewed " + Views.local(Instant.parse(l.renewedAt()))
+                                + " by the holder's clock (stopped, or clocks disagree)";
+                t.row(l.key(), l.state(), Views.orDash(l.owner()), Long.toString(l.epoch()), expires);
             }
             t.print(out, "  (none)");
             out.println();

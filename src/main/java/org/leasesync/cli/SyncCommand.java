@@ -152,31 +152,39 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     }
 
     /**
-     * Submits; a held lease whose holder looks expired (by its recorded expiry) is watched for one TTL
-     * on this process's monotonic clock — the only safe way to tell a stuck holder from a live one —
-     * and taken over if it did not renew. A joined run whose holder renews is reported at once.
+     * Submits. A joined run whose holder renewed within its TTL by this machine's clock is reported at
+     * once. Otherwise wall time cannot tell a holder that stopped renewing (alive but stuck, e.g.
+     * stopped with {@code SIGSTOP}, or on another machine) from one whose clock — or this one — is
+     * hours off or was stepped: the lease row's heartbeat is watched on this process's monotonic clock.
+     * A heartbeat that moves (the holder renews every TTL/3) means a live holder: joined. One that
+     * stays unchanged for half a TTL is announced as stopped, and after a whole TTL the key is asked
+     * for again, which takes it over (the registry's own rule, also on the monotonic clock).
      */
     private SubmitResult submit(ClientRuntime rt, TriggerRequest request, PrintWriter out) throws InterruptedException {
         SubmitResult r = submitRetryingBrokenConnections(rt, request);
         if (!(r instanceof SubmitResult.Joined)) {
             return r;
         }
+        TimeSource time = rt.config().time();
         var first = rt.registry().lease(request.key());
-        if (first.isEmpty() || !first.get().isHeld() || !first.get().expiresAt().isBefore(rt.config().time().now())) {
-            return r;   // a holder that renews: joined
+        if (first.isEmpty() || !first.get().isHeld() || first.get().renewedRecentlyBy(time.now())) {
+            return r;   // a holder that renews by this machine's clock: joined
         }
-        if (!json) {
-            out.println("the run holding " + request.key() + " stopped renewing its lease; waiting up to "
-                    + DurationConverter.format(first.get().ttl()) + " to be sure before taking over…");
-            out.flush();
-        }
-        long deadline = System.nanoTime() + first.get().ttl().toNanos() + 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
+        long ttlNanos = first.get().ttl().toNanos();
+        long start = time.monotonicNanos();
+        boolean announced = false;
+        while (time.monotonicNanos() - start < ttlNanos + 1_000_000_000L) {
             Thread.sleep(250);
             var now = rt.registry().lease(request.key());
             if (now.isEmpty() || !now.get().isHeld() || now.get().epoch() != first.get().epoch()
                     || now.get().heartbeat() != first.get().heartbeat()) {
                 break;   // it renewed, released, or someone else took it: ask again below
+            }
+            if (!announced && !json && time.monotonicNanos() - start >= ttlNanos / 2) {
+                announced = true;
+                out.println("the run holding " + request.key() + " stopped renewing its lease; waiting up to "
+                        + DurationConverter.format(first.get().ttl()) + " to be sure before taking over…");
+                out.flush();
             }
         }
         return submitRetryingBrokenConnections(rt, request);   // takes over if nothing moved for a TTL

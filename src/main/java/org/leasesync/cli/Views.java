@@ -19,12 +19,18 @@ final class Views {
     private Views() {
     }
 
-    record LeaseView(String key, String owner, long epoch, String state, String expiresAt, long expiresInMillis,
-                     long heartbeat) {
+    /**
+     * A lease row as shown. {@code expiresAt} and {@code renewedAt} are the holder's wall clock;
+     * {@code expiresInMillis} is by this machine's clock and null when the two cannot be compared
+     * (free key, a holder that may have stopped renewing, or clocks hours apart:
+     * {@link LeaseRecord#expiresInBy}).
+     */
+    record LeaseView(String key, String owner, long epoch, String state, String expiresAt, Long expiresInMillis,
+                     long heartbeat, String renewedAt) {
         static LeaseView of(LeaseRecord r, Instant now) {
             return new LeaseView(r.key().asString(), r.owner().map(OwnerId::asString).orElse(null), r.epoch(),
                     r.isHeld() ? "held" : "free", r.expiresAt().toString(),
-                    r.isHeld() ? Duration.between(now, r.expiresAt()).toMillis() : 0, r.heartbeat());
+                    r.expiresInBy(now).map(Duration::toMillis).orElse(null), r.heartbeat(), r.renewedAt().toString());
         }
     }
 

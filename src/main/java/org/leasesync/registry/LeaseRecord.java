@@ -46,6 +46,34 @@ public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, lon
         return key.asTaskKey();
     }
 
+    /** How far in the future a holder's stored renewal time may lie and still count as "now": clock jitter between processes. */
+    public static final Duration CLOCK_TOLERANCE = Duration.ofSeconds(2);
+
+    /**
+     * Whether the stored renewal time says, by {@code now} (this process's wall clock), that the
+     * holder renewed within its TTL: {@code now - ttl <= renewedAt <= now + }{@link #CLOCK_TOLERANCE}.
+     * Only a hint, for what to show and whether a watch is needed: the holder's clock and this one may
+     * disagree by hours (either was stepped, or runs off), so false means "cannot tell by wall time" —
+     * the holder may have stopped renewing, or the clocks disagree — and only watching the heartbeat
+     * on a monotonic clock can tell which. Never used to decide a takeover.
+     */
+    public boolean renewedRecentlyBy(Instant now) {
+        return isHeld() && !renewedAt.isAfter(now.plus(CLOCK_TOLERANCE)) && !renewedAt.isBefore(now.minus(ttl));
+    }
+
+    /**
+     * The time left until the holder's stored expiry by {@code now}, for display, when
+     * {@link #renewedRecentlyBy} holds; empty when wall time cannot tell (free key, a holder that may
+     * have stopped renewing, or clocks that disagree).
+     */
+    public Optional<Duration> expiresInBy(Instant now) {
+        if (!renewedRecentlyBy(now)) {
+            return Optional.empty();
+        }
+        Duration left = Duration.between(now, expiresAt);
+        return Optional.of(left.isNegative() ? Duration.ZERO : left);
+    }
+
     /** The fence of the current holder. @throws IllegalStateException if the key is free */
     public Fence fence() {
         return new Fence(key, owner.orElseThrow(() -> new IllegalStateException(key + " is not held")), epoch);

@@ -24,24 +24,41 @@ public interface OwnerLiveness {
     }
 
     /**
-     * Uses the operating system's process table for owners on this host ({@link ProcessHandle}).
+     * Uses Linux's process table ({@code /proc}) for owners on this machine. An owner is provably
+     * dead only when all of these hold:
+     * <ol>
+     *   <li>its machine string is this machine's and names a pid namespace ({@code host:pidnsN},
+     *       {@link OwnerId#localMachine()}), so its pid means the same process here;</li>
+     *   <li>its start is {@link ProcessStart.SinceBoot} of this boot (same boot id) and this time
+     *       namespace — an owner of an earlier boot, of another machine with the same name, or in
+     *       the earlier millisecond form ({@link ProcessStart.Legacy}) is not provable;</li>
+     *   <li>its pid has no process now, or the process with that pid started at another tick
+     *       ({@code /proc/PID/stat} field 22): the pid was recycled.</li>
+     * </ol>
+     * Start times are compared in clock ticks since boot, never through the wall clock, so a clock
+     * step (which moves the kernel's {@code btime}) never makes a live owner look dead. Without
+     * {@code /proc} (not Linux) nothing is provable.
      *
-     * @param localHost this machine's host name as written into owner ids
+     * <p>Thread-safe; each call reads one {@code /proc} file.
+     *
+     * @param localHost this machine's host name as written into owner ids ({@link OwnerId#localMachine()})
      */
     static OwnerLiveness processTable(String localHost) {
+        java.util.Objects.requireNonNull(localHost, "localHost");
+        ProcessStart here = ProcessStart.current();
+        if (!(here instanceof ProcessStart.SinceBoot self) || !localHost.contains(":pidns")) {
+            return neverProvable();
+        }
         return owner -> {
-            // Only when the owner's machine string names this host AND this pid namespace
-            // (OwnerId.localMachine) can its pid be looked up here; anything else is not provable.
-            if (!localHost.contains(":pidns") || !owner.host().equals(localHost) || owner.processStartMillis() == 0) {
+            if (!owner.host().equals(localHost) || !(owner.start() instanceof ProcessStart.SinceBoot start)
+                    || !start.bootId().equals(self.bootId()) || start.timeNamespace() != self.timeNamespace()) {
                 return false;
             }
-            Optional<ProcessHandle> p = ProcessHandle.of(owner.pid());
-            if (p.isEmpty() || !p.get().isAlive()) {
-                return true;
+            Optional<Long> ticks = ProcFs.startTicks(owner.pid());
+            if (ticks.isEmpty()) {
+                return ProcFs.isAbsent(owner.pid());   // gone; an unreadable entry proves nothing
             }
-            Optional<java.time.Instant> start = p.get().info().startInstant();
-            // same pid, different start time: the pid was recycled, the owner is gone
-            return start.isPresent() && Math.abs(start.get().toEpochMilli() - owner.processStartMillis()) > 1_000;
+            return ticks.get() != start.ticks();   // same pid, another start: recycled, the owner is gone
         };
     }
 }

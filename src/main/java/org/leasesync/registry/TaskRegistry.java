@@ -165,8 +165,9 @@ public final class TaskRegistry {
         if (!current.get().isHeld()) {
             return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile
         }
-        // The observation's clock starts after the read: a holder's renewal that the read saw
-        // started before this instant, so one TTL from here never ends before its lease does.
+        // The observation's clock starts after the read returned — never before it (issue 12): a
+        // holder's renewal that the read saw started before this instant, so one TTL from here never
+        // ends before its lease does, however long this thread stalled before or during the read.
         if (!isStale(current.get(), time.monotonicNanos())) {
             return Optional.empty();
         }
@@ -182,6 +183,9 @@ public final class TaskRegistry {
 
     /**
      * Whether the held row may be taken over now (rule 2 above). Records the observation.
+     *
+     * @param nowNanos the monotonic time taken after {@code held} was read: a first sighting of its
+     *     (owner, epoch, heartbeat) is stamped with it
      */
     private boolean isStale(LeaseRecord held, long nowNanos) {
         OwnerId holder = held.owner().orElseThrow();

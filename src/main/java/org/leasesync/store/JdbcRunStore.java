@@ -238,8 +238,10 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public Optional<RunRecord> lastSucceeded(TaskKey key) {
+        // By epoch, never by the stored end time: runs of one key get ever higher epochs, while their
+        // end times are the wall clocks of whichever processes ran them (stepped, or hours apart).
         return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?"
-                + " ORDER BY ended_at_ms DESC, epoch DESC", key.asString(), RunStatus.SUCCEEDED.wireName());
+                + " ORDER BY epoch DESC, ended_at_ms DESC", key.asString(), RunStatus.SUCCEEDED.wireName());
     }
 
     @Override

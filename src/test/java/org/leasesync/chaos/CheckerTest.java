@@ -33,7 +33,7 @@ class CheckerTest {
         push(1, 2, List.of("c1"), List.of());
         ChaosReport r = check();
         assertThat(r.violations()).isEmpty();
-        assertThat(r.summaryLine()).isEqualTo("rounds=5 kills=1 faults=2 runs=2 overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0");
+        assertThat(r.summaryLine()).isEqualTo("rounds=5 kills=1 faults=2 runs=2 overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 stolen=0");
     }
 
     @Test
@@ -185,6 +185,56 @@ class CheckerTest {
         assertThat(check().perCounter()).containsEntry("cross_user", 1);
     }
 
+    @Test
+    void flagsALeaseTakenFromAHolderThatRenewedLessThanATtlBefore() {
+        grantBegan(100, 1, 11);
+        renew(1_100, 1, 11);                 // the holder is alive and renewing ...
+        takeOver(1_400, 2, 13, 1, 11);       // ... and 300 ms later another process took the key (a btime step)
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("stolen", 1);
+        assertThat(r.violations().get(0).what()).contains("epoch 1 was taken over").contains("300 ms after its live holder");
+        assertThat(r.summaryLine()).endsWith("stolen=1");
+    }
+
+    @Test
+    void aTakeoverOneTtlAfterTheLastHeartbeatOrOfAKilledHolderIsNotStolen() {
+        grantBegan(100, 1, 11);
+        renew(1_100, 1, 11);
+        takeOver(4_100, 2, 13, 1, 11);       // 3 s (one TTL) after the renewal began: the holder went silent
+        grantBegan(5_000, 3, 14);
+        kill(5_200, 14);                     // killed: provably dead at once
+        takeOver(5_300, 4, 15, 3, 14);
+        renew(5_400, 4, 15);
+        takeOver(5_500, 5, 15, 4, 15);       // its own orphan, taken back
+        grantBegan(6_000, 6, 16);
+        renew(6_100, 6, 16);                 // its last sign of life ...
+        event("agent-exit", 6_900, 1).put("victim", 16);   // ... then it exited on its own (a crash)
+        takeOver(6_300, 7, 17, 6, 16);
+        assertThat(check().perCounter()).containsEntry("stolen", 0);
+    }
+
+    @Test
+    void aJoinAfterTheBoundIsStuckUnlessAProcessOfTheDeviceWasStoppedMeanwhile() {
+        grant(100, 1, 11);
+        kill(200, 11);
+        joinedElsewhere(3_500, 1);           // 3.3 s after the kill, TTL 3 s: stuck
+        grant(3_600, 2, 12);
+        assertThat(check().perCounter()).containsEntry("stuck", 1);
+
+        events.clear();
+        grant(100, 1, 11);
+        kill(200, 11);
+        ObjectNode pause = event("pause", 250, 1);   // the device's database host was stopped ...
+        pause.remove("key");
+        pause.put("victim", 13);
+        joinedElsewhere(3_500, 1);           // ... so every call of the device waited
+        ObjectNode resume = event("resume", 3_450, 1);
+        resume.remove("key");
+        resume.put("victim", 13);
+        grant(3_600, 2, 12);
+        assertThat(check().perCounter()).containsEntry("stuck", 0);
+    }
+
     // ---- history building -----------------------------------------------------------------------
 
     private ChaosReport check() {
@@ -208,6 +258,23 @@ class CheckerTest {
 
     private void grant(long atMs, long epoch, long pid) {
         event("grant", atMs, pid).put("epoch", epoch);
+    }
+
+    private static String owner(long pid) {
+        return "vm:pidns1/" + pid + "/1@" + "0".repeat(32) + "@1/a" + pid;
+    }
+
+    private void grantBegan(long atMs, long epoch, long pid) {
+        event("grant", atMs, pid).put("epoch", epoch).put("began", (atMs - 5) * MS).put("owner", owner(pid));
+    }
+
+    private void renew(long beganMs, long epoch, long pid) {
+        event("renew", beganMs + 5, pid).put("epoch", epoch).put("began", beganMs * MS).put("owner", owner(pid));
+    }
+
+    private void takeOver(long atMs, long epoch, long pid, long fromEpoch, long fromPid) {
+        event("grant", atMs, pid).put("epoch", epoch).put("began", (atMs - 5) * MS).put("owner", owner(pid))
+                .put("tookOverEpoch", fromEpoch).put("tookOverOwner", owner(fromPid));
     }
 
     private void release(long atMs, long epoch, long pid) {

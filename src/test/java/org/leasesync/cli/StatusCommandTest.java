@@ -52,6 +52,23 @@ class StatusCommandTest {
         assertThat(Files.exists(dir)).isFalse();
     }
 
+    /** A holder whose clock runs 3 h ahead: its expiry is not shown as "in 3 h" (issue 12, kind 1). */
+    @Test
+    void statusDoesNotCompareAHolderClockHoursAheadWithItsOwn() throws Exception {
+        Path dir = tmp.resolve("skewed");
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            TimeSource ahead = TimeSource.system(java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(3)));
+            new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(), Duration.ofSeconds(60), ahead,
+                    OwnerLiveness.neverProvable()).tryAcquire(TaskKey.of("alice", "course_sync")).orElseThrow();
+        }
+        JsonNode lease = new ObjectMapper().readTree(run("status", "--json", "--data-dir", dir.toString()).out())
+                .get("leases").get(0);
+        assertThat(lease.get("state").asText()).isEqualTo("held");
+        assertThat(lease.get("expiresInMillis").isNull()).as(lease.toString()).isTrue();
+        assertThat(run("status", "--data-dir", dir.toString()).out())
+                .contains("unknown: renewed").contains("by the holder's clock");
+    }
+
     @Test
     void statusShowsLeasesRunsAndCheckpointsOfAPopulatedDirectory() throws Exception {
         Path dir = tmp.resolve("data");

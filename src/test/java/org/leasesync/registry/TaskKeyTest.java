@@ -62,7 +62,7 @@ class TaskKeyTest {
         assertThat(o.pid()).isEqualTo(ProcessHandle.current().pid());
         assertThat(OwnerId.forCurrentProcess()).isNotEqualTo(o);
         assertThatThrownBy(() -> OwnerId.parse("host/abc/1/ff")).hasMessageContaining("non-numeric");
-        assertThatThrownBy(() -> OwnerId.parse("nonsense")).hasMessageContaining("host/pid/processStartMillis/nonce");
+        assertThatThrownBy(() -> OwnerId.parse("nonsense")).hasMessageContaining("host/pid/start/nonce");
     }
 
     @Test

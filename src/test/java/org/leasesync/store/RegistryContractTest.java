@@ -18,8 +18,10 @@ import org.leasesync.registry.LeaseKey;
 import org.leasesync.registry.LeaseLoss;
 import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.LeaseRecord;
+import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.ProcessStart;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.Stage;
@@ -205,6 +207,103 @@ abstract class RegistryContractTest {
         assertThat(skewed.tryAcquire(KEY)).isPresent(); // a stopped renewing
     }
 
+    /**
+     * Issue 12, kind 1: the "same heartbeat for one TTL" observation starts when the observed row was
+     * read. An acquiring thread stalls between asking and reading (GC, SIGSTOP, a wait for a pooled
+     * connection) for more than half a TTL while the holder renews; it reads the renewed row, then asks
+     * again within the holder's renewal interval: the holder renewed half a TTL ago, so nothing may be
+     * taken. (Counting from before the stall, 0.6 + 0.5 TTL had "passed", and the key was taken.)
+     */
+    @Test
+    void theUnchangedHeartbeatIsCountedFromTheReadThatSawItNotFromBeforeAStall() {
+        HeldLease held = a.tryAcquire(KEY).orElseThrow();
+        AtomicInteger stalls = new AtomicInteger(1);
+        LeaseStore slow = new ForwardingLeaseStore(store.leases()) {
+            @Override
+            public Optional<LeaseRecord> read(LeaseKey key) {
+                if (stalls.getAndDecrement() > 0) {
+                    time.elapse(TTL.multipliedBy(6).dividedBy(10));   // the stall, on the monotonic clock too
+                    assertThat(a.renew(held)).isTrue();               // the holder renews meanwhile
+                }
+                return super.read(key);
+            }
+        };
+        TaskRegistry stalled = new TaskRegistry(slow, owner("5"), TTL, time, OwnerLiveness.neverProvable());
+        long renewedHeartbeat = a.lease(KEY).orElseThrow().heartbeat() + 1;
+        assertThat(stalled.tryAcquire(KEY)).isEmpty();
+        assertThat(stalls.get()).as("the stall happened inside tryAcquire").isZero();
+        assertThat(a.lease(KEY).orElseThrow().heartbeat()).isEqualTo(renewedHeartbeat);
+        time.elapse(TTL.dividedBy(2));
+        assertThat(stalled.tryAcquire(KEY)).as("taken half a TTL after the holder renewed").isEmpty();
+        assertThat(held.isValid()).isTrue();
+        assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
+        time.elapse(TTL.dividedBy(2));   // now a whole TTL since the read that saw the last renewal
+        assertThat(stalled.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    /** A lease store that forwards every call; tests override what they disturb. */
+    static class ForwardingLeaseStore implements LeaseStore {
+        private final LeaseStore d;
+
+        ForwardingLeaseStore(LeaseStore d) {
+            this.d = d;
+        }
+
+        @Override
+        public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now,
+                                              Optional<LeaseRecord> takeOver) {
+            return d.tryGrant(key, owner, ttl, now, takeOver);
+        }
+
+        @Override
+        public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
+            return d.grantIfFree(key, owner, ttl, now);
+        }
+
+        @Override
+        public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
+            return d.grantIfNew(key, owner, ttl, now);
+        }
+
+        @Override
+        public boolean renew(Fence fence, Duration ttl, java.time.Instant now) {
+            return d.renew(fence, ttl, now);
+        }
+
+        @Override
+        public boolean release(Fence fence, java.time.Instant now) {
+            return d.release(fence, now);
+        }
+
+        @Override
+        public Optional<LeaseRecord> read(LeaseKey key) {
+            return d.read(key);
+        }
+
+        @Override
+        public List<LeaseRecord> readAll() {
+            return d.readAll();
+        }
+    }
+
+    /**
+     * The last successful run is the one with the highest epoch, not the latest stored end time: a
+     * later run by a process whose clock runs 3 h behind (or after a clock step back) ends "earlier".
+     */
+    @Test
+    void theLastSuccessfulRunIsTheNewestEpochWhateverTheClocksOfItsWriters() {
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(first.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(first.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), time.now());
+        a.release(first);
+        time.jumpWall(Duration.ofHours(-3));
+        HeldLease second = b.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(second.fence(), "run-2", RunStatus.SUCCEEDED, Optional.empty(), time.now());
+        assertThat(store.runs().lastSucceeded(KEY).orElseThrow().runId()).isEqualTo("run-2");
+        assertThat(store.runs().lastRun(KEY).orElseThrow().runId()).isEqualTo("run-2");
+    }
+
     @Test
     void provablyDeadOwnerIsTakenOverAtOnce() {
         OwnerId ghost = new OwnerId("test-host", 999_999_999L, 1, "dead");
@@ -216,21 +315,32 @@ abstract class RegistryContractTest {
 
     @Test
     void processTableProvesAMissingProcessDeadButNotALiveOne() {
-        OwnerLiveness table = OwnerLiveness.processTable("this-host:pidns1");
+        String machine = OwnerId.localMachine();
+        assertThat(machine).contains(":pidns");
+        OwnerLiveness table = OwnerLiveness.processTable(machine);
         OwnerId self = OwnerId.forCurrentProcess();
-        OwnerId selfHere = new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis(), "aa");
-        assertThat(table.isProvablyDead(selfHere)).isFalse();
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isTrue();
-        assertThat(table.isProvablyDead(new OwnerId("other-host:pidns1", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
+        ProcessStart.SinceBoot start = (ProcessStart.SinceBoot) self.start();
+        assertThat(table.isProvablyDead(self)).isFalse();
+        long gone = Integer.MAX_VALUE - 7L;   // above pid_max: never a process
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, start, "bb"))).isTrue();
+        assertThat(table.isProvablyDead(new OwnerId("other-host:pidns1", gone, start, "bb"))).isFalse();
         // same host name, another pid namespace (a container or sandbox): its pids mean nothing here
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns2", Integer.MAX_VALUE - 7L, 5, "bb"))).isFalse();
-        // same pid, other start time: a recycled pid
-        assertThat(table.isProvablyDead(new OwnerId("this-host:pidns1", self.pid(), self.processStartMillis() - 60_000, "cc")))
-                .isTrue();
+        assertThat(table.isProvablyDead(new OwnerId(machine + "0", gone, start, "bb"))).isFalse();
+        // same pid, other start tick: a recycled pid
+        ProcessStart earlier = new ProcessStart.SinceBoot(start.ticks() - 100, start.bootId(), start.timeNamespace());
+        assertThat(table.isProvablyDead(new OwnerId(machine, self.pid(), earlier, "cc"))).isTrue();
+        // another boot (or another machine of the same name): not provable, whatever its pid
+        ProcessStart otherBoot = new ProcessStart.SinceBoot(start.ticks(), "0".repeat(32), start.timeNamespace());
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, otherBoot, "dd"))).isFalse();
+        // another time namespace: its ticks are offset, not comparable
+        ProcessStart otherTimeNs = new ProcessStart.SinceBoot(start.ticks(), start.bootId(), start.timeNamespace() + 1);
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, otherTimeNs, "ee"))).isFalse();
+        // the earlier form (start in epoch millis, derived from btime): never provable, even for a missing pid
+        assertThat(table.isProvablyDead(new OwnerId(machine, gone, 1_764_000_000_000L, "ff"))).isFalse();
+        assertThat(table.isProvablyDead(new OwnerId(machine, self.pid(), 1_764_000_000_000L, "ff"))).isFalse();
         // without a pid namespace in the machine string nothing is provable
-        assertThat(OwnerLiveness.processTable("this-host").isProvablyDead(new OwnerId("this-host", Integer.MAX_VALUE - 7L, 5, "bb")))
+        assertThat(OwnerLiveness.processTable("this-host").isProvablyDead(new OwnerId("this-host", gone, start, "bb")))
                 .isFalse();
-        assertThat(OwnerId.localMachine()).contains(":pidns");
     }
 
     @Test

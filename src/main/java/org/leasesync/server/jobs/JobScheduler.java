@@ -33,7 +33,11 @@ import org.slf4j.LoggerFactory;
  *       job's last completed occurrence and whether it has an unfinished run. An occurrence is a
  *       <em>slot</em>: the server clock's epoch milliseconds divided by the job's interval. A job is
  *       due when its current slot is later than its last completed one (missed slots coalesce into
- *       the current one), or when an unfinished run waits to be resumed.</li>
+ *       the current one), or when an unfinished run waits to be resumed. A last completed slot
+ *       <em>later</em> than this clock's current one — written by an instance whose clock runs
+ *       ahead, or this clock was stepped back — does not stop the job until this clock catches up
+ *       (hours): once that record has stayed unchanged for a whole interval on this instance's
+ *       monotonic clock, the next slot after it is due here (issue 12). Slots only ever go up.</li>
  *   <li>For a due job it asks {@code TaskRegistry.tryAcquire(job:NAME)} with this instance's
  *       {@link OwnerId}; a held key is left to its holder (it is taken over by the registry's rule
  *       only once the holder is provably dead, or unchanged for a whole TTL). A granted lease is
@@ -68,6 +72,8 @@ public final class JobScheduler implements AutoCloseable {
     private final ScheduledExecutorService heartbeat;
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final Map<String, Long> retryNotBeforeNanos = new ConcurrentHashMap<>();
+    /** Per job, a last completed slot later than this clock's, and when (monotonic) it was first seen. */
+    private final Map<String, long[]> aheadSince = new ConcurrentHashMap<>();
     private volatile boolean databaseFailing;
     private volatile java.util.function.Consumer<JobRunReport> finishedRuns = report -> { };
 
@@ -167,6 +173,7 @@ public final class JobScheduler implements AutoCloseable {
             Long slot = settings.interval(job.name()).map(d -> Math.floorDiv(nowMs, d.toMillis())).orElse(null);
             Long last = overview.lastCompletedSlots().get(job.name());
             boolean unfinished = overview.checkpointed().contains(job.name());
+            slot = catchUp(job, slot, last);
             boolean due = unfinished || slot != null && (last == null || last < slot);
             Long notBefore = retryNotBeforeNanos.get(job.name());
             if (!due || notBefore != null && time.monotonicNanos() - notBefore < 0) {
@@ -184,6 +191,29 @@ public final class JobScheduler implements AutoCloseable {
             databaseFailing = false;
             log.info("jobs: the scheduler works again");
         }
+    }
+
+    /**
+     * The slot to ask for: this clock's, or — when the last completed slot lies ahead of it and has
+     * not changed for a whole interval on the monotonic clock — the one after it. Neither a clock
+     * stepped back nor an instance whose clock runs hours ahead can stop a job for longer than one
+     * interval; instances never disagree about an occurrence, since completions only raise the slot.
+     */
+    private Long catchUp(Job<?> job, Long slot, Long last) {
+        if (slot == null || last == null || last <= slot) {
+            aheadSince.remove(job.name());
+            return slot;
+        }
+        long now = time.monotonicNanos();
+        long[] seen = aheadSince.compute(job.name(), (k, o) -> o != null && o[0] == last ? o : new long[] {last, now});
+        long intervalNanos = settings.interval(job.name()).orElseThrow().toNanos();
+        if (now - seen[1] < intervalNanos) {
+            return slot;
+        }
+        log.debug("job {}: slot {} recorded ahead of this clock's {} and unchanged for an interval; running slot {}",
+                job.name(), last, slot, last + 1);
+        aheadSince.put(job.name(), new long[] {last + 1, now});   // the next one is due an interval after this one
+        return last + 1;
     }
 
     private <P> void runScheduled(Job<P> job, Long slot) {

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.testing.ManualTime;
 import org.leasesync.store.SqlDialect;
 
 /**
@@ -58,7 +59,7 @@ abstract class JobSchedulerContract {
         db.close();
     }
 
-    JobScheduler scheduler(String instance, WallTime time, JobSettings settings, JobHooks hooks) {
+    JobScheduler scheduler(String instance, org.leasesync.registry.TimeSource time, JobSettings settings, JobHooks hooks) {
         OwnerId owner = new OwnerId("host-" + instance, 100 + schedulers.size(), 1, Integer.toHexString(0xa0 + schedulers.size()));
         JobScheduler s = new JobScheduler(db.db, StandardJobs.create(Duration.ofHours(24), settings, instance,
                 (c, id) -> false), settings, instance, owner, time, OwnerLiveness.neverProvable(), hooks);
@@ -122,6 +123,69 @@ abstract class JobSchedulerContract {
         assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("prune-audit deleted every old row").isZero();
         assertThat(db.count("SELECT COUNT(*) FROM job_checkpoints")).isZero();
         assertThat(db.count("SELECT COUNT(*) FROM lease WHERE owner_id IS NOT NULL")).as("all released").isZero();
+    }
+
+    /**
+     * Issue 12: a clock stepped back by hours (or a last occurrence recorded by an instance whose
+     * clock runs hours ahead) does not stop the jobs until this clock catches up: after one interval
+     * without a newer occurrence, the next one runs here, once per interval.
+     */
+    @Test
+    void aClockSteppedBackByHoursStillRunsEachJobOncePerInterval() throws Exception {
+        ManualTime time = new ManualTime(EPOCH_SLOT_1000);
+        JobScheduler s = scheduler("i0", time, JobSettings.defaults().withAllIntervals(INTERVAL).withBatchSize(2),
+                JobHooks.NONE);
+        s.tick();
+        assertThat(slotsRun()).allSatisfy((job, slots) -> assertThat(slots).containsExactly(1000L));
+        time.jumpWall(Duration.ofHours(-3));
+        s.tick();
+        time.elapse(INTERVAL.dividedBy(2));
+        s.tick();
+        assertThat(slotsRun()).as("within an interval of the step").allSatisfy((job, slots) -> assertThat(slots).hasSize(1));
+        time.elapse(INTERVAL.dividedBy(2));
+        s.tick();
+        time.elapse(INTERVAL);
+        s.tick();
+        s.tick();
+        assertThat(slotsRun()).hasSize(StandardJobs.NAMES.size())
+                .allSatisfy((job, slots) -> assertThat(slots).containsExactly(1000L, 1001L, 1002L));
+    }
+
+    /** Instance a's clock runs 3 h ahead; b's is right. While a runs the jobs b never doubles them; when a stops, b goes on. */
+    @Test
+    void anInstanceHoursBehindNeitherDoublesNorStopsTheJobsOfOneHoursAhead() throws Exception {
+        ManualTime behind = new ManualTime(EPOCH_SLOT_1000);
+        ManualTime ahead = new ManualTime(EPOCH_SLOT_1000.plus(Duration.ofHours(3)));
+        JobSettings settings = JobSettings.defaults().withAllIntervals(INTERVAL).withBatchSize(2);
+        JobScheduler a = scheduler("ahead", ahead, settings, JobHooks.NONE);
+        JobScheduler b = scheduler("behind", behind, settings, JobHooks.NONE);
+        for (int i = 0; i < 3; i++) {
+            a.tick();
+            b.tick();
+            ahead.elapse(INTERVAL);
+            behind.elapse(INTERVAL);
+        }
+        long first = 1000 + Duration.ofHours(3).dividedBy(INTERVAL);
+        assertThat(slotsRun()).allSatisfy((job, slots) -> assertThat(slots).containsExactly(first, first + 1, first + 2));
+        for (int i = 0; i < 4; i++) {   // a is gone
+            b.tick();
+            behind.elapse(INTERVAL.dividedBy(2));
+        }
+        assertThat(slotsRun()).as("b ran the occurrences after a's, one per interval")
+                .allSatisfy((job, slots) -> assertThat(slots).containsExactly(first, first + 1, first + 2, first + 3, first + 4));
+    }
+
+    /** Slots run per job, in run order. */
+    Map<String, List<Long>> slotsRun() throws Exception {
+        Map<String, List<Long>> m = new HashMap<>();
+        try (Connection c = db.pool.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT job_name, slot FROM job_runs WHERE run_trigger = 'schedule' ORDER BY run_id");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                m.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getLong(2));
+            }
+        }
+        return m;
     }
 
     @Test
