@@ -1,0 +1,43 @@
+package org.leasesync.registry;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The coordinator's listeners. Events are delivered on the thread that caused them; a listener that
+ * throws is logged and the others still get the event.
+ *
+ * <p>Thread-safe.
+ */
+final class RunEvents {
+
+    private static final System.Logger log = System.getLogger(RunEvents.class.getName());
+
+    private final List<Consumer<RunEvent>> listeners = new CopyOnWriteArrayList<>();
+
+    void add(Consumer<RunEvent> listener) {
+        listeners.add(Objects.requireNonNull(listener));
+    }
+
+    void remove(Consumer<RunEvent> listener) {
+        listeners.remove(listener);
+    }
+
+    /** Publishes the event a submit result announces (if any) and returns the result. */
+    SubmitResult publish(SubmitResult r) {
+        RunEvent.from(r).ifPresent(this::publish);
+        return r;
+    }
+
+    void publish(RunEvent e) {
+        for (Consumer<RunEvent> l : listeners) {
+            try {
+                l.accept(e);
+            } catch (RuntimeException ex) {
+                log.log(System.Logger.Level.WARNING, "run listener failed", ex);
+            }
+        }
+    }
+}
