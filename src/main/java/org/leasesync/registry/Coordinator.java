@@ -29,6 +29,9 @@ import java.util.function.Consumer;
 public final class Coordinator implements AutoCloseable {
 
     private static final System.Logger log = System.getLogger(Coordinator.class.getName());
+    /** Polls for the run record of a remote holder that has just been granted its lease (~2 s in all). */
+    private static final int STARTING_POLLS = 100;
+    private static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
 
     private final TaskRegistry registry;
     private final RunStore runs;
@@ -108,8 +111,16 @@ public final class Coordinator implements AutoCloseable {
                 }
             }
             Optional<HeldLease> lease = registry.tryAcquire(key);
-            if (lease.isEmpty()) {
-                return joinRemote(request);
+            for (int poll = 0; lease.isEmpty(); poll++) {
+                // Held by another process. Join its run once its run record exists; a holder between
+                // its grant and that record (milliseconds) is waited for, a bounded number of polls,
+                // so the join is recorded on the run; a holder that was finishing frees the key.
+                if (poll >= STARTING_POLLS || Thread.currentThread().isInterrupted()
+                        || runs.runningRun(key).isPresent()) {
+                    return joinRemote(request);
+                }
+                pause(STARTING_POLL_INTERVAL);
+                lease = registry.tryAcquire(key);
             }
             try {
                 return start(request, lease.get(), alsoMerged);
@@ -156,6 +167,15 @@ public final class Coordinator implements AutoCloseable {
         }
         run.view = run.view.withMerged(request.source());
         return events.publish(new SubmitResult.Joined(run.view, request.source()));
+    }
+
+    /** Sleeps between polls for a remote holder's run record; an interrupt ends the wait early. */
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private SubmitResult joinRemote(TriggerRequest request) {

@@ -3,6 +3,7 @@ package org.leasesync.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -118,5 +119,35 @@ class CoordinatorTest extends CoordinatorFixture {
         RunResult checked = await(c.submit(new TriggerRequest(KEY, TaskSource.MANUAL, false, true)));
         assertThat(checked.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.Started.class);
+    }
+
+    /** Regression (CI flake): a join that landed between the holder's grant and its run row showed "(starting)". */
+    @Test
+    void aTriggerBetweenAnotherProcesssGrantAndItsRunRecordJoinsThatRunAndIsRecordedOnIt() throws Exception {
+        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
+                OwnerLiveness.neverProvable());
+        HeldLease held = other.tryAcquire(KEY).orElseThrow();
+        Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
+        var joined = workers.submit(() -> c.submit(KEY, TaskSource.FOREGROUND));
+        Thread.sleep(150);   // the trigger is waiting for the holder's run record
+        assertThat(joined.isDone()).isFalse();
+        store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        assertThat(joined.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(SubmitResult.Joined.class,
+                j -> assertThat(j.running().runId()).isEqualTo("other-run"));
+        assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
+    }
+
+    @Test
+    void aTriggerWhileAnotherProcessReleasesItsFinishedRunStartsANewRunInsteadOfJoiningTheOldOne() throws Exception {
+        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
+                OwnerLiveness.neverProvable());
+        HeldLease held = other.tryAcquire(KEY).orElseThrow();
+        Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
+        var submitted = workers.submit(() -> c.submit(KEY, TaskSource.MANUAL));
+        Thread.sleep(150);
+        other.release(held);
+        RunResult r = await(submitted.get(10, TimeUnit.SECONDS));
+        assertThat(r.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(store.runs().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
     }
 }
