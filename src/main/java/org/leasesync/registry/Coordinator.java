@@ -37,27 +37,44 @@ public final class Coordinator implements AutoCloseable {
     private final RunStore runs;
     private final LeaseKeeper keeper;
     private final ActiveRuns active = new ActiveRuns();
-    private final RunEvents events = new RunEvents();
+    private final RunEvents events;
     private final RunStarter starter;
     private final RetryScheduler retries;
     private final RunLifecycle lifecycle;
     private volatile boolean closed;
 
     /**
+     * A coordinator whose fatal errors are only logged ({@link FatalErrorHandler#LOG_ONLY}).
+     *
      * @param workers runs the {@link TaskRunner}; one thread per concurrently running key is enough
      * @param retryScheduler schedules {@code retry} triggers after failures; null disables retries
      */
     public Coordinator(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers,
                        LeaseKeeper keeper, ScheduledExecutorService retryScheduler, RetryPolicy retryPolicy) {
+        this(registry, runs, runner, workers, keeper, retryScheduler, retryPolicy, FatalErrorHandler.LOG_ONLY);
+    }
+
+    /**
+     * @param workers runs the {@link TaskRunner}; one thread per concurrently running key is enough
+     * @param retryScheduler schedules {@code retry} triggers after failures; null disables retries
+     * @param fatal what the process does after a fatal error ({@link FatalErrorHandler#isFatal}) in a
+     *     run, a listener or a follow-up — called once the run that met it has ended and released its
+     *     lease
+     */
+    public Coordinator(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers,
+                       LeaseKeeper keeper, ScheduledExecutorService retryScheduler, RetryPolicy retryPolicy,
+                       FatalErrorHandler fatal) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.runs = Objects.requireNonNull(runs, "runs");
         this.keeper = Objects.requireNonNull(keeper, "keeper");
+        this.events = new RunEvents(Objects.requireNonNull(fatal, "fatal"));
         this.starter = new RunStarter(runs, registry.time());
         this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
                 key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
         this.lifecycle = new RunLifecycle(registry, runs, Objects.requireNonNull(runner, "runner"),
                 Objects.requireNonNull(workers, "workers"), keeper, active, events, retries, () -> closed,
-                (key, sources) -> submit(TriggerRequest.of(key, sources.get(0)), sources.subList(1, sources.size())));
+                (key, sources) -> submit(TriggerRequest.of(key, sources.get(0)), sources.subList(1, sources.size())),
+                fatal);
     }
 
     /** Adds a listener for run events. */
@@ -124,7 +141,9 @@ public final class Coordinator implements AutoCloseable {
             }
             try {
                 return start(request, lease.get(), alsoMerged);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Nothing was launched (launch itself never throws): free the key, or this process
+                // would keep a lease it no longer knows about until it expires.
                 RunLifecycle.releaseQuietly(registry, lease.get());
                 throw e;
             }
@@ -139,16 +158,8 @@ public final class Coordinator implements AutoCloseable {
         }
         retries.cancel(request.key());   // this run does what the scheduled retry would have done
         LocalRun run = starter.record(request, lease, alsoMerged, prepared);
-        active.add(run);
-        keeper.track(lease);
-        events.publish(new RunEvent(RunEvent.Kind.STARTED, run.key(), Optional.of(run.view),
-                Optional.of(request.source()), Optional.empty(), Optional.empty()));
-        log.log(System.Logger.Level.INFO, "run {0} started for {1} by {2} (epoch {3}{4})", run.runId, run.key(),
-                request.source().wireName(), lease.fence().epoch(),
-                run.recovery.map(r -> ", " + r.action().wireName()).orElse(""));
-        RunHandle handle = run.handle();
-        lifecycle.launch(run);
-        return new SubmitResult.Started(handle);
+        lifecycle.launch(run, request.source());   // never throws; a run that cannot start ends as failed
+        return new SubmitResult.Started(run.handle());
     }
 
     private SubmitResult joinLocal(LocalRun run, TriggerRequest request) {

@@ -79,8 +79,8 @@ final class RetryScheduler {
         if (!closed.getAsBoolean()) {
             try {
                 trigger.accept(key);
-            } catch (RuntimeException e) {
-                log.log(System.Logger.Level.WARNING, "retry trigger for {0} failed: {1}", key, e.getMessage());
+            } catch (RuntimeException | Error e) {
+                log.log(System.Logger.Level.WARNING, "retry trigger for {0} failed: {1}", key, e.toString());
             }
         }
     }

@@ -7,7 +7,9 @@ import java.util.function.Consumer;
 
 /**
  * The coordinator's listeners. Events are delivered on the thread that caused them; a listener that
- * throws is logged and the others still get the event.
+ * throws — an exception or an {@link Error} — is logged and the others still get the event, so a
+ * listener can never keep a run from ending or its key from being freed. A fatal error
+ * ({@link FatalErrorHandler#isFatal}) is also handed to the process's handler.
  *
  * <p>Thread-safe.
  */
@@ -16,6 +18,11 @@ final class RunEvents {
     private static final System.Logger log = System.getLogger(RunEvents.class.getName());
 
     private final List<Consumer<RunEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final FatalErrorHandler fatal;
+
+    RunEvents(FatalErrorHandler fatal) {
+        this.fatal = Objects.requireNonNull(fatal, "fatal");
+    }
 
     void add(Consumer<RunEvent> listener) {
         listeners.add(Objects.requireNonNull(listener));
@@ -35,8 +42,9 @@ final class RunEvents {
         for (Consumer<RunEvent> l : listeners) {
             try {
                 l.accept(e);
-            } catch (RuntimeException ex) {
-                log.log(System.Logger.Level.WARNING, "run listener failed", ex);
+            } catch (Throwable t) {
+                log.log(System.Logger.Level.WARNING, "run listener failed on " + e.kind() + " of " + e.key(), t);
+                FatalErrorHandler.report(fatal, t);
             }
         }
     }
