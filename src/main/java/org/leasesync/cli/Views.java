@@ -7,7 +7,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.TaskSource;
 
@@ -22,7 +21,7 @@ final class Views {
     record LeaseView(String key, String owner, long epoch, String state, String expiresAt, long expiresInMillis,
                      long heartbeat) {
         static LeaseView of(LeaseRecord r, Instant now) {
-            return new LeaseView(r.key().asString(), r.owner().map(OwnerId::asString).orElse(null), r.epoch(),
+            return new LeaseView(r.key().asString(), r.ownerText(), r.epoch(),
                     r.isHeld() ? "held" : "free", r.expiresAt().toString(),
                     r.isHeld() ? Duration.between(now, r.expiresAt()).toMillis() : 0, r.heartbeat());
         }

@@ -150,16 +150,42 @@ public final class Coordinator implements AutoCloseable {
         }
     }
 
-    private SubmitResult start(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
-        RunStarter.Prepared prepared = starter.prepare(request, lease);
-        if (prepared.answer().isPresent()) {
-            RunLifecycle.releaseQuietly(registry, lease);
-            return events.publish(prepared.answer().get());
+    private SubmitResult start(TriggerRequest request, HeldLease granted, List<TaskSource> alsoMerged) {
+        HeldLease lease = aboveRecordedRuns(request.key(), granted);
+        LocalRun run;
+        try {
+            RunStarter.Prepared prepared = starter.prepare(request, lease);
+            if (prepared.answer().isPresent()) {
+                RunLifecycle.releaseQuietly(registry, lease);
+                return events.publish(prepared.answer().get());
+            }
+            retries.cancel(request.key());   // this run does what the scheduled retry would have done
+            run = starter.record(request, lease, alsoMerged, prepared);
+        } catch (Throwable e) {
+            if (lease != granted) {
+                RunLifecycle.releaseQuietly(registry, lease);   // the caller only knows the granted one
+            }
+            throw e;
         }
-        retries.cancel(request.key());   // this run does what the scheduled retry would have done
-        LocalRun run = starter.record(request, lease, alsoMerged, prepared);
         lifecycle.launch(run, request.source());   // never throws; a run that cannot start ends as failed
         return new SubmitResult.Started(run.handle());
+    }
+
+    /**
+     * A grant whose epoch is not above every run already recorded for the key means the lease table
+     * went back in time (its row was reset, or the database partly restored): the run records of
+     * that higher epoch would otherwise stay "last" — a needs-attention among them blocking the key
+     * for good — and stay "running", never recovered. The epoch is raised above them first.
+     */
+    private HeldLease aboveRecordedRuns(TaskKey key, HeldLease lease) {
+        long recorded = runs.lastRun(key).map(RunRecord::epoch).orElse(0L);
+        if (recorded < lease.fence().epoch()) {
+            return lease;
+        }
+        log.log(System.Logger.Level.WARNING, "{0}: granted epoch {1}, but runs were recorded up to epoch {2} — the lease "
+                + "table went back in time; raising the epoch", key, lease.fence().epoch(), recorded);
+        return registry.raiseEpoch(lease, recorded + 1).orElseThrow(() -> new LeaseLostException(lease.fence(),
+                LeaseLoss.TAKEN_OVER, "the lease changed while its epoch was being raised"));
     }
 
     private SubmitResult joinLocal(LocalRun run, TriggerRequest request) {
@@ -199,7 +225,7 @@ public final class Coordinator implements AutoCloseable {
         }
         // Held, but no running record: the holder is between grant and insert, or finishing.
         LeaseRecord held = registry.lease(key).orElse(null);
-        String owner = held == null ? "unknown" : held.owner().map(OwnerId::asString).orElse("unknown");
+        String owner = held == null || held.ownerText() == null ? "unknown" : held.ownerText();
         RunView view = new RunView("(starting)", key, held == null ? 0 : held.epoch(), owner, request.source(),
                 List.of(), held == null ? now() : held.renewedAt(), Optional.empty(), "", false, false);
         return events.publish(new SubmitResult.Joined(view, request.source()));

@@ -111,7 +111,7 @@ final class RunLifecycle {
         if (run.lease.isCancelRequested()
                 && (outcome.status() == RunStatus.SUCCEEDED || outcome.status() == RunStatus.FAILED)) {
             outcome = RunOutcome.cancelled(run.cancelReason == null ? "cancelled" : run.cancelReason);
-        } else if (outcome.status() == RunStatus.FAILED && !run.lease.isValid()) {
+        } else if (outcome.status() == RunStatus.FAILED && outcome.epochAtLeast() == 0 && !run.lease.isValid()) {
             // The failure the run saw (typically a call that "timed out" while the process was
             // paused) is a symptom: the lease ran out or was taken over, and that is what to report.
             outcome = RunOutcome.failed("stopped: " + run.lease.lossReason().describe());
@@ -146,7 +146,13 @@ final class RunLifecycle {
                     logQuietly("run " + run.runId + " could not record its end", e);
                     fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(e) ? e : null;
                 }
-                Throwable releaseError = releaseQuietly(registry, run.lease);
+                HeldLease toRelease = run.lease;
+                if (outcome.epochAtLeast() > run.lease.fence().epoch()) {
+                    RaisedEpoch raised = raiseEpoch(run, outcome.epochAtLeast());
+                    outcome = raised.outcome();
+                    toRelease = raised.lease();
+                }
+                Throwable releaseError = releaseQuietly(registry, toRelease);
                 fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(releaseError) ? releaseError : null;
             } finally {
                 active.remove(run);
@@ -179,6 +185,34 @@ final class RunLifecycle {
                 FatalErrorHandler.report(fatal, e);
             }
         }
+    }
+
+    private record RaisedEpoch(RunOutcome outcome, HeldLease lease) { }
+
+    /**
+     * The server has seen a fencing token from this device at or above the run's epoch. If the lease
+     * row is still this run's (owner and epoch unchanged), no later run of this device exists: the
+     * lease table went back in time (a restored copy of the local database), and the epoch is raised
+     * so that the next run's fencing token is accepted. Otherwise another run took the key over.
+     */
+    private RaisedEpoch raiseEpoch(LocalRun run, long atLeast) {
+        long epoch = run.lease.fence().epoch();
+        try {
+            Optional<HeldLease> raised = registry.raiseEpoch(run.lease, atLeast);
+            if (raised.isPresent()) {
+                String why = "this device's lease epoch " + epoch + " for " + run.key() + " was behind the fencing "
+                        + "token the sync server has already seen from it (was the local database restored from an "
+                        + "older copy?); the epoch was raised to " + atLeast + ", so the next sync goes through";
+                log.log(System.Logger.Level.WARNING, "run {0}: {1}", run.runId, why);
+                return new RaisedEpoch(RunOutcome.failed(why), raised.get());
+            }
+        } catch (RuntimeException e) {
+            log.log(System.Logger.Level.WARNING, "run {0}: could not raise the epoch of {1}: {2}", run.runId, run.key(),
+                    e.getMessage());
+            return new RaisedEpoch(RunOutcome.failed("stopped: the sync server has seen a newer run of this key"),
+                    run.lease);
+        }
+        return new RaisedEpoch(RunOutcome.failed("stopped: " + LeaseLoss.TAKEN_OVER.describe()), run.lease);
     }
 
     /**

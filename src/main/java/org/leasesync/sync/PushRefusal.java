@@ -33,7 +33,10 @@ public record PushRefusal(Verdict verdict, int entryIndex) {
 
     /** What the push stage does with a refused batch. */
     public enum Verdict {
-        /** The run's lease is lost: stop. */
+        /**
+         * The server has seen a newer fencing token: another run took the key over, or this device's
+         * lease table went back in time ({@link NewerFencingTokenException}): stop.
+         */
         LEASE_LOST,
         /** Ask the server about the key, then go on (the request is still executing there). */
         QUERY,

@@ -8,8 +8,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.LeaseLoss;
-import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.RunContext;
 
 /**
@@ -138,7 +136,7 @@ final class PushStage {
         }
         PushRefusal verdict = PushRefusal.of(refusal, entries.size());
         switch (verdict.verdict()) {
-            case LEASE_LOST -> throw leaseTakenOver(ctx);
+            case LEASE_LOST -> throw new NewerFencingTokenException(ctx.lease().fence().epoch(), refusal);
             case NEEDS_ATTENTION -> throw new NeedsAttentionException("the server says idempotency key "
                     + batch.idempotencyKey() + " was used for a different request; the local push state is inconsistent",
                     refusal);
@@ -255,10 +253,5 @@ final class PushStage {
 
     private static boolean isInUse(RemoteException e) {
         return e.status() == 409 && "idempotency_key_in_use".equals(e.code());
-    }
-
-    static LeaseLostException leaseTakenOver(RunContext ctx) {
-        return new LeaseLostException(ctx.lease().fence(), LeaseLoss.TAKEN_OVER,
-                "the server has seen a newer fencing token for this key");
     }
 }

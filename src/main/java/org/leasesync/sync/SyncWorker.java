@@ -58,6 +58,9 @@ public final class SyncWorker implements TaskRunner {
             return RunOutcome.succeeded();
         } catch (NeedsAttentionException e) {
             return RunOutcome.needsAttention(e.getMessage());
+        } catch (NewerFencingTokenException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: run {1}: {2}", ctx.key(), ctx.runId(), e.getMessage());
+            return RunOutcome.behindServer("stopped: " + e.getMessage(), e.nextEpoch());
         } catch (RemoteException e) {
             log.log(System.Logger.Level.WARNING, "{0}: run {1} failed: {2}", ctx.key(), ctx.runId(), e.getMessage());
             return RunOutcome.failed(plain(e), e.retryAfterMillis());
@@ -82,7 +85,7 @@ public final class SyncWorker implements TaskRunner {
                 page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), epoch, ctx.runId());
             } catch (RemoteException e) {
                 if (isStaleFencingToken(e)) {
-                    throw PushStage.leaseTakenOver(ctx);
+                    throw new NewerFencingTokenException(ctx.lease().fence().epoch(), e);
                 }
                 boolean unknownCursor = e.kind() == RemoteException.Kind.HTTP && e.status() == 400
                         && "invalid_cursor".equals(e.code());

@@ -150,4 +150,52 @@ class CoordinatorTest extends CoordinatorFixture {
         assertThat(r.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(store.runs().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
     }
+
+    /**
+     * Issue 12, Kind 2: a lease table that went back in time (its row reset) granted epochs below the
+     * recorded runs; a needs-attention run of the higher epoch stayed "last" for good, so even a
+     * successful check-again never unblocked the key.
+     */
+    @Test
+    void aLeaseTableBehindTheRunRecordsRaisesTheEpochSoCheckAgainUnblocksTheKey() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        Coordinator c = coordinator("a", ctx -> calls.incrementAndGet() == 1
+                ? RunOutcome.needsAttention("a push was sent but its result could not be confirmed")
+                : RunOutcome.succeeded());
+        assertThat(await(c.submit(KEY, TaskSource.MANUAL)).status()).isEqualTo(RunStatus.NEEDS_ATTENTION);
+        store.database().query("reset", conn -> {
+            conn.createStatement().executeUpdate("UPDATE run SET epoch = 50");
+            return conn.createStatement().executeUpdate("DELETE FROM lease");
+        });
+        assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
+
+        SubmitResult checked = c.submit(new TriggerRequest(KEY, TaskSource.MANUAL, false, true));
+        assertThat(((SubmitResult.Started) checked).handle().epoch()).isEqualTo(51);
+        assertThat(await(checked).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(store.leases().read(KEY).orElseThrow().epoch()).isEqualTo(51);
+
+        SubmitResult next = c.submit(KEY, TaskSource.SCHEDULE);
+        assertThat(next).as("no longer blocked").isInstanceOf(SubmitResult.Started.class);
+        assertThat(((SubmitResult.Started) next).handle().epoch()).isEqualTo(52);
+        assertThat(await(next).status()).isEqualTo(RunStatus.SUCCEEDED);
+    }
+
+    /** A "running" record of a higher epoch than the lease table grants was never recovered: it is now. */
+    @Test
+    void aRunningRecordAboveTheGrantedEpochIsRecoveredInsteadOfStayingRunningForever() throws Exception {
+        crashedRunWithCheckpoint(KEY, "pulling", null);
+        store.database().query("reset", conn -> {
+            conn.createStatement().executeUpdate("UPDATE run SET epoch = 7");
+            conn.createStatement().executeUpdate("UPDATE checkpoint SET epoch = 7");
+            return conn.createStatement().executeUpdate("DELETE FROM lease");
+        });
+        Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
+        SubmitResult r = c.submit(KEY, TaskSource.SCHEDULE);
+        assertThat(((SubmitResult.Started) r).handle().epoch()).isEqualTo(8);
+        assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
+        RunRecord old = store.runs().run("crashed-alice").orElseThrow();
+        assertThat(old.status()).contains(RunStatus.FAILED);
+        assertThat(old.error().orElseThrow()).contains("interrupted");
+        assertThat(store.runs().runningRun(KEY)).isEmpty();
+    }
 }

@@ -201,6 +201,11 @@ class RunErrorTest extends CoordinatorFixture {
             }
 
             @Override
+            public boolean raiseEpoch(Fence fence, long newEpoch, java.time.Instant now) {
+                return store.leases().raiseEpoch(fence, newEpoch, now);
+            }
+
+            @Override
             public java.util.Optional<LeaseRecord> read(LeaseKey key) {
                 return store.leases().read(key);
             }
