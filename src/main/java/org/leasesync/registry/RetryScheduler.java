@@ -69,6 +69,8 @@ final class RetryScheduler {
         try {
             retryTimers.put(key, scheduler.schedule(() -> fire(key), delay.toMillis(), TimeUnit.MILLISECONDS));
         } catch (RuntimeException e) {
+            // Shut down (the app is closing): no retry will come, so none may be shown as due.
+            retryDue.remove(key);
             log.log(System.Logger.Level.DEBUG, "retry not scheduled: {0}", e.toString());
         }
     }

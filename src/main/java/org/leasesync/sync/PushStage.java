@@ -3,9 +3,11 @@ package org.leasesync.sync;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.RunContext;
@@ -76,20 +78,32 @@ final class PushStage {
             local.discardInFlight(ctx.fence(), ctx.runId());
             cp = Optional.empty();
         }
+        Set<String> sent = new HashSet<>();
         if (cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
-            pushed = pushed.plus(settleInFlight(ctx, cp.get()));
+            sent.addAll(cp.get().pushChangeIds());
+            pushed = pushed.plus(settleInFlight(ctx, cp.get(), sent));
         }
         while (true) {
             List<OutboxEntry> entries = local.pendingOutbox(ctx.key(), settings.pushBatchSize());
             if (entries.isEmpty()) {
                 return pushed;
             }
-            pushed = pushed.plus(send(ctx, entries));
+            List<String> ids = entries.stream().map(OutboxEntry::changeId).toList();
+            if (sent.containsAll(ids)) {
+                // Every one of them was sent in this run and the server answered without a result for
+                // it: they stay in the outbox, and the run ends instead of sending them for ever.
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "incomplete_answer", -1,
+                        "the sync server answered without a result for " + ids.size() + " change"
+                                + (ids.size() == 1 ? "" : "s") + "; they stay in the outbox",
+                        "push " + ctx.key() + ": no result for changes " + ids + " sent in this run", null);
+            }
+            pushed = pushed.plus(send(ctx, entries, sent));
         }
     }
 
     /** Sends {@code entries} as one new batch (new idempotency key) and settles the answer. */
-    private Pushed send(RunContext ctx, List<OutboxEntry> entries) throws InterruptedException {
+    private Pushed send(RunContext ctx, List<OutboxEntry> entries, Set<String> sent) throws InterruptedException {
+        entries.forEach(e -> sent.add(e.changeId()));
         PushBatch batch = new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
         local.beginPush(ctx.fence(), ctx.runId(), batch);
         ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"));
@@ -99,11 +113,11 @@ final class PushStage {
         } catch (RemoteException e) {
             answer = afterFailedSend(ctx, batch, e, ctx.time().now());
         }
-        return settle(ctx, batch, answer);
+        return settle(ctx, batch, answer, sent);
     }
 
     /** A batch recorded in flight by an earlier run: never resend before asking the server. */
-    private Pushed settleInFlight(RunContext ctx, Checkpoint cp) throws InterruptedException {
+    private Pushed settleInFlight(RunContext ctx, Checkpoint cp, Set<String> sent) throws InterruptedException {
         String key = cp.idempotencyKey().get();
         List<OutboxEntry> entries = local.outboxEntries(ctx.key(), cp.pushChangeIds());
         if (entries.size() != cp.pushChangeIds().size()) {
@@ -113,26 +127,29 @@ final class PushStage {
         PushBatch batch = new PushBatch(cp.pushBatchId().orElse(key), key, entries);
         log.log(System.Logger.Level.INFO, "{0}: settling push {1} left in flight by run {2}", ctx.key(), key, cp.runId());
         ctx.progress("checking an interrupted push");
-        return settle(ctx, batch, confirmByQuery(ctx, batch, cp.pushSentAt().orElse(cp.updatedAt())));
+        return settle(ctx, batch, confirmByQuery(ctx, batch, cp.pushSentAt().orElse(cp.updatedAt())), sent);
     }
 
-    private Pushed settle(RunContext ctx, PushBatch batch, Answer answer) throws InterruptedException {
+    private Pushed settle(RunContext ctx, PushBatch batch, Answer answer, Set<String> sent) throws InterruptedException {
         if (answer.response() != null) {
             local.confirmPush(ctx.fence(), ctx.runId(), batch, answer.response());
-            return new Pushed(batch.entries().size(), 0);
+            Set<String> answered = new HashSet<>();
+            answer.response().results().forEach(r -> answered.add(r.changeId()));
+            return new Pushed((int) batch.changeIds().stream().filter(answered::contains).count(), 0);
         }
-        return isolate(ctx, batch, answer.refusal());
+        return isolate(ctx, batch, answer.refusal(), sent);
     }
 
     /** The server refused {@code batch} (nothing was applied): find the entry it can never accept. */
-    private Pushed isolate(RunContext ctx, PushBatch batch, RemoteException refusal) throws InterruptedException {
+    private Pushed isolate(RunContext ctx, PushBatch batch, RemoteException refusal, Set<String> sent)
+            throws InterruptedException {
         List<OutboxEntry> entries = batch.entries();
         if (refusal instanceof UnsendableEntryException u) {
             int i = batch.changeIds().indexOf(u.changeId());
             if (i < 0) {
                 throw refusal;
             }
-            return rejectAndSendTheRest(ctx, entries, i, u.userMessage());
+            return rejectAndSendTheRest(ctx, entries, i, u.userMessage(), sent);
         }
         PushRefusal verdict = PushRefusal.of(refusal, entries.size());
         switch (verdict.verdict()) {
@@ -141,24 +158,25 @@ final class PushStage {
                     + batch.idempotencyKey() + " was used for a different request; the local push state is inconsistent",
                     refusal);
             case ENTRY -> {
-                return rejectAndSendTheRest(ctx, entries, verdict.entryIndex(), reason(refusal, entries.get(verdict.entryIndex())));
+                return rejectAndSendTheRest(ctx, entries, verdict.entryIndex(),
+                        reason(refusal, entries.get(verdict.entryIndex())), sent);
             }
             case SPLIT -> {
                 if (entries.size() == 1) {
-                    return rejectAndSendTheRest(ctx, entries, 0, reason(refusal, entries.get(0)));
+                    return rejectAndSendTheRest(ctx, entries, 0, reason(refusal, entries.get(0)), sent);
                 }
                 log.log(System.Logger.Level.INFO, "{0}: push {1} of {2} entries refused ({3}); sending it in halves "
                         + "to find the entry the server refuses", ctx.key(), batch.idempotencyKey(), entries.size(),
                         refusal.getMessage());
                 int half = entries.size() / 2;
-                return send(ctx, entries.subList(0, half)).plus(send(ctx, entries.subList(half, entries.size())));
+                return send(ctx, entries.subList(0, half), sent).plus(send(ctx, entries.subList(half, entries.size()), sent));
             }
             default -> throw refusal;   // not an entry's fault: the run fails; the batch stays recorded and is queried next run
         }
     }
 
-    private Pushed rejectAndSendTheRest(RunContext ctx, List<OutboxEntry> entries, int index, String reason)
-            throws InterruptedException {
+    private Pushed rejectAndSendTheRest(RunContext ctx, List<OutboxEntry> entries, int index, String reason,
+                                        Set<String> sent) throws InterruptedException {
         OutboxEntry bad = entries.get(index);
         log.log(System.Logger.Level.WARNING, "{0}: edit {1} of record {2} set aside as rejected: {3}", ctx.key(),
                 bad.changeId(), bad.recordId(), reason);
@@ -167,7 +185,7 @@ final class PushStage {
         List<OutboxEntry> rest = new ArrayList<>(entries);
         rest.remove(index);
         Pushed done = new Pushed(0, 1);
-        return rest.isEmpty() ? done : done.plus(send(ctx, rest));
+        return rest.isEmpty() ? done : done.plus(send(ctx, rest, sent));
     }
 
     /** The reason kept with a rejected entry: what the server said, and for 413 the entry's own size. */

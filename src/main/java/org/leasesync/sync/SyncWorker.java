@@ -74,9 +74,13 @@ public final class SyncWorker implements TaskRunner {
         return r == 0 ? text : text + "; " + r + " edit" + (r == 1 ? "" : "s") + " refused by the server, set aside";
     }
 
+    /** A server that keeps saying "more" without moving on would keep a run (and its key) forever. */
+    static final int MAX_EMPTY_PAGES_IN_A_ROW = 100;
+
     private void pull(RunContext ctx) {
         Optional<String> cursor = local.pullCursor(ctx.key());
         int total = 0;
+        int emptyInARow = 0;
         boolean resynced = false;
         while (true) {
             long epoch = ctx.fence().epoch();
@@ -103,10 +107,19 @@ public final class SyncWorker implements TaskRunner {
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
             ctx.progress("pulled " + total + " record" + (total == 1 ? "" : "s"));
-            cursor = Optional.of(page.nextCursor());
             if (!page.hasMore()) {
                 return;
             }
+            emptyInARow = page.records().isEmpty() ? emptyInARow + 1 : 0;
+            if (page.nextCursor().equals(cursor.orElse(null)) || emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+                // What was pulled is kept (its cursor is saved); the run ends instead of asking forever.
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "endless_pull", -1,
+                        "the sync server keeps answering that more changes follow without moving on",
+                        "pull " + ctx.key() + ": the server answered hasMore with cursor " + page.nextCursor()
+                                + (emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW ? " after " + emptyInARow + " empty pages"
+                                : ", the cursor it was asked for") + "; stopping the pull", null);
+            }
+            cursor = Optional.of(page.nextCursor());
         }
     }
 
