@@ -71,8 +71,8 @@ class RetrySchedulerTest extends CoordinatorFixture {
         r.onRunEnded(KEY, RunOutcome.failed("x"));          // third failure in a row: no retry
         assertThat(r.nextRetryAt(KEY)).isEmpty();
         r.onRunEnded(KEY, RunOutcome.succeeded());
-        r.onRunEnded(KEY, RunOutcome.failed("x"));          // counts from one again
-        assertThat(r.nextRetryAt(KEY)).isPresent();
+        r.onRunEnded(KEY, RunOutcome.failed("x"));          // counts from one again: a retry fires
+        // (not asserted through nextRetryAt: with a 1-2 ms delay the retry may already have fired)
         assertThat(threeFired.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fired).containsExactly(KEY, KEY, KEY);
     }
