@@ -1,7 +1,6 @@
 package org.leasesync.registry;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,8 +16,8 @@ import java.util.function.Consumer;
  * attention. At most one run per key runs at a time — within this process by a per-key monitor and
  * across processes by the lease (design.md invariant 1).
  *
- * <p>The parts: this class decides what a trigger gets; {@link RunStarter} recovers an unfinished
- * run and records the new one; {@link RunLifecycle} executes a run and ends it (record, release,
+ * <p>The parts: this class decides what a trigger gets; {@link RunJoiner} joins a running run, here
+ * or in another process; {@link RunStarter} recovers an unfinished run and records the new one; {@link RunLifecycle} executes a run and ends it (record, release,
  * follow-up); {@link RetryScheduler} schedules retries after failures; {@link ActiveRuns} holds the
  * local runs and the per-key monitors; {@link RunEvents} tells the listeners.
  *
@@ -29,9 +28,6 @@ import java.util.function.Consumer;
 public final class Coordinator implements AutoCloseable {
 
     private static final System.Logger log = System.getLogger(Coordinator.class.getName());
-    /** Polls for the run record of a remote holder that has just been granted its lease (~2 s in all). */
-    private static final int STARTING_POLLS = 100;
-    private static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
 
     private final TaskRegistry registry;
     private final RunStore runs;
@@ -41,6 +37,7 @@ public final class Coordinator implements AutoCloseable {
     private final RunStarter starter;
     private final RetryScheduler retries;
     private final RunLifecycle lifecycle;
+    private final RunJoiner joiner;
     private volatile boolean closed;
 
     /**
@@ -69,6 +66,7 @@ public final class Coordinator implements AutoCloseable {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
         this.events = new RunEvents(Objects.requireNonNull(fatal, "fatal"));
         this.starter = new RunStarter(runs, registry.time());
+        this.joiner = new RunJoiner(registry, runs, events);
         this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
                 key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
         this.lifecycle = new RunLifecycle(registry, runs, Objects.requireNonNull(runner, "runner"),
@@ -118,7 +116,7 @@ public final class Coordinator implements AutoCloseable {
         synchronized (active.lockFor(key)) {
             Optional<LocalRun> local = active.get(key);
             if (local.isPresent()) {
-                return joinLocal(local.get(), request);
+                return joiner.joinLocal(local.get(), request);
             }
             if (!request.checkAgain() && !request.discardUnconfirmed()) {
                 Optional<RunRecord> last = runs.lastRun(key);
@@ -128,16 +126,12 @@ public final class Coordinator implements AutoCloseable {
                 }
             }
             Optional<HeldLease> lease = registry.tryAcquire(key);
-            for (int poll = 0; lease.isEmpty(); poll++) {
-                // Held by another process. Join its run once its run record exists; a holder between
-                // its grant and that record (milliseconds) is waited for, a bounded number of polls,
-                // so the join is recorded on the run; a holder that was finishing frees the key.
-                if (poll >= STARTING_POLLS || Thread.currentThread().isInterrupted()
-                        || runs.runningRun(key).isPresent()) {
-                    return joinRemote(request);
+            if (lease.isEmpty()) {
+                RunJoiner.Acquired acquired = joiner.acquireOrJoinRemote(request);
+                if (acquired.lease().isEmpty()) {
+                    return acquired.joined();
                 }
-                pause(STARTING_POLL_INTERVAL);
-                lease = registry.tryAcquire(key);
+                lease = acquired.lease();
             }
             try {
                 return start(request, lease.get(), alsoMerged);
@@ -186,49 +180,6 @@ public final class Coordinator implements AutoCloseable {
                 + "table went back in time; raising the epoch", key, lease.fence().epoch(), recorded);
         return registry.raiseEpoch(lease, recorded + 1).orElseThrow(() -> new LeaseLostException(lease.fence(),
                 LeaseLoss.TAKEN_OVER, "the lease changed while its epoch was being raised"));
-    }
-
-    private SubmitResult joinLocal(LocalRun run, TriggerRequest request) {
-        runs.recordMergedTrigger(run.runId, request.source(), now());
-        if (run.followUpSources != null) {
-            run.followUpSources.add(request.source());
-            SubmitResult r = request.followUp()
-                    ? new SubmitResult.FollowUpQueued(run.view, request.source(), true)
-                    : new SubmitResult.Joined(run.view, request.source());
-            return events.publish(r);
-        }
-        if (request.followUp()) {
-            run.followUpSources = new ArrayList<>(List.of(request.source()));
-            run.view = run.view.withMerged(request.source()).withFollowUp(true);
-            return events.publish(new SubmitResult.FollowUpQueued(run.view, request.source(), false));
-        }
-        run.view = run.view.withMerged(request.source());
-        return events.publish(new SubmitResult.Joined(run.view, request.source()));
-    }
-
-    /** Sleeps between polls for a remote holder's run record; an interrupt ends the wait early. */
-    private static void pause(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private SubmitResult joinRemote(TriggerRequest request) {
-        TaskKey key = request.key();
-        Optional<RunRecord> running = runs.runningRun(key);
-        if (running.isPresent()) {
-            runs.recordMergedTrigger(running.get().runId(), request.source(), now());
-            RunView view = RunView.of(runs.run(running.get().runId()).orElse(running.get()));
-            return events.publish(new SubmitResult.Joined(view, request.source()));
-        }
-        // Held, but no running record: the holder is between grant and insert, or finishing.
-        LeaseRecord held = registry.lease(key).orElse(null);
-        String owner = held == null || held.ownerText() == null ? "unknown" : held.ownerText();
-        RunView view = new RunView("(starting)", key, held == null ? 0 : held.epoch(), owner, request.source(),
-                List.of(), held == null ? now() : held.renewedAt(), Optional.empty(), "", false, false);
-        return events.publish(new SubmitResult.Joined(view, request.source()));
     }
 
     /**
