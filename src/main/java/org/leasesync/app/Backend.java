@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.leasesync.cli.ClientConfig;
 import org.leasesync.cli.ClientRuntime;
+import org.leasesync.cli.ExitOnFatalError;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
@@ -88,9 +89,14 @@ public final class Backend implements AutoCloseable {
                     tokens.putAll(t);
                 }
             }
+            // A window runs all day: after an out-of-memory error it closes and exits instead of limping on.
+            ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()), store);
-            return new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()), store, ClientRuntime.Ports.NONE,
+                    onFatal);
+            Backend backend = new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
+            onFatal.closing(backend);
+            return backend;
         } catch (RuntimeException e) {
             if (embedded != null) {
                 embedded.close();

@@ -47,7 +47,7 @@ final class DataView extends VBox {
         outbox.getColumns().add(col("Record", r -> r.recordId(), 120));
         outbox.getColumns().add(col("State", r -> r.state(), 80));
         outbox.getColumns().add(col("Your version", r -> r.mine(), 320));
-        outbox.getColumns().add(col("Server's version (conflicts)", r -> r.theirs(), 320));
+        outbox.getColumns().add(col("Server's version (conflicts) / why refused", r -> r.theirs(), 320));
         outbox.getColumns().add(col("Made", r -> r.madeAt(), 80));
         outbox.setPlaceholder(new Label("No local edits waiting."));
         outbox.setPrefHeight(190);
@@ -56,7 +56,14 @@ final class DataView extends VBox {
         keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
         Button take = new Button("Take server's");
         take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
-        HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take);
+        Button discard = new Button("Discard");
+        discard.setId("outbox-discard");
+        discard.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.discard(r.changeId())));
+        Button again = new Button("Send again");
+        again.setId("outbox-send-again");
+        again.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.sendAgain(r.changeId())));
+        HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take,
+                new Label("   Selected refused edit:"), discard, again);
         conflictButtons.setAlignment(Pos.CENTER_LEFT);
 
         TextField id = new TextField();
@@ -89,6 +96,10 @@ final class DataView extends VBox {
 
     private static java.util.Optional<DataViewModel.OutboxRow> selectedConflict(TableView<DataViewModel.OutboxRow> t) {
         return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isConflict);
+    }
+
+    private static java.util.Optional<DataViewModel.OutboxRow> selectedSetAside(TableView<DataViewModel.OutboxRow> t) {
+        return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isSetAside);
     }
 
     static <S> TableColumn<S, Object> col(String title, java.util.function.Function<S, Object> value, double width) {

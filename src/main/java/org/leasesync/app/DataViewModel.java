@@ -31,12 +31,23 @@ public final class DataViewModel {
     /** A record row. */
     public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
 
-    /** An outbox row; {@code theirs} is set for conflicts. */
+    /**
+     * An outbox row; {@code theirs} is the server's version for conflicts and why the edit was set
+     * aside for rejected ones. Long contents are shortened for the table.
+     */
     public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
+
+        /** Set aside (refused by the server for good, or in an unknown state): Discard or Send again. */
+        public boolean isSetAside() {
+            return !isConflict() && !"pending".equals(state);
+        }
     }
+
+    /** Table cells show at most this many characters of a record's content. */
+    static final int SHOWN_CHARS = 300;
 
     private final JdbcLocalEdits edits;
     private final MainViewModel main;
@@ -91,18 +102,20 @@ public final class DataViewModel {
             var recs = edits.records(key);
             var items = edits.outbox(key);
             List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
-                    r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()),
-                    items.stream().anyMatch(i -> i.recordId().equals(r.id()))
-                            ? items.stream().anyMatch(i -> i.recordId().equals(r.id()) && i.isConflict()) ? "conflict" : "pending"
-                            : "")).toList();
-            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), i.state(),
-                    i.deleted() ? "(delete)" : i.payloadJson(), i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "",
+                    r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
+                    .toList();
+            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), shownState(i),
+                    i.deleted() ? "(delete)" : shorten(i.payloadJson()),
+                    i.isConflict() ? "v" + i.serverVersion() + " " + shorten(i.serverPayloadJson())
+                            : i.isSetAside() ? "Set aside: " + i.rejectedReason().orElse("its state is unknown") : "",
                     texts.time(i.createdAt()))).toList();
-            long pending = items.stream().filter(i -> !i.isConflict()).count();
-            long conflicts = items.size() - pending;
+            long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
+            long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
+            long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
             String text = recs.size() + " record" + (recs.size() == 1 ? "" : "s") + " · " + pending + " local edit"
                     + (pending == 1 ? "" : "s") + " waiting to be pushed" + (conflicts > 0 ? " · " + conflicts + " conflict"
-                    + (conflicts == 1 ? "" : "s") + " to resolve" : "");
+                    + (conflicts == 1 ? "" : "s") + " to resolve" : "") + (setAside > 0 ? " · " + setAside + " edit"
+                    + (setAside == 1 ? "" : "s") + " refused by the server" : "");
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
                     records.setAll(rows);
@@ -145,6 +158,59 @@ public final class DataViewModel {
             }
             load();
         });
+    }
+
+    /**
+     * Discards an edit the server refused for good (set aside): it is gone; the next sync brings the
+     * server's version of the record.
+     */
+    public void discard(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            boolean ok = edits.discardSetAside(key, changeId);
+            ui.execute(() -> message.set(ok ? "Discarded the refused edit." : "That edit is no longer set aside."));
+            load();
+        });
+    }
+
+    /** Queues an edit that was set aside again (once its cause is gone); the next sync pushes it. */
+    public void sendAgain(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            String text;
+            try {
+                text = edits.sendAgain(key, changeId) ? "Queued again; the next sync pushes it."
+                        : "That edit is no longer set aside.";
+            } catch (IllegalArgumentException e) {
+                text = e.getMessage();
+            }
+            String shown = text;
+            ui.execute(() -> message.set(shown));
+            load();
+        });
+    }
+
+    private static String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
+        List<JdbcLocalEdits.OutboxItem> mine = items.stream().filter(i -> i.recordId().equals(recordId)).toList();
+        if (mine.isEmpty()) {
+            return "";
+        }
+        if (mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
+            return "conflict";
+        }
+        return mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "pending" : "refused";
+    }
+
+    private static String shownState(JdbcLocalEdits.OutboxItem i) {
+        if (i.isPending() || i.isConflict()) {
+            return i.state();
+        }
+        return i.isRejected() ? "refused" : "unknown";
+    }
+
+    static String shorten(String text) {
+        return text == null || text.length() <= SHOWN_CHARS ? text
+                : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
     }
 
     /** Keeps the local edit of a conflict (it is rebased on the server's version and pushed again). */

@@ -17,7 +17,6 @@ import javafx.collections.ObservableList;
 import org.leasesync.cli.NamedThreads;
 import org.leasesync.registry.Coordinator;
 import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.Scope;
 import org.leasesync.registry.SubmitResult;
 import org.leasesync.registry.TaskKey;
@@ -129,7 +128,7 @@ public final class QaViewModel {
             List<LeaseRow> rows = new ArrayList<>();
             for (LeaseRecord l : registry.leases()) {
                 rows.add(new LeaseRow(l.key().asString(), l.isHeld() ? "held" : "free",
-                        l.owner().map(OwnerId::asString).orElse("—"), Long.toString(l.epoch()),
+                        l.isHeld() ? l.ownerText() : "—", Long.toString(l.epoch()),
                         !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> d.toSeconds() + " s")
                                 .orElse("? (stopped, or clocks disagree)")));
             }

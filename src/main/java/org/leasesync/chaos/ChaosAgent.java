@@ -78,10 +78,13 @@ final class ChaosAgent {
                 out.flush();
             }
         });
-        ClientRuntime rt = ClientRuntime.open(config, new ClientRuntime.Ports(
+        org.leasesync.cli.ExitOnFatalError onFatal = org.leasesync.cli.ExitOnFatalError.forThisProcess();
+        ClientRuntime rt = ClientRuntime.open(config, org.leasesync.store.LocalStore.openFile(config.dataDir(),
+                config.dbOpenTimeout()), new ClientRuntime.Ports(
                 leases -> new JournalingLeaseStore(leases, journal),
                 remote -> new JournalingRemote(remote, points),
-                local -> new JournalingLocalData(local, journal, points)));
+                local -> new JournalingLocalData(local, journal, points)), onFatal);
+        onFatal.closing(rt);
         ChaosAgent agent = new ChaosAgent(rt, journal, time, points, out);
         rt.coordinator().addListener(agent::journalRunEvent);
         ObjectNode ready = journal.event("agent-ready");

@@ -41,7 +41,7 @@ final class JournalingLeaseStore implements LeaseStore {
             e.put("owner", owner.asString());
             takeOver.ifPresent(t -> {
                 e.put("tookOverEpoch", t.epoch());
-                e.put("tookOverOwner", t.owner().map(OwnerId::asString).orElse(""));
+                e.put("tookOverOwner", t.ownerText() == null ? "" : t.ownerText());
             });
             journal.write(e);
         });
@@ -73,6 +73,21 @@ final class JournalingLeaseStore implements LeaseStore {
             journal.write(e);
         }
         return released;
+    }
+
+    @Override
+    public boolean raiseEpoch(Fence fence, long newEpoch, Instant now) {
+        boolean raised = delegate.raiseEpoch(fence, newEpoch, now);
+        if (raised) {
+            // The holder now holds the new epoch: for the checker, a grant of it to the same owner.
+            ObjectNode e = journal.event("grant");
+            e.put("key", fence.key().asString());
+            e.put("epoch", newEpoch);
+            e.put("owner", fence.owner().asString());
+            e.put("raisedFromEpoch", fence.epoch());
+            journal.write(e);
+        }
+        return raised;
     }
 
     @Override

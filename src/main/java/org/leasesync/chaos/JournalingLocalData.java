@@ -69,6 +69,11 @@ final class JournalingLocalData implements LocalData {
     }
 
     @Override
+    public boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason) {
+        return guarded(fence, runId, "reject-entry", () -> delegate.rejectEntry(fence, runId, entry, reason));
+    }
+
+    @Override
     public void markDone(Fence fence, String runId) {
         guarded(fence, runId, "mark-done", () -> {
             delegate.markDone(fence, runId);

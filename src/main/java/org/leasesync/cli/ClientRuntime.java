@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
 import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.FatalErrorHandler;
 import org.leasesync.registry.LeaseKeeper;
 import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
@@ -66,7 +67,7 @@ public final class ClientRuntime implements AutoCloseable {
         }
     }
 
-    private ClientRuntime(ClientConfig config, LocalStore store, Ports ports) {
+    private ClientRuntime(ClientConfig config, LocalStore store, Ports ports, FatalErrorHandler fatal) {
         this.config = config;
         this.store = store;
         this.tokens = new ConcurrentHashMap<>(config.tokens());
@@ -74,14 +75,14 @@ public final class ClientRuntime implements AutoCloseable {
         OwnerId owner = OwnerId.forCurrentProcess();
         this.registry = new TaskRegistry(ports.leases().apply(store.leases()), owner, config.leaseTtl(), config.time(),
                 OwnerLiveness.processTable(owner.host()));
-        this.keeper = new LeaseKeeper(registry);
+        this.keeper = new LeaseKeeper(registry, fatal);
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient();
         HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
-        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry());
+        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry(), fatal);
         keeper.start(timer);
     }
 
@@ -113,8 +114,18 @@ public final class ClientRuntime implements AutoCloseable {
 
     /** Like {@link #open(ClientConfig, LocalStore)}, with the sync worker's ports wrapped. */
     public static ClientRuntime open(ClientConfig config, LocalStore store, Ports ports) {
+        return open(config, store, ports, FatalErrorHandler.LOG_ONLY);
+    }
+
+    /**
+     * Like {@link #open(ClientConfig, LocalStore, Ports)}, with what the process does after a fatal
+     * error in a run or the heartbeat ({@link FatalErrorHandler#isFatal}): one-shot commands only
+     * report the failed run ({@link FatalErrorHandler#LOG_ONLY}); the window and the chaos agent
+     * exit ({@link ExitOnFatalError}).
+     */
+    public static ClientRuntime open(ClientConfig config, LocalStore store, Ports ports, FatalErrorHandler fatal) {
         try {
-            return new ClientRuntime(config, store, ports);
+            return new ClientRuntime(config, store, ports, fatal);
         } catch (RuntimeException e) {
             store.close();
             throw e;

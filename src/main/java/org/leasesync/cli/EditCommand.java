@@ -3,11 +3,18 @@ package org.leasesync.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PushLimits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -32,6 +39,10 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--payload", description = "The record's new content, a JSON object, e.g. '{\"title\":\"Algebra\",\"progress\":0.5}'.")
     String payload;
 
+    @Option(names = "--payload-file", paramLabel = "PATH",
+            description = "Read the record's new content (a JSON object) from this file; '-' reads standard input.")
+    String payloadFile;
+
     @Option(names = "--delete", description = "Delete the record instead.")
     boolean delete;
 
@@ -49,10 +60,42 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --id: " + e.getMessage());
         }
-        if (delete == (payload != null)) {
-            throw new IllegalArgumentException("give exactly one of --payload JSON or --delete");
+        int given = (payload != null ? 1 : 0) + (payloadFile != null ? 1 : 0) + (delete ? 1 : 0);
+        if (given != 1) {
+            throw new IllegalArgumentException("give exactly one of --payload JSON, --payload-file PATH or --delete");
         }
-        json = delete ? "{}" : normalize(payload);
+        if (delete) {
+            json = "{}";
+        } else if (payload != null) {
+            json = normalize(payload, "--payload");
+        } else {
+            json = normalize(readPayloadFile(payloadFile), "--payload-file " + payloadFile);
+        }
+        // Refused before the data directory is touched when it cannot fit whatever the record's
+        // version (the smallest base version makes the smallest push); the store checks it exactly.
+        PushLimits.checkFits(new OutboxEntry(0, "00000000-0000-0000-0000-000000000000", id, 0, delete, json,
+                java.time.Instant.EPOCH));
+    }
+
+    /** Files larger than this are refused unread: even pretty-printed, such an edit could never be pushed. */
+    static final long MAX_PAYLOAD_FILE_BYTES = 8 * PushLimits.MAX_BODY_BYTES;
+
+    /** Reads a payload file ('-' = standard input), at most {@link #MAX_PAYLOAD_FILE_BYTES}. */
+    static String readPayloadFile(String path) {
+        try (InputStream in = path.equals("-") ? System.in : Files.newInputStream(Path.of(path))) {
+            byte[] bytes = in.readNBytes((int) MAX_PAYLOAD_FILE_BYTES + 1);
+            if (bytes.length > MAX_PAYLOAD_FILE_BYTES) {
+                throw new IllegalArgumentException("--payload-file " + path + " is larger than "
+                        + MAX_PAYLOAD_FILE_BYTES / (1024 * 1024) + " MiB; the sync server accepts at most 5 MiB per push");
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IllegalArgumentException("--payload-file " + path + ": no such file");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IllegalArgumentException("--payload-file " + path + ": permission denied");
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException("--payload-file " + path + ": cannot read it (" + e.getMessage() + ")");
+        }
     }
 
     @Override
@@ -82,15 +125,18 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    static String normalize(String payload) {
+    static String normalize(String payload, String option) {
         try {
             JsonNode n = STRICT_JSON.readTree(payload);
             if (n == null || !n.isObject()) {
-                throw new IllegalArgumentException("--payload must be a JSON object like {\"title\":\"x\"}, got: " + payload);
+                String shown = payload.length() > 80 ? payload.substring(0, 80) + "…" : payload;
+                throw new IllegalArgumentException(option + " must be a JSON object like {\"title\":\"x\"}, got: " + shown);
             }
             return n.toString();
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("--payload is not valid JSON: " + e.getOriginalMessage());
+            throw new IllegalArgumentException(option + " is not valid JSON: " + e.getOriginalMessage()
+                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() + ")"));
         }
     }
 }

@@ -69,6 +69,7 @@ public final class RecordsCommand implements Callable<Integer> {
                 o.put("payload", i.payloadJson());
                 o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
                 o.put("serverPayload", i.isConflict() ? i.serverPayloadJson() : null);
+                o.put("rejectedReason", i.rejectedReason().orElse(null));
                 return o;
             }).toList());
             out.println(Json.write(m));
@@ -81,11 +82,15 @@ public final class RecordsCommand implements Callable<Integer> {
         t.print(out, "  (no records: sync this key first)");
         if (!outbox.isEmpty()) {
             out.println("outbox:");
-            Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts)");
-            outbox.forEach(i -> o.row(i.changeId(), i.recordId(), i.state(), Long.toString(i.baseVersion()),
+            Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts) / WHY SET ASIDE");
+            outbox.forEach(i -> o.row(i.changeId(), i.recordId(), OutboxCommand.state(i), Long.toString(i.baseVersion()),
                     i.deleted() ? "(delete)" : i.payloadJson(),
-                    i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "-"));
+                    i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson()
+                            : i.isSetAside() ? i.rejectedReason().orElse("(unknown state)") : "-"));
             o.print(out, "");
+            if (outbox.stream().anyMatch(JdbcLocalEdits.OutboxItem::isSetAside)) {
+                out.println("edits set aside are never pushed on their own: see `leasesync outbox list`");
+            }
         }
         return 0;
     }

@@ -126,11 +126,18 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 }
                 int code = report(out, rt, key, result);
                 removeHook(onCtrlC);
-                if (result.status() == RunStatus.SUCCEEDED) {
-                    long conflicts = rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count();
-                    if (conflicts > 0 && !json) {
+                if (result.status() == RunStatus.SUCCEEDED && !json) {
+                    var outbox = rt.edits().outbox(key);
+                    long conflicts = outbox.stream().filter(i -> i.isConflict()).count();
+                    if (conflicts > 0) {
                         out.println(conflicts + " local edit" + (conflicts == 1 ? "" : "s") + " of " + key
                                 + " conflict with newer server versions and wait for you: see `leasesync records`");
+                    }
+                    long setAside = outbox.stream().filter(i -> i.isSetAside()).count();
+                    if (setAside > 0) {
+                        out.println(setAside + " local edit" + (setAside == 1 ? " of " + key + " was" : "s of " + key
+                                + " were") + " refused by the sync server for good and set aside (the others were "
+                                + "pushed): see `leasesync outbox list`");
                     }
                 }
                 return code;
@@ -227,7 +234,19 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         String msg = result.message().orElse("");
         switch (result.status()) {
             case SUCCEEDED -> {
-                print(out, key, "succeeded", result.runId(), null, key + " synced (run " + result.runId() + ")");
+                if (json) {
+                    var outbox = rt.edits().outbox(key);
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("key", key.asString());
+                    m.put("result", "succeeded");
+                    m.put("runId", result.runId());
+                    m.put("message", null);
+                    m.put("conflicts", outbox.stream().filter(i -> i.isConflict()).count());
+                    m.put("setAside", outbox.stream().filter(i -> i.isSetAside()).count());
+                    out.println(Json.write(m));
+                } else {
+                    out.println(key + " synced (run " + result.runId() + ")");
+                }
                 return 0;
             }
             case NEEDS_ATTENTION -> {

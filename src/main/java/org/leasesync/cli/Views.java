@@ -7,7 +7,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.TaskSource;
 
@@ -28,7 +27,7 @@ final class Views {
     record LeaseView(String key, String owner, long epoch, String state, String expiresAt, Long expiresInMillis,
                      long heartbeat, String renewedAt) {
         static LeaseView of(LeaseRecord r, Instant now) {
-            return new LeaseView(r.key().asString(), r.owner().map(OwnerId::asString).orElse(null), r.epoch(),
+            return new LeaseView(r.key().asString(), r.ownerText(), r.epoch(),
                     r.isHeld() ? "held" : "free", r.expiresAt().toString(),
                     r.expiresInBy(now).map(Duration::toMillis).orElse(null), r.heartbeat(), r.renewedAt().toString());
         }

@@ -12,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * third of its TTL has passed since its last renewal (on the monotonic clock). A lease whose renewal finds it taken over, or whose local
  * validity ran out, fires its lease-lost signal.
  *
+ * <p>A renewal that throws — a database failure, or even an {@link Error} — is logged and leaves
+ * that lease to the next pass; it never ends the periodic renewal (a scheduled task that throws is
+ * never run again, which would let every lease of this process run out, pass after pass, for the
+ * rest of its life). A fatal error ({@link FatalErrorHandler#isFatal}) is also handed to the
+ * process's handler.
+ *
  * <p>Thread-safe. {@link #renewDue()} may be called directly (tests do, with a manual clock);
  * {@link #start(ScheduledExecutorService)} runs it periodically on an injected, named scheduler.
  */
@@ -21,10 +27,18 @@ public final class LeaseKeeper implements AutoCloseable {
 
     private final TaskRegistry registry;
     private final Set<HeldLease> tracked = ConcurrentHashMap.newKeySet();
+    private final FatalErrorHandler fatal;
     private volatile ScheduledFuture<?> task;
 
+    /** A keeper whose fatal errors are only logged. */
     public LeaseKeeper(TaskRegistry registry) {
+        this(registry, FatalErrorHandler.LOG_ONLY);
+    }
+
+    /** @param fatal told of a fatal error met while renewing */
+    public LeaseKeeper(TaskRegistry registry, FatalErrorHandler fatal) {
         this.registry = registry;
+        this.fatal = java.util.Objects.requireNonNull(fatal, "fatal");
     }
 
     /** Starts renewing periodically (every TTL/6, at least every 20 ms apart). */
@@ -76,6 +90,9 @@ public final class LeaseKeeper implements AutoCloseable {
                 }
             } catch (LeasesyncException e) {
                 log.log(System.Logger.Level.WARNING, "could not renew lease for {0}: {1}", lease.fence().key(), e.getMessage());
+            } catch (RuntimeException | Error e) {
+                log.log(System.Logger.Level.ERROR, "renewing the lease for " + lease.fence().key() + " failed", e);
+                FatalErrorHandler.report(fatal, e);
             }
         }
         return lostCount;
@@ -84,8 +101,13 @@ public final class LeaseKeeper implements AutoCloseable {
     private void renewDueQuietly() {
         try {
             renewDue();
-        } catch (RuntimeException e) {
-            log.log(System.Logger.Level.ERROR, "lease heartbeat failed", e);
+        } catch (Throwable e) {
+            try {
+                log.log(System.Logger.Level.ERROR, "lease heartbeat failed; it goes on at the next pass", e);
+            } catch (Throwable ignored) {
+                // out of memory while logging: still keep the heartbeat scheduled
+            }
+            FatalErrorHandler.report(fatal, e);
         }
     }
 

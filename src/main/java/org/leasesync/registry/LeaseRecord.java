@@ -12,7 +12,8 @@ import java.util.Optional;
  * <p>Immutable and thread-safe.
  *
  * @param key the lease key (a {@link TaskKey} or a {@link JobKey})
- * @param owner the holder, empty when the key is free (released)
+ * @param owner the holder, empty when the key is free (released) — and also when it is held by an
+ *     owner whose stored id cannot be read (a damaged row): then {@code ownerText} is present
  * @param epoch the fencing token of the latest grant (0 if never granted); increases by one per grant
  * @param heartbeat a counter incremented by every grant, renewal and release; an observer that sees
  *     it unchanged for a whole TTL on its own monotonic clock may take the key over
@@ -20,9 +21,10 @@ import java.util.Optional;
  * @param renewedAt wall-clock time of the last grant or renewal, by the holder's clock (display only)
  * @param expiresAt {@code renewedAt + ttl}, by the holder's clock (display only; never used to
  *     decide a takeover, since clocks jump and disagree)
+ * @param ownerText the stored owner id as it is, null when the key is free
  */
 public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
-                          Duration ttl, Instant renewedAt, Instant expiresAt) {
+                          Duration ttl, Instant renewedAt, Instant expiresAt, String ownerText) {
 
     public LeaseRecord {
         Objects.requireNonNull(key, "key");
@@ -30,11 +32,25 @@ public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, lon
         Objects.requireNonNull(ttl, "ttl");
         Objects.requireNonNull(renewedAt, "renewedAt");
         Objects.requireNonNull(expiresAt, "expiresAt");
+        if (owner.isPresent() && ownerText == null) {
+            ownerText = owner.get().asString();
+        }
     }
 
-    /** Whether someone holds the key (it was granted and not released). */
+    /** A row whose owner (if any) is readable. */
+    public LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat, Duration ttl,
+                       Instant renewedAt, Instant expiresAt) {
+        this(key, owner, epoch, heartbeat, ttl, renewedAt, expiresAt, owner.map(OwnerId::asString).orElse(null));
+    }
+
+    /** Whether someone holds the key (it was granted and not released) — also an owner whose id cannot be read. */
     public boolean isHeld() {
-        return owner.isPresent();
+        return ownerText != null;
+    }
+
+    /** Whether the key is held by an owner whose stored id cannot be read (a damaged row). */
+    public boolean hasUnreadableOwner() {
+        return ownerText != null && owner.isEmpty();
     }
 
     /**
@@ -74,8 +90,9 @@ public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, lon
         return Optional.of(left.isNegative() ? Duration.ZERO : left);
     }
 
-    /** The fence of the current holder. @throws IllegalStateException if the key is free */
+    /** The fence of the current holder. @throws IllegalStateException if the key is free or its owner unreadable */
     public Fence fence() {
-        return new Fence(key, owner.orElseThrow(() -> new IllegalStateException(key + " is not held")), epoch);
+        return new Fence(key, owner.orElseThrow(() -> new IllegalStateException(key + " is not held by a readable owner")),
+                epoch);
     }
 }

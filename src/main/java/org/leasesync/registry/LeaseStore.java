@@ -73,6 +73,17 @@ public interface LeaseStore {
      */
     boolean release(Fence fence, Instant now);
 
+    /**
+     * Raises the epoch of a held lease to {@code newEpoch} if {@code fence} is still current (owner
+     * and epoch unchanged): one conditional write, like a renewal (the heartbeat moves too). For a
+     * lease table that went back in time (a restored or partly reset database): the next grant then
+     * gets {@code newEpoch + 1}, above every epoch this key already used.
+     *
+     * @param newEpoch greater than {@code fence.epoch()}
+     * @return false if the lease is no longer held with this fence (nothing changed)
+     */
+    boolean raiseEpoch(Fence fence, long newEpoch, Instant now);
+
     /** The key's row, or empty if the key was never granted. */
     Optional<LeaseRecord> read(LeaseKey key);
 

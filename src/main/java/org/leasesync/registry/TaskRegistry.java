@@ -52,7 +52,7 @@ public final class TaskRegistry {
     /** The mark of a key being granted right now; never an epoch (epochs are &gt; 0). */
     private static final Long GRANTING = 0L;
 
-    private record Observation(OwnerId owner, long epoch, long heartbeat, long firstSeenNanos) { }
+    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
 
     /**
      * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
@@ -175,7 +175,7 @@ public final class TaskRegistry {
         if (granted.isEmpty()) {
             LeaseRecord t = current.get();
             log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
-                    + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
+                    + "the lease row changed or stayed locked meanwhile", key, t.ownerText(),
                     t.epoch());
         }
         return granted;
@@ -188,6 +188,14 @@ public final class TaskRegistry {
      *     (owner, epoch, heartbeat) is stamped with it
      */
     private boolean isStale(LeaseRecord held, long nowNanos) {
+        if (held.hasUnreadableOwner()) {
+            // A damaged row: nobody can prove its holder dead, and nobody renews under a text no
+            // process writes — so its heartbeat stays still and it is taken over after one TTL.
+            log.log(System.Logger.Level.WARNING, "{0}: the lease row names an owner that cannot be read (''{1}'', "
+                    + "epoch {2}); taking it over once its heartbeat has not changed for {3}", held.key(),
+                    held.ownerText(), held.epoch(), observationTtl(held));
+            return observedUnchanged(held, held.ownerText(), nowNanos);
+        }
         OwnerId holder = held.owner().orElseThrow();
         if (holder.equals(owner)) {
             // Ours: live if we hold it; otherwise an orphan of a grant whose answer we never got
@@ -204,11 +212,26 @@ public final class TaskRegistry {
             log.log(System.Logger.Level.DEBUG, "{0}: holder {1} on this machine is alive (or not provably dead)",
                     held.key(), holder.asString());
         }
+        return observedUnchanged(held, holder.asString(), nowNanos);
+    }
+
+    /** Records the observation; true once the same (owner, epoch, heartbeat) was seen for the holder's TTL. */
+    private boolean observedUnchanged(LeaseRecord held, String holder, long nowNanos) {
         Observation seen = observations.compute(held.key(), (k, o) ->
                 o != null && o.owner.equals(holder) && o.epoch == held.epoch() && o.heartbeat == held.heartbeat()
                         ? o
                         : new Observation(holder, held.epoch(), held.heartbeat(), nowNanos));
-        return nowNanos - seen.firstSeenNanos >= held.ttl().toNanos();
+        return nowNanos - seen.firstSeenNanos >= observationTtl(held).toNanos();
+    }
+
+    /**
+     * How long an unchanged heartbeat must be seen: the holder's TTL as stored — or, when the stored
+     * TTL is outside what any holder can be granted (100 ms..1 day: a damaged row), 1 day, the longest
+     * a live holder may go without renewing. Never shorter than a live holder's real TTL, never forever.
+     */
+    static Duration observationTtl(LeaseRecord held) {
+        Duration t = held.ttl();
+        return t.compareTo(Duration.ofMillis(100)) < 0 || t.compareTo(Duration.ofDays(1)) > 0 ? Duration.ofDays(1) : t;
     }
 
     /**
@@ -247,6 +270,32 @@ public final class TaskRegistry {
             held.remove(lease.fence().key(), lease.fence().epoch());
             lease.markLost(LeaseLoss.RELEASED);
         }
+    }
+
+    /**
+     * Raises the epoch of a lease this registry holds to {@code newEpoch}, if its fence is still
+     * current — for a lease table that went back in time, so that no epoch this key already used
+     * (in local run records, or as a fencing token the sync server has seen) is ever granted again.
+     * The old lease stops being valid (its lost signal fires with {@link LeaseLoss#RELEASED}); the
+     * returned one carries the new fence. Blocks on the store.
+     *
+     * @return the lease under the new epoch; empty if the fence was no longer current (nothing changed)
+     * @throws IllegalArgumentException if {@code newEpoch} is not above the lease's epoch
+     * @throws StoreException if the database fails
+     */
+    public Optional<HeldLease> raiseEpoch(HeldLease lease, long newEpoch) {
+        Fence old = lease.fence();
+        if (newEpoch <= old.epoch()) {
+            throw new IllegalArgumentException("the new epoch must be above " + old.epoch() + ", got " + newEpoch);
+        }
+        long start = time.monotonicNanos();
+        if (!store.raiseEpoch(old, newEpoch, time.now())) {
+            return Optional.empty();
+        }
+        log.log(System.Logger.Level.WARNING, "{0}: epoch raised from {1} to {2}", old.key(), old.epoch(), newEpoch);
+        held.put(old.key(), newEpoch);
+        lease.markLost(LeaseLoss.RELEASED);
+        return Optional.of(new HeldLease(new Fence(old.key(), old.owner(), newEpoch), lease.ttl(), time, start));
     }
 
     /** The key's lease row, if the key was ever granted. */

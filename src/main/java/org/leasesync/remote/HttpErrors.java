@@ -47,6 +47,7 @@ final class HttpErrors {
         return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, retryAfter,
                 plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
-                        + (message == null || message.isBlank() ? "" : ": " + message) + ")", null);
+                        + (message == null || message.isBlank() ? "" : ": " + message) + ")",
+                message == null ? "" : message, null);
     }
 }

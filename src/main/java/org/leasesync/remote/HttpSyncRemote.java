@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import org.leasesync.sync.PushStatus;
 import org.leasesync.sync.RemoteException;
 import org.leasesync.sync.RemoteRecord;
 import org.leasesync.sync.SyncRemote;
+import org.leasesync.sync.UnsendableEntryException;
 
 /**
  * The v1 protocol (docs/protocol.md) over OkHttp. One shared {@link OkHttpClient} (derived with
@@ -156,26 +158,7 @@ public final class HttpSyncRemote implements SyncRemote {
 
     @Override
     public PushResponse push(TaskKey key, PushBatch batch, long fencingToken, String runId) {
-        ObjectNode root = MAPPER.createObjectNode();
-        ArrayNode changes = root.putArray("changes");
-        try {
-            for (OutboxEntry e : batch.entries()) {
-                ObjectNode c = changes.addObject();
-                c.put("changeId", e.changeId());
-                c.put("id", e.recordId());
-                c.put("baseVersion", e.baseVersion());
-                c.put("deleted", e.deleted());
-                c.set("payload", MAPPER.readTree(e.payloadJson()));
-            }
-        } catch (IOException ex) {
-            throw new IllegalStateException("an outbox entry of " + key + " holds invalid JSON: " + ex.getMessage(), ex);
-        }
-        String json;
-        try {
-            json = MAPPER.writeValueAsString(root);
-        } catch (IOException ex) {
-            throw new IllegalStateException(ex);
-        }
+        String json = pushBody(batch);
         String what = "push " + batch.idempotencyKey();
         RequestBody content = RequestBody.create(json, JSON);
         JsonNode body = failover.call(what, (base, server, deadline) -> exchange.push(
@@ -192,6 +175,49 @@ public final class HttpSyncRemote implements SyncRemote {
             throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
                     "the server's answer to push " + batch.idempotencyKey() + " was unreadable (" + e.getMessage()
                             + "); it may have been applied", e);
+        }
+    }
+
+    /**
+     * The body of a push (docs/protocol.md §5): each entry's stored payload is written as it is (so
+     * its size is known when the edit is made, {@link org.leasesync.sync.PushLimits}) after checking
+     * that it is one JSON object.
+     *
+     * @throws UnsendableEntryException naming the first entry whose payload is not a JSON object
+     */
+    static String pushBody(PushBatch batch) {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode changes = root.putArray("changes");
+        for (OutboxEntry e : batch.entries()) {
+            checkPayload(e);
+            ObjectNode c = changes.addObject();
+            c.put("changeId", e.changeId());
+            c.put("id", e.recordId());
+            c.put("baseVersion", e.baseVersion());
+            c.put("deleted", e.deleted());
+            c.putRawValue("payload", new RawValue(e.payloadJson()));
+        }
+        try {
+            return MAPPER.writeValueAsString(root);
+        } catch (IOException ex) {
+            throw new IllegalStateException("could not write a push body: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static final ObjectMapper STRICT = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private static void checkPayload(OutboxEntry e) {
+        String problem;
+        try {
+            JsonNode n = STRICT.readTree(e.payloadJson());
+            problem = n != null && n.isObject() ? null : "its saved content is not a JSON object";
+        } catch (IOException ex) {
+            problem = "its saved content is not valid JSON (" + ex.getMessage().lines().findFirst().orElse("") + ")";
+        }
+        if (problem != null) {
+            throw new UnsendableEntryException(e.changeId(), "the edit of record '" + e.recordId()
+                    + "' cannot be sent: " + problem);
         }
     }
 

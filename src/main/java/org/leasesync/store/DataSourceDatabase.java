@@ -111,7 +111,8 @@ public final class DataSourceDatabase implements SqlDatabase {
                     committing = true;
                     c.commit();
                     return result;
-                } catch (SQLException | RuntimeException e) {
+                } catch (SQLException | RuntimeException | Error e) {
+                    // An Error too: the pool must never get back a connection with half a transaction.
                     rollbackQuietly(c);
                     throw e;
                 }

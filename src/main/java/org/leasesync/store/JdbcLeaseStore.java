@@ -46,7 +46,7 @@ import org.leasesync.registry.StoreException;
  * wrote. (H2 caches a {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} in the session and then
  * pays for invalidating its cached result on every later write of that session; the generated
  * keys of a plain {@code UPDATE} cost nothing of the kind: docs/benchmarks.md, issue 11.)
- * Renew and release are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
+ * Renew, release and raising the epoch are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
  *
  * <p>A grant that loses a race inside the database — a unique-key violation, a lock timeout, a
@@ -201,7 +201,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             long nowMs = bindGrant(ps, key, owner, ttl, now);
             if (takeOver.isPresent()) {
                 LeaseRecord seen = takeOver.get();
-                ps.setString(7, seen.owner().map(OwnerId::asString).orElse(""));
+                ps.setString(7, seen.ownerText() == null ? "" : seen.ownerText());   // as stored, also when unreadable
                 ps.setLong(8, seen.epoch());
                 ps.setLong(9, seen.heartbeat());
             }
@@ -288,6 +288,25 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     @Override
+    public boolean raiseEpoch(Fence fence, long newEpoch, Instant now) {
+        if (newEpoch <= fence.epoch()) {
+            throw new IllegalArgumentException("the new epoch must be above " + fence.epoch() + ", got " + newEpoch);
+        }
+        long nowMs = now.toEpochMilli();
+        return db.query("raise the epoch of " + fence.key(), c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE lease SET epoch = ?, heartbeat = heartbeat + 1, renewed_at_ms = ?,"
+                            + " expires_at_ms = ? + ttl_ms WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
+                ps.setLong(1, newEpoch);
+                ps.setLong(2, nowMs);
+                ps.setLong(3, nowMs);
+                bindFence(ps, 4, fence);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
     public Optional<LeaseRecord> read(LeaseKey key) {
         return db.query("read the lease for " + key, c -> readRow(c, key));
     }
@@ -322,19 +341,32 @@ public final class JdbcLeaseStore implements LeaseStore {
         ps.setLong(from + 2, fence.epoch());
     }
 
-    /** Maps a row; an unreadable row (corrupt key or owner text) raises a clear StoreException. */
+    /**
+     * Maps a row. An owner id that cannot be parsed (a damaged row) is kept as text: the key counts as
+     * held by an owner that can never be proven dead, so it is taken over like any silent holder —
+     * after its heartbeat stays unchanged for one TTL — instead of failing every grant of the key.
+     * A row whose key cannot be parsed raises a clear StoreException (it is no key's lease).
+     */
     private Optional<LeaseRecord> map(ResultSet rs) throws SQLException {
         String keyText = rs.getString(1);
         String ownerText = rs.getString(2);
+        LeaseKey key;
         try {
-            LeaseKey key = LeaseKey.parse(keyText);
-            Optional<OwnerId> owner = ownerText == null ? Optional.empty() : Optional.of(OwnerId.parse(ownerText));
-            return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4),
-                    Duration.ofMillis(rs.getLong(5)), Instant.ofEpochMilli(rs.getLong(7)),
-                    Instant.ofEpochMilli(rs.getLong(8))));
+            key = LeaseKey.parse(keyText);
         } catch (IllegalArgumentException e) {
             throw new StoreException("unreadable lease row '" + keyText + "' in " + db.description() + ": "
                     + e.getMessage());
         }
+        Optional<OwnerId> owner = Optional.empty();
+        if (ownerText != null) {
+            try {
+                owner = Optional.of(OwnerId.parse(ownerText));
+            } catch (IllegalArgumentException e) {
+                owner = Optional.empty();   // unreadable: ownerText still says the key is held
+            }
+        }
+        return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4),
+                Duration.ofMillis(rs.getLong(5)), Instant.ofEpochMilli(rs.getLong(7)),
+                Instant.ofEpochMilli(rs.getLong(8)), ownerText));
     }
 }

@@ -19,6 +19,7 @@ import org.leasesync.sync.LocalData;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;
+import org.leasesync.sync.PushLimits;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.sync.PushResult;
 import org.leasesync.sync.RemoteRecord;
@@ -32,8 +33,11 @@ import org.leasesync.sync.RemoteRecord;
  */
 public final class JdbcLocalData implements LocalData {
 
-    /** Push batches stay under about 1 MiB of payload text (the protocol refuses bodies over 5 MiB). */
-    static final int MAX_BATCH_PAYLOAD_CHARS = 1 << 20;
+    /**
+     * Push batches stay under about 1 MiB of body (the protocol refuses bodies over 5 MiB; a batch of
+     * one larger entry is sent alone).
+     */
+    static final long MAX_BATCH_BYTES = 1L << 20;
 
     private static final String OUTBOX_COLUMNS =
             "seq, change_id, record_id, base_version, deleted, payload, created_at_ms";
@@ -54,13 +58,16 @@ public final class JdbcLocalData implements LocalData {
             // Only the oldest unconfirmed edit of each record is eligible: a later edit of the same
             // record waits until the earlier one is applied (then it is rebased on the version that
             // produced) or resolved, so it can never slip past a conflict by a coincidental version.
+            // A rejected edit was never applied, so the next edit of its record (based on the same
+            // server version) goes ahead.
             try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
                     + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
                     + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-                    + " AND p.record_id = o.record_id AND p.seq < o.seq) ORDER BY seq FETCH FIRST ? ROWS ONLY")) {
+                    + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
+                    + " ORDER BY seq FETCH FIRST ? ROWS ONLY")) {
                 bindKey(ps, 1, key);
                 ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
-                return withinBytes(readEntries(ps), MAX_BATCH_PAYLOAD_CHARS);
+                return withinBytes(readEntries(ps), MAX_BATCH_BYTES);
             }
         });
     }
@@ -133,6 +140,29 @@ public final class JdbcLocalData implements LocalData {
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
+    }
+
+    @Override
+    public boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason) {
+        return guard.inTransaction(fence, "set aside rejected edit " + entry.changeId() + " of " + fence.taskKey(), c -> {
+            boolean changed;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'rejected', rejected_reason = ?,"
+                    + " rejected_at_ms = ? WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'pending'")) {
+                ps.setString(1, clip(reason));
+                ps.setLong(2, time.now().toEpochMilli());
+                bindKey(ps, 3, fence.taskKey());
+                ps.setString(5, entry.changeId());
+                changed = ps.executeUpdate() == 1;
+            }
+            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
+            return changed;
+        });
+    }
+
+    /** Reasons are kept to the column's 2,000 characters. */
+    static String clip(String s) {
+        return s.length() <= 2000 ? s : s.substring(0, 1999) + "…";
     }
 
     @Override
@@ -324,16 +354,15 @@ public final class JdbcLocalData implements LocalData {
         }
     }
 
-    /** The longest prefix of {@code entries} whose payloads fit in {@code maxChars} (at least one entry). */
-    static List<OutboxEntry> withinBytes(List<OutboxEntry> entries, int maxChars) {
+    /** The longest prefix of {@code entries} whose push body stays within {@code maxBytes} (at least one entry). */
+    static List<OutboxEntry> withinBytes(List<OutboxEntry> entries, long maxBytes) {
         List<OutboxEntry> out = new ArrayList<>();
-        long total = 0;
         for (OutboxEntry e : entries) {
-            total += e.payloadJson().length() + e.recordId().length() + 120;
-            if (!out.isEmpty() && total > maxChars) {
+            out.add(e);
+            if (out.size() > 1 && PushLimits.batchBytes(out) > maxBytes) {
+                out.remove(out.size() - 1);
                 break;
             }
-            out.add(e);
         }
         return out;
     }

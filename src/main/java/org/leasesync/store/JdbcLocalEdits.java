@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TimeSource;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PushLimits;
 
 /**
  * The user's side of the local data: reading records, making edits (which go to the outbox),
@@ -25,15 +27,36 @@ public final class JdbcLocalEdits {
     /**
      * An outbox entry as shown to the user.
      *
-     * @param state {@code pending} or {@code conflict}
+     * @param state {@code pending}, {@code conflict} or {@code rejected} (or, in a damaged database,
+     *     any other text, shown as it is)
      * @param serverVersion for conflicts: the server's version
      * @param serverPayloadJson for conflicts: the server's payload
+     * @param rejectedReason for rejected entries: why the server refuses it (or why it cannot be sent)
+     * @param rejectedAt for rejected entries: when it was set aside
      */
     public record OutboxItem(long seq, String changeId, String recordId, long baseVersion, boolean deleted,
                              String payloadJson, Instant createdAt, String state, long serverVersion,
-                             String serverPayloadJson) {
+                             String serverPayloadJson, Optional<String> rejectedReason, Optional<Instant> rejectedAt) {
         public boolean isConflict() {
             return "conflict".equals(state);
+        }
+
+        /** Waiting to be pushed. */
+        public boolean isPending() {
+            return "pending".equals(state);
+        }
+
+        /** Set aside: refused by the server for good (or not sendable); waits for the user. */
+        public boolean isRejected() {
+            return "rejected".equals(state);
+        }
+
+        /**
+         * Set aside for the user to decide: rejected, or in a state this version does not know
+         * (a damaged row, which would otherwise hold back later edits of its record forever).
+         */
+        public boolean isSetAside() {
+            return !isPending() && !isConflict();
         }
     }
 
@@ -50,8 +73,10 @@ public final class JdbcLocalEdits {
      * record whose earlier edit is still unconfirmed is pushed only after that one is applied (and is
      * rebased on the version it produced) or resolved — never past a conflict.
      *
-     * @param payloadJson a JSON object as text (validated by the caller)
+     * @param payloadJson a JSON object as text (validated by the caller); pushed as it is
      * @return the new entry's change id
+     * @throws IllegalArgumentException naming the record, if its id is invalid or if a push of the
+     *     edit alone would exceed the protocol's 5 MiB ({@link PushLimits#checkFits}); nothing is saved
      */
     public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
         validateRecordId(recordId);
@@ -60,6 +85,9 @@ public final class JdbcLocalEdits {
             // The version this edit was made on. If an earlier edit of the record is still unconfirmed,
             // this one waits behind it and is rebased on the version that edit produces once applied.
             long base = localVersion(c, key, recordId);
+            // An edit that can never be pushed is refused now, with the limit, instead of waiting
+            // in the outbox for a push the server will always refuse.
+            PushLimits.checkFits(new OutboxEntry(0, changeId, recordId, base, deleted, payloadJson, time.now()));
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (user_id, scope, change_id, record_id,"
                     + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')")) {
                 JdbcLocalData.bindKey(ps, 1, key);
@@ -125,14 +153,17 @@ public final class JdbcLocalEdits {
         return db.query("read the outbox of " + key, c -> {
             List<OutboxItem> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT seq, change_id, record_id, base_version, deleted,"
-                    + " payload, created_at_ms, state, server_version, server_payload FROM outbox"
-                    + " WHERE user_id = ? AND scope = ? ORDER BY seq")) {
+                    + " payload, created_at_ms, state, server_version, server_payload, rejected_reason, rejected_at_ms"
+                    + " FROM outbox WHERE user_id = ? AND scope = ? ORDER BY seq")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
+                        long rejectedAt = rs.getLong(12);
+                        boolean noRejectedAt = rs.wasNull();
                         out.add(new OutboxItem(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
                                 rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8),
-                                rs.getLong(9), rs.getString(10)));
+                                rs.getLong(9), rs.getString(10), Optional.ofNullable(rs.getString(11)),
+                                noRejectedAt ? Optional.empty() : Optional.of(Instant.ofEpochMilli(rejectedAt))));
                     }
                 }
             }
@@ -142,7 +173,55 @@ public final class JdbcLocalEdits {
 
     /** How many of the key's entries wait to be pushed. */
     public int pendingCount(TaskKey key) {
-        return (int) outbox(key).stream().filter(i -> !i.isConflict()).count();
+        return (int) outbox(key).stream().filter(OutboxItem::isPending).count();
+    }
+
+    /**
+     * Discards an entry that was set aside ({@link OutboxItem#isSetAside}: rejected by the server, or
+     * in a state this version does not know). The edit is gone for good; the next sync brings the
+     * server's version of the record. Pending entries and conflicts are not touched here (conflicts:
+     * {@link #takeTheirs}).
+     *
+     * @return false if the key has no such set-aside entry (nothing changed)
+     */
+    public boolean discardSetAside(TaskKey key, String changeId) {
+        return db.transaction("discard set-aside edit " + changeId + " of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox WHERE user_id = ? AND scope = ?"
+                    + " AND change_id = ? AND state NOT IN ('pending', 'conflict')")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, changeId);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Queues an entry that was set aside again, unchanged (its base version is kept: if the record
+     * changed meanwhile, the push reports a conflict). For when the cause is gone — a server that
+     * accepts larger requests now, a fixed server.
+     *
+     * @return false if the key has no such set-aside entry (nothing changed)
+     * @throws IllegalArgumentException if the edit can never fit in a push ({@link PushLimits#checkFits});
+     *     it stays set aside
+     */
+    public boolean sendAgain(TaskKey key, String changeId) {
+        Optional<OutboxItem> item = outbox(key).stream()
+                .filter(i -> i.changeId().equals(changeId) && i.isSetAside()).findFirst();
+        if (item.isEmpty()) {
+            return false;
+        }
+        OutboxItem i = item.get();
+        PushLimits.checkFits(new OutboxEntry(i.seq(), i.changeId(), i.recordId(), i.baseVersion(), i.deleted(),
+                i.payloadJson(), i.createdAt()));
+        return db.transaction("send set-aside edit " + changeId + " of " + key + " again", c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'pending', rejected_reason = NULL,"
+                    + " rejected_at_ms = NULL WHERE user_id = ? AND scope = ? AND change_id = ?"
+                    + " AND state NOT IN ('pending', 'conflict')")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                ps.setString(3, changeId);
+                return ps.executeUpdate() == 1;
+            }
+        });
     }
 
     /**

@@ -15,7 +15,12 @@ import org.leasesync.registry.TaskKey;
  */
 public interface LocalData {
 
-    /** The key's pending outbox entries (not in conflict), oldest first, at most {@code limit}. */
+    /**
+     * The key's pending outbox entries, oldest first, at most {@code limit}, and fewer when together
+     * they would make a push body of more than about 1 MiB (at least one entry). Only the oldest
+     * unconfirmed edit of each record is eligible; an entry in conflict holds back the later edits
+     * of its record, a rejected one does not.
+     */
     List<OutboxEntry> pendingOutbox(TaskKey key, int limit);
 
     /** Pending entries by change id, in the given order; missing ids are left out. */
@@ -36,6 +41,16 @@ public interface LocalData {
      * checkpoint's in-flight batch is cleared. One transaction.
      */
     void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response);
+
+    /**
+     * Sets {@code entry} aside as rejected with {@code reason} (the server refuses it for good, or it
+     * cannot be sent at all): it stays in the outbox, shown to the user with the reason, until they
+     * discard it or send it again, and it no longer holds back the entries behind it. The checkpoint's
+     * in-flight batch is cleared (nothing of it was applied). One transaction.
+     *
+     * @return false if the entry was no longer pending (nothing changed but the checkpoint)
+     */
+    boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason);
 
     /** Moves the checkpoint to stage {@code done}. */
     void markDone(Fence fence, String runId);

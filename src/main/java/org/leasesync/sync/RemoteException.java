@@ -25,6 +25,7 @@ public class RemoteException extends LeasesyncException {
     private final String code;
     private final long retryAfterMillis;
     private final String userMessage;
+    private final String serverMessage;
 
     /**
      * @param userMessage short and plain, for the window and the CLI's one-line result
@@ -32,12 +33,28 @@ public class RemoteException extends LeasesyncException {
      */
     public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
                            Throwable cause) {
+        this(kind, status, code, retryAfterMillis, userMessage, message, "", cause);
+    }
+
+    /**
+     * @param userMessage short and plain, for the window and the CLI's one-line result
+     * @param message the technical detail (operation, status, server message), for logs
+     * @param serverMessage the {@code message} of the server's error body as sent, or empty
+     */
+    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
+                           String serverMessage, Throwable cause) {
         super(message, cause);
         this.kind = kind;
         this.status = status;
         this.code = code == null ? "" : code;
         this.retryAfterMillis = retryAfterMillis;
         this.userMessage = userMessage;
+        this.serverMessage = serverMessage == null ? "" : serverMessage;
+    }
+
+    /** The {@code message} of the server's error body (docs/protocol.md §3), or empty. */
+    public String serverMessage() {
+        return serverMessage;
     }
 
     /** A short, plain sentence for people, e.g. "the sync server is busy (HTTP 429)". */

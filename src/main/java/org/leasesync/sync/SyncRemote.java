@@ -26,6 +26,8 @@ public interface SyncRemote {
     /**
      * Sends a batch with its idempotency key and the run's fencing token.
      *
+     * @throws UnsendableEntryException before sending anything, when an entry's stored payload is not
+     *     a JSON object
      * @throws RemoteException {@link RemoteException.Kind#AMBIGUOUS} when the server may have applied it
      */
     PushResponse push(TaskKey key, PushBatch batch, long fencingToken, String runId);

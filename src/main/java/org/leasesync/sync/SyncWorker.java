@@ -1,12 +1,8 @@
 package org.leasesync.sync;
 
-import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.LeaseLostException;
 import org.leasesync.registry.RecoveryDecision;
 import org.leasesync.registry.RunContext;
 import org.leasesync.registry.RunOutcome;
@@ -20,12 +16,9 @@ import org.leasesync.registry.TaskRunner;
  *       token (so the server refuses a stale run's later push, and a stale run's pull is refused and
  *       ends it as a lost lease); each page's records and the new cursor are written in one guarded
  *       transaction. Skipped when resuming a run whose checkpoint says pushing.</li>
- *   <li><b>Push</b>: first settle a batch left in flight by an earlier run (query its idempotency key
- *       first). Then, per batch of pending outbox entries: save batch and key in the checkpoint,
- *       send, and on an ambiguous result (timeout, dropped connection, unreadable answer) query the
- *       key before anything else: completed → confirm; unknown → resend the same key with the
- *       identical body; in progress → back off and query again; still unconfirmed after the
- *       configured attempts → needs attention, keeping the key.</li>
+ *   <li><b>Push</b> ({@link PushStage}): settle a batch left in flight (query its key first), then
+ *       push the outbox batch by batch with idempotency keys and query-before-retry; an entry the
+ *       server refuses for good is set aside as rejected and the others keep flowing.</li>
  *   <li><b>Done</b>: checkpoint stage done.</li>
  * </ol>
  * Every write checks the fence first; a lost lease stops the run before its next write.
@@ -39,13 +32,13 @@ public final class SyncWorker implements TaskRunner {
     private final SyncRemote remote;
     private final LocalData local;
     private final SyncSettings settings;
-    private final Sleeper sleeper;
+    private final PushStage pushStage;
 
     public SyncWorker(SyncRemote remote, LocalData local, SyncSettings settings, Sleeper sleeper) {
         this.remote = Objects.requireNonNull(remote, "remote");
         this.local = Objects.requireNonNull(local, "local");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        this.pushStage = new PushStage(remote, local, settings, Objects.requireNonNull(sleeper, "sleeper"));
     }
 
     @Override
@@ -57,23 +50,37 @@ public final class SyncWorker implements TaskRunner {
                 pull(ctx);
             }
             ctx.enterStage(Stage.PUSHING);
-            int pushed = push(ctx);
+            PushStage.Pushed pushed = pushStage.push(ctx);
             ctx.fence();
             ctx.enterStage(Stage.DONE);
             local.markDone(ctx.fence(), ctx.runId());
-            ctx.progress(pushed == 0 ? "up to date" : "pushed " + pushed + " change" + (pushed == 1 ? "" : "s"));
+            ctx.progress(summary(pushed));
             return RunOutcome.succeeded();
         } catch (NeedsAttentionException e) {
             return RunOutcome.needsAttention(e.getMessage());
+        } catch (NewerFencingTokenException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: run {1}: {2}", ctx.key(), ctx.runId(), e.getMessage());
+            return RunOutcome.behindServer("stopped: " + e.getMessage(), e.nextEpoch());
         } catch (RemoteException e) {
             log.log(System.Logger.Level.WARNING, "{0}: run {1} failed: {2}", ctx.key(), ctx.runId(), e.getMessage());
             return RunOutcome.failed(plain(e), e.retryAfterMillis());
         }
     }
 
+    private static String summary(PushStage.Pushed pushed) {
+        int n = pushed.confirmed();
+        String text = n == 0 ? "up to date" : "pushed " + n + " change" + (n == 1 ? "" : "s");
+        int r = pushed.rejected();
+        return r == 0 ? text : text + "; " + r + " edit" + (r == 1 ? "" : "s") + " refused by the server, set aside";
+    }
+
+    /** A server that keeps saying "more" without moving on would keep a run (and its key) forever. */
+    static final int MAX_EMPTY_PAGES_IN_A_ROW = 100;
+
     private void pull(RunContext ctx) {
         Optional<String> cursor = local.pullCursor(ctx.key());
         int total = 0;
+        int emptyInARow = 0;
         boolean resynced = false;
         while (true) {
             long epoch = ctx.fence().epoch();
@@ -82,7 +89,7 @@ public final class SyncWorker implements TaskRunner {
                 page = remote.pull(ctx.key(), cursor, settings.pullPageSize(), epoch, ctx.runId());
             } catch (RemoteException e) {
                 if (isStaleFencingToken(e)) {
-                    throw leaseTakenOver(ctx);
+                    throw new NewerFencingTokenException(ctx.lease().fence().epoch(), e);
                 }
                 boolean unknownCursor = e.kind() == RemoteException.Kind.HTTP && e.status() == 400
                         && "invalid_cursor".equals(e.code());
@@ -100,154 +107,27 @@ public final class SyncWorker implements TaskRunner {
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
             ctx.progress("pulled " + total + " record" + (total == 1 ? "" : "s"));
-            cursor = Optional.of(page.nextCursor());
             if (!page.hasMore()) {
                 return;
             }
-        }
-    }
-
-    private int push(RunContext ctx) throws InterruptedException {
-        int pushed = 0;
-        Optional<Checkpoint> cp = ctx.checkpointAtStart();
-        if (ctx.discardUnconfirmed() && cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
-            log.log(System.Logger.Level.WARNING, "{0}: the user discarded unconfirmed push {1} ({2}); its edits are "
-                    + "sent again under a new key", ctx.key(), cp.get().idempotencyKey().get(), cp.get().pushChangeIds());
-            local.discardInFlight(ctx.fence(), ctx.runId());
-            cp = Optional.empty();
-        }
-        if (cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
-            pushed += settleInFlight(ctx, cp.get());
-        }
-        while (true) {
-            List<OutboxEntry> entries = local.pendingOutbox(ctx.key(), settings.pushBatchSize());
-            if (entries.isEmpty()) {
-                return pushed;
+            emptyInARow = page.records().isEmpty() ? emptyInARow + 1 : 0;
+            if (page.nextCursor().equals(cursor.orElse(null)) || emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+                // What was pulled is kept (its cursor is saved); the run ends instead of asking forever.
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "endless_pull", -1,
+                        "the sync server keeps answering that more changes follow without moving on",
+                        "pull " + ctx.key() + ": the server answered hasMore with cursor " + page.nextCursor()
+                                + (emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW ? " after " + emptyInARow + " empty pages"
+                                : ", the cursor it was asked for") + "; stopping the pull", null);
             }
-            PushBatch batch = new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
-            local.beginPush(ctx.fence(), ctx.runId(), batch);
-            ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"));
-            PushResponse response;
-            try {
-                response = remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId());
-            } catch (RemoteException e) {
-                response = afterFailedSend(ctx, batch, e, ctx.time().now());
-            }
-            local.confirmPush(ctx.fence(), ctx.runId(), batch, response);
-            pushed += entries.size();
+            cursor = Optional.of(page.nextCursor());
         }
-    }
-
-    /** A batch recorded in flight by an earlier run: never resend before asking the server. */
-    private int settleInFlight(RunContext ctx, Checkpoint cp) throws InterruptedException {
-        String key = cp.idempotencyKey().get();
-        List<OutboxEntry> entries = local.outboxEntries(ctx.key(), cp.pushChangeIds());
-        if (entries.size() != cp.pushChangeIds().size()) {
-            throw new NeedsAttentionException("the checkpoint names a push batch (idempotency key " + key
-                    + ") whose outbox entries are no longer all there; cannot resend it safely");
-        }
-        PushBatch batch = new PushBatch(cp.pushBatchId().orElse(key), key, entries);
-        log.log(System.Logger.Level.INFO, "{0}: settling push {1} left in flight by run {2}", ctx.key(), key, cp.runId());
-        ctx.progress("checking an interrupted push");
-        PushResponse response = confirmByQuery(ctx, batch, cp.pushSentAt().orElse(cp.updatedAt()));
-        local.confirmPush(ctx.fence(), ctx.runId(), batch, response);
-        return entries.size();
-    }
-
-    private PushResponse afterFailedSend(RunContext ctx, PushBatch batch, RemoteException e, java.time.Instant sentAt)
-            throws InterruptedException {
-        if (e.kind() == RemoteException.Kind.NOT_SENT) {
-            throw e; // nothing reached the server; the batch stays recorded and is queried next run
-        }
-        if (e.kind() == RemoteException.Kind.HTTP) {
-            if (isInUse(e)) {
-                return confirmByQuery(ctx, batch, sentAt);
-            }
-            throw refusal(ctx, batch, e);
-        }
-        log.log(System.Logger.Level.WARNING, "{0}: push {1} outcome unknown ({2}); asking the server before retrying",
-                ctx.key(), batch.idempotencyKey(), e.getMessage());
-        return confirmByQuery(ctx, batch, sentAt);
-    }
-
-    /**
-     * Query before retry: asks the server about the key; resends the identical request only when the
-     * server says it never saw it.
-     */
-    private PushResponse confirmByQuery(RunContext ctx, PushBatch batch, java.time.Instant sentAt)
-            throws InterruptedException {
-        Duration wait = settings.confirmBackoff();
-        RemoteException last = null;
-        for (int attempt = 1; attempt <= settings.confirmAttempts(); attempt++) {
-            ctx.fence();
-            PushStatus status = null;
-            try {
-                status = remote.pushStatus(ctx.key(), batch.idempotencyKey(), ctx.runId());
-            } catch (RemoteException e) {
-                last = e;   // the question itself failed: ask again after a pause
-            }
-            if (status != null && status.state() == PushStatus.State.COMPLETED) {
-                if (status.response().isPresent()) {
-                    return status.response().get();
-                }
-                throw new NeedsAttentionException("the server finished push " + batch.idempotencyKey()
-                        + " with status " + status.statusCode() + " and no result to confirm");
-            }
-            if (status != null && status.state() == PushStatus.State.UNKNOWN) {
-                if (ctx.time().now().isAfter(sentAt.plus(settings.keyRetention()))) {
-                    throw new NeedsAttentionException("a push was sent but its result could not be confirmed: "
-                            + "the server no longer knows idempotency key " + batch.idempotencyKey());
-                }
-                ctx.progress("resending an unconfirmed push");
-                try {
-                    return remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId());
-                } catch (RemoteException e) {
-                    if (e.kind() == RemoteException.Kind.HTTP && !isInUse(e)) {
-                        throw refusal(ctx, batch, e);   // the server answered: nothing was applied
-                    }
-                    last = e;                            // ambiguous again: ask again
-                }
-            } else if (status != null) {
-                ctx.progress("waiting for the server to finish a push");
-            }
-            sleeper.sleep(wait);
-            wait = wait.multipliedBy(2);
-        }
-        throw new NeedsAttentionException("a push was sent but its result could not be confirmed (idempotency key "
-                + batch.idempotencyKey() + ")" + (last == null ? "" : ": " + plain(last)), last);
     }
 
     private static boolean isStaleFencingToken(RemoteException e) {
         return e.kind() == RemoteException.Kind.HTTP && e.status() == 409 && "stale_fencing_token".equals(e.code());
     }
 
-    private static LeaseLostException leaseTakenOver(RunContext ctx) {
-        return new LeaseLostException(ctx.lease().fence(), org.leasesync.registry.LeaseLoss.TAKEN_OVER,
-                "the server has seen a newer fencing token for this key");
-    }
-
-    private static boolean isInUse(RemoteException e) {
-        return e.status() == 409 && "idempotency_key_in_use".equals(e.code());
-    }
-
-    /**
-     * The server refused a push with an error status: per the protocol nothing was applied and nothing
-     * stored. A stale fencing token means the lease is lost; 422 means the local push state is
-     * inconsistent (needs attention); anything else fails the run, and the batch stays recorded so the
-     * next run asks about its key first.
-     */
-    private static RuntimeException refusal(RunContext ctx, PushBatch batch, RemoteException e) {
-        if (isStaleFencingToken(e)) {
-            return leaseTakenOver(ctx);
-        }
-        if (e.status() == 422) {
-            return new NeedsAttentionException("the server says idempotency key " + batch.idempotencyKey()
-                    + " was used for a different request; the local push state is inconsistent", e);
-        }
-        return e;
-    }
-
-    private static String plain(RemoteException e) {
+    static String plain(RemoteException e) {
         return e.userMessage() == null ? e.kind().name() : e.userMessage();
     }
 }

@@ -93,7 +93,7 @@ class BadInputTest {
                 bad("Unknown option: '--bogus'", SYNC, "--bogus"),
                 bad("--check-again and --discard-unconfirmed exclude each other", SYNC, "--check-again",
                         "--discard-unconfirmed"),
-                bad("give exactly one of --payload JSON or --delete", EDIT, "--payload", "{}", "--delete"),
+                bad("give exactly one of --payload JSON, --payload-file PATH or --delete", EDIT, "--payload", "{}", "--delete"),
                 bad("--payload is not valid JSON", EDIT, "--payload", "{nope"),
                 bad("invalid --id: record id must be 1-255 characters", List.of("edit", "--user", "alice", "--scope",
                         "backup", "--payload", "{}"), "--id", " "),

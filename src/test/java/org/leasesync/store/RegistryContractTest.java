@@ -276,6 +276,11 @@ abstract class RegistryContractTest {
         }
 
         @Override
+        public boolean raiseEpoch(Fence fence, long newEpoch, java.time.Instant now) {
+            return d.raiseEpoch(fence, newEpoch, now);
+        }
+
+        @Override
         public Optional<LeaseRecord> read(LeaseKey key) {
             return d.read(key);
         }
@@ -399,6 +404,41 @@ abstract class RegistryContractTest {
         Checkpoint cp = store.runs().checkpoint(KEY).orElseThrow();
         assertThat(cp.stage()).isEmpty();
         assertThat(cp.stageText()).isEqualTo("half-done");
+    }
+
+    /** Issue 12, Kind 2: a lease row with an owner id nobody can parse failed every grant of its key, forever. */
+    @Test
+    void aLeaseRowWithAnUnreadableOwnerIsListedAndTakenOverAfterOneTtlLikeAnySilentHolder() {
+        HeldLease old = a.tryAcquire(KEY).orElseThrow();
+        store.database().query("corrupt", c -> c.createStatement()
+                .executeUpdate("UPDATE lease SET owner_id = 'not an owner id' WHERE task_key = '" + KEY.asString() + "'"));
+        LeaseRecord row = b.lease(KEY).orElseThrow();
+        assertThat(row.isHeld()).isTrue();
+        assertThat(row.hasUnreadableOwner()).isTrue();
+        assertThat(row.ownerText()).isEqualTo("not an owner id");
+        assertThat(store.leases().readAll()).extracting(LeaseRecord::ownerText).containsExactly("not an owner id");
+
+        assertThat(b.tryAcquire(KEY)).as("first seen: observed, not taken").isEmpty();
+        time.elapse(TTL.minusSeconds(1));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(Duration.ofSeconds(1));
+        HeldLease taken = b.tryAcquire(KEY).orElseThrow();
+        assertThat(taken.fence().epoch()).isEqualTo(old.fence().epoch() + 1);
+        assertThat(b.lease(KEY).orElseThrow().owner()).contains(b.owner());
+        assertThatThrownBy(old::checkedFence).isInstanceOf(LeaseLostException.class);
+    }
+
+    /** A damaged TTL (longer than any holder may have) keeps a dead holder's key at most one day, not for ever. */
+    @Test
+    void aLeaseRowWithAnImpossibleTtlIsObservedForAtMostOneDay() {
+        a.tryAcquire(KEY).orElseThrow();
+        store.database().query("corrupt", c -> c.createStatement()
+                .executeUpdate("UPDATE lease SET ttl_ms = " + Duration.ofDays(3650).toMillis()));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(Duration.ofDays(1).minusSeconds(1));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        time.elapse(Duration.ofSeconds(1));
+        assertThat(b.tryAcquire(KEY)).isPresent();
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.leasesync.server.jobs;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.leasesync.registry.FatalErrorHandler;
 import org.leasesync.registry.Fence;
 import org.leasesync.registry.HeldLease;
 import org.leasesync.registry.LeaseLostException;
@@ -180,8 +181,12 @@ public final class JobRunner {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return interrupted(run, lease, batches, startNanos, "the job thread was interrupted");
-        } catch (RuntimeException e) {
-            String detail = e.getMessage() == null ? e.toString() : e.getMessage();
+        } catch (RuntimeException | Error e) {
+            // An Error too (StackOverflowError, AssertionError, OutOfMemoryError): the run is ended as
+            // failed, its checkpoint kept for the next run, instead of leaving it 'running' and the
+            // scheduler's thread without its tick.
+            String detail = e instanceof Error ? FatalErrorHandler.describe(e)
+                    : e.getMessage() == null ? e.toString() : e.getMessage();
             endQuietly(run, lease, JobResult.FAILED, detail);
             return report(run, JobResult.FAILED, batches, startNanos, detail);
         }

@@ -148,7 +148,9 @@ public final class JobScheduler implements AutoCloseable {
     private void tickQuietly() {
         try {
             tick();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Whatever it was: a periodic task that throws is never run again, and no job would run
+            // on this instance for the rest of its life.
             log.error("job scheduler tick failed unexpectedly; it goes on at the next tick", e);
         }
     }

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.TaskRegistry;
 import org.leasesync.store.SqlDatabase;
 
@@ -71,7 +70,7 @@ public final class JobViews {
         ObjectNode n = NODES.objectNode();
         n.put("held", r.isHeld());
         n.put("epoch", r.epoch());
-        n.put("owner", r.owner().map(OwnerId::asString).orElse(null));
+        n.put("owner", r.ownerText());
         String instance = state.filter(s -> r.isHeld() && s.holderEpoch() != null && s.holderEpoch() == r.epoch())
                 .map(JobStore.State::holderInstanceId).orElse(null);
         n.put("instanceId", instance);
@@ -138,7 +137,7 @@ public final class JobViews {
     /** A run request that found the job's lease held: who holds it, and its run under that epoch (if it began one). */
     static RunRequest.Joined joined(SqlDatabase db, JobStore store, TaskRegistry registry, Job<?> job) {
         Optional<LeaseRecord> row = registry.lease(job.key());
-        String owner = row.flatMap(LeaseRecord::owner).map(OwnerId::asString).orElse(null);
+        String owner = row.map(LeaseRecord::ownerText).orElse(null);
         long epoch = row.map(LeaseRecord::epoch).orElse(0L);
         return db.query("read the holder of " + job.key(), c -> {
             String holder = store.state(c, job.name()).filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)

@@ -242,6 +242,66 @@ abstract class JobRunContract {
         assertThat(state(flaky.name()).lastCompletedSlot()).isEqualTo(3L);
     }
 
+    /** Issue 12, Kind 2: an Error in a batch ended nothing; the run stayed 'running' and the tick died. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"stack-overflow", "assertion"})
+    void aBatchEndingWithAnErrorEndsTheRunAsFailedRollsItBackAndTheNextRunRecovers(String kind) throws Exception {
+        oldAuditRows(10);
+        AtomicBoolean failNext = new AtomicBoolean();
+        PruneAuditJob prune = new PruneAuditJob(RETENTION);
+        Job<PruneAuditJob.Position> broken = new Job<>() {
+            @Override
+            public JobKey key() {
+                return prune.key();
+            }
+
+            @Override
+            public Class<PruneAuditJob.Position> positionType() {
+                return prune.positionType();
+            }
+
+            @Override
+            public PruneAuditJob.Position start(Instant now) {
+                return prune.start(now);
+            }
+
+            @Override
+            public Batch<PruneAuditJob.Position> step(Connection c, PruneAuditJob.Position from, int batchSize,
+                                                      Instant now) throws SQLException {
+                Batch<PruneAuditJob.Position> batch = prune.step(c, from, batchSize, now);
+                if (failNext.getAndSet(false)) {
+                    if (kind.equals("stack-overflow")) {
+                        recurse(1);
+                    }
+                    throw new AssertionError("position invariant broke");
+                }
+                return batch;
+            }
+        };
+        JobRunner runnerA = runner("instance-a", timeA, 4, (name, runId, batches) -> failNext.set(true));
+        HeldLease lease = a.tryAcquire(broken.key()).orElseThrow();
+        JobRunReport failed = runnerA.finish(runnerA.begin(broken, lease, JobTrigger.SCHEDULE, 3L).orElseThrow(), lease,
+                () -> false);
+        assertThat(failed.result()).isEqualTo(JobResult.FAILED);
+        assertThat(failed.detail()).isEqualTo(kind.equals("stack-overflow") ? "internal error (StackOverflowError)"
+                : "internal error (AssertionError: position invariant broke)");
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("the failed batch was rolled back").isEqualTo(6);
+        assertThat(runs(broken.name())).extracting(r -> r.result().wire()).containsExactly("failed");
+        assertThat(a.release(lease)).isTrue();
+
+        JobRunner healthy = runner("instance-a", timeA, 4, JobHooks.NONE);
+        HeldLease again = a.tryAcquire(broken.key()).orElseThrow();
+        JobRunner.Started<PruneAuditJob.Position> recovery = healthy.begin(broken, again, JobTrigger.SCHEDULE, 4L)
+                .orElseThrow();
+        assertThat(recovery.trigger()).isEqualTo(JobTrigger.RECOVERY);
+        assertThat(healthy.finish(recovery, again, () -> false).result()).isEqualTo(JobResult.OK);
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).isZero();
+    }
+
+    private static int recurse(int n) {
+        return recurse(n + 1) + 1;
+    }
+
     @Test
     void aCompletedRunCutsTheJobsHistoryToItsNewestRuns() throws Exception {
         PruneAuditJob job = new PruneAuditJob(RETENTION);

@@ -1,0 +1,106 @@
+package org.leasesync.registry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Joining the key's running run instead of starting a second one (design.md "join", "follow-up"):
+ * <ul>
+ *   <li>a run of this process ({@link #joinLocal}): the trigger is recorded as merged into it, or —
+ *       a manual "sync again after this" — queues the one follow-up, into which later triggers
+ *       merge;</li>
+ *   <li>a run of another process ({@link #acquireOrJoinRemote}): the trigger is recorded on that
+ *       process's run record. A holder between its grant and that record (milliseconds) is waited
+ *       for, a bounded number of polls (about 2 s), so the join lands on the run; a holder that was
+ *       finishing frees the key, which is then taken here.</li>
+ * </ul>
+ *
+ * <p>Thread-safe; called under the key's monitor. Blocks on the run store, and on the polls.
+ */
+final class RunJoiner {
+
+    /** Polls for the run record of a remote holder that has just been granted its lease (~2 s in all). */
+    static final int STARTING_POLLS = 100;
+    static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
+
+    /** What {@link #acquireOrJoinRemote} got: the lease (the key was freed), or the join answer. */
+    record Acquired(Optional<HeldLease> lease, SubmitResult joined) { }
+
+    private final TaskRegistry registry;
+    private final RunStore runs;
+    private final RunEvents events;
+
+    RunJoiner(TaskRegistry registry, RunStore runs, RunEvents events) {
+        this.registry = registry;
+        this.runs = runs;
+        this.events = events;
+    }
+
+    /** Joins the key's local run (or queues its follow-up). */
+    SubmitResult joinLocal(LocalRun run, TriggerRequest request) {
+        runs.recordMergedTrigger(run.runId, request.source(), now());
+        if (run.followUpSources != null) {
+            run.followUpSources.add(request.source());
+            SubmitResult r = request.followUp()
+                    ? new SubmitResult.FollowUpQueued(run.view, request.source(), true)
+                    : new SubmitResult.Joined(run.view, request.source());
+            return events.publish(r);
+        }
+        if (request.followUp()) {
+            run.followUpSources = new ArrayList<>(List.of(request.source()));
+            run.view = run.view.withMerged(request.source()).withFollowUp(true);
+            return events.publish(new SubmitResult.FollowUpQueued(run.view, request.source(), false));
+        }
+        run.view = run.view.withMerged(request.source());
+        return events.publish(new SubmitResult.Joined(run.view, request.source()));
+    }
+
+    /**
+     * The key's lease is held by another process: joins its run once its run record exists, or takes
+     * the lease if the holder frees the key meanwhile.
+     */
+    Acquired acquireOrJoinRemote(TriggerRequest request) {
+        TaskKey key = request.key();
+        for (int poll = 0; ; poll++) {
+            if (poll >= STARTING_POLLS || Thread.currentThread().isInterrupted() || runs.runningRun(key).isPresent()) {
+                return new Acquired(Optional.empty(), joinRemote(request));
+            }
+            pause(STARTING_POLL_INTERVAL);
+            Optional<HeldLease> lease = registry.tryAcquire(key);
+            if (lease.isPresent()) {
+                return new Acquired(lease, null);
+            }
+        }
+    }
+
+    private SubmitResult joinRemote(TriggerRequest request) {
+        TaskKey key = request.key();
+        Optional<RunRecord> running = runs.runningRun(key);
+        if (running.isPresent()) {
+            runs.recordMergedTrigger(running.get().runId(), request.source(), now());
+            RunView view = RunView.of(runs.run(running.get().runId()).orElse(running.get()));
+            return events.publish(new SubmitResult.Joined(view, request.source()));
+        }
+        // Held, but no running record: the holder is between grant and insert, or finishing.
+        LeaseRecord held = registry.lease(key).orElse(null);
+        String owner = held == null || held.ownerText() == null ? "unknown" : held.ownerText();
+        RunView view = new RunView("(starting)", key, held == null ? 0 : held.epoch(), owner, request.source(),
+                List.of(), held == null ? now() : held.renewedAt(), Optional.empty(), "", false, false);
+        return events.publish(new SubmitResult.Joined(view, request.source()));
+    }
+
+    /** Sleeps between polls for a remote holder's run record; an interrupt ends the wait early. */
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private java.time.Instant now() {
+        return registry.time().now();
+    }
+}

@@ -1,0 +1,100 @@
+package org.leasesync.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.leasesync.registry.Coordinator;
+import org.leasesync.registry.LeaseKeeper;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.registry.RunOutcome;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskRegistry;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ManualTime;
+
+/** The Data tab's view model without a stage: edits refused by the server are shown with why, and the way out. */
+class DataViewModelTest {
+
+    static final TaskKey ALICE = TaskKey.of("alice", "course_sync");
+
+    final LocalStore store = LocalStore.openInMemory();
+    final ExecutorService workers = Executors.newCachedThreadPool();
+    final Executor direct = Runnable::run;
+    final ManualTime time = new ManualTime();
+    final JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), time);
+
+    @AfterEach
+    void tearDown() {
+        workers.shutdownNow();
+        store.close();
+    }
+
+    DataViewModel vm() {
+        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+                OwnerLiveness.neverProvable());
+        Coordinator c = new Coordinator(r, store.runs(), ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(r),
+                null, null);
+        MainViewModel main = new MainViewModel(c, direct, direct, ZoneId.of("UTC"), List.of("alice"),
+                sink -> new StatusTracker(store.runs(), c, direct, sink));
+        main.start();
+        return new DataViewModel(edits, main, direct, direct, ZoneId.of("UTC"));
+    }
+
+    String refused(String recordId, String reason) {
+        String changeId = edits.addEdit(ALICE, recordId, "{\"n\":1}", false);
+        store.database().transaction("set aside", c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE outbox SET state = 'rejected', rejected_reason = ?, rejected_at_ms = 1 WHERE change_id = ?")) {
+                ps.setString(1, reason);
+                ps.setString(2, changeId);
+                return ps.executeUpdate();
+            }
+        });
+        return changeId;
+    }
+
+    @Test
+    void aRefusedEditIsShownWithWhyAndCanBeDiscardedOrSentAgain() {
+        String bad = refused("course-7", "the sync server refused it (HTTP 413 payload_too_large)");
+        String other = refused("course-8", "the sync server refused it (HTTP 422 validation_failed)");
+        edits.addEdit(ALICE, "course-9", "{\"n\":2}", false);
+        DataViewModel vm = vm();
+        vm.load();
+
+        assertThat(vm.summaryProperty().get())
+                .isEqualTo("0 records · 1 local edit waiting to be pushed · 2 edits refused by the server");
+        DataViewModel.OutboxRow row = vm.outbox().get(0);
+        assertThat(row.changeId()).isEqualTo(bad);
+        assertThat(row.state()).isEqualTo("refused");
+        assertThat(row.isSetAside()).isTrue();
+        assertThat(row.theirs()).isEqualTo("Set aside: the sync server refused it (HTTP 413 payload_too_large)");
+        assertThat(vm.outbox().get(2).isSetAside()).isFalse();
+
+        vm.discard(bad);
+        assertThat(vm.messageProperty().get()).isEqualTo("Discarded the refused edit.");
+        assertThat(vm.outbox()).extracting(DataViewModel.OutboxRow::changeId).doesNotContain(bad);
+
+        vm.sendAgain(other);
+        assertThat(vm.messageProperty().get()).isEqualTo("Queued again; the next sync pushes it.");
+        assertThat(vm.summaryProperty().get()).isEqualTo("0 records · 2 local edits waiting to be pushed");
+    }
+
+    @Test
+    void anEditThatCanNeverBePushedIsRefusedWhenSavedWithTheLimit() {
+        DataViewModel vm = vm();
+        vm.saveEdit("huge", "{\"blob\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}");
+        assertThat(vm.messageProperty().get()).startsWith("the edit of record 'huge' is too large to sync")
+                .endsWith("the sync server accepts at most 5,242,880 bytes (5 MiB) per push");
+        assertThat(edits.outbox(ALICE)).isEmpty();
+    }
+}
