@@ -135,9 +135,8 @@ public final class QaViewModel {
             String stats = server.map(s -> {
                 var st = s.stats();
                 return "Embedded server: " + st.requests() + " requests · " + st.pushes() + " pushes · "
-                        + st.changesApplied() + " changes applied · most applications of one change: "
-                        + st.appliedByChangeId().values().stream().mapToInt(Integer::intValue).max().orElse(0)
-                        + " (must be ≤ 1) · overlapping runs of one key: " + st.runOverlaps() + " (must be 0)";
+                        + st.changesApplied() + " changes applied · most applications of one change"
+                        + " (per user and scope): " + st.mostApplicationsOfOneChange() + " (must be ≤ 1) · overlapping runs of one key: " + st.runOverlaps() + " (must be 0)";
             }).orElse("Connected to an external server: statistics and faults are not available here.");
             ui.execute(() -> {
                 leases.setAll(rows);
