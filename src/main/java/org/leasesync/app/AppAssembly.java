@@ -11,7 +11,6 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.cli.ClientRuntime;
 import org.leasesync.cli.DurationConverter;
-import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.TaskSource;
 
 /**
@@ -58,15 +57,25 @@ public final class AppAssembly implements AutoCloseable {
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
                 sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
-        this.history = new HistoryViewModel(rt.store().runs(), vm, actions, ui, zone);
+        this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
+                rt.store().database()), vm, actions, ui, zone);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
                 settings.time());
+        // Both background triggers first ask the shared database whether the key synced moments ago
+        // (in this window or another one on the data directory): RecentSyncGate.
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
-                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> true)));
+                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
+                    boolean due = rt.recentSyncs().scheduleDue(key, settings.scheduleInterval());
+                    if (!due) {
+                        ui.execute(history::load);   // the skip is in the history now
+                    }
+                    return due;
+                })));
         this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
+        java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue =
+                key -> rt.recentSyncs().foregroundDue(key, settings.foregroundMinInterval());
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
-                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, key -> foregroundPolicy.due(
-                        rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now())));
+                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
         this.reloadOnFinish = e -> {
             if (e.kind() == org.leasesync.registry.RunEvent.Kind.FINISHED) {
                 ui.execute(() -> {
@@ -77,12 +86,12 @@ public final class AppAssembly implements AutoCloseable {
         };
         rt.coordinator().addListener(reloadOnFinish);
         String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
-                + " (timer), when you come back to this window (unless synced in the last "
+                + " (timer; skipped when synced in the last " + DurationConverter.format(Duration.ofNanos(
+                        (long) (settings.scheduleInterval().toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE)))
+                + ", also by another window), when you come back to this window (unless synced in the last "
                 + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
-        java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue = key -> foregroundPolicy.due(
-                rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now());
         MainView view = new MainView(vm, data, history, this::openQa, footer,
                 user -> vm.switchAccountAndSync(user, foregroundDue));
         Scene scene = new Scene(view.root(), 1180, 780);

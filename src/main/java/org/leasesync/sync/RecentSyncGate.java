@@ -1,0 +1,182 @@
+package org.leasesync.sync;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.StoreException;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+
+/**
+ * Whether a background trigger should ask for a run of a key, or is unnecessary because the key
+ * synced successfully a moment ago — in this process or in any other one on the same local
+ * database (several windows on one data directory each run a timer; without this they would sync
+ * every key once per window and interval, 1–3 s apart, by different owners).
+ *
+ * <p>The rule:
+ * <ol>
+ *   <li>Read the key's newest run (highest epoch) from the shared database — never this process's
+ *       memory, which knows nothing of the other windows' runs.</li>
+ *   <li>It must have <b>succeeded</b>. A failed, cancelled or still running run, one that needs
+ *       attention, or none at all: the trigger is due (the coordinator then starts, joins or reports).</li>
+ *   <li>How long ago it ended is measured on one <b>monotonic clock</b>: the run's end was stamped
+ *       with its process's {@link TimeSource#monotonicNanos()} and that clock's id
+ *       ({@link TimeSource#monotonicClockId()}; on Linux the boot's {@code CLOCK_MONOTONIC}, which
+ *       every process of the machine shares and no wall-clock step moves). The age is this process's
+ *       monotonic now minus that stamp, and only when the ids are equal. A stored wall-clock instant
+ *       is never compared with the local one, so processes whose wall clocks disagree by hours, or a
+ *       clock stepped in between, change nothing. Different or unknown clocks (another machine on a
+ *       shared PostgreSQL store, {@code faketime}), a missing stamp or a negative age: due.</li>
+ *   <li>Recent means {@code age < within}: {@link #SCHEDULE_SHARE} of the interval for the timer
+ *       (so N windows cost about one scheduled sync per interval, and a key is never left longer than
+ *       about one interval), the minimum interval for the foreground trigger.</li>
+ * </ol>
+ * Every rule errs towards syncing: when in doubt, the trigger is due. A timer trigger found
+ * unnecessary is recorded in the key's history ({@link TriggerSkip}); a foreground one is not (focus
+ * changes are frequent and say less).
+ *
+ * <p>Thread-safe; {@link #scheduleDue} and {@link #foregroundDue} block on the database. A database
+ * failure while checking makes the trigger due (the run then reports it).
+ */
+public final class RecentSyncGate {
+
+    /** The share of the timer interval within which a successful sync makes a timer tick unnecessary. */
+    public static final double SCHEDULE_SHARE = 0.8;
+
+    private static final System.Logger log = System.getLogger(RecentSyncGate.class.getName());
+
+    private final RecentSyncs store;
+    private final TimeSource time;
+    private final OwnerId self;
+
+    /**
+     * @param store the shared local database
+     * @param time this process's time source (its monotonic clock measures the age)
+     * @param self this process's owner id: a run of its own is "synced by this process"
+     */
+    public RecentSyncGate(RecentSyncs store, TimeSource time, OwnerId self) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.time = Objects.requireNonNull(time, "time");
+        this.self = Objects.requireNonNull(self, "self");
+    }
+
+    /** What the check found. */
+    public sealed interface Verdict {
+
+        /** The trigger should ask for a run; {@code why} says why it is not recent, for logs and tests. */
+        record Due(String why) implements Verdict { }
+
+        /** The key's newest run succeeded {@code age} ago (&ge; 0, on the shared monotonic clock). */
+        record Recent(NewestRun run, Duration age) implements Verdict { }
+    }
+
+    /**
+     * Checks the key without writing anything.
+     *
+     * @param within how recent a success must be to make a trigger unnecessary; positive
+     * @throws StoreException if the database fails
+     * @throws IllegalArgumentException if {@code within} is not positive
+     */
+    public Verdict check(TaskKey key, Duration within) {
+        if (within == null || within.isNegative() || within.isZero()) {
+            throw new IllegalArgumentException("recent-sync window must be positive, got " + within);
+        }
+        Optional<NewestRun> newest = store.newestRun(key);
+        if (newest.isEmpty()) {
+            return new Verdict.Due("never synced");
+        }
+        NewestRun run = newest.get();
+        if (run.status().orElse(null) != RunStatus.SUCCEEDED) {
+            return new Verdict.Due("the last run is " + run.status().map(RunStatus::wireName).orElse("unreadable"));
+        }
+        Optional<String> clock = time.monotonicClockId();
+        if (clock.isEmpty() || run.monoClock().isEmpty() || !clock.equals(run.monoClock())
+                || run.endedMonoNanos().isEmpty()) {
+            return new Verdict.Due("the last success was not timed on this process's monotonic clock");
+        }
+        long ageNanos = time.monotonicNanos() - run.endedMonoNanos().getAsLong();
+        if (ageNanos < 0) {
+            return new Verdict.Due("the last success is stamped after now on the monotonic clock");
+        }
+        Duration age = Duration.ofNanos(ageNanos);
+        return age.compareTo(within) < 0 ? new Verdict.Recent(run, age)
+                : new Verdict.Due("synced " + describe(age) + " ago");
+    }
+
+    /**
+     * For a timer tick of the given interval: true if it should ask for a run; false if the key synced
+     * successfully less than {@link #SCHEDULE_SHARE} of the interval ago, after recording the skip in
+     * the key's history. A failure to check or to record makes it true (logged).
+     */
+    public boolean scheduleDue(TaskKey key, Duration interval) {
+        Duration within = Duration.ofNanos((long) (interval.toNanos() * SCHEDULE_SHARE));
+        Verdict v;
+        try {
+            v = check(key, within);
+        } catch (StoreException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1}); the timer asks for a run",
+                    key, e.getMessage());
+            return true;
+        }
+        if (!(v instanceof Verdict.Recent recent)) {
+            return true;
+        }
+        TriggerSkip skip = new TriggerSkip(key, TaskSource.SCHEDULE, self.asString(), time.now(), recent.run().runId(),
+                recent.age(), reason(recent));
+        try {
+            store.recordSkip(skip);
+        } catch (StoreException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped timer trigger ({1}); it asks for a run",
+                    key, e.getMessage());
+            return true;
+        }
+        log.log(System.Logger.Level.INFO, "{0}: timer trigger {1}", key, skip.reason());
+        return false;
+    }
+
+    /**
+     * For the window coming back to the foreground: true unless the key synced successfully less
+     * than {@code minInterval} ago. Records nothing. A failure to check makes it true (logged).
+     */
+    public boolean foregroundDue(TaskKey key, Duration minInterval) {
+        try {
+            return !(check(key, minInterval) instanceof Verdict.Recent);
+        } catch (StoreException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1})", key, e.getMessage());
+            return true;
+        }
+    }
+
+    private String reason(Verdict.Recent recent) {
+        String by;
+        if (recent.run().owner().equals(self.asString())) {
+            by = "by this process";
+        } else {
+            by = pid(recent.run().owner()).map(p -> "by another process (pid " + p + ")").orElse("by another process");
+        }
+        return "skipped: synced " + describe(recent.age()) + " ago " + by;
+    }
+
+    private static Optional<Long> pid(String owner) {
+        try {
+            return Optional.of(OwnerId.parse(owner).pid());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** "0 s", "12 s", "4 min 5 s", "2 h 3 min". */
+    static String describe(Duration d) {
+        long s = d.toSeconds();
+        if (s < 60) {
+            return s + " s";
+        }
+        if (s < 3600) {
+            return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
+        }
+        return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
+    }
+}

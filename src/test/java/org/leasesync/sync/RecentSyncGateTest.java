@@ -1,0 +1,189 @@
+package org.leasesync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.cli.ClientConfig;
+import org.leasesync.cli.ClientRuntime;
+import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.Scope;
+import org.leasesync.registry.SubmitResult;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
+import org.leasesync.registry.TriggerRequest;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.server.ReferenceServer;
+import org.leasesync.server.ServerConfig;
+import org.leasesync.store.JdbcRecentSyncs;
+import org.leasesync.testing.ManualTime;
+
+/**
+ * Two windows on one data directory — two real client runtimes (registry, coordinator, worker,
+ * HTTP) on one H2 file, against a real server — each with a timer: a key that synced successfully
+ * within 80% of the interval is skipped, the skip is in the history, and a key whose last sync
+ * failed is not. Time is injected: one monotonic clock for both (as the processes of one machine
+ * share {@code CLOCK_MONOTONIC}), wall clocks that disagree by hours.
+ */
+class RecentSyncGateTest {
+
+    private static final Duration INTERVAL = Duration.ofMinutes(5);
+
+    @TempDir
+    Path tmp;
+
+    private final ManualTime time = new ManualTime();
+    private ReferenceServer server;
+    private final List<ClientRuntime> windows = new ArrayList<>();
+
+    @BeforeEach
+    void startServer() {
+        server = ReferenceServer.start(ServerConfig.defaults());
+    }
+
+    @AfterEach
+    void stop() {
+        windows.forEach(ClientRuntime::close);
+        server.close();
+    }
+
+    private ClientRuntime window(TimeSource t) {
+        ClientRuntime rt = ClientRuntime.open(new ClientConfig(tmp.resolve("data"), server.baseUrl(),
+                Map.of("alice", server.tokenFor("alice")), Duration.ofSeconds(60), HttpSettings.DEFAULT,
+                SyncSettings.DEFAULT, RetryPolicy.NONE, t));
+        windows.add(rt);
+        return rt;
+    }
+
+    /** One timer tick of a window, as the app does it: ask the gate per key, then the coordinator; waits for runs. */
+    private int tick(ClientRuntime w) throws Exception {
+        int started = 0;
+        for (Scope s : Scope.values()) {
+            TaskKey key = new TaskKey("alice", s);
+            if (w.recentSyncs().scheduleDue(key, INTERVAL)) {
+                SubmitResult r = w.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
+                assertThat(r).as("nothing else runs: the tick starts the run").isInstanceOf(SubmitResult.Started.class);
+                RunResult done = ((SubmitResult.Started) r).handle().completion().get(60, TimeUnit.SECONDS);
+                assertThat(done.status()).as(done.message().orElse("")).isIn(RunStatus.SUCCEEDED, RunStatus.FAILED);
+                started++;
+            }
+        }
+        return started;
+    }
+
+    private List<RunRecord> scheduleRuns(ClientRuntime w, TaskKey key) {
+        return w.store().runs().history(key, 1_000).stream().filter(r -> r.firstSource() == TaskSource.SCHEDULE).toList();
+    }
+
+    private List<TriggerSkip> skips(ClientRuntime w, TaskKey key) {
+        return new JdbcRecentSyncs(w.store().database()).skips(key, 1_000);
+    }
+
+    @Test
+    void twoWindowsWhoseWallClocksDisagreeByHoursSyncEachKeyOncePerIntervalAndRecordTheSkips() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime b = window(time.withWallOffset(Duration.ofHours(-3)));   // B's wall clock runs 3 h behind
+        int intervals = 6;
+        int started = 0;
+        for (int k = 0; k < intervals; k++) {
+            ClientRuntime first = k % 2 == 0 ? a : b;   // the timers drift: either may tick first
+            ClientRuntime second = first == a ? b : a;
+            time.elapse(INTERVAL.minusSeconds(2));
+            started += tick(first);
+            time.elapse(Duration.ofSeconds(2));          // the other window's timer, 2 s later
+            started += tick(second);
+        }
+
+        assertThat(started).as("one scheduled sync per key and interval, not one per window").isEqualTo(3 * intervals);
+        for (Scope s : Scope.values()) {
+            TaskKey key = new TaskKey("alice", s);
+            List<RunRecord> runs = scheduleRuns(a, key);
+            assertThat(runs).as("%s", key).hasSize(intervals)
+                    .allSatisfy(r -> assertThat(r.status()).contains(RunStatus.SUCCEEDED));
+            assertThat(runs.stream().map(RunRecord::owner).distinct()).as("both windows ran some").hasSize(2);
+            List<TriggerSkip> skipped = skips(b, key);
+            assertThat(skipped).as("%s", key).hasSize(intervals).allSatisfy(sk -> {
+                assertThat(sk.source()).isEqualTo(TaskSource.SCHEDULE);
+                assertThat(sk.age()).isEqualTo(Duration.ofSeconds(2));
+                assertThat(sk.reason()).startsWith("skipped: synced 2 s ago by another process (pid "
+                        + ProcessHandle.current().pid() + ")");
+            });
+            // each skip points at the run of its interval, the one just before it
+            List<String> runIds = runs.stream().map(RunRecord::runId).toList();
+            assertThat(skipped.stream().map(TriggerSkip::recentRunId).toList()).isEqualTo(runIds);
+            for (int i = 0; i < intervals; i++) {
+                assertThat(skipped.get(i).owner()).as("skipped by the window that ticked second")
+                        .isNotEqualTo(runs.get(i).owner());
+            }
+        }
+    }
+
+    @Test
+    void aKeyThatSyncedLessThanEightyPercentOfTheIntervalAgoIsSkippedAndOneJustOverIsDue() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime b = window(time.withWallOffset(Duration.ofHours(5)));   // B's wall clock runs 5 h ahead
+        assertThat(tick(a)).isEqualTo(3);
+
+        time.elapse(INTERVAL.multipliedBy(8).dividedBy(10).minusMillis(1));
+        assertThat(tick(b)).as("79.99% of the interval after the sync").isZero();
+        time.elapse(Duration.ofMillis(1));
+        assertThat(tick(b)).as("80% of the interval after the sync").isEqualTo(3);
+        assertThat(tick(a)).as("right after B's syncs, whose end B stamped 5 h ahead on the wall clock").isZero();
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        assertThat(skips(a, key).get(0).reason()).isEqualTo("skipped: synced 0 s ago by another process (pid "
+                + ProcessHandle.current().pid() + ")");
+        assertThat(a.recentSyncs().foregroundDue(key, Duration.ofMinutes(1))).isFalse();
+        time.elapse(Duration.ofMinutes(1));
+        assertThat(a.recentSyncs().foregroundDue(key, Duration.ofMinutes(1))).isTrue();
+    }
+
+    @Test
+    void aKeyWhoseLastSyncFailedIsNotSkipped() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime b = window(time);
+        server.faults().setThrottle(1);          // A's first request gets 429: its first key's run fails
+        assertThat(tick(a)).isEqualTo(3);
+        TaskKey failed = new TaskKey("alice", Scope.values()[0]);
+        assertThat(a.store().runs().lastRun(failed).orElseThrow().status()).contains(RunStatus.FAILED);
+
+        time.elapse(Duration.ofSeconds(2));
+        assertThat(tick(b)).as("only the key whose last sync failed runs again").isEqualTo(1);
+        assertThat(scheduleRuns(b, failed)).hasSize(2).first()
+                .satisfies(r -> assertThat(r.status()).contains(RunStatus.SUCCEEDED));
+        assertThat(skips(b, failed)).isEmpty();
+        for (Scope s : Scope.values()) {
+            if (s != failed.scope()) {
+                assertThat(skips(b, new TaskKey("alice", s))).hasSize(1);
+            }
+        }
+        time.elapse(Duration.ofSeconds(2));
+        assertThat(tick(a)).as("now every key synced 2-4 s ago").isZero();
+    }
+
+    @Test
+    void aSuccessTimedOnAnotherMonotonicClockIsNeverTakenAsRecent() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime elsewhere = window(new ManualTime());   // another machine's clock (a shared PostgreSQL store)
+        assertThat(tick(a)).isEqualTo(3);
+        time.elapse(Duration.ofSeconds(2));
+        assertThat(tick(elsewhere)).as("its age cannot be known: due").isEqualTo(3);
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        assertThat(a.recentSyncs().check(key, INTERVAL)).as("and the other way round")
+                .isInstanceOf(RecentSyncGate.Verdict.Due.class);
+        assertThat(elsewhere.recentSyncs().check(key, INTERVAL)).as("its own run, on its own clock")
+                .isInstanceOf(RecentSyncGate.Verdict.Recent.class);
+        assertThat(skips(a, key)).isEmpty();
+    }
+}
