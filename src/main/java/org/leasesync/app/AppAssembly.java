@@ -11,7 +11,10 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.cli.ClientRuntime;
 import org.leasesync.cli.DurationConverter;
+import org.leasesync.registry.StartCheck;
+import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TriggerRequest;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
@@ -61,19 +64,23 @@ public final class AppAssembly implements AutoCloseable {
                 rt.store().database()), vm, actions, ui, zone);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
                 settings.time());
-        // Both background triggers first ask the shared database whether the key synced moments ago
-        // (in this window or another one on the data directory): RecentSyncGate.
+        // The background triggers ask whether the key synced moments ago, in this window or another
+        // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
+        // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
+        StartCheck background = rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
+                settings.foregroundMinInterval());
+        rt.coordinator().setStartCheck(background);
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
                 () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
-                    boolean due = rt.recentSyncs().scheduleDue(key, settings.scheduleInterval());
+                    boolean due = background.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isEmpty();
                     if (!due) {
                         ui.execute(history::load);   // the skip is in the history now
                     }
                     return due;
                 })));
         this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
-        java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue =
-                key -> rt.recentSyncs().foregroundDue(key, settings.foregroundMinInterval());
+        java.util.function.Predicate<TaskKey> foregroundDue =
+                key -> background.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND)).isEmpty();
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
         this.reloadOnFinish = e -> {
@@ -82,6 +89,8 @@ public final class AppAssembly implements AutoCloseable {
                     data.load();
                     history.load();
                 });
+            } else if (e.kind() == org.leasesync.registry.RunEvent.Kind.SKIPPED) {
+                ui.execute(history::load);   // e.g. a timer tick found unnecessary with the lease granted
             }
         };
         rt.coordinator().addListener(reloadOnFinish);
@@ -159,6 +168,7 @@ public final class AppAssembly implements AutoCloseable {
             refresher.cancel(false);
         }
         backend.runtime().coordinator().removeListener(reloadOnFinish);
+        backend.runtime().coordinator().setStartCheck(StartCheck.NONE);
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
             qaWindow.stage().hide();

@@ -46,6 +46,7 @@ public final class Coordinator implements AutoCloseable {
     private final Map<TaskKey, java.time.Instant> retryDue = new ConcurrentHashMap<>();
     private final Map<TaskKey, java.util.concurrent.ScheduledFuture<?>> retryTimers = new ConcurrentHashMap<>();
     private final List<Consumer<RunEvent>> listeners = new CopyOnWriteArrayList<>();
+    private volatile StartCheck startCheck = StartCheck.NONE;
     private volatile boolean closed;
 
     /**
@@ -71,6 +72,14 @@ public final class Coordinator implements AutoCloseable {
     /** Removes a listener. */
     public void removeListener(Consumer<RunEvent> listener) {
         listeners.remove(listener);
+    }
+
+    /**
+     * Sets what is asked, with the lease granted and before a run is recorded, whether a trigger
+     * still needs its run ({@link StartCheck#NONE} by default).
+     */
+    public void setStartCheck(StartCheck check) {
+        this.startCheck = Objects.requireNonNull(check, "check");
     }
 
     /** The registry this coordinator uses. */
@@ -126,6 +135,11 @@ public final class Coordinator implements AutoCloseable {
                 lease = registry.tryAcquire(key);
             }
             try {
+                Optional<String> unnecessary = startCheck.skipReason(request);
+                if (unnecessary.isPresent()) {
+                    safeRelease(lease.get());
+                    return publish(new SubmitResult.Skipped(key, unnecessary.get()));
+                }
                 return start(request, lease.get(), alsoMerged);
             } catch (RuntimeException e) {
                 safeRelease(lease.get());

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.registry.OwnerId;
 import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.StartCheck;
 import org.leasesync.registry.StoreException;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
@@ -31,15 +32,19 @@ import org.leasesync.registry.TimeSource;
  *       clock stepped in between, change nothing. Different or unknown clocks (another machine on a
  *       shared PostgreSQL store, {@code faketime}), a missing stamp or a negative age: due.</li>
  *   <li>Recent means {@code age < within}: {@link #SCHEDULE_SHARE} of the interval for the timer
- *       (so N windows cost about one scheduled sync per interval, and a key is never left longer than
- *       about one interval), the minimum interval for the foreground trigger.</li>
+ *       (so N windows cost about one scheduled sync per interval: the first tick of any window after
+ *       80% of the interval syncs; at worst, a tick just before that mark skipped and the window's
+ *       next one, ±10% jitter, comes about 1.9 intervals after the last success), the minimum
+ *       interval for the foreground trigger.</li>
  * </ol>
  * Every rule errs towards syncing: when in doubt, the trigger is due. A timer trigger found
  * unnecessary is recorded in the key's history ({@link TriggerSkip}); a foreground one is not (focus
- * changes are frequent and say less).
+ * changes are frequent and say less). The coordinator applies the rule with the key's lease granted
+ * ({@link #backgroundTriggers}), so two windows whose timers fire together cannot both sync: the
+ * second one finds the first one's success.
  *
- * <p>Thread-safe; {@link #scheduleDue} and {@link #foregroundDue} block on the database. A database
- * failure while checking makes the trigger due (the run then reports it).
+ * <p>Thread-safe. {@link #check} and the {@link StartCheck} of {@link #backgroundTriggers} block on
+ * the database; a database failure in the latter makes the trigger due (the run then reports it).
  */
 public final class RecentSyncGate {
 
@@ -107,57 +112,73 @@ public final class RecentSyncGate {
     }
 
     /**
-     * For a timer tick of the given interval: true if it should ask for a run; false if the key synced
-     * successfully less than {@link #SCHEDULE_SHARE} of the interval ago, after recording the skip in
-     * the key's history. A failure to check or to record makes it true (logged).
+     * The rule for the window's background triggers, as the coordinator asks it with the key's lease
+     * granted ({@link org.leasesync.registry.Coordinator#setStartCheck}; then it cannot race another
+     * window's run) and as the triggers ask it beforehand (no lease taken when clearly unnecessary):
+     * a {@code schedule} trigger is unnecessary when the key synced successfully less than
+     * {@link #SCHEDULE_SHARE} of {@code scheduleInterval} ago, and the skip is recorded in the key's
+     * history; a {@code foreground} trigger when it synced less than {@code foregroundMinInterval}
+     * ago (not recorded); any other trigger always runs. A failure to check or to record lets the
+     * trigger run (logged).
+     *
+     * @throws IllegalArgumentException if an interval is not positive
      */
-    public boolean scheduleDue(TaskKey key, Duration interval) {
-        Duration within = Duration.ofNanos((long) (interval.toNanos() * SCHEDULE_SHARE));
-        Verdict v;
-        try {
-            v = check(key, within);
-        } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1}); the timer asks for a run",
-                    key, e.getMessage());
-            return true;
+    public StartCheck backgroundTriggers(Duration scheduleInterval, Duration foregroundMinInterval) {
+        Duration timerWithin = Duration.ofNanos((long) (positive(scheduleInterval, "schedule interval").toNanos()
+                * SCHEDULE_SHARE));
+        Duration focusWithin = positive(foregroundMinInterval, "foreground minimum interval");
+        return request -> switch (request.source()) {
+            case SCHEDULE -> unnecessaryTick(request.key(), timerWithin);
+            case FOREGROUND -> recent(request.key(), focusWithin).map(r -> "synced " + describe(r.age()) + " ago "
+                    + by(r.run()));
+            default -> Optional.empty();
+        };
+    }
+
+    private Optional<String> unnecessaryTick(TaskKey key, Duration within) {
+        Optional<Verdict.Recent> recent = recent(key, within);
+        if (recent.isEmpty()) {
+            return Optional.empty();
         }
-        if (!(v instanceof Verdict.Recent recent)) {
-            return true;
-        }
-        TriggerSkip skip = new TriggerSkip(key, TaskSource.SCHEDULE, self.asString(), time.now(), recent.run().runId(),
-                recent.age(), reason(recent));
+        TriggerSkip skip = new TriggerSkip(key, TaskSource.SCHEDULE, self.asString(), time.now(),
+                recent.get().run().runId(), recent.get().age(), reason(recent.get()));
         try {
             store.recordSkip(skip);
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped timer trigger ({1}); it asks for a run",
+            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped timer trigger ({1}); it runs",
                     key, e.getMessage());
-            return true;
+            return Optional.empty();
         }
         log.log(System.Logger.Level.INFO, "{0}: timer trigger {1}", key, skip.reason());
-        return false;
+        return Optional.of(skip.reason());
     }
 
-    /**
-     * For the window coming back to the foreground: true unless the key synced successfully less
-     * than {@code minInterval} ago. Records nothing. A failure to check makes it true (logged).
-     */
-    public boolean foregroundDue(TaskKey key, Duration minInterval) {
+    private Optional<Verdict.Recent> recent(TaskKey key, Duration within) {
         try {
-            return !(check(key, minInterval) instanceof Verdict.Recent);
+            return check(key, within) instanceof Verdict.Recent r ? Optional.of(r) : Optional.empty();
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1})", key, e.getMessage());
-            return true;
+            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1}); the trigger runs",
+                    key, e.getMessage());
+            return Optional.empty();
         }
+    }
+
+    private static Duration positive(Duration d, String what) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, got " + d);
+        }
+        return d;
     }
 
     private String reason(Verdict.Recent recent) {
-        String by;
-        if (recent.run().owner().equals(self.asString())) {
-            by = "by this process";
-        } else {
-            by = pid(recent.run().owner()).map(p -> "by another process (pid " + p + ")").orElse("by another process");
+        return "skipped: synced " + describe(recent.age()) + " ago " + by(recent.run());
+    }
+
+    private String by(NewestRun run) {
+        if (run.owner().equals(self.asString())) {
+            return "by this process";
         }
-        return "skipped: synced " + describe(recent.age()) + " ago " + by;
+        return pid(run.owner()).map(p -> "by another process (pid " + p + ")").orElse("by another process");
     }
 
     private static Optional<Long> pid(String owner) {

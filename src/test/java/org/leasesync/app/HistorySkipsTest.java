@@ -57,8 +57,11 @@ class HistorySkipsTest {
         Coordinator a = coordinator(windowA);
         sync(a, key, TaskSource.SCHEDULE);
         time.elapse(Duration.ofSeconds(12));
-        RecentSyncGate gateB = new RecentSyncGate(new JdbcRecentSyncs(store.database()), time, windowB);
-        assertThat(gateB.scheduleDue(key, Duration.ofMinutes(5))).isFalse();
+        Coordinator b = coordinator(windowB);
+        b.setStartCheck(new RecentSyncGate(new JdbcRecentSyncs(store.database()), time, windowB)
+                .backgroundTriggers(Duration.ofMinutes(5), Duration.ofMinutes(1)));
+        assertThat(b.submit(key, TaskSource.SCHEDULE)).isInstanceOfSatisfying(SubmitResult.Skipped.class,
+                sk -> assertThat(sk.reason()).isEqualTo("skipped: synced 12 s ago by another process (pid 4242)"));
         time.elapse(Duration.ofMinutes(5));
         sync(a, key, TaskSource.MANUAL);
 

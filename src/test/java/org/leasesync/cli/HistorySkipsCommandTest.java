@@ -17,6 +17,7 @@ import org.leasesync.registry.Stage;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TriggerRequest;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.JdbcRunStore;
 import org.leasesync.store.LocalStore;
@@ -46,7 +47,8 @@ class HistorySkipsCommandTest {
                 runs.finishRun(lease.fence(), run, RunStatus.SUCCEEDED, Optional.empty(), time.now());
                 reg.release(lease);
                 time.elapse(Duration.ofSeconds(3));
-                assertThat(gateB.scheduleDue(key, Duration.ofMinutes(5))).isFalse();
+                assertThat(gateB.backgroundTriggers(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                .skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isPresent()).isTrue();
                 time.elapse(Duration.ofMinutes(5));
             }
         }

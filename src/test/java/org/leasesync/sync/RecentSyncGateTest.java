@@ -19,6 +19,7 @@ import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.Scope;
+import org.leasesync.registry.StartCheck;
 import org.leasesync.registry.SubmitResult;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
@@ -40,6 +41,7 @@ import org.leasesync.testing.ManualTime;
 class RecentSyncGateTest {
 
     private static final Duration INTERVAL = Duration.ofMinutes(5);
+    private static final Duration FOREGROUND_MIN = Duration.ofMinutes(1);
 
     @TempDir
     Path tmp;
@@ -59,24 +61,42 @@ class RecentSyncGateTest {
         server.close();
     }
 
+    /** A window: a client runtime with the background-trigger rule installed in its coordinator, as the app does. */
     private ClientRuntime window(TimeSource t) {
         ClientRuntime rt = ClientRuntime.open(new ClientConfig(tmp.resolve("data"), server.baseUrl(),
                 Map.of("alice", server.tokenFor("alice")), Duration.ofSeconds(60), HttpSettings.DEFAULT,
                 SyncSettings.DEFAULT, RetryPolicy.NONE, t));
         windows.add(rt);
+        rt.coordinator().setStartCheck(rule(rt));
         return rt;
     }
 
-    /** One timer tick of a window, as the app does it: ask the gate per key, then the coordinator; waits for runs. */
+    private static StartCheck rule(ClientRuntime w) {
+        return w.recentSyncs().backgroundTriggers(INTERVAL, FOREGROUND_MIN);
+    }
+
+    private static boolean due(ClientRuntime w, TaskKey key, TaskSource source) {
+        return rule(w).skipReason(TriggerRequest.of(key, source)).isEmpty();
+    }
+
+    /** Submits a schedule trigger; waits for the run it started. @return true if it started one */
+    private static boolean submit(ClientRuntime w, TaskKey key) throws Exception {
+        SubmitResult r = w.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
+        if (r instanceof SubmitResult.Skipped) {
+            return false;
+        }
+        assertThat(r).as("nothing else runs: the tick starts the run").isInstanceOf(SubmitResult.Started.class);
+        RunResult done = ((SubmitResult.Started) r).handle().completion().get(60, TimeUnit.SECONDS);
+        assertThat(done.status()).as(done.message().orElse("")).isIn(RunStatus.SUCCEEDED, RunStatus.FAILED);
+        return true;
+    }
+
+    /** One timer tick of a window, as the app does it: the quick check per key, then the coordinator. */
     private int tick(ClientRuntime w) throws Exception {
         int started = 0;
         for (Scope s : Scope.values()) {
             TaskKey key = new TaskKey("alice", s);
-            if (w.recentSyncs().scheduleDue(key, INTERVAL)) {
-                SubmitResult r = w.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
-                assertThat(r).as("nothing else runs: the tick starts the run").isInstanceOf(SubmitResult.Started.class);
-                RunResult done = ((SubmitResult.Started) r).handle().completion().get(60, TimeUnit.SECONDS);
-                assertThat(done.status()).as(done.message().orElse("")).isIn(RunStatus.SUCCEEDED, RunStatus.FAILED);
+            if (due(w, key, TaskSource.SCHEDULE) && submit(w, key)) {
                 started++;
             }
         }
@@ -144,9 +164,11 @@ class RecentSyncGateTest {
         TaskKey key = TaskKey.of("alice", "course_sync");
         assertThat(skips(a, key).get(0).reason()).isEqualTo("skipped: synced 0 s ago by another process (pid "
                 + ProcessHandle.current().pid() + ")");
-        assertThat(a.recentSyncs().foregroundDue(key, Duration.ofMinutes(1))).isFalse();
-        time.elapse(Duration.ofMinutes(1));
-        assertThat(a.recentSyncs().foregroundDue(key, Duration.ofMinutes(1))).isTrue();
+        assertThat(due(a, key, TaskSource.FOREGROUND)).as("coming back to the window right after").isFalse();
+        time.elapse(FOREGROUND_MIN);
+        assertThat(due(a, key, TaskSource.FOREGROUND)).isTrue();
+        assertThat(due(a, key, TaskSource.SCHEDULE)).isFalse();
+        assertThat(due(a, key, TaskSource.MANUAL)).as("Sync now always runs").isTrue();
     }
 
     @Test
@@ -185,5 +207,27 @@ class RecentSyncGateTest {
         assertThat(elsewhere.recentSyncs().check(key, INTERVAL)).as("its own run, on its own clock")
                 .isInstanceOf(RecentSyncGate.Verdict.Recent.class);
         assertThat(skips(a, key)).isEmpty();
+    }
+
+    @Test
+    void twoTimersThatFireTogetherSyncOnceTheCoordinatorChecksAgainWithTheLeaseGranted() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime b = window(time);
+        TaskKey key = TaskKey.of("alice", "backup");
+        assertThat(submit(a, key)).isTrue();
+        time.elapse(INTERVAL);
+        // both timers fire: both quick checks see the old sync ...
+        assertThat(due(a, key, TaskSource.SCHEDULE)).isTrue();
+        assertThat(due(b, key, TaskSource.SCHEDULE)).isTrue();
+        // ... A's run starts and ends before B's trigger reaches its coordinator
+        assertThat(submit(a, key)).isTrue();
+        time.elapse(Duration.ofMillis(300));
+        SubmitResult r = b.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
+
+        assertThat(r).isInstanceOfSatisfying(SubmitResult.Skipped.class, sk -> assertThat(sk.reason())
+                .isEqualTo("skipped: synced 0 s ago by another process (pid " + ProcessHandle.current().pid() + ")"));
+        assertThat(scheduleRuns(a, key)).hasSize(2);
+        assertThat(skips(a, key)).hasSize(1);
+        assertThat(b.registry().lease(key).orElseThrow().isHeld()).as("the lease was given back").isFalse();
     }
 }
