@@ -91,6 +91,7 @@ public final class QaViewModel {
         background.execute(() -> {
             AtomicInteger started = new AtomicInteger();
             AtomicInteger joined = new AtomicInteger();
+            AtomicInteger skipped = new AtomicInteger();
             AtomicInteger other = new AtomicInteger();
             ExecutorService threads = Executors.newFixedThreadPool(3, new NamedThreads("qa-fire", true));
             try {
@@ -101,7 +102,8 @@ public final class QaViewModel {
                             for (Scope s : Scope.values()) {
                                 SubmitResult r = coordinator.submit(new TaskKey(user, s), source);
                                 (r instanceof SubmitResult.Started ? started
-                                        : r instanceof SubmitResult.Joined ? joined : other).incrementAndGet();
+                                        : r instanceof SubmitResult.Joined ? joined
+                                        : r instanceof SubmitResult.Skipped ? skipped : other).incrementAndGet();
                             }
                         }
                         return null;
@@ -111,7 +113,9 @@ public final class QaViewModel {
                     f.get();
                 }
                 String text = "Fired " + (9 * n) + " triggers: " + started.get() + " started a run, " + joined.get()
-                        + " joined a running one" + (other.get() > 0 ? ", " + other.get() + " other" : "") + ".";
+                        + " joined a running one" + (skipped.get() > 0 ? ", " + skipped.get()
+                        + " skipped (the key had just synced)" : "") + (other.get() > 0 ? ", " + other.get() + " other" : "")
+                        + ".";
                 ui.execute(() -> fireResult.set(text));
             } catch (Exception e) {
                 ui.execute(() -> fireResult.set("Firing stopped: " + e.getMessage()));
