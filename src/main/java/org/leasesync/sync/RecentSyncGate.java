@@ -118,8 +118,9 @@ public final class RecentSyncGate {
      * a {@code schedule} trigger is unnecessary when the key synced successfully less than
      * {@link #SCHEDULE_SHARE} of {@code scheduleInterval} ago, and the skip is recorded in the key's
      * history; a {@code foreground} trigger when it synced less than {@code foregroundMinInterval}
-     * ago (not recorded); any other trigger always runs. A failure to check or to record lets the
-     * trigger run (logged).
+     * ago (not recorded); a {@code retry} when the key's newest run has succeeded since the failure
+     * that scheduled it, in any window (not recorded); {@code manual} and {@code recovery} triggers
+     * always run. A failure to check or to record lets the trigger run (logged).
      *
      * @throws IllegalArgumentException if an interval is not positive
      */
@@ -131,8 +132,24 @@ public final class RecentSyncGate {
             case SCHEDULE -> unnecessaryTick(request.key(), timerWithin);
             case FOREGROUND -> recent(request.key(), focusWithin).map(r -> "synced " + describe(r.age()) + " ago "
                     + by(r.run()));
+            case RETRY -> supersededRetry(request.key());
             default -> Optional.empty();
         };
+    }
+
+    /**
+     * A retry is scheduled in the process whose run failed; when the key's newest run has succeeded
+     * since (in any window), the failure it was to repair is gone. No clock is read: a newer run has
+     * a higher epoch than the failed one.
+     */
+    private Optional<String> supersededRetry(TaskKey key) {
+        try {
+            return store.newestRun(key).filter(r -> r.status().orElse(null) == RunStatus.SUCCEEDED)
+                    .map(r -> "the key synced since the failure " + by(r));
+        } catch (StoreException e) {
+            log.log(System.Logger.Level.WARNING, "{0}: cannot read the newest run ({1}); the retry runs", key, e.getMessage());
+            return Optional.empty();
+        }
     }
 
     private Optional<String> unnecessaryTick(TaskKey key, Duration within) {

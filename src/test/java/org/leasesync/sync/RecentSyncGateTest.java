@@ -195,6 +195,25 @@ class RecentSyncGateTest {
     }
 
     @Test
+    void aRetryScheduledByOneWindowIsSkippedOnceAnotherWindowHasSyncedTheKey() throws Exception {
+        ClientRuntime a = window(time);
+        ClientRuntime b = window(time);
+        TaskKey key = TaskKey.of("alice", "message_sync");
+        server.faults().setThrottle(1);
+        assertThat(submit(a, key)).isTrue();                                    // fails: A would retry
+        assertThat(due(a, key, TaskSource.RETRY)).as("the failure is the newest run").isTrue();
+
+        time.elapse(Duration.ofSeconds(2));
+        assertThat(tick(b)).as("B's timer syncs the failed key (and the two never synced)").isEqualTo(3);
+        SubmitResult retry = a.coordinator().submit(TriggerRequest.of(key, TaskSource.RETRY));
+
+        assertThat(retry).isInstanceOfSatisfying(SubmitResult.Skipped.class, sk -> assertThat(sk.reason())
+                .isEqualTo("the key synced since the failure by another process (pid " + ProcessHandle.current().pid() + ")"));
+        assertThat(a.store().runs().history(key, 10)).hasSize(2);
+        assertThat(due(b, key, TaskSource.MANUAL)).as("Sync now always runs").isTrue();
+    }
+
+    @Test
     void aSuccessTimedOnAnotherMonotonicClockIsNeverTakenAsRecent() throws Exception {
         ClientRuntime a = window(time);
         ClientRuntime elsewhere = window(new ManualTime());   // another machine's clock (a shared PostgreSQL store)
