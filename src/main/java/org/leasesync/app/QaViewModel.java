@@ -140,7 +140,9 @@ public final class QaViewModel {
                 var st = s.stats();
                 return "Embedded server: " + st.requests() + " requests · " + st.pushes() + " pushes · "
                         + st.changesApplied() + " changes applied · most applications of one change"
-                        + " (per user and scope): " + st.mostApplicationsOfOneChange() + " (must be ≤ 1) · overlapping runs of one key: " + st.runOverlaps() + " (must be 0)";
+                        + " (per user and scope): " + st.mostApplicationsOfOneChange() + " (must be ≤ 1)"
+                        + " · overlapping runs of one key: " + st.runOverlaps()
+                        + " (must be 0 while only this data directory syncs with it)";
             }).orElse("Connected to an external server: statistics and faults are not available here.");
             ui.execute(() -> {
                 leases.setAll(rows);
