@@ -28,7 +28,7 @@ public interface TimeSource {
      * {@link #monotonicNanos()} to tell how long ago it was taken, whatever the wall clocks of the
      * two processes say. The system time source on Linux answers the kernel's {@code CLOCK_MONOTONIC}
      * of this boot (shared by every process on the machine; it does not advance while the machine
-     * is suspended); see {@link SystemMonotonicClock}.
+     * is suspended; {@code SystemMonotonicClock} says how it is recognised).
      *
      * @return the clock's id; empty (the default) when the values mean something only inside this
      *     process, so a stored value must never be compared with another process's
