@@ -181,6 +181,14 @@ final class DatabaseFileCheck {
             return Optional.of("its header is damaged");
         }
         long headerVersion = Math.max(h0 == null ? -1 : hex(h0, "version"), h1 == null ? -1 : hex(h1, "version"));
+        // The header names the block of the newest chunk it knows; a file that ends before that block
+        // was cut off, even when it happens to end at the footer of an older chunk in freed space
+        // (H2 then opens an older copy and the end-of-file check below sees a clean end).
+        long headerBlock = Math.max(h0 == null ? -1 : hex(h0, "block"), h1 == null ? -1 : hex(h1, "block"));
+        if (headerBlock >= 2 && headerBlock * BLOCK >= size) {
+            return Optional.of("its end is cut off (its header names block " + headerBlock + " of a " + size / BLOCK
+                    + "-block file); it was probably truncated");
+        }
         // Every complete chunk: a footer with a valid checksum whose chunk header is where it says.
         long newestComplete = -1;
         long endOfLastComplete = 2;   // in blocks; the two header blocks come first
