@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * <p>The check, done only while no process has the file open (H2's file lock tells):
  * <ol>
  *   <li>H2's store opens it read-only; at the same time the file itself is read: a header with a
- *       valid checksum is there (H2 keeps two copies), the version H2 opened is the newest one any
+ *       valid checksum is there (H2 keeps two copies), the file reaches the block that header names,
+ *       the version H2 opened is the newest one any
  *       header or complete chunk records (if it is older, H2 fell back past data it could not
  *       read), and the file ends with a complete chunk — or with the beginning of the newest one,
  *       a write that never finished (a crash or a full disk while saving; nothing of it was
