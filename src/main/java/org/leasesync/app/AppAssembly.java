@@ -11,8 +11,10 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.cli.ClientRuntime;
 import org.leasesync.cli.DurationConverter;
-import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.StartCheck;
+import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TriggerRequest;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
@@ -58,31 +60,47 @@ public final class AppAssembly implements AutoCloseable {
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
                 sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
-        this.history = new HistoryViewModel(rt.store().runs(), vm, actions, ui, zone);
+        this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
+                rt.store().database()), vm, actions, ui, zone);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
                 settings.time());
+        // The background triggers ask whether the key synced moments ago, in this window or another
+        // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
+        // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
+        StartCheck background = rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
+                settings.foregroundMinInterval());
+        rt.coordinator().setStartCheck(background);
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
-                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> true)));
+                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
+                    boolean due = background.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isEmpty();
+                    if (!due) {
+                        ui.execute(history::load);   // the skip is in the history now
+                    }
+                    return due;
+                })));
         this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
+        java.util.function.Predicate<TaskKey> foregroundDue =
+                key -> background.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND)).isEmpty();
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
-                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, key -> foregroundPolicy.due(
-                        rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now())));
+                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
         this.reloadOnFinish = e -> {
             if (e.kind() == org.leasesync.registry.RunEvent.Kind.FINISHED) {
                 ui.execute(() -> {
                     data.load();
                     history.load();
                 });
+            } else if (e.kind() == org.leasesync.registry.RunEvent.Kind.SKIPPED) {
+                ui.execute(history::load);   // e.g. a timer tick found unnecessary with the lease granted
             }
         };
         rt.coordinator().addListener(reloadOnFinish);
         String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
-                + " (timer), when you come back to this window (unless synced in the last "
+                + " (timer; skipped when synced in the last " + DurationConverter.format(Duration.ofNanos(
+                        (long) (settings.scheduleInterval().toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE)))
+                + ", also by another window), when you come back to this window (unless synced in the last "
                 + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
-        java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue = key -> foregroundPolicy.due(
-                rt.store().runs().lastSucceeded(key).flatMap(RunRecord::endedAt), settings.time().now());
         MainView view = new MainView(vm, data, history, this::openQa, footer,
                 user -> vm.switchAccountAndSync(user, foregroundDue));
         Scene scene = new Scene(view.root(), 1180, 780);
@@ -150,6 +168,7 @@ public final class AppAssembly implements AutoCloseable {
             refresher.cancel(false);
         }
         backend.runtime().coordinator().removeListener(reloadOnFinish);
+        backend.runtime().coordinator().setStartCheck(StartCheck.NONE);
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
             qaWindow.stage().hide();

@@ -1,15 +1,15 @@
 package org.leasesync.app;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 
 /**
- * When the window coming back to the foreground may ask for a sync: not within {@code debounce}
- * of the previous focus gain (window managers send bursts), not when the focus came back from one
- * of the app's own windows (dialogs, QA tools), and — per key — not when that key synced
- * successfully less than {@code minInterval} ago. Monotonic time for the debounce; wall time only
- * to compare with the stored last success. Not thread-safe: used on the FX thread.
+ * When the window coming back to the foreground may ask for a sync at all: not within
+ * {@code debounce} of the previous focus gain (window managers send bursts) and not when the focus
+ * came back from one of the app's own windows (dialogs, QA tools). Per key, the trigger then asks
+ * {@link org.leasesync.sync.RecentSyncGate#foregroundDue} whether the key synced successfully less
+ * than {@code minInterval} ago (in any window, judged on the shared monotonic clock, never by
+ * comparing a stored wall-clock time). Monotonic time for the debounce. Not thread-safe: used on the
+ * FX thread.
  */
 public final class ForegroundPolicy {
 
@@ -32,12 +32,6 @@ public final class ForegroundPolicy {
         boolean debounced = lastGainNanos != Long.MIN_VALUE && nowNanos - lastGainNanos < debounce.toNanos();
         lastGainNanos = nowNanos;
         return !fromOwnWindow && !debounced;
-    }
-
-    /** Whether a key that last synced at {@code lastSuccess} is due for a foreground sync at {@code now}. */
-    public boolean due(Optional<Instant> lastSuccess, Instant now) {
-        return lastSuccess.isEmpty() || lastSuccess.get().isAfter(now) // the wall clock went back: do not trust it
-                || !lastSuccess.get().plus(minInterval).isAfter(now);
     }
 
     public Duration minInterval() {

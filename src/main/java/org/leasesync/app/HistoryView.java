@@ -11,7 +11,7 @@ import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import org.leasesync.registry.Scope;
 
-/** The history tab: one row per run of the chosen task key. */
+/** The history tab: one row per run of the chosen task key, and one per skipped timer trigger. */
 final class HistoryView extends VBox {
 
     HistoryView(HistoryViewModel vm) {
@@ -24,7 +24,8 @@ final class HistoryView extends VBox {
         reload.setId("history-reload");
         reload.setOnAction(e -> vm.load());
         HBox head = new HBox(10, new Label("Scope"), scope, reload,
-                new Label("Every run of this task key: who asked for it, who joined it, what it did."));
+                new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
+                        + "triggers skipped because it had just synced."));
         head.setAlignment(Pos.CENTER_LEFT);
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");

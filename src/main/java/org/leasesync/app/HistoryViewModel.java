@@ -1,7 +1,9 @@
 package org.leasesync.app;
 
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import javafx.beans.property.ObjectProperty;
@@ -13,18 +15,23 @@ import org.leasesync.registry.RunStore;
 import org.leasesync.registry.Scope;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.sync.RecentSyncs;
+import org.leasesync.sync.TriggerSkip;
 
 /**
  * The history tab: a task key's runs, newest first — sources (first and merged), owner, epoch,
- * stages with times, result and error; enough to answer "why did it sync when I didn't click?".
+ * stages with times, result and error; enough to answer "why did it sync when I didn't click?" —
+ * and the timer triggers that were skipped because the key had just synced (result "skipped",
+ * listed just above the run that made them unnecessary: "why did it not sync?").
  */
 public final class HistoryViewModel {
 
-    /** One run. */
+    /** One run, or one skipped trigger (result "skipped", no stages or epoch, the reason in {@code error}). */
     public record Row(String started, String sources, String result, String stages, String epoch, String owner,
                       String error) { }
 
     private final RunStore runs;
+    private final RecentSyncs skips;
     private final MainViewModel main;
     private final Executor background;
     private final Executor ui;
@@ -32,8 +39,10 @@ public final class HistoryViewModel {
     private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
 
-    public HistoryViewModel(RunStore runs, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
+    public HistoryViewModel(RunStore runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
+                            ZoneId zone) {
         this.runs = runs;
+        this.skips = skips;
         this.main = main;
         this.background = background;
         this.ui = ui;
@@ -50,7 +59,7 @@ public final class HistoryViewModel {
         return rows;
     }
 
-    /** Reloads the last 100 runs of the signed-in user's key. */
+    /** Reloads the last 100 runs of the signed-in user's key, with the triggers skipped after each. */
     public void load() {
         String user = main.currentUser();
         if (user == null) {
@@ -58,13 +67,22 @@ public final class HistoryViewModel {
         }
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
-            List<Row> list = runs.history(key, 100).stream().map(this::row).toList();
+            Map<String, List<TriggerSkip>> skipped = TriggerSkip.byRun(skips.skips(key, 1_000));
+            List<Row> list = new ArrayList<>();
+            for (RunRecord r : runs.history(key, 100)) {
+                skipped.getOrDefault(r.runId(), List.of()).forEach(s -> list.add(row(s)));
+                list.add(row(r));
+            }
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
                     rows.setAll(list);
                 }
             });
         });
+    }
+
+    private Row row(TriggerSkip s) {
+        return new Row(texts.time(s.at()), s.source().wireName(), "skipped", "", "", s.owner(), s.reason());
     }
 
     private Row row(RunRecord r) {

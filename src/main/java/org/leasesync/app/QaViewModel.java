@@ -90,6 +90,7 @@ public final class QaViewModel {
         background.execute(() -> {
             AtomicInteger started = new AtomicInteger();
             AtomicInteger joined = new AtomicInteger();
+            AtomicInteger skipped = new AtomicInteger();
             AtomicInteger other = new AtomicInteger();
             ExecutorService threads = Executors.newFixedThreadPool(3, new NamedThreads("qa-fire", true));
             try {
@@ -100,7 +101,8 @@ public final class QaViewModel {
                             for (Scope s : Scope.values()) {
                                 SubmitResult r = coordinator.submit(new TaskKey(user, s), source);
                                 (r instanceof SubmitResult.Started ? started
-                                        : r instanceof SubmitResult.Joined ? joined : other).incrementAndGet();
+                                        : r instanceof SubmitResult.Joined ? joined
+                                        : r instanceof SubmitResult.Skipped ? skipped : other).incrementAndGet();
                             }
                         }
                         return null;
@@ -110,7 +112,9 @@ public final class QaViewModel {
                     f.get();
                 }
                 String text = "Fired " + (9 * n) + " triggers: " + started.get() + " started a run, " + joined.get()
-                        + " joined a running one" + (other.get() > 0 ? ", " + other.get() + " other" : "") + ".";
+                        + " joined a running one" + (skipped.get() > 0 ? ", " + skipped.get()
+                        + " skipped (the key had just synced)" : "") + (other.get() > 0 ? ", " + other.get() + " other" : "")
+                        + ".";
                 ui.execute(() -> fireResult.set(text));
             } catch (Exception e) {
                 ui.execute(() -> fireResult.set("Firing stopped: " + e.getMessage()));
@@ -135,9 +139,10 @@ public final class QaViewModel {
             String stats = server.map(s -> {
                 var st = s.stats();
                 return "Embedded server: " + st.requests() + " requests · " + st.pushes() + " pushes · "
-                        + st.changesApplied() + " changes applied · most applications of one change: "
-                        + st.appliedByChangeId().values().stream().mapToInt(Integer::intValue).max().orElse(0)
-                        + " (must be ≤ 1) · overlapping runs of one key: " + st.runOverlaps() + " (must be 0)";
+                        + st.changesApplied() + " changes applied · most applications of one change"
+                        + " (per user and scope): " + st.mostApplicationsOfOneChange() + " (must be ≤ 1)"
+                        + " · overlapping runs of one key: " + st.runOverlaps()
+                        + " (must be 0 while only this data directory syncs with it)";
             }).orElse("Connected to an external server: statistics and faults are not available here.");
             ui.execute(() -> {
                 leases.setAll(rows);

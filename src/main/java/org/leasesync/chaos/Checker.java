@@ -19,9 +19,11 @@ import java.util.function.Predicate;
  *       the machine-wide monotonic clock, so the order is certain) yet was committed; two grants of
  *       the same epoch; and on the server, an accepted request whose fencing token is lower than one
  *       the server had already accepted for that user, scope and client id (in commit order);</li>
- *   <li><b>duplicates</b> (invariant 9, idempotency): a change id applied by more than one request;</li>
+ *   <li><b>duplicates</b> (invariant 9, idempotency): a change id applied by more than one request
+ *       of its user+scope (the server de-duplicates per user+scope, so one change id applied once
+ *       for alice and once for bob is two changes, not a duplicate);</li>
  *   <li><b>lost</b> (invariant 9): an edit made on a device that was neither applied on the server
- *       nor is still in that device's outbox;</li>
+ *       in its user+scope nor is still in that device's outbox;</li>
  *   <li><b>stuck</b> (invariant 3, fail closed but never stuck): a run still recorded as running after
  *       the final drain, or a key whose owner was killed and that no successor held within the
  *       takeover bound;</li>
@@ -154,21 +156,27 @@ final class Checker {
 
     // ---- lost -----------------------------------------------------------------------------------
 
-    /** An edit journaled on a device that was neither applied on the server nor is still in that device's outbox. */
+    /**
+     * An edit journaled on a device that was neither applied on the server (in its user+scope:
+     * the same change id applied for another user or scope is another change) nor is still in that
+     * device's outbox of its user+scope.
+     */
     static void lost(Evidence ev, List<ChaosReport.Violation> out) {
-        Set<String> applied = new HashSet<>();
+        Set<String> applied = new HashSet<>();   // "user|scope changeId"
         for (JsonNode a : ev.audit()) {
-            a.path("applied").forEach(id -> applied.add(id.asText()));
-            a.path("duplicates").forEach(id -> applied.add(id.asText()));
+            String where = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " ";
+            a.path("applied").forEach(id -> applied.add(where + id.asText()));
+            a.path("duplicates").forEach(id -> applied.add(where + id.asText()));
         }
         for (JsonNode e : ev.events()) {
             if (!type(e, "edit")) {
                 continue;
             }
             String changeId = e.path("changeId").asText();
+            String key = e.path("key").asText();
             Evidence.Device device = ev.devices().get(e.path("device").asText());
-            boolean pending = device != null && device.outbox().contains(changeId);
-            if (!applied.contains(changeId) && !pending) {
+            boolean pending = device != null && device.outbox().getOrDefault(key, Set.of()).contains(changeId);
+            if (!applied.contains(key + " " + changeId) && !pending) {
                 out.add(violation("lost", "edit " + changeId + " of " + e.path("key").asText() + " (record "
                         + e.path("record").asText() + ") on " + e.path("device").asText()
                         + " was never applied and is no longer in the outbox", ev,

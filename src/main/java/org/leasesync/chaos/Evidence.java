@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Everything the checker reads after a chaos run: the merged journals, the server's request audit,
@@ -30,16 +31,19 @@ record Evidence(List<JsonNode> events, List<JsonNode> audit, Map<String, Device>
      * One device's local database after the run.
      *
      * @param clientId the device's client id (what the server fences by)
-     * @param outbox change ids still in the outbox (pending or in conflict)
+     * @param outbox change ids still in the outbox (pending or in conflict), by {@code user|scope}:
+     *     change ids are unique per user+scope only, as the server treats them
      * @param runCount runs recorded
      * @param unfinishedRuns run ids still recorded as running
      * @param localRecords local record payloads by {@code user|scope}
      */
-    record Device(String clientId, List<String> outbox, int runCount, List<String> unfinishedRuns,
+    record Device(String clientId, Map<String, Set<String>> outbox, int runCount, List<String> unfinishedRuns,
                   Map<String, List<String>> localRecords) {
 
         Device {
-            outbox = List.copyOf(outbox);
+            Map<String, Set<String>> copy = new java.util.HashMap<>();
+            outbox.forEach((key, ids) -> copy.put(key, Set.copyOf(ids)));
+            outbox = Map.copyOf(copy);
             unfinishedRuns = List.copyOf(unfinishedRuns);
             localRecords = Map.copyOf(localRecords);
         }

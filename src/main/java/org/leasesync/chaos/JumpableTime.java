@@ -3,6 +3,7 @@ package org.leasesync.chaos;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.leasesync.registry.TimeSource;
 
@@ -39,4 +40,11 @@ final class JumpableTime implements TimeSource {
     public long monotonicNanos() {
         return System.nanoTime();
     }
+
+    @Override
+    public Optional<String> monotonicClockId() {
+        return SYSTEM.monotonicClockId();   // the system's monotonic clock, whatever the wall clock says
+    }
+
+    private static final TimeSource SYSTEM = TimeSource.system();
 }

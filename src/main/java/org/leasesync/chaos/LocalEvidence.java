@@ -5,8 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
@@ -21,11 +23,12 @@ final class LocalEvidence {
         try (LocalStore store = LocalStore.openFile(dataDir)) {
             String clientId = new JdbcLocalEdits(store.database(), TimeSource.system()).clientId();
             return store.database().query("read the chaos evidence", c -> {
-                List<String> outbox = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement("SELECT change_id FROM outbox");
+                Map<String, Set<String>> outbox = new HashMap<>();
+                try (PreparedStatement ps = c.prepareStatement("SELECT user_id, scope, change_id FROM outbox");
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        outbox.add(rs.getString(1));
+                        outbox.computeIfAbsent(rs.getString(1) + "|" + rs.getString(2), k -> new HashSet<>())
+                                .add(rs.getString(3));
                     }
                 }
                 int runs;

@@ -19,8 +19,11 @@ import org.leasesync.registry.TaskRegistry;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.JdbcRecentSyncs;
+import org.leasesync.store.JdbcRunStore;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.LocalData;
+import org.leasesync.sync.RecentSyncGate;
 import org.leasesync.sync.Sleeper;
 import org.leasesync.sync.SyncRemote;
 import org.leasesync.sync.SyncWorker;
@@ -40,6 +43,7 @@ public final class ClientRuntime implements AutoCloseable {
     private final TaskRegistry registry;
     private final LeaseKeeper keeper;
     private final Coordinator coordinator;
+    private final RecentSyncGate recentSyncs;
     private final ExecutorService workers;
     private final ScheduledExecutorService timer;
     private final OkHttpClient http;
@@ -82,7 +86,10 @@ public final class ClientRuntime implements AutoCloseable {
         HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
-        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry(), fatal);
+        // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
+        this.coordinator = new Coordinator(registry, new JdbcRunStore(store.database(), config.time()), worker, workers,
+                keeper, timer, config.retry(), fatal);
+        this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         keeper.start(timer);
     }
 
@@ -142,6 +149,14 @@ public final class ClientRuntime implements AutoCloseable {
 
     public TaskRegistry registry() {
         return registry;
+    }
+
+    /**
+     * Whether a background trigger is due or the key synced moments ago, in any process on this
+     * data directory (the window's timer and foreground triggers ask it first).
+     */
+    public RecentSyncGate recentSyncs() {
+        return recentSyncs;
     }
 
     public LocalStore store() {

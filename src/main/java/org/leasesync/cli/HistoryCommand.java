@@ -3,11 +3,15 @@ package org.leasesync.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.store.Database;
+import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.LocalStore;
+import org.leasesync.sync.TriggerSkip;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -15,10 +19,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first. Read-only. */
+/**
+ * {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first, each preceded by
+ * the timer triggers skipped because it had just synced. Read-only.
+ */
 @Command(name = "history", mixinStandardHelpOptions = true,
         description = "Show a task key's runs, newest first: sources (first and merged), owner, epoch, stages "
-                + "with times, result and error.")
+                + "with times, result and error; and, above each run, the timer triggers skipped because the key "
+                + "had just synced.")
 public final class HistoryCommand implements Callable<Integer> {
 
     @Mixin
@@ -51,15 +59,21 @@ public final class HistoryCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path dir = dataDir.resolve();
         List<Views.RunView> runs;
+        Map<String, List<TriggerSkip>> skipped;
         if (!Database.existsIn(dir)) {
             runs = List.of();
+            skipped = Map.of();
         } else {
             try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                 runs = store.runs().history(taskKey, limit).stream().map(Views.RunView::of).toList();
+                // at most one skip per window and run: ten windows' worth is plenty
+                skipped = TriggerSkip.byRun(new JdbcRecentSyncs(store.database()).skips(taskKey, 10 * limit));
             }
         }
         if (json) {
-            out.println(Json.write(java.util.Map.of("key", taskKey.asString(), "runs", runs)));
+            List<Views.SkipView> skips = new ArrayList<>();
+            runs.forEach(r -> skipped.getOrDefault(r.runId(), List.of()).forEach(s -> skips.add(Views.SkipView.of(s))));
+            out.println(Json.write(java.util.Map.of("key", taskKey.asString(), "runs", runs, "skipped", skips)));
             return 0;
         }
         if (runs.isEmpty()) {
@@ -67,6 +81,10 @@ public final class HistoryCommand implements Callable<Integer> {
             return 0;
         }
         for (var r : runs) {
+            for (TriggerSkip s : skipped.getOrDefault(r.runId(), List.of())) {
+                out.println(Views.local(s.at()) + "  skipped  " + s.source().wireName() + " trigger");
+                out.println("    owner " + s.owner() + "  — " + s.reason());
+            }
             String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " (joined by " + String.join(", ", r.mergedSources()) + ")");
             out.println(Views.local(Instant.parse(r.startedAt())) + "  " + r.status() + "  epoch " + r.epoch()
                     + "  started by " + sources);

@@ -47,6 +47,22 @@ final class Views {
         }
     }
 
+    /**
+     * A timer trigger skipped because the key had just synced ({@code history --json}, member
+     * {@code skipped}, newest first).
+     *
+     * @param recentRunId the successful run that made it unnecessary (listed in {@code runs})
+     * @param ageMillis how long before the skip that run had ended, on the shared monotonic clock
+     * @param at when it was skipped, on the skipping process's wall clock (display only)
+     */
+    record SkipView(String key, String source, String owner, String at, String recentRunId, long ageMillis,
+                    String reason) {
+        static SkipView of(org.leasesync.sync.TriggerSkip s) {
+            return new SkipView(s.key().asString(), s.source().wireName(), s.owner(), s.at().toString(), s.recentRunId(),
+                    s.age().toMillis(), s.reason());
+        }
+    }
+
     record CheckpointView(String key, String runId, long epoch, String stage, String pullCursor, String pushBatchId,
                           String idempotencyKey, List<String> pushChangeIds, String pushSentAt, String updatedAt) {
         static CheckpointView of(Checkpoint c) {

@@ -38,6 +38,7 @@ public final class Coordinator implements AutoCloseable {
     private final RetryScheduler retries;
     private final RunLifecycle lifecycle;
     private final RunJoiner joiner;
+    private volatile StartCheck startCheck = StartCheck.NONE;
     private volatile boolean closed;
 
     /**
@@ -83,6 +84,14 @@ public final class Coordinator implements AutoCloseable {
     /** Removes a listener. */
     public void removeListener(Consumer<RunEvent> listener) {
         events.remove(listener);
+    }
+
+    /**
+     * Sets what is asked, with the lease granted and before a run is recorded, whether a trigger
+     * still needs its run ({@link StartCheck#NONE} by default).
+     */
+    public void setStartCheck(StartCheck check) {
+        this.startCheck = Objects.requireNonNull(check, "check");
     }
 
     /** The registry this coordinator uses. */
@@ -134,6 +143,11 @@ public final class Coordinator implements AutoCloseable {
                 lease = acquired.lease();
             }
             try {
+                Optional<String> unnecessary = startCheck.skipReason(request);
+                if (unnecessary.isPresent()) {
+                    RunLifecycle.releaseQuietly(registry, lease.get());
+                    return events.publish(new SubmitResult.Skipped(key, unnecessary.get()));
+                }
                 return start(request, lease.get(), alsoMerged);
             } catch (Throwable e) {
                 // Nothing was launched (launch itself never throws): free the key, or this process

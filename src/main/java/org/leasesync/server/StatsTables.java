@@ -15,9 +15,11 @@ import java.util.TreeMap;
  * <ul>
  *   <li>{@code requests}, {@code pushes}: counters, one row per instance in
  *       {@code instance_counters}, summed;</li>
- *   <li>{@code appliedByChangeId} (and {@code changesApplied}, its sum): with the audit log on,
- *       from the audit rows of pushes — a change applied twice would show as two rows listing
- *       it; otherwise from {@code applied_changes}; both since the last reset;</li>
+ *   <li>{@code appliedByChangeId} (and {@code changesApplied}, its sum), counted per
+ *       user+scope+change id — where the server de-duplicates — never per change id alone: with
+ *       the audit log on, from the audit rows of pushes (a change applied twice in one user+scope
+ *       would show as two rows listing it); otherwise from {@code applied_changes}, whose primary
+ *       key makes every count 1; both since the last reset;</li>
  *   <li>{@code runOverlaps}: from the run intervals in {@code run_intervals}.</li>
  * </ul>
  * {@link #reset()} zeroes them for the whole cluster. Thread-safe (stateless besides its
@@ -140,33 +142,38 @@ final class StatsTables {
                 requests = rs.getLong(1);
                 pushes = rs.getLong(2);
             }
-            Map<String, Integer> applied = fromAudit ? appliedFromAudit(c) : appliedFromAppliedChanges(c);
-            long changesApplied = applied.values().stream().mapToLong(Integer::longValue).sum();
+            Map<String, Map<String, Integer>> applied = fromAudit ? appliedFromAudit(c) : appliedFromAppliedChanges(c);
+            long changesApplied = applied.values().stream().flatMap(m -> m.values().stream())
+                    .mapToLong(Integer::longValue).sum();
             return new ServerStats(requests, pushes, changesApplied, applied, overlaps(c));
         }
     }
 
-    private static Map<String, Integer> appliedFromAudit(Connection c) throws SQLException {
-        Map<String, Integer> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT applied FROM request_audit"
-                + " WHERE seq > (SELECT audit_after_seq FROM stats_state WHERE id = 1)"
+    /** Per user+scope (the path's), each change id listed as applied by a push since the last reset. */
+    private static Map<String, Map<String, Integer>> appliedFromAudit(Connection c) throws SQLException {
+        Map<String, Map<String, Integer>> out = new TreeMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT path_user, scope, applied"
+                + " FROM request_audit WHERE seq > (SELECT audit_after_seq FROM stats_state WHERE id = 1)"
                 + " AND op = 'push' AND LENGTH(applied) > 0")) {
             while (rs.next()) {
-                for (String id : AuditLog.splitIds(rs.getString(1))) {
-                    out.merge(id, 1, Integer::sum);
+                Map<String, Integer> counts = out.computeIfAbsent(ServerStats.taskKey(rs.getString(1), rs.getString(2)),
+                        k -> new TreeMap<>());
+                for (String id : AuditLog.splitIds(rs.getString(3))) {
+                    counts.merge(id, 1, Integer::sum);
                 }
             }
         }
         return out;
     }
 
-    private static Map<String, Integer> appliedFromAppliedChanges(Connection c) throws SQLException {
-        Map<String, Integer> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT change_id, COUNT(*)"
+    private static Map<String, Map<String, Integer>> appliedFromAppliedChanges(Connection c) throws SQLException {
+        Map<String, Map<String, Integer>> out = new TreeMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT user_id, scope, change_id, COUNT(*)"
                 + " FROM applied_changes WHERE stats_generation = (SELECT generation FROM stats_state WHERE id = 1)"
-                + " GROUP BY change_id")) {
+                + " GROUP BY user_id, scope, change_id")) {
             while (rs.next()) {
-                out.put(rs.getString(1), rs.getInt(2));
+                out.computeIfAbsent(ServerStats.taskKey(rs.getString(1), rs.getString(2)), k -> new TreeMap<>())
+                        .put(rs.getString(3), rs.getInt(4));
             }
         }
         return out;

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * <p>The check, done only while no process has the file open (H2's file lock tells):
  * <ol>
  *   <li>H2's store opens it read-only; at the same time the file itself is read: a header with a
- *       valid checksum is there (H2 keeps two copies), the version H2 opened is the newest one any
+ *       valid checksum is there (H2 keeps two copies), the file reaches the block that header names,
+ *       the version H2 opened is the newest one any
  *       header or complete chunk records (if it is older, H2 fell back past data it could not
  *       read), and the file ends with a complete chunk — or with the beginning of the newest one,
  *       a write that never finished (a crash or a full disk while saving; nothing of it was
@@ -181,6 +182,14 @@ final class DatabaseFileCheck {
             return Optional.of("its header is damaged");
         }
         long headerVersion = Math.max(h0 == null ? -1 : hex(h0, "version"), h1 == null ? -1 : hex(h1, "version"));
+        // The header names the block of the newest chunk it knows; a file that ends before that block
+        // was cut off, even when it happens to end at the footer of an older chunk in freed space
+        // (H2 then opens an older copy and the end-of-file check below sees a clean end).
+        long headerBlock = Math.max(h0 == null ? -1 : hex(h0, "block"), h1 == null ? -1 : hex(h1, "block"));
+        if (headerBlock >= 2 && headerBlock * BLOCK >= size) {
+            return Optional.of("its end is cut off (its header names block " + headerBlock + " of a " + size / BLOCK
+                    + "-block file); it was probably truncated");
+        }
         // Every complete chunk: a footer with a valid checksum whose chunk header is where it says.
         long newestComplete = -1;
         long endOfLastComplete = 2;   // in blocks; the two header blocks come first

@@ -18,10 +18,17 @@ import org.leasesync.registry.RunStore;
 import org.leasesync.registry.Stage;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
 
 /**
  * Runs, triggers, stages and checkpoints in SQL. Every write of a run goes through
  * {@link JdbcGuard}, so it commits only under the run's current fence.
+ *
+ * <p>{@link #finishRun} also stamps the run's end on this store's monotonic clock
+ * ({@code ended_mono_ns}, {@code mono_clock}: {@link TimeSource#monotonicNanos()} and
+ * {@link TimeSource#monotonicClockId()}), in the same statement, so that another process can tell how
+ * long ago the key last synced without comparing wall clocks ({@link JdbcRecentSyncs}). A run closed
+ * by another holder ({@link #closeAbandonedRun}) gets no stamp: when it ended is unknown.
  *
  * <p>Thread-safe; blocks on the database.
  */
@@ -33,10 +40,18 @@ public final class JdbcRunStore implements RunStore {
 
     private final Database db;
     private final JdbcGuard guard;
+    private final TimeSource time;
 
+    /** Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}). */
     public JdbcRunStore(Database db) {
+        this(db, TimeSource.system());
+    }
+
+    /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
+    public JdbcRunStore(Database db, TimeSource time) {
         this.db = db;
         this.guard = new JdbcGuard(db);
+        this.time = java.util.Objects.requireNonNull(time, "time");
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
@@ -95,6 +110,12 @@ public final class JdbcRunStore implements RunStore {
         fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record the end of run " + runId, c -> {
             setFinished(c, runId, status, error.orElse(null), now);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE run SET ended_mono_ns = ?, mono_clock = ? WHERE run_id = ?")) {
+                ps.setLong(1, time.monotonicNanos());
+                ps.setString(2, time.monotonicClockId().orElse(null));
+                ps.setString(3, runId);
+                ps.executeUpdate();
+            }
             return null;
         });
     }

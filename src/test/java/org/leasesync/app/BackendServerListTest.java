@@ -66,7 +66,7 @@ class BackendServerListTest {
             RunResult result = ((SubmitResult.Started) r).handle().completion().get(60, TimeUnit.SECONDS);
 
             assertThat(result.status()).as(result.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-            assertThat(server.stats().appliedByChangeId()).containsExactlyEntriesOf(Map.of(changeId, 1));
+            assertThat(server.stats().appliedByChangeId()).isEqualTo(Map.of("alice|course_sync", Map.of(changeId, 1)));
             assertThat(server.stats().pushes()).isEqualTo(1);
             assertThat(backend.runtime().edits().outbox(ALICE)).isEmpty();
             assertThat(backend.servers()).isEqualTo(servers);

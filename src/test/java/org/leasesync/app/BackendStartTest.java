@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -34,6 +35,13 @@ class BackendStartTest {
         Path file = dir.resolve("leasesync.mv.db");
         damage.damage(file);
         String hash = DamagedFiles.sha256(file);
+        // What the setup left (the file; with assertions on, H2 2.4's compaction on close can fail an
+        // internal assert and leave a leasesync.trace.db about it): starting must add nothing to it.
+        List<Path> before;
+        try (var files = Files.list(dir)) {
+            before = files.sorted().toList();
+        }
+        assertThat(before).contains(file);
 
         assertThatThrownBy(() -> Backend.start(UiTestSupport.settings(dir, Duration.ofMinutes(5), TimeSource.system())))
                 .isInstanceOf(StoreException.class)
@@ -42,7 +50,7 @@ class BackendStartTest {
 
         assertThat(DamagedFiles.sha256(file)).isEqualTo(hash);
         try (var files = Files.list(dir)) {
-            assertThat(files).as("not even the embedded server was started").containsExactly(file);
+            assertThat(files.sorted().toList()).as("not even the embedded server was started").isEqualTo(before);
         }
     }
 }

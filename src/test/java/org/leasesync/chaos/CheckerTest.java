@@ -19,6 +19,7 @@ class CheckerTest {
     private final List<JsonNode> events = new ArrayList<>();
     private final List<JsonNode> audit = new ArrayList<>();
     private List<String> outbox = List.of();
+    private Map<String, java.util.Set<String>> otherOutboxes = Map.of();
     private List<String> unfinished = List.of();
     private Map<String, List<JsonNode>> serverRecords = Map.of();
 
@@ -102,6 +103,32 @@ class CheckerTest {
         push(1, 1, List.of("c1"), List.of());
         push(2, 1, List.of("c1"), List.of()).put("scope", "backup");   // the server remembers change ids per user+scope
         assertThat(check().violations()).isEmpty();
+    }
+
+    @Test
+    void oneChangeIdAppliedOnceForAliceAndOnceForBobIsNoDuplicate() {
+        edit(100, "c1");
+        push(1, 1, List.of("c1"), List.of());
+        push(2, 1, List.of("c1"), List.of()).put("pathUser", "bob").put("authUser", "bob");
+        ChaosReport r = check();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.perCounter()).containsEntry("duplicates", 0);
+    }
+
+    @Test
+    void anEditIsLostWhenItsChangeIdWasAppliedOnlyForAnotherUser() {
+        edit(100, "c1");                                                                   // alice|course_sync
+        push(1, 1, List.of("c1"), List.of()).put("pathUser", "bob").put("authUser", "bob");   // bob's change c1
+        ChaosReport r = check();
+        assertThat(r.perCounter()).containsEntry("lost", 1).containsEntry("duplicates", 0);
+        assertThat(r.violations().get(0).what()).contains("c1 of alice|course_sync");
+    }
+
+    @Test
+    void anEditIsLostWhenOnlyTheOutboxOfAnotherKeyHoldsItsChangeId() {
+        edit(100, "c1");
+        otherOutboxes = Map.of("alice|backup", java.util.Set.of("c1"));
+        assertThat(check().perCounter()).containsEntry("lost", 1);
     }
 
     @Test
@@ -238,8 +265,10 @@ class CheckerTest {
     // ---- history building -----------------------------------------------------------------------
 
     private ChaosReport check() {
+        Map<String, java.util.Set<String>> outboxByKey = new java.util.HashMap<>(otherOutboxes);
+        outboxByKey.put(KEY, java.util.Set.copyOf(outbox));
         Evidence ev = new Evidence(events, audit,
-                Map.of("device-a", new Evidence.Device("client-a", outbox, 2, unfinished, Map.of())),
+                Map.of("device-a", new Evidence.Device("client-a", outboxByKey, 2, unfinished, Map.of())),
                 serverRecords, Duration.ofSeconds(3), Duration.ofSeconds(3));
         return Checker.check(ev, new ChaosReport.Counts(5, 1, 2, 0));
     }

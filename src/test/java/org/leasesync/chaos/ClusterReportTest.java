@@ -79,6 +79,16 @@ class ClusterReportTest {
     }
 
     @Test
+    void oneChangeIdAppliedOnceForAliceAndOnceForBobIsNoDuplicate() {
+        edit("c1");
+        push(1, "alice", "course_sync", "client-a", 1, List.of("c1"));
+        push(2, "bob", "course_sync", "client-b", 1, List.of("c1"));
+        ClusterReport r = check();
+        assertThat(r.perCounter()).containsEntry("duplicates", 0).containsEntry("lost", 0);
+        assertThat(r.passed()).isTrue();
+    }
+
+    @Test
     void anEditNeitherAppliedNorInTheOutboxIsLostAndOneInTheOutboxIsNot() {
         edit("c1");
         edit("c2");
@@ -161,7 +171,8 @@ class ClusterReportTest {
 
     private Evidence evidence() {
         events.sort(java.util.Comparator.comparingLong(x -> x.path("mono").asLong()));
-        return new Evidence(events, audit, Map.of("device-a", new Evidence.Device("client-a", outbox, 1, List.of(), Map.of())),
+        return new Evidence(events, audit, Map.of("device-a", new Evidence.Device("client-a",
+                Map.of("alice|course_sync", java.util.Set.copyOf(outbox)), 1, List.of(), Map.of())),
                 Map.of(), Duration.ofSeconds(3), Duration.ofSeconds(3));
     }
 

@@ -147,8 +147,8 @@ class DiskFullProcessTest {
             CliProcess.Result again = CliProcess.start(tmp, "again", sync).await(90);
             assertThat(again.code()).as(again.both()).isZero();
             assertThat(outboxRecordIds()).as(again.both()).isEmpty();
-            assertThat(server.stats().appliedByChangeId().values()).as("each change applied once").containsOnly(1);
-            assertThat(server.stats().appliedByChangeId()).hasSize(5);
+            assertThat(server.stats().appliedIn("alice", "course_sync").values()).as("each change applied once").containsOnly(1);
+            assertThat(server.stats().appliedIn("alice", "course_sync")).hasSize(5);
         } finally {
             server.close();
         }

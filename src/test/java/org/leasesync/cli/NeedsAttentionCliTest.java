@@ -119,7 +119,7 @@ class NeedsAttentionCliTest {
         assertThat(checked.code()).as(checked.out() + checked.err()).isZero();
         assertThat(checked.out()).contains("alice|course_sync synced");
         assertThat(server.stats().pushes()).as("confirmed by asking, not by sending again").isEqualTo(pushes);
-        changeIds.forEach(id -> assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1));
+        changeIds.forEach(id -> assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1));
         try (LocalStore store = LocalStore.openFile(dir)) {
             assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(ALICE)).isEmpty();
         }

@@ -120,7 +120,7 @@ class ClusterProcessTest {
         }
         assertThat(firstApplications).containsOnly(Map.entry("race-1", 1), Map.entry("race-2", 1));
         JsonNode stats = get(started.get(1), "/v1/admin/stats", started.get(1).admin());
-        assertThat(stats.get("appliedByChangeId").get("race-1").asInt()).isEqualTo(1);
+        assertThat(stats.get("appliedByChangeId").get("alice|message_sync").get("race-1").asInt()).isEqualTo(1);
         // Each process writes its push count to the database within a second (its housekeeping):
         // wait until all six are there, then check that no more were counted.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

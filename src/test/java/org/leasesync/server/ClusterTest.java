@@ -108,7 +108,7 @@ class ClusterTest {
         assertThat(stalePull.status()).isEqualTo(409);
         assertThat(newer.status()).isEqualTo(200);
         assertThat(older.status()).isEqualTo(409);
-        assertThat(servers.get(1).stats().appliedByChangeId()).containsOnlyKeys("c-5", "c-6");
+        assertThat(servers.get(1).stats().appliedIn("alice", "course_sync")).containsOnlyKeys("c-5", "c-6");
     }
 
     @Test
@@ -145,7 +145,8 @@ class ClusterTest {
         }
         flushStatsOfEveryInstance();
         ServerStats stats = servers.get(2).stats();
-        assertThat(stats.appliedByChangeId()).hasSize(10).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
+        assertThat(stats.appliedByChangeId()).containsOnlyKeys("alice|course_sync");
+        assertThat(stats.appliedIn("alice", "course_sync")).hasSize(10).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
         assertThat(stats.pushes()).isEqualTo(30);
     }
 
@@ -175,7 +176,7 @@ class ClusterTest {
             }
             assertThat(executed).as("round " + round).isEqualTo(1);
         }
-        assertThat(servers.get(0).stats().appliedByChangeId()).hasSize(5).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+        assertThat(servers.get(0).stats().appliedIn("alice", "course_sync")).hasSize(5).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
     }
 
     @Test
@@ -213,7 +214,7 @@ class ClusterTest {
         }
         assertThat(reusedOnTwo.status()).isEqualTo(422);
         assertThat(state(2, "slow-key")).isEqualTo("completed");
-        assertThat(servers.get(2).stats().appliedByChangeId()).containsExactlyEntriesOf(Map.of("c-slow", 1));
+        assertThat(servers.get(2).stats().appliedByChangeId()).isEqualTo(Map.of("alice|course_sync", Map.of("c-slow", 1)));
     }
 
     @Test
@@ -303,7 +304,8 @@ class ClusterTest {
         assertThat(viaApi.runOverlaps()).isEqualTo(1);
         assertThat(viaApi.pushes()).isEqualTo(2);
         assertThat(viaApi.changesApplied()).isEqualTo(2);
-        assertThat(viaApi.appliedByChangeId()).containsOnlyKeys("c-run", "c-bob");
+        assertThat(viaApi.appliedByChangeId()).isEqualTo(Map.of("alice|course_sync", Map.of("c-run", 1),
+                "bob|backup", Map.of("c-bob", 1)));
         assertThat(viaApi.requests()).isGreaterThanOrEqualTo(4);
         assertThat(viaAdmin.get("runOverlaps").asLong()).isEqualTo(1);
         assertThat(viaAdmin.get("pushes").asLong()).isEqualTo(2);

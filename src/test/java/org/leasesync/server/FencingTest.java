@@ -28,7 +28,7 @@ class FencingTest extends ServerTestBase {
 
         assertThat(stale.status()).isEqualTo(409);
         assertThat(stale.json().get("code").asText()).isEqualTo("stale_fencing_token");
-        assertThat(server.stats().appliedByChangeId()).containsOnlyKeys("c-new");
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsOnlyKeys("c-new");
         assertThat(client.pushStatus("alice", "course_sync", "k-4").json().get("state").asText()).isEqualTo("unknown");
         assertThat(client.pull("alice", "course_sync", null).json().get("changes").toString())
                 .doesNotContain("epoch 4");

@@ -64,9 +64,9 @@ class IdempotencyTest {
         assertThat(second.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(first.header("Idempotent-Replayed")).isNull();
         assertThat(second.json().get("results").get(0).get("duplicate").asBoolean()).isFalse();
-        assertThat(server.stats().appliedByChangeId()).containsExactlyEntriesOf(java.util.Map.of(changeId, 1));
+        assertThat(server.stats().appliedByChangeId()).isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of(changeId, 1)));
         JsonNode adminStats = client.adminStats().json();
-        assertThat(adminStats.get("appliedByChangeId").get(changeId).asInt()).isEqualTo(1);
+        assertThat(adminStats.get("appliedByChangeId").get("alice|course_sync").get(changeId).asInt()).isEqualTo(1);
         assertThat(adminStats.get("changesApplied").asInt()).isEqualTo(1);
     }
 
@@ -95,7 +95,7 @@ class IdempotencyTest {
 
         assertThat(r.status()).isEqualTo(422);
         assertThat(r.json().get("code").asText()).isEqualTo("idempotency_key_reused");
-        assertThat(server.stats().appliedByChangeId()).doesNotContainKey("c2");
+        assertThat(server.stats().appliedIn("alice", "course_sync")).doesNotContainKey("c2");
     }
 
     @Test
@@ -141,7 +141,7 @@ class IdempotencyTest {
         TestClient.Resp after = client.push("alice", "course_sync", "slow-key", body);
         assertThat(after.status()).isEqualTo(200);
         assertThat(after.header("Idempotent-Replayed")).isEqualTo("true");
-        assertThat(server.stats().appliedByChangeId()).containsEntry("c-slow", 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry("c-slow", 1);
     }
 
     @Test
@@ -194,7 +194,7 @@ class IdempotencyTest {
         assertThat(result.get("duplicate").asBoolean()).isTrue();
         assertThat(result.get("version").asLong())
                 .isEqualTo(first.json().get("results").get(0).get("version").asLong());
-        assertThat(server.stats().appliedByChangeId()).containsEntry("c-exp", 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry("c-exp", 1);
     }
 
     @Test

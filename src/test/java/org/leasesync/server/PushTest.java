@@ -112,7 +112,7 @@ class PushTest extends ServerTestBase {
         assertThat(result.get("version").asLong()).isEqualTo(2);
         assertThat(result.get("duplicate").asBoolean()).isTrue();
         assertThat(record("alice", "course_sync", "course-3").get("version").asLong()).isEqualTo(2);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(changeId, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(changeId, 1);
     }
 
     @Test

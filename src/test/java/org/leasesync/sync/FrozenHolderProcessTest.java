@@ -85,7 +85,7 @@ class FrozenHolderProcessTest {
                 victim.destroyForcibly();
             }
             for (String id : ids) {
-                assertThat(server.stats().appliedByChangeId()).as(id).containsEntry(id, 1);
+                assertThat(server.stats().appliedIn("alice", "course_sync")).as(id).containsEntry(id, 1);
             }
             assertThat(edits.outbox(ALICE)).isEmpty();
             long successorFirst = -1;

@@ -93,7 +93,7 @@ class SyncEndToEndTest {
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
-        assertThat(server.stats().appliedByChangeId()).containsEntry(changeId, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(changeId, 1);
         assertThat(client.edits.record(ALICE, "course-new").orElseThrow().version()).isEqualTo(1);
     }
 
@@ -108,7 +108,7 @@ class SyncEndToEndTest {
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
         for (String id : ids) {
-            assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+            assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         }
         assertThat(server.stats().pushes()).isEqualTo(1); // queried, never resent
     }
@@ -124,7 +124,7 @@ class SyncEndToEndTest {
         server.faults().setDelayAfterApply(Duration.ofMillis(1200));
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
     }
 
@@ -140,7 +140,7 @@ class SyncEndToEndTest {
         String key = store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
         RunResult retried = client.sync(ALICE, TaskSource.RETRY);
         assertThat(retried.status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
         assertThat(key).isNotBlank();
     }
@@ -165,12 +165,12 @@ class SyncEndToEndTest {
         assertThat(conflict.isConflict()).isTrue();
         assertThat(conflict.serverPayloadJson()).contains("theirs");
         assertThat(client.edits.record(ALICE, rec.id()).orElseThrow().payloadJson()).contains("theirs");
-        assertThat(server.stats().appliedByChangeId()).doesNotContainKey(mine);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).doesNotContainKey(mine);
         // keep mine: rebased and pushed
         assertThat(client.edits.keepMine(ALICE, mine)).isTrue();
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
-        assertThat(server.stats().appliedByChangeId()).containsEntry(mine, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(mine, 1);
     }
 
     @Test
@@ -215,7 +215,7 @@ class SyncEndToEndTest {
         assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson()).contains("changed on the new server");
         assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version()).isEqualTo(2);
         // the local edit was not dropped: the new server has course-1 at version 1 too, so it applied
-        assertThat(server.stats().appliedByChangeId()).containsEntry(mine, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(mine, 1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
         assertThat(changed).isNotBlank();
     }
@@ -227,7 +227,7 @@ class SyncEndToEndTest {
         String first = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-1\"}", false);
         String second = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-2\"}", false);
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).doesNotContainKeys(first, second);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).doesNotContainKeys(first, second);
         assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceB");
         var outbox = client.edits.outbox(ALICE);
         assertThat(outbox).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(first, second);
@@ -236,7 +236,7 @@ class SyncEndToEndTest {
         // keeping the first edit applies it on v2, then the second on top of it, in order
         client.edits.keepMine(ALICE, first);
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(first, 1).containsEntry(second, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(first, 1).containsEntry(second, 1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
         assertThat(client.edits.record(ALICE, "course-1").orElseThrow().version()).isEqualTo(4);
         assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceA-2");
@@ -280,7 +280,7 @@ class SyncEndToEndTest {
             assertThat(r.message().orElseThrow()).isEqualTo("the sync server failed (HTTP 500)");
         }
         assertThat(client.sync(ALICE, TaskSource.RETRY).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
     }
 
@@ -305,7 +305,7 @@ class SyncEndToEndTest {
                 new org.leasesync.registry.TriggerRequest(ALICE, TaskSource.MANUAL, false, false, true));
         RunResult resent = ((SubmitResult.Started) discard).handle().completion().get(30, TimeUnit.SECONDS);
         assertThat(resent.status()).as(resent.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);   // sent twice, applied once
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);   // sent twice, applied once
         assertThat(client.edits.outbox(ALICE)).isEmpty();
     }
 
@@ -334,7 +334,7 @@ class SyncEndToEndTest {
             assertThat(old.status()).isEqualTo(RunStatus.FAILED);
             assertThat(old.recorded()).isFalse();
         }
-        assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(server.stats().pushes()).isEqualTo(1);
         Checkpoint cp = store.runs().checkpoint(ALICE).orElseThrow();
         assertThat(cp.epoch()).isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());

@@ -86,7 +86,7 @@ class SyncProcessTest {
         assertThat(out("next")).contains("alice|course_sync synced");
 
         for (String id : ids) {
-            assertThat(server.stats().appliedByChangeId()).containsEntry(id, 1);
+            assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         }
         assertThat(server.stats().pushes()).isEqualTo(1);
         try (LocalStore store = LocalStore.openFile(data)) {

@@ -2,6 +2,8 @@ package org.leasesync.testing;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.leasesync.registry.TimeSource;
@@ -9,11 +11,15 @@ import org.leasesync.registry.TimeSource;
 /**
  * A time source tests move by hand: {@link #elapse} advances both clocks (real time passing);
  * {@link #jumpWall} moves only the wall clock (NTP step, manual change, resume from sleep).
+ * Its monotonic clock has an id of its own ({@link #monotonicClockId()}): every component given this
+ * instance reads one clock, as the processes of one machine read {@code CLOCK_MONOTONIC};
+ * {@link #withWallOffset} gives another process's view of it with a wall clock set differently.
  */
 public final class ManualTime implements TimeSource {
 
     private final AtomicReference<Instant> wall;
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final String clockId = "manual:" + UUID.randomUUID();
 
     public ManualTime(Instant start) {
         this.wall = new AtomicReference<>(start);
@@ -31,6 +37,35 @@ public final class ManualTime implements TimeSource {
     @Override
     public long monotonicNanos() {
         return nanos.get();
+    }
+
+    @Override
+    public Optional<String> monotonicClockId() {
+        return Optional.of(clockId);
+    }
+
+    /**
+     * This clock as a process whose wall clock is {@code offset} ahead (negative: behind) would read
+     * it: the same monotonic clock (and id), the wall clock shifted. Moves with this one.
+     */
+    public TimeSource withWallOffset(Duration offset) {
+        ManualTime base = this;
+        return new TimeSource() {
+            @Override
+            public Instant now() {
+                return base.now().plus(offset);
+            }
+
+            @Override
+            public long monotonicNanos() {
+                return base.monotonicNanos();
+            }
+
+            @Override
+            public Optional<String> monotonicClockId() {
+                return base.monotonicClockId();
+            }
+        };
     }
 
     /** Real time passes: both clocks advance. */
