@@ -1,5 +1,6 @@
 package org.leasesync.server;
 
+import org.leasesync.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

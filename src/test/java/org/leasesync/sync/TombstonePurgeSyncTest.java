@@ -2,14 +2,10 @@ package org.leasesync.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -28,6 +24,7 @@ import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.MutableClock;
 
 /**
  * The real client across a tombstone purge: a device that was away while another one deleted a
@@ -39,27 +36,7 @@ class TombstonePurgeSyncTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
 
-    /** The server's clock, moved by the test. */
-    static final class MovableClock extends Clock {
-        final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-30T10:00:00Z"));
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-    }
-
-    final MovableClock clock = new MovableClock();
+    final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));   // the server's clock
     final ReferenceServer server = ReferenceServer.start(ServerConfig.defaults().withClock(clock)
             .withJobs(JobSettings.defaults().withScheduled(false)));
     final LocalStore storeA = LocalStore.openInMemory();
@@ -94,7 +71,7 @@ class TombstonePurgeSyncTest {
         // Device A goes away; B deletes the record; 31 days later its tombstone is purged.
         deviceB.edits.addEdit(KEY, "short-lived", "{}", true);
         synced(deviceB);
-        clock.now.updateAndGet(t -> t.plus(Duration.ofDays(31)));
+        clock.advance(Duration.ofDays(31));
         runPurge();
 
         // A comes back with an edit of its own, made while it was away.
