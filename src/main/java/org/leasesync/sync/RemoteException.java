@@ -25,6 +25,7 @@ public class RemoteException extends LeasesyncException {
     private final String code;
     private final long retryAfterMillis;
     private final String userMessage;
+    private final String reason;
 
     /**
      * @param userMessage short and plain, for the window and the CLI's one-line result
@@ -32,10 +33,20 @@ public class RemoteException extends LeasesyncException {
      */
     public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
                            Throwable cause) {
+        this(kind, status, code, "", retryAfterMillis, userMessage, message, cause);
+    }
+
+    /**
+     * @param reason the error body's {@code reason} (e.g. {@code went_back} for {@code invalid_cursor}),
+     *     or empty
+     */
+    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
+                           String message, Throwable cause) {
         super(message, cause);
         this.kind = kind;
         this.status = status;
         this.code = code == null ? "" : code;
+        this.reason = reason == null ? "" : reason;
         this.retryAfterMillis = retryAfterMillis;
         this.userMessage = userMessage;
     }
@@ -57,6 +68,14 @@ public class RemoteException extends LeasesyncException {
     /** The machine code from the error body (e.g. {@code rate_limited}), or empty. */
     public String code() {
         return code;
+    }
+
+    /**
+     * The error body's {@code reason}, or empty: for {@code invalid_cursor}, why the cursor was
+     * refused ({@code went_back}, {@code other_database}, {@code purged}; docs/protocol.md §4).
+     */
+    public String reason() {
+        return reason;
     }
 
     /** The server's {@code Retry-After} in millis, or -1 when absent. */
