@@ -53,8 +53,11 @@ final class DataView extends VBox {
         outbox.setPrefHeight(190);
         outbox.setMinHeight(150);
         Button keep = new Button("Keep mine");
+        keep.setId("keep-mine");
         keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
+        outbox.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> keep.setText(DataViewModel.keepMineLabel(r)));
         Button take = new Button("Take server's");
+        take.setId("take-theirs");
         take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
         HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take);
         conflictButtons.setAlignment(Pos.CENTER_LEFT);
@@ -69,6 +72,7 @@ final class DataView extends VBox {
         HBox.setHgrow(payload, Priority.ALWAYS);
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
             if (r != null) {
+                vm.startEditing(r);
                 id.setText(r.id());
                 payload.setText(r.content());
             }

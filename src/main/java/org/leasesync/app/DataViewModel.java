@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executor;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -16,6 +18,7 @@ import javafx.collections.ObservableList;
 import org.leasesync.registry.Scope;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.SavedEdit;
 
 /**
  * The data tab: the signed-in user's records of one scope, their local edits (the outbox, with the
@@ -31,12 +34,19 @@ public final class DataViewModel {
     /** A record row. */
     public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
 
-    /** An outbox row; {@code theirs} is set for conflicts. */
-    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt) {
+    /**
+     * An outbox row; {@code theirs} is set for conflicts ("deleted on the server (v3)" when the
+     * server deleted the record); {@code keepMineMeans} says what Keep mine would do.
+     */
+    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt,
+                            boolean serverLacksRecord, String keepMineMeans) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
     }
+
+    /** The record the edit form was filled from, and the version shown then. */
+    private record Editing(String id, long version) { }
 
     private final JdbcLocalEdits edits;
     private final MainViewModel main;
@@ -48,6 +58,7 @@ public final class DataViewModel {
     private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+    private Editing editing;
 
     public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
         this.edits = Objects.requireNonNull(edits);
@@ -96,8 +107,8 @@ public final class DataViewModel {
                             ? items.stream().anyMatch(i -> i.recordId().equals(r.id()) && i.isConflict()) ? "conflict" : "pending"
                             : "")).toList();
             List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), i.state(),
-                    i.deleted() ? "(delete)" : i.payloadJson(), i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "",
-                    texts.time(i.createdAt()))).toList();
+                    i.deleted() ? "(delete)" : i.payloadJson(), i.serverSide(), texts.time(i.createdAt()),
+                    i.serverLacksRecord(), i.isConflict() ? i.keepMineMeans() : "")).toList();
             long pending = items.stream().filter(i -> !i.isConflict()).count();
             long conflicts = items.size() - pending;
             String text = recs.size() + " record" + (recs.size() == 1 ? "" : "s") + " · " + pending + " local edit"
@@ -114,8 +125,30 @@ public final class DataViewModel {
     }
 
     /**
-     * Saves a local edit into the outbox after checking the JSON; a bad payload gets a message and
-     * changes nothing.
+     * The user began editing {@code row} (selected it, which fills the edit form): its version is
+     * the one the edit will be based on. UI thread.
+     */
+    public void startEditing(RecordRow row) {
+        editing = row == null ? null : new Editing(row.id(), row.version());
+    }
+
+    /**
+     * The version the user saw of {@code recordId}: the version shown when they began editing it,
+     * else the version the records table shows now, else 0 (they saw no such record). UI thread.
+     */
+    OptionalLong seenVersion(String recordId) {
+        if (editing != null && editing.id().equals(recordId)) {
+            return OptionalLong.of(editing.version());
+        }
+        return OptionalLong.of(records.stream().filter(r -> r.id().equals(recordId)).mapToLong(RecordRow::version)
+                .findFirst().orElse(0));
+    }
+
+    /**
+     * Saves a local edit into the outbox after checking the JSON, based on the version the user saw
+     * ({@link #seenVersion}); a bad payload gets a message and changes nothing. If the record changed
+     * since the user saw it, the edit is saved as a conflict and the message says so. Call on the UI
+     * thread; the write runs on the background executor.
      */
     public void saveEdit(String recordId, String payloadText) {
         String user = main.currentUser();
@@ -135,11 +168,18 @@ public final class DataViewModel {
             message.set("Give the record an id.");
             return;
         }
+        String id = recordId.strip();
+        OptionalLong seen = seenVersion(id);
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
             try {
-                edits.addEdit(key, recordId.strip(), json, false);
-                ui.execute(() -> message.set("Saved locally. The next sync pushes it."));
+                SavedEdit saved = edits.saveEdit(key, id, json, false, seen);
+                String text = !saved.conflict() ? "Saved locally. The next sync pushes it."
+                        : "Saved as a conflict: " + id + " changed since you saw version " + seen.getAsLong()
+                        + (saved.currentVersion() == 0 ? " (it is no longer on the server)"
+                        : saved.currentDeleted() ? " (it was deleted on the server)"
+                        : " (now version " + saved.currentVersion() + ")") + ". Keep mine or take the server's below.";
+                ui.execute(() -> message.set(text));
             } catch (IllegalArgumentException e) {
                 ui.execute(() -> message.set(e.getMessage()));
             }
@@ -147,12 +187,23 @@ public final class DataViewModel {
         });
     }
 
-    /** Keeps the local edit of a conflict (it is rebased on the server's version and pushed again). */
+    /** The Keep mine button's text for the selected row: it says when keeping restores the record. */
+    public static String keepMineLabel(OutboxRow selected) {
+        return selected != null && selected.serverLacksRecord() ? "Keep mine (restores it)" : "Keep mine";
+    }
+
+    /**
+     * Keeps the local edit of a conflict (it is rebased on the server's version and pushed again);
+     * the message says what that does, e.g. that it restores a record deleted on the server.
+     */
     public void keepMine(String changeId) {
         TaskKey key = new TaskKey(main.currentUser(), scope.get());
         background.execute(() -> {
-            boolean ok = edits.keepMine(key, changeId);
-            ui.execute(() -> message.set(ok ? "Kept your version; the next sync pushes it." : "That conflict is gone."));
+            Optional<JdbcLocalEdits.OutboxItem> conflict = edits.entry(key, changeId)
+                    .filter(JdbcLocalEdits.OutboxItem::isConflict);
+            boolean ok = conflict.isPresent() && edits.keepMine(key, changeId);
+            String text = ok ? "Kept your version: " + conflict.get().keepMineMeans() + "." : "That conflict is gone.";
+            ui.execute(() -> message.set(text));
             load();
         });
     }

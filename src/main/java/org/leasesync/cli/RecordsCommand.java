@@ -68,7 +68,8 @@ public final class RecordsCommand implements Callable<Integer> {
                 o.put("deleted", i.deleted());
                 o.put("payload", i.payloadJson());
                 o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
-                o.put("serverPayload", i.isConflict() ? i.serverPayloadJson() : null);
+                o.put("serverDeleted", i.isConflict() ? i.serverDeleted() : null);
+                o.put("serverPayload", i.isConflict() && !i.serverLacksRecord() ? i.serverPayloadJson() : null);
                 return o;
             }).toList());
             out.println(Json.write(m));
@@ -84,7 +85,7 @@ public final class RecordsCommand implements Callable<Integer> {
             Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts)");
             outbox.forEach(i -> o.row(i.changeId(), i.recordId(), i.state(), Long.toString(i.baseVersion()),
                     i.deleted() ? "(delete)" : i.payloadJson(),
-                    i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson() : "-"));
+                    i.isConflict() ? i.serverSide() : "-"));
             o.print(out, "");
         }
         return 0;

@@ -219,7 +219,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         String msg = result.message().orElse("");
         switch (result.status()) {
             case SUCCEEDED -> {
-                print(out, key, "succeeded", result.runId(), null, key + " synced (run " + result.runId() + ")");
+                print(out, key, "succeeded", result.runId(), result.message().orElse(null), key + " synced (run "
+                        + result.runId() + ")" + result.message().map(note -> "\n  " + note).orElse(""));
                 return 0;
             }
             case NEEDS_ATTENTION -> {
