@@ -85,7 +85,8 @@ final class EditWrites {
                     return Current.NONE;
                 }
                 long own = rs.getLong(2);
-                return new Current(rs.getLong(1), rs.wasNull() ? null : own, rs.getBoolean(3), rs.getString(4));
+                Long ownEditBase = rs.wasNull() ? null : own;
+                return new Current(rs.getLong(1), ownEditBase, rs.getBoolean(3), rs.getString(4));
             }
         }
     }
