@@ -28,6 +28,7 @@ final class DataView extends VBox {
         summary.setId("data-summary");
         summary.textProperty().bind(vm.summaryProperty());
         Button reload = new Button("Reload");
+        reload.setId("data-reload");
         reload.setOnAction(e -> vm.load());
         HBox head = new HBox(10, new Label("Scope"), scope, reload, summary);
         head.setAlignment(Pos.CENTER_LEFT);
