@@ -27,8 +27,9 @@ CREATE TABLE resync (
 );
 
 -- The local records as they were when that download began: what the end of the download tells
--- apart (removed, changed, new) and checks pending edits against (a version the server now gives
--- to other content makes the edit based on it a conflict).
+-- apart (removed, changed, new; own_edit_base as in local_record: this device's own edits the server
+-- no longer has) and checks pending edits against (a version the server now gives to other content
+-- makes the edit based on it a conflict).
 CREATE TABLE resync_previous (
     user_id    VARCHAR(200)  NOT NULL,
     scope      VARCHAR(40)   NOT NULL,
@@ -36,6 +37,7 @@ CREATE TABLE resync_previous (
     version    BIGINT        NOT NULL,
     deleted    BOOLEAN       NOT NULL,
     payload    TEXT          NOT NULL,
+    own_edit_base  BIGINT,
     PRIMARY KEY (user_id, scope, record_id)
 );
 

@@ -36,8 +36,12 @@ final class JdbcResync {
     record Finished(ResyncSummary summary, Set<String> newConflicts) {
     }
 
-    /** A record's state, its payload as a digest. */
-    private record State(long version, boolean deleted, String digest) {
+    /** A record's state, its payload as a digest; {@code ownEdit}: this device's own edit made it. */
+    private record State(long version, boolean deleted, String digest, boolean ownEdit) {
+        /** Same version and content (who made it does not matter). */
+        boolean sameAs(State other) {
+            return other != null && version == other.version && deleted == other.deleted && digest.equals(other.digest);
+        }
     }
 
     private JdbcResync() {
@@ -54,8 +58,8 @@ final class JdbcResync {
                 JdbcLocalData.bindKey(ps, 5, key);
                 ps.executeUpdate();
             }
-            update(c, "INSERT INTO resync_previous (user_id, scope, record_id, version, deleted, payload)"
-                    + " SELECT user_id, scope, record_id, version, deleted, payload FROM local_record"
+            update(c, "INSERT INTO resync_previous (user_id, scope, record_id, version, deleted, payload, own_edit_base)"
+                    + " SELECT user_id, scope, record_id, version, deleted, payload, own_edit_base FROM local_record"
                     + " WHERE user_id = ? AND scope = ?", key);
         }
         update(c, "DELETE FROM local_record WHERE user_id = ? AND scope = ?", key);
@@ -82,14 +86,19 @@ final class JdbcResync {
         int removed = 0;
         int changed = 0;
         int added = 0;
+        int lostOwn = 0;
         for (Map.Entry<String, State> e : before.entrySet()) {
             State after = now.get(e.getKey());
-            if (e.getValue().deleted()) {
+            State was = e.getValue();
+            if (was.ownEdit() && !was.sameAs(after)) {
+                lostOwn++;
+            }
+            if (was.deleted()) {
                 continue;
             }
             if (after == null || after.deleted()) {
                 removed++;
-            } else if (!after.equals(e.getValue())) {
+            } else if (!after.sameAs(was)) {
                 changed++;
             }
         }
@@ -112,8 +121,8 @@ final class JdbcResync {
         }
         update(c, "DELETE FROM resync_previous WHERE user_id = ? AND scope = ?", key);
         update(c, "DELETE FROM resync WHERE user_id = ? AND scope = ?", key);
-        return Optional.of(new Finished(new ResyncSummary(reason, removed, changed, added, kept, conflicts.size()),
-                conflicts));
+        return Optional.of(new Finished(new ResyncSummary(reason, removed, changed, added, lostOwn, kept,
+                conflicts.size()), conflicts));
     }
 
     /** Whether a full download of {@code key} is under way (begun and not finished). */
@@ -144,7 +153,7 @@ final class JdbcResync {
                     State server = now.get(rs.getString(2));
                     State had = before.get(rs.getString(2));
                     long base = rs.getLong(3);
-                    if (server != null && server.version() == base && (had == null || !had.equals(server))) {
+                    if (server != null && server.version() == base && !server.sameAs(had)) {
                         marked.add(rs.getString(1));
                         recordOf.put(rs.getString(1), rs.getString(2));
                     }
@@ -186,13 +195,16 @@ final class JdbcResync {
 
     private static Map<String, State> states(Connection c, String table, TaskKey key) throws SQLException {
         Map<String, State> out = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload FROM " + table
-                + " WHERE user_id = ? AND scope = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, own_edit_base FROM "
+                + table + " WHERE user_id = ? AND scope = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     boolean deleted = rs.getBoolean(3);
-                    out.put(rs.getString(1), new State(rs.getLong(2), deleted, deleted ? "" : digest(rs.getString(4))));
+                    String digest = deleted ? "" : digest(rs.getString(4));
+                    rs.getLong(5);
+                    boolean ownEdit = !rs.wasNull();
+                    out.put(rs.getString(1), new State(rs.getLong(2), deleted, digest, ownEdit));
                 }
             }
         }

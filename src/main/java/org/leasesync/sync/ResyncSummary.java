@@ -12,11 +12,14 @@ import java.util.Objects;
  * @param removed records that were here and are no longer on the server (or are deleted there)
  * @param changed records whose version or content differs from what was here
  * @param added records that were not here
+ * @param lostOwnEdits of the records here, those whose version was this device's own confirmed edit
+ *     and that the server no longer has as they were (its data went back to before the edit)
  * @param pendingKept this device's edits still waiting to be pushed (none is dropped)
  * @param newConflicts of those, edits made conflicts because the version they were based on now
  *     holds other content on the server (a version number given again after a restore)
  */
-public record ResyncSummary(String reason, int removed, int changed, int added, int pendingKept, int newConflicts) {
+public record ResyncSummary(String reason, int removed, int changed, int added, int lostOwnEdits, int pendingKept,
+                            int newConflicts) {
 
     /** The server's data went back to an earlier state (a restore from an older backup). */
     public static final String WENT_BACK = "went_back";
@@ -28,9 +31,10 @@ public record ResyncSummary(String reason, int removed, int changed, int added, 
     /** @throws IllegalArgumentException naming a negative count */
     public ResyncSummary {
         Objects.requireNonNull(reason, "reason");
-        if (removed < 0 || changed < 0 || added < 0 || pendingKept < 0 || newConflicts < 0) {
+        if (removed < 0 || changed < 0 || added < 0 || lostOwnEdits < 0 || pendingKept < 0 || newConflicts < 0) {
             throw new IllegalArgumentException("counts must be >= 0, got removed " + removed + ", changed " + changed
-                    + ", added " + added + ", pending " + pendingKept + ", new conflicts " + newConflicts);
+                    + ", added " + added + ", own edits lost " + lostOwnEdits + ", pending " + pendingKept
+                    + ", new conflicts " + newConflicts);
         }
     }
 
@@ -46,8 +50,9 @@ public record ResyncSummary(String reason, int removed, int changed, int added, 
 
     /**
      * One plain sentence for the history, e.g. "Downloaded everything again because the server's
-     * data went back to an earlier state (restored from a backup?): 1 record removed, 1 changed;
-     * your 1 unsent edit is kept."
+     * data went back to an earlier state (restored from a backup?): 1 record removed, 1 changed; the
+     * server no longer has an edit this device had sent (make it again if still needed); your 1
+     * unsent edit is kept."
      */
     public String sentence() {
         java.util.List<String> counts = new java.util.ArrayList<>();
@@ -60,6 +65,11 @@ public record ResyncSummary(String reason, int removed, int changed, int added, 
         }
         StringBuilder s = new StringBuilder("Downloaded everything again because ").append(cause(reason)).append(": ")
                 .append(counts.isEmpty() ? "nothing had changed here" : String.join(", ", counts));
+        if (lostOwnEdits > 0) {
+            s.append("; the server no longer has ").append(lostOwnEdits == 1 ? "an edit" : lostOwnEdits + " edits")
+                    .append(" this device had sent (make ").append(lostOwnEdits == 1 ? "it" : "them")
+                    .append(" again if still needed)");
+        }
         if (pendingKept > 0) {
             s.append("; your ").append(pendingKept).append(" unsent edit").append(pendingKept == 1 ? " is" : "s are")
                     .append(" kept");

@@ -181,7 +181,8 @@ class DivergenceCliTest {
         Result synced = sync();
 
         assertThat(synced.out()).contains("alice|course_sync synced", "Downloaded everything again because the "
-                + "server's data went back to an earlier state (restored from a backup?): 1 record removed.");
+                + "server's data went back to an earlier state (restored from a backup?): 1 record removed; the server no longer"
+                + " has an edit this device had sent (make it again if still needed).");
         Result history = run("history", "--key", "alice|course_sync", "--limit", "1", "--data-dir", dir);
         assertThat(history.out()).contains("succeeded", "note: Downloaded everything again because the server's data went back");
         JsonNode run = JSON.readTree(run("history", "--key", "alice|course_sync", "--limit", "1", "--json", "--data-dir", dir)

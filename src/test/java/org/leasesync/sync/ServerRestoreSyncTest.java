@@ -122,7 +122,8 @@ class ServerRestoreSyncTest {
 
         // Y's cursor is from before its own push; its push position tells the server it went back.
         RunResult yRun = synced(y);
-        assertThat(yRun.message()).hasValueSatisfying(m -> assertThat(m).contains("went back to an earlier state"));
+        assertThat(yRun.message()).hasValueSatisfying(m -> assertThat(m).contains("went back to an earlier state")
+                .contains("1 record removed, 2 changed, 1 new; the server no longer has 2 edits this device had sent"));
         assertThat(ids(y)).contains("course-z", "course-2").doesNotContain("course-y");
         assertThat(y.edits.record(KEY, "course-1").orElseThrow().payloadJson()).contains("Z's edit");
 
@@ -145,10 +146,38 @@ class ServerRestoreSyncTest {
 
         RunResult r = synced(y);
 
-        assertThat(r.message()).hasValueSatisfying(m -> assertThat(m).contains("went back to an earlier state")
-                .contains("1 record removed"));
+        assertThat(r.message()).hasValue("Downloaded everything again because the server's data went back to an earlier"
+                + " state (restored from a backup?): 1 record removed; the server no longer has an edit this device had sent"
+                + " (make it again if still needed).");
         assertThat(ids(y)).doesNotContain("course-lost");
         assertThat(y.edits.outbox(KEY)).isEmpty();
+    }
+
+    @Test
+    void aDataDirectoryPointedAtAnotherServerDownloadsItsDataAndNeverPushesOverItsRecordsBlindly() throws Exception {
+        synced(x);
+        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's version 2 on server A\"}", false);
+        synced(x);
+        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's edit of its version 2\"}", false);   // pending, base 2
+        try (ReferenceServer b = ReferenceServer.start(ServerConfig.defaults());
+             LocalStore wStore = LocalStore.openInMemory();
+             ClientStack w = new ClientStack(wStore, b.baseUrl(), Map.of("alice", b.tokenFor("alice")))) {
+            synced(w);
+            w.edits.addEdit(KEY, "course-1", "{\"title\":\"W's version 2 on server B\"}", false);
+            synced(w);
+            x.close();
+            x = new ClientStack(storeX, b.baseUrl(), Map.of("alice", b.tokenFor("alice")));   // same data dir, server B
+
+            RunResult r = synced(x);
+
+            assertThat(r.message()).hasValueSatisfying(m -> assertThat(m).startsWith("Downloaded everything again because"
+                    + " the server's data comes from another database than before").contains("1 is now a conflict"));
+            assertThat(x.edits.record(KEY, "course-1").orElseThrow().payloadJson()).contains("W's version 2");
+            assertThat(x.edits.outbox(KEY)).singleElement().satisfies(e -> assertThat(e.isConflict()).isTrue());
+            synced(w);
+            assertThat(w.edits.record(KEY, "course-1").orElseThrow().payloadJson()).as("B's record not overwritten")
+                    .contains("W's version 2");
+        }
     }
 
     RunResult synced(ClientStack device) throws Exception {
