@@ -11,7 +11,7 @@
 #      second cluster, a server started on it, and the device that had pushed the second edit notices.
 # Usage (root; mvn -B -ntp -q package -DskipTests first): bash scale/restore-check.sh   (KEEP=1 keeps
 # the work dir). Runs in a network namespace of its own, on 127.0.0.1 only; stops everything it
-# started. About 4 minutes.
+# started. About 4 to 6 minutes.
 source "$(dirname "$0")/deploy-lib.sh"
 enter_netns "$@"
 make_workdir
