@@ -28,6 +28,7 @@ final class DataView extends VBox {
         summary.setId("data-summary");
         summary.textProperty().bind(vm.summaryProperty());
         Button reload = new Button("Reload");
+        reload.setId("data-reload");
         reload.setOnAction(e -> vm.load());
         HBox head = new HBox(10, new Label("Scope"), scope, reload, summary);
         head.setAlignment(Pos.CENTER_LEFT);
@@ -53,8 +54,11 @@ final class DataView extends VBox {
         outbox.setPrefHeight(190);
         outbox.setMinHeight(150);
         Button keep = new Button("Keep mine");
+        keep.setId("keep-mine");
         keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
+        outbox.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> keep.setText(DataViewModel.keepMineLabel(r)));
         Button take = new Button("Take server's");
+        take.setId("take-theirs");
         take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
         Button discard = new Button("Discard");
         discard.setId("outbox-discard");
@@ -76,6 +80,7 @@ final class DataView extends VBox {
         HBox.setHgrow(payload, Priority.ALWAYS);
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
             if (r != null) {
+                vm.startEditing(r);
                 id.setText(r.id());
                 payload.setText(r.content());
             }

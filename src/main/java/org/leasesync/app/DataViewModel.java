@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executor;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -16,6 +18,7 @@ import javafx.collections.ObservableList;
 import org.leasesync.registry.Scope;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.SavedEdit;
 
 /**
  * The data tab: the signed-in user's records of one scope, their local edits (the outbox, with the
@@ -32,10 +35,12 @@ public final class DataViewModel {
     public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
 
     /**
-     * An outbox row; {@code theirs} is the server's version for conflicts and why the edit was set
-     * aside for rejected ones. Long contents are shortened for the table.
+     * An outbox row; {@code theirs} is the server's version for conflicts ("deleted on the server
+     * (v3)" when the server deleted the record) and why the edit was set aside for rejected ones;
+     * {@code keepMineMeans} says what Keep mine would do. Long contents are shortened for the table.
      */
-    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt) {
+    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt,
+                            boolean serverLacksRecord, String keepMineMeans) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
@@ -49,6 +54,9 @@ public final class DataViewModel {
     /** Table cells show at most this many characters of a record's content. */
     static final int SHOWN_CHARS = 300;
 
+    /** The record the edit form was filled from, and the version shown then. */
+    private record Editing(String id, long version) { }
+
     private final JdbcLocalEdits edits;
     private final MainViewModel main;
     private final Executor background;
@@ -59,6 +67,7 @@ public final class DataViewModel {
     private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+    private Editing editing;
 
     public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
         this.edits = Objects.requireNonNull(edits);
@@ -106,9 +115,10 @@ public final class DataViewModel {
                     .toList();
             List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), shownState(i),
                     i.deleted() ? "(delete)" : shorten(i.payloadJson()),
-                    i.isConflict() ? "v" + i.serverVersion() + " " + shorten(i.serverPayloadJson())
+                    i.isConflict() ? shorten(i.serverSide())
                             : i.isSetAside() ? "Set aside: " + i.rejectedReason().orElse("its state is unknown") : "",
-                    texts.time(i.createdAt()))).toList();
+                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? i.keepMineMeans() : ""))
+                    .toList();
             long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
             long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
             long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
@@ -127,8 +137,30 @@ public final class DataViewModel {
     }
 
     /**
-     * Saves a local edit into the outbox after checking the JSON; a bad payload gets a message and
-     * changes nothing.
+     * The user began editing {@code row} (selected it, which fills the edit form): its version is
+     * the one the edit will be based on. UI thread.
+     */
+    public void startEditing(RecordRow row) {
+        editing = row == null ? null : new Editing(row.id(), row.version());
+    }
+
+    /**
+     * The version the user saw of {@code recordId}: the version shown when they began editing it,
+     * else the version the records table shows now, else 0 (they saw no such record). UI thread.
+     */
+    OptionalLong seenVersion(String recordId) {
+        if (editing != null && editing.id().equals(recordId)) {
+            return OptionalLong.of(editing.version());
+        }
+        return OptionalLong.of(records.stream().filter(r -> r.id().equals(recordId)).mapToLong(RecordRow::version)
+                .findFirst().orElse(0));
+    }
+
+    /**
+     * Saves a local edit into the outbox after checking the JSON, based on the version the user saw
+     * ({@link #seenVersion}); a bad payload gets a message and changes nothing. If the record changed
+     * since the user saw it, the edit is saved as a conflict and the message says so. Call on the UI
+     * thread; the write runs on the background executor.
      */
     public void saveEdit(String recordId, String payloadText) {
         String user = main.currentUser();
@@ -148,11 +180,18 @@ public final class DataViewModel {
             message.set("Give the record an id.");
             return;
         }
+        String id = recordId.strip();
+        OptionalLong seen = seenVersion(id);
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
             try {
-                edits.addEdit(key, recordId.strip(), json, false);
-                ui.execute(() -> message.set("Saved locally. The next sync pushes it."));
+                SavedEdit saved = edits.saveEdit(key, id, json, false, seen);
+                String text = !saved.conflict() ? "Saved locally. The next sync pushes it."
+                        : "Saved as a conflict: " + id + " changed since you saw version " + seen.getAsLong()
+                        + (saved.currentVersion() == 0 ? " (it is no longer on the server)"
+                        : saved.currentDeleted() ? " (it was deleted on the server)"
+                        : " (now version " + saved.currentVersion() + ")") + ". Keep mine or take the server's below.";
+                ui.execute(() -> message.set(text));
             } catch (IllegalArgumentException e) {
                 ui.execute(() -> message.set(e.getMessage()));
             }
@@ -213,12 +252,24 @@ public final class DataViewModel {
                 : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
     }
 
-    /** Keeps the local edit of a conflict (it is rebased on the server's version and pushed again). */
+
+    /** The Keep mine button's text for the selected row: it says when keeping restores the record. */
+    public static String keepMineLabel(OutboxRow selected) {
+        return selected != null && selected.serverLacksRecord() ? "Keep mine (restores it)" : "Keep mine";
+    }
+
+    /**
+     * Keeps the local edit of a conflict (it is rebased on the server's version and pushed again);
+     * the message says what that does, e.g. that it restores a record deleted on the server.
+     */
     public void keepMine(String changeId) {
         TaskKey key = new TaskKey(main.currentUser(), scope.get());
         background.execute(() -> {
-            boolean ok = edits.keepMine(key, changeId);
-            ui.execute(() -> message.set(ok ? "Kept your version; the next sync pushes it." : "That conflict is gone."));
+            Optional<JdbcLocalEdits.OutboxItem> conflict = edits.entry(key, changeId)
+                    .filter(JdbcLocalEdits.OutboxItem::isConflict);
+            boolean ok = conflict.isPresent() && edits.keepMine(key, changeId);
+            String text = ok ? "Kept your version: " + conflict.get().keepMineMeans() + "." : "That conflict is gone.";
+            ui.execute(() -> message.set(text));
             load();
         });
     }

@@ -35,7 +35,7 @@ final class HistoryView extends VBox {
         table.getColumns().add(DataView.col("Stages", r -> r.stages(), 260));
         table.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 55));
         table.getColumns().add(DataView.col("Owner", r -> r.owner(), 220));
-        table.getColumns().add(DataView.col("Error / recovery", r -> r.error(), 300));
+        table.getColumns().add(DataView.col("Message / recovery", r -> r.error(), 300));
         table.setPlaceholder(new Label("No runs yet."));
         VBox.setVgrow(table, Priority.ALWAYS);
         getChildren().addAll(head, table);

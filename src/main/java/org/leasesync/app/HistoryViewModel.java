@@ -26,7 +26,10 @@ import org.leasesync.sync.TriggerSkip;
  */
 public final class HistoryViewModel {
 
-    /** One run, or one skipped trigger (result "skipped", no stages or epoch, the reason in {@code error}). */
+    /**
+     * One run, or one skipped trigger (result "skipped", no stages or epoch, the reason in {@code error});
+     * for a run, {@code error} is a failed run's reason or a succeeded run's note, with the recovery decision.
+     */
     public record Row(String started, String sources, String result, String stages, String epoch, String owner,
                       String error) { }
 
@@ -90,6 +93,7 @@ public final class HistoryViewModel {
                 : " (joined by " + r.mergedSources().stream().map(TaskSource::wireName).collect(Collectors.joining(", ")) + ")");
         String stages = r.stages().stream().map(s -> s.stage() + " " + texts.time(s.at())).collect(Collectors.joining(" → "));
         String result = r.statusText() + r.endedAt().map(e -> " at " + texts.time(e)).orElse("");
+        // A failed run's reason, or what a succeeded run has to say (e.g. it downloaded everything again).
         String error = r.error().orElse("") + r.recovery().map(x -> (r.error().isPresent() ? " · " : "") + "recovery: " + x).orElse("");
         return new Row(texts.time(r.startedAt()), sources, result, stages, Long.toString(r.epoch()), r.owner(), error);
     }

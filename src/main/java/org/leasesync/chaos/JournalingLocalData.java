@@ -12,6 +12,7 @@ import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
+import org.leasesync.sync.ResyncSummary;
 
 /**
  * The local database port with every guarded write journaled: {@code write} (committed) or
@@ -83,11 +84,21 @@ final class JournalingLocalData implements LocalData {
     }
 
     @Override
-    public void resetForResync(Fence fence, String runId) {
+    public void resetForResync(Fence fence, String runId, String reason) {
         guarded(fence, runId, "reset-for-resync", () -> {
-            delegate.resetForResync(fence, runId);
+            delegate.resetForResync(fence, runId, reason);
             return null;
         });
+    }
+
+    @Override
+    public Optional<ResyncSummary> finishResync(Fence fence, String runId) {
+        return guarded(fence, runId, "finish-resync", () -> delegate.finishResync(fence, runId));
+    }
+
+    @Override
+    public Optional<String> pushedPosition(TaskKey key) {
+        return delegate.pushedPosition(key);
     }
 
     @Override

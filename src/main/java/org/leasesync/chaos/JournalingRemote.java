@@ -24,9 +24,10 @@ final class JournalingRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
+    public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
+                         long fencingToken, String runId) {
         points.reached("pull.requesting", key, fencingToken);
-        return delegate.pull(key, cursor, limit, fencingToken, runId);
+        return delegate.pull(key, cursor, pushedPosition, limit, fencingToken, runId);
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TimeSource;
@@ -15,6 +16,7 @@ import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushLimits;
+import org.leasesync.store.SavedEdit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -46,6 +48,13 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--delete", description = "Delete the record instead.")
     boolean delete;
 
+    @Option(names = "--base-version", paramLabel = "N",
+            description = "The record's version you saw (the VERSION column of 'records'; 0 = you saw no such record). "
+                    + "If the record has changed since, the edit is saved as a conflict instead of overwriting that "
+                    + "change (exit code " + EditCommand.SAVED_AS_CONFLICT + "). Without it, the edit is based on "
+                    + "whatever version this device has now.")
+    Long baseVersion;
+
     @Spec
     CommandSpec spec;
 
@@ -70,6 +79,9 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
             json = normalize(payload, "--payload");
         } else {
             json = normalize(readPayloadFile(payloadFile), "--payload-file " + payloadFile);
+        }
+        if (baseVersion != null && baseVersion < 0) {
+            throw new IllegalArgumentException("invalid --base-version: must be 0 or more, got " + baseVersion);
         }
         // Refused before the data directory is touched when it cannot fit whatever the record's
         // version (the smallest base version makes the smallest push); the store checks it exactly.
@@ -109,16 +121,36 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         }
         try (LocalStore store = LocalStore.openFile(dataDir.resolve(), dataDir.openTimeout())) {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
-            String changeId;
+            SavedEdit saved;
             try {
-                changeId = edits.addEdit(key, id, json, delete);
+                saved = edits.saveEdit(key, id, json, delete,
+                        baseVersion == null ? OptionalLong.empty() : OptionalLong.of(baseVersion));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            spec.commandLine().getOut().println("queued " + (delete ? "delete" : "edit") + " of " + id + " for " + key
-                    + " as change " + changeId + " (" + edits.pendingCount(key) + " waiting to be pushed)");
+            String what = (delete ? "delete" : "edit") + " of " + id + " for " + key;
+            if (saved.conflict()) {
+                spec.commandLine().getOut().println("saved " + what + " as a conflict (change " + saved.changeId()
+                        + "): you saw version " + baseVersion + " but " + now(saved) + "; nothing is pushed until you"
+                        + " resolve it: leasesync resolve --user " + Views.shellQuote(key.userId()) + " --scope "
+                        + key.scope() + " --change " + saved.changeId() + " --keep-mine (or --take-theirs)");
+                return SAVED_AS_CONFLICT;
+            }
+            spec.commandLine().getOut().println("queued " + what + " as change " + saved.changeId() + " (based on version "
+                    + saved.baseVersion() + "; " + edits.pendingCount(key) + " waiting to be pushed)");
             return 0;
         }
+    }
+
+    /** Exit code: the edit was saved, as a conflict (the record changed since {@code --base-version}). */
+    static final int SAVED_AS_CONFLICT = 5;
+
+    private static String now(SavedEdit saved) {
+        if (saved.currentVersion() == 0) {
+            return "this device has no such record now (it is not on the server)";
+        }
+        return "this device now has version " + saved.currentVersion()
+                + (saved.currentDeleted() ? ", deleted on the server" : ", changed by another device");
     }
 
     private static final ObjectMapper STRICT_JSON = new ObjectMapper()

@@ -99,6 +99,9 @@ public final class HistoryCommand implements Callable<Integer> {
             out.println(st);
             out.println("    ended: " + (r.endedAt() == null ? "(still running)" : Views.local(Instant.parse(r.endedAt())))
                     + (r.error() == null ? "" : "  — " + r.error()));
+            if (r.note() != null) {
+                out.println("    note: " + r.note());
+            }
         }
         return 0;
     }

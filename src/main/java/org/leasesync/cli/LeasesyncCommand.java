@@ -21,8 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "leasesync", mixinStandardHelpOptions = true, version = "leasesync 0.1.0",
         description = {"A desktop sync client that never runs the same sync task twice at once.",
                 "Without a subcommand: opens the window (embedded demo server unless --server is given)."},
-        subcommands = {SyncCommand.class, EditCommand.class, RecordsCommand.class, OutboxCommand.class, ServeCommand.class,
-                StatusCommand.class,
+        subcommands = {SyncCommand.class, EditCommand.class, ResolveCommand.class, RecordsCommand.class,
+                OutboxCommand.class, ServeCommand.class, StatusCommand.class,
                 HistoryCommand.class, CommandLine.HelpCommand.class})
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
 

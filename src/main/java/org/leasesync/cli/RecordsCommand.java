@@ -68,7 +68,8 @@ public final class RecordsCommand implements Callable<Integer> {
                 o.put("deleted", i.deleted());
                 o.put("payload", i.payloadJson());
                 o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
-                o.put("serverPayload", i.isConflict() ? i.serverPayloadJson() : null);
+                o.put("serverDeleted", i.isConflict() ? i.serverDeleted() : null);
+                o.put("serverPayload", i.isConflict() && !i.serverLacksRecord() ? i.serverPayloadJson() : null);
                 o.put("rejectedReason", i.rejectedReason().orElse(null));
                 return o;
             }).toList());
@@ -85,7 +86,7 @@ public final class RecordsCommand implements Callable<Integer> {
             Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts) / WHY SET ASIDE");
             outbox.forEach(i -> o.row(i.changeId(), i.recordId(), OutboxCommand.state(i), Long.toString(i.baseVersion()),
                     i.deleted() ? "(delete)" : i.payloadJson(),
-                    i.isConflict() ? "v" + i.serverVersion() + " " + i.serverPayloadJson()
+                    i.isConflict() ? i.serverSide()
                             : i.isSetAside() ? i.rejectedReason().orElse("(unknown state)") : "-"));
             o.print(out, "");
             if (outbox.stream().anyMatch(JdbcLocalEdits.OutboxItem::isSetAside)) {

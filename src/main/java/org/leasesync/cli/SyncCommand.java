@@ -240,12 +240,13 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                     m.put("key", key.asString());
                     m.put("result", "succeeded");
                     m.put("runId", result.runId());
-                    m.put("message", null);
+                    m.put("message", result.message().orElse(null));
                     m.put("conflicts", outbox.stream().filter(i -> i.isConflict()).count());
                     m.put("setAside", outbox.stream().filter(i -> i.isSetAside()).count());
                     out.println(Json.write(m));
                 } else {
-                    out.println(key + " synced (run " + result.runId() + ")");
+                    out.println(key + " synced (run " + result.runId() + ")"
+                            + result.message().map(note -> "\n  " + note).orElse(""));
                 }
                 return 0;
             }

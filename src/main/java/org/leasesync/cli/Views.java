@@ -8,6 +8,7 @@ import java.util.List;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.RunRecord;
+import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.TaskSource;
 
 /** JSON-friendly views of registry rows (plain strings and numbers, ISO-8601 instants). */
@@ -35,14 +36,21 @@ final class Views {
 
     record StageView(String stage, String at) { }
 
+    /**
+     * A run as {@code history} and {@code status} show it. {@code error} is the reason of a run that
+     * did not succeed; {@code note} what a succeeded run has to say (e.g. that it downloaded
+     * everything again because the server's data went back); null when none.
+     */
     record RunView(String runId, String key, long epoch, String owner, String firstSource, List<String> mergedSources,
-                   String startedAt, String endedAt, String stage, String status, String error, String recovery,
-                   List<StageView> stages) {
+                   String startedAt, String endedAt, String stage, String status, String error, String note,
+                   String recovery, List<StageView> stages) {
         static RunView of(RunRecord r) {
+            boolean succeeded = r.status().map(s -> s == RunStatus.SUCCEEDED).orElse(false);
+            String text = r.error().orElse(null);
             return new RunView(r.runId(), r.key().asString(), r.epoch(), r.owner(), r.firstSource().wireName(),
                     r.mergedSources().stream().map(TaskSource::wireName).toList(), r.startedAt().toString(),
                     r.endedAt().map(Instant::toString).orElse(null), r.stageText(), r.statusText(),
-                    r.error().orElse(null), r.recovery().orElse(null),
+                    succeeded ? null : text, succeeded ? text : null, r.recovery().orElse(null),
                     r.stages().stream().map(s -> new StageView(s.stage(), s.at().toString())).toList());
         }
     }

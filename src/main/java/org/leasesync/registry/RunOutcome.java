@@ -7,7 +7,8 @@ import java.util.Optional;
  * What a {@link TaskRunner} reports at the end of a run.
  *
  * @param status never {@code running}
- * @param message a plain, user-facing reason (no stack traces), empty on success
+ * @param message a plain, user-facing reason (no stack traces); on success empty, or a note for
+ *     the history (e.g. that the client downloaded everything again, and why)
  * @param retryAfterMillis for failures: a server-requested minimum delay before a retry, or -1
  * @param epochAtLeast for failures: the lowest epoch the key's next run may hold, 0 for none — set when
  *     the sync server has seen a newer fencing token from this device than any epoch its lease table
@@ -44,6 +45,11 @@ public record RunOutcome(RunStatus status, Optional<String> message, long retryA
 
     public static RunOutcome succeeded() {
         return new RunOutcome(RunStatus.SUCCEEDED, Optional.empty(), -1);
+    }
+
+    /** Succeeded, with a plain note the history shows (the run did something the user should know). */
+    public static RunOutcome succeeded(String note) {
+        return new RunOutcome(RunStatus.SUCCEEDED, Optional.of(note), -1);
     }
 
     public static RunOutcome failed(String message) {

@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param stageText the stored stage text as is, for diagnosis
  * @param status the status; empty if the stored text is unrecognised (corrupt)
  * @param statusText the stored status text as is
- * @param error a plain error message for failed / needs-attention runs
+ * @param error a plain error message for failed / needs-attention runs; for a succeeded run, its
+ *     note if it has one ({@link RunOutcome#succeeded(String)})
  * @param recovery the recovery decision this run started with, if it took over an unfinished run
  * @param stages the stages entered, with times, in order
  */

@@ -18,11 +18,13 @@ final class HttpErrors {
      */
     static RemoteException of(ObjectMapper mapper, Response resp, String text, String what) {
         String code = "";
+        String reason = "";
         String message = resp.message();
         try {
             JsonNode err = mapper.readTree(text);
             if (err != null && err.isObject()) {
                 code = err.path("code").asText("");
+                reason = err.path("reason").asText("");
                 message = err.path("message").asText(message);
             }
         } catch (IOException | RuntimeException ignored) {
@@ -44,7 +46,7 @@ final class HttpErrors {
             case 503 -> "the sync server is unavailable";
             default -> resp.code() >= 500 ? "the sync server failed" : "the sync server refused the request";
         };
-        return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, retryAfter,
+        return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, reason, retryAfter,
                 plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")",

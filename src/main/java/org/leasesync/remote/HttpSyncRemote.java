@@ -128,12 +128,14 @@ public final class HttpSyncRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
+    public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
+                         long fencingToken, String runId) {
         String what = "pull " + key;
         JsonNode body = failover.call(what, (base, server, deadline) -> {
             HttpUrl.Builder url = scopeUrl(base, key).addPathSegment("changes")
                     .addQueryParameter("limit", Integer.toString(limit));
             cursor.ifPresent(c -> url.addQueryParameter("since", c));
+            pushedPosition.ifPresent(p -> url.addQueryParameter("pushed", p));
             Request req = new Request.Builder().url(url.build()).get()
                     .header("Fencing-Token", Long.toString(fencingToken))
                     .header("Client-Id", clientId)
@@ -263,7 +265,9 @@ public final class HttpSyncRemote implements SyncRemote {
                 throw new IllegalArgumentException("unknown result status '" + status + "'");
             }
         }
-        return new PushResponse(results);
+        JsonNode position = body.get("position");
+        return new PushResponse(results, position == null || position.isNull() ? Optional.empty()
+                : Optional.of(position.asText()));
     }
 
     private RemoteException malformed(String what, Exception e) {

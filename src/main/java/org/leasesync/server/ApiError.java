@@ -14,6 +14,7 @@ final class ApiError extends RuntimeException {
 
     private final int status;
     private final String code;
+    private final String reason;
     private final transient Map<String, String> headers;
 
     ApiError(int status, String code, String message) {
@@ -26,9 +27,14 @@ final class ApiError extends RuntimeException {
     }
 
     private ApiError(int status, String code, String message, Map<String, String> headers) {
+        this(status, code, null, message, headers);
+    }
+
+    private ApiError(int status, String code, String reason, String message, Map<String, String> headers) {
         super(message, null, false, false);
         this.status = status;
         this.code = code;
+        this.reason = reason;
         this.headers = Map.copyOf(headers);
     }
 
@@ -36,10 +42,22 @@ final class ApiError extends RuntimeException {
         return new ApiError(400, "bad_request", message);
     }
 
-    /** 400 {@code invalid_cursor}: a well-formed cursor from another server database. */
-    static ApiError invalidCursor(String message) {
-        return new ApiError(400, "invalid_cursor", message);
+    /**
+     * 400 {@code invalid_cursor}: a well-formed cursor (or push position) the client must give up,
+     * and pull everything again (docs/protocol.md §4).
+     *
+     * @param reason why, for programs: {@link #OTHER_DATABASE}, {@link #WENT_BACK} or {@link #PURGED}
+     */
+    static ApiError invalidCursor(String reason, String message) {
+        return new ApiError(400, "invalid_cursor", reason, message, Map.of());
     }
+
+    /** {@code invalid_cursor} reason: the cursor was issued by another server database. */
+    static final String OTHER_DATABASE = "other_database";
+    /** {@code invalid_cursor} reason: the server's data went back to an earlier state (a restore). */
+    static final String WENT_BACK = "went_back";
+    /** {@code invalid_cursor} reason: deletions after the cursor were purged. */
+    static final String PURGED = "purged";
 
     static ApiError notFound(String message) {
         return new ApiError(404, "not_found", message);
@@ -77,10 +95,12 @@ final class ApiError extends RuntimeException {
 
     /** The JSON error body. */
     ErrorBody body() {
-        return new ErrorBody(code, getMessage());
+        return new ErrorBody(code, getMessage(), reason);
     }
 
-    /** Error body shape. */
-    record ErrorBody(String code, String message) {
+    /** Error body shape; {@code reason} (only for {@code invalid_cursor}) is left out when null. */
+    record ErrorBody(String code, String message,
+                     @com.fasterxml.jackson.annotation.JsonInclude(
+                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String reason) {
     }
 }

@@ -71,5 +71,8 @@ final class DemoSeeder {
                     new RecordStore.StoredRecord(idOf.apply(i), 1, false, Json.text(payload), seq, now), false);
         }
         records.setLastSeq(c, user, scope, seq);
+        if (!payloads.isEmpty()) {
+            ScopeHistory.record(c, user, scope, seq, ScopeHistory.newStamp());
+        }
     }
 }

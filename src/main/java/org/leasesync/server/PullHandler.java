@@ -11,32 +11,36 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
+import java.util.Optional;
 import org.leasesync.server.jobs.TombstoneHorizons;
 
 /**
  * {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4, §6).
  *
  * <p>A pull with fencing headers runs as one transaction: lock the user+scope row (as pushes do),
- * check and record the fencing token (a stale one → 409, nothing returned), read the page, write
- * the audit row, commit. So a successor run's first pull raises the token before a stale run's
- * late push can pass, and the pull's audit row sits between the pushes it saw and those it did
- * not. A pull without fencing headers reads without a lock, then the user+scope's tombstone horizon.
+ * check and record the fencing token (a stale one → 409, nothing returned), check the cursor, read
+ * the page, write the audit row, commit. So a successor run's first pull raises the token before a
+ * stale run's late push can pass, and the pull's audit row sits between the pushes it saw and those
+ * it did not. A pull without fencing headers reads on one connection without a lock.
  *
- * <p>Tombstones purged by the job {@code purge-tombstones} leave a horizon per user+scope
- * ({@link TombstoneHorizons}): a cursor below it that was issued before the purge may have missed a
- * deletion, so the pull is answered {@code 400 invalid_cursor} and the client pulls everything
- * again. Cursors name the purge generation they were issued at, so such a fresh full pull is not
- * refused on its next page. An unfenced pull checks the horizon read after its page, so a purge
- * that commits in between makes the pull refused rather than missing. Thread-safe; blocks on the
- * database.
+ * <p>Checks of the cursor ({@code since}) and of the optional push position ({@code pushed}), each a
+ * {@code 400 invalid_cursor} with a {@code reason} that makes the client pull everything again:
+ * <ul>
+ *   <li>{@code other_database}: issued by another server database;</li>
+ *   <li>{@code went_back}: not on this database's history ({@link ScopeHistory}) — the data went back
+ *       to an earlier state, as after a restore from an older backup;</li>
+ *   <li>{@code purged} (cursor only): tombstones purged by the job {@code purge-tombstones} leave a
+ *       horizon per user+scope ({@link TombstoneHorizons}); a cursor below it that was issued before
+ *       the purge may have missed a deletion. Cursors name the purge generation they were issued at,
+ *       so a fresh full pull is not refused on its next page. The horizon is read after the page, so
+ *       a purge that commits in between makes the pull refused rather than missing.</li>
+ * </ul>
+ * Thread-safe; blocks on the database.
  */
 final class PullHandler implements Handler {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-    /** {@code DATABASE_ID:SEQ}, or {@code DATABASE_ID:SEQ:GENERATION} after tombstones were purged. */
-    private static final Pattern CURSOR = Pattern.compile("([0-9a-f]{12}):(0|[1-9][0-9]{0,17})(?::([1-9][0-9]{0,17}))?");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final ServerDatabase db;
@@ -51,33 +55,28 @@ final class PullHandler implements Handler {
         this.clock = clock;
     }
 
+    /** What a pull asks for: after which position, checking which push position, how many. */
+    private record Ask(String user, String scope, Optional<Cursor> since, Optional<Cursor> pushed, int limit) {
+    }
+
     @Override
     public Reply handle(RequestContext ctx) throws Exception {
         Fencing fence = Fencing.fromHeaders(ctx);
         Map<String, String> query = query(ctx.rawQuery());
         String dbId = records.databaseId();
-        Cursor since = cursor(query.get("since"), dbId);
-        int limit = limit(query.get("limit"));
-        if (fence == null) {
-            RecordStore.Page page = records.changesSince(ctx.user(), ctx.scope(), since.seq(), limit);
-            TombstoneHorizons.Horizon horizon;
-            try (Connection c = db.connection()) {
-                horizon = TombstoneHorizons.read(c, ctx.user(), ctx.scope());
-            }
-            checkHorizon(query.get("since"), since, horizon);
-            return Reply.json(200, body(page, since.seq(), dbId, horizon.generation()));
-        }
+        Ask ask = new Ask(ctx.user(), ctx.scope(), ours(query.get("since"), "cursor", dbId),
+                ours(query.get("pushed"), "push position", dbId), limit(query.get("limit")));
         try (Connection c = db.connection()) {
+            if (fence == null) {
+                return Reply.json(200, read(c, ask, records.lastSeq(c, ask.user(), ask.scope()), dbId));
+            }
             c.setAutoCommit(false);
             try {
-                records.lockScope(c, ctx.user(), ctx.scope());
-                if (!fencing.accept(c, ctx.user(), ctx.scope(), fence.clientId(), fence.token(), clock.millis())) {
+                long lastSeq = records.lockScope(c, ask.user(), ask.scope());
+                if (!fencing.accept(c, ask.user(), ask.scope(), fence.clientId(), fence.token(), clock.millis())) {
                     throw fence.stale("nothing returned");
                 }
-                TombstoneHorizons.Horizon horizon = TombstoneHorizons.read(c, ctx.user(), ctx.scope());
-                checkHorizon(query.get("since"), since, horizon);
-                ObjectNode body = body(records.changesSince(c, ctx.user(), ctx.scope(), since.seq(), limit), since.seq(),
-                        dbId, horizon.generation());
+                ObjectNode body = read(c, ask, lastSeq, dbId);
                 ctx.audit().writeIn(c, 200, clock.millis());
                 c.commit();
                 ctx.audit().committed();
@@ -89,21 +88,49 @@ final class PullHandler implements Handler {
         }
     }
 
-    /** A parsed cursor: its seq and the purge generation it was issued at (0 = before any purge). */
-    private record Cursor(long seq, long generation, boolean given) {
+    /** Checks the positions against the history, reads the page, then checks the horizon. */
+    private ObjectNode read(Connection c, Ask ask, long lastSeq, String dbId) throws SQLException {
+        onHistory(c, ask, ask.since(), "cursor", lastSeq);
+        onHistory(c, ask, ask.pushed(), "push position", lastSeq);
+        long since = ask.since().map(Cursor::seq).orElse(0L);
+        RecordStore.Page page = records.changesSince(c, ask.user(), ask.scope(), since, ask.limit());
+        TombstoneHorizons.Horizon horizon = TombstoneHorizons.read(c, ask.user(), ask.scope());
+        if (ask.since().isPresent() && !horizon.accepts(since, ask.since().get().generation())) {
+            throw ApiError.invalidCursor(ApiError.PURGED, "cursor '" + ask.since().get() + "' is older than deletions"
+                    + " this server no longer keeps (tombstones up to " + horizon.seq() + " were purged); pull again"
+                    + " without 'since' to get everything");
+        }
+        return body(page, next(c, ask, page, dbId).withGeneration(horizon.generation()));
     }
 
-    /** A cursor issued before a purge and below its horizon may have missed a deletion. */
-    private static void checkHorizon(String text, Cursor since, TombstoneHorizons.Horizon horizon) {
-        if (since.given() && !horizon.accepts(since.seq(), since.generation())) {
-            throw ApiError.invalidCursor("cursor '" + text + "' is older than deletions this server no longer keeps"
-                    + " (tombstones up to " + horizon.seq() + " were purged); pull again without 'since' to get everything");
+    private static void onHistory(Connection c, Ask ask, Optional<Cursor> position, String what, long lastSeq)
+            throws SQLException {
+        if (position.isEmpty()) {
+            return;
+        }
+        Optional<String> why = ScopeHistory.notOnHistory(c, ask.user(), ask.scope(), position.get(), lastSeq);
+        if (why.isPresent()) {
+            throw ApiError.invalidCursor(ApiError.WENT_BACK, "this server's data went back to an earlier state"
+                    + " (restored from an older backup?): " + what + " '" + position.get() + "' is not on its history ("
+                    + why.get() + "); pull again without 'since' to get everything");
         }
     }
 
-    private static ObjectNode body(RecordStore.Page page, long since, String dbId, long generation) {
+    /** Where the next pull starts: after the page's last record, or where this one started. */
+    private Cursor next(Connection c, Ask ask, RecordStore.Page page, String dbId) throws SQLException {
+        if (!page.records().isEmpty()) {
+            long seq = page.records().get(page.records().size() - 1).seq();
+            return new Cursor(dbId, seq, 0, ScopeHistory.stampAt(c, ask.user(), ask.scope(), seq).orElse(null));
+        }
+        Cursor from = ask.since().orElse(new Cursor(dbId, 0, 0, null));
+        if (from.seq() > 0 && from.stamp() == null) {   // a cursor from before stamps: give it its stamp
+            return new Cursor(dbId, from.seq(), 0, ScopeHistory.stampAt(c, ask.user(), ask.scope(), from.seq()).orElse(null));
+        }
+        return from;
+    }
+
+    private static ObjectNode body(RecordStore.Page page, Cursor next) {
         ArrayNode changes = NODES.arrayNode();
-        long next = since;
         for (RecordStore.StoredRecord r : page.records()) {
             ObjectNode n = changes.addObject();
             n.put("id", r.id());
@@ -111,28 +138,25 @@ final class PullHandler implements Handler {
             n.put("deleted", r.deleted());
             n.set("payload", r.payloadJson() == null ? NODES.nullNode() : Json.readTree(r.payloadJson()));
             n.put("serverTime", Instant.ofEpochMilli(r.updatedAtMs()).toString());
-            next = r.seq();
         }
         ObjectNode body = NODES.objectNode();
         body.set("changes", changes);
-        body.put("nextCursor", dbId + ":" + next + (generation > 0 ? ":" + generation : ""));
+        body.put("nextCursor", next.text());
         body.put("hasMore", page.hasMore());
         return body;
     }
 
-    private static Cursor cursor(String since, String dbId) {
-        if (since == null) {
-            return new Cursor(0, 0, false);
+    /** The parsed position, refused if another database issued it. */
+    private static Optional<Cursor> ours(String text, String what, String dbId) {
+        if (text == null) {
+            return Optional.empty();
         }
-        java.util.regex.Matcher m = CURSOR.matcher(since);
-        if (!m.matches()) {
-            throw ApiError.badRequest("since '" + since + "' is not a cursor issued by this server");
+        Cursor cursor = Cursor.parse(text, what.equals("cursor") ? "since" : "pushed");
+        if (!cursor.databaseId().equals(dbId)) {
+            throw ApiError.invalidCursor(ApiError.OTHER_DATABASE, what + " '" + text + "' was issued by another server"
+                    + " database (this one is " + dbId + "); pull again without 'since' to get everything");
         }
-        if (!m.group(1).equals(dbId)) {
-            throw ApiError.invalidCursor("cursor '" + since + "' was issued by another server database (this one is "
-                    + dbId + "); pull again without 'since' to get everything");
-        }
-        return new Cursor(Long.parseLong(m.group(2)), m.group(3) == null ? 0 : Long.parseLong(m.group(3)), true);
+        return Optional.of(cursor);
     }
 
     private static int limit(String limit) {

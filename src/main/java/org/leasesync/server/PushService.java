@@ -23,6 +23,9 @@ import org.leasesync.server.jobs.TombstoneHorizons;
  *   <li>for each change in order: a known change id is a duplicate; a matching base version is
  *       applied (version + 1, next seq; a record created anew where tombstones were purged gets a
  *       version above every purged one, {@link TombstoneHorizons}); anything else is a conflict;</li>
+ *   <li>if it applied a change: record the write in the user+scope's history with a new stamp
+ *       ({@link ScopeHistory}) and answer its position (the last seq it assigned, with that stamp),
+ *       which the client sends back with its pulls so that a restore to before this push is noticed;</li>
  *   <li>store the response under the idempotency key;</li>
  *   <li>write the request's audit row, if audited (so the row commits exactly when the push does,
  *       and audit seq order is commit order per user+scope);</li>
@@ -166,6 +169,11 @@ final class PushService {
         records.setLastSeq(c, user, scope, seq);
         ObjectNode body = NODES.objectNode();
         body.set("results", results);
+        if (!applied.isEmpty()) {
+            String stamp = ScopeHistory.newStamp();
+            ScopeHistory.record(c, user, scope, seq, stamp);
+            body.put("position", new Cursor(records.databaseId(), seq, 0, stamp).text());
+        }
         String json = Json.text(body);
         keys.store(c, user, new IdempotencyStore.StoredPush(key, scope, requestHash, 200, json, now));
         return new Executed(json, new PushOutcome(applied, duplicates, conflicts), null);

@@ -111,8 +111,17 @@ final class RecordStore {
 
     /** Locks the user+scope row until the transaction ends and returns its last seq. */
     long lockScope(Connection c, String user, String scope) throws SQLException {
+        return lastSeq(c, user, scope, " FOR UPDATE");
+    }
+
+    /** The user+scope's last assigned seq, read without a lock. */
+    long lastSeq(Connection c, String user, String scope) throws SQLException {
+        return lastSeq(c, user, scope, "");
+    }
+
+    private static long lastSeq(Connection c, String user, String scope, String lock) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ? FOR UPDATE")) {
+                "SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ?" + lock)) {
             ps.setString(1, user);
             ps.setString(2, scope);
             try (ResultSet rs = ps.executeQuery()) {

@@ -22,7 +22,7 @@ import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushLimits;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.sync.PushResult;
-import org.leasesync.sync.RemoteRecord;
+import org.leasesync.sync.ResyncSummary;
 
 /**
  * Local records, outbox and checkpoint in SQL. Every run write is one {@link JdbcGuard} transaction
@@ -32,6 +32,8 @@ import org.leasesync.sync.RemoteRecord;
  * <p>Thread-safe; blocks on the database.
  */
 public final class JdbcLocalData implements LocalData {
+
+    private static final System.Logger log = System.getLogger(JdbcLocalData.class.getName());
 
     /**
      * Push batches stay under about 1 MiB of body (the protocol refuses bodies over 5 MiB; a batch of
@@ -99,7 +101,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void applyPullPage(Fence fence, String runId, PullPage page) {
         guard.inTransaction(fence, "apply a pulled page for " + fence.taskKey(), c -> {
-            upsertPage(c, fence.taskKey(), page.records());
+            LocalRecordWrites.applyPage(c, fence.taskKey(), page.records());
             Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
                     Optional.of(page.nextCursor()), null), before));
@@ -123,18 +125,25 @@ public final class JdbcLocalData implements LocalData {
             byChange.put(r.changeId(), r);
         }
         guard.inTransaction(fence, "confirm push " + batch.idempotencyKey() + " for " + fence.taskKey(), c -> {
+            // An edit of these records saved meanwhile waits, then reads the confirmed versions (RecordLocks).
+            RecordLocks.lockAll(c, db.dialect(), fence.taskKey(),
+                    batch.entries().stream().map(OutboxEntry::recordId).toList());
             for (OutboxEntry e : batch.entries()) {
                 PushResult r = byChange.get(e.changeId());
                 if (r == null) {
                     continue; // not answered: stays pending, pushed again in a later batch
                 }
                 if (r.applied()) {
-                    upsertRecordIfNewer(c, fence.taskKey(), e.recordId(), r.version(), e.deleted(), e.payloadJson());
+                    LocalRecordWrites.ownEdit(c, fence.taskKey(), e.recordId(), r.version(), e.deleted(),
+                            e.payloadJson(), time.now(), e.baseVersion());
                     deleteEntry(c, fence.taskKey(), e.changeId());
                     rebaseFollowers(c, fence.taskKey(), e, r.version());
                 } else {
                     markConflict(c, fence.taskKey(), e.changeId(), r);
                 }
+            }
+            if (response.position().isPresent()) {
+                PushPositions.save(c, fence.taskKey(), response.position().get(), time.now());
             }
             Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
@@ -166,17 +175,41 @@ public final class JdbcLocalData implements LocalData {
     }
 
     @Override
-    public void resetForResync(Fence fence, String runId) {
+    public void resetForResync(Fence fence, String runId, String reason) {
         guard.inTransaction(fence, "reset the local copy of " + fence.taskKey(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM local_record WHERE user_id = ? AND scope = ?")) {
-                bindKey(ps, 1, fence.taskKey());
-                ps.executeUpdate();
-            }
+            JdbcResync.start(c, fence.taskKey(), reason, time.now().toEpochMilli());
             Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null),
                     before));
             return null;
         });
+    }
+
+    @Override
+    public Optional<ResyncSummary> finishResync(Fence fence, String runId) {
+        if (!db.query("look for a full download of " + fence.taskKey(), c -> JdbcResync.underWay(c, fence.taskKey()))) {
+            return Optional.empty();   // the usual case, without a guarded transaction
+        }
+        return guard.inTransaction(fence, "finish the full download of " + fence.taskKey(), c -> {
+            Optional<JdbcResync.Finished> done = JdbcResync.finish(c, fence.taskKey());
+            if (done.isEmpty()) {
+                return Optional.<ResyncSummary>empty();
+            }
+            Optional<Checkpoint> cp = JdbcRunStore.readCheckpoint(c, fence.taskKey());
+            if (cp.isPresent() && cp.get().pushChangeIds().stream().anyMatch(done.get().newConflicts()::contains)) {
+                // An edit of the in-flight push is now a conflict: the push is not resent as it was. Its
+                // change ids stay with the edits, so whatever the server applied is never applied twice.
+                log.log(System.Logger.Level.WARNING, "{0}: forgetting in-flight push {1}: some of its edits are "
+                        + "conflicts after the full download", fence.taskKey(), cp.get().idempotencyKey().orElse(""));
+                JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, cp.get().pullCursor(), null));
+            }
+            return Optional.of(done.get().summary());
+        });
+    }
+
+    @Override
+    public Optional<String> pushedPosition(TaskKey key) {
+        return db.query("read the push position of " + key, c -> PushPositions.read(c, key));
     }
 
     /**
@@ -221,116 +254,6 @@ public final class JdbcLocalData implements LocalData {
         return new Checkpoint(fence.taskKey(), runId, fence.epoch(), Optional.of(stage), stage.wireName(), cursor,
                 Optional.ofNullable(batch).map(PushBatch::batchId), Optional.ofNullable(batch).map(PushBatch::idempotencyKey),
                 batch == null ? List.of() : batch.changeIds(), batch == null ? Optional.empty() : Optional.of(now), now);
-    }
-
-    /**
-     * Applies a pulled page with batches instead of up to three statements per record: one batched
-     * {@code UPDATE} (only where the stored version is not newer, as in {@link #upsertRecord}); for
-     * the records it did not touch, one reused point query whether the record exists (then the
-     * local copy is newer and is kept); one batched {@code INSERT} of the absent ones. A record that
-     * appears twice in a page is applied once, with its highest version (what applying both in
-     * order leaves behind).
-     */
-    private static void upsertPage(Connection c, TaskKey key, List<RemoteRecord> records) throws SQLException {
-        Map<String, RemoteRecord> latest = new java.util.LinkedHashMap<>();
-        for (RemoteRecord r : records) {
-            latest.merge(r.id(), r, (a, b) -> b.version() >= a.version() ? b : a);
-        }
-        List<RemoteRecord> page = new ArrayList<>(latest.values());
-        if (page.isEmpty()) {
-            return;
-        }
-        int[] updated;
-        try (PreparedStatement up = c.prepareStatement("UPDATE local_record SET version = ?, deleted = ?, payload = ?,"
-                + " server_time_ms = ? WHERE user_id = ? AND scope = ? AND record_id = ? AND version <= ?")) {
-            for (RemoteRecord r : page) {
-                up.setLong(1, r.version());
-                up.setBoolean(2, r.deleted());
-                up.setString(3, r.payloadJson());
-                up.setLong(4, r.serverTime().toEpochMilli());
-                bindKey(up, 5, key);
-                up.setString(7, r.id());
-                up.setLong(8, r.version());
-                up.addBatch();
-            }
-            updated = up.executeBatch();
-        }
-        boolean inserts = false;
-        try (PreparedStatement exists = c.prepareStatement(
-                "SELECT 1 FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?");
-             PreparedStatement ins = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                     + " deleted, payload, server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            for (int i = 0; i < page.size(); i++) {
-                if (updated[i] == 1) {
-                    continue;
-                }
-                RemoteRecord r = page.get(i);
-                bindKey(exists, 1, key);
-                exists.setString(3, r.id());
-                try (ResultSet rs = exists.executeQuery()) {
-                    if (rs.next()) {
-                        continue;   // the local copy is already newer
-                    }
-                }
-                bindKey(ins, 1, key);
-                ins.setString(3, r.id());
-                ins.setLong(4, r.version());
-                ins.setBoolean(5, r.deleted());
-                ins.setString(6, r.payloadJson());
-                ins.setLong(7, r.serverTime().toEpochMilli());
-                ins.addBatch();
-                inserts = true;
-            }
-            if (inserts) {
-                ins.executeBatch();
-            }
-        }
-    }
-
-    private static void upsertRecord(Connection c, TaskKey key, String id, long version, boolean deleted,
-                                     String payload, Instant serverTime) throws SQLException {
-        try (PreparedStatement up = c.prepareStatement("UPDATE local_record SET version = ?, deleted = ?, payload = ?,"
-                + " server_time_ms = ? WHERE user_id = ? AND scope = ? AND record_id = ? AND version <= ?")) {
-            up.setLong(1, version);
-            up.setBoolean(2, deleted);
-            up.setString(3, payload);
-            up.setLong(4, serverTime.toEpochMilli());
-            bindKey(up, 5, key);
-            up.setString(7, id);
-            up.setLong(8, version);
-            if (up.executeUpdate() == 1) {
-                return;
-            }
-        }
-        if (recordExists(c, key, id)) {
-            return; // the local copy is already newer
-        }
-        try (PreparedStatement ins = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                + " deleted, payload, server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            bindKey(ins, 1, key);
-            ins.setString(3, id);
-            ins.setLong(4, version);
-            ins.setBoolean(5, deleted);
-            ins.setString(6, payload);
-            ins.setLong(7, serverTime.toEpochMilli());
-            ins.executeUpdate();
-        }
-    }
-
-    private void upsertRecordIfNewer(Connection c, TaskKey key, String id, long version, boolean deleted,
-                                     String payload) throws SQLException {
-        upsertRecord(c, key, id, version, deleted, payload, time.now());
-    }
-
-    private static boolean recordExists(Connection c, TaskKey key, String id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?")) {
-            bindKey(ps, 1, key);
-            ps.setString(3, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
     }
 
     private static void deleteEntry(Connection c, TaskKey key, String changeId) throws SQLException {

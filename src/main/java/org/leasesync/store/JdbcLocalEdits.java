@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TimeSource;
@@ -29,14 +30,16 @@ public final class JdbcLocalEdits {
      *
      * @param state {@code pending}, {@code conflict} or {@code rejected} (or, in a damaged database,
      *     any other text, shown as it is)
-     * @param serverVersion for conflicts: the server's version
-     * @param serverPayloadJson for conflicts: the server's payload
+     * @param serverVersion for conflicts: the server's version (0 = the server has no such record)
+     * @param serverDeleted for conflicts: whether the server deleted the record
+     * @param serverPayloadJson for conflicts: the server's payload ({@code {}} when deleted or absent)
      * @param rejectedReason for rejected entries: why the server refuses it (or why it cannot be sent)
      * @param rejectedAt for rejected entries: when it was set aside
      */
     public record OutboxItem(long seq, String changeId, String recordId, long baseVersion, boolean deleted,
                              String payloadJson, Instant createdAt, String state, long serverVersion,
-                             String serverPayloadJson, Optional<String> rejectedReason, Optional<Instant> rejectedAt) {
+                             boolean serverDeleted, String serverPayloadJson, Optional<String> rejectedReason,
+                             Optional<Instant> rejectedAt) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
@@ -57,6 +60,42 @@ public final class JdbcLocalEdits {
          */
         public boolean isSetAside() {
             return !isPending() && !isConflict();
+        }
+
+        /**
+         * A conflict with a record the server no longer has (deleted there, or absent): keeping this
+         * edit restores the record.
+         */
+        public boolean serverLacksRecord() {
+            return isConflict() && (serverDeleted || serverVersion == 0);
+        }
+
+        /**
+         * The server's side of a conflict in plain words: {@code "deleted on the server (v3)"},
+         * {@code "not on the server"} or {@code "v3 {...}"}; {@code ""} for a pending entry.
+         */
+        public String serverSide() {
+            if (!isConflict()) {
+                return "";
+            }
+            if (serverDeleted) {
+                return "deleted on the server (v" + serverVersion + ")";
+            }
+            return serverVersion == 0 ? "not on the server" : "v" + serverVersion + " " + serverPayloadJson;
+        }
+
+        /**
+         * What keeping this edit of a conflict does, in plain words, e.g. {@code "the next sync
+         * restores course-1, which was deleted on the server"}.
+         */
+        public String keepMineMeans() {
+            if (serverDeleted) {
+                return "the next sync restores " + recordId + ", which was deleted on the server";
+            }
+            if (serverVersion == 0) {
+                return "the next sync creates " + recordId + " again, which is not on the server";
+            }
+            return "the next sync pushes it over the server's version " + serverVersion + " of " + recordId;
         }
     }
 
@@ -79,29 +118,28 @@ public final class JdbcLocalEdits {
      *     edit alone would exceed the protocol's 5 MiB ({@link PushLimits#checkFits}); nothing is saved
      */
     public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
+        return saveEdit(key, recordId, payloadJson, deleted, OptionalLong.empty()).changeId();
+    }
+
+    /**
+     * Saves a local edit based on the version the user saw ({@code seenVersion}: the version shown
+     * when the user began editing, {@code edit --base-version}; empty = whatever this device has now).
+     * If the record changed since — another device's version was pulled meanwhile — the edit is saved
+     * as a conflict with that version, never silently on top of it. Serialised with confirming a push
+     * of the same record, so an edit saved while the previous one is being confirmed is based on the
+     * confirmed version (docs/architecture.md, "Edits and the versions they are based on"). Blocks on
+     * the database.
+     *
+     * @param payloadJson a JSON object as text (validated by the caller)
+     * @throws IllegalArgumentException naming a bad record id or a negative seen version
+     */
+    public SavedEdit saveEdit(TaskKey key, String recordId, String payloadJson, boolean deleted, OptionalLong seenVersion) {
         validateRecordId(recordId);
-        String changeId = UUID.randomUUID().toString();
-        db.transaction("add a local edit of " + recordId + " for " + key, c -> {
-            // The version this edit was made on. If an earlier edit of the record is still unconfirmed,
-            // this one waits behind it and is rebased on the version that edit produces once applied.
-            long base = localVersion(c, key, recordId);
-            // An edit that can never be pushed is refused now, with the limit, instead of waiting
-            // in the outbox for a push the server will always refuse.
-            PushLimits.checkFits(new OutboxEntry(0, changeId, recordId, base, deleted, payloadJson, time.now()));
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (user_id, scope, change_id, record_id,"
-                    + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')")) {
-                JdbcLocalData.bindKey(ps, 1, key);
-                ps.setString(3, changeId);
-                ps.setString(4, recordId);
-                ps.setLong(5, base);
-                ps.setBoolean(6, deleted);
-                ps.setString(7, payloadJson);
-                ps.setLong(8, time.now().toEpochMilli());
-                ps.executeUpdate();
-            }
-            return null;
-        });
-        return changeId;
+        if (seenVersion.isPresent() && seenVersion.getAsLong() < 0) {
+            throw new IllegalArgumentException("the base version must be >= 0, got " + seenVersion.getAsLong());
+        }
+        return db.transaction("add a local edit of " + recordId + " for " + key,
+                c -> EditWrites.save(c, db.dialect(), key, recordId, payloadJson, deleted, seenVersion, time.now()));
     }
 
     /**
@@ -117,17 +155,6 @@ public final class JdbcLocalEdits {
                     + "surrounding spaces, got '" + (recordId == null ? "null" : recordId.replaceAll("\\p{Cntrl}", "?")) + "'");
         }
         return recordId;
-    }
-
-    private static long localVersion(java.sql.Connection c, TaskKey key, String recordId) throws java.sql.SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT version FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?")) {
-            JdbcLocalData.bindKey(ps, 1, key);
-            ps.setString(3, recordId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
     }
 
     /** The key's local records, by id. */
@@ -153,16 +180,16 @@ public final class JdbcLocalEdits {
         return db.query("read the outbox of " + key, c -> {
             List<OutboxItem> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT seq, change_id, record_id, base_version, deleted,"
-                    + " payload, created_at_ms, state, server_version, server_payload, rejected_reason, rejected_at_ms"
-                    + " FROM outbox WHERE user_id = ? AND scope = ? ORDER BY seq")) {
+                    + " payload, created_at_ms, state, server_version, server_deleted, server_payload, rejected_reason,"
+                    + " rejected_at_ms FROM outbox WHERE user_id = ? AND scope = ? ORDER BY seq")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        long rejectedAt = rs.getLong(12);
+                        long rejectedAt = rs.getLong(13);
                         boolean noRejectedAt = rs.wasNull();
                         out.add(new OutboxItem(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
                                 rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8),
-                                rs.getLong(9), rs.getString(10), Optional.ofNullable(rs.getString(11)),
+                                rs.getLong(9), rs.getBoolean(10), rs.getString(11), Optional.ofNullable(rs.getString(12)),
                                 noRejectedAt ? Optional.empty() : Optional.of(Instant.ofEpochMilli(rejectedAt))));
                     }
                 }
@@ -226,7 +253,8 @@ public final class JdbcLocalEdits {
 
     /**
      * Resolves a conflict by keeping the local edit: it is rebased on the server's version and
-     * queued again.
+     * queued again. When the server deleted the record (or does not have it), pushing the edit
+     * restores it ({@link OutboxItem#serverLacksRecord()}; callers say so).
      *
      * @return false if there is no such conflict for this key
      */
@@ -257,6 +285,11 @@ public final class JdbcLocalEdits {
                 return ps.executeUpdate() == 1;
             }
         });
+    }
+
+    /** The key's outbox entry with {@code changeId}, if any. */
+    public Optional<OutboxItem> entry(TaskKey key, String changeId) {
+        return outbox(key).stream().filter(i -> i.changeId().equals(changeId)).findFirst();
     }
 
     /** The local record, if present. */

@@ -38,7 +38,8 @@ public interface LocalData {
     /**
      * Applies the server's confirmed answer: applied entries leave the outbox and update the local
      * records; conflicting entries stay, marked as conflicts with the server's version; the
-     * checkpoint's in-flight batch is cleared. One transaction.
+     * checkpoint's in-flight batch is cleared; the answer's position, if any, becomes the key's push
+     * position. One transaction, serialised with saving an edit of the same records.
      */
     void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response);
 
@@ -56,12 +57,29 @@ public interface LocalData {
     void markDone(Fence fence, String runId);
 
     /**
-     * The server no longer knows the saved cursor (its data was reset or replaced): drops the key's
-     * local records and the cursor in one transaction, so the next pull downloads everything again.
-     * The outbox is kept: pending edits are pushed later (and reported as conflicts if they no longer
+     * The server refused the saved cursor (its data went back, was replaced, or purged deletions the
+     * device had not seen): starts a full download in one transaction — keeps a copy of the key's
+     * local records (unless a download begun earlier is still unfinished, whose copy stays), drops
+     * the records, the cursor and the push position, so the next pull downloads everything. The
+     * outbox is kept: pending edits are pushed later (and reported as conflicts if they no longer
      * fit), never dropped.
+     *
+     * @param reason the server's reason ({@link ResyncSummary#WENT_BACK}, ...), or empty
      */
-    void resetForResync(Fence fence, String runId);
+    void resetForResync(Fence fence, String runId, String reason);
+
+    /**
+     * Ends a full download once its last page is applied: compares the records with the copy kept
+     * when it began, makes a conflict of every edit made before it that is based on a version now
+     * holding other content on the server (and forgets an in-flight push holding such an edit: its
+     * change ids keep it from being applied twice), and drops the copy. One transaction.
+     *
+     * @return what changed, or empty if no full download was under way
+     */
+    Optional<ResyncSummary> finishResync(Fence fence, String runId);
+
+    /** The position of the key's latest applied push ({@link PushResponse#position()}), if any. */
+    Optional<String> pushedPosition(TaskKey key);
 
     /**
      * Forgets the push batch recorded as in flight (the user discarded it): its entries stay in the

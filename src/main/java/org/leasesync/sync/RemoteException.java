@@ -26,6 +26,7 @@ public class RemoteException extends LeasesyncException {
     private final long retryAfterMillis;
     private final String userMessage;
     private final String serverMessage;
+    private final String reason;
 
     /**
      * @param userMessage short and plain, for the window and the CLI's one-line result
@@ -33,7 +34,7 @@ public class RemoteException extends LeasesyncException {
      */
     public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
                            Throwable cause) {
-        this(kind, status, code, retryAfterMillis, userMessage, message, "", cause);
+        this(kind, status, code, "", retryAfterMillis, userMessage, message, "", cause);
     }
 
     /**
@@ -43,10 +44,30 @@ public class RemoteException extends LeasesyncException {
      */
     public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
                            String serverMessage, Throwable cause) {
+        this(kind, status, code, "", retryAfterMillis, userMessage, message, serverMessage, cause);
+    }
+
+    /**
+     * @param reason the error body's {@code reason} (e.g. {@code went_back} for {@code invalid_cursor}),
+     *     or empty
+     */
+    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
+                           String message, Throwable cause) {
+        this(kind, status, code, reason, retryAfterMillis, userMessage, message, "", cause);
+    }
+
+    /**
+     * @param reason the error body's {@code reason} (e.g. {@code went_back} for {@code invalid_cursor}),
+     *     or empty
+     * @param serverMessage the {@code message} of the server's error body as sent, or empty
+     */
+    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
+                           String message, String serverMessage, Throwable cause) {
         super(message, cause);
         this.kind = kind;
         this.status = status;
         this.code = code == null ? "" : code;
+        this.reason = reason == null ? "" : reason;
         this.retryAfterMillis = retryAfterMillis;
         this.userMessage = userMessage;
         this.serverMessage = serverMessage == null ? "" : serverMessage;
@@ -74,6 +95,14 @@ public class RemoteException extends LeasesyncException {
     /** The machine code from the error body (e.g. {@code rate_limited}), or empty. */
     public String code() {
         return code;
+    }
+
+    /**
+     * The error body's {@code reason}, or empty: for {@code invalid_cursor}, why the cursor was
+     * refused ({@code went_back}, {@code other_database}, {@code purged}; docs/protocol.md §4).
+     */
+    public String reason() {
+        return reason;
     }
 
     /** The server's {@code Retry-After} in millis, or -1 when absent. */

@@ -14,14 +14,26 @@ public interface SyncRemote {
 
     /**
      * Changes after {@code cursor}, fenced by the run's fencing token like a push: the server
-     * records the token, so a stale run's later push is refused once a successor has pulled.
+     * records the token, so a stale run's later push is refused once a successor has pulled. The
+     * server also checks {@code pushedPosition}, the {@link PushResponse#position()} of this
+     * device's latest applied push: a server whose data went back to before that push refuses the
+     * pull with {@code 400 invalid_cursor} (reason {@code went_back}), even when the cursor itself is
+     * older than the push.
      *
      * @param fencingToken the run's epoch, sent as {@code Fencing-Token} with this device's client id
      * @param runId sent as {@code Sync-Run-Id} for the server's diagnosis
      * @throws RemoteException on any failure (pulls are safe to repeat); status 409 with code
-     *     {@code stale_fencing_token} when the server has seen a higher token (nothing was returned)
+     *     {@code stale_fencing_token} when the server has seen a higher token (nothing was returned);
+     *     status 400 with code {@code invalid_cursor} when the client must download everything again
+     *     ({@link RemoteException#reason()} says why)
      */
-    PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId);
+    PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit, long fencingToken,
+                  String runId);
+
+    /** {@link #pull(TaskKey, Optional, Optional, int, long, String)} without a push position. */
+    default PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
+        return pull(key, cursor, Optional.empty(), limit, fencingToken, runId);
+    }
 
     /**
      * Sends a batch with its idempotency key and the run's fencing token.

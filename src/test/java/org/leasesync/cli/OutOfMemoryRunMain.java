@@ -46,7 +46,8 @@ public final class OutOfMemoryRunMain {
     /** A remote whose pull asks for more memory than the heap has. */
     static final class Hungry implements SyncRemote {
         @Override
-        public PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {
+        public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit, long fencingToken,
+                             String runId) {
             long max = Runtime.getRuntime().maxMemory();
             byte[] tooBig = new byte[(int) Math.min(Integer.MAX_VALUE - 16, max + (64L << 20))];
             throw new IllegalStateException("allocated " + tooBig.length + " bytes");

@@ -91,7 +91,7 @@ class EndlessServerTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.FAILED);
         assertThat(r.message().orElseThrow()).contains("keeps answering that more changes follow");
-        assertThat(n.get()).isEqualTo(SyncWorker.MAX_EMPTY_PAGES_IN_A_ROW);
+        assertThat(n.get()).isEqualTo(PullStage.MAX_EMPTY_PAGES_IN_A_ROW);
         assertKeyIsFreeAndTheNextTriggerStarts();
     }
 

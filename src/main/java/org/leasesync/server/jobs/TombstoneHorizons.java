@@ -13,7 +13,8 @@ import java.sql.SQLException;
  *   <li>a pull cursor issued before a purge and below its horizon may have missed a deletion: the
  *       pull is answered {@code invalid_cursor} ({@link Horizon#accepts});</li>
  *   <li>cursors carry the purge {@linkplain Horizon#generation() generation} they were issued at, so
- *       a client that pulls everything again after a purge is not refused on its next page;</li>
+ *       a client that pulls everything again after a purge is not refused on its next page (a
+ *       generation moves by a random step, so one lost in a restore is not issued again);</li>
  *   <li>a record created again after its tombstone was purged gets a version above every purged
  *       one ({@link Horizon#versionFloor()}), so a client still holding the tombstone takes it for newer.</li>
  * </ul>
@@ -26,7 +27,8 @@ public final class TombstoneHorizons {
      *
      * @param seq the highest seq of a purged tombstone, {@code >= 0}
      * @param versionFloor the highest version of a purged tombstone, {@code >= 0}
-     * @param generation how many purges deleted tombstones here, {@code >= 0}
+     * @param generation grows with every purge that deleted tombstones here (by a random step,
+     *     {@link TombstoneHorizons#raise}), {@code >= 0}; 0 = none
      */
     public record Horizon(long seq, long versionFloor, long generation) {
 
@@ -72,33 +74,44 @@ public final class TombstoneHorizons {
 
     /**
      * Raises the user+scope's horizon after a purge of tombstones up to {@code maxSeq} and
-     * {@code maxVersion}, and counts its generation up. The caller holds the user+scope lock.
+     * {@code maxVersion}, and moves its generation up by a random step of 1..{@value #MAX_STEP}.
+     * The caller holds the user+scope lock.
+     *
+     * <p>Why random: a database restored from an older backup has an older generation; counting up
+     * by one from there would issue again a generation that cursors from before the restore carry,
+     * for another purge, and such a cursor would pass the check of a purge it never saw.
      */
     static void raise(Connection c, String user, String scope, long maxSeq, long maxVersion, long nowMs)
             throws SQLException {
+        long step = 1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(MAX_STEP);
         try (PreparedStatement ps = c.prepareStatement("UPDATE tombstone_horizons SET"
                 + " horizon_seq = CASE WHEN horizon_seq < ? THEN ? ELSE horizon_seq END,"
                 + " version_floor = CASE WHEN version_floor < ? THEN ? ELSE version_floor END,"
-                + " generation = generation + 1, purged_at_ms = ? WHERE user_id = ? AND scope = ?")) {
+                + " generation = generation + ?, purged_at_ms = ? WHERE user_id = ? AND scope = ?")) {
             ps.setLong(1, maxSeq);
             ps.setLong(2, maxSeq);
             ps.setLong(3, maxVersion);
             ps.setLong(4, maxVersion);
-            ps.setLong(5, nowMs);
-            ps.setString(6, user);
-            ps.setString(7, scope);
+            ps.setLong(5, step);
+            ps.setLong(6, nowMs);
+            ps.setString(7, user);
+            ps.setString(8, scope);
             if (ps.executeUpdate() == 1) {
                 return;
             }
         }
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO tombstone_horizons (user_id, scope, horizon_seq,"
-                + " version_floor, generation, purged_at_ms) VALUES (?, ?, ?, ?, 1, ?)")) {
+                + " version_floor, generation, purged_at_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setLong(3, maxSeq);
             ps.setLong(4, maxVersion);
-            ps.setLong(5, nowMs);
+            ps.setLong(5, step);
+            ps.setLong(6, nowMs);
             ps.executeUpdate();
         }
     }
+
+    /** The largest step of a purge generation (so 10^12 purges fit the cursor's 18 digits). */
+    static final long MAX_STEP = 1_000_000;
 }

@@ -1,0 +1,14 @@
+package org.leasesync.sync;
+
+import org.leasesync.store.Database;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.Postgres;
+
+/** {@link ServerRestoreSyncTest} with every device's local store on a real PostgreSQL. */
+class ServerRestorePostgresSyncTest extends ServerRestoreSyncTest {
+    @Override
+    LocalStore openStore() {
+        Postgres.Db db = Postgres.newDatabase();
+        return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
+    }
+}
