@@ -9,8 +9,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
-import org.leasesync.cli.ClientRuntime;
-import org.leasesync.cli.DurationConverter;
+import org.leasesync.client.ClientRuntime;
+import org.leasesync.client.DurationText;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.TaskSource;
 
@@ -29,7 +29,7 @@ public final class AppAssembly implements AutoCloseable {
     private final Backend backend;
     private final Stage stage;
     private final ExecutorService actionThread = Executors.newSingleThreadExecutor(
-            new org.leasesync.cli.NamedThreads("ui-actions", true));
+            new org.leasesync.client.NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
         try {
@@ -76,9 +76,9 @@ public final class AppAssembly implements AutoCloseable {
             }
         };
         rt.coordinator().addListener(reloadOnFinish);
-        String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
+        String footer = "Syncs start every " + DurationText.format(settings.scheduleInterval())
                 + " (timer), when you come back to this window (unless synced in the last "
-                + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
+                + DurationText.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
         java.util.function.Predicate<org.leasesync.registry.TaskKey> foregroundDue = key -> foregroundPolicy.due(

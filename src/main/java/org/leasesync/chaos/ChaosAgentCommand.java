@@ -5,7 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.leasesync.cli.ClientConfig;
+import org.leasesync.client.ClientConfig;
 import org.leasesync.cli.DurationConverter;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.remote.HttpSettings;

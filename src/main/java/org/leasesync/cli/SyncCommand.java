@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import org.leasesync.client.ClientConfig;
+import org.leasesync.client.ClientRuntime;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;

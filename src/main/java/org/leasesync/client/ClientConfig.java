@@ -1,4 +1,4 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,8 +54,8 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         TaskRegistry.validateTtl(leaseTtl);
         Objects.requireNonNull(http, "http");
         if (http.call().compareTo(leaseTtl.multipliedBy(9).dividedBy(10)) >= 0) {
-            throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
-                    + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(leaseTtl)
+            throw new IllegalArgumentException("--call-timeout (" + DurationText.format(http.call())
+                    + ") must be shorter than 90% of --lease-ttl (" + DurationText.format(leaseTtl)
                     + "), so that no request of a run outlives its lease");
         }
         Objects.requireNonNull(sync, "sync");
