@@ -118,6 +118,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      */
     public static CommandLine commandLine(Object command) {
         CommandLine cl = new CommandLine(command);
+        OptionsBeforeSubcommand.install(cl);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine bad = ex.getCommandLine();
             PrintWriter err = bad.getErr();
@@ -144,6 +145,9 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             while (last.hasSubcommand()) {
                 last = last.subcommand();
             }
+            if (last != parseResult) {
+                OptionsBeforeSubcommand.check(parseResult, last);
+            }
             if (CommandLine.printHelpIfRequested(parseResult)) {
                 return parseResult.commandSpec().exitCodeOnUsageHelp();
             }
@@ -159,7 +163,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      * the file system untouched. Only then is the data directory created and the log file opened.
      */
     private static void prepare(Object command, CommandLine line) {
-        DataDirMixin mixin = findDataDir(command);
+        DataDirMixin mixin = OptionsBeforeSubcommand.dataDirMixin(line.getCommandSpec()).orElse(null);
         if (mixin == null) {
             return;
         }
@@ -192,22 +196,4 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
     }
 
-    private static DataDirMixin findDataDir(Object command) {
-        if (command == null) {
-            return null;
-        }
-        for (Class<?> c = command.getClass(); c != null; c = c.getSuperclass()) {
-            for (var f : c.getDeclaredFields()) {
-                if (f.getType() == DataDirMixin.class) {
-                    try {
-                        f.setAccessible(true);
-                        return (DataDirMixin) f.get(command);
-                    } catch (ReflectiveOperationException | RuntimeException e) {
-                        return null;
-                    }
-                }
-            }
-        }
-        return null;
-    }
 }
