@@ -32,10 +32,8 @@ public final class Launcher {
     }
 
     public static void main(String[] args) {
-        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui));
-        cl.addSubcommand(new ChaosCommand());
-        cl.addSubcommand(new ChaosAgentCommand());
-        cl.addSubcommand(new ClusterCommand());
+        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui), new ChaosCommand(),
+                new ChaosAgentCommand(), new ClusterCommand());
         int code = cl.execute(args);
         System.exit(code);
     }

@@ -114,15 +114,20 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
 
     /**
      * Builds the command line with leasesync's error handling: expected failures print one plain
-     * line to stderr (details go to the log file), never a stack trace.
+     * line to stderr (details go to the log file), never a stack trace. {@code moreSubcommands} are
+     * added before the handlers are installed, so they share them.
      */
-    public static CommandLine commandLine(Object command) {
+    public static CommandLine commandLine(Object command, Object... moreSubcommands) {
         CommandLine cl = new CommandLine(command);
+        for (Object sub : moreSubcommands) {
+            cl.addSubcommand(sub);
+        }
         OptionsBeforeSubcommand.install(cl);
+        HelpLayout.install(cl);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine bad = ex.getCommandLine();
             PrintWriter err = bad.getErr();
-            err.println("leasesync: " + ex.getMessage());
+            err.println("leasesync: " + UsageErrors.message(ex));
             err.println("Try '" + bad.getCommandSpec().qualifiedName() + " --help' for the options.");
             err.flush();
             return bad.getCommandSpec().exitCodeOnInvalidInput();
