@@ -56,7 +56,8 @@ public final class AppAssembly implements AutoCloseable {
         ClientRuntime rt = backend.runtime();
         ZoneId zone = ZoneId.systemDefault();
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
-                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink));
+                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
+                        rt.registry().owner().asString(), rt.config().origin()));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
         this.history = new HistoryViewModel(rt.store().runs(), vm, actions, ui, zone);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,

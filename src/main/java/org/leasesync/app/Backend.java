@@ -37,6 +37,9 @@ public final class Backend implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Backend.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** What the window's runs record as their program ({@link org.leasesync.registry.RunOrigin}). */
+    public static final String PROGRAM = "leasesync window";
+
     private final ClientRuntime runtime;
     private final ReferenceServer embedded;
     private final List<String> accounts;
@@ -89,7 +92,7 @@ public final class Backend implements AutoCloseable {
                 }
             }
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()), store);
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM), store);
             return new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
         } catch (RuntimeException e) {
             if (embedded != null) {

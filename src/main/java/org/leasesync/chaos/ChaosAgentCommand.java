@@ -46,7 +46,7 @@ public final class ChaosAgentCommand implements Callable<Integer> {
         ClientConfig config = new ClientConfig(dataDir, server, tokens, leaseTtl,
                 new HttpSettings(connect, callTimeout, callTimeout),
                 new SyncSettings(20, 5, 6, Duration.ofMillis(100), Duration.ofHours(24)),
-                new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3), time);
+                new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3), time).withProgram("leasesync chaos-agent");
         try (Journal journal = new Journal(journalFile)) {
             return ChaosAgent.serve(config, time, journal, System.out);
         }

@@ -96,7 +96,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         }
         config = new ClientConfig(dataDir.resolve(), HttpOptions.checkServer(server), Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
                 httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
-                dataDir.openTimeout());
+                dataDir.openTimeout()).withProgram("leasesync sync");
     }
 
     @Override

@@ -81,7 +81,8 @@ public final class ClientRuntime implements AutoCloseable {
         HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
-        this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, timer, config.retry());
+        this.coordinator = new Coordinator(registry, store.runs().withOrigin(config.origin()), worker, workers, keeper,
+                timer, config.retry());
         keeper.start(timer);
     }
 

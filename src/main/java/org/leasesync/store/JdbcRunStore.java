@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.Fence;
+import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.RunStore;
@@ -28,15 +29,30 @@ import org.leasesync.registry.TaskSource;
 public final class JdbcRunStore implements RunStore {
 
     private static final String RUN_COLUMNS = "run_id, task_key, epoch, owner_id, first_source, started_at_ms,"
-            + " ended_at_ms, stage, status, error_message, recovery";
+            + " ended_at_ms, stage, status, error_message, recovery, origin_program, origin_server";
     private static final int MAX_ERROR = 2000;
 
     private final Database db;
     private final JdbcGuard guard;
+    private final Optional<RunOrigin> origin;
 
+    /** A store that records no origin with the runs it starts (it reads every run's). */
     public JdbcRunStore(Database db) {
+        this(db, new JdbcGuard(db), Optional.empty());
+    }
+
+    private JdbcRunStore(Database db, JdbcGuard guard, Optional<RunOrigin> origin) {
         this.db = db;
-        this.guard = new JdbcGuard(db);
+        this.guard = guard;
+        this.origin = origin;
+    }
+
+    /**
+     * The same store, recording {@code origin} (this process's program and sync server) with every run
+     * it starts, so another process reading the run can tell where it came from.
+     */
+    public JdbcRunStore withOrigin(RunOrigin origin) {
+        return new JdbcRunStore(db, guard, Optional.of(origin));
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
@@ -50,7 +66,7 @@ public final class JdbcRunStore implements RunStore {
         String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + RUN_COLUMNS
-                    + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
+                    + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?, ?, ?)")) {
                 ps.setString(1, runId);
                 ps.setString(2, key);
                 ps.setLong(3, fence.epoch());
@@ -60,6 +76,8 @@ public final class JdbcRunStore implements RunStore {
                 ps.setString(7, stage.wireName());
                 ps.setString(8, RunStatus.RUNNING.wireName());
                 ps.setString(9, recovery.map(JdbcRunStore::clip).orElse(null));
+                ps.setString(10, origin.map(RunOrigin::program).orElse(null));
+                ps.setString(11, origin.map(RunOrigin::server).orElse(null));
                 ps.executeUpdate();
             }
             insertTrigger(c, runId, source, false, now);
@@ -315,7 +333,20 @@ public final class JdbcRunStore implements RunStore {
                 parseSource(rs.getString(5)), merged, Instant.ofEpochMilli(rs.getLong(6)),
                 endedNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(ended)),
                 Stage.tryParse(stageText), stageText, RunStatus.tryParse(statusText), statusText,
-                Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages);
+                Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages,
+                origin(rs.getString(12), rs.getString(13)));
+    }
+
+    /** The stored origin; empty when not recorded (or unreadable: a run is listed regardless). */
+    private static Optional<RunOrigin> origin(String program, String server) {
+        if (program == null || server == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new RunOrigin(program, server));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     private static TaskSource parseSource(String s) {
