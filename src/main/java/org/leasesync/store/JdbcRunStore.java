@@ -29,7 +29,7 @@ import org.leasesync.registry.TaskSource;
 public final class JdbcRunStore implements RunStore {
 
     private static final String RUN_COLUMNS = "run_id, task_key, epoch, owner_id, first_source, started_at_ms,"
-            + " ended_at_ms, stage, status, error_message, recovery, origin_program, origin_server";
+            + " ended_at_ms, stage, status, error_message, recovery";
     private static final int MAX_ERROR = 2000;
 
     private final Database db;
@@ -66,7 +66,7 @@ public final class JdbcRunStore implements RunStore {
         String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + RUN_COLUMNS
-                    + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?, ?, ?)")) {
+                    + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
                 ps.setString(1, runId);
                 ps.setString(2, key);
                 ps.setLong(3, fence.epoch());
@@ -76,9 +76,16 @@ public final class JdbcRunStore implements RunStore {
                 ps.setString(7, stage.wireName());
                 ps.setString(8, RunStatus.RUNNING.wireName());
                 ps.setString(9, recovery.map(JdbcRunStore::clip).orElse(null));
-                ps.setString(10, origin.map(RunOrigin::program).orElse(null));
-                ps.setString(11, origin.map(RunOrigin::server).orElse(null));
                 ps.executeUpdate();
+            }
+            if (origin.isPresent()) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO run_origin (run_id, program, server) VALUES (?, ?, ?)")) {
+                    ps.setString(1, runId);
+                    ps.setString(2, origin.get().program());
+                    ps.setString(3, origin.get().server());
+                    ps.executeUpdate();
+                }
             }
             insertTrigger(c, runId, source, false, now);
             insertStage(c, runId, stage.wireName(), now);
@@ -334,18 +341,23 @@ public final class JdbcRunStore implements RunStore {
                 endedNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(ended)),
                 Stage.tryParse(stageText), stageText, RunStatus.tryParse(statusText), statusText,
                 Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages,
-                origin(rs.getString(12), rs.getString(13)));
+                origin(c, runId));
     }
 
-    /** The stored origin; empty when not recorded (or unreadable: a run is listed regardless). */
-    private static Optional<RunOrigin> origin(String program, String server) {
-        if (program == null || server == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new RunOrigin(program, server));
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
+    /** The run's recorded origin; empty when not recorded (or unreadable: the run is listed regardless). */
+    private static Optional<RunOrigin> origin(Connection c, String runId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT program, server FROM run_origin WHERE run_id = ?")) {
+            ps.setString(1, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                try {
+                    return Optional.of(new RunOrigin(rs.getString(1), rs.getString(2)));
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    return Optional.empty();
+                }
+            }
         }
     }
 
