@@ -43,6 +43,21 @@ public interface LeaseStore {
     }
 
     /**
+     * Grants the key to {@code owner} only if it has no row yet (was never granted): ONE atomic
+     * conditional insert with epoch 1, with no read before it. The registry's path for a key it has
+     * no news of once {@link #grantIfFree} found no free row; {@link #tryGrant} handles takeovers.
+     *
+     * <p>The default delegates to {@code tryGrant(key, owner, ttl, now, Optional.empty())}.
+     *
+     * @param now wall-clock time, stored for display
+     * @return the new row (epoch 1) if granted; empty if the key has a row (held or free), or
+     *     another owner inserted it first
+     */
+    default Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
+        return tryGrant(key, owner, ttl, now, Optional.empty());
+    }
+
+    /**
      * Extends the lease if {@code fence} is still current (owner and epoch unchanged); bumps the
      * heartbeat.
      *

@@ -34,9 +34,24 @@ public record OwnerId(String host, long pid, long processStartMillis, String non
             throw new IllegalArgumentException("owner processStartMillis must be >= 0, got " + processStartMillis);
         }
         Objects.requireNonNull(nonce, "nonce");
-        if (!nonce.matches("[0-9a-f]{1,32}")) {
+        if (!isLowerHex(nonce, 32)) {
             throw new IllegalArgumentException("owner nonce must be 1-32 lower-case hex digits, got '" + nonce + "'");
         }
+    }
+
+    /** Whether {@code s} is 1..{@code max} lower-case hex digits (what the pattern [0-9a-f]{1,max} matches). */
+    private static boolean isLowerHex(String s, int max) {
+        int n = s.length();
+        if (n == 0 || n > max) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

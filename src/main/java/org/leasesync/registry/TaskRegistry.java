@@ -43,12 +43,16 @@ public final class TaskRegistry {
     private final TimeSource time;
     private final OwnerLiveness liveness;
     private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
-    /** Epochs this registry holds, per key: a row naming us with another epoch is our own orphan. */
+    /**
+     * Per key, the epoch this registry holds (a row naming us with another epoch is our own orphan),
+     * or {@link #GRANTING} while a thread of this registry is being granted the key (its grant may be
+     * committed already). One map for both, so that claiming a key locally is one atomic step.
+     */
     private final Map<LeaseKey, Long> held = new ConcurrentHashMap<>();
-    /** Keys a thread of this registry is being granted right now (its grant may be committed already). */
-    private final java.util.Set<LeaseKey> granting = ConcurrentHashMap.newKeySet();
+    /** The mark of a key being granted right now; never an epoch (epochs are &gt; 0). */
+    private static final Long GRANTING = 0L;
 
-    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
+    private record Observation(OwnerId owner, long epoch, long heartbeat, long firstSeenNanos) { }
 
     /**
      * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
@@ -106,40 +110,74 @@ public final class TaskRegistry {
         // contention, answered without the database. Without this check, a row naming us whose
         // grant the other thread had not noted in `held` yet looked like our orphan and was taken
         // over, so two threads held the key (found by the lease benchmark, docs/benchmarks.md).
-        if (held.containsKey(key) || !granting.add(key)) {
+        if (held.putIfAbsent(key, GRANTING) != null) {
             return Optional.empty();
         }
+        boolean granted = false;
         try {
-            return acquire(key);
+            Optional<HeldLease> lease = acquire(key);   // a grant replaces the mark by its epoch
+            granted = lease.isPresent();
+            return lease;
         } finally {
-            granting.remove(key);
+            if (!granted) {
+                held.remove(key, GRANTING);
+            }
         }
     }
 
     private Optional<HeldLease> acquire(LeaseKey key) {
         long startNanos = time.monotonicNanos();
-        // Fast path: a free key is granted by one conditional write, without reading it first.
-        Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
+        Optional<LeaseRecord> granted = grant(key);
         if (granted.isEmpty()) {
-            Optional<LeaseRecord> current = store.read(key);
-            Optional<LeaseRecord> takeOver = Optional.empty();
-            if (current.isPresent() && current.get().isHeld()) {
-                if (!isStale(current.get(), startNanos)) {
-                    return Optional.empty();
-                }
-                takeOver = current;
-            }
-            granted = store.tryGrant(key, owner, ttl, time.now(), takeOver);
-            if (granted.isEmpty()) {
-                takeOver.ifPresent(t -> log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
-                        + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
-                        t.epoch()));
-                return Optional.empty();
-            }
+            return Optional.empty();
         }
-        observations.remove(key);
+        if (!observations.isEmpty()) {
+            observations.remove(key);
+        }
         held.put(key, granted.get().epoch());
         return Optional.of(new HeldLease(granted.get().fence(), ttl, time, startNanos));
+    }
+
+    /**
+     * One attempt to be granted {@code key}; every grant is one atomic conditional write.
+     * <ul>
+     *   <li>Fast path: a key that was free or unknown at this registry's last attempt is tried with
+     *       one conditional write and no read ({@link LeaseStore#grantIfFree}).</li>
+     *   <li>A key another owner held at the last attempt (an observation exists) is read first:
+     *       while it stays held, an attempt is that one read (which also keeps the observation the
+     *       takeover rule needs), instead of a failing write and a read.</li>
+     *   <li>After the read: a free key gets the conditional write, a key never granted the
+     *       conditional insert ({@link LeaseStore#grantIfNew}), a stale holder's key the takeover
+     *       write; a live holder's key nothing.</li>
+     * </ul>
+     */
+    private Optional<LeaseRecord> grant(LeaseKey key) {
+        if (!observations.containsKey(key)) {
+            Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
+            if (granted.isPresent()) {
+                return granted;
+            }
+        }
+        Optional<LeaseRecord> current = store.read(key);
+        if (current.isEmpty()) {
+            return store.grantIfNew(key, owner, ttl, time.now());   // never granted: insert
+        }
+        if (!current.get().isHeld()) {
+            return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile
+        }
+        // The observation's clock starts after the read: a holder's renewal that the read saw
+        // started before this instant, so one TTL from here never ends before its lease does.
+        if (!isStale(current.get(), time.monotonicNanos())) {
+            return Optional.empty();
+        }
+        Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), current);
+        if (granted.isEmpty()) {
+            LeaseRecord t = current.get();
+            log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
+                    + "the lease row changed or stayed locked meanwhile", key, t.owner().map(OwnerId::asString).orElse("?"),
+                    t.epoch());
+        }
+        return granted;
     }
 
     /**
@@ -158,15 +196,14 @@ public final class TaskRegistry {
                     held.key(), holder.asString(), held.epoch());
             return true;
         }
-        if (holder.host().equals(owner.host())) {
+        if (log.isLoggable(System.Logger.Level.DEBUG) && holder.host().equals(owner.host())) {
             log.log(System.Logger.Level.DEBUG, "{0}: holder {1} on this machine is alive (or not provably dead)",
                     held.key(), holder.asString());
         }
         Observation seen = observations.compute(held.key(), (k, o) ->
-                o != null && o.owner.equals(holder.asString()) && o.epoch == held.epoch()
-                        && o.heartbeat == held.heartbeat()
+                o != null && o.owner.equals(holder) && o.epoch == held.epoch() && o.heartbeat == held.heartbeat()
                         ? o
-                        : new Observation(holder.asString(), held.epoch(), held.heartbeat(), nowNanos));
+                        : new Observation(holder, held.epoch(), held.heartbeat(), nowNanos));
         return nowNanos - seen.firstSeenNanos >= held.ttl().toNanos();
     }
 

@@ -31,15 +31,21 @@ import org.leasesync.registry.StoreException;
  *   <li>{@code UPDATE lease SET owner = me, epoch = epoch + 1, heartbeat = heartbeat + 1, ...
  *       WHERE task_key = ? AND (owner_id IS NULL OR (owner_id = ? AND epoch = ? AND heartbeat = ?))}
  *       — the second branch only with a takeover candidate, matching exactly the observed row.</li>
- *   <li>If no row was updated and the key has no row yet: {@code INSERT} with epoch 1; a
- *       unique-key violation means another owner inserted first (contention). The insert runs
- *       {@linkplain SqlDialect#recoverably recoverably}, so on PostgreSQL the violation does not
- *       abort the transaction (25P02) and the answer is "not granted", not an error.</li>
+ *   <li>If no row was updated (and there is no takeover candidate): {@code INSERT ... SELECT ...
+ *       WHERE NOT EXISTS} with epoch 1, which inserts nothing (and raises nothing) when the key
+ *       has a row; a unique-key violation means another owner inserted at the same moment
+ *       (contention). The insert runs {@linkplain SqlDialect#recoverably recoverably}, so on
+ *       PostgreSQL the violation does not abort the transaction (25P02) and the answer is "not
+ *       granted", not an error.</li>
  * </ol>
  * The registry's fast path for a key that was granted before and is free now is
  * {@link #grantIfFree}: the same conditional {@code UPDATE} (free branch only) as one auto-commit
- * statement that also returns the new row ({@link SqlDialect#returning}: PostgreSQL's
- * {@code UPDATE ... RETURNING}, H2's {@code FINAL TABLE}).
+ * statement. Every grant asks for the new epoch and heartbeat as JDBC generated keys of its
+ * {@code UPDATE} (PostgreSQL's driver adds {@code RETURNING}; H2 returns the updated row's final
+ * values), so no grant reads the row back; the rest of the returned row is what the statement
+ * wrote. (H2 caches a {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} in the session and then
+ * pays for invalidating its cached result on every later write of that session; the generated
+ * keys of a plain {@code UPDATE} cost nothing of the kind: docs/benchmarks.md, issue 11.)
  * Renew and release are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
  *
@@ -60,11 +66,34 @@ public final class JdbcLeaseStore implements LeaseStore {
             + " heartbeat = heartbeat + 1, ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
             + " WHERE task_key = ? AND (owner_id IS NULL";
 
+    /** {@link #grantIfNew}'s statement: a first row with epoch 1 and heartbeat 1, only where none exists. */
+    private static final String INSERT_IF_NEW = "INSERT INTO lease (" + COLUMNS + ") SELECT CAST(? AS VARCHAR(300)),"
+            + " CAST(? AS VARCHAR(400)), 1, 1, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)"
+            + " WHERE NOT EXISTS (SELECT 1 FROM lease WHERE task_key = ?)";
+    /** {@link #grantIfFree}'s statement: the conditional update, free branch only. */
+    private static final String GRANT_FREE_ONLY = GRANT_IF_FREE + ")";
+    /** What a grant asks the database to return of the updated row (JDBC generated keys). */
+    private static final String[] GRANTED_COLUMNS = {"epoch", "heartbeat"};
+
     private final SqlDatabase db;
+    /** The last owner written and its text: a registry passes the same {@link OwnerId} on every call. */
+    private volatile WrittenOwner lastOwner;
+
+    private record WrittenOwner(OwnerId owner, String text) { }
 
     /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
     public JdbcLeaseStore(SqlDatabase db) {
         this.db = Objects.requireNonNull(db, "db");
+    }
+
+    /** {@code owner.asString()}, without building the text again for the owner of the previous call. */
+    private String text(OwnerId owner) {
+        WrittenOwner last = lastOwner;
+        if (last == null || last.owner() != owner) {
+            last = new WrittenOwner(owner, owner.asString());
+            lastOwner = last;
+        }
+        return last.text();
     }
 
     /**
@@ -89,27 +118,51 @@ public final class JdbcLeaseStore implements LeaseStore {
     public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
                                           Optional<LeaseRecord> takeOver) {
         return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
-            if (conditionalUpdate(c, key, owner, ttl, now, takeOver) == 1) {
-                return readRow(c, key);
+            Optional<LeaseRecord> updated = conditionalUpdate(c, key, owner, ttl, now, takeOver);
+            if (updated.isPresent() || takeOver.isPresent()) {
+                return updated;
             }
-            if (takeOver.isEmpty() && !rowExists(c, key) && insert(c, key, owner, ttl, now)) {
-                return readRow(c, key);
-            }
-            return Optional.empty();
+            // No free row: the key was never granted (insert), or another owner holds it (the
+            // insert meets the primary key: not granted)
+            long nowMs = now.toEpochMilli();
+            return insert(c, key, owner, ttl, nowMs)
+                    ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
+                    : Optional.<LeaseRecord>empty();
         }));
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The statement returns only what the database decided, the new epoch and heartbeat; the rest
+     * of the row is what the statement itself wrote (this key, this owner, {@code ttl}, {@code now}).
+     */
     @Override
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        String sql = db.dialect().returning(GRANT_IF_FREE + ")", COLUMNS);
         return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                bindGrant(ps, key, owner, ttl, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? map(rs) : Optional.<LeaseRecord>empty();
+            try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
+                long nowMs = bindGrant(ps, key, owner, ttl, now);
+                if (ps.executeUpdate() != 1) {
+                    return Optional.<LeaseRecord>empty();
                 }
+                return granted(ps, key, owner, ttl, nowMs);
             }
         }));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One auto-commit {@code INSERT ... SELECT ... WHERE NOT EXISTS}: a key that has a row inserts
+     * nothing (no error, so PostgreSQL logs none); two owners inserting at once meet the primary key,
+     * and the loser gets "not granted".
+     */
+    @Override
+    public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
+        long nowMs = now.toEpochMilli();
+        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> insert(c, key, owner, ttl, nowMs)
+                ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
+                : Optional.<LeaseRecord>empty()));
     }
 
     /**
@@ -128,58 +181,78 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private static void bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
+    /** Binds parameters 1–6 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
+    private long bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
             throws SQLException {
         long nowMs = now.toEpochMilli();
-        ps.setString(1, owner.asString());
+        ps.setString(1, text(owner));
         ps.setLong(2, ttl.toMillis());
         ps.setLong(3, nowMs);
         ps.setLong(4, nowMs);
         ps.setLong(5, nowMs + ttl.toMillis());
         ps.setString(6, key.asString());
+        return nowMs;
     }
 
-    private int conditionalUpdate(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                  Optional<LeaseRecord> takeOver) throws SQLException {
+    private Optional<LeaseRecord> conditionalUpdate(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now,
+                                                    Optional<LeaseRecord> takeOver) throws SQLException {
         String sql = GRANT_IF_FREE + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bindGrant(ps, key, owner, ttl, now);
+        try (PreparedStatement ps = c.prepareStatement(sql, GRANTED_COLUMNS)) {
+            long nowMs = bindGrant(ps, key, owner, ttl, now);
             if (takeOver.isPresent()) {
                 LeaseRecord seen = takeOver.get();
                 ps.setString(7, seen.owner().map(OwnerId::asString).orElse(""));
                 ps.setLong(8, seen.epoch());
                 ps.setLong(9, seen.heartbeat());
             }
-            return ps.executeUpdate();
+            return ps.executeUpdate() == 1 ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
         }
     }
 
-    private boolean insert(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now) throws SQLException {
-        long nowMs = now.toEpochMilli();
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO lease (" + COLUMNS + ") VALUES (?, ?, 1, 1, ?, ?, ?, ?)")) {
-            ps.setString(1, key.asString());
-            ps.setString(2, owner.asString());
+    /**
+     * The row a grant wrote: the new epoch and heartbeat as the database returned them for the
+     * updated row (JDBC generated keys: {@code UPDATE ... RETURNING} on PostgreSQL, the updated row's
+     * final values on H2), everything else as the statement wrote it.
+     */
+    private static Optional<LeaseRecord> granted(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl,
+                                                 long nowMs) throws SQLException {
+        try (ResultSet rs = ps.getGeneratedKeys()) {
+            if (!rs.next()) {
+                throw new SQLException("the database returned no epoch for the updated lease row of " + key);
+            }
+            return Optional.of(written(key, owner, rs.getLong(1), rs.getLong(2), ttl, nowMs));
+        }
+    }
+
+    private static LeaseRecord written(LeaseKey key, OwnerId owner, long epoch, long heartbeat, Duration ttl, long nowMs) {
+        return new LeaseRecord(key, Optional.of(owner), epoch, heartbeat, ttl, Instant.ofEpochMilli(nowMs),
+                Instant.ofEpochMilli(nowMs + ttl.toMillis()));
+    }
+
+    /**
+     * The conditional insert of a first row ({@link #INSERT_IF_NEW}): inserts nothing, without an
+     * error, when the key has a row; a duplicate key (another owner inserted at the same moment) is
+     * "not inserted" too, and runs {@linkplain SqlDialect#recoverably recoverably} so that on
+     * PostgreSQL it does not abort a surrounding transaction.
+     *
+     * @return true if this call inserted the row
+     */
+    private boolean insert(Connection c, LeaseKey key, OwnerId owner, Duration ttl, long nowMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_IF_NEW)) {
+            String keyText = key.asString();
+            ps.setString(1, keyText);
+            ps.setString(2, text(owner));
             ps.setLong(3, ttl.toMillis());
             ps.setLong(4, nowMs);
             ps.setLong(5, nowMs);
             ps.setLong(6, nowMs + ttl.toMillis());
-            // A duplicate key is an expected answer: on PostgreSQL it must not abort the transaction.
-            db.dialect().recoverably(c, x -> ps.executeUpdate());
-            return true;
+            ps.setString(7, keyText);
+            return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1;
         } catch (SQLException e) {
             if (db.dialect().isDuplicateKey(e)) {
                 return false;
             }
             throw e;
-        }
-    }
-
-    private boolean rowExists(Connection c, LeaseKey key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM lease WHERE task_key = ?")) {
-            ps.setString(1, key.asString());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
         }
     }
 
@@ -243,9 +316,9 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private static void bindFence(PreparedStatement ps, int from, Fence fence) throws SQLException {
+    private void bindFence(PreparedStatement ps, int from, Fence fence) throws SQLException {
         ps.setString(from, fence.key().asString());
-        ps.setString(from + 1, fence.owner().asString());
+        ps.setString(from + 1, text(fence.owner()));
         ps.setLong(from + 2, fence.epoch());
     }
 

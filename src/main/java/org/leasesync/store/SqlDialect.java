@@ -11,8 +11,8 @@ import org.postgresql.core.TransactionState;
 
 /**
  * The few places where H2 and PostgreSQL differ, isolated here so that all other SQL stays
- * standard: error codes (duplicate key, contention, broken connection), the one-statement
- * update-and-return, what a failed statement does to its transaction, how text sorts, the session
+ * standard: error codes (duplicate key, contention, broken connection), what a failed statement
+ * does to its transaction, how text sorts, the session
  * set-up and where the client's schema migrations live (docs/architecture.md, "The store over any
  * SQL database"). Immutable and thread-safe.
  */
@@ -149,17 +149,6 @@ public enum SqlDialect {
 
     private static final String ABORTED_MESSAGE = "a statement failed inside the transaction, so PostgreSQL aborted it"
             + " (SQLSTATE 25P02) and nothing of it was written";
-
-    /**
-     * One statement that runs {@code update} and returns the updated rows' {@code columns}:
-     * H2's data change delta table ({@code FINAL TABLE}), PostgreSQL's {@code RETURNING}.
-     */
-    public String returning(String update, String columns) {
-        return switch (this) {
-            case H2 -> "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
-            case POSTGRESQL -> update + " RETURNING " + columns;
-        };
-    }
 
     /**
      * An {@code ORDER BY} term that sorts a text column by code point, as H2 does: PostgreSQL sorts

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.leasesync.cli.DurationConverter;
@@ -12,16 +13,16 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The benchmark suite of issue 7 (docs/benchmarks.md). Run it with
+ * The benchmark suite of issues 7 and 11 (docs/benchmarks.md). Run it with
  * {@code mvn -B -ntp -Pbench test-compile exec:exec}; options through
  * {@code -Dbench.args="--only lease --rounds 3"}. Prints one {@code name value unit} line per
  * figure (medians over interleaved rounds) and {@code ratio.NAME value x} lines.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issue 7)")
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issues 7 and 11)")
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */
-    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER }
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS }
 
     @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
     Set<Item> only = EnumSet.allOf(Item.class);
@@ -32,6 +33,29 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--slice", converter = DurationConverter.class,
             description = "lease: time one contender runs one scenario per round; default ${DEFAULT-VALUE}")
     Duration slice = Duration.ofSeconds(1);
+
+    @Option(names = "--warmup", converter = DurationConverter.class,
+            description = "lease: time each contender runs each scenario alone before the rounds (JIT); default ${DEFAULT-VALUE}")
+    Duration warmup = Duration.ofSeconds(2);
+
+    @Option(names = "--backends", split = ",",
+            description = "lease: where the contenders' databases live: ${COMPLETION-CANDIDATES} (default: mem, file, pg)")
+    List<BenchDatabases.Backend> backends = List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE,
+            BenchDatabases.Backend.PG);
+
+    @Option(names = "--scenarios", split = ",", description = "lease: scenarios to run, e.g. 1t1k,8r1000k (default: all)")
+    List<String> scenarios = List.of();
+
+    @Option(names = "--contenders", split = ",", description = "lease: contenders to run (default: leasesync,shedlock,raw)")
+    List<String> contenders = LeaseBench.CONTENDERS;
+
+    @Option(names = "--contender-jvm", split = " ",
+            description = "lease: options of each contender's own JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
+    List<String> contenderJvm = List.of("-Xms512m", "-Xmx512m");
+
+    @Option(names = "--baseline-classes",
+            description = "lease: classes of an earlier build (e.g. its target/classes): adds leasesync_before, run on them")
+    Path baselineClasses;
 
     @Option(names = "--trigger-samples", description = "trigger: submits per idle figure and round; default ${DEFAULT-VALUE}")
     int triggerSamples = 300;
@@ -49,6 +73,44 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--takeover-ttl", converter = DurationConverter.class,
             description = "takeover: lease TTL of the holder when its death is not provable; default ${DEFAULT-VALUE}")
     Duration takeoverTtl = Duration.ofSeconds(5);
+
+    @Option(names = "--scale-phase", converter = DurationConverter.class,
+            description = "scale: length of the measured pull phase and of the push phase; default ${DEFAULT-VALUE}")
+    Duration scalePhase = Duration.ofSeconds(5);
+
+    @Option(names = "--scale-records", description = "scale: records seeded per client stream; default ${DEFAULT-VALUE}")
+    int scaleRecords = 3_000;
+
+    @Option(names = "--scale-batch", description = "scale: records per push and per pull page; default ${DEFAULT-VALUE}")
+    int scaleBatch = 500;
+
+    @Option(names = "--scale-configs", split = ",",
+            description = "scale: set-ups, of pg1, pg2, pg3, h2file1 (default: all)")
+    List<String> scaleConfigs = List.of("pg1", "pg2", "pg3", "h2file1");
+
+    @Option(names = "--server-jvm", split = " ",
+            description = "scale, jobs: options of each server JVM (one string, split at spaces); default ${DEFAULT-VALUE}")
+    List<String> serverJvm = List.of("-Xms256m", "-Xmx256m");
+
+    @Option(names = "--job-instances",
+            description = "jobs: servers that schedule the timed jobs and take over the victim's run; default ${DEFAULT-VALUE}")
+    int jobInstances = 3;
+
+    @Option(names = "--job-interval", converter = DurationConverter.class,
+            description = "jobs: interval of the timed jobs (the scheduler ticks every quarter of it, 50 ms..1 s);"
+                    + " default ${DEFAULT-VALUE}")
+    Duration jobInterval = Duration.ofSeconds(4);
+
+    @Option(names = "--job-occurrences",
+            description = "jobs: occurrences of each timed job per round before the kills begin; default ${DEFAULT-VALUE}")
+    int jobOccurrences = 10;
+
+    @Option(names = "--job-kills", description = "jobs: kills per mode (provable, unprovable) and round; default ${DEFAULT-VALUE}")
+    int jobKills = 4;
+
+    @Option(names = "--job-ttl", converter = DurationConverter.class,
+            description = "jobs: every server's job lease TTL (serve --job-lease-ttl); default ${DEFAULT-VALUE}")
+    Duration jobTtl = Duration.ofSeconds(15);
 
     @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
     Path workDir;
@@ -77,24 +139,56 @@ public final class BenchMain implements Callable<Integer> {
         if (quick) {
             rounds = 1;
             slice = Duration.ofMillis(100);
+            warmup = Duration.ofMillis(50);
+            backends = List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE, BenchDatabases.Backend.PG_NOFSYNC);
+            contenderJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
+            scalePhase = Duration.ofMillis(500);
+            scaleRecords = 200;
+            scaleBatch = 100;
+            scaleConfigs = List.of("pg2", "h2file1");
+            serverJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
             pullRecords = 1_000;
             pushRecords = 200;
             takeoverTtl = Duration.ofMillis(500);
+            jobInstances = 2;
+            jobInterval = Duration.ofMillis(400);
+            jobOccurrences = 3;
+            jobKills = 1;
+            jobTtl = Duration.ofSeconds(1);
         }
     }
 
     /** Runs the selected items into {@code f}. */
     void run(Figures f, Path dir) throws Exception {
+        try (BenchDatabases dbs = new BenchDatabases(dir)) {
+            run(f, dir, dbs);
+        }
+    }
+
+    private void run(Figures f, Path dir, BenchDatabases dbs) throws Exception {
         if (only.contains(Item.LEASE)) {
-            LeaseBench.run(f, new LeaseBench.Settings(slice, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS), dir);
+            LeaseBench.run(f, new LeaseBench.Settings(slice, warmup, rounds, 8, quick ? 50 : LeaseBench.MAX_KEYS,
+                    backends, scenarios, contenders, contenderJvm, baselineClasses), dbs, dir);
         }
         if (only.contains(Item.TRIGGER)) {
             TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
         }
         if (only.contains(Item.SYNC)) {
             SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3)), dir);
+        }
+        if (only.contains(Item.SCALE)) {
+            List<ScaleBench.Config> configs = ScaleBench.defaultConfigs().stream()
+                    .filter(c -> scaleConfigs.contains(c.name())).toList();
+            ScaleBench.run(f, new ScaleBench.Settings(configs, quick ? 1 : Math.min(rounds, 3), scalePhase,
+                    quick ? Duration.ofMillis(300) : Duration.ofSeconds(3), scaleRecords, scaleBatch, serverJvm,
+                    quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG), dbs, dir);
+        }
+        if (only.contains(Item.JOBS)) {
+            JobBench.run(f, new JobBench.Settings(quick ? 1 : Math.min(rounds, 3), jobInstances, jobInterval, jobOccurrences,
+                    jobKills, jobTtl, serverJvm, quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG, 11),
+                    dbs, dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);

@@ -35,6 +35,12 @@ final class Figures {
         return f == null ? Double.NaN : median(f.samples());
     }
 
+    /** A figure's samples in the order they were taken (empty if none). */
+    List<Double> samples(String name) {
+        Figure f = figures.get(name);
+        return f == null ? List.of() : List.copyOf(f.samples());
+    }
+
     /** Whether a figure has at least one sample. */
     boolean has(String name) {
         return figures.containsKey(name);

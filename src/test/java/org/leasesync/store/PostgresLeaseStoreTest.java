@@ -77,8 +77,6 @@ class PostgresLeaseStoreTest {
 
     @Test
     void theFastPathIsOneUpdateReturningStatementAndGrantsOnlyAFreeExistingRow() throws Exception {
-        assertThat(SqlDialect.POSTGRESQL.returning("UPDATE lease SET epoch = epoch + 1 WHERE task_key = ?", "task_key, epoch"))
-                .isEqualTo("UPDATE lease SET epoch = epoch + 1 WHERE task_key = ? RETURNING task_key, epoch");
         JdbcLeaseStore leases = serverStore(10_000);
         Instant now = time.now();
         assertThat(leases.grantIfFree(JOB, owner("a"), TTL, now)).as("never granted: no row to update").isEmpty();
@@ -158,6 +156,39 @@ class PostgresLeaseStoreTest {
             other.rollback();
         }
         assertThat(leases.grantIfFree(JOB, owner("b"), TTL, time.now()).orElseThrow().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aNewKeyIsGrantedByOneConditionalInsertAndAKeyWithARowNeverByAnInsert() throws Exception {
+        JdbcLeaseStore leases = serverStore(10_000);
+        Instant now = time.now();
+        LeaseRecord first = leases.grantIfNew(JOB, owner("a"), TTL, now).orElseThrow();
+        assertThat(first.epoch()).isEqualTo(1);
+        assertThat(first.heartbeat()).isEqualTo(1);
+        assertThat(leases.read(JOB)).contains(first);
+        assertThat(leases.grantIfNew(JOB, owner("b"), TTL, now)).as("held").isEmpty();
+        assertThat(leases.release(first.fence(), now)).isTrue();
+        assertThat(leases.grantIfNew(JOB, owner("b"), TTL, now)).as("free, but it has a row").isEmpty();
+        assertThat(leases.grantIfFree(JOB, owner("b"), TTL, now).orElseThrow().epoch()).isEqualTo(2);
+
+        // eight owners inserting one new key at once: exactly one row, one winner, no error
+        JobKey fresh = JobKey.of("rebuild-search-index");
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Optional<LeaseRecord>>> answers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            OwnerId o = owner("racer-" + i);
+            answers.add(threads.submit(() -> {
+                go.await();
+                return leases.grantIfNew(fresh, o, TTL, now);
+            }));
+        }
+        go.countDown();
+        int winners = 0;
+        for (Future<Optional<LeaseRecord>> a : answers) {
+            winners += a.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+        }
+        assertThat(winners).isEqualTo(1);
+        assertThat(leases.read(fresh).orElseThrow().epoch()).isEqualTo(1);
     }
 
     @Test

@@ -127,6 +127,25 @@ abstract class RegistryContractTest {
     }
 
     @Test
+    void aKeySeenHeldIsGrantedOnceFreeAndANewHoldersLeaseGetsAFreshTtlOfObservation() {
+        TaskRegistry c = registry(owner("c"));
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        assertThat(b.tryAcquire(KEY)).isEmpty();              // b and c have seen a hold it
+        assertThat(c.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL.minusMillis(1));
+        assertThat(a.release(first)).isTrue();
+        HeldLease second = c.tryAcquire(KEY).orElseThrow();   // seen held before, free now: granted
+        assertThat(second.fence().epoch()).isEqualTo(2);
+        time.elapse(Duration.ofMillis(1));                    // b first saw a's row one TTL ago
+        assertThat(b.tryAcquire(KEY)).as("c's lease is new to b: one TTL from now").isEmpty();
+        time.elapse(TTL.minusMillis(1));
+        assertThat(b.tryAcquire(KEY)).isEmpty();
+        assertThat(c.release(second)).isTrue();
+        assertThat(b.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(3);
+        assertThat(a.lease(KEY).orElseThrow().owner()).contains(b.owner());
+    }
+
+    @Test
     void renewedLeaseIsNeverTakenOver() {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
         for (int i = 0; i < 30; i++) {

@@ -99,7 +99,7 @@ public final class JobRunner {
     public JobRunner(SqlDatabase db, String instanceId, TimeSource time, int batchSize, JobHooks hooks) {
         this.db = Objects.requireNonNull(db, "db");
         this.guard = new JdbcGuard(db);
-        this.store = new JobStore(db.dialect());
+        this.store = new JobStore();
         this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
         this.time = Objects.requireNonNull(time, "time");
         this.batchSize = batchSize;

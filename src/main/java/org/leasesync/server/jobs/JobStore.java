@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.leasesync.store.SqlDialect;
 
 /**
  * SQL for the job tables ({@code job_state}, {@code job_runs}, {@code job_checkpoints}; migration
@@ -20,7 +19,7 @@ import org.leasesync.store.SqlDialect;
  * through a fenced transaction ({@link org.leasesync.store.JdbcGuard}). Every method runs in the
  * caller's connection (and transaction, if any).
  *
- * <p>Thread-safe (stateless besides the dialect).
+ * <p>Stateless and thread-safe. The SQL is the same on H2 and PostgreSQL.
  */
 final class JobStore {
 
@@ -40,12 +39,6 @@ final class JobStore {
     private static final int MAX_DETAIL = 1000;
     private static final String RUN_COLUMNS = "run_id, job_name, slot, run_trigger, instance_id, owner_id, epoch,"
             + " resumed_from, started_at_ms, ended_at_ms, result, processed, detail";
-
-    private final SqlDialect dialect;
-
-    JobStore(SqlDialect dialect) {
-        this.dialect = dialect;
-    }
 
     Overview overview(Connection c) throws SQLException {
         Map<String, Long> slots = new HashMap<>();
@@ -121,7 +114,8 @@ final class JobStore {
                    Long resumedFrom, long startedAtMs, long processed) throws SQLException {
         String insert = "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
                 + " started_at_ms, result, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)";
-        try (PreparedStatement ps = c.prepareStatement(dialect.returning(insert, "run_id"))) {
+        // run_id comes back as the insert's generated key (PostgreSQL's driver adds RETURNING)
+        try (PreparedStatement ps = c.prepareStatement(insert, new String[] {"run_id"})) {
             ps.setString(1, job);
             setLongOrNull(ps, 2, slot);
             ps.setString(3, trigger.wire());
@@ -131,7 +125,8 @@ final class JobStore {
             setLongOrNull(ps, 7, resumedFrom);
             ps.setLong(8, startedAtMs);
             ps.setLong(9, processed);
-            try (ResultSet rs = ps.executeQuery()) {
+            ps.executeUpdate();
+            try (ResultSet rs = ps.getGeneratedKeys()) {
                 if (!rs.next()) {
                     throw new SQLException("inserting a run of job " + job + " returned no run_id");
                 }

@@ -52,7 +52,7 @@ abstract class JobRunContract {
         timeB = new ManualTime(START);
         a = registry(new OwnerId("host-a", 101, 1, "a1"), timeA);
         b = registry(new OwnerId("host-b", 202, 1, "b2"), timeB);
-        store = new JobStore(dialect());
+        store = new JobStore();
     }
 
     @AfterEach
