@@ -3,7 +3,8 @@
 #   target/runtime          a jlink runtime: only the JDK and JavaFX modules the app needs, with
 #                           JavaFX's native libraries inside it (nothing is extracted into $HOME)
 #   target/dist/leasesync   a jpackage app image: bin/leasesync (the window and every CLI subcommand)
-#   target/dist/*.deb       with --deb: a Debian package with a menu entry, installing to /opt/leasesync
+#   target/dist/*.deb       with --deb: a Debian package with a menu entry, installing to /opt/leasesync,
+#                           with the command /usr/bin/leasesync
 #
 # Usage: bash jlink/build.sh [--deb] [--skip-maven] [--no-cds]
 #   --deb         also build the .deb (needs fakeroot and dpkg-deb; about a minute)
@@ -18,7 +19,7 @@ for arg in "$@"; do
     --deb) deb=true ;;
     --skip-maven) maven=false ;;
     --no-cds) cds=false ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "jlink/build.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -83,6 +84,6 @@ if $deb; then
   jpackage --type deb --app-image "$work/deb-image" --name leasesync --app-version "$APP_VERSION" \
       --vendor "$VENDOR" --description "$DESCRIPTION" --icon assets/leasesync.png \
       --linux-shortcut --linux-menu-group "$MENU_GROUP" --linux-app-category "$DEB_SECTION" \
-      --linux-deb-maintainer "$MAINTAINER" --resource-dir jlink/resources --dest target/dist
-  echo "deb: $(ls target/dist/*.deb) ($(du -sh target/dist/*.deb | cut -f1)); install with: sudo apt-get install ./$(ls target/dist/*.deb)"
+      --linux-deb-maintainer "$MAINTAINER_EMAIL" --resource-dir jlink/resources --dest target/dist
+  echo "deb: $(ls target/dist/*.deb) ($(du -sh target/dist/*.deb | cut -f1)); install with (as root): apt-get install ./$(ls target/dist/*.deb)"
 fi

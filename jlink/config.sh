@@ -1,9 +1,11 @@
 # Settings for jlink/build.sh (sourced).
 
 APP_VERSION=0.1.0
-VENDOR=leasesync
+# The .deb's Maintainer field is "VENDOR <MAINTAINER_EMAIL>" (jpackage builds it from --vendor and
+# --linux-deb-maintainer, which takes the e-mail address only).
+VENDOR="leasesync team"
 DESCRIPTION="Desktop sync client that never runs the same sync task twice at once"
-MAINTAINER="leasesync team <team@leasesync.invalid>"
+MAINTAINER_EMAIL=team@leasesync.invalid
 MENU_GROUP=Network
 DEB_SECTION=net
 JAVAFX_VERSION=21.0.11

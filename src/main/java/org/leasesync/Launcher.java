@@ -21,31 +21,14 @@ public final class Launcher {
     private Launcher() {
     }
 
-    private static boolean noDisplay() {
-        boolean linux = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
-        return linux && blank(System.getenv("DISPLAY")) && blank(System.getenv("WAYLAND_DISPLAY"))
-                && !"Monocle".equalsIgnoreCase(System.getProperty("glass.platform", ""));
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isBlank();
-    }
-
     public static void main(String[] args) {
-        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui));
-        cl.addSubcommand(new ChaosCommand());
-        cl.addSubcommand(new ChaosAgentCommand());
-        cl.addSubcommand(new ClusterCommand());
+        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui), new ChaosCommand(),
+                new ChaosAgentCommand(), new ClusterCommand());
         int code = cl.execute(args);
         System.exit(code);
     }
 
     private static int gui(GuiOptions o) {
-        if (noDisplay()) {
-            System.err.println("leasesync: there is no display to open the window on (DISPLAY is not set). "
-                    + "Run it on a desktop or under Xvfb, or use a subcommand (see --help).");
-            return 1;
-        }
         return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
                 o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout()));
     }

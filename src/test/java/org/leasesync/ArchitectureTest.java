@@ -39,6 +39,32 @@ class ArchitectureTest {
     }
 
     @Test
+    void theWindowAndTheCommandLineShareTheClientCompositionNotEachOther() {
+        // A client process (database, registry, heartbeat, coordinator, HTTP, worker) is composed by
+        // org.leasesync.client.ClientRuntime, which the window (app) and the command line (cli) both
+        // use. Neither imports the other: the CLI never starts the window itself — the launcher
+        // (org.leasesync.Launcher) hands it a function that does — and the window never needs picocli.
+        noClasses().that().resideInAPackage("org.leasesync.app..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "picocli..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.cli..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.app..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theClientCompositionKnowsNoFrontEndAndNoLayerBelowKnowsIt() {
+        noClasses().that().resideInAPackage("org.leasesync.client..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "org.leasesync.app..",
+                        "org.leasesync.chaos..", "org.leasesync.server..", "javafx..", "picocli..")
+                .check(MAIN);
+        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..",
+                        "org.leasesync.remote..", "org.leasesync.server..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.client..")
+                .check(MAIN);
+    }
+
+    @Test
     void nothingButTheLauncherImportsTheChaosHarness() {
         noClasses().that().resideOutsideOfPackages("org.leasesync.chaos..", "org.leasesync")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.chaos..")

@@ -13,6 +13,8 @@ import javafx.scene.control.ProgressIndicator;
 import javafx.scene.image.Image;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
+import org.leasesync.client.StopSignals;
+import org.leasesync.registry.LeasesyncException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,16 +40,73 @@ public final class App extends Application {
     private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
     private volatile long firstFrameMs = -1;
 
-    /** Opens the window and blocks until it is closed. @return the exit code */
+    /**
+     * Opens the window and blocks until it is closed.
+     *
+     * @return the exit code
+     * @throws LeasesyncException with one plain line when the desktop cannot show a window: no display,
+     *     a display nobody answers on, or GTK 3 missing
+     */
     public static int launch(Backend.AppSettings s) {
+        Desktop.check(System.getenv(), System.getProperties());
         settings = s;
         exitCode = 0;
-        Application.launch(App.class);
+        try {
+            Application.launch(App.class);
+        } catch (RuntimeException | LinkageError e) {
+            throw Desktop.explain(e, System.getenv());
+        }
         return exitCode;
+    }
+
+    /**
+     * SIGTERM (or Ctrl-C, or SIGHUP at logout) while the window is open: JavaFX does not call
+     * {@link #stop()} then, so this cancels the runs (each records "cancelled" and releases its lease),
+     * closes the database and the embedded server, and logs that it stopped cleanly, before the JVM exits.
+     */
+    private volatile StopSignals onSignal;
+    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private void stopOnSignal() {
+        log.info("stopping: the process was told to stop (SIGTERM, Ctrl-C or logout); cancelling runs, releasing leases");
+        // the window's timers and background reads stop first (FX thread), so nothing reads the database as it closes
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        try {
+            Platform.runLater(() -> {
+                try {
+                    if (assembly != null) {
+                        assembly.close();
+                    }
+                } finally {
+                    closed.countDown();
+                }
+            });
+            if (!closed.await(2, java.util.concurrent.TimeUnit.SECONDS)) {
+                log.warn("the window did not stop its background work within 2 s; closing anyway");
+            }
+        } catch (IllegalStateException | InterruptedException e) {
+            log.info("the window's thread is gone ({}); closing the rest", e.toString());
+        }
+        if (closeBackend()) {
+            log.info("stopped cleanly");
+        }
+    }
+
+    /** Closes the backend once; true if this call closed it. */
+    private boolean closeBackend() {
+        if (!stopped.compareAndSet(false, true)) {
+            return false;
+        }
+        Backend b = backend;
+        if (b != null) {
+            b.close(Duration.ofSeconds(5));
+        }
+        return true;
     }
 
     @Override
     public void start(Stage stage) {
+        onSignal = StopSignals.install(this::stopOnSignal);
         stage.setTitle("leasesync");
         var icon = App.class.getResourceAsStream("leasesync.png");
         if (icon != null) {
@@ -140,12 +199,15 @@ public final class App extends Application {
 
     @Override
     public void stop() {
+        StopSignals signals = onSignal;
+        if (signals != null) {
+            signals.close();   // blocks if a signal is stopping the app: that stop ends the process
+        }
         if (assembly != null) {
             assembly.close();
         }
-        Backend b = backend;
-        if (b != null) {
-            b.close(Duration.ofSeconds(5));
+        if (closeBackend()) {
+            log.info("stopped");
         }
     }
 }

@@ -9,8 +9,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
-import org.leasesync.cli.ClientRuntime;
-import org.leasesync.cli.DurationConverter;
+import org.leasesync.client.ClientRuntime;
+import org.leasesync.client.DurationText;
 import org.leasesync.registry.StartCheck;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
@@ -31,7 +31,7 @@ public final class AppAssembly implements AutoCloseable {
     private final Backend backend;
     private final Stage stage;
     private final ExecutorService actionThread = Executors.newSingleThreadExecutor(
-            new org.leasesync.cli.NamedThreads("ui-actions", true));
+            new org.leasesync.client.NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
         try {
@@ -58,7 +58,8 @@ public final class AppAssembly implements AutoCloseable {
         ClientRuntime rt = backend.runtime();
         ZoneId zone = ZoneId.systemDefault();
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
-                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink));
+                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
+                        rt.registry().owner().asString(), rt.config().origin()));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
                 rt.store().database()), vm, actions, ui, zone);
@@ -94,11 +95,11 @@ public final class AppAssembly implements AutoCloseable {
             }
         };
         rt.coordinator().addListener(reloadOnFinish);
-        String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
-                + " (timer; skipped when synced in the last " + DurationConverter.format(Duration.ofNanos(
+        String footer = "Syncs start every " + DurationText.format(settings.scheduleInterval())
+                + " (timer; skipped when synced in the last " + DurationText.format(Duration.ofNanos(
                         (long) (settings.scheduleInterval().toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE)))
                 + ", also by another window), when you come back to this window (unless synced in the last "
-                + DurationConverter.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
+                + DurationText.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
         MainView view = new MainView(vm, data, history, this::openQa, footer,

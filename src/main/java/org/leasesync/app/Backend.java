@@ -10,9 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.leasesync.cli.ClientConfig;
-import org.leasesync.cli.ClientRuntime;
-import org.leasesync.cli.ExitOnFatalError;
+import org.leasesync.client.ClientConfig;
+import org.leasesync.client.ClientRuntime;
+import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
@@ -37,6 +37,9 @@ public final class Backend implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Backend.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the window's runs record as their program ({@link org.leasesync.registry.RunOrigin}). */
+    public static final String PROGRAM = "leasesync window";
 
     private final ClientRuntime runtime;
     private final ReferenceServer embedded;
@@ -92,7 +95,7 @@ public final class Backend implements AutoCloseable {
             // A window runs all day: after an out-of-memory error it closes and exits instead of limping on.
             ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout()), store, ClientRuntime.Ports.NONE,
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM), store, ClientRuntime.Ports.NONE,
                     onFatal);
             Backend backend = new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
             onFatal.closing(backend);

@@ -21,10 +21,36 @@ import org.leasesync.registry.TaskKey;
  * @param joinedByUser the user's own click joined the running run
  * @param retryAt for failed runs: when an automatic retry is due, if one is scheduled
  * @param unconfirmedPush for needs attention: the push whose outcome is unknown, from the checkpoint
+ * @param otherProcess for failed, needs attention and cancelled: the run shown was made by another
+ *     process (e.g. a {@code leasesync sync} on the same data directory), not by this window
  */
 public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
                         Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt,
-                        Optional<UnconfirmedPush> unconfirmedPush) {
+                        Optional<UnconfirmedPush> unconfirmedPush, Optional<OtherProcess> otherProcess) {
+
+    /**
+     * Who made a run that is not this window's, as far as its record tells.
+     *
+     * @param program the program that ran it ({@code leasesync sync}), empty for runs recorded without one
+     * @param pid its process id, from the owner id; empty if the owner id cannot be read
+     * @param server the sync server it talked to, empty when not recorded
+     * @param sameServer whether that is this window's server (false when unknown)
+     */
+    public record OtherProcess(Optional<String> program, java.util.OptionalLong pid, Optional<String> server,
+                               boolean sameServer) {
+        public OtherProcess {
+            Objects.requireNonNull(program, "program");
+            Objects.requireNonNull(pid, "pid");
+            Objects.requireNonNull(server, "server");
+        }
+    }
+
+    /** Without another process. */
+    public KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
+                     Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt,
+                     Optional<UnconfirmedPush> unconfirmedPush) {
+        this(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, unconfirmedPush, Optional.empty());
+    }
 
     /** The states a card can show. */
     public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED }
@@ -59,6 +85,7 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(unconfirmedPush, "unconfirmedPush");
+        Objects.requireNonNull(otherProcess, "otherProcess");
     }
 
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
@@ -67,6 +94,10 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
     }
 
     KeyStatus withJoinedByUser() {
-        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt, unconfirmedPush);
+        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt, unconfirmedPush, otherProcess);
+    }
+
+    KeyStatus withOtherProcess(Optional<OtherProcess> other) {
+        return new KeyStatus(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, unconfirmedPush, other);
     }
 }

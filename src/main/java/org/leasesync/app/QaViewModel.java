@@ -14,7 +14,7 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.leasesync.cli.NamedThreads;
+import org.leasesync.client.NamedThreads;
 import org.leasesync.registry.Coordinator;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.Scope;

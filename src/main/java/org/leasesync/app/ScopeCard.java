@@ -57,12 +57,24 @@ final class ScopeCard extends VBox {
         Button cancel = button("Cancel", "cancel-" + id, false);
         cancel.setOnAction(e -> vm.cancel(scope));
         bindVisible(cancel, model.cancelVisibleProperty());
+        // A button that appears because a click changed the card's state takes no click for a moment:
+        // the second click of a double-click (or a click as an automatic retry starts) must not land on it.
+        for (Button appearing : new Button[] {followUp, cancel, discard}) {
+            ArmDelay.afterAppearing(appearing, ArmDelay.DEFAULT);
+        }
 
+        // The top row holds the actions that start or ask for a sync; the actions that stop or give
+        // something up (Cancel, Discard and resend) sit on the status line, where no other button ever
+        // is, so they never appear under the pointer of the button just clicked.
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        HBox top = new HBox(8, dot, title, spacer, retry, check, discard, followUp, cancel, sync);
+        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, sync);
         top.setAlignment(Pos.CENTER_LEFT);
-        getChildren().addAll(top, headline, detail);
+        headline.setMaxWidth(Double.MAX_VALUE);
+        HBox.setHgrow(headline, Priority.ALWAYS);
+        HBox status = new HBox(8, headline, discard, cancel);
+        status.setAlignment(Pos.CENTER_LEFT);
+        getChildren().addAll(top, status, detail);
     }
 
     private void stateClass(KeyStatus.Kind kind) {

@@ -77,10 +77,13 @@ public final class StatusTexts {
                 }
             }
             case FAILED -> {
-                s.retryAt().ifPresent(t -> sb.append("Retrying automatically at ").append(time(t)));
+                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
+                s.retryAt().ifPresent(t -> append(sb, "Retrying automatically at " + time(t)));
                 s.lastSuccess().ifPresent(t -> append(sb, "last successful sync " + time(t)));
             }
+            case CANCELLED -> s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
             case NEEDS_ATTENTION -> {
+                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(". "));
                 s.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(". "));
                 sb.append("Nothing is retried automatically. Check again once the server answers, "
                         + "or discard and resend (the server applies each change at most once).");
@@ -88,6 +91,21 @@ public final class StatusTexts {
             default -> {
                 // nothing to add
             }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * "From another process — leasesync sync (pid 4242) against http://127.0.0.1:9/, not this window's
+     * server": where a run shown on the card came from when this window did not make it.
+     */
+    static String otherProcess(KeyStatus.OtherProcess o) {
+        StringBuilder sb = new StringBuilder("From another process — ");
+        sb.append(o.program().orElse("leasesync"));
+        o.pid().ifPresent(pid -> sb.append(" (pid ").append(pid).append(')'));
+        if (o.server().isPresent()) {
+            sb.append(" against ").append(o.server().get())
+                    .append(o.sameServer() ? ", this window's server" : ", not this window's server");
         }
         return sb.toString();
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.leasesync.registry.Coordinator;
 import org.leasesync.registry.RunEvent;
+import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
 import org.leasesync.registry.RunStatus;
@@ -31,13 +32,33 @@ public final class StatusTracker implements Consumer<RunEvent> {
     private final Executor ui;
     private final Consumer<KeyStatus> sink;
     private final Map<TaskKey, KeyStatus> latest = new ConcurrentHashMap<>();
+    private final Optional<String> selfOwner;
+    private final Optional<RunOrigin> self;
     private volatile String user;
 
+    /** Without knowing this process: a stored run is never marked as another process's. */
     public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink) {
+        this(runs, coordinator, ui, sink, Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * @param selfOwner this process's owner id as stored ({@code OwnerId.asString()}): a stored run of
+     *     any other owner is shown as another process's ({@link KeyStatus.OtherProcess})
+     * @param self this process's origin: its server tells whether the other process used the same one
+     */
+    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+                         String selfOwner, RunOrigin self) {
+        this(runs, coordinator, ui, sink, Optional.of(selfOwner), Optional.of(self));
+    }
+
+    private StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+                          Optional<String> selfOwner, Optional<RunOrigin> self) {
         this.runs = Objects.requireNonNull(runs);
         this.coordinator = Objects.requireNonNull(coordinator);
         this.ui = Objects.requireNonNull(ui);
         this.sink = Objects.requireNonNull(sink);
+        this.selfOwner = selfOwner;
+        this.self = self;
     }
 
     /** Switches the user whose keys are published, and publishes their current state. Blocks on the database. */
@@ -109,8 +130,27 @@ public final class StatusTracker implements Consumer<RunEvent> {
                         false, Optional.empty());
                 default -> KeyStatus.idle(key, lastSuccess);
             };
+            if (s.kind() != KeyStatus.Kind.IDLE && s.kind() != KeyStatus.Kind.NEVER_SYNCED) {
+                s = s.withOtherProcess(otherProcess(r));
+            }
         }
         publish(s);
+    }
+
+    /** Who made {@code r}, when it is not this process (an owner id other than this process's). */
+    private Optional<KeyStatus.OtherProcess> otherProcess(RunRecord r) {
+        if (selfOwner.isEmpty() || selfOwner.get().equals(r.owner())) {
+            return Optional.empty();
+        }
+        java.util.OptionalLong pid;
+        try {
+            pid = java.util.OptionalLong.of(org.leasesync.registry.OwnerId.parse(r.owner()).pid());
+        } catch (IllegalArgumentException e) {
+            pid = java.util.OptionalLong.empty();
+        }
+        Optional<String> server = r.origin().map(RunOrigin::server);
+        boolean sameServer = server.isPresent() && self.map(RunOrigin::server).equals(server);
+        return Optional.of(new KeyStatus.OtherProcess(r.origin().map(RunOrigin::program), pid, server, sameServer));
     }
 
     /** The last snapshot of a key, if any. */

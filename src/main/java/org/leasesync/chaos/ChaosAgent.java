@@ -16,8 +16,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.leasesync.cli.ClientConfig;
-import org.leasesync.cli.ClientRuntime;
+import org.leasesync.client.ClientConfig;
+import org.leasesync.client.ClientRuntime;
 import org.leasesync.registry.RunEvent;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
@@ -78,7 +78,7 @@ final class ChaosAgent {
                 out.flush();
             }
         });
-        org.leasesync.cli.ExitOnFatalError onFatal = org.leasesync.cli.ExitOnFatalError.forThisProcess();
+        org.leasesync.client.ExitOnFatalError onFatal = org.leasesync.client.ExitOnFatalError.forThisProcess();
         ClientRuntime rt = ClientRuntime.open(config, org.leasesync.store.LocalStore.openFile(config.dataDir(),
                 config.dbOpenTimeout()), new ClientRuntime.Ports(
                 leases -> new JournalingLeaseStore(leases, journal),

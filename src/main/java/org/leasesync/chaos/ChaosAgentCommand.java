@@ -5,7 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.leasesync.cli.ClientConfig;
+import org.leasesync.client.ClientConfig;
 import org.leasesync.cli.DurationConverter;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.remote.HttpSettings;
@@ -46,7 +46,7 @@ public final class ChaosAgentCommand implements Callable<Integer> {
         ClientConfig config = new ClientConfig(dataDir, server, tokens, leaseTtl,
                 new HttpSettings(connect, callTimeout, callTimeout),
                 new SyncSettings(20, 5, 6, Duration.ofMillis(100), Duration.ofHours(24)),
-                new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3), time);
+                new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3), time).withProgram("leasesync chaos-agent");
         try (Journal journal = new Journal(journalFile)) {
             return ChaosAgent.serve(config, time, journal, System.out);
         }

@@ -115,14 +115,20 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
 
     /**
      * Builds the command line with leasesync's error handling: expected failures print one plain
-     * line to stderr (details go to the log file), never a stack trace.
+     * line to stderr (details go to the log file), never a stack trace. {@code moreSubcommands} are
+     * added before the handlers are installed, so they share them.
      */
-    public static CommandLine commandLine(Object command) {
+    public static CommandLine commandLine(Object command, Object... moreSubcommands) {
         CommandLine cl = new CommandLine(command);
+        for (Object sub : moreSubcommands) {
+            cl.addSubcommand(sub);
+        }
+        OptionsBeforeSubcommand.install(cl);
+        HelpLayout.install(cl);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine bad = ex.getCommandLine();
             PrintWriter err = bad.getErr();
-            err.println("leasesync: " + ex.getMessage());
+            err.println("leasesync: " + UsageErrors.message(ex));
             err.println("Try '" + bad.getCommandSpec().qualifiedName() + " --help' for the options.");
             err.flush();
             return bad.getCommandSpec().exitCodeOnInvalidInput();
@@ -145,6 +151,9 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             while (last.hasSubcommand()) {
                 last = last.subcommand();
             }
+            if (last != parseResult) {
+                OptionsBeforeSubcommand.check(parseResult, last);
+            }
             if (CommandLine.printHelpIfRequested(parseResult)) {
                 return parseResult.commandSpec().exitCodeOnUsageHelp();
             }
@@ -160,7 +169,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      * the file system untouched. Only then is the data directory created and the log file opened.
      */
     private static void prepare(Object command, CommandLine line) {
-        DataDirMixin mixin = findDataDir(command);
+        DataDirMixin mixin = OptionsBeforeSubcommand.dataDirMixin(line.getCommandSpec()).orElse(null);
         if (mixin == null) {
             return;
         }
@@ -193,22 +202,4 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
     }
 
-    private static DataDirMixin findDataDir(Object command) {
-        if (command == null) {
-            return null;
-        }
-        for (Class<?> c = command.getClass(); c != null; c = c.getSuperclass()) {
-            for (var f : c.getDeclaredFields()) {
-                if (f.getType() == DataDirMixin.class) {
-                    try {
-                        f.setAccessible(true);
-                        return (DataDirMixin) f.get(command);
-                    } catch (ReflectiveOperationException | RuntimeException e) {
-                        return null;
-                    }
-                }
-            }
-        }
-        return null;
-    }
 }

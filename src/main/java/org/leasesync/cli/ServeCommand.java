@@ -137,6 +137,8 @@ public final class ServeCommand implements Callable<Integer> {
      * warning before it refuses a malformed URL); {@code serve} reports such failures in its own one
      * line instead. Held here because java.util.logging keeps loggers only weakly.
      */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServeCommand.class);
+
     private static final java.util.logging.Logger PGJDBC_LOG = java.util.logging.Logger.getLogger("org.postgresql");
 
     private final CountDownLatch stop = new CountDownLatch(1);
@@ -180,7 +182,14 @@ public final class ServeCommand implements Callable<Integer> {
         err.println("serve: instance " + server.instanceId() + " on " + cfg.database().describe());
         err.flush();
         Thread hook = new Thread(() -> {
+            // SIGTERM (systemd stop, kill) or Ctrl-C: stop taking requests, end the jobs, release their leases
+            err.println("serve: stopping (SIGTERM or Ctrl-C): instance " + server.instanceId());
+            err.flush();
+            LOG.info("stopping on a signal: instance {}", server.instanceId());
             server.close();
+            err.println("serve: stopped cleanly");
+            err.flush();
+            LOG.info("stopped cleanly: instance {}", server.instanceId());
             stop.countDown();
         }, "sync-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);

@@ -5,6 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import org.leasesync.client.ClientConfig;
+import org.leasesync.client.ClientRuntime;
+import org.leasesync.client.StopSignals;
 import org.leasesync.registry.RetryPolicy;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunResult;
@@ -94,7 +97,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         }
         config = new ClientConfig(dataDir.resolve(), HttpOptions.checkServer(server), Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
                 httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
-                dataDir.openTimeout());
+                dataDir.openTimeout()).withProgram("leasesync sync");
     }
 
     @Override
@@ -107,9 +110,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (ClientRuntime rt = ClientRuntime.open(config)) {
-            Thread onCtrlC = new Thread(() -> rt.close(java.time.Duration.ofSeconds(3)), "sync-shutdown");
-            Runtime.getRuntime().addShutdownHook(onCtrlC);
+        try (ClientRuntime rt = ClientRuntime.open(config); StopSignals onSignal = StopSignals.install(() -> stopOnSignal(rt))) {
             SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
             for (int attempt = 1; attempt < 4 && r instanceof SubmitResult.Started s0 && localDatabaseHiccup(s0); attempt++) {
                 // The shared local database moved to another process mid-run: the run is safe to repeat
@@ -125,7 +126,6 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                     throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
                 }
                 int code = report(out, rt, key, result);
-                removeHook(onCtrlC);
                 if (result.status() == RunStatus.SUCCEEDED && !json) {
                     var outbox = rt.edits().outbox(key);
                     long conflicts = outbox.stream().filter(i -> i.isConflict()).count();
@@ -142,7 +142,6 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 }
                 return code;
             }
-            removeHook(onCtrlC);
             if (r instanceof SubmitResult.Joined j) {
                 return joined(out, key, j.running());
             }
@@ -197,6 +196,24 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         return submitRetryingBrokenConnections(rt, request);   // takes over if nothing moved for a TTL
     }
 
+    /**
+     * SIGTERM or Ctrl-C while the run is going: cancel it (it records "cancelled" and releases its
+     * lease; an unconfirmed push is settled by the next run, which asks the server first), close the
+     * database, and say so — on stderr and in the log file.
+     */
+    private void stopOnSignal(ClientRuntime rt) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("leasesync: stopping (SIGTERM or Ctrl-C): cancelling the sync of " + key + " and releasing its lease");
+        err.flush();
+        LOG.info("stopping on a signal: cancelling the sync of {}", key);
+        rt.close(java.time.Duration.ofSeconds(3));
+        err.println("leasesync: stopped cleanly");
+        err.flush();
+        LOG.info("stopped cleanly");
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SyncCommand.class);
+
     /** Waits for the run; true if it failed only because the shared local database was briefly unreachable. */
     private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {
         try {
@@ -219,14 +236,6 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 }
                 Thread.sleep(200L * attempt);
             }
-        }
-    }
-
-    private static void removeHook(Thread hook) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // shutting down already
         }
     }
 

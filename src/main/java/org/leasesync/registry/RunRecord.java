@@ -24,18 +24,31 @@ import java.util.Optional;
  *     note if it has one ({@link RunOutcome#succeeded(String)})
  * @param recovery the recovery decision this run started with, if it took over an unfinished run
  * @param stages the stages entered, with times, in order
+ * @param origin the program and sync server that ran it; empty for runs recorded before this was kept
+ *     (client schema V8) or by a store that does not record it
  */
 public record RunRecord(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
                         List<TaskSource> mergedSources, Instant startedAt, Optional<Instant> endedAt,
                         Optional<Stage> stage, String stageText, Optional<RunStatus> status,
                         String statusText, Optional<String> error, Optional<String> recovery,
-                        List<StageEntry> stages) {
+                        List<StageEntry> stages, Optional<RunOrigin> origin) {
 
     public RunRecord {
         Objects.requireNonNull(runId, "runId");
         Objects.requireNonNull(key, "key");
         mergedSources = List.copyOf(mergedSources);
         stages = List.copyOf(stages);
+        Objects.requireNonNull(origin, "origin");
+    }
+
+    /** Without a recorded origin. */
+    public RunRecord(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
+                     List<TaskSource> mergedSources, Instant startedAt, Optional<Instant> endedAt,
+                     Optional<Stage> stage, String stageText, Optional<RunStatus> status,
+                     String statusText, Optional<String> error, Optional<String> recovery,
+                     List<StageEntry> stages) {
+        this(runId, key, epoch, owner, firstSource, mergedSources, startedAt, endedAt, stage, stageText, status,
+                statusText, error, recovery, stages, Optional.empty());
     }
 
     /** A stage with the wall-clock time it was entered. */

@@ -51,7 +51,8 @@ final class Exchange {
 
     /**
      * Executes a GET: on a connection that broke after it was sent (e.g. a pooled connection the
-     * server had closed) it is tried once more on the same URL. Never used for pushes.
+     * server had closed) it is tried once more on the same URL — not when this process cancelled it
+     * (it is stopping: SIGTERM, the window closing). Never used for pushes.
      *
      * @param deadlineNanos the {@link System#nanoTime()} by which the whole call must end
      * @throws Unreached when it did nothing on this server; RemoteException otherwise
@@ -122,9 +123,18 @@ final class Exchange {
                         "cannot reach the sync server at " + server,
                         "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
                 if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
-                    throw notSent;   // cancelled (shutting down), not timed out: no other URL either
+                    // cancelled (shutting down), not timed out: no other URL either
+                    throw new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1, "the request was cancelled",
+                            what + " was cancelled before it was sent", e);
                 }
                 throw new Unreached(server, describe(e), notSent);
+            }
+            if (call.isCanceled() && !(e instanceof InterruptedIOException)) {
+                // cancelled by this process (stopping): an interruption, which the GET retry leaves alone
+                InterruptedIOException cancelled = new InterruptedIOException("cancelled by this process");
+                cancelled.initCause(e);
+                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the request was cancelled",
+                        what + " was cancelled" + (isPush ? "; the server may have applied it" : ""), cancelled);
             }
             boolean timeout = e instanceof InterruptedIOException;
             String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";

@@ -112,7 +112,9 @@ public final class Database implements SqlDatabase, AutoCloseable {
     /**
      * The JDBC URL of the database file in {@code dataDir}, as {@link #openFile} opens it: H2's
      * automatic mixed mode, a 10 s lock timeout, and every commit written to the file at once
-     * ({@code WRITE_DELAY=0}). The benchmarks open their contenders on this same URL.
+     * ({@code WRITE_DELAY=0}). The benchmarks open their contenders on this same URL. (H2 closes it
+     * from its own shutdown hook, and refuses {@code DB_CLOSE_ON_EXIT=FALSE} with {@code AUTO_SERVER};
+     * so a clean stop on SIGTERM happens before the JVM shuts down: {@code client.StopSignals}.)
      */
     public static String fileUrl(Path dataDir) {
         return "jdbc:h2:file:" + dataDir.toAbsolutePath().normalize().resolve(FILE_BASE_NAME)

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.Fence;
+import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.RunStore;
@@ -41,17 +42,34 @@ public final class JdbcRunStore implements RunStore {
     private final Database db;
     private final JdbcGuard guard;
     private final TimeSource time;
+    private final Optional<RunOrigin> origin;
 
-    /** Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}). */
+    /**
+     * Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}); records no origin
+     * with the runs it starts (it reads every run's).
+     */
     public JdbcRunStore(Database db) {
         this(db, TimeSource.system());
     }
 
     /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
     public JdbcRunStore(Database db, TimeSource time) {
+        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty());
+    }
+
+    private JdbcRunStore(Database db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin) {
         this.db = db;
-        this.guard = new JdbcGuard(db);
-        this.time = java.util.Objects.requireNonNull(time, "time");
+        this.guard = guard;
+        this.time = time;
+        this.origin = origin;
+    }
+
+    /**
+     * The same store, recording {@code origin} (this process's program and sync server) with every run
+     * it starts, so another process reading the run can tell where it came from.
+     */
+    public JdbcRunStore withOrigin(RunOrigin origin) {
+        return new JdbcRunStore(db, guard, time, Optional.of(origin));
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
@@ -76,6 +94,15 @@ public final class JdbcRunStore implements RunStore {
                 ps.setString(8, RunStatus.RUNNING.wireName());
                 ps.setString(9, recovery.map(JdbcRunStore::clip).orElse(null));
                 ps.executeUpdate();
+            }
+            if (origin.isPresent()) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO run_origin (run_id, program, server) VALUES (?, ?, ?)")) {
+                    ps.setString(1, runId);
+                    ps.setString(2, origin.get().program());
+                    ps.setString(3, origin.get().server());
+                    ps.executeUpdate();
+                }
             }
             insertTrigger(c, runId, source, false, now);
             insertStage(c, runId, stage.wireName(), now);
@@ -338,7 +365,25 @@ public final class JdbcRunStore implements RunStore {
                 parseSource(rs.getString(5)), merged, Instant.ofEpochMilli(rs.getLong(6)),
                 endedNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(ended)),
                 Stage.tryParse(stageText), stageText, RunStatus.tryParse(statusText), statusText,
-                Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages);
+                Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages,
+                origin(c, runId));
+    }
+
+    /** The run's recorded origin; empty when not recorded (or unreadable: the run is listed regardless). */
+    private static Optional<RunOrigin> origin(Connection c, String runId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT program, server FROM run_origin WHERE run_id = ?")) {
+            ps.setString(1, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                try {
+                    return Optional.of(new RunOrigin(rs.getString(1), rs.getString(2)));
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    return Optional.empty();
+                }
+            }
+        }
     }
 
     private static TaskSource parseSource(String s) {

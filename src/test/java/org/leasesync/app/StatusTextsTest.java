@@ -37,6 +37,32 @@ class StatusTextsTest {
         assertThat(texts.detail(s)).isEmpty();
     }
 
+    static KeyStatus failed(Optional<KeyStatus.OtherProcess> other) {
+        return new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.of(T1),
+                Optional.of("cannot reach the sync server at http://127.0.0.1:9/"), false, Optional.empty(),
+                Optional.empty(), other);
+    }
+
+    @Test
+    void aFailureOfAnotherProcessSaysWhichProgramPidAndServer() {
+        KeyStatus s = failed(Optional.of(new KeyStatus.OtherProcess(Optional.of("leasesync sync"),
+                java.util.OptionalLong.of(4242), Optional.of("http://127.0.0.1:9/"), false)));
+        assertThat(texts.headline(s)).isEqualTo("Last sync failed: cannot reach the sync server at http://127.0.0.1:9/ — Retry");
+        assertThat(texts.detail(s)).isEqualTo("From another process — leasesync sync (pid 4242) against "
+                + "http://127.0.0.1:9/, not this window's server · last successful sync 14:05:12");
+    }
+
+    @Test
+    void aFailureOfAnotherProcessOnTheSameServerAndOneRecordedWithoutOrigin() {
+        assertThat(texts.detail(failed(Optional.of(new KeyStatus.OtherProcess(Optional.of("leasesync sync"),
+                java.util.OptionalLong.of(7), Optional.of("http://127.0.0.1:8787/"), true)))))
+                .startsWith("From another process — leasesync sync (pid 7) against http://127.0.0.1:8787/, this window's server · ");
+        assertThat(texts.detail(failed(Optional.of(new KeyStatus.OtherProcess(Optional.empty(),
+                java.util.OptionalLong.empty(), Optional.empty(), false)))))
+                .isEqualTo("From another process — leasesync · last successful sync 14:05:12");
+        assertThat(texts.detail(failed(Optional.empty()))).isEqualTo("Last successful sync 14:05:12".replace("L", "l"));
+    }
+
     @Test
     void neverSynced() {
         assertThat(texts.headline(KeyStatus.idle(KEY, Optional.empty()))).isEqualTo("Not synced yet");

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;

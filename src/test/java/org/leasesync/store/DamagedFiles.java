@@ -67,7 +67,8 @@ public enum DamagedFiles {
                     continue;
                 }
                 Map<String, String> chunk = DataUtils.parseMap(e.getValue());
-                long live = Long.parseLong(chunk.getOrDefault("livePages", "0"), 16);
+                // H2 writes livePages only when some pages are dead; a chunk without it is wholly live
+                long live = Long.parseLong(chunk.getOrDefault("livePages", chunk.getOrDefault("pages", "0")), 16);
                 if (live > mostLive) {
                     mostLive = live;
                     bestBlock = Long.parseLong(chunk.get("block"), 16);

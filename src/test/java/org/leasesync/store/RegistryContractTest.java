@@ -390,6 +390,27 @@ abstract class RegistryContractTest {
     }
 
     @Test
+    void aRunKeepsTheProgramAndServerOfTheStoreThatStartedItAndOlderRunsHaveNone() {
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(first.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(first.fence(), "run-1", RunStatus.FAILED, Optional.of("unreachable"), time.now());
+        a.release(first);
+        time.elapse(Duration.ofSeconds(1));
+        org.leasesync.registry.RunOrigin origin = new org.leasesync.registry.RunOrigin("leasesync sync",
+                "http://127.0.0.1:9/, http://127.0.0.1:10/");
+        HeldLease second = b.tryAcquire(KEY).orElseThrow();
+        store.runs().withOrigin(origin).insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(),
+                Optional.empty());
+        store.runs().finishRun(second.fence(), "run-2", RunStatus.FAILED, Optional.of("unreachable"), time.now());
+        RunRecord last = store.runs().lastRun(KEY).orElseThrow();
+        assertThat(last.runId()).isEqualTo("run-2");
+        assertThat(last.origin()).contains(origin);
+        assertThat(last.owner()).isEqualTo(b.owner().asString());
+        assertThat(store.runs().run("run-1").orElseThrow().origin()).isEmpty();
+        assertThat(store.runs().lastRunPerKey()).extracting(RunRecord::origin).containsExactly(Optional.of(origin));
+    }
+
+    @Test
     void corruptStageTextIsReadBackAsUnknownNotAsACrash() throws Exception {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
         store.runs().insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());

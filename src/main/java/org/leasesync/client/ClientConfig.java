@@ -1,10 +1,11 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import org.leasesync.registry.RetryPolicy;
+import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
@@ -26,10 +27,21 @@ import org.leasesync.sync.SyncSettings;
  * @param time the time source
  * @param dbOpenTimeout how long opening the local database waits for a process that holds it but does
  *     not answer ({@link Database#openFile(Path, Duration)})
+ * @param program what this process is, recorded with every run it starts ({@link RunOrigin#program()}):
+ *     {@code leasesync window}, {@code leasesync sync}, …; 1-100 characters
  */
 public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
                            HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time,
-                           Duration dbOpenTimeout) {
+                           Duration dbOpenTimeout, String program) {
+
+    /** The program name when none is given. */
+    public static final String DEFAULT_PROGRAM = "leasesync";
+
+    /** As {@link #DEFAULT_PROGRAM}. */
+    public ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
+                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
+        this(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, DEFAULT_PROGRAM);
+    }
 
     /**
      * @param serverUrls one URL, or several separated by commas ({@link ServerUrls#parse})
@@ -54,13 +66,32 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         TaskRegistry.validateTtl(leaseTtl);
         Objects.requireNonNull(http, "http");
         if (http.call().compareTo(leaseTtl.multipliedBy(9).dividedBy(10)) >= 0) {
-            throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
-                    + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(leaseTtl)
+            throw new IllegalArgumentException("--call-timeout (" + DurationText.format(http.call())
+                    + ") must be shorter than 90% of --lease-ttl (" + DurationText.format(leaseTtl)
                     + "), so that no request of a run outlives its lease");
         }
         Objects.requireNonNull(sync, "sync");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(time, "time");
         Database.validateOpenTimeout(dbOpenTimeout);
+        Objects.requireNonNull(program, "program");
+        if (program.isBlank() || program.length() > RunOrigin.MAX_PROGRAM) {
+            throw new IllegalArgumentException("the program name must be 1-" + RunOrigin.MAX_PROGRAM
+                    + " characters, got '" + program + "'");
+        }
+    }
+
+    /** The same configuration for a process that calls itself {@code program}. */
+    public ClientConfig withProgram(String program) {
+        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program);
+    }
+
+    /** What runs of this process record as their origin: the program and the configured server(s). */
+    public RunOrigin origin() {
+        String server = servers.toString();
+        if (server.length() > RunOrigin.MAX_SERVER) {
+            server = server.substring(0, RunOrigin.MAX_SERVER - 1) + "…";
+        }
+        return new RunOrigin(program, server);
     }
 }

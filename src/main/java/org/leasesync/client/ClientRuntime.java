@@ -1,4 +1,4 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.time.Duration;
 import java.util.Map;
@@ -87,7 +87,8 @@ public final class ClientRuntime implements AutoCloseable {
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
-        this.coordinator = new Coordinator(registry, new JdbcRunStore(store.database(), config.time()), worker, workers,
+        this.coordinator = new Coordinator(registry,
+                new JdbcRunStore(store.database(), config.time()).withOrigin(config.origin()), worker, workers,
                 keeper, timer, config.retry(), fatal);
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         keeper.start(timer);

@@ -1,4 +1,4 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

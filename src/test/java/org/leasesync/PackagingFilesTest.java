@@ -1,0 +1,50 @@
+package org.leasesync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.leasesync.app.App;
+
+/**
+ * The .deb's configuration (jlink/) stays in step with the code. What the built package holds was
+ * checked with dpkg-deb -I/-c (jlink/README.md); these guard the inputs on every build.
+ */
+class PackagingFilesTest {
+
+    static String read(String path) throws Exception {
+        return Files.readString(Path.of(path));
+    }
+
+    @Test
+    void theDesktopEntrysStartupWmClassIsTheWindowsWmClass() throws Exception {
+        // JavaFX names the window's WM_CLASS after the Application class (checked with xprop under Xvfb:
+        // "org.leasesync.app.App", "org.leasesync.app.App"); docks group the window with its menu entry by it
+        assertThat(read("jlink/resources/leasesync.desktop")).containsPattern("(?m)^StartupWMClass="
+                + Pattern.quote(App.class.getName()) + "$");
+    }
+
+    @Test
+    void theMaintainerFieldIsNameAndAddress() throws Exception {
+        // jpackage writes "Maintainer: <--vendor> <<--linux-deb-maintainer>>": the option takes the address only
+        String config = read("jlink/config.sh");
+        Matcher vendor = Pattern.compile("(?m)^VENDOR=\"([^\"]+)\"$").matcher(config);
+        Matcher email = Pattern.compile("(?m)^MAINTAINER_EMAIL=(\\S+)$").matcher(config);
+        assertThat(vendor.find()).isTrue();
+        assertThat(email.find()).isTrue();
+        assertThat(vendor.group(1)).doesNotContain("<", ">", "@");
+        assertThat(email.group(1)).matches("[a-z0-9._-]+@[a-z0-9.-]+");
+        assertThat(read("jlink/build.sh")).contains("--vendor \"$VENDOR\"", "--linux-deb-maintainer \"$MAINTAINER_EMAIL\"");
+    }
+
+    @Test
+    void theInstallPutsLeasesyncOnThePathAndTheRemovalTakesItAway() throws Exception {
+        assertThat(read("jlink/resources/postinst")).contains("ln -sf /opt/leasesync/bin/leasesync /usr/bin/leasesync");
+        assertThat(read("jlink/resources/prerm"))
+                .contains("[ \"$(readlink /usr/bin/leasesync 2>/dev/null)\" = /opt/leasesync/bin/leasesync ]")
+                .contains("rm -f /usr/bin/leasesync");
+    }
+}
