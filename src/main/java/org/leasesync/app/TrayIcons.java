@@ -38,15 +38,6 @@ final class TrayIcons {
     /** The badge's centre, as a fraction of the icon's size (x and y). */
     static final double BADGE_CENTRE = 0.70;
 
-    /**
-     * A pixel inside the badge and clear of its sign, {x, y}, for an icon of {@code size} pixels: where
-     * tests read the badge's colour.
-     */
-    static int[] badgeSample(int size) {
-        double r = size * 0.30;
-        return new int[] {(int) Math.round(size * BADGE_CENTRE), (int) Math.round(size * BADGE_CENTRE - 0.7 * r)};
-    }
-
     /** The icon for {@code state}, {@code size} pixels square. */
     BufferedImage draw(TrayState state, int size) {
         if (size < 8) {
