@@ -353,6 +353,7 @@ public final class AppAssembly implements AutoCloseable {
             qaWindow.stage().hide();
         }
         tray.remove();
+        lifecycle.dispose();
         notifyThread.shutdownNow();
         probeThread.shutdownNow();
         notifier.close();

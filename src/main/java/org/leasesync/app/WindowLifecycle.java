@@ -25,6 +25,7 @@ final class WindowLifecycle {
     private final DesktopViewModel desktop;
     private final Consumer<Boolean> implicitExit;
     private final Runnable exit;
+    private final javafx.event.EventHandler<WindowEvent> onClose = this::onClose;
     private boolean tray;
 
     /**
@@ -38,15 +39,22 @@ final class WindowLifecycle {
         this.desktop = Objects.requireNonNull(desktop);
         this.implicitExit = Objects.requireNonNull(implicitExit);
         this.exit = Objects.requireNonNull(exit);
-        stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
-            if (tray) {
-                e.consume();
-                stage.hide();
-                log.info("window closed; leasesync keeps running in the tray");
-            } else {
-                log.info("window closed; stopping");
-            }
-        });
+        stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, onClose);
+    }
+
+    private void onClose(WindowEvent e) {
+        if (tray) {
+            e.consume();
+            stage.hide();
+            log.info("window closed; leasesync keeps running in the tray");
+        } else {
+            log.info("window closed; stopping");
+        }
+    }
+
+    /** Stops handling the window's close (the assembly is closing). */
+    void dispose() {
+        stage.removeEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, onClose);
     }
 
     /** Whether closing the window hides it to the tray. */
