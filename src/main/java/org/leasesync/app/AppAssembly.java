@@ -147,8 +147,13 @@ public final class AppAssembly implements AutoCloseable {
                     }
 
                     @Override
-                    public boolean show(NotificationPolicy.Notice n) {
-                        return notifier.show(n);
+                    public long show(NotificationPolicy.Notice n, long replaces) {
+                        return notifier.show(n, replaces);
+                    }
+
+                    @Override
+                    public boolean isOpen(long id) {
+                        return notifier.isOpen(id);
                     }
 
                     @Override

@@ -46,6 +46,7 @@ final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable {
     private final ScheduledExecutorService thread;
     private final Duration recheck;
     private ScheduledFuture<?> periodic;
+    private final Map<NotificationPolicy.Notice.Kind, Open> open = new java.util.EnumMap<>(NotificationPolicy.Notice.Kind.class);
 
     /**
      * @param user the signed-in account (null before sign-in)
@@ -99,7 +100,7 @@ final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable {
         try {
             for (NotificationPolicy.Notice n : policy.observe(observe(key), offline.getAsBoolean())) {
                 if (enabled.getAsBoolean()) {
-                    notifier.show(n);
+                    deliver(n);
                 } else {
                     log.info("notification not shown (switched off): {}", n.title());
                 }
@@ -108,6 +109,28 @@ final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable {
             log.warn("could not check {} for notifications: {}", key, ex.getMessage());
         }
     }
+
+    /**
+     * Shows {@code n}; while a notification of the same kind is still open, as part of it (one
+     * notification naming every key with that trouble). Notifier thread.
+     */
+    private void deliver(NotificationPolicy.Notice n) {
+        Open o = open.get(n.kind());
+        List<NotificationPolicy.Notice> together = new java.util.ArrayList<>();
+        long replaces = 0;
+        if (o != null && o.user().equals(n.key().userId()) && notifier.isOpen(o.id())) {
+            o.notices().stream().filter(x -> !x.key().equals(n.key())).forEach(together::add);
+            replaces = o.id();
+        }
+        together.add(n);
+        long id = notifier.show(policy.merge(together), replaces);
+        if (id != 0) {
+            open.put(n.kind(), new Open(id, n.key().userId(), List.copyOf(together)));
+        }
+    }
+
+    /** The notification of a kind that was shown last, and what it holds. */
+    private record Open(long id, String user, List<NotificationPolicy.Notice> notices) { }
 
     /** What the database says about {@code key} now. Blocks on the database. */
     NotificationPolicy.Observation observe(TaskKey key) {

@@ -111,23 +111,31 @@ final class DbusNotifier implements DesktopNotifier {
     }
 
     @Override
-    public boolean show(NotificationPolicy.Notice n) {
+    public long show(NotificationPolicy.Notice n, long replaces) {
         byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION ? 2 : 1);   // critical : normal
         Map<String, Variant<?>> hints = Map.of("urgency", new Variant<>(urgency),
                 "category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
         try {
-            UInt32 id = service.Notify("leasesync", new UInt32(0), "", n.title(), n.body(),
+            UInt32 id = service.Notify("leasesync", new UInt32(replaces), "", n.title(), n.body(),
                     List.of("default", openLabel), hints, -1);
+            if (replaces != 0 && id.longValue() != replaces) {
+                shown.remove(new UInt32(replaces));
+            }
             shown.put(id, n.key());
-            log.info("notification {} shown: {}", id, n.title());
-            return true;
+            log.info("notification {} shown{}: {}", id, replaces == 0 ? "" : " (replacing " + replaces + ")", n.title());
+            return id.longValue();
         } catch (DBusExecutionException | LinkageError e) {
             log.warn("the notification service did not take a notification ({}): {}", n.title(), e.getMessage());
-            return false;
+            return 0;
         } catch (RuntimeException e) {
             log.warn("could not show a notification ({}): {}", n.title(), e.toString());
-            return false;
+            return 0;
         }
+    }
+
+    @Override
+    public boolean isOpen(long id) {
+        return id != 0 && shown.containsKey(new UInt32(id));
     }
 
     @Override

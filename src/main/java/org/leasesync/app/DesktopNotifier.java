@@ -15,7 +15,12 @@ interface DesktopNotifier extends AutoCloseable {
         }
 
         @Override
-        public boolean show(NotificationPolicy.Notice notice) {
+        public long show(NotificationPolicy.Notice notice, long replaces) {
+            return 0;
+        }
+
+        @Override
+        public boolean isOpen(long id) {
             return false;
         }
 
@@ -27,8 +32,16 @@ interface DesktopNotifier extends AutoCloseable {
     /** Whether notifications can be shown at all on this desktop. */
     boolean available();
 
-    /** @return whether the notification service took it */
-    boolean show(NotificationPolicy.Notice notice);
+    /**
+     * Shows {@code notice}, in place of the notification {@code replaces} when that one is still
+     * shown (0: a new one).
+     *
+     * @return the notification's id, 0 when the notification service did not take it
+     */
+    long show(NotificationPolicy.Notice notice, long replaces);
+
+    /** Whether the notification {@code id} is still shown (not closed, dismissed or expired). */
+    boolean isOpen(long id);
 
     @Override
     void close();

@@ -57,9 +57,19 @@ final class NotificationPolicy {
      * @param kind why
      * @param title the first line
      * @param body the text
+     * @param count failures in a row, or new conflicts
+     * @param detail the last error, the attention reason, or the conflicting record ids
      */
-    record Notice(TaskKey key, Kind kind, String title, String body) {
+    record Notice(TaskKey key, Kind kind, String title, String body, int count, String detail) {
         enum Kind { FAILING, NEEDS_ATTENTION, CONFLICT }
+
+        Notice {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(title, "title");
+            Objects.requireNonNull(body, "body");
+            Objects.requireNonNull(detail, "detail");
+        }
     }
 
     private static final class Episodes {
@@ -87,15 +97,16 @@ final class NotificationPolicy {
             e.failingNotified = false;
         } else if (o.failuresInARow() >= FAILURES_IN_A_ROW && !e.failingNotified && !offline) {
             e.failingNotified = true;
+            String error = o.lastError().orElse("unknown error");
             out.add(new Notice(o.key(), Notice.Kind.FAILING, messages.get("notify.failing.title", title),
-                    messages.get("notify.failing.body", title, o.failuresInARow(), o.lastError().orElse("unknown error"))));
+                    messages.get("notify.failing.body", title, o.failuresInARow(), error), o.failuresInARow(), error));
         }
         if (o.attention().isEmpty()) {
             e.attentionNotified = false;
         } else if (!e.attentionNotified) {
             e.attentionNotified = true;
             out.add(new Notice(o.key(), Notice.Kind.NEEDS_ATTENTION, messages.get("notify.attention.title", title),
-                    messages.get("notify.attention.body", o.attention().get())));
+                    messages.get("notify.attention.body", o.attention().get()), 1, o.attention().get()));
         }
         Set<String> now = o.conflicts().keySet();
         if (e.knownConflicts != null) {
@@ -108,11 +119,45 @@ final class NotificationPolicy {
                 }
             }
             if (added > 0) {
+                String ids = String.join(", ", records);
                 out.add(new Notice(o.key(), Notice.Kind.CONFLICT, messages.get("notify.conflict.title", title, added),
-                        messages.get("notify.conflict.body", title, added, String.join(", ", records))));
+                        messages.get("notify.conflict.body", title, added, ids), added, ids));
             }
         }
         e.knownConflicts = Set.copyOf(now);
         return out;
+    }
+
+    /**
+     * One notification for several keys with the same kind of trouble (a failing server makes every
+     * key fail: the user gets one notification naming them all, not one each). The newest notice's
+     * detail is shown; clicking opens the first key's card.
+     *
+     * @param notices of one kind, oldest first, at most one per key
+     * @throws IllegalArgumentException if empty or of several kinds
+     */
+    Notice merge(List<Notice> notices) {
+        if (notices.isEmpty() || notices.stream().map(Notice::kind).distinct().count() != 1) {
+            throw new IllegalArgumentException("merge needs notices of one kind, got " + notices);
+        }
+        if (notices.size() == 1) {
+            return notices.get(0);
+        }
+        Notice first = notices.get(0);
+        Notice last = notices.get(notices.size() - 1);
+        String titles = String.join(", ", notices.stream().map(n -> StatusTexts.title(n.key().scope())).toList());
+        int count = notices.stream().mapToInt(Notice::count).min().orElse(0);
+        return switch (first.kind()) {
+            case FAILING -> new Notice(first.key(), first.kind(), messages.get("notify.failing.title", titles),
+                    messages.get("notify.failing.bodyMany", titles, count, last.detail()), count, last.detail());
+            case NEEDS_ATTENTION -> new Notice(first.key(), first.kind(), messages.get("notify.attention.titleMany", titles),
+                    messages.get("notify.attention.body", last.detail()), 1, last.detail());
+            case CONFLICT -> {
+                int total = notices.stream().mapToInt(Notice::count).sum();
+                String ids = String.join(", ", notices.stream().map(Notice::detail).toList());
+                yield new Notice(first.key(), first.kind(), messages.get("notify.conflict.title", titles, total),
+                        messages.get("notify.conflict.body", titles, total, ids), total, ids);
+            }
+        };
     }
 }

@@ -59,9 +59,14 @@ final class BackgroundFixture implements AutoCloseable {
         }
     }
 
-    /** A notifier that records what it is asked to show; {@link #click} plays the user clicking one. */
+    /**
+     * A notifier that records what it is asked to show (every version of every notification) and
+     * which are open; {@link #click} plays the user clicking one, {@link #dismiss} closing one.
+     */
     static final class RecordingNotifier implements DesktopNotifier {
         final List<NotificationPolicy.Notice> shown = new CopyOnWriteArrayList<>();
+        final java.util.Map<Long, NotificationPolicy.Notice> open = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
         volatile Consumer<TaskKey> clicked;
 
         @Override
@@ -70,9 +75,25 @@ final class BackgroundFixture implements AutoCloseable {
         }
 
         @Override
-        public boolean show(NotificationPolicy.Notice notice) {
+        public long show(NotificationPolicy.Notice notice, long replaces) {
             shown.add(notice);
-            return true;
+            long id = replaces != 0 && open.containsKey(replaces) ? replaces : ids.incrementAndGet();
+            open.put(id, notice);
+            return id;
+        }
+
+        @Override
+        public boolean isOpen(long id) {
+            return open.containsKey(id);
+        }
+
+        /** How many notifications were opened (a replaced one counts once). */
+        long opened() {
+            return ids.get();
+        }
+
+        void dismiss(long id) {
+            open.remove(id);
         }
 
         void click(TaskKey key) {

@@ -84,6 +84,26 @@ class NotificationPolicyTest {
     }
 
     @Test
+    void noticesOfOneKindMergeIntoOneNamingEveryKey() {
+        Notice courses = policy.observe(failing(3), false).get(0);
+        Notice backup = policy.observe(new Observation(TaskKey.of("alice", "backup"), 4, Optional.of("HTTP 500"),
+                Optional.empty(), Map.of()), false).get(0);
+        assertThat(policy.merge(List.of(courses))).isSameAs(courses);
+        Notice both = policy.merge(List.of(courses, backup));
+        assertThat(both.key()).isEqualTo(KEY);   // clicking opens the first one's card
+        assertThat(both.title()).isEqualTo("Courses, Settings backup: sync keeps failing");
+        assertThat(both.body()).isEqualTo("Each failed at least 3 times in a row. Last error: HTTP 500");
+        Notice c1 = new Notice(KEY, Notice.Kind.CONFLICT, "t", "b", 1, "course-1");
+        Notice c2 = new Notice(TaskKey.of("alice", "message_sync"), Notice.Kind.CONFLICT, "t", "b", 2, "m-1, m-2");
+        Notice conflicts = policy.merge(List.of(c1, c2));
+        assertThat(conflicts.title()).isEqualTo("Courses, Messages: 3 new conflicts");
+        assertThat(conflicts.body()).startsWith("Changes of yours and changes on the server touch the same records "
+                + "(course-1, m-1, m-2)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> policy.merge(List.of(c1, courses)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void keysAreSeparateEpisodes() {
         policy.observe(failing(3), false);
         Observation other = new Observation(TaskKey.of("alice", "backup"), 3, Optional.of("x"), Optional.empty(), Map.of());

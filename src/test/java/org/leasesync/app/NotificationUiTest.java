@@ -93,6 +93,7 @@ class NotificationUiTest {
         failOnce(robot, 4);
         robot.sleep(700);
         assertThat(f.notifier.shown).hasSize(1);   // one per episode
+        assertThat(f.notifier.opened()).isEqualTo(1);
 
         // clicking it: the hidden window opens on the Sync tab with that card in sight and focused
         robot.interact(() -> {
@@ -119,6 +120,39 @@ class NotificationUiTest {
         failOnce(robot, 2);
         failOnce(robot, 3);
         waitUntil("a second notification", () -> f.notifier.shown.size() == 2);
+        // the first is still open: the new episode updates it rather than stacking a second
+        assertThat(f.notifier.opened()).isEqualTo(1);
+        f.notifier.dismiss(1);
+        f.backend.embeddedServer().get().faults().clear();
+        robot.clickOn("#retry-course_sync");
+        waitUntil("up to date", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
+        f.backend.embeddedServer().get().faults().set(new FaultSettings(0, 0, 0, 0, 1000));
+        failOnce(robot, 1);
+        failOnce(robot, 2);
+        failOnce(robot, 3);
+        waitUntil("a new notification once the old one was dismissed", () -> f.notifier.opened() == 2);
+    }
+
+    @Test
+    void aServerFailingForEveryScopeRaisesOneNotificationNamingThemAll(FxRobot robot) {
+        open(robot);
+        f.backend.embeddedServer().orElseThrow().faults().set(new FaultSettings(0, 0, 0, 0, 1000));
+        for (int i = 1; i <= 3; i++) {
+            int n = i;
+            robot.clickOn("#sync-all");
+            for (Scope s : Scope.values()) {
+                waitUntil(s + " failed " + n, () -> f.backend.runtime().store().runs().history(new TaskKey("alice", s), 20)
+                        .stream().takeWhile(r -> r.status().orElse(null) == org.leasesync.registry.RunStatus.FAILED)
+                        .count() == n);
+            }
+        }
+        waitUntil("every scope in the notification", () -> f.notifier.shown.size() == 3);
+        robot.sleep(700);
+        assertThat(f.notifier.opened()).isEqualTo(1);
+        Notice last = f.notifier.open.get(1L);
+        assertThat(last.title()).endsWith(": sync keeps failing").contains("Courses").contains("Messages")
+                .contains("Settings backup");
+        assertThat(last.body()).startsWith("Each failed at least 3 times in a row. Last error: the sync server is busy (HTTP 429)");
     }
 
     @Test
