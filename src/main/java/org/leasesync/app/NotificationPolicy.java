@@ -131,7 +131,8 @@ final class NotificationPolicy {
     /**
      * One notification for several keys with the same kind of trouble (a failing server makes every
      * key fail: the user gets one notification naming them all, not one each). The newest notice's
-     * detail is shown; clicking opens the first key's card.
+     * detail is shown; the keys are named in the order of the cards, and clicking opens the first
+     * one's card.
      *
      * @param notices of one kind, oldest first, at most one per key
      * @throws IllegalArgumentException if empty or of several kinds
@@ -143,8 +144,9 @@ final class NotificationPolicy {
         if (notices.size() == 1) {
             return notices.get(0);
         }
-        Notice first = notices.get(0);
         Notice last = notices.get(notices.size() - 1);
+        notices = notices.stream().sorted(java.util.Comparator.comparing(n -> n.key().scope())).toList();
+        Notice first = notices.get(0);
         String titles = String.join(", ", notices.stream().map(n -> StatusTexts.title(n.key().scope())).toList());
         int count = notices.stream().mapToInt(Notice::count).min().orElse(0);
         return switch (first.kind()) {

@@ -67,6 +67,7 @@ final class WindowLifecycle {
         tray = installed;
         if (installed) {
             implicitExit.accept(false);
+            log.info("closing the window hides it in the tray");
         } else {
             desktop.noTray();
             if (!stage.isShowing()) {
@@ -87,6 +88,7 @@ final class WindowLifecycle {
 
     /** Shows the window at {@code scope}'s card (a notification about it was clicked). */
     void openAt(Scope scope) {
+        log.info("window opened at the card of {}", scope.wireName());
         open();
         vm.highlight(scope);
     }
