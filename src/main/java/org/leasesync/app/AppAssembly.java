@@ -1,15 +1,10 @@
 package org.leasesync.app;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Scene;
@@ -19,30 +14,22 @@ import org.leasesync.cli.DurationConverter;
 import org.leasesync.cli.NamedThreads;
 import org.leasesync.registry.RunEvent;
 import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.Scope;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
-import org.leasesync.remote.ServerProbe;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
  * refresh, on a given {@link Backend}; and living in the background on the given {@link DesktopParts}
  * — tray, pause, offline, notifications, start at login. Used by {@link App} and by the UI tests.
  *
- * <p>Executors it owns: {@code ui-actions} (coordinator calls and file writes off the FX thread),
- * {@code server-probe} (offline probes), {@code notifier} (notification checks and D-Bus calls).
- * Timers run on the runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the
+ * <p>Executors it owns: {@code ui-actions} (coordinator calls and file writes off the FX thread);
+ * {@link BackgroundServices} owns {@code server-probe} and {@code notifier}. Timers run on the runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the
  * backend is closed by its owner.
  */
 public final class AppAssembly implements AutoCloseable {
 
     /** How often stored state is re-read (runs of other processes, scheduled retries). */
     static final Duration REFRESH = Duration.ofSeconds(2);
-    /** How often the notification check looks at the database besides after each run. */
-    static final Duration NOTIFY_RECHECK = Duration.ofSeconds(10);
-    /** The most one offline probe may take per server URL. */
-    static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AppAssembly.class);
 
@@ -60,10 +47,6 @@ public final class AppAssembly implements AutoCloseable {
             log.debug("window closing; dropped a background task");
         }
     };
-    private final ScheduledExecutorService probeThread = Executors.newSingleThreadScheduledExecutor(
-            new NamedThreads("server-probe", true));
-    private final ScheduledExecutorService notifyThread = Executors.newSingleThreadScheduledExecutor(
-            new NamedThreads("notifier", true));
     private final java.util.function.Consumer<RunEvent> onRunEvent;
     private final MainViewModel vm;
     private final DataViewModel data;
@@ -74,13 +57,9 @@ public final class AppAssembly implements AutoCloseable {
     private final ForegroundTrigger foreground;
     private final ForegroundPolicy foregroundPolicy;
     private final SettingsFile settingsFile;
-    private final ServerProbe serverProbe;
-    private final OfflineMonitor offline;
-    private final AttentionWatcher attention;
     private final TrayController tray;
     private final WindowLifecycle lifecycle;
-    private final Map<TaskKey, Instant> successSeen = new ConcurrentHashMap<>();
-    private volatile DesktopNotifier notifier = DesktopNotifier.NONE;
+    private final BackgroundServices services;
     private ScheduledFuture<?> refresher;
     private QaWindow qaWindow;
 
@@ -124,70 +103,19 @@ public final class AppAssembly implements AutoCloseable {
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
 
-        this.serverProbe = new ServerProbe(backend.servers(), PROBE_TIMEOUT);
-        this.offline = new OfflineMonitor(serverProbe::probe, probeThread, settings.time(), parts.probeFirst(),
-                parts.probeMax(), new OfflineMonitor.Listener() {
-                    @Override
-                    public void offline(Instant nextTry) {
-                        Map<Scope, Integer> waiting = pendingCounts();
-                        ui.execute(() -> desktop.offline(nextTry, waiting));
-                    }
-
-                    @Override
-                    public void backOnline() {
-                        ui.execute(desktop::backOnline);
-                    }
-                });
-        this.attention = new AttentionWatcher(rt.store().runs(), rt.edits(), () -> vm.tracker().user(),
-                new NotificationPolicy(messages), () -> offline.nextTry().isPresent(),
-                () -> settingsFile.current().notifications(), new DesktopNotifier() {
-                    @Override
-                    public boolean available() {
-                        return notifier.available();
-                    }
-
-                    @Override
-                    public long show(NotificationPolicy.Notice n, long replaces) {
-                        return notifier.show(n, replaces);
-                    }
-
-                    @Override
-                    public boolean isOpen(long id) {
-                        return notifier.isOpen(id);
-                    }
-
-                    @Override
-                    public void close() {
-                    }
-                }, notifyThread, NOTIFY_RECHECK);
+        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
+        this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
+                () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
         this.onRunEvent = e -> {
+            services.accept(e);
             if (e.kind() == RunEvent.Kind.FINISHED) {
-                RunStatus st = e.result().map(r -> r.status()).orElse(null);
-                if (st == RunStatus.FAILED) {
-                    offline.suspect();
-                } else if (st == RunStatus.SUCCEEDED) {
-                    offline.reachedServer();
-                    ui.execute(desktop::online);
-                }
                 ui.execute(() -> {
                     data.load();
                     history.load();
                 });
             }
-            attention.accept(e);
         };
         rt.coordinator().addListener(onRunEvent);
-        vm.addStatusListener(s -> {
-            // a run of another process on this data directory reached the server
-            if (s.lastSuccess().isPresent()) {
-                Instant before = successSeen.put(s.key(), s.lastSuccess().get());
-                if (before != null && s.lastSuccess().get().isAfter(before) && desktop.offline()) {
-                    offline.reachedServer();
-                    desktop.online();
-                }
-            }
-        });
-        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
         this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
 
         String footer = "Syncs start every " + DurationConverter.format(settings.scheduleInterval())
@@ -201,21 +129,6 @@ public final class AppAssembly implements AutoCloseable {
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
         stage.setScene(scene);
-    }
-
-    private Map<Scope, Integer> pendingCounts() {
-        Map<Scope, Integer> m = new EnumMap<>(Scope.class);
-        String user = vm.tracker().user();
-        if (user != null) {
-            for (Scope s : Scope.values()) {
-                try {
-                    m.put(s, backend.runtime().edits().pendingCount(new TaskKey(user, s)));
-                } catch (RuntimeException e) {
-                    log.warn("could not count the changes waiting for {}: {}", s, e.getMessage());
-                }
-            }
-        }
-        return m;
     }
 
     /**
@@ -245,27 +158,14 @@ public final class AppAssembly implements AutoCloseable {
         tray.watch();
         refresher = backend.runtime().timer().scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(),
                 REFRESH.toMillis(), TimeUnit.MILLISECONDS);
-        notifyThread.execute(() -> {
-            DesktopNotifier n = parts.notifier().apply(key -> ui.execute(() -> lifecycle.openAt(key.scope())));
-            notifier = n;
-            ui.execute(() -> desktop.notificationsAvailable(n.available()));
-        });
-        attention.start();
+        services.start();
     }
 
     private void refresh() {
         try {
             vm.tracker().refreshAll();
             desktop.tick();
-            Optional<Instant> next = offline.nextTry();
-            if (next.isPresent()) {
-                Map<Scope, Integer> waiting = pendingCounts();
-                ui.execute(() -> {
-                    if (desktop.offline()) {
-                        desktop.offline(next.get(), waiting);
-                    }
-                });
-            }
+            services.refresh();
         } catch (RuntimeException e) {
             log.warn("status refresh failed: {}", e.getMessage());
         }
@@ -340,7 +240,7 @@ public final class AppAssembly implements AutoCloseable {
     }
 
     OfflineMonitor offlineMonitor() {
-        return offline;
+        return services.offlineMonitor();
     }
 
     /** Stops triggers, timers, probes, notifications and background work, removes the tray icon and closes the QA window. FX thread. */
@@ -350,8 +250,7 @@ public final class AppAssembly implements AutoCloseable {
         if (refresher != null) {
             refresher.cancel(false);
         }
-        offline.close();
-        attention.close();
+        services.close();
         backend.runtime().coordinator().removeListener(onRunEvent);
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
@@ -359,10 +258,6 @@ public final class AppAssembly implements AutoCloseable {
         }
         tray.remove();
         lifecycle.dispose();
-        notifyThread.shutdownNow();
-        probeThread.shutdownNow();
-        notifier.close();
-        serverProbe.close();
         actionThread.shutdownNow();
     }
 

@@ -77,6 +77,10 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
         return new CardOverlay(at, pause, nextTry, waiting, skipped);
     }
 
+    public CardOverlay withSkipped(Map<Scope, Skip> m) {
+        return new CardOverlay(now, pause, offlineNextTry, pending, m);
+    }
+
     public CardOverlay withSkip(Scope scope, Skip skip) {
         Map<Scope, Skip> m = new EnumMap<>(Scope.class);
         m.putAll(skipped);

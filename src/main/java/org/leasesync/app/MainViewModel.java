@@ -45,7 +45,6 @@ public final class MainViewModel {
     private final TriggerGate gate;
     private final TimeSource time;
     private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
-    private final Map<Scope, CardOverlay.Skip> skips = new EnumMap<>(Scope.class);
     private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
     private CardOverlay overlay;
 
@@ -126,7 +125,7 @@ public final class MainViewModel {
         if (!s.key().userId().equals(currentUser.get())) {
             return;
         }
-        cards.get(s.key().scope()).apply(s, effectiveOverlay(), texts);
+        cards.get(s.key().scope()).apply(s, overlay, texts);
         for (var l : statusListeners) {
             l.accept(s);
         }
@@ -145,27 +144,19 @@ public final class MainViewModel {
      * here while the pause lasts. UI thread.
      */
     public void setOverlay(CardOverlay o) {
-        if (o.pause().isEmpty()) {
-            skips.clear();
-        }
-        overlay = Objects.requireNonNull(o);
+        overlay = o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of());
         reapply();
     }
 
     /** The overlay the cards are shown under. UI thread. */
     public CardOverlay overlay() {
-        return effectiveOverlay();
-    }
-
-    private CardOverlay effectiveOverlay() {
-        return new CardOverlay(overlay.now(), overlay.pause(), overlay.offlineNextTry(), overlay.pending(), skips);
+        return overlay;
     }
 
     private void reapply() {
-        CardOverlay o = effectiveOverlay();
         for (ScopeCardModel c : cards.values()) {
             if (c.status() != null) {
-                c.apply(c.status(), o, texts);
+                c.apply(c.status(), overlay, texts);
             }
         }
     }
@@ -185,7 +176,7 @@ public final class MainViewModel {
         log.info("{} trigger for {} skipped: {}", source.wireName(), key, reason);
         ui.execute(() -> {
             if (key.userId().equals(currentUser.get())) {
-                skips.put(key.scope(), new CardOverlay.Skip(source, time.now()));
+                overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
                 reapply();
             }
         });
@@ -202,7 +193,7 @@ public final class MainViewModel {
         String old = currentUser.get();
         currentUser.set(user);
         cards.values().forEach(ScopeCardModel::reset);
-        skips.clear();
+        overlay = overlay.withSkipped(Map.of());
         banner.set(old == null ? "" : "Signed in as " + user);
         background.execute(() -> {
             if (old != null) {
