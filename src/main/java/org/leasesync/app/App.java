@@ -85,8 +85,10 @@ public final class App extends Application {
     private void showCards(Stage stage, Backend b) {
         assembly = new AppAssembly(b, settings, stage, Platform::runLater, DesktopParts.system(autostartArgs(settings)));
         assembly.show(!startHidden);
-        if (stage.isFocused()) {
-            assembly.focusedBeforeCards();   // its focus-gained event came before the triggers existed
+        if (stage.isFocused() || startHidden) {
+            // its focus-gained event came before the triggers existed; started in the tray, the start
+            // counts as coming to the foreground too (one sync at login, not only after the timer)
+            assembly.focusedBeforeCards();
         }
         AppAssembly a = assembly;
         Thread trayStarter = new Thread(a::installTray, "tray-start");   // AWT starts in the background
