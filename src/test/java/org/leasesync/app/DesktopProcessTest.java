@@ -67,16 +67,25 @@ class DesktopProcessTest {
     }
 
     void start(boolean tray) throws Exception {
+        start(tray, false);
+    }
+
+    void start(boolean tray, boolean hidden) throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), tray);
         server = ReferenceServer.start(ServerConfig.defaults().withDataDir(tmp.resolve("server")).withPort(0)
                 .withSeed(Seed.DEMO));
         Map<String, String> env = new HashMap<>(session.env());
         env.put("XDG_CONFIG_HOME", tmp.resolve("config").toString());
         env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB");   // 24-hour times, as in the README
+        if (hidden) {
+            env.put(Autostart.START_HIDDEN_ENV, "1");   // as the autostart entry starts it
+        }
         app = JavaProcess.start(Launcher.class, tmp.resolve("app.log"), env,
                 "--data-dir", tmp.resolve("data").toString(), "--server", server.baseUrl(), "--user", "alice",
                 "--token", server.tokenFor("alice"), "--schedule-interval", "1s");
-        session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+        if (!hidden) {
+            session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+        }
         assertThat(app.isAlive()).as("the app runs; its output: %s", read(tmp.resolve("app.log"))).isTrue();
         session.waitUntil("the first sync reached the server", () -> server.stats().requests() >= 3);
     }
@@ -236,6 +245,22 @@ class DesktopProcessTest {
 
         server.faults().clear();
         waitForIconState(icon, TrayState.UP_TO_DATE);
+        openTrayMenu(icon);
+        choose(4, "Return");
+        assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(app.exitValue()).isZero();
+    }
+
+    @Test
+    void startedAtLoginItSyncsInTheTrayWithoutOpeningTheWindow() throws Exception {
+        start(true, true);   // the first sync has reached the server
+        String icon = trayIcon();
+        waitForIconState(icon, TrayState.UP_TO_DATE);
+        assertThat(session.visibleWindows("^leasesync$")).isEmpty();
+        assertThat(log()).contains("started for alice|course_sync by foreground");
+        openTrayMenu(icon);
+        choose(1, "Return");   // Open leasesync
+        session.waitUntil("the window opens from the tray", () -> !session.visibleWindows("^leasesync$").isEmpty());
         openTrayMenu(icon);
         choose(4, "Return");
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
