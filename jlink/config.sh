@@ -13,8 +13,10 @@ JAVAFX_VERSION=21.0.11
 # The JDK and JavaFX modules the app needs (jdeps --print-module-deps over the app and its jars,
 # plus: java.logging for okio, java.xml for logback, jdk.unsupported for Kotlin/Jackson fast paths,
 # jdk.crypto.ec for HTTPS servers with EC certificates, jdk.jfr to profile the installed app,
-# java.security.jgss for the PostgreSQL driver behind `serve --db`).
-MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.security.jgss,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,javafx.controls
+# java.security.jgss for the PostgreSQL driver behind `serve --db`, java.desktop for the tray icon
+# (AWT SystemTray), jdk.security.auth and jdk.net for desktop notifications: dbus-java reads the
+# user's uid for the bus's EXTERNAL login and the peer's credentials of the Unix socket).
+MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.security.jgss,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,jdk.net,jdk.security.auth,javafx.controls
 
 # JVM options of the launcher: a small heap that starts at 16 MB and gives memory back (idle RSS
 # 340 -> 287 MB in docs/benchmarks.md); the serial collector starts fastest.

@@ -17,6 +17,14 @@ trap cleanup EXIT
 fail() { echo "smoke.sh: FAILED: $*" >&2; exit 1; }
 
 "$bin" --version | grep -q '^leasesync ' || fail "--version"
+# the tray (AWT) and desktop notifications (dbus-java: the uid for the bus login, Unix socket
+# credentials) need these modules in the runtime; without them they would be silently unavailable
+release="$image/lib/runtime/release"
+[ -f "$release" ] || fail "no runtime release file at $release"
+for m in java.desktop jdk.net jdk.security.auth; do
+  grep -q "^MODULES=.*[\" ]$m[\" ]" "$release" || fail "the runtime lacks module $m (tray or notifications)"
+done
+echo "smoke: runtime has the tray and notification modules"
 "$bin" status --json --data-dir "$tmp/empty" > "$tmp/status.json" || fail "status --json exited $?"
 grep -q '^[[{]' "$tmp/status.json" || fail "status --json printed no JSON: $(cat "$tmp/status.json")"
 echo "smoke: status --json ok: $(head -c 200 "$tmp/status.json")"

@@ -32,6 +32,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyAppTalksToTheDesktopTrayAndSessionBus() {
+        // The tray (AWT) and desktop notifications (D-Bus) are the window's, like JavaFX: the CLI, the
+        // server and the sync core stay usable with no desktop at all.
+        noClasses().that().resideOutsideOfPackages("org.leasesync.app..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "org.freedesktop..")
+                .check(MAIN);
+    }
+
+    @Test
     void nothingButTheLauncherAndAppImportsApp() {
         noClasses().that().resideOutsideOfPackages("org.leasesync.app..", "org.leasesync")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.app..")

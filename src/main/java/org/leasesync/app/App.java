@@ -38,6 +38,8 @@ public final class App extends Application {
     private volatile Backend backend;
     private AppAssembly assembly;
     private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
+    /** Started at login (the autostart entry): the window stays in the tray until opened, when there is one. */
+    private final boolean startHidden = "1".equals(System.getenv(Autostart.START_HIDDEN_ENV));
     private volatile long firstFrameMs = -1;
 
     /**
@@ -117,7 +119,9 @@ public final class App extends Application {
         VBox starting = new VBox(16, spinner, new Label("Starting leasesync…"));
         starting.setAlignment(Pos.CENTER);
         stage.setScene(new Scene(starting, 1180, 780));
-        stage.show();
+        if (!startHidden) {
+            stage.show();
+        }
         afterNextFrame(() -> {
             firstFrameMs = sinceJvmStartMs();
             // The theme's large stylesheet is parsed after the first frame, while the backend starts.
@@ -138,12 +142,17 @@ public final class App extends Application {
     }
 
     private void showCards(Stage stage, Backend b) {
-        assembly = new AppAssembly(b, settings, stage, Platform::runLater);
-        stage.setOnCloseRequest(e -> log.info("window closed; stopping"));
-        assembly.show();
-        if (stage.isFocused()) {
-            assembly.focusedBeforeCards();   // its focus-gained event came before the triggers existed
+        assembly = new AppAssembly(b, settings, stage, Platform::runLater, DesktopParts.system(autostartArgs(settings)));
+        assembly.show(!startHidden);
+        if (stage.isFocused() || startHidden) {
+            // its focus-gained event came before the triggers existed; started in the tray, the start
+            // counts as coming to the foreground too (one sync at login, not only after the timer)
+            assembly.focusedBeforeCards();
         }
+        AppAssembly a = assembly;
+        Thread trayStarter = new Thread(a::installTray, "tray-start");   // AWT starts in the background
+        trayStarter.setDaemon(true);
+        trayStarter.start();
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
@@ -152,6 +161,17 @@ public final class App extends Application {
                 Platform.exit();
             });
         }
+    }
+
+    /** What the autostart entry adds to the launcher: the data directory, when it is not the default one. */
+    private static java.util.List<String> autostartArgs(Backend.AppSettings s) {
+        java.nio.file.Path dflt;
+        try {
+            dflt = org.leasesync.client.DataDirs.resolve(null);
+        } catch (IllegalArgumentException e) {
+            dflt = null;
+        }
+        return s.dataDir().equals(dflt) ? java.util.List.of() : java.util.List.of("--data-dir", s.dataDir().toString());
     }
 
     private void failed(RuntimeException e) {

@@ -1,7 +1,7 @@
 package org.leasesync.app;
 
 import java.time.Duration;
-import java.time.ZoneId;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -11,6 +11,8 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.DurationText;
+import org.leasesync.client.NamedThreads;
+import org.leasesync.registry.RunEvent;
 import org.leasesync.registry.StartCheck;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
@@ -18,51 +20,82 @@ import org.leasesync.registry.TriggerRequest;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
- * refresh, on a given {@link Backend}. Used by {@link App} and by the UI tests.
+ * refresh, on a given {@link Backend}; and living in the background on the given {@link DesktopParts}
+ * — tray, pause, offline, notifications, start at login. Used by {@link App} and by the UI tests.
  *
- * <p>Executors it owns: {@code ui-actions} (coordinator calls off the FX thread). Timers run on the
- * runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the backend is closed by its owner.
+ * <p>Executors it owns: {@code ui-actions} (coordinator calls and file writes off the FX thread);
+ * {@link BackgroundServices} owns {@code server-probe} and {@code notifier}. Timers run on the runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the
+ * backend is closed by its owner.
  */
 public final class AppAssembly implements AutoCloseable {
 
     /** How often stored state is re-read (runs of other processes, scheduled retries). */
     static final Duration REFRESH = Duration.ofSeconds(2);
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AppAssembly.class);
+
     private final Backend backend;
+    private final Backend.AppSettings settings;
     private final Stage stage;
-    private final ExecutorService actionThread = Executors.newSingleThreadExecutor(
-            new org.leasesync.client.NamedThreads("ui-actions", true));
+    private final Executor ui;
+    private final DesktopParts parts;
+    private final ExecutorService actionThread = Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
         try {
             actionThread.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            org.slf4j.LoggerFactory.getLogger(AppAssembly.class).debug("window closing; dropped a background task");
+            log.debug("window closing; dropped a background task");
         }
     };
-    private final java.util.function.Consumer<org.leasesync.registry.RunEvent> reloadOnFinish;
+    private final java.util.function.Consumer<RunEvent> onRunEvent;
     private final MainViewModel vm;
     private final DataViewModel data;
     private final HistoryViewModel history;
     private final QaViewModel qa;
+    private final DesktopViewModel desktop;
     private final ScheduleTrigger schedule;
     private final ForegroundTrigger foreground;
     private final ForegroundPolicy foregroundPolicy;
+    private final SettingsFile settingsFile;
+    private final TrayController tray;
+    private final WindowLifecycle lifecycle;
+    private final BackgroundServices services;
     private ScheduledFuture<?> refresher;
     private QaWindow qaWindow;
 
-    /** @param ui runs on the FX thread ({@code Platform::runLater}) */
+    /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
+        this(backend, settings, stage, ui, new DesktopParts(Messages.system(), NoTray.INSTANCE,
+                clicked -> DesktopNotifier.NONE,
+                new Autostart(settings.dataDir().resolve("no-autostart"), Optional.empty()), exit -> { }, () -> { },
+                DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX));
+    }
+
+    /** @param ui runs on the FX thread ({@code Platform::runLater}) */
+    AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui, DesktopParts parts) {
         this.backend = backend;
+        this.settings = settings;
         this.stage = stage;
+        this.ui = ui;
+        this.parts = parts;
         ClientRuntime rt = backend.runtime();
-        ZoneId zone = ZoneId.systemDefault();
-        this.vm = new MainViewModel(rt.coordinator(), actions, ui, zone, backend.accounts(),
+        Messages messages = parts.messages();
+        StatusTexts texts = new StatusTexts(messages);
+        this.settingsFile = new SettingsFile(settings.dataDir(), settings.time());
+        SettingsFile.Loaded loaded = settingsFile.load();
+        DesktopViewModel[] desktopRef = new DesktopViewModel[1];
+        PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
+                reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
+        this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts(),
                 sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
-                        rt.registry().owner().asString(), rt.config().origin()));
-        this.data = new DataViewModel(rt.edits(), vm, actions, ui, zone);
+                        rt.registry().owner().asString(), rt.config().origin()), pause, settings.time());
+        this.desktop = new DesktopViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
+        desktopRef[0] = desktop;
+        loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
+        this.data = new DataViewModel(rt.edits(), vm, actions, ui, messages.zone());
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
-                rt.store().database()), vm, actions, ui, zone);
+                rt.store().database()), vm, actions, ui, messages.zone());
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
                 settings.time());
         // The background triggers ask whether the key synced moments ago, in this window or another
@@ -84,17 +117,24 @@ public final class AppAssembly implements AutoCloseable {
                 key -> background.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND)).isEmpty();
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
-        this.reloadOnFinish = e -> {
-            if (e.kind() == org.leasesync.registry.RunEvent.Kind.FINISHED) {
+
+        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
+        this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
+                () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
+        this.onRunEvent = e -> {
+            services.accept(e);
+            if (e.kind() == RunEvent.Kind.FINISHED) {
                 ui.execute(() -> {
                     data.load();
                     history.load();
                 });
-            } else if (e.kind() == org.leasesync.registry.RunEvent.Kind.SKIPPED) {
+            } else if (e.kind() == RunEvent.Kind.SKIPPED) {
                 ui.execute(history::load);   // e.g. a timer tick found unnecessary with the lease granted
             }
         };
-        rt.coordinator().addListener(reloadOnFinish);
+        rt.coordinator().addListener(onRunEvent);
+        this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
+
         String footer = "Syncs start every " + DurationText.format(settings.scheduleInterval())
                 + " (timer; skipped when synced in the last " + DurationText.format(Duration.ofNanos(
                         (long) (settings.scheduleInterval().toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE)))
@@ -103,7 +143,7 @@ public final class AppAssembly implements AutoCloseable {
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
         MainView view = new MainView(vm, data, history, this::openQa, footer,
-                user -> vm.switchAccountAndSync(user, foregroundDue));
+                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, lifecycle::quit);
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
@@ -120,17 +160,62 @@ public final class AppAssembly implements AutoCloseable {
 
     /** Shows the window, signs in, starts the triggers. FX thread. */
     public void show() {
-        stage.show();
+        show(true);
+    }
+
+    /**
+     * Signs in and starts the triggers, the offline probe and the notification checks; shows the window
+     * unless {@code visible} is false (started in the tray). FX thread.
+     */
+    public void show(boolean visible) {
+        if (visible) {
+            stage.show();
+        }
         vm.start();
         foreground.install();
         schedule.start();
-        refresher = backend.runtime().timer().scheduleWithFixedDelay(() -> {
-            try {
-                vm.tracker().refreshAll();
-            } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(AppAssembly.class).warn("status refresh failed: {}", e.getMessage());
-            }
-        }, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        tray.watch();
+        refresher = backend.runtime().timer().scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(),
+                REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        services.start();
+    }
+
+    private void refresh() {
+        try {
+            vm.tracker().refreshAll();
+            desktop.tick();
+            services.refresh();
+        } catch (RuntimeException e) {
+            log.warn("status refresh failed: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Puts the icon into the tray, then (on the FX thread) makes closing the window hide it there —
+     * or, without a tray, says that closing quits. Blocks while the tray starts: call it off the FX
+     * thread, after {@link #show}.
+     *
+     * @return whether the tray icon is there
+     */
+    public boolean installTray() {
+        java.util.concurrent.CompletableFuture<TrayPort.TrayView> initial = new java.util.concurrent.CompletableFuture<>();
+        ui.execute(() -> initial.complete(tray.view()));
+        boolean ok;
+        try {
+            ok = tray.install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, lifecycle::quit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ok = false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.warn("no tray: {}", e.toString());
+            ok = false;
+        }
+        boolean installed = ok;
+        ui.execute(() -> {
+            lifecycle.trayReady(installed);
+            tray.update();
+        });
+        return installed;
     }
 
     void openQa() {
@@ -157,23 +242,60 @@ public final class AppAssembly implements AutoCloseable {
         return qa;
     }
 
+    public DesktopViewModel desktopViewModel() {
+        return desktop;
+    }
+
     ForegroundTrigger foregroundTrigger() {
         return foreground;
     }
 
-    /** Stops triggers, timers and background work and closes the QA window. FX thread. */
+    WindowLifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    TrayController trayController() {
+        return tray;
+    }
+
+    OfflineMonitor offlineMonitor() {
+        return services.offlineMonitor();
+    }
+
+    /** Stops triggers, timers, probes, notifications and background work, removes the tray icon and closes the QA window. FX thread. */
     @Override
     public void close() {
         schedule.close();
         if (refresher != null) {
             refresher.cancel(false);
         }
-        backend.runtime().coordinator().removeListener(reloadOnFinish);
+        services.close();
+        backend.runtime().coordinator().removeListener(onRunEvent);
         backend.runtime().coordinator().setStartCheck(StartCheck.NONE);
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
             qaWindow.stage().hide();
         }
+        tray.remove();
+        lifecycle.dispose();
         actionThread.shutdownNow();
+    }
+
+    /** A desktop without a tray. */
+    enum NoTray implements TrayPort {
+        INSTANCE;
+
+        @Override
+        public boolean install(TrayMenu menu, TrayView initial) {
+            return false;
+        }
+
+        @Override
+        public void show(TrayView view) {
+        }
+
+        @Override
+        public void remove() {
+        }
     }
 }

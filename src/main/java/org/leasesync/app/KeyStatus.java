@@ -52,8 +52,12 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
         this(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, unconfirmedPush, Optional.empty());
     }
 
-    /** The states a card can show. */
-    public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED }
+    /**
+     * The states a card can show. {@link StatusTracker} publishes the first six, from runs and the
+     * database; {@link #PAUSED} and {@link #OFFLINE} are shown by the window over an idle, failed or
+     * cancelled key while the user paused syncing or the server cannot be reached.
+     */
+    public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE }
 
     /**
      * A push sent but not confirmed, as recorded in the key's checkpoint: what the user needs to tell

@@ -2,10 +2,12 @@ package org.leasesync.app;
 
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
+import javafx.scene.Node;
 import javafx.scene.Parent;
 import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.MenuButton;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
@@ -22,7 +24,8 @@ final class MainView {
     private final BorderPane root = new BorderPane();
 
     MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer,
-             java.util.function.Consumer<String> switchAccount) {
+             java.util.function.Consumer<String> switchAccount, DesktopViewModel desktop, Messages messages,
+             Runnable quit) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -40,7 +43,9 @@ final class MainView {
         qa.setOnAction(e -> openQa.run());
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        HBox top = new HBox(10, title, spacer, new Label("Account"), account, syncAll, qa);
+        Node pause = BackgroundControls.pauseControl(desktop, messages);
+        MenuButton menu = BackgroundControls.appMenu(desktop, messages, quit);
+        HBox top = new HBox(10, title, spacer, pause, new Label("Account"), account, syncAll, qa, menu);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(12, 16, 12, 16));
         top.getStyleClass().add("top-bar");
@@ -50,12 +55,24 @@ final class MainView {
         banner.visibleProperty().bind(banner.textProperty().isNotEmpty());
         banner.managedProperty().bind(banner.visibleProperty());
         banner.setPadding(new Insets(0, 16, 6, 16));
-        root.setTop(new VBox(top, banner));
+        Label notice = new Label();
+        notice.setId("notice");
+        notice.getStyleClass().add("notice");
+        notice.setWrapText(true);
+        notice.textProperty().bind(desktop.noticeProperty());
+        notice.visibleProperty().bind(notice.textProperty().isNotEmpty());
+        notice.managedProperty().bind(notice.visibleProperty());
+        notice.setPadding(new Insets(6, 16, 6, 16));
+        notice.setMaxWidth(Double.MAX_VALUE);
+        root.setTop(new VBox(top, banner, notice));
 
         VBox cards = new VBox(12);
         cards.setPadding(new Insets(16));
+        java.util.Map<Scope, ScopeCard> byScope = new java.util.EnumMap<>(Scope.class);
         for (Scope s : Scope.values()) {
-            cards.getChildren().add(new ScopeCard(vm.card(s), vm));
+            ScopeCard card = new ScopeCard(vm.card(s), vm);
+            byScope.put(s, card);
+            cards.getChildren().add(card);
         }
         Label hint = new Label(footer);
         hint.getStyleClass().add("hint");
@@ -83,6 +100,19 @@ final class MainView {
         TabPane tabs = new TabPane(syncTab, dataTab, historyTab);
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         root.setCenter(tabs);
+        vm.highlightedProperty().addListener((o, a, scope) -> {
+            if (scope != null) {
+                tabs.getSelectionModel().select(syncTab);
+                byScope.values().forEach(c -> c.getStyleClass().remove("highlight"));
+                ScopeCard card = byScope.get(scope);
+                card.getStyleClass().add("highlight");
+                javafx.application.Platform.runLater(() -> {   // after the tab's layout
+                    double contentHeight = cards.getHeight() - scroll.getViewportBounds().getHeight();
+                    scroll.setVvalue(contentHeight <= 0 ? 0 : Math.min(1, card.getBoundsInParent().getMinY() / contentHeight));
+                    card.focusPrimary();
+                });
+            }
+        });
     }
 
     Parent root() {

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
@@ -16,6 +18,7 @@ import org.leasesync.registry.Scope;
 import org.leasesync.registry.SubmitResult;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
 import org.leasesync.registry.TriggerRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,17 +42,42 @@ public final class MainViewModel {
     private final ReadOnlyStringWrapper currentUser = new ReadOnlyStringWrapper();
     private final ReadOnlyStringWrapper banner = new ReadOnlyStringWrapper("");
     private final Map<Scope, ScopeCardModel> cards = new EnumMap<>(Scope.class);
+    private final TriggerGate gate;
+    private final TimeSource time;
+    private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
+    private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
+    private CardOverlay overlay;
 
     /**
+     * Without a pause gate, with the system's locale and time.
+     *
      * @param background runs coordinator calls (blocking on the database) off the FX thread
      * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
      */
     public MainViewModel(Coordinator coordinator, Executor background, Executor ui, ZoneId zone, List<String> accounts,
                          java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory) {
+        this(coordinator, background, ui, new StatusTexts(zone), accounts, trackerFactory, TriggerGate.OPEN,
+                TimeSource.system());
+    }
+
+    /**
+     * @param background runs coordinator calls (blocking on the database) off the FX thread
+     * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
+     * @param texts the words and time formats of the cards
+     * @param gate may refuse timer and foreground triggers (the pause); they are then recorded as skipped
+     * @param time stamps skipped triggers
+     */
+    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, StatusTexts texts,
+                         List<String> accounts,
+                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory,
+                         TriggerGate gate, TimeSource time) {
         this.coordinator = Objects.requireNonNull(coordinator);
         this.background = Objects.requireNonNull(background);
         this.ui = Objects.requireNonNull(ui);
-        this.texts = new StatusTexts(zone);
+        this.texts = Objects.requireNonNull(texts);
+        this.gate = Objects.requireNonNull(gate);
+        this.time = Objects.requireNonNull(time);
+        this.overlay = CardOverlay.none(time.now());
         this.accounts = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(accounts));
         for (Scope s : Scope.values()) {
             cards.put(s, new ScopeCardModel(s));
@@ -97,7 +125,61 @@ public final class MainViewModel {
         if (!s.key().userId().equals(currentUser.get())) {
             return;
         }
-        cards.get(s.key().scope()).apply(s, texts);
+        cards.get(s.key().scope()).apply(s, overlay, texts);
+        for (var l : statusListeners) {
+            l.accept(s);
+        }
+    }
+
+    /**
+     * Calls {@code listener} with every snapshot shown for the signed-in user, after its card shows it.
+     * UI thread.
+     */
+    public void addStatusListener(java.util.function.Consumer<KeyStatus> listener) {
+        statusListeners.add(Objects.requireNonNull(listener));
+    }
+
+    /**
+     * Shows the cards under {@code o} (pause, offline, changes waiting); the skipped triggers are kept
+     * here while the pause lasts. UI thread.
+     */
+    public void setOverlay(CardOverlay o) {
+        overlay = o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of());
+        reapply();
+    }
+
+    /** The overlay the cards are shown under. UI thread. */
+    public CardOverlay overlay() {
+        return overlay;
+    }
+
+    private void reapply() {
+        for (ScopeCardModel c : cards.values()) {
+            if (c.status() != null) {
+                c.apply(c.status(), overlay, texts);
+            }
+        }
+    }
+
+    /** The card that was asked for last ({@link #highlight}), for the view to bring into sight; null at first. */
+    public ReadOnlyObjectProperty<Scope> highlightedProperty() {
+        return highlighted.getReadOnlyProperty();
+    }
+
+    /** Brings {@code scope}'s card into sight (a notification about it was clicked). UI thread. */
+    public void highlight(Scope scope) {
+        highlighted.set(null);
+        highlighted.set(Objects.requireNonNull(scope));
+    }
+
+    private void skipped(TaskKey key, TaskSource source, String reason) {
+        log.info("{} trigger for {} skipped: {}", source.wireName(), key, reason);
+        ui.execute(() -> {
+            if (key.userId().equals(currentUser.get())) {
+                overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
+                reapply();
+            }
+        });
     }
 
     /**
@@ -111,6 +193,7 @@ public final class MainViewModel {
         String old = currentUser.get();
         currentUser.set(user);
         cards.values().forEach(ScopeCardModel::reset);
+        overlay = overlay.withSkipped(Map.of());
         banner.set(old == null ? "" : "Signed in as " + user);
         background.execute(() -> {
             if (old != null) {
@@ -181,7 +264,11 @@ public final class MainViewModel {
         });
     }
 
-    /** A trigger from the timer or the window, for every scope of the signed-in user. */
+    /**
+     * A trigger from the timer or the window, for every scope of the signed-in user whose key is
+     * {@code due} and that the {@link TriggerGate} lets through; a refused one is logged and shown as
+     * skipped on its card.
+     */
     public void backgroundTrigger(TaskSource source, java.util.function.Predicate<TaskKey> due) {
         String user = currentUser.get();
         if (user == null) {
@@ -190,7 +277,13 @@ public final class MainViewModel {
         for (Scope s : Scope.values()) {
             TaskKey key = new TaskKey(user, s);
             background.execute(() -> {
-                if (due.test(key)) {
+                if (!due.test(key)) {
+                    return;
+                }
+                java.util.Optional<String> refused = gate.refusal(key, source);
+                if (refused.isPresent()) {
+                    skipped(key, source, refused.get());
+                } else {
                     submitQuietly(TriggerRequest.of(key, source));
                 }
             });

@@ -13,6 +13,8 @@ import org.leasesync.registry.Scope;
 /** One scope's card: title, status line, detail line and its buttons. Thin: binds and forwards. */
 final class ScopeCard extends VBox {
 
+    private final Button primary;
+
     ScopeCard(ScopeCardModel model, MainViewModel vm) {
         Scope scope = model.scope();
         String id = scope.wireName();
@@ -41,6 +43,7 @@ final class ScopeCard extends VBox {
         stateClass(model.kindProperty().get());
 
         Button sync = button("Sync now", "sync-" + id, true);
+        this.primary = sync;
         sync.setOnAction(e -> vm.syncNow(scope));
         Button retry = button("Retry", "retry-" + id, false);
         retry.setOnAction(e -> vm.retry(scope));
@@ -75,6 +78,11 @@ final class ScopeCard extends VBox {
         HBox status = new HBox(8, headline, discard, cancel);
         status.setAlignment(Pos.CENTER_LEFT);
         getChildren().addAll(top, status, detail);
+    }
+
+    /** Moves the keyboard focus to this card's Sync now button (the card was asked for). */
+    void focusPrimary() {
+        primary.requestFocus();
     }
 
     private void stateClass(KeyStatus.Kind kind) {

@@ -29,13 +29,19 @@ public final class ScopeCardModel {
     }
 
     void apply(KeyStatus s, StatusTexts texts) {
+        apply(s, CardOverlay.none(java.time.Instant.EPOCH), texts);
+    }
+
+    /** Shows {@code s} under {@code overlay} (paused, offline). */
+    void apply(KeyStatus s, CardOverlay overlay, StatusTexts texts) {
         status = s;
-        headline.set(texts.headline(s));
-        detail.set(texts.detail(s));
-        kind.set(s.kind());
+        KeyStatus.Kind shown = overlay.shown(s.kind());
+        headline.set(texts.headline(s, overlay));
+        detail.set(texts.detail(s, overlay));
+        kind.set(shown);
         boolean running = s.kind() == KeyStatus.Kind.RUNNING;
         boolean local = s.run().map(r -> r.local()).orElse(false);
-        retryVisible.set(s.kind() == KeyStatus.Kind.FAILED);
+        retryVisible.set(shown == KeyStatus.Kind.FAILED);
         checkAgainVisible.set(s.kind() == KeyStatus.Kind.NEEDS_ATTENTION);
         cancelVisible.set(running && local);
         followUpVisible.set(running && local && !s.run().get().followUpQueued());
@@ -78,6 +84,7 @@ public final class ScopeCardModel {
         return detail.getReadOnlyProperty();
     }
 
+    /** The state shown: the stored one, or {@code PAUSED} / {@code OFFLINE} under the overlay. */
     public ReadOnlyObjectProperty<KeyStatus.Kind> kindProperty() {
         return kind.getReadOnlyProperty();
     }

@@ -17,9 +17,79 @@ import org.leasesync.remote.ServerUrls;
 public final class StatusTexts {
 
     private final DateTimeFormatter clock;
+    private final Messages messages;
 
+    /** With the system's format locale for the texts of pause and offline. */
     public StatusTexts(ZoneId zone) {
-        this.clock = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(zone);
+        this(new Messages(Locale.getDefault(Locale.Category.FORMAT), zone));
+    }
+
+    public StatusTexts(Messages messages) {
+        this.messages = messages;
+        this.clock = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(messages.zone());
+    }
+
+    public Messages messages() {
+        return messages;
+    }
+
+    /**
+     * The main line under {@code overlay}: "Paused until 15:00", "Offline — 3 changes waiting · next
+     * try 14:05", else as {@link #headline(KeyStatus)}.
+     */
+    public String headline(KeyStatus s, CardOverlay overlay) {
+        return switch (overlay.shown(s.kind())) {
+            case PAUSED -> pause(overlay.pause().orElseThrow(), overlay.now());
+            case OFFLINE -> messages.get("card.offline", overlay.pending(s.key().scope()),
+                    messages.time(nextTry(s, overlay)));
+            default -> headline(s);
+        };
+    }
+
+    /** The second line under {@code overlay}; see {@link #detail(KeyStatus)}. */
+    public String detail(KeyStatus s, CardOverlay overlay) {
+        StringBuilder sb = new StringBuilder();
+        switch (overlay.shown(s.kind())) {
+            case PAUSED -> {
+                if (s.kind() == KeyStatus.Kind.FAILED) {
+                    sb.append(messages.get("card.paused.failed", s.reason().orElse("unknown error")));
+                }
+                s.lastSuccess().ifPresent(t -> append(sb, messages.get("card.lastSynced", time(t))));
+                CardOverlay.Skip skip = overlay.skipped().get(s.key().scope());
+                if (skip != null) {
+                    append(sb, messages.get("card.paused.skipped", skip.source().wireName(), messages.time(skip.at())));
+                }
+                return (sb.length() > 0 ? capitalize(sb.toString()) + ". " : "") + messages.get("card.paused.detail");
+            }
+            case OFFLINE -> {
+                sb.append(messages.get("card.offline.detail"));
+                s.lastSuccess().ifPresent(t -> sb.append(" · ").append(messages.get("card.lastSynced", time(t))));
+                return sb.toString();
+            }
+            case RUNNING -> {
+                String d = detail(s);
+                if (overlay.pause().isEmpty()) {
+                    return d;
+                }
+                String note = messages.get("card.paused.running", pause(overlay.pause().get(), overlay.now()));
+                return d.isEmpty() ? note : d + " · " + note;
+            }
+            default -> {
+                return detail(s);
+            }
+        }
+    }
+
+    /** "Paused until 15:00", "Paused until tomorrow, 00:00", or "Paused until you resume". */
+    public String pause(Pause p, java.time.Instant now) {
+        return p.until().map(u -> messages.get("pause.until", messages.moment(u, now)))
+                .orElseGet(() -> messages.get("pause.untilResumed"));
+    }
+
+    /** The next try while offline: the next probe, or the key's automatic retry when that comes first. */
+    private static java.time.Instant nextTry(KeyStatus s, CardOverlay overlay) {
+        java.time.Instant probe = overlay.offlineNextTry().orElseThrow();
+        return s.retryAt().filter(r -> r.isBefore(probe) && r.isAfter(overlay.now())).orElse(probe);
     }
 
     /** The main line, e.g. "Up to date · last synced 14:05:12". */
@@ -31,6 +101,8 @@ public final class StatusTexts {
             case FAILED -> "Last sync failed: " + s.reason().orElse("unknown error") + " — Retry";
             case NEEDS_ATTENTION -> "Needs attention: " + s.reason().orElse("the state of the last sync is unknown");
             case CANCELLED -> "Sync cancelled" + s.lastSuccess().map(t -> " · last synced " + time(t)).orElse("");
+            // shown only over a stored state (headline(KeyStatus, CardOverlay)); never published alone
+            case PAUSED, OFFLINE -> s.lastSuccess().map(t -> "Last synced " + time(t)).orElse("Not synced yet");
         };
     }
 

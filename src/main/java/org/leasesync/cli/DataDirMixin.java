@@ -1,5 +1,6 @@
 package org.leasesync.cli;
 
+import org.leasesync.client.DataDirs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

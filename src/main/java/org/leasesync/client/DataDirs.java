@@ -1,4 +1,4 @@
-package org.leasesync.cli;
+package org.leasesync.client;
 
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

@@ -1,0 +1,43 @@
+package org.leasesync.app;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The window's own preferences, kept in {@code <data dir>/settings.json} by {@link SettingsFile}
+ * (command-line options are not here: they are given per start).
+ *
+ * <p>Immutable; change one with the {@code with…} methods.
+ *
+ * @param notifications desktop notifications when a key keeps failing, needs attention or has a new
+ *     conflict (default on)
+ * @param startAtLogin the XDG autostart entry should exist (default off)
+ * @param pause the pause in force, if any (default none)
+ * @param noTrayNoticeShown the "this desktop has no system tray" notice was shown once already
+ */
+public record DesktopSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
+                              boolean noTrayNoticeShown) {
+
+    /** What a first start uses. */
+    public static final DesktopSettings DEFAULTS = new DesktopSettings(true, false, Optional.empty(), false);
+
+    public DesktopSettings {
+        Objects.requireNonNull(pause, "pause");
+    }
+
+    public DesktopSettings withNotifications(boolean on) {
+        return new DesktopSettings(on, startAtLogin, pause, noTrayNoticeShown);
+    }
+
+    public DesktopSettings withStartAtLogin(boolean on) {
+        return new DesktopSettings(notifications, on, pause, noTrayNoticeShown);
+    }
+
+    public DesktopSettings withPause(Optional<Pause> p) {
+        return new DesktopSettings(notifications, startAtLogin, p, noTrayNoticeShown);
+    }
+
+    public DesktopSettings withNoTrayNoticeShown() {
+        return new DesktopSettings(notifications, startAtLogin, pause, true);
+    }
+}
