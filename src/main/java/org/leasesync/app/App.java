@@ -33,6 +33,7 @@ public final class App extends Application {
 
     private static final Logger log = LoggerFactory.getLogger(App.class);
     private static volatile Backend.AppSettings settings;
+    private static volatile StartOptions options;
     private static volatile int exitCode;
 
     private volatile Backend backend;
@@ -50,8 +51,21 @@ public final class App extends Application {
      *     a display nobody answers on, or GTK 3 missing
      */
     public static int launch(Backend.AppSettings s) {
+        return launch(s, java.util.Set.of());
+    }
+
+    /**
+     * Opens the window and blocks until it is closed; start options not in {@code given} come from
+     * {@code settings.json} when it sets them ({@link StartOptions#read}).
+     *
+     * @param given the options given on the command line or by environment, e.g. {@code --schedule-interval}
+     * @return the exit code
+     * @throws LeasesyncException as {@link #launch(Backend.AppSettings)}
+     */
+    public static int launch(Backend.AppSettings s, java.util.Set<String> given) {
         Desktop.check(System.getenv(), System.getProperties());
-        settings = s;
+        options = StartOptions.read(s, given);
+        settings = options.settings();
         exitCode = 0;
         try {
             Application.launch(App.class);
@@ -116,7 +130,7 @@ public final class App extends Application {
         }
         ProgressIndicator spinner = new ProgressIndicator();
         spinner.setMaxSize(48, 48);
-        VBox starting = new VBox(16, spinner, new Label("Starting leasesync…"));
+        VBox starting = new VBox(16, spinner, new Label(messages().get("app.starting")));
         starting.setAlignment(Pos.CENTER);
         stage.setScene(new Scene(starting, 1180, 780));
         if (!startHidden) {
@@ -142,7 +156,8 @@ public final class App extends Application {
     }
 
     private void showCards(Stage stage, Backend b) {
-        assembly = new AppAssembly(b, settings, stage, Platform::runLater, DesktopParts.system(autostartArgs(settings)));
+        assembly = new AppAssembly(b, options, stage, Platform::runLater,
+                DesktopParts.system(autostartArgs(settings), messages()));
         assembly.show(!startHidden);
         if (stage.isFocused() || startHidden) {
             // its focus-gained event came before the triggers existed; started in the tray, the start
@@ -174,9 +189,14 @@ public final class App extends Application {
         return s.dataDir().equals(dflt) ? java.util.List.of() : java.util.List.of("--data-dir", s.dataDir().toString());
     }
 
+    /** The texts in the window's language (the settings' language, else the system's). */
+    private static Messages messages() {
+        return new Messages(options.locale(), java.time.ZoneId.systemDefault());
+    }
+
     private void failed(RuntimeException e) {
         Alert alert = new Alert(Alert.AlertType.ERROR, e.getMessage());
-        alert.setHeaderText("leasesync could not start");
+        alert.setHeaderText(messages().get("app.couldNotStart"));
         alert.setTitle("leasesync");
         if (!probe) {
             alert.showAndWait();

@@ -63,6 +63,13 @@ public final class AppAssembly implements AutoCloseable {
     private final BackgroundServices services;
     private ScheduledFuture<?> refresher;
     private QaWindow qaWindow;
+    private final StartOptions start;
+    /** The background triggers' check on the intervals in force (replaced when the settings change them). */
+    private final java.util.concurrent.atomic.AtomicReference<StartCheck> backgroundCheck =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    private final javafx.beans.property.StringProperty footer = new javafx.beans.property.SimpleStringProperty("");
+    private final SettingsViewModel settingsModel;
+    private SettingsDialog settingsDialog;
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
@@ -74,6 +81,16 @@ public final class AppAssembly implements AutoCloseable {
 
     /** @param ui runs on the FX thread ({@code Platform::runLater}) */
     AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui, DesktopParts parts) {
+        this(backend, StartOptions.of(settings), stage, ui, parts);
+    }
+
+    /**
+     * @param start the settings in force and which of them the command line gave (the settings dialog says so)
+     * @param ui runs on the FX thread ({@code Platform::runLater})
+     */
+    AppAssembly(Backend backend, StartOptions start, Stage stage, Executor ui, DesktopParts parts) {
+        Backend.AppSettings settings = start.settings();
+        this.start = start;
         this.backend = backend;
         this.settings = settings;
         this.stage = stage;
@@ -101,8 +118,9 @@ public final class AppAssembly implements AutoCloseable {
         // The background triggers ask whether the key synced moments ago, in this window or another
         // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
         // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
-        StartCheck background = rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
-                settings.foregroundMinInterval());
+        backgroundCheck.set(rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
+                settings.foregroundMinInterval()));
+        StartCheck background = request -> backgroundCheck.get().skipReason(request);
         rt.coordinator().setStartCheck(background);
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
                 () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
@@ -135,19 +153,62 @@ public final class AppAssembly implements AutoCloseable {
         rt.coordinator().addListener(onRunEvent);
         this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
 
-        String footer = "Syncs start every " + DurationText.format(settings.scheduleInterval())
-                + " (timer; skipped when synced in the last " + DurationText.format(Duration.ofNanos(
-                        (long) (settings.scheduleInterval().toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE)))
-                + ", also by another window), when you come back to this window (unless synced in the last "
-                + DurationText.format(settings.foregroundMinInterval()) + "), and when you click Sync now. "
-                + "A task never runs twice at once: a trigger that finds it running joins it. "
-                + StatusTexts.servers(backend.servers());
+        showFooter(texts, settings.scheduleInterval(), settings.foregroundMinInterval());
+        this.settingsModel = new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals);
         MainView view = new MainView(vm, data, history, this::openQa, footer,
-                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, lifecycle::quit);
+                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, this::openSettings,
+                lifecycle::quit);
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
         stage.setScene(scene);
+    }
+
+    private void showFooter(StatusTexts texts, Duration scheduleInterval, Duration foregroundMinInterval) {
+        footer.set(texts.footer(scheduleInterval, foregroundMinInterval, backend.servers()));
+    }
+
+    /**
+     * New intervals from the settings dialog, for the running window: the timer is re-armed, and the
+     * background triggers judge "synced moments ago" by the new values. FX thread.
+     */
+    private void applyIntervals(Duration scheduleInterval, Duration foregroundMinInterval) {
+        backgroundCheck.set(backend.runtime().recentSyncs().backgroundTriggers(scheduleInterval, foregroundMinInterval));
+        schedule.setInterval(scheduleInterval);
+        showFooter(new StatusTexts(parts.messages()), scheduleInterval, foregroundMinInterval);
+        log.info("intervals changed in the settings: schedule {}, foreground minimum {}",
+                DurationText.format(scheduleInterval), DurationText.format(foregroundMinInterval));
+    }
+
+    /** Opens the settings dialog (the window's menu and the tray's). FX thread. */
+    void openSettings() {
+        if (settingsDialog == null) {
+            settingsDialog = new SettingsDialog(settingsModel, stage, parts.messages());
+        }
+        lifecycle.open();
+        settingsDialog.show();
+    }
+
+    boolean settingsDialogShowing() {
+        return settingsDialog != null && settingsDialog.stage().isShowing();
+    }
+
+    SettingsFile settingsFile() {
+        return settingsFile;
+    }
+
+    SettingsViewModel settingsViewModel() {
+        return settingsModel;
+    }
+
+    /** The timer's interval in force. */
+    Duration scheduleInterval() {
+        return schedule.interval();
+    }
+
+    /** The background triggers' check in force. */
+    StartCheck backgroundCheck() {
+        return backgroundCheck.get();
     }
 
     /**
@@ -202,7 +263,7 @@ public final class AppAssembly implements AutoCloseable {
         ui.execute(() -> initial.complete(tray.view()));
         boolean ok;
         try {
-            ok = tray.install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, lifecycle::quit);
+            ok = tray.install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, this::openSettings, lifecycle::quit);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             ok = false;
@@ -275,6 +336,9 @@ public final class AppAssembly implements AutoCloseable {
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
             qaWindow.stage().hide();
+        }
+        if (settingsDialog != null) {
+            settingsDialog.stage().hide();
         }
         tray.remove();
         lifecycle.dispose();

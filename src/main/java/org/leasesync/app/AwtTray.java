@@ -90,6 +90,7 @@ final class AwtTray implements TrayPort {
         }
         resume = item("tray.resume", menu.resume());
         popup.add(pauseMenu);
+        popup.add(item("tray.settings", menu.settings()));
         popup.addSeparator();
         popup.add(item("tray.quit", menu.quit()));
         icon = new TrayIcon(icons.draw(initial.state(), size), initial.tooltip(), popup);

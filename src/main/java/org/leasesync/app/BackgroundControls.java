@@ -44,8 +44,12 @@ final class BackgroundControls {
         return new StackPane(pause, paused);
     }
 
-    /** "Menu ▾": desktop notifications, start at login, quit. */
-    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable quit) {
+    /** "Menu ▾": settings, desktop notifications, start at login, quit. */
+    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable openSettings, Runnable quit) {
+        MenuItem settings = new MenuItem(m.get("menu.settings"));
+        settings.setId("menu-settings");
+        settings.setOnAction(e -> openSettings.run());
+
         CheckMenuItem notify = new CheckMenuItem();
         notify.setId("menu-notifications");
         notify.textProperty().bind(javafx.beans.binding.Bindings.when(desktop.notificationsAvailableProperty())
@@ -66,7 +70,8 @@ final class BackgroundControls {
         exit.setId("menu-quit");
         exit.setOnAction(e -> quit.run());
 
-        MenuButton menu = new MenuButton(m.get("menu.button"), null, notify, login, new SeparatorMenuItem(), exit);
+        MenuButton menu = new MenuButton(m.get("menu.button"), null, settings, new SeparatorMenuItem(), notify, login,
+                new SeparatorMenuItem(), exit);
         menu.setId("app-menu");
         return menu;
     }

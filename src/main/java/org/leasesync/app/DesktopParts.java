@@ -44,9 +44,9 @@ record DesktopParts(Messages messages, TrayPort tray, Function<Consumer<TaskKey>
      * the user's XDG autostart directory, {@code Platform.exit}.
      *
      * @param autostartArgs arguments the autostart entry adds to the launcher (e.g. {@code --data-dir})
+     * @param m the texts in the window's language
      */
-    static DesktopParts system(List<String> autostartArgs) {
-        Messages m = Messages.system();
+    static DesktopParts system(List<String> autostartArgs, Messages m) {
         Function<Consumer<TaskKey>, DesktopNotifier> notifier = clicked -> DbusNotifier.sessionBusAddress(System.getenv())
                 .<DesktopNotifier>map(address -> {
                     try {

@@ -23,9 +23,9 @@ final class MainView {
 
     private final BorderPane root = new BorderPane();
 
-    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer,
-             java.util.function.Consumer<String> switchAccount, DesktopViewModel desktop, Messages messages,
-             Runnable quit) {
+    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa,
+             javafx.beans.value.ObservableValue<String> footer, java.util.function.Consumer<String> switchAccount,
+             DesktopViewModel desktop, Messages messages, Runnable openSettings, Runnable quit) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -44,7 +44,7 @@ final class MainView {
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
         Node pause = BackgroundControls.pauseControl(desktop, messages);
-        MenuButton menu = BackgroundControls.appMenu(desktop, messages, quit);
+        MenuButton menu = BackgroundControls.appMenu(desktop, messages, openSettings, quit);
         HBox top = new HBox(10, title, spacer, pause, new Label("Account"), account, syncAll, qa, menu);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(12, 16, 12, 16));
@@ -74,7 +74,8 @@ final class MainView {
             byScope.put(s, card);
             cards.getChildren().add(card);
         }
-        Label hint = new Label(footer);
+        Label hint = new Label();
+        hint.textProperty().bind(footer);
         hint.getStyleClass().add("hint");
         hint.setWrapText(true);
         cards.getChildren().add(hint);

@@ -33,7 +33,9 @@ public final class Messages {
     public Messages(Locale locale, ZoneId zone) {
         this.locale = Objects.requireNonNull(locale, "locale");
         this.zone = Objects.requireNonNull(zone, "zone");
-        this.bundle = ResourceBundle.getBundle(BUNDLE, locale);
+        // no fallback to the default locale's bundle: English chosen on a Chinese system is English
+        this.bundle = ResourceBundle.getBundle(BUNDLE, locale,
+                ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES));
         this.shortTime = DateTimeFormatter.ofLocalizedTime(FormatStyle.SHORT).withLocale(locale).withZone(zone);
         this.shortDateTime = DateTimeFormatter.ofLocalizedDateTime(FormatStyle.MEDIUM, FormatStyle.SHORT)
                 .withLocale(locale).withZone(zone);

@@ -22,7 +22,7 @@ public final class ScheduleTrigger implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ScheduleTrigger.class);
 
     private final ScheduledExecutorService timer;
-    private final Duration interval;
+    private Duration interval;
     private final Runnable tick;
     private ScheduledFuture<?> pending;
     private boolean stopped;
@@ -32,6 +32,27 @@ public final class ScheduleTrigger implements AutoCloseable {
         this.timer = Objects.requireNonNull(timer);
         this.interval = Objects.requireNonNull(interval);
         this.tick = Objects.requireNonNull(tick);
+    }
+
+    /**
+     * Changes the interval of the running timer (the settings dialog): the pending tick is re-armed
+     * with the new interval from now, so a shorter one takes effect at once. Does not block.
+     *
+     * @throws IllegalArgumentException if {@code newInterval} is under 1 s
+     */
+    public synchronized void setInterval(Duration newInterval) {
+        if (newInterval.compareTo(LaunchSettings.MIN_SCHEDULE_INTERVAL) < 0) {
+            throw new IllegalArgumentException("schedule interval must be at least 1s, got " + newInterval);
+        }
+        interval = newInterval;
+        if (pending != null && !stopped && pending.cancel(false)) {
+            arm();
+        }
+    }
+
+    /** The interval in force. */
+    public synchronized Duration interval() {
+        return interval;
     }
 
     /** Arms the first tick. */

@@ -32,7 +32,11 @@ import org.leasesync.registry.TimeSource;
  *   "notifications" : true,
  *   "startAtLogin" : false,
  *   "pause" : { "until" : "2026-11-30T15:00:00Z" },   // or { "untilResumed" : true }, or null
- *   "noTrayNoticeShown" : false
+ *   "noTrayNoticeShown" : false,
+ *   "scheduleInterval" : "5m",                           // the settings dialog's start options,
+ *   "foregroundMinInterval" : "1m",                      // each absent when not set
+ *   "language" : "zh-CN",                                // "en", "zh-CN"; absent: the system's
+ *   "server" : { "urls" : [ "https://sync.example.org/" ], "user" : "bob", "token" : "…" }
  * }
  * }</pre>
  *
@@ -175,7 +179,97 @@ public final class SettingsFile {
                 throw new Unreadable("\"pause\" needs \"until\" or \"untilResumed\": true, got " + p);
             }
         }
-        return new DesktopSettings(notifications, startAtLogin, pause, noTray);
+        return new DesktopSettings(notifications, startAtLogin, pause, noTray, launch(o));
+    }
+
+    /**
+     * Reads the settings without changing anything: empty when there is no file or it cannot be
+     * read (the window's own {@link #load()} then reports and moves it). Used before the start.
+     */
+    public static Optional<DesktopSettings> peek(Path dataDir) {
+        Path f = dataDir.resolve(NAME);
+        try {
+            if (!Files.isRegularFile(f)) {
+                return Optional.empty();
+            }
+            JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
+            return tree != null && tree.isObject() ? Optional.of(parse((ObjectNode) tree)) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static LaunchSettings launch(ObjectNode o) {
+        Optional<java.time.Duration> schedule = duration(o, "scheduleInterval");
+        Optional<java.time.Duration> foreground = duration(o, "foregroundMinInterval");
+        Language language = Language.SYSTEM;
+        JsonNode lang = o.get("language");
+        if (lang != null && !lang.isNull()) {
+            try {
+                language = Language.ofTag(lang.asText());
+            } catch (IllegalArgumentException e) {
+                throw new Unreadable("\"language\": " + e.getMessage());
+            }
+        }
+        Optional<LaunchSettings.ServerAccount> server = Optional.empty();
+        JsonNode srv = o.get("server");
+        if (srv != null && !srv.isNull()) {
+            if (!srv.isObject() || !srv.path("urls").isArray()) {
+                throw new Unreadable("\"server\" must be null or {\"urls\": [...], \"user\": ..., \"token\": ...}, got "
+                        + (srv.isObject() ? "an object without a \"urls\" list" : srv.getNodeType()));
+            }
+            java.util.List<String> urls = new java.util.ArrayList<>();
+            srv.get("urls").forEach(u -> urls.add(u.asText()));
+            try {
+                server = Optional.of(new LaunchSettings.ServerAccount(
+                        org.leasesync.remote.ServerUrls.parse(String.join(",", urls)),
+                        srv.path("user").asText(null), srv.path("token").asText(null)));
+            } catch (IllegalArgumentException e) {
+                throw new Unreadable("\"server\": " + e.getMessage());
+            }
+        }
+        try {
+            return new LaunchSettings(schedule, foreground, language, server);
+        } catch (IllegalArgumentException e) {
+            throw new Unreadable(e.getMessage());
+        }
+    }
+
+    private static Optional<java.time.Duration> duration(ObjectNode o, String key) {
+        JsonNode v = o.get(key);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(org.leasesync.client.DurationText.parse(v.isTextual() ? v.asText() : v.toString()));
+        } catch (IllegalArgumentException e) {
+            throw new Unreadable("\"" + key + "\": " + e.getMessage());
+        }
+    }
+
+    private static void writeLaunch(ObjectNode o, LaunchSettings l) {
+        putOrRemove(o, "scheduleInterval", l.scheduleInterval().map(org.leasesync.client.DurationText::format));
+        putOrRemove(o, "foregroundMinInterval", l.foregroundMinInterval().map(org.leasesync.client.DurationText::format));
+        if (l.language() == Language.SYSTEM) {
+            o.remove("language");
+        } else {
+            o.put("language", l.language().tag());
+        }
+        if (l.server().isEmpty()) {
+            o.remove("server");
+        } else {
+            LaunchSettings.ServerAccount a = l.server().get();
+            ObjectNode s = JsonNodeFactory.instance.objectNode();
+            var urls = s.putArray("urls");
+            a.urls().urls().forEach(u -> urls.add(u.toString()));
+            s.put("user", a.user());
+            s.put("token", a.token());
+            o.set("server", s);
+        }
+    }
+
+    private static void putOrRemove(ObjectNode o, String key, Optional<String> value) {
+        value.ifPresentOrElse(v -> o.put(key, v), () -> o.remove(key));
     }
 
     private static void write(ObjectNode o, DesktopSettings s) {
@@ -189,6 +283,7 @@ public final class SettingsFile {
             o.set("pause", p);
         }
         o.put("noTrayNoticeShown", s.noTrayNoticeShown());
+        writeLaunch(o, s.launch());
     }
 
     private static boolean bool(ObjectNode o, String key, boolean dflt) {

@@ -107,6 +107,19 @@ public final class StatusTexts {
     }
 
     /**
+     * The footer under the cards: when syncs start (timer, coming back to the window, Sync now), and the
+     * server line.
+     */
+    public String footer(java.time.Duration scheduleInterval, java.time.Duration foregroundMinInterval,
+                         ServerUrls servers) {
+        java.time.Duration skipWithin = java.time.Duration.ofNanos((long) (scheduleInterval.toNanos()
+                * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE));
+        return messages.get("footer.triggers", org.leasesync.client.DurationText.format(scheduleInterval),
+                org.leasesync.client.DurationText.format(skipWithin),
+                org.leasesync.client.DurationText.format(foregroundMinInterval)) + " " + servers(servers);
+    }
+
+    /**
      * The server line of the footer: "Server: URL", or for several "Servers: A, B (the first that answers
      * stays in use)", with at most three URLs spelled out ("… and 5 more").
      */

@@ -40,12 +40,13 @@ final class TrayController {
      *
      * @return false when the desktop has no tray
      */
-    boolean install(TrayPort.TrayView initial, Executor ui, Runnable open, Runnable quit) {
+    boolean install(TrayPort.TrayView initial, Executor ui, Runnable open, Runnable settings, Runnable quit) {
         TrayPort.TrayMenu menu = new TrayPort.TrayMenu(
                 () -> ui.execute(open),
                 () -> ui.execute(vm::syncAll),
                 option -> ui.execute(() -> desktop.pause(option)),
                 () -> ui.execute(desktop::resume),
+                () -> ui.execute(settings),
                 () -> ui.execute(quit));
         installed = port.install(menu, initial);
         return installed;

@@ -41,15 +41,17 @@ interface TrayPort {
      * @param syncAll Sync all: a manual sync of every scope of the signed-in account
      * @param pause Pause: one of the options
      * @param resume Resume
+     * @param settings Settings…: opens the window's settings dialog
      * @param quit Quit: ends the app
      */
     record TrayMenu(Runnable open, Runnable syncAll, java.util.function.Consumer<Pause.Option> pause, Runnable resume,
-                    Runnable quit) {
+                    Runnable settings, Runnable quit) {
         public TrayMenu {
             java.util.Objects.requireNonNull(open, "open");
             java.util.Objects.requireNonNull(syncAll, "syncAll");
             java.util.Objects.requireNonNull(pause, "pause");
             java.util.Objects.requireNonNull(resume, "resume");
+            java.util.Objects.requireNonNull(settings, "settings");
             java.util.Objects.requireNonNull(quit, "quit");
         }
     }

@@ -102,7 +102,25 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
         options = new GuiOptions(dataDir.resolve(), servers, Optional.ofNullable(user),
                 Optional.ofNullable(token).filter(t -> !t.isBlank()), ttl, http, scheduleInterval, foregroundMinInterval,
-                dataDir.openTimeout());
+                dataDir.openTimeout(), given(System.getenv()));
+    }
+
+    /** The window options that were given (on the command line or by environment), so they win over settings.json. */
+    private java.util.Set<String> given(java.util.Map<String, String> env) {
+        java.util.Set<String> given = new java.util.LinkedHashSet<>();
+        if (server != null) {
+            given.add("--server");
+        }
+        for (String[] o : new String[][] {{"--schedule-interval", "LEASESYNC_SCHEDULE_INTERVAL"},
+                {"--foreground-min-interval", "LEASESYNC_FOREGROUND_MIN_INTERVAL"}}) {
+            boolean onCommandLine = spec != null && spec.commandLine().getParseResult() != null
+                    && spec.commandLine().getParseResult().hasMatchedOption(o[0]);
+            String fromEnv = env.get(o[1]);
+            if (onCommandLine || (fromEnv != null && !fromEnv.isBlank())) {
+                given.add(o[0]);
+            }
+        }
+        return given;
     }
 
     @Override

@@ -122,16 +122,21 @@ public final class RecentSyncGate {
      * that scheduled it, in any window (not recorded); {@code manual} and {@code recovery} triggers
      * always run. A failure to check or to record lets the trigger run (logged).
      *
-     * @throws IllegalArgumentException if an interval is not positive
+     * @throws IllegalArgumentException if the schedule interval is not positive or the foreground minimum
+     *     interval is negative (zero: a foreground trigger is never unnecessary)
      */
     public StartCheck backgroundTriggers(Duration scheduleInterval, Duration foregroundMinInterval) {
         Duration timerWithin = Duration.ofNanos((long) (positive(scheduleInterval, "schedule interval").toNanos()
                 * SCHEDULE_SHARE));
-        Duration focusWithin = positive(foregroundMinInterval, "foreground minimum interval");
+        if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
+            throw new IllegalArgumentException("foreground minimum interval must not be negative, got "
+                    + foregroundMinInterval);
+        }
+        Duration focusWithin = foregroundMinInterval;   // zero (allowed by --foreground-min-interval): never recent
         return request -> switch (request.source()) {
             case SCHEDULE -> unnecessaryTick(request.key(), timerWithin);
-            case FOREGROUND -> recent(request.key(), focusWithin).map(r -> "synced " + describe(r.age()) + " ago "
-                    + by(r.run()));
+            case FOREGROUND -> focusWithin.isZero() ? Optional.empty() : recent(request.key(), focusWithin)
+                    .map(r -> "synced " + describe(r.age()) + " ago " + by(r.run()));
             case RETRY -> supersededRetry(request.key());
             default -> Optional.empty();
         };

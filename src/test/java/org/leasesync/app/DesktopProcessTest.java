@@ -208,7 +208,7 @@ class DesktopProcessTest {
         Screenshots.save(session, "screenshot-paused.png");
 
         openTrayMenu(icon);
-        choose(4, "Return");   // Quit leasesync (Resume syncing stands where Pause was)
+        choose(5, "Return");   // Quit leasesync (Resume syncing stands where Pause was)
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).as("the app quits").isTrue();
         assertThat(app.exitValue()).isZero();
         assertThat(log()).contains("quit from the menu");
@@ -246,7 +246,7 @@ class DesktopProcessTest {
         server.faults().clear();
         waitForIconState(icon, TrayState.UP_TO_DATE);
         openTrayMenu(icon);
-        choose(4, "Return");
+        choose(5, "Return");
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(app.exitValue()).isZero();
     }
@@ -262,7 +262,7 @@ class DesktopProcessTest {
         choose(1, "Return");   // Open leasesync
         session.waitUntil("the window opens from the tray", () -> !session.visibleWindows("^leasesync$").isEmpty());
         openTrayMenu(icon);
-        choose(4, "Return");
+        choose(5, "Return");
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(app.exitValue()).isZero();
     }

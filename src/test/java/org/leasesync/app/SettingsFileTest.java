@@ -115,4 +115,38 @@ class SettingsFileTest {
                 .isInstanceOf(LeasesyncException.class).hasMessageContaining(data.resolve("settings.json").toString());
         assertThat(f.current()).isEqualTo(DesktopSettings.DEFAULTS);
     }
+
+    @Test
+    void theDialogsStartOptionsRoundTripAndTheTokenIsNeverInToString() throws Exception {
+        SettingsFile f = new SettingsFile(dir, time);
+        f.load();
+        LaunchSettings launch = new LaunchSettings(Optional.of(java.time.Duration.ofSeconds(90)),
+                Optional.of(java.time.Duration.ZERO), Language.CHINESE_SIMPLIFIED,
+                Optional.of(new LaunchSettings.ServerAccount(org.leasesync.remote.ServerUrls.parse("https://a.example/,https://b.example/"),
+                        "bob", "s3cret")));
+        f.update(s -> s.withLaunch(launch));
+        String json = Files.readString(dir.resolve("settings.json"));
+        assertThat(json).contains("\"scheduleInterval\" : \"90s\"", "\"foregroundMinInterval\" : \"0s\"",
+                "\"language\" : \"zh-CN\"", "\"token\" : \"s3cret\"");
+        assertThat(new SettingsFile(dir, time).load().settings().launch()).isEqualTo(launch);
+        assertThat(SettingsFile.peek(dir).orElseThrow().launch()).isEqualTo(launch);
+        assertThat(launch.toString()).doesNotContain("s3cret");
+
+        f.update(s -> s.withLaunch(LaunchSettings.NONE));
+        assertThat(Files.readString(dir.resolve("settings.json"))).doesNotContain("scheduleInterval", "language", "server");
+    }
+
+    @Test
+    void aBadStartOptionIsNamedTheFileKeptAndPeekChangesNothing() throws Exception {
+        Files.writeString(dir.resolve("settings.json"), "{ \"scheduleInterval\": \"0s\" }");
+        assertThat(SettingsFile.peek(dir)).isEmpty();
+        assertThat(dir.resolve("settings.json")).exists();
+        assertThat(new SettingsFile(dir, time).load().problem().orElseThrow().reason())
+                .isEqualTo("schedule interval must be at least 1s, got PT0S");
+
+        Files.writeString(dir.resolve("settings.json"), "{ \"language\": \"fr\" }");
+        time.elapse(java.time.Duration.ofSeconds(1));
+        assertThat(new SettingsFile(dir, time).load().problem().orElseThrow().reason())
+                .isEqualTo("\"language\": unknown language 'fr'; expected system, en or zh-CN");
+    }
 }

@@ -172,6 +172,21 @@ class RecentSyncGateTest {
     }
 
     @Test
+    void aForegroundMinimumIntervalOfZeroMakesEveryForegroundTriggerDueAndANegativeOneIsRefused() throws Exception {
+        ClientRuntime a = window(time);
+        assertThat(tick(a)).isEqualTo(3);
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        StartCheck zero = a.recentSyncs().backgroundTriggers(INTERVAL, Duration.ZERO);
+        assertThat(zero.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND))).as("--foreground-min-interval 0s")
+                .isEmpty();
+        assertThat(zero.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE))).as("the timer's rule is unchanged")
+                .isPresent();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.recentSyncs().backgroundTriggers(INTERVAL,
+                Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("foreground minimum interval must not be negative, got PT-1S");
+    }
+
+    @Test
     void aKeyWhoseLastSyncFailedIsNotSkipped() throws Exception {
         ClientRuntime a = window(time);
         ClientRuntime b = window(time);
