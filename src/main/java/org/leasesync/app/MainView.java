@@ -34,18 +34,18 @@ final class MainView {
         account.setValue(vm.currentUser());
         vm.currentUserProperty().addListener((o, a, b) -> account.setValue(b));
         account.setOnAction(e -> switchAccount.accept(account.getValue()));
-        Button syncAll = new Button("Sync all");
+        Button syncAll = new Button(messages.get("main.syncAll"));
         syncAll.setId("sync-all");
         syncAll.getStyleClass().add("accent");
         syncAll.setOnAction(e -> vm.syncAll());
-        Button qa = new Button("QA tools");
+        Button qa = new Button(messages.get("main.qaTools"));
         qa.setId("qa-open");
         qa.setOnAction(e -> openQa.run());
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
         Node pause = BackgroundControls.pauseControl(desktop, messages);
         MenuButton menu = BackgroundControls.appMenu(desktop, messages, openSettings, quit);
-        HBox top = new HBox(10, title, spacer, pause, new Label("Account"), account, syncAll, qa, menu);
+        HBox top = new HBox(10, title, spacer, pause, new Label(messages.get("main.account")), account, syncAll, qa, menu);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(12, 16, 12, 16));
         top.getStyleClass().add("top-bar");
@@ -82,16 +82,16 @@ final class MainView {
         ScrollPane scroll = new ScrollPane(cards);
         scroll.setFitToWidth(true);
 
-        Tab syncTab = new Tab("Sync", scroll);
+        Tab syncTab = new Tab(messages.get("tab.sync"), scroll);
         syncTab.setId("tab-sync");
-        Tab dataTab = new Tab("Data", new DataView(data));
+        Tab dataTab = new Tab(messages.get("tab.data"), new DataView(data));
         dataTab.setId("tab-data");
         dataTab.setOnSelectionChanged(e -> {
             if (dataTab.isSelected()) {
                 data.load();
             }
         });
-        Tab historyTab = new Tab("History", new HistoryView(history));
+        Tab historyTab = new Tab(messages.get("tab.history"), new HistoryView(history));
         historyTab.setId("tab-history");
         historyTab.setOnSelectionChanged(e -> {
             if (historyTab.isSelected()) {

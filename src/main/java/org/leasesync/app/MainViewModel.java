@@ -80,7 +80,7 @@ public final class MainViewModel {
         this.overlay = CardOverlay.none(time.now());
         this.accounts = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(accounts));
         for (Scope s : Scope.values()) {
-            cards.put(s, new ScopeCardModel(s));
+            cards.put(s, new ScopeCardModel(s, texts.messages()));
         }
         this.tracker = trackerFactory.apply(this::apply);
         coordinator.addListener(tracker);
@@ -194,7 +194,7 @@ public final class MainViewModel {
         currentUser.set(user);
         cards.values().forEach(ScopeCardModel::reset);
         overlay = overlay.withSkipped(Map.of());
-        banner.set(old == null ? "" : "Signed in as " + user);
+        banner.set(old == null ? "" : texts.messages().get("banner.signedInAs", user));
         background.execute(() -> {
             if (old != null) {
                 int n = coordinator.cancelUser(old, "account switched to " + user);
@@ -259,7 +259,7 @@ public final class MainViewModel {
         TaskKey key = new TaskKey(currentUser.get(), scope);
         background.execute(() -> {
             if (!coordinator.cancel(key, "cancelled by the user")) {
-                ui.execute(() -> cards.get(scope).note("Nothing to cancel here: the sync runs in another leasesync process."));
+                ui.execute(() -> cards.get(scope).note(texts.messages().get("card.nothingToCancel")));
             }
         });
     }
@@ -312,7 +312,7 @@ public final class MainViewModel {
             log.warn("could not submit {} trigger for {}: {}", request.source(), request.key(), e.toString());
             ui.execute(() -> {
                 if (request.key().userId().equals(currentUser.get())) {
-                    cards.get(request.key().scope()).note("Could not start a sync: " + e.getMessage());
+                    cards.get(request.key().scope()).note(texts.messages().get("card.couldNotStart", e.getMessage()));
                 }
             });
             return null;

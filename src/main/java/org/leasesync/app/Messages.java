@@ -36,9 +36,47 @@ public final class Messages {
         // no fallback to the default locale's bundle: English chosen on a Chinese system is English
         this.bundle = ResourceBundle.getBundle(BUNDLE, locale,
                 ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES));
-        this.shortTime = DateTimeFormatter.ofLocalizedTime(FormatStyle.SHORT).withLocale(locale).withZone(zone);
-        this.shortDateTime = DateTimeFormatter.ofLocalizedDateTime(FormatStyle.MEDIUM, FormatStyle.SHORT)
-                .withLocale(locale).withZone(zone);
+        this.shortTime = localized(null, FormatStyle.SHORT, locale, zone);
+        this.shortDateTime = localized(FormatStyle.MEDIUM, FormatStyle.SHORT, locale, zone);
+    }
+
+    /**
+     * The locale's own date/time format ({@code DateTimeFormatter.ofLocalizedTime/DateTime}), except that
+     * Chinese times are 24-hour: CLDR's zh pattern is 12-hour with a 上午/下午 marker ("下午3:03"), while
+     * 24-hour times ("15:03") are what Chinese desktops and sync clients show.
+     */
+    static DateTimeFormatter localized(FormatStyle date, FormatStyle time, Locale locale, ZoneId zone) {
+        String pattern = java.time.format.DateTimeFormatterBuilder.getLocalizedDateTimePattern(date, time,
+                java.time.chrono.IsoChronology.INSTANCE, locale);
+        if ("zh".equals(locale.getLanguage())) {
+            pattern = twentyFourHour(pattern);
+        }
+        return DateTimeFormatter.ofPattern(pattern, locale).withZone(zone);
+    }
+
+    /** "ah:mm" → "HH:mm": drops the day-period marker and uses the 0-23 hour. */
+    static String twentyFourHour(String pattern) {
+        StringBuilder out = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '\'') {
+                quoted = !quoted;
+                out.append(c);
+            } else if (quoted) {
+                out.append(c);
+            } else if (c == 'a' || c == 'B') {
+                // the day period goes
+            } else if (c == 'h' || c == 'K') {
+                if (i + 1 < pattern.length() && pattern.charAt(i + 1) == c) {
+                    i++;
+                }
+                out.append("HH");
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString().trim();
     }
 
     /** The system's format locale and time zone. */

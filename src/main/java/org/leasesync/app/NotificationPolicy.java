@@ -92,7 +92,7 @@ final class NotificationPolicy {
     List<Notice> observe(Observation o, boolean offline) {
         Episodes e = episodes.computeIfAbsent(o.key(), k -> new Episodes());
         List<Notice> out = new ArrayList<>();
-        String title = StatusTexts.title(o.key().scope());
+        String title = StatusTexts.title(o.key().scope(), messages);
         if (o.failuresInARow() == 0) {
             e.failingNotified = false;
         } else if (o.failuresInARow() >= FAILURES_IN_A_ROW && !e.failingNotified && !offline) {
@@ -147,7 +147,7 @@ final class NotificationPolicy {
         Notice last = notices.get(notices.size() - 1);
         notices = notices.stream().sorted(java.util.Comparator.comparing(n -> n.key().scope())).toList();
         Notice first = notices.get(0);
-        String titles = String.join(", ", notices.stream().map(n -> StatusTexts.title(n.key().scope())).toList());
+        String titles = String.join(", ", notices.stream().map(n -> StatusTexts.title(n.key().scope(), messages)).toList());
         int count = notices.stream().mapToInt(Notice::count).min().orElse(0);
         return switch (first.kind()) {
             case FAILING -> new Notice(first.key(), first.kind(), messages.get("notify.failing.title", titles),

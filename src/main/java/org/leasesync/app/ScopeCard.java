@@ -42,22 +42,23 @@ final class ScopeCard extends VBox {
         model.kindProperty().addListener((o, a, b) -> stateClass(b));
         stateClass(model.kindProperty().get());
 
-        Button sync = button("Sync now", "sync-" + id, true);
+        Messages m = model.messages();
+        Button sync = button(m.get("card.syncNow"), "sync-" + id, true);
         this.primary = sync;
         sync.setOnAction(e -> vm.syncNow(scope));
-        Button retry = button("Retry", "retry-" + id, false);
+        Button retry = button(m.get("card.retry"), "retry-" + id, false);
         retry.setOnAction(e -> vm.retry(scope));
         bindVisible(retry, model.retryVisibleProperty());
-        Button check = button("Check again", "check-" + id, false);
+        Button check = button(m.get("card.checkAgain"), "check-" + id, false);
         check.setOnAction(e -> vm.checkAgain(scope));
         bindVisible(check, model.checkAgainVisibleProperty());
-        Button discard = button("Discard and resend", "discard-" + id, false);
+        Button discard = button(m.get("card.discard"), "discard-" + id, false);
         discard.setOnAction(e -> vm.discardUnconfirmed(scope));
         bindVisible(discard, model.checkAgainVisibleProperty());
-        Button followUp = button("Sync again after this", "followup-" + id, false);
+        Button followUp = button(m.get("card.followUp"), "followup-" + id, false);
         followUp.setOnAction(e -> vm.syncAgainAfter(scope));
         bindVisible(followUp, model.followUpVisibleProperty());
-        Button cancel = button("Cancel", "cancel-" + id, false);
+        Button cancel = button(m.get("card.cancel"), "cancel-" + id, false);
         cancel.setOnAction(e -> vm.cancel(scope));
         bindVisible(cancel, model.cancelVisibleProperty());
         // A button that appears because a click changed the card's state takes no click for a moment:

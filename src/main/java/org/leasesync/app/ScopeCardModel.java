@@ -15,7 +15,8 @@ import org.leasesync.registry.Scope;
 public final class ScopeCardModel {
 
     private final Scope scope;
-    private final ReadOnlyStringWrapper headline = new ReadOnlyStringWrapper("Not synced yet");
+    private final Messages messages;
+    private final ReadOnlyStringWrapper headline;
     private final ReadOnlyStringWrapper detail = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<KeyStatus.Kind> kind = new ReadOnlyObjectWrapper<>(KeyStatus.Kind.NEVER_SYNCED);
     private final ReadOnlyBooleanWrapper retryVisible = new ReadOnlyBooleanWrapper(false);
@@ -24,8 +25,16 @@ public final class ScopeCardModel {
     private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
     private volatile KeyStatus status;
 
-    ScopeCardModel(Scope scope) {
+    /** @param messages the texts of the card (its title, "Loading…", the buttons) */
+    ScopeCardModel(Scope scope, Messages messages) {
         this.scope = scope;
+        this.messages = java.util.Objects.requireNonNull(messages);
+        this.headline = new ReadOnlyStringWrapper(messages.get("status.neverSynced"));
+    }
+
+    /** The texts of the card, in the window's language. */
+    public Messages messages() {
+        return messages;
     }
 
     void apply(KeyStatus s, StatusTexts texts) {
@@ -49,7 +58,7 @@ public final class ScopeCardModel {
 
     void reset() {
         status = null;
-        headline.set("Loading…");
+        headline.set(messages.get("status.loading"));
         detail.set("");
         kind.set(KeyStatus.Kind.NEVER_SYNCED);
         retryVisible.set(false);
@@ -68,7 +77,7 @@ public final class ScopeCardModel {
     }
 
     public String title() {
-        return StatusTexts.title(scope);
+        return StatusTexts.title(scope, messages);
     }
 
     /** The last snapshot applied, or null before the first. */

@@ -26,7 +26,7 @@ public final class StatusTexts {
 
     public StatusTexts(Messages messages) {
         this.messages = messages;
-        this.clock = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(messages.zone());
+        this.clock = Messages.localized(null, java.time.format.FormatStyle.MEDIUM, messages.locale(), messages.zone());
     }
 
     public Messages messages() {
@@ -52,14 +52,15 @@ public final class StatusTexts {
         switch (overlay.shown(s.kind())) {
             case PAUSED -> {
                 if (s.kind() == KeyStatus.Kind.FAILED) {
-                    sb.append(messages.get("card.paused.failed", s.reason().orElse("unknown error")));
+                    sb.append(messages.get("card.paused.failed", s.reason().orElse(messages.get("status.unknownError"))));
                 }
                 s.lastSuccess().ifPresent(t -> append(sb, messages.get("card.lastSynced", time(t))));
                 CardOverlay.Skip skip = overlay.skipped().get(s.key().scope());
                 if (skip != null) {
-                    append(sb, messages.get("card.paused.skipped", skip.source().wireName(), messages.time(skip.at())));
+                    append(sb, messages.get("card.paused.skipped", source(skip.source()), messages.time(skip.at())));
                 }
-                return (sb.length() > 0 ? capitalize(sb.toString()) + ". " : "") + messages.get("card.paused.detail");
+                return (sb.length() > 0 ? capitalize(sb.toString()) + messages.get("sentence.end") : "")
+                        + messages.get("card.paused.detail");
             }
             case OFFLINE -> {
                 sb.append(messages.get("card.offline.detail"));
@@ -95,14 +96,17 @@ public final class StatusTexts {
     /** The main line, e.g. "Up to date · last synced 14:05:12". */
     public String headline(KeyStatus s) {
         return switch (s.kind()) {
-            case NEVER_SYNCED -> "Not synced yet";
-            case IDLE -> "Up to date · last synced " + time(s.lastSuccess().orElseThrow());
+            case NEVER_SYNCED -> messages.get("status.neverSynced");
+            case IDLE -> messages.get("status.idle", time(s.lastSuccess().orElseThrow()));
             case RUNNING -> running(s.run().orElseThrow());
-            case FAILED -> "Last sync failed: " + s.reason().orElse("unknown error") + " — Retry";
-            case NEEDS_ATTENTION -> "Needs attention: " + s.reason().orElse("the state of the last sync is unknown");
-            case CANCELLED -> "Sync cancelled" + s.lastSuccess().map(t -> " · last synced " + time(t)).orElse("");
+            case FAILED -> messages.get("status.failed", s.reason().orElse(messages.get("status.unknownError")));
+            case NEEDS_ATTENTION -> messages.get("status.needsAttention",
+                    s.reason().orElse(messages.get("status.stateUnknown")));
+            case CANCELLED -> s.lastSuccess().map(t -> messages.get("status.cancelled.lastSynced", time(t)))
+                    .orElseGet(() -> messages.get("status.cancelled"));
             // shown only over a stored state (headline(KeyStatus, CardOverlay)); never published alone
-            case PAUSED, OFFLINE -> s.lastSuccess().map(t -> "Last synced " + time(t)).orElse("Not synced yet");
+            case PAUSED, OFFLINE -> s.lastSuccess().map(t -> messages.get("status.lastSynced", time(t)))
+                    .orElseGet(() -> messages.get("status.neverSynced"));
         };
     }
 
@@ -123,18 +127,24 @@ public final class StatusTexts {
      * The server line of the footer: "Server: URL", or for several "Servers: A, B (the first that answers
      * stays in use)", with at most three URLs spelled out ("… and 5 more").
      */
-    public static String servers(ServerUrls servers) {
+    public String servers(ServerUrls servers) {
         if (servers.size() == 1) {
-            return "Server: " + servers;
+            return messages.get("server.one", servers.toString());
         }
         List<String> shown = servers.urls().stream().limit(3).map(ServerUrls::display).toList();
-        return "Servers: " + String.join(", ", shown) + (servers.size() > 3 ? " and " + (servers.size() - 3) + " more" : "")
-                + " (the first that answers stays in use)";
+        String list = servers.size() > 3 ? messages.get("server.andMore", String.join(", ", shown), servers.size() - 3)
+                : String.join(", ", shown);
+        return messages.get("server.many", list);
     }
 
     private String running(RunView r) {
-        String stage = r.stage().map(st -> st.wireName()).orElse("starting");
-        return "Syncing · " + stage + " · started " + time(r.startedAt()) + " (" + r.firstSource().wireName() + ")";
+        String stage = r.stage().map(st -> messages.get("stage." + st.wireName())).orElse(messages.get("stage.starting"));
+        return messages.get("status.running", stage, time(r.startedAt()), source(r.firstSource()));
+    }
+
+    /** A trigger source in the user's words ("timer", "Sync now", …). */
+    public String source(TaskSource source) {
+        return messages.get("source." + source.wireName());
     }
 
     /**
@@ -152,10 +162,10 @@ public final class StatusTexts {
                     sb.append(capitalize(r.progress()));
                 }
                 if (r.followUpQueued()) {
-                    append(sb, "another sync will follow");
+                    append(sb, messages.get("detail.followUp"));
                 }
                 if (!r.local()) {
-                    append(sb, "running in another leasesync process");
+                    append(sb, messages.get("detail.otherProcessRunning"));
                 }
                 if (s.joinedByUser() && !r.progress().isBlank()) {
                     append(sb, r.progress());
@@ -163,15 +173,14 @@ public final class StatusTexts {
             }
             case FAILED -> {
                 s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
-                s.retryAt().ifPresent(t -> append(sb, "Retrying automatically at " + time(t)));
-                s.lastSuccess().ifPresent(t -> append(sb, "last successful sync " + time(t)));
+                s.retryAt().ifPresent(t -> append(sb, messages.get("detail.retryAt", time(t))));
+                s.lastSuccess().ifPresent(t -> append(sb, messages.get("detail.lastSuccess", time(t))));
             }
             case CANCELLED -> s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
             case NEEDS_ATTENTION -> {
-                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(". "));
-                s.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(". "));
-                sb.append("Nothing is retried automatically. Check again once the server answers, "
-                        + "or discard and resend (the server applies each change at most once).");
+                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(messages.get("sentence.end")));
+                s.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(messages.get("sentence.end")));
+                sb.append(messages.get("detail.attention"));
             }
             default -> {
                 // nothing to add
@@ -184,41 +193,49 @@ public final class StatusTexts {
      * "From another process — leasesync sync (pid 4242) against http://127.0.0.1:9/, not this window's
      * server": where a run shown on the card came from when this window did not make it.
      */
-    static String otherProcess(KeyStatus.OtherProcess o) {
-        StringBuilder sb = new StringBuilder("From another process — ");
-        sb.append(o.program().orElse("leasesync"));
-        o.pid().ifPresent(pid -> sb.append(" (pid ").append(pid).append(')'));
-        if (o.server().isPresent()) {
-            sb.append(" against ").append(o.server().get())
-                    .append(o.sameServer() ? ", this window's server" : ", not this window's server");
+    String otherProcess(KeyStatus.OtherProcess o) {
+        String program = o.program().orElse("leasesync");
+        String who = o.pid().isPresent() ? messages.get("other.pid", program, String.valueOf(o.pid().getAsLong()))
+                : program;
+        if (o.server().isEmpty()) {
+            return messages.get("other.process", who);
         }
-        return sb.toString();
+        return messages.get(o.sameServer() ? "other.process.sameServer" : "other.process.otherServer", who,
+                o.server().get());
     }
 
     /** Most change ids named in the detail line; the rest are counted. */
     static final int CHANGE_IDS_SHOWN = 3;
 
     /** "Unconfirmed push 6f1c…: changes c1, c2, c3 and 4 more" — with the full idempotency key. */
-    static String unconfirmed(KeyStatus.UnconfirmedPush p) {
+    String unconfirmed(KeyStatus.UnconfirmedPush p) {
         List<String> ids = p.changeIds();
         String shown = String.join(", ", ids.subList(0, Math.min(CHANGE_IDS_SHOWN, ids.size())));
-        String more = ids.size() > CHANGE_IDS_SHOWN ? " and " + (ids.size() - CHANGE_IDS_SHOWN) + " more" : "";
-        return "Unconfirmed push (idempotency key " + p.idempotencyKey() + "): " + ids.size() + " change"
-                + (ids.size() == 1 ? "" : "s") + (ids.isEmpty() ? "" : " — " + shown + more);
+        if (ids.size() > CHANGE_IDS_SHOWN) {
+            shown = messages.get("server.andMore", shown, ids.size() - CHANGE_IDS_SHOWN);
+        }
+        return ids.isEmpty() ? messages.get("unconfirmed.none", p.idempotencyKey())
+                : messages.get("unconfirmed", p.idempotencyKey(), ids.size(), shown);
     }
 
     /** "Already syncing — started 14:03:07 by schedule; your request joined it". */
     public String joined(RunView r) {
-        return "Already syncing — started " + time(r.startedAt()) + " by " + sources(r) + "; your request joined it";
+        return messages.get("detail.joined", time(r.startedAt()), sources(r));
+    }
+
+    /** A scope's title on its card, in the language of {@code messages}. */
+    public static String title(Scope scope, Messages messages) {
+        return messages.get("scope." + scope.wireName());
+    }
+
+    /** A scope's title on its card, in English (the views not yet translated). */
+    public static String title(Scope scope) {
+        return title(scope, new Messages(Locale.ENGLISH, java.time.ZoneOffset.UTC));
     }
 
     /** A scope's title on its card. */
-    public static String title(Scope scope) {
-        return switch (scope) {
-            case COURSE_SYNC -> "Courses";
-            case MESSAGE_SYNC -> "Messages";
-            case BACKUP -> "Settings backup";
-        };
+    public String titleOf(Scope scope) {
+        return title(scope, messages);
     }
 
     /** The local time of day, HH:mm:ss. */
@@ -226,8 +243,8 @@ public final class StatusTexts {
         return clock.format(i);
     }
 
-    private static String sources(RunView r) {
-        return r.firstSource().wireName();
+    private String sources(RunView r) {
+        return source(r.firstSource());
     }
 
     static String sourceList(RunView r) {

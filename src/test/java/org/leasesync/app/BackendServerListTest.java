@@ -70,7 +70,7 @@ class BackendServerListTest {
             assertThat(server.stats().pushes()).isEqualTo(1);
             assertThat(backend.runtime().edits().outbox(ALICE)).isEmpty();
             assertThat(backend.servers()).isEqualTo(servers);
-            assertThat(StatusTexts.servers(backend.servers())).isEqualTo("Servers: " + dead + "/, http://localhost:"
+            assertThat(new StatusTexts(new Messages(java.util.Locale.UK, java.time.ZoneOffset.UTC)).servers(backend.servers())).isEqualTo("Servers: " + dead + "/, http://localhost:"
                     + server.port() + "/, http://127.0.0.1:" + server.port() + "/ (the first that answers stays in use)");
         }
     }

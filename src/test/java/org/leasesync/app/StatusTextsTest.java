@@ -18,7 +18,7 @@ class StatusTextsTest {
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     static final Instant T0 = Instant.parse("2026-11-30T13:03:07Z");
     static final Instant T1 = Instant.parse("2026-11-30T13:05:12Z");
-    final StatusTexts texts = new StatusTexts(ZoneId.of("Europe/Berlin"));   // UTC+1: local times are shown
+    final StatusTexts texts = new StatusTexts(new Messages(java.util.Locale.UK, ZoneId.of("Europe/Berlin")));   // UTC+1: local times are shown
 
     static RunView run(TaskSource first, boolean local, boolean followUp, String progress, TaskSource... merged) {
         return new RunView("r1", KEY, 3, "host/1/2/ab", first, List.of(merged), T0, Optional.of(Stage.PULLING), progress,
@@ -120,7 +120,7 @@ class StatusTextsTest {
                 + "5 changes — c-1, c-2, c-3 and 2 more. Nothing is retried automatically. Check again once the server "
                 + "answers, or discard and resend (the server applies each change at most once).");
 
-        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC);
+        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC, texts.messages());
         card.apply(s, texts);
         assertThat(card.detailProperty().get()).startsWith("Unconfirmed push (idempotency key 6f1c2a9e-")
                 .contains("c-1, c-2, c-3 and 2 more");
@@ -136,7 +136,7 @@ class StatusTextsTest {
 
     @Test
     void cardButtonsFollowTheState() {
-        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC);
+        ScopeCardModel card = new ScopeCardModel(org.leasesync.registry.Scope.COURSE_SYNC, texts.messages());
         card.apply(running(run(TaskSource.SCHEDULE, true, false, ""), false), texts);
         assertThat(card.cancelVisibleProperty().get()).isTrue();
         assertThat(card.followUpVisibleProperty().get()).isTrue();
@@ -154,9 +154,9 @@ class StatusTextsTest {
 
     @Test
     void theServerLineNamesOneUrlOrAtMostThreeOfAList() {
-        assertThat(StatusTexts.servers(org.leasesync.remote.ServerUrls.parse("http://127.0.0.1:8787")))
+        assertThat(texts.servers(org.leasesync.remote.ServerUrls.parse("http://127.0.0.1:8787")))
                 .isEqualTo("Server: http://127.0.0.1:8787/");
-        assertThat(StatusTexts.servers(org.leasesync.remote.ServerUrls.parse(
+        assertThat(texts.servers(org.leasesync.remote.ServerUrls.parse(
                 "http://a:1,http://b:1,http://c:1,http://d:1,https://user:secret@e:1")))
                 .isEqualTo("Servers: http://a:1/, http://b:1/, http://c:1/ and 2 more (the first that answers stays in use)");
     }
