@@ -1,0 +1,177 @@
+package org.leasesync.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.leasesync.app.UiTestSupport.text;
+import static org.leasesync.app.UiTestSupport.waitUntil;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javafx.application.Platform;
+import javafx.scene.Node;
+import javafx.scene.Parent;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Labeled;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuButton;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.control.TextInputControl;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.registry.Scope;
+import org.leasesync.testing.ManualTime;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/**
+ * The real window and the settings dialog under zh_CN: cards, buttons, menus, tray and dialog in
+ * Chinese, and no English left in what the user sees (a scan of the rendered scene graph).
+ */
+@ExtendWith(ApplicationExtension.class)
+class ChineseWindowUiTest {
+
+    /** An ASCII word of more than 3 letters: English left untranslated. */
+    static final Pattern WORD = Pattern.compile("[A-Za-z]{4,}");
+    /**
+     * What may stay ASCII: URLs, the product's name, JSON, and "English" as the language list's name of
+     * English in English (each language is listed in its own name). User data is skipped by id (#account).
+     */
+    static final Pattern ALLOWED = Pattern.compile("https?://\\S+|leasesync(\\.jar)?|\\{.*}|^English$");
+
+    @TempDir
+    Path tmp;
+    final ManualTime time = new ManualTime();   // 2026-11-30T10:00:00Z
+    Stage stage;
+    Backend backend;
+    AppAssembly assembly;
+    final BackgroundFixture.RecordingTray tray = new BackgroundFixture.RecordingTray(true);
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+    }
+
+    @AfterEach
+    void tearDown(FxRobot robot) {
+        if (assembly != null) {
+            robot.interact(assembly::close);
+            backend.close();
+        }
+    }
+
+    @Test
+    void theWindowTrayAndSettingsSpeakChineseWithNoEnglishWordLeft(FxRobot robot) throws Exception {
+        Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
+        robot.interact(() -> {
+            backend = Backend.start(s);
+            DesktopParts parts = new DesktopParts(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneId.of("Asia/Shanghai")),
+                    tray, clicked -> DesktopNotifier.NONE, new Autostart(tmp.resolve("config"), Optional.empty()),
+                    exit -> { }, () -> { }, DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            assembly = new AppAssembly(backend, new StartOptions(s, Set.of(), Locale.SIMPLIFIED_CHINESE), stage,
+                    Platform::runLater, parts);
+            assembly.show();
+        });
+        Thread trayStart = new Thread(assembly::installTray, "tray-start");
+        trayStart.start();
+        trayStart.join(20_000);
+        robot.clickOn("#sync-all");
+        for (Scope sc : Scope.values()) {
+            waitUntil("card " + sc + " synced", () -> text(robot, "#status-" + sc.wireName()).startsWith("已是最新"));
+        }
+        assertThat(text(robot, "#status-course_sync")).isEqualTo("已是最新 · 上次同步 18:00:00");   // 10:00Z in Shanghai, 24-hour
+        assertThat(robot.lookup("#sync-course_sync").queryButton().getText()).isEqualTo("立即同步");
+        assertThat(robot.lookup("#sync-all").queryButton().getText()).isEqualTo("全部同步");
+        waitUntil("the tray's tooltip", () -> !tray.views.isEmpty()
+                && tray.last().tooltip().equals("已是最新 · 上次成功同步 18:00"));
+
+        assertThat(englishWords()).as("English words in the window").isEmpty();
+
+        robot.clickOn("#app-menu");
+        robot.clickOn("#menu-settings");
+        waitUntil("the dialog is open", () -> robot.lookup("#settings-save").tryQuery().isPresent());
+        assertThat(robot.lookup("#settings-save").queryButton().getText()).isEqualTo("保存");
+        assertThat(englishWords()).as("English words in the window and the settings dialog").isEmpty();
+
+        robot.interact(() -> robot.lookup("#settings-schedule-interval").queryAs(TextInputControl.class).setText("0s"));
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).isEqualTo(
+                "定时同步间隔：不接受“0s”。请输入至少 1s 的时长，例如 30s、5m 或 1h。未保存任何内容。");
+        robot.clickOn("#settings-cancel");
+    }
+
+    /** Every ASCII word of more than 3 letters the user can see, outside what {@link #ALLOWED} exempts. */
+    static List<String> englishWords() throws Exception {
+        List<String> texts = new ArrayList<>();
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        Platform.runLater(() -> {
+            for (Window w : Window.getWindows()) {
+                if (w.isShowing() && w.getScene() != null && w instanceof Stage st) {
+                    texts.add(st.getTitle());
+                    collect(w.getScene().getRoot(), texts);
+                }
+            }
+            done.complete(null);
+        });
+        done.get();
+        List<String> found = new ArrayList<>();
+        for (String t : texts) {
+            if (t == null) {
+                continue;
+            }
+            String rest = ALLOWED.matcher(t).replaceAll(" ");
+            Matcher m = WORD.matcher(rest);
+            while (m.find()) {
+                found.add(m.group() + "  (in: " + t + ")");
+            }
+        }
+        return found;
+    }
+
+    static void collect(Node n, List<String> out) {
+        if (!n.isVisible() || "account".equals(n.getId())) {
+            return;   // hidden parts (e.g. other tabs' content) and user data (the user ids)
+        }
+        if (n instanceof Labeled l) {
+            out.add(l.getText());
+        }
+        if (n instanceof TextInputControl t) {
+            out.add(t.getPromptText());
+        }
+        if (n instanceof MenuButton mb) {
+            mb.getItems().forEach(i -> items(i, out));
+        }
+        if (n instanceof TabPane tp) {
+            tp.getTabs().stream().map(Tab::getText).forEach(out::add);
+        }
+        if (n instanceof ComboBox<?> c) {
+            for (Object item : c.getItems()) {
+                @SuppressWarnings("unchecked")
+                ComboBox<Object> co = (ComboBox<Object>) c;
+                out.add(co.getConverter() == null ? String.valueOf(item) : co.getConverter().toString(item));
+            }
+        }
+        if (n instanceof Parent p) {
+            p.getChildrenUnmodifiable().forEach(ch -> collect(ch, out));
+        }
+    }
+
+    static void items(MenuItem i, List<String> out) {
+        out.add(i.getText());
+        if (i instanceof Menu m) {
+            m.getItems().forEach(x -> items(x, out));
+        }
+    }
+}
