@@ -142,6 +142,30 @@ public final class StatusTexts {
         return messages.get("status.running", stage, time(r.startedAt()), source(r.firstSource()));
     }
 
+    private static final java.util.regex.Pattern PULLED = java.util.regex.Pattern.compile("pulled (\\d+) records?");
+    private static final java.util.regex.Pattern PUSHING = java.util.regex.Pattern.compile("pushing (\\d+) changes?");
+    private static final java.util.Map<String, String> FIXED_PROGRESS = java.util.Map.of(
+            "checking an interrupted push", "progress.checkingPush",
+            "resending an unconfirmed push", "progress.resending",
+            "waiting for the server to finish a push", "progress.waitingForServer");
+
+    /**
+     * A run's progress line (written by the sync layer in English, for logs too) in the window's
+     * language: the known forms are translated, any other is shown as it is.
+     */
+    String progress(String text) {
+        java.util.regex.Matcher m = PULLED.matcher(text);
+        if (m.matches()) {
+            return messages.get("progress.pulled", Long.parseLong(m.group(1)));
+        }
+        m = PUSHING.matcher(text);
+        if (m.matches()) {
+            return messages.get("progress.pushing", Long.parseLong(m.group(1)));
+        }
+        String key = FIXED_PROGRESS.get(text);
+        return key == null ? text : messages.get(key);
+    }
+
     /** A trigger source in the user's words ("timer", "Sync now", …). */
     public String source(TaskSource source) {
         return messages.get("source." + source.wireName());
@@ -159,7 +183,7 @@ public final class StatusTexts {
                 if (s.joinedByUser()) {
                     sb.append(joined(r));
                 } else if (!r.progress().isBlank()) {
-                    sb.append(capitalize(r.progress()));
+                    sb.append(capitalize(progress(r.progress())));
                 }
                 if (r.followUpQueued()) {
                     append(sb, messages.get("detail.followUp"));
@@ -168,7 +192,7 @@ public final class StatusTexts {
                     append(sb, messages.get("detail.otherProcessRunning"));
                 }
                 if (s.joinedByUser() && !r.progress().isBlank()) {
-                    append(sb, r.progress());
+                    append(sb, progress(r.progress()));
                 }
             }
             case FAILED -> {

@@ -173,6 +173,34 @@ class DesktopProcessTest {
     }
 
     @Test
+    void theWindowInChineseAndTheSettingsDialogFromTheTrayMenu() throws Exception {
+        Files.createDirectories(tmp.resolve("data"));
+        Files.writeString(tmp.resolve("data/settings.json"), "{ \"language\" : \"zh-CN\" }\n");   // as the dialog saves it
+        start(true);
+        String icon = trayIcon();
+        waitForIconState(icon, TrayState.UP_TO_DATE);
+        String window = session.visibleWindows("^leasesync$").get(0);
+        session.check("xdotool", "mousemove", "640", "760");   // away from the window and the tray icon
+        Thread.sleep(1500);
+        int[] w = session.geometry(window);
+        Screenshots.save(session, "screenshot-window-zh.png", w[0] - 8, w[1] - 40, w[2] + 16, w[3] + 48);   // with its frame
+
+        openTrayMenu(icon);
+        choose(4, "Return");   // 设置… (Settings…)
+        String[] dialog = new String[1];
+        session.waitUntil("the settings dialog is shown", () -> {
+            List<String> d = session.visibleWindows("^leasesync 设置$");
+            dialog[0] = d.isEmpty() ? null : d.get(0);
+            return dialog[0] != null;
+        });
+        session.check("xdotool", "mousemove", "640", "760");
+        Thread.sleep(1000);
+        int[] d = session.geometry(dialog[0]);
+        Screenshots.save(session, "screenshot-settings-zh.png", d[0] - 8, d[1] - 40, d[2] + 16, d[3] + 48);
+        assertThat(app.isAlive()).isTrue();
+    }
+
+    @Test
     void closingTheWindowKeepsSyncingInTheTrayWhoseMenuPausesOpensAndQuits() throws Exception {
         start(true);
         String icon = trayIcon();

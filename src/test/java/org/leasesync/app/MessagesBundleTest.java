@@ -68,6 +68,13 @@ class MessagesBundleTest {
         assertThat(zh.moment(Instant.parse("2026-12-01T07:03:00Z"), t)).isEqualTo("明天 15:03");
         StatusTexts texts = new StatusTexts(zh);
         assertThat(texts.time(t)).isEqualTo("15:03:00");
+        assertThat(texts.progress("pulled 12 records")).isEqualTo("已拉取 12 条记录");
+        assertThat(texts.progress("pushing 1 change")).isEqualTo("正在推送 1 项更改");
+        assertThat(texts.progress("something new")).as("an unknown form is shown as it is").isEqualTo("something new");
+        StatusTexts en = new StatusTexts(new Messages(Locale.UK, ZoneId.of("Europe/London")));
+        assertThat(en.progress("pulled 1 record")).isEqualTo("pulled 1 record");
+        assertThat(en.progress("pulled 0 records")).isEqualTo("pulled 0 records");
+        assertThat(en.progress("pushing 3 changes")).isEqualTo("pushing 3 changes");
     }
 
     @Test
