@@ -197,6 +197,13 @@ class DesktopProcessTest {
         Thread.sleep(1000);
         int[] d = session.geometry(dialog[0]);
         Screenshots.save(session, "screenshot-settings-zh.png", d[0] - 8, d[1] - 40, d[2] + 16, d[3] + 48);
+        session.check("xdotool", "key", "Escape");   // Cancel
+        session.waitUntil("the dialog is closed", () -> session.visibleWindows("^leasesync 设置$").isEmpty());
+
+        // the tray's menu in Chinese too (AWT draws it with its own fonts: the CJK font must reach it)
+        int[] menu = openTrayMenu(icon);
+        Screenshots.save(session, "tray-menu-zh.png", menu[0] - 24, menu[1] - 8, menu[2] + 48, menu[3] + 16);
+        session.check("xdotool", "key", "Escape");
         assertThat(app.isAlive()).isTrue();
     }
 
