@@ -277,13 +277,12 @@ public final class MainViewModel {
         for (Scope s : Scope.values()) {
             TaskKey key = new TaskKey(user, s);
             background.execute(() -> {
-                if (!due.test(key)) {
-                    return;
-                }
+                // A pause is asked first: it is the user's own reason, and the card says it; the
+                // "synced moments ago" rule (due) records its skip in the history when it applies.
                 java.util.Optional<String> refused = gate.refusal(key, source);
                 if (refused.isPresent()) {
                     skipped(key, source, refused.get());
-                } else {
+                } else if (due.test(key)) {
                     submitQuietly(TriggerRequest.of(key, source));
                 }
             });

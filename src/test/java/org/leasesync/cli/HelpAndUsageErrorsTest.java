@@ -122,8 +122,8 @@ class HelpAndUsageErrorsTest {
     void anUnknownCommandIsNamedAsOneWithTheCommandsThereAre() {
         Result r = run("bogus");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: sync, edit, records, serve, "
-                + "status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
+        assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: sync, edit, resolve, records, "
+                + "outbox, serve, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
         assertThat(r.err()).doesNotContain("Unmatched");
     }
 
