@@ -63,6 +63,7 @@ public final class AppAssembly implements AutoCloseable {
     private final BackgroundServices services;
     private ScheduledFuture<?> refresher;
     private QaWindow qaWindow;
+    private final WindowPlacement placement;
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
@@ -148,6 +149,8 @@ public final class AppAssembly implements AutoCloseable {
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
         stage.setScene(scene);
+        this.placement = new WindowPlacement(stage, settingsFile);
+        placement.restore();
     }
 
     /**
@@ -275,6 +278,9 @@ public final class AppAssembly implements AutoCloseable {
         backend.runtime().coordinator().removeListener(vm.tracker());
         if (qaWindow != null) {
             qaWindow.stage().hide();
+        }
+        if (stage.isShowing()) {
+            placement.save();
         }
         tray.remove();
         lifecycle.dispose();

@@ -23,9 +23,11 @@ final class HistoryView extends VBox {
         Button reload = new Button("Reload");
         reload.setId("history-reload");
         reload.setOnAction(e -> vm.load());
-        HBox head = new HBox(10, new Label("Scope"), scope, reload,
-                new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
-                        + "and window triggers skipped because it had just synced."));
+        Label about = new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
+                + "and window triggers skipped because it had just synced.");
+        about.setWrapText(true);
+        HBox.setHgrow(about, Priority.ALWAYS);
+        HBox head = new HBox(10, new Label("Scope"), scope, reload, about);
         head.setAlignment(Pos.CENTER_LEFT);
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");

@@ -41,11 +41,20 @@ final class MainView {
         Button qa = new Button("QA tools");
         qa.setId("qa-open");
         qa.setOnAction(e -> openQa.run());
-        Region spacer = new Region();
-        HBox.setHgrow(spacer, Priority.ALWAYS);
         Node pause = BackgroundControls.pauseControl(desktop, messages);
         MenuButton menu = BackgroundControls.appMenu(desktop, messages, quit);
-        HBox top = new HBox(10, title, spacer, pause, new Label("Account"), account, syncAll, qa, menu);
+        // The controls wrap to a second line in a narrow window rather than cutting the title short.
+        title.setMinWidth(Region.USE_PREF_SIZE);
+        javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(10, 6, pause, new Label("Account"), account,
+                syncAll, qa, menu);
+        controls.setAlignment(Pos.CENTER_RIGHT);
+        controls.getChildren().forEach(n -> {
+            if (n instanceof Region r) {
+                r.setMinWidth(Region.USE_PREF_SIZE);
+            }
+        });
+        HBox.setHgrow(controls, Priority.ALWAYS);
+        HBox top = new HBox(10, title, controls);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(12, 16, 12, 16));
         top.getStyleClass().add("top-bar");
