@@ -37,11 +37,33 @@ final class DataView extends VBox {
         records.setId("data-records");
         records.getColumns().add(col("Record", r -> r.id(), 140));
         records.getColumns().add(col("Version", r -> r.version(), 70));
-        records.getColumns().add(col("Content", r -> r.content(), 500));
+        TableColumn<DataViewModel.RecordRow, Object> content = col("Content", r -> r.oneLine(), 500);
+        content.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+            @Override
+            protected void updateItem(Object item, boolean empty) {
+                super.updateItem(item, empty);
+                DataViewModel.RecordRow row = empty || getTableRow() == null ? null : getTableRow().getItem();
+                setText(empty || item == null ? null : item.toString());
+                setTooltip(row == null ? null : new javafx.scene.control.Tooltip(row.pretty()));
+            }
+        });
+        records.getColumns().add(content);
         records.getColumns().add(col("Changed on server", r -> r.syncedAt(), 130));
         records.getColumns().add(col("Local edit", r -> r.localEdit(), 90));
         records.setPlaceholder(new Label("No records yet: sync this scope first."));
-        VBox.setVgrow(records, Priority.ALWAYS);
+        // the selected record's content, pretty-printed
+        TextArea recordDetail = new TextArea();
+        recordDetail.setId("data-record-detail");
+        recordDetail.setEditable(false);
+        recordDetail.setWrapText(false);
+        recordDetail.setPrefWidth(280);
+        recordDetail.setMinWidth(160);
+        recordDetail.setPromptText("Select a record to see its content");
+        recordDetail.getStyleClass().add("record-detail");
+        records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
+        HBox.setHgrow(records, Priority.ALWAYS);
+        HBox recordsPane = new HBox(8, records, recordDetail);
+        VBox.setVgrow(recordsPane, Priority.ALWAYS);
 
         TableView<DataViewModel.OutboxRow> outbox = new TableView<>(vm.outbox());
         outbox.setId("data-outbox");
@@ -95,7 +117,7 @@ final class DataView extends VBox {
         HBox form = new HBox(8, id, payload, save);
         form.setAlignment(Pos.CENTER_LEFT);
 
-        getChildren().addAll(head, records, new Label("Outbox (local edits waiting for the server)"), outbox,
+        getChildren().addAll(head, recordsPane, new Label("Outbox (local edits waiting for the server)"), outbox,
                 conflictButtons, new Label("Edit a record (goes to the outbox)"), form, message);
     }
 

@@ -32,7 +32,31 @@ public final class DataViewModel {
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /** A record row. */
-    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
+    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) {
+
+        /** The content on one line, for the table cell (line breaks become spaces). */
+        public String oneLine() {
+            return content.replaceAll("\\s*[\\r\\n]+\\s*", " ");
+        }
+
+        /** The content pretty-printed by Jackson (indented, one field a line); as is when it is not JSON. */
+        public String pretty() {
+            return DataViewModel.pretty(content);
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectWriter PRETTY = new ObjectMapper()
+            .writerWithDefaultPrettyPrinter();
+
+    /** {@code json} pretty-printed by Jackson's default pretty printer; the text as is when it is not JSON. */
+    static String pretty(String json) {
+        try {
+            JsonNode n = JSON.readTree(json);
+            return n == null || n.isMissingNode() ? json : PRETTY.writeValueAsString(n);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return json;
+        }
+    }
 
     /**
      * An outbox row; {@code theirs} is the server's version for conflicts ("deleted on the server
