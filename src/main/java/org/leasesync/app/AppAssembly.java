@@ -144,7 +144,8 @@ public final class AppAssembly implements AutoCloseable {
                 + "A task never runs twice at once: a trigger that finds it running joins it. "
                 + StatusTexts.servers(backend.servers());
         MainView view = new MainView(vm, data, history, this::openQa, footer,
-                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, lifecycle::quit);
+                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, lifecycle::quit,
+                new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");

@@ -44,8 +44,8 @@ final class BackgroundControls {
         return new StackPane(pause, paused);
     }
 
-    /** "Menu ▾": desktop notifications, start at login, quit. */
-    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable quit) {
+    /** "Menu ▾": desktop notifications, start at login, open the logs / data folder, quit. */
+    static MenuButton appMenu(DesktopViewModel desktop, Messages m, FolderActions folders, Runnable quit) {
         CheckMenuItem notify = new CheckMenuItem();
         notify.setId("menu-notifications");
         notify.textProperty().bind(javafx.beans.binding.Bindings.when(desktop.notificationsAvailableProperty())
@@ -66,7 +66,15 @@ final class BackgroundControls {
         exit.setId("menu-quit");
         exit.setOnAction(e -> quit.run());
 
-        MenuButton menu = new MenuButton(m.get("menu.button"), null, notify, login, new SeparatorMenuItem(), exit);
+        MenuItem logs = new MenuItem(m.get("menu.openLogs"));
+        logs.setId("menu-open-logs");
+        logs.setOnAction(e -> folders.openLogs());
+        MenuItem data = new MenuItem(m.get("menu.openData"));
+        data.setId("menu-open-data");
+        data.setOnAction(e -> folders.openData());
+
+        MenuButton menu = new MenuButton(m.get("menu.button"), null, notify, login, new SeparatorMenuItem(), logs, data,
+                new SeparatorMenuItem(), exit);
         menu.setId("app-menu");
         return menu;
     }

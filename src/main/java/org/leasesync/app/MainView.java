@@ -25,7 +25,7 @@ final class MainView {
 
     MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa, String footer,
              java.util.function.Consumer<String> switchAccount, DesktopViewModel desktop, Messages messages,
-             Runnable quit) {
+             Runnable quit, FolderActions folders) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -42,7 +42,7 @@ final class MainView {
         qa.setId("qa-open");
         qa.setOnAction(e -> openQa.run());
         Node pause = BackgroundControls.pauseControl(desktop, messages);
-        MenuButton menu = BackgroundControls.appMenu(desktop, messages, quit);
+        MenuButton menu = BackgroundControls.appMenu(desktop, messages, folders, quit);
         // The controls wrap to a second line in a narrow window rather than cutting the title short.
         title.setMinWidth(Region.USE_PREF_SIZE);
         javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(10, 6, pause, new Label("Account"), account,
