@@ -56,8 +56,9 @@ final class DataView extends VBox {
         recordDetail.setId("data-record-detail");
         recordDetail.setEditable(false);
         recordDetail.setWrapText(false);
-        recordDetail.setPrefWidth(280);
-        recordDetail.setMinWidth(160);
+        recordDetail.setPrefWidth(300);
+        recordDetail.setMinWidth(220);
+        records.setPrefWidth(300);   // the table takes the rest of the width (it scrolls sideways)
         recordDetail.setPromptText("Select a record to see its content");
         recordDetail.getStyleClass().add("record-detail");
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));

@@ -11,9 +11,9 @@ import javafx.stage.Modality;
 import javafx.stage.Window;
 
 /**
- * The detail view of one history row: every field on its own line, values wrapped and selectable by
- * copy (a run's merged triggers counted per source, never one name per trigger). Non-modal: the
- * history stays usable behind it. FX thread only.
+ * The detail view of one history row: every field on its own line, values wrapped (a run's merged
+ * triggers counted per source, never one name per trigger), and a button that copies them all as
+ * text. Non-modal: the history stays usable behind it. FX thread only.
  */
 final class HistoryDetail {
 
@@ -42,6 +42,7 @@ final class HistoryDetail {
             value.setMaxWidth(520);
             grid.addRow(i++, name, value);
         }
+        grid.setPadding(new javafx.geometry.Insets(4, 8, 4, 8));
         ScrollPane scroll = new ScrollPane(grid);
         scroll.setFitToWidth(true);
         scroll.setPrefViewportHeight(Math.min(460, 30 * row.details().size()));
@@ -53,8 +54,26 @@ final class HistoryDetail {
         dialog.getDialogPane().setId("history-detail");
         dialog.getDialogPane().setContent(scroll);
         ButtonType close = new ButtonType(messages.get("history.detail.close"), javafx.scene.control.ButtonBar.ButtonData.CANCEL_CLOSE);
-        dialog.getDialogPane().getButtonTypes().add(close);
+        ButtonType copy = new ButtonType(messages.get("history.detail.copy"), javafx.scene.control.ButtonBar.ButtonData.LEFT);
+        dialog.getDialogPane().getButtonTypes().addAll(copy, close);
+        javafx.scene.control.Button copyButton = (javafx.scene.control.Button) dialog.getDialogPane().lookupButton(copy);
+        copyButton.setId("history-detail-copy");
+        copyButton.addEventFilter(javafx.event.ActionEvent.ACTION, e -> {
+            e.consume();   // copying does not close the dialog
+            javafx.scene.input.ClipboardContent c = new javafx.scene.input.ClipboardContent();
+            c.putString(asText(row));
+            javafx.scene.input.Clipboard.getSystemClipboard().setContent(c);
+        });
         dialog.show();
         return dialog;
+    }
+
+    /** "Name: value" lines, a value of several lines indented under its name. */
+    static String asText(HistoryViewModel.Row row) {
+        StringBuilder sb = new StringBuilder();
+        for (HistoryViewModel.Field f : row.details()) {
+            sb.append(f.name()).append(": ").append(f.value().replace("\n", "\n    ")).append('\n');
+        }
+        return sb.toString();
     }
 }

@@ -26,9 +26,9 @@ final class HistoryView extends VBox {
         Label about = new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
                 + "and window triggers skipped because it had just synced.");
         about.setWrapText(true);
-        HBox.setHgrow(about, Priority.ALWAYS);
-        HBox head = new HBox(10, new Label("Scope"), scope, reload, about);
-        head.setAlignment(Pos.CENTER_LEFT);
+        HBox controls = new HBox(10, new Label("Scope"), scope, reload);
+        controls.setAlignment(Pos.CENTER_LEFT);
+        VBox head = new VBox(6, controls, about);   // the explanation wraps on its own line
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");
         table.getColumns().add(DataView.col("Started", r -> r.started(), 80));

@@ -112,7 +112,8 @@ public final class StatusTexts {
 
     /**
      * The progress line of a running card: "Pushed 40 of 120 changes" once the push stage counted the
-     * outbox, "Pulled 3 pages · 120 records" while pulling, "Starting…" before the first page.
+     * outbox, "Pulled 3 pages · 120 records" while pulling, "Pulling…" while the first page is on its
+     * way, "Starting…" before that.
      */
     public String progress(RunView r) {
         org.leasesync.registry.RunProgress c = r.counts();
@@ -124,7 +125,10 @@ public final class StatusTexts {
         if (c.pagesPulled() > 0) {
             return messages.get("card.progress.pull", c.pagesPulled(), c.recordsPulled());
         }
-        return messages.get(r.local() ? "card.progress.starting" : "card.progress.otherProcess");
+        if (!r.local()) {
+            return messages.get("card.progress.otherProcess");
+        }
+        return messages.get(r.stage().isPresent() ? "card.progress.pulling" : "card.progress.starting");
     }
 
     /** The main line, e.g. "Up to date · last synced 14:05:12". */

@@ -91,8 +91,8 @@ final class WindowPlacement {
 
     /**
      * Puts {@code other} (the QA tools) beside {@code main}: to its right when it fits on main's screen,
-     * else to its left, else overlapping at main's left edge; vertically aligned with main and kept on
-     * the screen.
+     * else to its left, else against the screen edge on the side with more room (overlapping main as
+     * little as it can); vertically aligned with main and kept on the screen.
      */
     static void beside(Window main, Window other) {
         // before its first showing a window has no size yet: its scene's size stands in
@@ -101,14 +101,19 @@ final class WindowPlacement {
         Rectangle2D screen = Screen.getScreensForRectangle(main.getX(), main.getY(), Math.max(1, main.getWidth()),
                 Math.max(1, main.getHeight())).stream().findFirst().orElse(Screen.getPrimary()).getVisualBounds();
         double gap = 8;
+        double roomRight = screen.getMaxX() - (main.getX() + main.getWidth() + gap);
+        double roomLeft = main.getX() - gap - screen.getMinX();
         double x;
-        if (main.getX() + main.getWidth() + gap + w <= screen.getMaxX()) {
+        if (w <= roomRight) {
             x = main.getX() + main.getWidth() + gap;
-        } else if (main.getX() - gap - w >= screen.getMinX()) {
+        } else if (w <= roomLeft) {
             x = main.getX() - gap - w;
+        } else if (roomRight >= roomLeft) {
+            x = screen.getMaxX() - w;   // overlapping as little as it can, on the side with more room
         } else {
-            x = Math.max(screen.getMinX(), Math.min(main.getX() + 40, screen.getMaxX() - w));
+            x = screen.getMinX();
         }
+        x = Math.max(screen.getMinX(), Math.min(x, screen.getMaxX() - w));
         double y = Math.max(screen.getMinY(), Math.min(main.getY(), screen.getMaxY() - h));
         other.setX(x);
         other.setY(y);

@@ -110,6 +110,12 @@ class HistoryDetailUiTest {
                 "Recovery decision: —");
         assertThat(all).contains("pushing  2026-11-30 10:00:02");
         assertThat(all).doesNotContain("schedule, schedule");
+        robot.clickOn("#history-detail-copy");
+        String[] clip = new String[1];
+        robot.interact(() -> clip[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
+        assertThat(clip[0]).contains("Run id: run-7\n", "Joined by: 16 triggers: schedule × 12, foreground × 3, manual × 1\n",
+                "Stages: pulling  2026-11-30 10:00:00\n    pushing  2026-11-30 10:00:02");
+        assertThat(robot.lookup("#history-detail").tryQuery()).as("copying keeps the dialog open").isPresent();
         closeDetails(robot);
 
         // Enter on the selected row opens the same view

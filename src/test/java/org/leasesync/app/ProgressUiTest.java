@@ -82,7 +82,7 @@ class ProgressUiTest {
         robot.clickOn("#sync-course_sync");
         waitUntil("bar shown while pulling", () -> row.isVisible()
                 && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS);
-        assertThat(text(robot, "#progress-text-course_sync")).isIn("Starting…", "Pulled 1 page · no records",
+        assertThat(text(robot, "#progress-text-course_sync")).isIn("Starting…", "Pulling…", "Pulled 1 page · no records",
                 "Pulled 1 page · 1 record");
         waitUntil("pushing counted", () -> text(robot, "#progress-text-course_sync").equals("Pushed 0 of 3 changes"));
         assertThat(bar.getProgress()).isEqualTo(0.0);

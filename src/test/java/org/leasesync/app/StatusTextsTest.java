@@ -168,7 +168,9 @@ class StatusTextsTest {
 
     @Test
     void theProgressLineCountsPagesWhilePullingAndChangesOfTheOutboxWhilePushing() {
-        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.NONE))).isEqualTo("Starting…");
+        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.NONE))).isEqualTo("Pulling…");
+        assertThat(texts.progress(new RunView("r1", KEY, 3, "o", TaskSource.MANUAL, List.of(), T0, Optional.empty(), "",
+                true, false))).isEqualTo("Starting…");
         assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.pulled(1, 1)))).isEqualTo("Pulled 1 page · 1 record");
         assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.pulled(3, 120))))
                 .isEqualTo("Pulled 3 pages · 120 records");
