@@ -18,6 +18,15 @@ import org.leasesync.registry.Scope;
 /** The data tab: records, the outbox with conflicts (both versions), and a small edit form. */
 final class DataView extends VBox {
 
+    /** The tab in a scroll pane: in a small window its parts keep their minimum sizes and it scrolls. */
+    static javafx.scene.control.ScrollPane scrolling(DataViewModel vm) {
+        javafx.scene.control.ScrollPane pane = new javafx.scene.control.ScrollPane(new DataView(vm));
+        pane.setId("data-scroll");
+        pane.setFitToWidth(true);
+        pane.setFitToHeight(true);
+        return pane;
+    }
+
     DataView(DataViewModel vm) {
         setSpacing(10);
         setPadding(new Insets(14));
@@ -59,6 +68,7 @@ final class DataView extends VBox {
         recordDetail.setPrefWidth(300);
         recordDetail.setMinWidth(220);
         records.setPrefWidth(300);   // the table takes the rest of the width (it scrolls sideways)
+        records.setMinHeight(150);   // a few rows always show; the tab scrolls in a small window
         recordDetail.setPromptText("Select a record to see its content");
         recordDetail.getStyleClass().add("record-detail");
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
@@ -89,8 +99,15 @@ final class DataView extends VBox {
         Button again = new Button("Send again");
         again.setId("outbox-send-again");
         again.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.sendAgain(r.changeId())));
-        HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take,
-                new Label("   Selected refused edit:"), discard, again);
+        HBox conflict = new HBox(8, new Label("Selected conflict:"), keep, take);
+        conflict.setAlignment(Pos.CENTER_LEFT);
+        HBox refused = new HBox(8, new Label("Selected refused edit:"), discard, again);
+        refused.setAlignment(Pos.CENTER_LEFT);
+        for (HBox box : java.util.List.of(conflict, refused)) {
+            box.getChildren().forEach(n -> ((javafx.scene.layout.Region) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+        }
+        // the two groups wrap to two lines in a narrow window rather than cutting their buttons short
+        javafx.scene.layout.FlowPane conflictButtons = new javafx.scene.layout.FlowPane(24, 6, conflict, refused);
         conflictButtons.setAlignment(Pos.CENTER_LEFT);
 
         TextField id = new TextField();
@@ -112,6 +129,7 @@ final class DataView extends VBox {
         save.setId("edit-save");
         save.getStyleClass().add("accent");
         save.setOnAction(e -> vm.saveEdit(id.getText(), payload.getText()));
+        save.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         Label message = new Label();
         message.setId("data-message");
         message.textProperty().bind(vm.messageProperty());

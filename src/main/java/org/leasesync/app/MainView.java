@@ -92,7 +92,7 @@ final class MainView {
 
         Tab syncTab = new Tab("Sync", scroll);
         syncTab.setId("tab-sync");
-        Tab dataTab = new Tab("Data", new DataView(data));
+        Tab dataTab = new Tab("Data", DataView.scrolling(data));
         dataTab.setId("tab-data");
         dataTab.setOnSelectionChanged(e -> {
             if (dataTab.isSelected()) {
