@@ -266,7 +266,10 @@ public final class AppAssembly implements AutoCloseable {
         return services.offlineMonitor();
     }
 
-    /** Stops triggers, timers, probes, notifications and background work, removes the tray icon and closes the QA window. FX thread. */
+    /**
+     * Stops triggers, timers, probes, notifications and background work, removes the tray icon, closes
+     * the QA window, saves the window's size and position and hides it. FX thread.
+     */
     @Override
     public void close() {
         schedule.close();
@@ -282,6 +285,9 @@ public final class AppAssembly implements AutoCloseable {
         }
         if (stage.isShowing()) {
             placement.save();
+            // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the
+            // JVM's shutdown then ends the renderer, which would refuse a frame with a stack trace on stderr
+            stage.hide();
         }
         tray.remove();
         lifecycle.dispose();
