@@ -41,20 +41,7 @@ public final class DataViewModel {
 
         /** The content pretty-printed by Jackson (indented, one field a line); as is when it is not JSON. */
         public String pretty() {
-            return DataViewModel.pretty(content);
-        }
-    }
-
-    private static final com.fasterxml.jackson.databind.ObjectWriter PRETTY = new ObjectMapper()
-            .writerWithDefaultPrettyPrinter();
-
-    /** {@code json} pretty-printed by Jackson's default pretty printer; the text as is when it is not JSON. */
-    static String pretty(String json) {
-        try {
-            JsonNode n = JSON.readTree(json);
-            return n == null || n.isMissingNode() ? json : PRETTY.writeValueAsString(n);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            return json;
+            return PrettyJson.format(content);
         }
     }
 

@@ -106,7 +106,7 @@ class DataTabUiTest {
         waitUntil("detail shown", () -> robot.lookup("#data-record-detail").queryAs(javafx.scene.control.TextArea.class)
                 .getText().equals(pretty));
         assertThat(c.getTooltip().getText()).isEqualTo(pretty);
-        assertThat(DataViewModel.pretty("not json {")).as("not JSON: shown as is").isEqualTo("not json {");
+        assertThat(PrettyJson.format("not json {")).as("not JSON: shown as is").isEqualTo("not json {");
     }
 
     @Test
