@@ -70,6 +70,7 @@ public final class AppAssembly implements AutoCloseable {
     private final javafx.beans.property.StringProperty footer = new javafx.beans.property.SimpleStringProperty("");
     private final SettingsViewModel settingsModel;
     private SettingsDialog settingsDialog;
+    private final WindowPlacement placement;
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
@@ -157,11 +158,14 @@ public final class AppAssembly implements AutoCloseable {
         this.settingsModel = new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals);
         MainView view = new MainView(vm, data, history, this::openQa, footer,
                 user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, this::openSettings,
-                lifecycle::quit);
+                lifecycle::quit,
+                new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
         stage.setScene(scene);
+        this.placement = new WindowPlacement(stage, settingsFile);
+        placement.restore();
     }
 
     private void showFooter(StatusTexts texts, Duration scheduleInterval, Duration foregroundMinInterval) {
@@ -323,7 +327,10 @@ public final class AppAssembly implements AutoCloseable {
         return services.offlineMonitor();
     }
 
-    /** Stops triggers, timers, probes, notifications and background work, removes the tray icon and closes the QA window. FX thread. */
+    /**
+     * Stops triggers, timers, probes, notifications and background work, removes the tray icon, closes
+     * the QA window, saves the window's size and position and hides it. FX thread.
+     */
     @Override
     public void close() {
         schedule.close();
@@ -339,6 +346,12 @@ public final class AppAssembly implements AutoCloseable {
         }
         if (settingsDialog != null) {
             settingsDialog.stage().hide();
+        }
+        if (stage.isShowing()) {
+            placement.save();
+            // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the
+            // JVM's shutdown then ends the renderer, which would refuse a frame with a stack trace on stderr
+            stage.hide();
         }
         tray.remove();
         lifecycle.dispose();

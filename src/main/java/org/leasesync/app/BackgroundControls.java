@@ -44,8 +44,9 @@ final class BackgroundControls {
         return new StackPane(pause, paused);
     }
 
-    /** "Menu ▾": settings, desktop notifications, start at login, quit. */
-    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable openSettings, Runnable quit) {
+    /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, quit. */
+    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
+                              Runnable quit) {
         MenuItem settings = new MenuItem(m.get("menu.settings"));
         settings.setId("menu-settings");
         settings.setOnAction(e -> openSettings.run());
@@ -70,7 +71,15 @@ final class BackgroundControls {
         exit.setId("menu-quit");
         exit.setOnAction(e -> quit.run());
 
+        MenuItem logs = new MenuItem(m.get("menu.openLogs"));
+        logs.setId("menu-open-logs");
+        logs.setOnAction(e -> folders.openLogs());
+        MenuItem data = new MenuItem(m.get("menu.openData"));
+        data.setId("menu-open-data");
+        data.setOnAction(e -> folders.openData());
+
         MenuButton menu = new MenuButton(m.get("menu.button"), null, settings, new SeparatorMenuItem(), notify, login,
+                new SeparatorMenuItem(), logs, data,
                 new SeparatorMenuItem(), exit);
         menu.setId("app-menu");
         return menu;

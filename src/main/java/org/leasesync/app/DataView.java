@@ -18,6 +18,15 @@ import org.leasesync.registry.Scope;
 /** The data tab: records, the outbox with conflicts (both versions), and a small edit form. */
 final class DataView extends VBox {
 
+    /** The tab in a scroll pane: in a small window its parts keep their minimum sizes and it scrolls. */
+    static javafx.scene.control.ScrollPane scrolling(DataViewModel vm) {
+        javafx.scene.control.ScrollPane pane = new javafx.scene.control.ScrollPane(new DataView(vm));
+        pane.setId("data-scroll");
+        pane.setFitToWidth(true);
+        pane.setFitToHeight(true);
+        return pane;
+    }
+
     DataView(DataViewModel vm) {
         setSpacing(10);
         setPadding(new Insets(14));
@@ -37,11 +46,35 @@ final class DataView extends VBox {
         records.setId("data-records");
         records.getColumns().add(col("Record", r -> r.id(), 140));
         records.getColumns().add(col("Version", r -> r.version(), 70));
-        records.getColumns().add(col("Content", r -> r.content(), 500));
+        TableColumn<DataViewModel.RecordRow, Object> content = col("Content", r -> r.oneLine(), 500);
+        content.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+            @Override
+            protected void updateItem(Object item, boolean empty) {
+                super.updateItem(item, empty);
+                DataViewModel.RecordRow row = empty || getTableRow() == null ? null : getTableRow().getItem();
+                setText(empty || item == null ? null : item.toString());
+                setTooltip(row == null ? null : new javafx.scene.control.Tooltip(row.pretty()));
+            }
+        });
+        records.getColumns().add(content);
         records.getColumns().add(col("Changed on server", r -> r.syncedAt(), 130));
         records.getColumns().add(col("Local edit", r -> r.localEdit(), 90));
         records.setPlaceholder(new Label("No records yet: sync this scope first."));
-        VBox.setVgrow(records, Priority.ALWAYS);
+        // the selected record's content, pretty-printed
+        TextArea recordDetail = new TextArea();
+        recordDetail.setId("data-record-detail");
+        recordDetail.setEditable(false);
+        recordDetail.setWrapText(false);
+        recordDetail.setPrefWidth(300);
+        recordDetail.setMinWidth(220);
+        records.setPrefWidth(300);   // the table takes the rest of the width (it scrolls sideways)
+        records.setMinHeight(150);   // a few rows always show; the tab scrolls in a small window
+        recordDetail.setPromptText("Select a record to see its content");
+        recordDetail.getStyleClass().add("record-detail");
+        records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
+        HBox.setHgrow(records, Priority.ALWAYS);
+        HBox recordsPane = new HBox(8, records, recordDetail);
+        VBox.setVgrow(recordsPane, Priority.ALWAYS);
 
         TableView<DataViewModel.OutboxRow> outbox = new TableView<>(vm.outbox());
         outbox.setId("data-outbox");
@@ -66,8 +99,15 @@ final class DataView extends VBox {
         Button again = new Button("Send again");
         again.setId("outbox-send-again");
         again.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.sendAgain(r.changeId())));
-        HBox conflictButtons = new HBox(8, new Label("Selected conflict:"), keep, take,
-                new Label("   Selected refused edit:"), discard, again);
+        HBox conflict = new HBox(8, new Label("Selected conflict:"), keep, take);
+        conflict.setAlignment(Pos.CENTER_LEFT);
+        HBox refused = new HBox(8, new Label("Selected refused edit:"), discard, again);
+        refused.setAlignment(Pos.CENTER_LEFT);
+        for (HBox box : java.util.List.of(conflict, refused)) {
+            box.getChildren().forEach(n -> ((javafx.scene.layout.Region) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+        }
+        // the two groups wrap to two lines in a narrow window rather than cutting their buttons short
+        javafx.scene.layout.FlowPane conflictButtons = new javafx.scene.layout.FlowPane(24, 6, conflict, refused);
         conflictButtons.setAlignment(Pos.CENTER_LEFT);
 
         TextField id = new TextField();
@@ -89,13 +129,14 @@ final class DataView extends VBox {
         save.setId("edit-save");
         save.getStyleClass().add("accent");
         save.setOnAction(e -> vm.saveEdit(id.getText(), payload.getText()));
+        save.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         Label message = new Label();
         message.setId("data-message");
         message.textProperty().bind(vm.messageProperty());
         HBox form = new HBox(8, id, payload, save);
         form.setAlignment(Pos.CENTER_LEFT);
 
-        getChildren().addAll(head, records, new Label("Outbox (local edits waiting for the server)"), outbox,
+        getChildren().addAll(head, recordsPane, new Label("Outbox (local edits waiting for the server)"), outbox,
                 conflictButtons, new Label("Edit a record (goes to the outbox)"), form, message);
     }
 

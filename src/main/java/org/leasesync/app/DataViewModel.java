@@ -32,7 +32,18 @@ public final class DataViewModel {
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /** A record row. */
-    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) { }
+    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) {
+
+        /** The content on one line, for the table cell (line breaks become spaces). */
+        public String oneLine() {
+            return content.replaceAll("\\s*[\\r\\n]+\\s*", " ");
+        }
+
+        /** The content pretty-printed by Jackson (indented, one field a line); as is when it is not JSON. */
+        public String pretty() {
+            return PrettyJson.format(content);
+        }
+    }
 
     /**
      * An outbox row; {@code theirs} is the server's version for conflicts ("deleted on the server

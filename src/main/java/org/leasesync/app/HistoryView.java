@@ -23,10 +23,12 @@ final class HistoryView extends VBox {
         Button reload = new Button("Reload");
         reload.setId("history-reload");
         reload.setOnAction(e -> vm.load());
-        HBox head = new HBox(10, new Label("Scope"), scope, reload,
-                new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
-                        + "triggers skipped because it had just synced."));
-        head.setAlignment(Pos.CENTER_LEFT);
+        Label about = new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
+                + "and window triggers skipped because it had just synced.");
+        about.setWrapText(true);
+        HBox controls = new HBox(10, new Label("Scope"), scope, reload);
+        controls.setAlignment(Pos.CENTER_LEFT);
+        VBox head = new VBox(6, controls, about);   // the explanation wraps on its own line
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");
         table.getColumns().add(DataView.col("Started", r -> r.started(), 80));
@@ -37,7 +39,24 @@ final class HistoryView extends VBox {
         table.getColumns().add(DataView.col("Owner", r -> r.owner(), 220));
         table.getColumns().add(DataView.col("Message / recovery", r -> r.error(), 300));
         table.setPlaceholder(new Label("No runs yet."));
+        table.setRowFactory(t -> {
+            javafx.scene.control.TableRow<HistoryViewModel.Row> row = new javafx.scene.control.TableRow<>();
+            row.setOnMouseClicked(e -> {
+                if (e.getClickCount() == 2 && !row.isEmpty()) {
+                    HistoryDetail.show(getScene().getWindow(), row.getItem(), vm.messages());
+                }
+            });
+            return row;
+        });
+        table.setOnKeyPressed(e -> {
+            HistoryViewModel.Row selected = table.getSelectionModel().getSelectedItem();
+            if (e.getCode() == javafx.scene.input.KeyCode.ENTER && selected != null) {
+                HistoryDetail.show(getScene().getWindow(), selected, vm.messages());
+            }
+        });
+        Label hint = new Label(vm.messages().get("history.detail.hint"));
+        hint.getStyleClass().add("hint");
         VBox.setVgrow(table, Priority.ALWAYS);
-        getChildren().addAll(head, table);
+        getChildren().addAll(head, table, hint);
     }
 }

@@ -13,8 +13,8 @@ import javafx.collections.ObservableList;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStore;
 import org.leasesync.registry.Scope;
+import org.leasesync.registry.SourceCounts;
 import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
 import org.leasesync.sync.RecentSyncs;
 import org.leasesync.sync.TriggerSkip;
 
@@ -31,7 +31,14 @@ public final class HistoryViewModel {
      * for a run, {@code error} is a failed run's reason or a succeeded run's note, with the recovery decision.
      */
     public record Row(String started, String sources, String result, String stages, String epoch, String owner,
-                      String error) { }
+                      String error, List<Field> details) {
+        public Row {
+            details = List.copyOf(details);
+        }
+    }
+
+    /** One line of a row's detail view: a field's name and its value (may span lines). */
+    public record Field(String name, String value) { }
 
     private final RunStore runs;
     private final RecentSyncs skips;
@@ -56,6 +63,11 @@ public final class HistoryViewModel {
 
     public ObjectProperty<Scope> scopeProperty() {
         return scope;
+    }
+
+    /** The texts of the history's labels and detail view. */
+    public Messages messages() {
+        return texts.messages();
     }
 
     public ObservableList<Row> rows() {
@@ -85,16 +97,54 @@ public final class HistoryViewModel {
     }
 
     private Row row(TriggerSkip s) {
-        return new Row(texts.time(s.at()), s.source().wireName(), "skipped", "", "", s.owner(), s.reason());
+        Messages m = texts.messages();
+        List<Field> details = List.of(
+                new Field(m.get("history.field.result"), "skipped"),
+                new Field(m.get("history.field.key"), s.key().asString()),
+                new Field(m.get("history.field.trigger"), s.source().wireName()),
+                new Field(m.get("history.field.at"), dateTime(s.at())),
+                new Field(m.get("history.field.owner"), s.owner()),
+                new Field(m.get("history.field.madeUnnecessaryBy"), s.recentRunId()),
+                new Field(m.get("history.field.note"), s.reason()));
+        return new Row(texts.time(s.at()), s.source().wireName(), "skipped", "", "", s.owner(), s.reason(), details);
     }
 
     private Row row(RunRecord r) {
-        String sources = r.firstSource().wireName() + (r.mergedSources().isEmpty() ? ""
-                : " (joined by " + r.mergedSources().stream().map(TaskSource::wireName).collect(Collectors.joining(", ")) + ")");
+        Messages m = texts.messages();
+        SourceCounts merged = SourceCounts.of(r.mergedSources());
+        String sources = r.firstSource().wireName() + (merged.isEmpty() ? "" : " (" + m.get("history.joinedBy", merged.text()) + ")");
         String stages = r.stages().stream().map(s -> s.stage() + " " + texts.time(s.at())).collect(Collectors.joining(" → "));
         String result = r.statusText() + r.endedAt().map(e -> " at " + texts.time(e)).orElse("");
         // A failed run's reason, or what a succeeded run has to say (e.g. it downloaded everything again).
         String error = r.error().orElse("") + r.recovery().map(x -> (r.error().isPresent() ? " · " : "") + "recovery: " + x).orElse("");
-        return new Row(texts.time(r.startedAt()), sources, result, stages, Long.toString(r.epoch()), r.owner(), error);
+        List<Field> details = new ArrayList<>();
+        details.add(new Field(m.get("history.field.runId"), r.runId()));
+        details.add(new Field(m.get("history.field.key"), r.key().asString()));
+        details.add(new Field(m.get("history.field.owner"), r.owner()));
+        details.add(new Field(m.get("history.field.epoch"), Long.toString(r.epoch())));
+        details.add(new Field(m.get("history.field.origin"), r.origin()
+                .map(o -> m.get("history.origin", o.program(), o.server())).orElse(m.get("history.notRecorded"))));
+        details.add(new Field(m.get("history.field.startedBy"), r.firstSource().wireName()));
+        details.add(new Field(m.get("history.field.joinedBy"), merged.isEmpty() ? m.get("history.none")
+                : m.get("history.joinedCount", merged.total(), merged.text())));
+        details.add(new Field(m.get("history.field.started"), dateTime(r.startedAt())));
+        details.add(new Field(m.get("history.field.ended"), r.endedAt().map(this::dateTime).orElse(m.get("history.stillRunning"))));
+        details.add(new Field(m.get("history.field.stages"), r.stages().isEmpty() ? m.get("history.none")
+                : r.stages().stream().map(s -> s.stage() + "  " + dateTime(s.at())).collect(Collectors.joining("\n"))));
+        details.add(new Field(m.get("history.field.result"), r.statusText()));
+        boolean succeeded = r.status().map(st -> st == org.leasesync.registry.RunStatus.SUCCEEDED).orElse(false);
+        details.add(new Field(m.get(succeeded ? "history.field.note" : "history.field.error"),
+                r.error().orElse(m.get("history.none"))));
+        details.add(new Field(m.get("history.field.recovery"), r.recovery().orElse(m.get("history.none"))));
+        return new Row(texts.time(r.startedAt()), sources, result, stages, Long.toString(r.epoch()), r.owner(), error,
+                details);
     }
+
+    /** Date and time with seconds, in the user's zone: "2026-11-30 14:05:12". */
+    private String dateTime(java.time.Instant t) {
+        return DATE_TIME.withZone(texts.messages().zone()).format(t);
+    }
+
+    private static final java.time.format.DateTimeFormatter DATE_TIME =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", java.util.Locale.ROOT);
 }

@@ -25,7 +25,7 @@ final class MainView {
 
     MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa,
              javafx.beans.value.ObservableValue<String> footer, java.util.function.Consumer<String> switchAccount,
-             DesktopViewModel desktop, Messages messages, Runnable openSettings, Runnable quit) {
+             DesktopViewModel desktop, Messages messages, Runnable openSettings, Runnable quit, FolderActions folders) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -41,11 +41,20 @@ final class MainView {
         Button qa = new Button(messages.get("main.qaTools"));
         qa.setId("qa-open");
         qa.setOnAction(e -> openQa.run());
-        Region spacer = new Region();
-        HBox.setHgrow(spacer, Priority.ALWAYS);
         Node pause = BackgroundControls.pauseControl(desktop, messages);
-        MenuButton menu = BackgroundControls.appMenu(desktop, messages, openSettings, quit);
-        HBox top = new HBox(10, title, spacer, pause, new Label(messages.get("main.account")), account, syncAll, qa, menu);
+        MenuButton menu = BackgroundControls.appMenu(desktop, messages, openSettings, folders, quit);
+        // The controls wrap to a second line in a narrow window rather than cutting the title short.
+        title.setMinWidth(Region.USE_PREF_SIZE);
+        javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(10, 6, pause,
+                new Label(messages.get("main.account")), account, syncAll, qa, menu);
+        controls.setAlignment(Pos.CENTER_RIGHT);
+        controls.getChildren().forEach(n -> {
+            if (n instanceof Region r) {
+                r.setMinWidth(Region.USE_PREF_SIZE);
+            }
+        });
+        HBox.setHgrow(controls, Priority.ALWAYS);
+        HBox top = new HBox(10, title, controls);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(12, 16, 12, 16));
         top.getStyleClass().add("top-bar");
@@ -84,7 +93,7 @@ final class MainView {
 
         Tab syncTab = new Tab(messages.get("tab.sync"), scroll);
         syncTab.setId("tab-sync");
-        Tab dataTab = new Tab(messages.get("tab.data"), new DataView(data));
+        Tab dataTab = new Tab(messages.get("tab.data"), DataView.scrolling(data));
         dataTab.setId("tab-data");
         dataTab.setOnSelectionChanged(e -> {
             if (dataTab.isSelected()) {

@@ -125,7 +125,7 @@ public final class MainViewModel {
         if (!s.key().userId().equals(currentUser.get())) {
             return;
         }
-        cards.get(s.key().scope()).apply(s, overlay, texts);
+        cards.get(s.key().scope()).apply(s, overlay, texts, time.now());
         for (var l : statusListeners) {
             l.accept(s);
         }
@@ -156,7 +156,7 @@ public final class MainViewModel {
     private void reapply() {
         for (ScopeCardModel c : cards.values()) {
             if (c.status() != null) {
-                c.apply(c.status(), overlay, texts);
+                c.apply(c.status(), overlay, texts, time.now());
             }
         }
     }

@@ -13,13 +13,20 @@ import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 
-/** The QA tools window: fire all triggers, the live lease table, the server's fault switches. */
+/**
+ * The QA tools window: fire all triggers, the live lease table, the server's fault switches. An
+ * ordinary window of its own — no owner and not always on top, so the main window can come in front
+ * of it — that opens beside the main window and hides with it.
+ */
 final class QaWindow {
 
     private final Stage stage = new Stage();
+    private final Window main;
+    private boolean placed;
 
-    QaWindow(QaViewModel vm, Window owner) {
-        stage.initOwner(owner);
+    QaWindow(QaViewModel vm, Window main) {
+        this.main = main;
+        main.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> stage.hide());
         stage.setTitle("leasesync — QA tools");
         Spinner<Integer> times = new Spinner<>(1, 1000, 50);
         times.setId("qa-times");
@@ -105,6 +112,10 @@ final class QaWindow {
     }
 
     void show() {
+        if (!placed) {
+            WindowPlacement.beside(main, stage);
+            placed = true;
+        }
         stage.show();
         stage.toFront();
     }

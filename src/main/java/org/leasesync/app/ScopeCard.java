@@ -78,7 +78,22 @@ final class ScopeCard extends VBox {
         HBox.setHgrow(headline, Priority.ALWAYS);
         HBox status = new HBox(8, headline, discard, cancel);
         status.setAlignment(Pos.CENTER_LEFT);
-        getChildren().addAll(top, status, detail);
+        javafx.scene.control.ProgressBar bar = new javafx.scene.control.ProgressBar();
+        bar.setId("progress-" + id);
+        bar.progressProperty().bind(model.progressProperty());
+        bar.setPrefWidth(160);
+        bar.setMinWidth(80);
+        Label progressText = new Label();
+        progressText.setId("progress-text-" + id);
+        progressText.getStyleClass().add("card-detail");
+        progressText.setWrapText(true);
+        progressText.textProperty().bind(model.progressTextProperty());
+        HBox progressRow = new HBox(8, bar, progressText);
+        progressRow.setId("progress-row-" + id);
+        progressRow.setAlignment(Pos.CENTER_LEFT);
+        progressRow.visibleProperty().bind(model.progressVisibleProperty());
+        progressRow.managedProperty().bind(progressRow.visibleProperty());
+        getChildren().addAll(top, status, progressRow, detail);
     }
 
     /** Moves the keyboard focus to this card's Sync now button (the card was asked for). */

@@ -23,6 +23,10 @@ public final class ScopeCardModel {
     private final ReadOnlyBooleanWrapper checkAgainVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper cancelVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper progressVisible = new ReadOnlyBooleanWrapper(false);
+    private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(
+            javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS);
+    private final ReadOnlyStringWrapper progressText = new ReadOnlyStringWrapper("");
     private volatile KeyStatus status;
 
     /** @param messages the texts of the card (its title, "Loading…", the buttons) */
@@ -43,9 +47,14 @@ public final class ScopeCardModel {
 
     /** Shows {@code s} under {@code overlay} (paused, offline). */
     void apply(KeyStatus s, CardOverlay overlay, StatusTexts texts) {
+        apply(s, overlay, texts, overlay.now());
+    }
+
+    /** Shows {@code s} under {@code overlay} at {@code now} ("Synced just now" right after a sync). */
+    void apply(KeyStatus s, CardOverlay overlay, StatusTexts texts, java.time.Instant now) {
         status = s;
         KeyStatus.Kind shown = overlay.shown(s.kind());
-        headline.set(texts.headline(s, overlay));
+        headline.set(texts.headline(s, overlay, now));
         detail.set(texts.detail(s, overlay));
         kind.set(shown);
         boolean running = s.kind() == KeyStatus.Kind.RUNNING;
@@ -54,6 +63,15 @@ public final class ScopeCardModel {
         checkAgainVisible.set(s.kind() == KeyStatus.Kind.NEEDS_ATTENTION);
         cancelVisible.set(running && local);
         followUpVisible.set(running && local && !s.run().get().followUpQueued());
+        progressVisible.set(running);
+        if (running) {
+            progress.set(s.run().get().counts().pushedFraction()
+                    .orElse(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS));
+            progressText.set(texts.progress(s.run().get()));
+        } else {
+            progress.set(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS);
+            progressText.set("");
+        }
     }
 
     void reset() {
@@ -65,6 +83,8 @@ public final class ScopeCardModel {
         checkAgainVisible.set(false);
         cancelVisible.set(false);
         followUpVisible.set(false);
+        progressVisible.set(false);
+        progressText.set("");
     }
 
     /** Shows a one-off message (e.g. a trigger could not be submitted) in the detail line. */
@@ -108,6 +128,24 @@ public final class ScopeCardModel {
 
     public ReadOnlyBooleanProperty cancelVisibleProperty() {
         return cancelVisible.getReadOnlyProperty();
+    }
+
+    /** Whether the progress bar shows (a run is going on). */
+    public ReadOnlyBooleanProperty progressVisibleProperty() {
+        return progressVisible.getReadOnlyProperty();
+    }
+
+    /**
+     * The progress bar's value: the pushed fraction in [0, 1] once the push stage counted the outbox,
+     * else {@link javafx.scene.control.ProgressIndicator#INDETERMINATE_PROGRESS} (-1: pulling, total unknown).
+     */
+    public javafx.beans.property.ReadOnlyDoubleProperty progressProperty() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** The text beside the bar, e.g. "Pushed 40 of 120 changes"; empty when nothing runs. */
+    public ReadOnlyStringProperty progressTextProperty() {
+        return progressText.getReadOnlyProperty();
     }
 
     public ReadOnlyBooleanProperty followUpVisibleProperty() {

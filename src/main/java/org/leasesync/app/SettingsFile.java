@@ -36,9 +36,13 @@ import org.leasesync.registry.TimeSource;
  *   "scheduleInterval" : "5m",                           // the settings dialog's start options,
  *   "foregroundMinInterval" : "1m",                      // each absent when not set
  *   "language" : "zh-CN",                                // "en", "zh-CN"; absent: the system's
- *   "server" : { "urls" : [ "https://sync.example.org/" ], "user" : "bob", "token" : "…" }
+ *   "server" : { "urls" : [ "https://sync.example.org/" ], "user" : "bob", "token" : "…" },
+ *   "window" : { "x" : 120.0, "y" : 80.0, "width" : 1180.0, "height" : 780.0, "maximized" : false }
  * }
  * }</pre>
+ *
+ * <p>{@code "window"} is the main window's last size and position ({@link #windowGeometry()}); a
+ * malformed one is ignored (the window opens at its default size) and replaced on the next save.
  *
  * <p>A file that cannot be read — not JSON, or a value of the wrong type — is never overwritten:
  * it is moved aside to {@code settings.json.unreadable-<UTC time>}, the defaults are used, and
@@ -152,6 +156,55 @@ public final class SettingsFile {
         current = next;
         return next;
     }
+
+    /**
+     * The main window's last size and position; empty when none was saved or the saved one is
+     * malformed (logged).
+     */
+    public synchronized Optional<WindowGeometry> windowGeometry() {
+        JsonNode w = raw.get(WINDOW);
+        if (w == null || w.isNull()) {
+            return Optional.empty();
+        }
+        try {
+            if (!w.isObject() || !w.path("x").isNumber() || !w.path("y").isNumber() || !w.path("width").isNumber()
+                    || !w.path("height").isNumber() || !w.path("maximized").isBoolean()) {
+                throw new IllegalArgumentException("needs numbers x, y, width, height and true/false maximized, got " + w);
+            }
+            return Optional.of(new WindowGeometry(w.get("x").doubleValue(), w.get("y").doubleValue(),
+                    w.get("width").doubleValue(), w.get("height").doubleValue(), w.get("maximized").booleanValue()));
+        } catch (IllegalArgumentException e) {
+            org.slf4j.LoggerFactory.getLogger(SettingsFile.class).warn("ignoring \"{}\" in {}: {}", WINDOW, file,
+                    e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Saves the main window's size and position, keeping every other key.
+     *
+     * @throws LeasesyncException if the file cannot be written
+     */
+    public synchronized void saveWindowGeometry(WindowGeometry g) {
+        Objects.requireNonNull(g, "geometry");
+        ObjectNode w = JsonNodeFactory.instance.objectNode();
+        w.put("x", g.x());
+        w.put("y", g.y());
+        w.put("width", g.width());
+        w.put("height", g.height());
+        w.put("maximized", g.maximized());
+        ObjectNode before = raw;
+        raw = raw.deepCopy();
+        raw.set(WINDOW, w);
+        try {
+            update(UnaryOperator.identity());
+        } catch (LeasesyncException e) {
+            raw = before;
+            throw e;
+        }
+    }
+
+    private static final String WINDOW = "window";
 
     private static DesktopSettings parse(ObjectNode o) {
         boolean notifications = bool(o, "notifications", DesktopSettings.DEFAULTS.notifications());

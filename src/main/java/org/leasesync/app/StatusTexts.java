@@ -93,6 +93,45 @@ public final class StatusTexts {
         return s.retryAt().filter(r -> r.isBefore(probe) && r.isAfter(overlay.now())).orElse(probe);
     }
 
+    /** How long after a successful sync its card says "Synced just now". */
+    public static final java.time.Duration JUST_NOW = java.time.Duration.ofMinutes(1);
+
+    /**
+     * The main line under {@code overlay} at {@code now}: as {@link #headline(KeyStatus, CardOverlay)},
+     * except that an up-to-date key whose last sync ended less than {@link #JUST_NOW} before {@code now}
+     * reads "Synced just now · 14:05:12" (a sync that ended within a second still shows that it ran).
+     */
+    public String headline(KeyStatus s, CardOverlay overlay, Instant now) {
+        if (overlay.shown(s.kind()) == KeyStatus.Kind.IDLE && s.lastSuccess().isPresent()) {
+            java.time.Duration ago = java.time.Duration.between(s.lastSuccess().get(), now);
+            if (!ago.isNegative() && ago.compareTo(JUST_NOW) < 0) {
+                return messages.get("card.syncedJustNow", time(s.lastSuccess().get()));
+            }
+        }
+        return headline(s, overlay);
+    }
+
+    /**
+     * The progress line of a running card: "Pushed 40 of 120 changes" once the push stage counted the
+     * outbox, "Pulled 3 pages · 120 records" while pulling, "Pulling…" while the first page is on its
+     * way, "Starting…" before that.
+     */
+    public String progress(RunView r) {
+        org.leasesync.registry.RunProgress c = r.counts();
+        if (c.pushTotal().isPresent()) {
+            int total = Math.max(c.pushTotal().getAsInt(), c.changesPushed());
+            return total == 0 ? messages.get("card.progress.nothingToPush", c.pagesPulled(), c.recordsPulled())
+                    : messages.get("card.progress.push", c.changesPushed(), total);
+        }
+        if (c.pagesPulled() > 0) {
+            return messages.get("card.progress.pull", c.pagesPulled(), c.recordsPulled());
+        }
+        if (!r.local()) {
+            return messages.get("card.progress.otherProcess");
+        }
+        return messages.get(r.stage().isPresent() ? "card.progress.pulling" : "card.progress.starting");
+    }
+
     /** The main line, e.g. "Up to date · last synced 14:05:12". */
     public String headline(KeyStatus s) {
         return switch (s.kind()) {
@@ -182,7 +221,8 @@ public final class StatusTexts {
                 RunView r = s.run().orElseThrow();
                 if (s.joinedByUser()) {
                     sb.append(joined(r));
-                } else if (!r.progress().isBlank()) {
+                } else if (!r.progress().isBlank() && r.counts().equals(org.leasesync.registry.RunProgress.NONE)) {
+                    // with counts, the progress line under the headline says it
                     sb.append(capitalize(progress(r.progress())));
                 }
                 if (r.followUpQueued()) {
@@ -191,7 +231,8 @@ public final class StatusTexts {
                 if (!r.local()) {
                     append(sb, messages.get("detail.otherProcessRunning"));
                 }
-                if (s.joinedByUser() && !r.progress().isBlank()) {
+                if (s.joinedByUser() && !r.progress().isBlank()
+                        && r.counts().equals(org.leasesync.registry.RunProgress.NONE)) {
                     append(sb, progress(r.progress()));
                 }
             }

@@ -38,6 +38,11 @@ final class JournalingLocalData implements LocalData {
     }
 
     @Override
+    public int pendingCount(TaskKey key) {
+        return delegate.pendingCount(key);
+    }
+
+    @Override
     public List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds) {
         return delegate.outboxEntries(key, changeIds);
     }

@@ -21,7 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first, each preceded by
- * the timer triggers skipped because it had just synced. Read-only.
+ * the timer triggers skipped because it had just synced; the triggers that joined a run are counted
+ * per source ("joined by schedule × 12, foreground × 3"). Read-only.
  */
 @Command(name = "history", mixinStandardHelpOptions = true,
         description = "Show a task key's runs, newest first: sources (first and merged), owner, epoch, stages "
@@ -85,7 +86,8 @@ public final class HistoryCommand implements Callable<Integer> {
                 out.println(Views.local(s.at()) + "  skipped  " + s.source().wireName() + " trigger");
                 out.println("    owner " + s.owner() + "  — " + s.reason());
             }
-            String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " (joined by " + String.join(", ", r.mergedSources()) + ")");
+            String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " (joined by "
+                    + counts(r.mergedSourceCounts()) + ")");
             out.println(Views.local(Instant.parse(r.startedAt())) + "  " + r.status() + "  epoch " + r.epoch()
                     + "  started by " + sources);
             out.println("    run " + r.runId() + "  owner " + r.owner());
@@ -104,5 +106,11 @@ public final class HistoryCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** "schedule × 12, foreground × 3" (see {@link org.leasesync.registry.SourceCounts#text()}). */
+    private static String counts(Map<String, Integer> bySource) {
+        return bySource.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 }

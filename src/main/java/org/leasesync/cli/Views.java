@@ -39,16 +39,20 @@ final class Views {
     /**
      * A run as {@code history} and {@code status} show it. {@code error} is the reason of a run that
      * did not succeed; {@code note} what a succeeded run has to say (e.g. that it downloaded
-     * everything again because the server's data went back); null when none.
+     * everything again because the server's data went back); null when none. {@code mergedSources}
+     * lists every trigger that joined, in arrival order (kept for existing readers);
+     * {@code mergedSourceCounts} counts them per source, in first-arrival order.
      */
     record RunView(String runId, String key, long epoch, String owner, String firstSource, List<String> mergedSources,
+                   java.util.Map<String, Integer> mergedSourceCounts,
                    String startedAt, String endedAt, String stage, String status, String error, String note,
                    String recovery, List<StageView> stages) {
         static RunView of(RunRecord r) {
             boolean succeeded = r.status().map(s -> s == RunStatus.SUCCEEDED).orElse(false);
             String text = r.error().orElse(null);
             return new RunView(r.runId(), r.key().asString(), r.epoch(), r.owner(), r.firstSource().wireName(),
-                    r.mergedSources().stream().map(TaskSource::wireName).toList(), r.startedAt().toString(),
+                    r.mergedSources().stream().map(TaskSource::wireName).toList(),
+                    org.leasesync.registry.SourceCounts.of(r.mergedSources()).byWireName(), r.startedAt().toString(),
                     r.endedAt().map(Instant::toString).orElse(null), r.stageText(), r.statusText(),
                     succeeded ? null : text, succeeded ? text : null, r.recovery().orElse(null),
                     r.stages().stream().map(s -> new StageView(s.stage(), s.at().toString())).toList());

@@ -83,6 +83,23 @@ final class LocalRunContext implements RunContext {
     }
 
     @Override
+    public void progress(String text, RunProgress counts) {
+        java.util.Objects.requireNonNull(counts, "counts");
+        synchronized (active.lockFor(key())) {
+            run.view = run.view.withProgress(text, counts);
+        }
+        events.publish(new RunEvent(RunEvent.Kind.PROGRESS, key(), Optional.of(run.view), Optional.empty(),
+                Optional.empty(), Optional.empty()));
+    }
+
+    @Override
+    public RunProgress counts() {
+        synchronized (active.lockFor(key())) {
+            return run.view.counts();
+        }
+    }
+
+    @Override
     public TimeSource time() {
         return time;
     }

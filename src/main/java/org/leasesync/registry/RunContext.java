@@ -49,6 +49,19 @@ public interface RunContext {
     /** Publishes a short progress text (in memory only; listeners see it). Never blocks on I/O. */
     void progress(String text);
 
+    /**
+     * Publishes a short progress text with the run's counts so far (in memory only; listeners see both
+     * in {@link RunView#counts()}). Never blocks on I/O. This default drops the counts.
+     */
+    default void progress(String text, RunProgress counts) {
+        progress(text);
+    }
+
+    /** The counts last published with {@link #progress(String, RunProgress)}; {@link RunProgress#NONE} before. */
+    default RunProgress counts() {
+        return RunProgress.NONE;
+    }
+
     /** The time source. */
     TimeSource time();
 }

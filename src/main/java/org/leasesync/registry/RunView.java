@@ -18,14 +18,24 @@ import java.util.Optional;
  * @param progress a short progress text such as "pulled 120 records", may be empty
  * @param local whether the run executes in this process
  * @param followUpQueued whether one more run will follow this one
+ * @param counts what the run has done so far (pages pulled, changes pushed of the push total)
  */
 public record RunView(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
                       List<TaskSource> mergedSources, Instant startedAt, Optional<Stage> stage,
-                      String progress, boolean local, boolean followUpQueued) {
+                      String progress, boolean local, boolean followUpQueued, RunProgress counts) {
 
     public RunView {
         mergedSources = List.copyOf(mergedSources);
         progress = progress == null ? "" : progress;
+        counts = counts == null ? RunProgress.NONE : counts;
+    }
+
+    /** A view with no counts yet ({@link RunProgress#NONE}). */
+    public RunView(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
+                   List<TaskSource> mergedSources, Instant startedAt, Optional<Stage> stage,
+                   String progress, boolean local, boolean followUpQueued) {
+        this(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, progress, local, followUpQueued,
+                RunProgress.NONE);
     }
 
     /** A view of a stored run record (another process's run). */
@@ -36,23 +46,28 @@ public record RunView(String runId, TaskKey key, long epoch, String owner, TaskS
 
     RunView withStage(Stage s) {
         return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, Optional.of(s),
-                progress, local, followUpQueued);
+                progress, local, followUpQueued, counts);
     }
 
     RunView withProgress(String p) {
         return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, p, local,
-                followUpQueued);
+                followUpQueued, counts);
+    }
+
+    RunView withProgress(String p, RunProgress c) {
+        return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, p, local,
+                followUpQueued, c);
     }
 
     RunView withMerged(TaskSource s) {
         List<TaskSource> m = new java.util.ArrayList<>(mergedSources);
         m.add(s);
         return new RunView(runId, key, epoch, owner, firstSource, m, startedAt, stage, progress, local,
-                followUpQueued);
+                followUpQueued, counts);
     }
 
     RunView withFollowUp(boolean queued) {
         return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, progress,
-                local, queued);
+                local, queued, counts);
     }
 }

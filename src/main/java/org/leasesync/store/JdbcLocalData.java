@@ -75,6 +75,20 @@ public final class JdbcLocalData implements LocalData {
     }
 
     @Override
+    public int pendingCount(TaskKey key) {
+        return db.query("count the outbox of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND scope = ? AND state = 'pending'")) {
+                bindKey(ps, 1, key);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        });
+    }
+
+    @Override
     public List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds) {
         return db.query("read outbox entries of " + key, c -> {
             Map<String, OutboxEntry> byId = new HashMap<>();

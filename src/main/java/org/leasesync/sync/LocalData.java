@@ -23,6 +23,12 @@ public interface LocalData {
      */
     List<OutboxEntry> pendingOutbox(TaskKey key, int limit);
 
+    /**
+     * How many of the key's outbox entries wait to be pushed (all pending entries, also those held back
+     * behind an earlier edit of their record) — the push total a progress bar counts against.
+     */
+    int pendingCount(TaskKey key);
+
     /** Pending entries by change id, in the given order; missing ids are left out. */
     List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds);
 

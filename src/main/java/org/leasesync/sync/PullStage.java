@@ -2,6 +2,7 @@ package org.leasesync.sync;
 
 import java.util.Optional;
 import org.leasesync.registry.RunContext;
+import org.leasesync.registry.RunProgress;
 
 /**
  * The pull stage of a {@link SyncWorker} run:
@@ -48,6 +49,7 @@ final class PullStage {
         Optional<String> cursor = local.pullCursor(ctx.key());
         Optional<String> pushed = local.pushedPosition(ctx.key());
         int total = 0;
+        int pages = 0;
         int emptyInARow = 0;
         boolean resynced = false;
         while (true) {
@@ -74,7 +76,8 @@ final class PullStage {
             }
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
-            ctx.progress("pulled " + total + " record" + (total == 1 ? "" : "s"));
+            pages++;
+            ctx.progress("pulled " + total + " record" + (total == 1 ? "" : "s"), RunProgress.pulled(pages, total));
             if (!page.hasMore()) {
                 return local.finishResync(ctx.fence(), ctx.runId());
             }

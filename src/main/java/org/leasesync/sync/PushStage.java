@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.RunContext;
+import org.leasesync.registry.RunProgress;
 
 /**
  * The push stage of a sync run:
@@ -71,6 +72,9 @@ final class PushStage {
 
     Pushed push(RunContext ctx) throws InterruptedException {
         Pushed pushed = NOTHING;
+        int total = local.pendingCount(ctx.key());
+        ctx.progress(total == 0 ? "nothing to push" : "pushing 0 of " + total + " change" + (total == 1 ? "" : "s"),
+                ctx.counts().pushing(total));
         Optional<Checkpoint> cp = ctx.checkpointAtStart();
         if (ctx.discardUnconfirmed() && cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
             log.log(System.Logger.Level.WARNING, "{0}: the user discarded unconfirmed push {1} ({2}); its edits are "
@@ -82,6 +86,7 @@ final class PushStage {
         if (cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
             sent.addAll(cp.get().pushChangeIds());
             pushed = pushed.plus(settleInFlight(ctx, cp.get(), sent));
+            pushedSoFar(ctx, pushed);
         }
         while (true) {
             List<OutboxEntry> entries = local.pendingOutbox(ctx.key(), settings.pushBatchSize());
@@ -98,7 +103,18 @@ final class PushStage {
                         "push " + ctx.key() + ": no result for changes " + ids + " sent in this run", null);
             }
             pushed = pushed.plus(send(ctx, entries, sent));
+            pushedSoFar(ctx, pushed);
         }
+    }
+
+    /** Publishes "pushed 40 of 120 changes" with the counts for a progress bar. */
+    private static void pushedSoFar(RunContext ctx, Pushed pushed) {
+        RunProgress before = ctx.counts();
+        int done = pushed.confirmed() + pushed.rejected();
+        RunProgress now = before.pushedMore(Math.max(0, done - before.changesPushed()));
+        int total = now.pushTotal().orElse(done);
+        ctx.progress("pushed " + now.changesPushed() + " of " + Math.max(total, now.changesPushed()) + " change"
+                + (total == 1 ? "" : "s"), now);
     }
 
     /** Sends {@code entries} as one new batch (new idempotency key) and settles the answer. */
@@ -106,7 +122,7 @@ final class PushStage {
         entries.forEach(e -> sent.add(e.changeId()));
         PushBatch batch = new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
         local.beginPush(ctx.fence(), ctx.runId(), batch);
-        ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"));
+        ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"), ctx.counts());
         Answer answer;
         try {
             answer = Answer.confirmed(remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId()));

@@ -37,9 +37,9 @@ import org.leasesync.registry.TimeSource;
  *       next one, ±10% jitter, comes about 1.9 intervals after the last success), the minimum
  *       interval for the foreground trigger.</li>
  * </ol>
- * Every rule errs towards syncing: when in doubt, the trigger is due. A timer trigger found
- * unnecessary is recorded in the key's history ({@link TriggerSkip}); a foreground one is not (focus
- * changes are frequent and say less). The coordinator applies the rule with the key's lease granted
+ * Every rule errs towards syncing: when in doubt, the trigger is due. A timer or foreground trigger
+ * found unnecessary is recorded in the key's history ({@link TriggerSkip}), so "why did it not sync
+ * when I came back to the window?" has an answer (focus gains are debounced by the window first). The coordinator applies the rule with the key's lease granted
  * ({@link #backgroundTriggers}), so two windows whose timers fire together cannot both sync: the
  * second one finds the first one's success.
  *
@@ -118,7 +118,7 @@ public final class RecentSyncGate {
      * a {@code schedule} trigger is unnecessary when the key synced successfully less than
      * {@link #SCHEDULE_SHARE} of {@code scheduleInterval} ago, and the skip is recorded in the key's
      * history; a {@code foreground} trigger when it synced less than {@code foregroundMinInterval}
-     * ago (not recorded); a {@code retry} when the key's newest run has succeeded since the failure
+     * ago (recorded likewise); a {@code retry} when the key's newest run has succeeded since the failure
      * that scheduled it, in any window (not recorded); {@code manual} and {@code recovery} triggers
      * always run. A failure to check or to record lets the trigger run (logged).
      *
@@ -134,9 +134,9 @@ public final class RecentSyncGate {
         }
         Duration focusWithin = foregroundMinInterval;   // zero (allowed by --foreground-min-interval): never recent
         return request -> switch (request.source()) {
-            case SCHEDULE -> unnecessaryTick(request.key(), timerWithin);
-            case FOREGROUND -> focusWithin.isZero() ? Optional.empty() : recent(request.key(), focusWithin)
-                    .map(r -> "synced " + describe(r.age()) + " ago " + by(r.run()));
+            case SCHEDULE -> unnecessary(request.key(), TaskSource.SCHEDULE, timerWithin);
+            case FOREGROUND -> focusWithin.isZero() ? Optional.empty()
+                    : unnecessary(request.key(), TaskSource.FOREGROUND, focusWithin);
             case RETRY -> supersededRetry(request.key());
             default -> Optional.empty();
         };
@@ -157,21 +157,21 @@ public final class RecentSyncGate {
         }
     }
 
-    private Optional<String> unnecessaryTick(TaskKey key, Duration within) {
+    private Optional<String> unnecessary(TaskKey key, TaskSource source, Duration within) {
         Optional<Verdict.Recent> recent = recent(key, within);
         if (recent.isEmpty()) {
             return Optional.empty();
         }
-        TriggerSkip skip = new TriggerSkip(key, TaskSource.SCHEDULE, self.asString(), time.now(),
+        TriggerSkip skip = new TriggerSkip(key, source, self.asString(), time.now(),
                 recent.get().run().runId(), recent.get().age(), reason(recent.get()));
         try {
             store.recordSkip(skip);
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped timer trigger ({1}); it runs",
-                    key, e.getMessage());
+            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped {1} trigger ({2}); it runs",
+                    key, source.wireName(), e.getMessage());
             return Optional.empty();
         }
-        log.log(System.Logger.Level.INFO, "{0}: timer trigger {1}", key, skip.reason());
+        log.log(System.Logger.Level.INFO, "{0}: {1} trigger {2}", key, source.wireName(), skip.reason());
         return Optional.of(skip.reason());
     }
 

@@ -93,6 +93,22 @@ class DataTabUiTest {
         assertThat(serverPayload("course-1")).as("the other device's version was not overwritten").contains("other device");
     }
 
+    /** A record's content: one line in the table, pretty-printed by Jackson in the detail pane and the tooltip. */
+    @Test
+    void theSelectedRecordIsPrettyPrintedBesideTheTableWhoseCellStaysOneLine(FxRobot robot) throws Exception {
+        otherDevice("course-1", 1, false, "{\"title\":\"Linear Algebra\",\"progress\":0.42,\"tags\":[\"math\",\"y1\"]}");
+        openDataTab(robot);
+        String compact = "{\"title\":\"Linear Algebra\",\"progress\":0.42,\"tags\":[\"math\",\"y1\"]}";
+        TableCell<?, ?> c = cell(robot, "#data-records", compact);
+        assertThat(c.getText()).doesNotContain("\n");
+        robot.clickOn(c);
+        String pretty = "{\n  \"title\" : \"Linear Algebra\",\n  \"progress\" : 0.42,\n  \"tags\" : [ \"math\", \"y1\" ]\n}";
+        waitUntil("detail shown", () -> robot.lookup("#data-record-detail").queryAs(javafx.scene.control.TextArea.class)
+                .getText().equals(pretty));
+        assertThat(c.getTooltip().getText()).isEqualTo(pretty);
+        assertThat(PrettyJson.format("not json {")).as("not JSON: shown as is").isEqualTo("not json {");
+    }
+
     @Test
     void aConflictWithARecordDeletedOnTheServerSaysSoAndKeepMineRestoresIt(FxRobot robot) throws Exception {
         openDataTab(robot);

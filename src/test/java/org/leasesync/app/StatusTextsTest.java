@@ -160,4 +160,36 @@ class StatusTextsTest {
                 "http://a:1,http://b:1,http://c:1,http://d:1,https://user:secret@e:1")))
                 .isEqualTo("Servers: http://a:1/, http://b:1/, http://c:1/ and 2 more (the first that answers stays in use)");
     }
+
+    static RunView counted(org.leasesync.registry.RunProgress c) {
+        return new RunView("r1", KEY, 3, "host/1/2/ab", TaskSource.MANUAL, List.of(), T0, Optional.of(Stage.PUSHING),
+                "pushed 40 of 120 changes", true, false, c);
+    }
+
+    @Test
+    void theProgressLineCountsPagesWhilePullingAndChangesOfTheOutboxWhilePushing() {
+        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.NONE))).isEqualTo("Pulling…");
+        assertThat(texts.progress(new RunView("r1", KEY, 3, "o", TaskSource.MANUAL, List.of(), T0, Optional.empty(), "",
+                true, false))).isEqualTo("Starting…");
+        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.pulled(1, 1)))).isEqualTo("Pulled 1 page · 1 record");
+        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.pulled(3, 120))))
+                .isEqualTo("Pulled 3 pages · 120 records");
+        var pushing = org.leasesync.registry.RunProgress.pulled(3, 1200).pushing(120).pushedMore(40);
+        assertThat(texts.progress(counted(pushing))).isEqualTo("Pushed 40 of 120 changes");
+        assertThat(texts.progress(counted(org.leasesync.registry.RunProgress.pulled(2, 0).pushing(0))))
+                .isEqualTo("Pulled no records · nothing to push");
+        // with counts, the detail line does not repeat the worker's progress text
+        assertThat(texts.detail(running(counted(pushing), false))).isEmpty();
+    }
+
+    @Test
+    void aSyncThatJustEndedSaysSoForAMinuteThenShowsItsTime() {
+        KeyStatus s = KeyStatus.idle(KEY, Optional.of(T1));
+        CardOverlay none = CardOverlay.none(T1);
+        assertThat(texts.headline(s, none, T1.plusMillis(300))).isEqualTo("Up to date · synced just now (14:05:12)");
+        assertThat(texts.headline(s, none, T1.plusSeconds(59))).isEqualTo("Up to date · synced just now (14:05:12)");
+        assertThat(texts.headline(s, none, T1.plus(StatusTexts.JUST_NOW))).isEqualTo("Up to date · last synced 14:05:12");
+        // a clock that went back does not make an old sync "just now"
+        assertThat(texts.headline(s, none, T1.minusSeconds(5))).isEqualTo("Up to date · last synced 14:05:12");
+    }
 }

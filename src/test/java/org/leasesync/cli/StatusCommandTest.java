@@ -105,8 +105,40 @@ class StatusCommandTest {
         assertThat(root.get("checkpoints").get(0).get("idempotencyKey").asText()).isEqualTo("idem-9");
 
         Result history = run("history", "--key", "alice|course_sync", "--data-dir", dir.toString());
-        assertThat(history.out()).contains("failed", "started by schedule (joined by manual)", "server said 500",
+        assertThat(history.out()).contains("failed", "started by schedule (joined by manual × 1)", "server said 500",
                 "stages: pulling @");
+    }
+
+    /** 16 triggers joined one run: counted per source on one short line, and as an object in JSON. */
+    @Test
+    void historyCountsMergedTriggersPerSourceInsteadOfListingEveryOne() throws Exception {
+        Path dir = tmp.resolve("merged");
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            TaskRegistry reg = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(), Duration.ofSeconds(60),
+                    TimeSource.system(), OwnerLiveness.neverProvable());
+            HeldLease lease = reg.tryAcquire(key).orElseThrow();
+            var now = TimeSource.system().now();
+            store.runs().insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, now, Optional.empty());
+            for (int i = 0; i < 16; i++) {
+                TaskSource s = i < 12 ? TaskSource.SCHEDULE : i < 15 ? TaskSource.FOREGROUND : TaskSource.MANUAL;
+                store.runs().recordMergedTrigger("run-1", s, now.plusMillis(i));
+            }
+            store.runs().finishRun(lease.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), now);
+        }
+        Result text = run("history", "--key", "alice|course_sync", "--data-dir", dir.toString());
+        assertThat(text.code()).as(text.err()).isZero();
+        assertThat(text.out()).contains("started by manual (joined by schedule × 12, foreground × 3, manual × 1)");
+        assertThat(text.out()).doesNotContain("schedule, schedule");
+
+        JsonNode run = new ObjectMapper().readTree(run("history", "--json", "--key", "alice|course_sync", "--data-dir",
+                dir.toString()).out()).get("runs").get(0);
+        JsonNode counts = run.get("mergedSourceCounts");
+        assertThat(counts.get("schedule").asInt()).isEqualTo(12);
+        assertThat(counts.get("foreground").asInt()).isEqualTo(3);
+        assertThat(counts.get("manual").asInt()).isEqualTo(1);
+        assertThat(counts.fieldNames()).toIterable().containsExactly("schedule", "foreground", "manual");
+        assertThat(run.get("mergedSources")).hasSize(16);   // kept for existing readers
     }
 
     @Test

@@ -165,6 +165,10 @@ class RecentSyncGateTest {
         assertThat(skips(a, key).get(0).reason()).isEqualTo("skipped: synced 0 s ago by another process (pid "
                 + ProcessHandle.current().pid() + ")");
         assertThat(due(a, key, TaskSource.FOREGROUND)).as("coming back to the window right after").isFalse();
+        // the skipped foreground trigger is in the history too, newest first, above the run that made it unnecessary
+        TriggerSkip focus = skips(a, key).get(0);
+        assertThat(focus.source()).isEqualTo(TaskSource.FOREGROUND);
+        assertThat(focus.reason()).startsWith("skipped: synced 0 s ago by another process");
         time.elapse(FOREGROUND_MIN);
         assertThat(due(a, key, TaskSource.FOREGROUND)).isTrue();
         assertThat(due(a, key, TaskSource.SCHEDULE)).isFalse();
