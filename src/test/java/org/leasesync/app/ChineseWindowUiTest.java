@@ -91,7 +91,7 @@ class ChineseWindowUiTest {
         for (Scope sc : Scope.values()) {
             waitUntil("card " + sc + " synced", () -> text(robot, "#status-" + sc.wireName()).startsWith("已是最新"));
         }
-        assertThat(text(robot, "#status-course_sync")).isEqualTo("已是最新 · 上次同步 18:00:00");   // 10:00Z in Shanghai, 24-hour
+        assertThat(text(robot, "#status-course_sync")).isEqualTo("已是最新 · 刚刚同步（18:00:00）");   // 10:00Z in Shanghai, 24-hour; within a minute: "just now"
         assertThat(robot.lookup("#sync-course_sync").queryButton().getText()).isEqualTo("立即同步");
         assertThat(robot.lookup("#sync-all").queryButton().getText()).isEqualTo("全部同步");
         waitUntil("the tray's tooltip", () -> !tray.views.isEmpty()
