@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.Fence;
+import org.leasesync.registry.LeaseLostException;
+import org.leasesync.registry.StoreException;
 import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
@@ -39,7 +42,7 @@ public final class JdbcRunStore implements RunStore {
             + " ended_at_ms, stage, status, error_message, recovery";
     private static final int MAX_ERROR = 2000;
 
-    private final Database db;
+    private final SqlDatabase db;
     private final JdbcGuard guard;
     private final TimeSource time;
     private final Optional<RunOrigin> origin;
@@ -57,7 +60,7 @@ public final class JdbcRunStore implements RunStore {
         this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty());
     }
 
-    private JdbcRunStore(Database db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin) {
+    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin) {
         this.db = db;
         this.guard = guard;
         this.time = time;
@@ -75,6 +78,37 @@ public final class JdbcRunStore implements RunStore {
     /** The guarded-write primitive, for other stores writing under a run's fence. */
     public JdbcGuard guard() {
         return guard;
+    }
+
+    /**
+     * Runs {@code work} against this store bound to one local transaction: the fence is checked and
+     * its lease row locked once at the start, every read sees the transaction's own writes, and all
+     * writes commit together when {@code work} returns (nothing when it throws). The start of a run
+     * (checkpoint read, recovery, run row, first source) is one commit this way instead of several.
+     * Blocks on the database.
+     *
+     * @throws LeaseLostException if the fence is not current (nothing is written)
+     * @throws StoreException if the database fails (nothing is written)
+     */
+    @Override
+    public <T> T inOneTransaction(Fence fence, String what, Function<RunStore, T> work) {
+        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
+        return guard.inTransaction(fence, what, c -> BoundConnection.unwrap(bound -> {
+            SqlDatabase one = new BoundConnection(db, bound);
+            return work.apply(new JdbcRunStore(one, new JdbcGuard(one), time, origin));
+        }, c));
+    }
+
+    @Override
+    public long highestEpoch(TaskKey key) {
+        return db.query("read the highest run epoch of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT MAX(epoch) FROM run WHERE task_key = ?")) {
+                ps.setString(1, key.asString());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : 0L;
+                }
+            }
+        });
     }
 
     @Override
