@@ -36,6 +36,18 @@ public interface RunStore {
         return work.apply(this);
     }
 
+    /**
+     * Deletes old history of {@code key} as the store's retention allows (bounded; never a running
+     * run, never the key's newest successful run). Called after a run of the key has ended, outside
+     * the key's monitor, so no trigger waits for it. Blocks on the database.
+     *
+     * @return how many runs were deleted; the default keeps everything and returns 0
+     * @throws StoreException if the database fails
+     */
+    default int pruneHistory(TaskKey key, Instant now) {
+        return 0;
+    }
+
     /** The highest epoch any run of the key was recorded with, 0 if it has none. */
     default long highestEpoch(TaskKey key) {
         return lastRun(key).map(RunRecord::epoch).orElse(0L);

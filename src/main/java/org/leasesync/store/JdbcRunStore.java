@@ -46,6 +46,7 @@ public final class JdbcRunStore implements RunStore {
     private final JdbcGuard guard;
     private final TimeSource time;
     private final Optional<RunOrigin> origin;
+    private final RunRetention retention;
 
     /**
      * Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}); records no origin
@@ -57,11 +58,14 @@ public final class JdbcRunStore implements RunStore {
 
     /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
     public JdbcRunStore(Database db, TimeSource time) {
-        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty());
+        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty(),
+                RunRetention.DEFAULT);
     }
 
-    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin) {
+    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin,
+                         RunRetention retention) {
         this.db = db;
+        this.retention = java.util.Objects.requireNonNull(retention, "retention");
         this.guard = guard;
         this.time = time;
         this.origin = origin;
@@ -72,7 +76,24 @@ public final class JdbcRunStore implements RunStore {
      * it starts, so another process reading the run can tell where it came from.
      */
     public JdbcRunStore withOrigin(RunOrigin origin) {
-        return new JdbcRunStore(db, guard, time, Optional.of(origin));
+        return new JdbcRunStore(db, guard, time, Optional.of(origin), retention);
+    }
+
+    /** The same store, pruning run history as {@code retention} says ({@link RunRetention#DEFAULT} otherwise). */
+    public JdbcRunStore withRetention(RunRetention retention) {
+        return new JdbcRunStore(db, guard, time, origin, retention);
+    }
+
+    /**
+     * Deletes old runs of {@code key} as this store's {@link RunRetention} allows, at most its batch
+     * size, in one short transaction of its own. Blocks on the database.
+     *
+     * @return how many runs were deleted
+     * @throws StoreException if the database fails (nothing is deleted)
+     */
+    @Override
+    public int pruneHistory(TaskKey key, Instant now) {
+        return new RunHistoryPruner(db, retention).prune(key, now);
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
@@ -95,7 +116,7 @@ public final class JdbcRunStore implements RunStore {
         fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         return guard.inTransaction(fence, what, c -> BoundConnection.unwrap(bound -> {
             SqlDatabase one = new BoundConnection(db, bound);
-            return work.apply(new JdbcRunStore(one, new JdbcGuard(one), time, origin));
+            return work.apply(new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention));
         }, c));
     }
 
