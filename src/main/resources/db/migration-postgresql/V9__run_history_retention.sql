@@ -1,9 +1,12 @@
--- Issue 14 §2/§6: the newest runs of a key by epoch (lastRun, runningRun, highestEpoch, the history
--- and the retention's cut-off) are read through an index instead of sorting every run of the key,
--- so a trigger's decision stays flat as the history grows. Old runs are pruned after each run ends
+-- Issue 14 §2/§6: the newest runs of a key by epoch (lastRun, runningRun, lastSucceeded,
+-- highestEpoch, the history and the retention's cut-off) are read through an index instead of
+-- sorting every run of the key, so a trigger's decision stays flat as the history grows. The indexes
+-- are descending and the queries order by (task_key, [status,] epoch DESC, started_at_ms DESC): H2
+-- walks an index in order only when the ORDER BY matches it from its first column (EXPLAIN shows
+-- "index sorted"; before, every run of the key was read and sorted). Old runs are pruned after each run ends
 -- (RunRetention, docs/architecture.md "Run history retention").
 -- Every client migration exists twice, identical in meaning: db/migration (H2) and
 -- db/migration-postgresql.
-CREATE INDEX run_by_key_epoch ON run (task_key, epoch, started_at_ms);
-CREATE INDEX run_by_key_status_epoch ON run (task_key, status, epoch);
+CREATE INDEX run_by_key_epoch ON run (task_key, epoch DESC, started_at_ms DESC);
+CREATE INDEX run_by_key_status_epoch ON run (task_key, status, epoch DESC, started_at_ms DESC);
 CREATE INDEX trigger_skip_by_key_time ON trigger_skip (task_key, at_ms);

@@ -18,7 +18,8 @@ import org.leasesync.registry.TaskKey;
  *   <li>the epoch of the key's {@code keepRuns}-th newest run is the cut-off (fewer runs: nothing to
  *       do) — one index seek ({@code run_by_key_epoch});</li>
  *   <li>at most {@code batchSize} runs below that epoch, ended before {@code now - keepFor}, not
- *       running and not the key's newest successful run, oldest first, are chosen;</li>
+ *       running and not the key's newest successful run, newest first (the order of the index, so
+ *       the scan stops after the batch), are chosen;</li>
  *   <li>their triggers, stages, origins and the run rows are deleted by id (JDBC batches), and
  *       the key's timer skips older than {@code now - keepFor}, at most {@code batchSize}.</li>
  * </ol>
@@ -65,7 +66,7 @@ final class RunHistoryPruner {
     private List<String> victims(Connection c, String key, long endedBefore) throws SQLException {
         long cutoff;
         try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ?"
-                + " ORDER BY epoch DESC, started_at_ms DESC OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY")) {
+                + JdbcRunStore.BY_EPOCH + " OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY")) {
             ps.setString(1, key);
             ps.setInt(2, retention.keepRuns() - 1);
             try (ResultSet rs = ps.executeQuery()) {
@@ -77,7 +78,7 @@ final class RunHistoryPruner {
         }
         long newestSucceeded = 0;
         try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ? AND status = ?"
-                + " ORDER BY epoch DESC FETCH FIRST 1 ROWS ONLY")) {
+                + JdbcRunStore.BY_STATUS_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
             ps.setString(1, key);
             ps.setString(2, RunStatus.SUCCEEDED.wireName());
             try (ResultSet rs = ps.executeQuery()) {
@@ -89,7 +90,7 @@ final class RunHistoryPruner {
         List<String> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT run_id FROM run WHERE task_key = ? AND epoch < ?"
                 + " AND epoch <> ? AND status <> ? AND ended_at_ms IS NOT NULL AND ended_at_ms < ?"
-                + " ORDER BY epoch FETCH FIRST ? ROWS ONLY")) {
+                + JdbcRunStore.BY_EPOCH + " FETCH FIRST ? ROWS ONLY")) {
             ps.setString(1, key);
             ps.setLong(2, cutoff);
             ps.setLong(3, newestSucceeded);

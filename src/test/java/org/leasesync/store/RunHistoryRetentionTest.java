@@ -89,7 +89,8 @@ class RunHistoryRetentionTest {
 
         time.elapse(Duration.ofDays(2));
         assertThat(runs.pruneHistory(KEY, time.now())).isEqualTo(4);   // bounded by the batch size
-        assertThat(runs.history(KEY, 100)).extracting(RunRecord::epoch).doesNotContain(2L, 3L, 4L, 5L).contains(1L, 6L);
+        assertThat(runs.history(KEY, 100)).extracting(RunRecord::epoch)
+                .doesNotContain(12L, 13L, 14L, 15L).contains(1L, 2L, 11L, 16L);   // the first batch below the cut-off
         int deleted = 4;
         for (int i = 0; i < 10; i++) {
             deleted += runs.pruneHistory(KEY, time.now());
@@ -113,6 +114,21 @@ class RunHistoryRetentionTest {
         assertThat(runs.withRetention(new RunRetention(1, Duration.ZERO, 100)).pruneHistory(TaskKey.of("alice", "backup"),
                 time.now())).isZero();
         assertThat(runs.run("still-running")).map(RunRecord::status).contains(Optional.of(RunStatus.RUNNING));
+    }
+
+    @Test
+    void theNewestRunReadsWalkTheIndexInsteadOfSortingEveryRunOfTheKey() throws Exception {
+        for (String sql : List.of("SELECT epoch FROM run WHERE task_key = 'k'" + JdbcRunStore.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY",
+                "SELECT run_id FROM run WHERE task_key = 'k' AND status = 'running'" + JdbcRunStore.BY_STATUS_EPOCH
+                        + " FETCH FIRST 1 ROWS ONLY")) {
+            String plan = store.database().query("explain", c -> {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN " + sql)) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            });
+            assertThat(plan).as(sql).contains("index sorted");
+        }
     }
 
     @Test
