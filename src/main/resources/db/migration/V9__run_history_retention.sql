@@ -9,4 +9,6 @@
 -- db/migration-postgresql.
 CREATE INDEX run_by_key_epoch ON run (task_key, epoch DESC, started_at_ms DESC);
 CREATE INDEX run_by_key_status_epoch ON run (task_key, status, epoch DESC, started_at_ms DESC);
+-- The retention's oldest-first walk (RunHistoryPruner): ascending.
+CREATE INDEX run_by_key_epoch_asc ON run (task_key, epoch);
 CREATE INDEX trigger_skip_by_key_time ON trigger_skip (task_key, at_ms);

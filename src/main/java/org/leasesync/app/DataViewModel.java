@@ -114,8 +114,11 @@ public final class DataViewModel {
         }
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
-            var recs = edits.recordsPage(key, Optional.empty(), PAGE_SIZE);   // a page, never all records
-            long count = recs.size() < PAGE_SIZE ? recs.size() : edits.recordCount(key);
+            // A page and one more row (to know whether more follow), never all records and never a
+            // count of them: COUNT(*) of 1,000,000 records took 3 s (docs/benchmarks.md, issue 14).
+            var page = edits.recordsPage(key, Optional.empty(), PAGE_SIZE + 1);
+            boolean hasMore = page.size() > PAGE_SIZE;
+            var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
             List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
                     r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
@@ -129,14 +132,15 @@ public final class DataViewModel {
             long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
             long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
             long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
-            String text = count + " record" + (count == 1 ? "" : "s") + " · " + pending + " local edit"
+            String text = (hasMore ? "more than " + PAGE_SIZE + " records" : recs.size() + " record"
+                    + (recs.size() == 1 ? "" : "s")) + " · " + pending + " local edit"
                     + (pending == 1 ? "" : "s") + " waiting to be pushed" + (conflicts > 0 ? " · " + conflicts + " conflict"
                     + (conflicts == 1 ? "" : "s") + " to resolve" : "") + (setAside > 0 ? " · " + setAside + " edit"
                     + (setAside == 1 ? "" : "s") + " refused by the server" : "");
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
                     records.setAll(rows);
-                    more.set(rows.size() < count);
+                    more.set(hasMore);
                     outbox.setAll(out);
                     summary.set(text);
                 }
@@ -162,7 +166,9 @@ public final class DataViewModel {
         String after = records.get(records.size() - 1).id();
         int shown = records.size();
         background.execute(() -> {
-            var recs = edits.recordsPage(key, Optional.of(after), PAGE_SIZE);
+            var page = edits.recordsPage(key, Optional.of(after), PAGE_SIZE + 1);
+            boolean hasMore = page.size() > PAGE_SIZE;
+            var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
             List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
                     r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
@@ -171,7 +177,7 @@ public final class DataViewModel {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get() && records.size() == shown
                         && records.get(shown - 1).id().equals(after)) {
                     records.addAll(rows);
-                    more.set(rows.size() == PAGE_SIZE);
+                    more.set(hasMore);
                 }
             });
         });

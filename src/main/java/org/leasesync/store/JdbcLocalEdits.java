@@ -189,11 +189,14 @@ public final class JdbcLocalEdits {
             throw new IllegalArgumentException("records page size must be 1..10000, got " + limit);
         }
         String order = db.dialect().textOrder("record_id");
+        // ORDER BY the whole primary key (user_id, scope, record_id): H2 walks the index in order, and
+        // stops after the page, only when the ORDER BY matches it from its first column; ordered by
+        // record_id alone it read and sorted every record of the key (2.8 s for 1,000,000).
         return db.query("read a page of records of " + key, c -> {
             List<LocalRecord> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
                     + " FROM local_record WHERE user_id = ? AND scope = ?" + (afterId.isPresent() ? " AND " + order + " > ?" : "")
-                    + " ORDER BY " + order + " FETCH FIRST ? ROWS ONLY")) {
+                    + " ORDER BY user_id, scope, " + order + " FETCH FIRST ? ROWS ONLY")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 int i = 3;
                 if (afterId.isPresent()) {
@@ -211,7 +214,7 @@ public final class JdbcLocalEdits {
         });
     }
 
-    /** How many local records the key has. Blocks. */
+    /** How many local records the key has. Blocks; reads the key's whole primary-key range (O(records)). */
     public long recordCount(TaskKey key) {
         return db.query("count records of " + key, c -> {
             try (PreparedStatement ps = c.prepareStatement(

@@ -17,8 +17,9 @@ import org.leasesync.registry.TaskKey;
  * <ol>
  *   <li>the epoch of the key's {@code keepRuns}-th newest run is the cut-off (fewer runs: nothing to
  *       do) — one index seek ({@code run_by_key_epoch});</li>
- *   <li>at most {@code batchSize} runs below that epoch, ended before {@code now - keepFor}, not
- *       running and not the key's newest successful run, newest first (the order of the index, so
+ *   <li>if the key's oldest run ended before {@code now - keepFor} (else nothing is due), at most
+ *       {@code batchSize} runs below that epoch, ended before {@code now - keepFor}, not running and
+ *       not the key's newest successful run, oldest first (walking {@code run_by_key_epoch_asc}, so
  *       the scan stops after the batch), are chosen;</li>
  *   <li>their triggers, stages, origins and the run rows are deleted by id (JDBC batches), and
  *       the key's timer skips older than {@code now - keepFor}, at most {@code batchSize}.</li>
@@ -29,6 +30,9 @@ import org.leasesync.registry.TaskKey;
  * <p>Thread-safe; blocks on the database.
  */
 final class RunHistoryPruner {
+
+    /** Oldest first, in the order of the index {@code run_by_key_epoch_asc} (V9). */
+    private static final String OLDEST_FIRST = " ORDER BY task_key, epoch";
 
     private final SqlDatabase db;
     private final RunRetention retention;
@@ -64,6 +68,21 @@ final class RunHistoryPruner {
     }
 
     private List<String> victims(Connection c, String key, long endedBefore) throws SQLException {
+        // The oldest run first (one index seek): when even it is not old enough, nothing is due, and
+        // the walk below — which would read every run younger than keepFor — is not done.
+        try (PreparedStatement ps = c.prepareStatement("SELECT ended_at_ms FROM run WHERE task_key = ?"
+                + OLDEST_FIRST + " FETCH FIRST 1 ROWS ONLY")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return List.of();
+                }
+                long ended = rs.getLong(1);
+                if (!rs.wasNull() && ended >= endedBefore) {
+                    return List.of();
+                }
+            }
+        }
         long cutoff;
         try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ?"
                 + JdbcRunStore.BY_EPOCH + " OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY")) {
@@ -90,7 +109,7 @@ final class RunHistoryPruner {
         List<String> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT run_id FROM run WHERE task_key = ? AND epoch < ?"
                 + " AND epoch <> ? AND status <> ? AND ended_at_ms IS NOT NULL AND ended_at_ms < ?"
-                + JdbcRunStore.BY_EPOCH + " FETCH FIRST ? ROWS ONLY")) {
+                + OLDEST_FIRST + " FETCH FIRST ? ROWS ONLY")) {
             ps.setString(1, key);
             ps.setLong(2, cutoff);
             ps.setLong(3, newestSucceeded);

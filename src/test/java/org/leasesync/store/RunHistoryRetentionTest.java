@@ -90,7 +90,7 @@ class RunHistoryRetentionTest {
         time.elapse(Duration.ofDays(2));
         assertThat(runs.pruneHistory(KEY, time.now())).isEqualTo(4);   // bounded by the batch size
         assertThat(runs.history(KEY, 100)).extracting(RunRecord::epoch)
-                .doesNotContain(12L, 13L, 14L, 15L).contains(1L, 2L, 11L, 16L);   // the first batch below the cut-off
+                .doesNotContain(2L, 3L, 4L, 5L).contains(1L, 6L);   // oldest first
         int deleted = 4;
         for (int i = 0; i < 10; i++) {
             deleted += runs.pruneHistory(KEY, time.now());
@@ -120,7 +120,9 @@ class RunHistoryRetentionTest {
     void theNewestRunReadsWalkTheIndexInsteadOfSortingEveryRunOfTheKey() throws Exception {
         for (String sql : List.of("SELECT epoch FROM run WHERE task_key = 'k'" + JdbcRunStore.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY",
                 "SELECT run_id FROM run WHERE task_key = 'k' AND status = 'running'" + JdbcRunStore.BY_STATUS_EPOCH
-                        + " FETCH FIRST 1 ROWS ONLY")) {
+                        + " FETCH FIRST 1 ROWS ONLY",
+                "SELECT record_id FROM local_record WHERE user_id = 'alice' AND scope = 'backup'"
+                        + " ORDER BY user_id, scope, record_id FETCH FIRST 201 ROWS ONLY")) {
             String plan = store.database().query("explain", c -> {
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN " + sql)) {
                     rs.next();
