@@ -9,6 +9,11 @@
 -- db/migration-postgresql.
 CREATE INDEX run_by_key_epoch ON run (task_key, epoch DESC, started_at_ms DESC);
 CREATE INDEX run_by_key_status_epoch ON run (task_key, status, epoch DESC, started_at_ms DESC);
+-- The V1 indexes these replace (their prefixes serve every query that used them), so a run's
+-- insert updates one index tree more than before (not three): a commit on the file serializes every B-tree page
+-- it changed (docs/benchmarks.md, issue 14 profile).
+DROP INDEX run_by_key;
+DROP INDEX run_by_status;
 -- The retention's oldest-first walk (RunHistoryPruner): ascending.
 CREATE INDEX run_by_key_epoch_asc ON run (task_key, epoch);
 CREATE INDEX trigger_skip_by_key_time ON trigger_skip (task_key, at_ms);
