@@ -76,6 +76,11 @@ final class DataView extends VBox {
         HBox recordsPane = new HBox(8, records, recordDetail);
         VBox.setVgrow(recordsPane, Priority.ALWAYS);
 
+        Button showMore = new Button("Show more records");
+        showMore.setId("data-more");
+        showMore.visibleProperty().bind(vm.moreProperty());
+        showMore.managedProperty().bind(vm.moreProperty());
+        showMore.setOnAction(e -> vm.loadMore());
         TableView<DataViewModel.OutboxRow> outbox = new TableView<>(vm.outbox());
         outbox.setId("data-outbox");
         outbox.getColumns().add(col("Record", r -> r.recordId(), 120));
@@ -136,7 +141,7 @@ final class DataView extends VBox {
         HBox form = new HBox(8, id, payload, save);
         form.setAlignment(Pos.CENTER_LEFT);
 
-        getChildren().addAll(head, recordsPane, new Label("Outbox (local edits waiting for the server)"), outbox,
+        getChildren().addAll(head, recordsPane, showMore, new Label("Outbox (local edits waiting for the server)"), outbox,
                 conflictButtons, new Label("Edit a record (goes to the outbox)"), form, message);
     }
 

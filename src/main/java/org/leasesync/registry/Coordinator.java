@@ -159,22 +159,30 @@ public final class Coordinator implements AutoCloseable {
     }
 
     private SubmitResult start(TriggerRequest request, HeldLease granted, List<TaskSource> alsoMerged) {
-        HeldLease lease = aboveRecordedRuns(request.key(), granted);
+        HeldLease lease = granted;
         LocalRun run;
         try {
-            RunStarter.Prepared prepared = starter.prepare(request, lease);
-            if (prepared.answer().isPresent()) {
-                RunLifecycle.releaseQuietly(registry, lease);
-                return events.publish(prepared.answer().get());
+            RunStarter.Outcome outcome = starter.start(request, lease, alsoMerged);   // one commit
+            if (outcome instanceof RunStarter.Outcome.EpochBehind behind) {
+                lease = raisedAbove(request.key(), lease, behind.recorded());
+                outcome = starter.start(request, lease, alsoMerged);
+                if (outcome instanceof RunStarter.Outcome.EpochBehind again) {
+                    throw new LeaseLostException(lease.fence(), LeaseLoss.TAKEN_OVER,
+                            "runs of epoch " + again.recorded() + " were recorded while the epoch was being raised");
+                }
             }
-            retries.cancel(request.key());   // this run does what the scheduled retry would have done
-            run = starter.record(request, lease, alsoMerged, prepared);
+            if (outcome instanceof RunStarter.Outcome.Answer answer) {
+                RunLifecycle.releaseQuietly(registry, lease);
+                return events.publish(answer.result());
+            }
+            run = ((RunStarter.Outcome.Recorded) outcome).run();
         } catch (Throwable e) {
             if (lease != granted) {
                 RunLifecycle.releaseQuietly(registry, lease);   // the caller only knows the granted one
             }
             throw e;
         }
+        retries.cancel(request.key());   // this run does what the scheduled retry would have done
         lifecycle.launch(run, request.source());   // never throws; a run that cannot start ends as failed
         return new SubmitResult.Started(run.handle());
     }
@@ -185,11 +193,7 @@ public final class Coordinator implements AutoCloseable {
      * that higher epoch would otherwise stay "last" — a needs-attention among them blocking the key
      * for good — and stay "running", never recovered. The epoch is raised above them first.
      */
-    private HeldLease aboveRecordedRuns(TaskKey key, HeldLease lease) {
-        long recorded = runs.lastRun(key).map(RunRecord::epoch).orElse(0L);
-        if (recorded < lease.fence().epoch()) {
-            return lease;
-        }
+    private HeldLease raisedAbove(TaskKey key, HeldLease lease, long recorded) {
         log.log(System.Logger.Level.WARNING, "{0}: granted epoch {1}, but runs were recorded up to epoch {2} — the lease "
                 + "table went back in time; raising the epoch", key, lease.fence().epoch(), recorded);
         return registry.raiseEpoch(lease, recorded + 1).orElseThrow(() -> new LeaseLostException(lease.fence(),

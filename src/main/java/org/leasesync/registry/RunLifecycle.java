@@ -173,6 +173,12 @@ final class RunLifecycle {
             // Out of memory (or worse) while telling others: the key is free already.
             fatalSeen = fatalSeen != null ? fatalSeen : e;
         }
+        try {
+            runs.pruneHistory(key, registry.time().now());   // bounded; the key is free, no trigger waits
+        } catch (Throwable e) {
+            logQuietly("the run history of " + key + " could not be pruned", e);
+            fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(e) ? e : null;
+        }
         // The process hears of a fatal error before anyone waiting for the run does.
         FatalErrorHandler.report(fatal, fatalSeen);
         run.completion.complete(result != null ? result : new RunResult(run.runId, key, RunStatus.FAILED,

@@ -5,8 +5,13 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The start of a run, once the coordinator holds the key's lease:
+ * The start of a run, once the coordinator holds the key's lease — one local transaction under the
+ * new fence ({@link RunStore#inOneTransaction}), so a started answer costs one commit after the
+ * grant, not one per step:
  * <ol>
+ *   <li>the highest epoch recorded for the key is read: a grant not above it means the lease table
+ *       went back in time, and nothing is written ({@link Outcome.EpochBehind}: the caller raises
+ *       the epoch and starts again);</li>
  *   <li>{@link #prepare}: an unfinished run of the key left by an earlier holder is closed under the
  *       new fence, as {@link RecoveryPolicy} decides — {@code ask} ends the attempt as needs
  *       attention, {@code skip} (for a {@code recovery} trigger) as skipped; {@code resume} and
@@ -41,8 +46,44 @@ final class RunStarter {
     record Prepared(Optional<SubmitResult> answer, Optional<RecoveryDecision> recovery,
                     Optional<Checkpoint> checkpoint) { }
 
+    /** What {@link #start} came to. */
+    sealed interface Outcome {
+        /** No run starts: the answer to the trigger; the caller releases the lease. */
+        record Answer(SubmitResult result) implements Outcome { }
+
+        /** The run was recorded (committed); the caller launches it. */
+        record Recorded(LocalRun run) implements Outcome { }
+
+        /** Runs were recorded up to {@code recorded}, not below the granted epoch; nothing was written. */
+        record EpochBehind(long recorded) implements Outcome { }
+    }
+
+    /**
+     * All steps in one transaction under the lease's fence.
+     *
+     * @throws StoreException if the database fails (nothing is written)
+     * @throws LeaseLostException if the fence is not current (nothing is written)
+     */
+    Outcome start(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
+        return runs.inOneTransaction(lease.fence(), "record the start of a run of " + request.key(), tx -> {
+            long recorded = tx.highestEpoch(request.key());
+            if (recorded >= lease.fence().epoch()) {
+                return new Outcome.EpochBehind(recorded);
+            }
+            Prepared prepared = prepare(tx, request, lease);
+            if (prepared.answer().isPresent()) {
+                return new Outcome.Answer(prepared.answer().get());
+            }
+            return new Outcome.Recorded(record(tx, request, lease, alsoMerged, prepared));
+        });
+    }
+
     /** Step 1. @throws StoreException if the database fails */
     Prepared prepare(TriggerRequest request, HeldLease lease) {
+        return prepare(runs, request, lease);
+    }
+
+    private Prepared prepare(RunStore runs, TriggerRequest request, HeldLease lease) {
         TaskKey key = request.key();
         Fence fence = lease.fence();
         Optional<Checkpoint> checkpoint = runs.checkpoint(key);
@@ -84,6 +125,11 @@ final class RunStarter {
 
     /** Step 2. @throws StoreException if the database fails; LeaseLostException if the fence is not current */
     LocalRun record(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged, Prepared prepared) {
+        return record(runs, request, lease, alsoMerged, prepared);
+    }
+
+    private LocalRun record(RunStore runs, TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged,
+                            Prepared prepared) {
         TaskKey key = request.key();
         Fence fence = lease.fence();
         String runId = UUID.randomUUID().toString();

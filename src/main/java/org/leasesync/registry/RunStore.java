@@ -17,6 +17,42 @@ import java.util.Optional;
  */
 public interface RunStore {
 
+    /**
+     * Runs {@code work} with a view of this store whose reads and writes form one local transaction,
+     * committed only if {@code fence} is still current (fenced like every write) and only if
+     * {@code work} returns; if it throws, nothing of it is written. Used for the start of a run, so
+     * that the checkpoint read, the recovery of an unfinished run, the run row and its first source
+     * are one commit. Blocks on the database.
+     *
+     * <p>The default runs {@code work} against this store itself, one commit per write (for stores
+     * without transactions).
+     *
+     * @param what a short description, used in messages
+     * @return what {@code work} returned
+     * @throws LeaseLostException if the fence is not current
+     * @throws StoreException if the database fails
+     */
+    default <T> T inOneTransaction(Fence fence, String what, java.util.function.Function<RunStore, T> work) {
+        return work.apply(this);
+    }
+
+    /**
+     * Deletes old history of {@code key} as the store's retention allows (bounded; never a running
+     * run, never the key's newest successful run). Called after a run of the key has ended, outside
+     * the key's monitor, so no trigger waits for it. Blocks on the database.
+     *
+     * @return how many runs were deleted; the default keeps everything and returns 0
+     * @throws StoreException if the database fails
+     */
+    default int pruneHistory(TaskKey key, Instant now) {
+        return 0;
+    }
+
+    /** The highest epoch any run of the key was recorded with, 0 if it has none. */
+    default long highestEpoch(TaskKey key) {
+        return lastRun(key).map(RunRecord::epoch).orElse(0L);
+    }
+
     /** Inserts a new run (status running, stage {@code stage}) with its first trigger. */
     void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
                    Optional<String> recovery);

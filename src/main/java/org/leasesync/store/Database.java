@@ -48,6 +48,9 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Database.class);
     private static final AtomicLong MEM_COUNTER = new AtomicLong();
     /** The database file name inside the data directory (H2 adds {@code .mv.db}). */
+    /** Run once the pool is closed: a file database records its clean close ({@link CleanCloseMarker}). */
+    private volatile Runnable afterClose = () -> { };
+
     public static final String FILE_BASE_NAME = "leasesync";
 
     private final HikariDataSource pool;
@@ -106,7 +109,9 @@ public final class Database implements SqlDatabase, AutoCloseable {
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
             log.debug("{}: {}", file, checked);
         }
-        return openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+        Database db = openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+        db.afterClose = () -> CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
+        return db;
     }
 
     /**
@@ -393,6 +398,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
     @Override
     public void close() {
         pool.close();
+        afterClose.run();
     }
 
     /** Creates {@code dir} (and parents) with owner-only permissions where the file system supports it. */

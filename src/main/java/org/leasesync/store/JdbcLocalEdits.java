@@ -175,6 +175,59 @@ public final class JdbcLocalEdits {
         });
     }
 
+    /**
+     * One page of the key's local records, by id (the order of {@link #records}): the first
+     * {@code limit} records whose id sorts after {@code afterId} (all when empty). Reads only that
+     * page (keyset paging on the primary key), however many records the key has. Blocks.
+     *
+     * @param limit 1..10,000 records
+     * @return at most {@code limit} records; fewer (or none) at the end
+     * @throws IllegalArgumentException if {@code limit} is out of range
+     */
+    public List<LocalRecord> recordsPage(TaskKey key, Optional<String> afterId, int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("records page size must be 1..10000, got " + limit);
+        }
+        String order = db.dialect().textOrder("record_id");
+        // ORDER BY the whole primary key (user_id, scope, record_id): H2 walks the index in order, and
+        // stops after the page, only when the ORDER BY matches it from its first column; ordered by
+        // record_id alone it read and sorted every record of the key (2.8 s for 1,000,000).
+        return db.query("read a page of records of " + key, c -> {
+            List<LocalRecord> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
+                    + " FROM local_record WHERE user_id = ? AND scope = ?" + (afterId.isPresent() ? " AND " + order + " > ?" : "")
+                    + " ORDER BY user_id, scope, " + order + " FETCH FIRST ? ROWS ONLY")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                int i = 3;
+                if (afterId.isPresent()) {
+                    ps.setString(i++, afterId.get());
+                }
+                ps.setInt(i, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new LocalRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
+                                Instant.ofEpochMilli(rs.getLong(5))));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** How many local records the key has. Blocks; reads the key's whole primary-key range (O(records)). */
+    public long recordCount(TaskKey key) {
+        return db.query("count records of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT COUNT(*) FROM local_record WHERE user_id = ? AND scope = ?")) {
+                JdbcLocalData.bindKey(ps, 1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
     /** The key's outbox (pending and conflicting entries), oldest first. */
     public List<OutboxItem> outbox(TaskKey key) {
         return db.query("read the outbox of " + key, c -> {

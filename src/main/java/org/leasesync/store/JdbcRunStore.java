@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.Fence;
+import org.leasesync.registry.LeaseLostException;
+import org.leasesync.registry.StoreException;
 import org.leasesync.registry.RunOrigin;
 import org.leasesync.registry.RunRecord;
 import org.leasesync.registry.RunStatus;
@@ -38,11 +41,20 @@ public final class JdbcRunStore implements RunStore {
     private static final String RUN_COLUMNS = "run_id, task_key, epoch, owner_id, first_source, started_at_ms,"
             + " ended_at_ms, stage, status, error_message, recovery";
     private static final int MAX_ERROR = 2000;
+    /**
+     * Newest first, in the order of the index {@code run_by_key_epoch} (V9), so that H2 walks the
+     * index and stops after the rows asked for instead of reading and sorting every run of the key:
+     * H2 does so only when the ORDER BY matches the index from its first column.
+     */
+    static final String BY_EPOCH = " ORDER BY task_key, epoch DESC, started_at_ms DESC";
+    /** The same for one status, index {@code run_by_key_status_epoch} (V9). */
+    static final String BY_STATUS_EPOCH = " ORDER BY task_key, status, epoch DESC, started_at_ms DESC";
 
-    private final Database db;
+    private final SqlDatabase db;
     private final JdbcGuard guard;
     private final TimeSource time;
     private final Optional<RunOrigin> origin;
+    private final RunRetention retention;
 
     /**
      * Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}); records no origin
@@ -54,11 +66,14 @@ public final class JdbcRunStore implements RunStore {
 
     /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
     public JdbcRunStore(Database db, TimeSource time) {
-        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty());
+        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty(),
+                RunRetention.DEFAULT);
     }
 
-    private JdbcRunStore(Database db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin) {
+    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin,
+                         RunRetention retention) {
         this.db = db;
+        this.retention = java.util.Objects.requireNonNull(retention, "retention");
         this.guard = guard;
         this.time = time;
         this.origin = origin;
@@ -69,12 +84,63 @@ public final class JdbcRunStore implements RunStore {
      * it starts, so another process reading the run can tell where it came from.
      */
     public JdbcRunStore withOrigin(RunOrigin origin) {
-        return new JdbcRunStore(db, guard, time, Optional.of(origin));
+        return new JdbcRunStore(db, guard, time, Optional.of(origin), retention);
+    }
+
+    /** The same store, pruning run history as {@code retention} says ({@link RunRetention#DEFAULT} otherwise). */
+    public JdbcRunStore withRetention(RunRetention retention) {
+        return new JdbcRunStore(db, guard, time, origin, retention);
+    }
+
+    /**
+     * Deletes old runs of {@code key} as this store's {@link RunRetention} allows, at most its batch
+     * size, in one short transaction of its own. Blocks on the database.
+     *
+     * @return how many runs were deleted
+     * @throws StoreException if the database fails (nothing is deleted)
+     */
+    @Override
+    public int pruneHistory(TaskKey key, Instant now) {
+        return new RunHistoryPruner(db, retention).prune(key, now);
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
     public JdbcGuard guard() {
         return guard;
+    }
+
+    /**
+     * Runs {@code work} against this store bound to one local transaction: the fence is checked and
+     * its lease row locked once at the start, every read sees the transaction's own writes, and all
+     * writes commit together when {@code work} returns (nothing when it throws). The start of a run
+     * (checkpoint read, recovery, run row, first source) is one commit this way instead of several.
+     * Blocks on the database.
+     *
+     * @throws LeaseLostException if the fence is not current (nothing is written)
+     * @throws StoreException if the database fails (nothing is written)
+     */
+    @Override
+    public <T> T inOneTransaction(Fence fence, String what, Function<RunStore, T> work) {
+        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
+        return guard.inTransaction(fence, what, c -> BoundConnection.unwrap(bound -> {
+            SqlDatabase one = new BoundConnection(db, bound);
+            return work.apply(new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention));
+        }, c));
+    }
+
+    @Override
+    public long highestEpoch(TaskKey key) {
+        return db.query("read the highest run epoch of " + key, c -> {
+            // Not MAX(epoch): H2 answers MIN/MAX from an index only without a WHERE, and would read
+            // every run of the key. This is one seek on run_by_key_epoch.
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT epoch FROM run WHERE task_key = ?" + BY_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
+                ps.setString(1, key.asString());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : 0L;
+                }
+            }
+        });
     }
 
     @Override
@@ -274,22 +340,22 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public Optional<RunRecord> runningRun(TaskKey key) {
-        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?"
-                + " ORDER BY epoch DESC, started_at_ms DESC", key.asString(), RunStatus.RUNNING.wireName());
+        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
+                key.asString(), RunStatus.RUNNING.wireName());
     }
 
     @Override
     public Optional<RunRecord> lastRun(TaskKey key) {
-        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? ORDER BY epoch DESC, started_at_ms DESC",
-                key.asString());
+        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ?" + BY_EPOCH, key.asString());
     }
 
     @Override
     public Optional<RunRecord> lastSucceeded(TaskKey key) {
         // By epoch, never by the stored end time: runs of one key get ever higher epochs, while their
         // end times are the wall clocks of whichever processes ran them (stepped, or hours apart).
-        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?"
-                + " ORDER BY epoch DESC, ended_at_ms DESC", key.asString(), RunStatus.SUCCEEDED.wireName());
+        // (Runs of one key share an epoch only in odd cases; among those the later start wins.)
+        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
+                key.asString(), RunStatus.SUCCEEDED.wireName());
     }
 
     @Override
@@ -302,8 +368,7 @@ public final class JdbcRunStore implements RunStore {
         if (limit < 1) {
             throw new IllegalArgumentException("history limit must be >= 1, got " + limit);
         }
-        return list("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? ORDER BY epoch DESC, started_at_ms DESC",
-                limit, key.asString());
+        return list("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ?" + BY_EPOCH, limit, key.asString());
     }
 
     @Override

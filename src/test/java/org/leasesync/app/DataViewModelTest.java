@@ -64,6 +64,38 @@ class DataViewModelTest {
     }
 
     @Test
+    void theRecordsTableReadsAPageAtATimeAndAppendsTheNextOnShowMore() {
+        int total = DataViewModel.PAGE_SIZE * 2 + 7;
+        store.database().transaction("seed", c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
+                    + " deleted, payload, server_time_ms) VALUES ('alice', 'course_sync', ?, 1, FALSE, '{}', 0)")) {
+                for (int i = 0; i < total; i++) {
+                    ps.setString(1, String.format("r-%05d", i));
+                    ps.addBatch();
+                }
+                return ps.executeBatch().length;
+            }
+        });
+        DataViewModel vm = vm();
+        vm.load();
+        assertThat(vm.records()).hasSize(DataViewModel.PAGE_SIZE);
+        assertThat(vm.moreProperty().get()).isTrue();
+        assertThat(vm.summaryProperty().get()).startsWith("more than " + DataViewModel.PAGE_SIZE + " records · ");
+
+        vm.loadMore();
+        assertThat(vm.records()).hasSize(DataViewModel.PAGE_SIZE * 2);
+        assertThat(vm.moreProperty().get()).isTrue();
+        vm.loadMore();
+        assertThat(vm.records()).hasSize(total);
+        assertThat(vm.moreProperty().get()).isFalse();
+        assertThat(vm.records()).extracting(DataViewModel.RecordRow::id)
+                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, total)
+                        .mapToObj(i -> String.format("r-%05d", i)).toList());   // in order, none twice, none missed
+        vm.loadMore();   // nothing more: nothing changes
+        assertThat(vm.records()).hasSize(total);
+    }
+
+    @Test
     void aRefusedEditIsShownWithWhyAndCanBeDiscardedOrSentAgain() {
         String bad = refused("course-7", "the sync server refused it (HTTP 413 payload_too_large)");
         String other = refused("course-8", "the sync server refused it (HTTP 422 validation_failed)");

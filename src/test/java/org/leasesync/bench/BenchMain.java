@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */
-    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS }
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS, GROWTH }
 
     @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
     Set<Item> only = EnumSet.allOf(Item.class);
@@ -115,6 +115,12 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
     Path workDir;
 
+    @Option(names = "--growth-records", description = "growth: local records of the big data directory; default ${DEFAULT-VALUE}")
+    int growthRecords = 1_000_000;
+
+    @Option(names = "--growth-runs", description = "growth: runs of history of the big data directory; default ${DEFAULT-VALUE}")
+    int growthRuns = 100_000;
+
     @Option(names = "--quick", description = "tiny sizes, for the smoke test: proves it works, measures nothing")
     boolean quick;
 
@@ -150,6 +156,8 @@ public final class BenchMain implements Callable<Integer> {
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
             pullRecords = 1_000;
+            growthRecords = 2_000;
+            growthRuns = 300;
             pushRecords = 200;
             takeoverTtl = Duration.ofMillis(500);
             jobInstances = 2;
@@ -189,6 +197,9 @@ public final class BenchMain implements Callable<Integer> {
             JobBench.run(f, new JobBench.Settings(quick ? 1 : Math.min(rounds, 3), jobInstances, jobInterval, jobOccurrences,
                     jobKills, jobTtl, serverJvm, quick ? BenchDatabases.Backend.PG_NOFSYNC : BenchDatabases.Backend.PG, 11),
                     dbs, dir);
+        }
+        if (only.contains(Item.GROWTH)) {
+            GrowthBench.run(f, new GrowthBench.Settings(growthRecords, growthRuns, Math.min(rounds, 3)), dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);

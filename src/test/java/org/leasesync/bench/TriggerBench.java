@@ -39,6 +39,9 @@ final class TriggerBench {
 
     private static final List<TaskKey> KEYS = List.of(TaskKey.of("alice", "course_sync"),
             TaskKey.of("alice", "message_sync"), TaskKey.of("alice", "backup"));
+    /** The per-step reference's keys: never contend with {@link #KEYS}. */
+    private static final List<TaskKey> REFERENCE_KEYS = List.of(TaskKey.of("bob", "course_sync"),
+            TaskKey.of("bob", "message_sync"), TaskKey.of("bob", "backup"));
 
     /**
      * @param samples submits per idle figure and round
@@ -85,13 +88,18 @@ final class TriggerBench {
                 Work work = new Work();
                 Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> work.run(ctx.key()), workers,
                         new LeaseKeeper(registry), null, null);
+                // Issue 14 §2's reference, interleaved with the idle starts: the same store with the
+                // start of a run done step by step (one commit per step), on other keys.
+                Coordinator perStep = new Coordinator(registry, new PerStepRunStore(store.runs()),
+                        ctx -> work.run(ctx.key()), workers, new LeaseKeeper(registry), null, null);
                 for (int round = 0; round <= s.rounds(); round++) {
                     String p = round == 0 ? null : "trigger." + storage + ".";
-                    idleStarted(f, p, coordinator, work, s.samples());
+                    idleStarted(f, p, coordinator, perStep, work, s.samples());
                     idleJoined(f, p, coordinator, work, s.samples());
                     storm(f, p, coordinator, work, s);
                 }
                 coordinator.shutdown(Duration.ofSeconds(5));
+                perStep.shutdown(Duration.ofSeconds(5));
                 if (work.overlaps.get() > 0) {
                     throw new IllegalStateException(storage + ": " + work.overlaps + " runs overlapped another of their key");
                 }
@@ -101,27 +109,39 @@ final class TriggerBench {
         }
         for (String storage : List.of("mem", "file")) {
             String p = "trigger." + storage + ".";
-            for (String what : List.of("idle.started", "idle.joined", "storm.all", "storm.started", "storm.joined")) {
+            for (String what : List.of("idle.started", "idle.started.perstep", "idle.joined", "storm.all", "storm.started", "storm.joined")) {
                 f.print(p + what + ".p50", p + what + ".p99");
             }
             f.print(p + "storm.submits", p + "storm.runs", p + "storm.overlaps");
+            for (String q : List.of("p50", "p99")) {
+                f.ratio(p + "idle.started." + q + ".vs_perstep",
+                        f.median(p + "idle.started." + q) / f.median(p + "idle.started.perstep." + q));
+            }
         }
     }
 
-    private static void idleStarted(Figures f, String prefix, Coordinator c, Work work, int samples) throws Exception {
+    private static void idleStarted(Figures f, String prefix, Coordinator c, Coordinator perStep, Work work, int samples)
+            throws Exception {
         work.workMillis = 0;
         long[] lat = new long[samples];
+        long[] ref = new long[samples];
         for (int i = 0; i < samples; i++) {
-            TaskKey key = KEYS.get(i % KEYS.size());
-            long t0 = System.nanoTime();
-            SubmitResult r = c.submit(key, TaskSource.SCHEDULE);
-            lat[i] = System.nanoTime() - t0;
-            if (!(r instanceof SubmitResult.Started started)) {
-                throw new IllegalStateException("idle submit did not start a run: " + r);
-            }
-            started.handle().completion().get(30, TimeUnit.SECONDS);
+            lat[i] = startAndAwait(c, KEYS.get(i % KEYS.size()));
+            ref[i] = startAndAwait(perStep, REFERENCE_KEYS.get(i % REFERENCE_KEYS.size()));
         }
         record(f, prefix, "idle.started", lat, samples);
+        record(f, prefix, "idle.started.perstep", ref, samples);
+    }
+
+    private static long startAndAwait(Coordinator c, TaskKey key) throws Exception {
+        long t0 = System.nanoTime();
+        SubmitResult r = c.submit(key, TaskSource.SCHEDULE);
+        long d = System.nanoTime() - t0;
+        if (!(r instanceof SubmitResult.Started started)) {
+            throw new IllegalStateException("idle submit did not start a run: " + r);
+        }
+        started.handle().completion().get(30, TimeUnit.SECONDS);
+        return d;
     }
 
     private static void idleJoined(Figures f, String prefix, Coordinator c, Work work, int samples) throws Exception {

@@ -367,6 +367,48 @@ abstract class RegistryContractTest {
     }
 
     @Test
+    void theStartOfARunInOneTransactionCommitsAllOfItOrNothing() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        assertThatThrownBy(() -> store.runs().inOneTransaction(lease.fence(), "start", tx -> {
+            tx.insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+            tx.saveCheckpoint(lease.fence(), checkpoint("run-1", lease.fence().epoch(), "pulling", "c-1"));
+            assertThat(tx.runningRun(KEY)).map(RunRecord::runId).contains("run-1");   // sees its own writes
+            assertThat(tx.highestEpoch(KEY)).isEqualTo(lease.fence().epoch());
+            throw new IllegalStateException("boom after two writes");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("boom after two writes");
+        assertThat(store.runs().run("run-1")).isEmpty();
+        assertThat(store.runs().checkpoint(KEY)).isEmpty();
+        assertThat(store.runs().highestEpoch(KEY)).isZero();
+
+        String id = store.runs().inOneTransaction(lease.fence(), "start", tx -> {
+            tx.insertRun(lease.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+            tx.recordMergedTrigger("run-2", TaskSource.FOREGROUND, time.now());
+            return "run-2";
+        });
+        RunRecord r = store.runs().run(id).orElseThrow();
+        assertThat(r.firstSource()).isEqualTo(TaskSource.MANUAL);
+        assertThat(r.mergedSources()).containsExactly(TaskSource.FOREGROUND);
+        assertThat(store.runs().highestEpoch(KEY)).isEqualTo(lease.fence().epoch());
+    }
+
+    @Test
+    void theStartOfARunInOneTransactionIsRefusedWithAStaleFenceAndWritesNothing() {
+        HeldLease old = a.tryAcquire(KEY).orElseThrow();
+        time.elapse(TTL);
+        assertThat(b.tryAcquire(KEY)).isEmpty();   // first sighting of a's row
+        time.elapse(TTL);
+        b.tryAcquire(KEY).orElseThrow();
+        AtomicInteger ran = new AtomicInteger();
+        assertThatThrownBy(() -> store.runs().inOneTransaction(old.fence(), "start", tx -> {
+            ran.incrementAndGet();
+            tx.insertRun(old.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+            return null;
+        })).isInstanceOf(LeaseLostException.class).hasMessageContaining("alice|course_sync");
+        assertThat(ran).hasValue(0);
+        assertThat(store.runs().run("run-1")).isEmpty();
+    }
+
+    @Test
     void runRecordKeepsSourcesStagesAndResult() {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
         store.runs().insertRun(lease.fence(), "run-1", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());

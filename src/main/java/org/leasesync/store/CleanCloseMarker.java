@@ -1,0 +1,105 @@
+package org.leasesync.store;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets the start-up check ({@link DatabaseFileCheck}) skip its full read of every row when the
+ * database file is exactly as leasesync left it at a clean close (issue 14 §6: the check read
+ * 1,000,000 records at every start).
+ *
+ * <p>After the last connection of this process closed the file and no other process has it open,
+ * {@link #writeIfAtRest} records the file's identity next to it ({@code leasesync.mv.db.clean}): its
+ * size, its last-modified time in nanoseconds and its file key (inode). {@link #matches} is true only
+ * when all three are unchanged. Any write to the file — leasesync's own next session, a crash in the
+ * middle of one, a truncating copy, a sync tool replacing it, a disk error H2 noticed while writing —
+ * changes at least one of them, so the full check runs again: after every unclean stop, after every
+ * change from outside, and on the first start. What the full check would find and this does not:
+ * bytes changed in place with the size and the modification time put back by hand (the cheap
+ * structural check of step 1 still runs at every start).
+ *
+ * <p>Stateless and thread-safe; blocks on file I/O. Never throws: a marker that cannot be written or
+ * read only means the full check runs.
+ */
+final class CleanCloseMarker {
+
+    private static final Logger log = LoggerFactory.getLogger(CleanCloseMarker.class);
+
+    private CleanCloseMarker() {
+    }
+
+    /** The marker of {@code file}. */
+    static Path markerOf(Path file) {
+        return file.resolveSibling(file.getFileName() + ".clean");
+    }
+
+    /** Records {@code file}'s identity if it exists and no process has it open; else removes any marker. */
+    static void writeIfAtRest(Path file) {
+        Path marker = markerOf(file);
+        try {
+            if (!Files.exists(file) || inUse(file)) {
+                Files.deleteIfExists(marker);
+                return;
+            }
+            Path tmp = marker.resolveSibling(marker.getFileName() + ".tmp");
+            Files.writeString(tmp, identity(file).orElseThrow(), StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("could not record the clean close of {}", file, e);
+        }
+    }
+
+    /** Whether {@code file} is unchanged since its last clean close. */
+    static boolean matches(Path file) {
+        try {
+            Path marker = markerOf(file);
+            if (!Files.isRegularFile(marker)) {
+                return false;
+            }
+            Optional<String> now = identity(file);
+            return now.isPresent() && now.get().equals(Files.readString(marker, StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static Optional<String> identity(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (a.fileKey() == null) {
+            return Optional.empty();   // no inode on this file system: never trusted
+        }
+        return Optional.of("size=" + a.size() + "\nmodifiedNanos=" + a.lastModifiedTime().to(TimeUnit.NANOSECONDS)
+                + "\nfileKey=" + a.fileKey() + "\n");
+    }
+
+    private static boolean inUse(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            FileLock lock = ch.tryLock(0, Long.MAX_VALUE, true);
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (OverlappingFileLockException e) {
+            return true;   // this process still has it open
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package org.leasesync.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.leasesync.registry.RunResult;
+import org.leasesync.registry.RunStatus;
+import org.leasesync.registry.TaskKey;
+import org.leasesync.registry.TaskSource;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.server.ReferenceServer;
+import org.leasesync.server.ServerConfig;
+import org.leasesync.store.Database;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PushBatch;
+import org.leasesync.sync.PushResponse;
+import org.leasesync.testing.ClientStack;
+
+/**
+ * Issue 14 §6: cost as data grows. Two data directories — one empty, one holding {@code records}
+ * local records and {@code runs} runs of history of the synced key — measured interleaved, the
+ * empty one being the reference each figure is divided by:
+ * <ul>
+ *   <li>{@code open}: {@link LocalStore#openFile} after a clean close (the start-up check and
+ *       open; the check's row read is skipped, {@code CleanCloseMarker});</li>
+ *   <li>{@code open.fullcheck}: the same with the clean-close marker removed (as after a crash:
+ *       the check reads every row) — the figure before issue 14;</li>
+ *   <li>{@code sync}: one sync run of the key that pulls {@code page} new records from the
+ *       in-process reference server (and pushes nothing), with its retention prune;</li>
+ *   <li>{@code datatab}: the Data tab's first page and record count.</li>
+ * </ul>
+ * Memory is the heap in use after a full GC with the store open, per directory, in this JVM.
+ */
+final class GrowthBench {
+
+    private static final TaskKey KEY = TaskKey.of("alice", "course_sync");
+
+    /**
+     * @param records local records of the big directory
+     * @param runs runs of history of the big directory
+     * @param rounds measured rounds (after one warm-up)
+     */
+    record Settings(int records, int runs, int rounds) { }
+
+    private GrowthBench() {
+    }
+
+    static void run(Figures f, Settings s, Path workDir) throws Exception {
+        Path empty = Files.createDirectories(workDir.resolve("growth-empty"));
+        Path big = Files.createDirectories(workDir.resolve("growth-big"));
+        try (LocalStore store = LocalStore.openFile(empty)) {
+            store.database().query("touch", c -> null);
+        }
+        long t0 = System.nanoTime();
+        fill(big, s.records(), s.runs());
+        f.sample("growth.fill_seconds", (System.nanoTime() - t0) / 1e9, "s");
+        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults())) {
+            Map<String, String> tokens = Map.of("alice", server.tokenFor("alice"));
+            int seeded = 0;
+            for (int round = 0; round <= s.rounds(); round++) {
+                String p = round == 0 ? null : "growth.";
+                seed(server, seeded, 100);
+                seeded += 100;
+                for (int part = 0; part < 2; part++) {
+                    boolean bigFirst = round % 2 == 0;
+                    boolean isBig = (part == 0) == bigFirst;
+                    measure(f, p, isBig ? "big" : "empty", isBig ? big : empty, server, tokens);
+                }
+            }
+        }
+        for (String what : List.of("open", "open.fullcheck", "sync", "datatab", "count", "heap")) {
+            f.print("growth.empty." + what, "growth.big." + what);
+            f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
+        }
+        f.print("growth.fill_seconds");
+    }
+
+    private static void measure(Figures f, String p, String name, Path dir, ReferenceServer server,
+                                Map<String, String> tokens) throws Exception {
+        Files.deleteIfExists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db.clean"));
+        long t0 = System.nanoTime();
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            sample(f, p, name + ".open.fullcheck", (System.nanoTime() - t0) / 1e6, "ms");
+        }
+        t0 = System.nanoTime();
+        try (LocalStore store = LocalStore.openFile(dir)) {
+            sample(f, p, name + ".open", (System.nanoTime() - t0) / 1e6, "ms");
+            try (ClientStack client = new ClientStack(store, server.baseUrl(), tokens)) {
+                client.keepLeasesAlive();
+                long s0 = System.nanoTime();
+                RunResult r = client.sync(KEY, TaskSource.MANUAL);
+                sample(f, p, name + ".sync", (System.nanoTime() - s0) / 1e6, "ms");
+                if (r.status() != RunStatus.SUCCEEDED) {
+                    throw new IllegalStateException(name + ": the sync did not succeed: " + r);
+                }
+                JdbcLocalEdits edits = client.edits;
+                long d0 = System.nanoTime();
+                int page = edits.recordsPage(KEY, Optional.empty(), 201).size();   // what the Data tab reads
+                sample(f, p, name + ".datatab", (System.nanoTime() - d0) / 1e6, "ms");
+                long c0 = System.nanoTime();
+                long count = edits.recordCount(KEY);   // what it read before issue 14 (all records; now only counted)
+                sample(f, p, name + ".count", (System.nanoTime() - c0) / 1e6, "ms");
+                if (page == 0 || count < page) {
+                    throw new IllegalStateException(name + ": the data tab read " + page + " of " + count);
+                }
+                System.gc();
+                Runtime rt = Runtime.getRuntime();
+                sample(f, p, name + ".heap", (rt.totalMemory() - rt.freeMemory()) / 1e6, "MB");
+            }
+        }
+    }
+
+    private static void sample(Figures f, String p, String name, double value, String unit) {
+        if (p != null) {
+            f.sample(p + name, value, unit);
+        }
+    }
+
+    /** {@code records} local records of the key and {@code runs} finished runs, by plain JDBC batches. */
+    private static void fill(Path dir, int records, int runs) throws Exception {
+        try (LocalStore store = LocalStore.openFile(dir);
+             Connection c = store.database().dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id,"
+                    + " version, deleted, payload, server_time_ms) VALUES (?, ?, ?, 1, FALSE, ?, 0)")) {
+                for (int i = 0; i < records; i++) {
+                    ps.setString(1, KEY.userId());
+                    ps.setString(2, KEY.scope().wireName());
+                    ps.setString(3, "local-" + i);
+                    ps.setString(4, SyncBench.payload(i));
+                    ps.addBatch();
+                    if ((i + 1) % 1000 == 0 || i == records - 1) {
+                        ps.executeBatch();
+                        c.commit();
+                    }
+                }
+            }
+            long now = Instant.now().toEpochMilli();
+            try (PreparedStatement run = c.prepareStatement("INSERT INTO run (run_id, task_key, epoch, owner_id,"
+                    + " first_source, started_at_ms, ended_at_ms, stage, status) VALUES (?, ?, ?, 'old-owner', 'schedule',"
+                    + " ?, ?, 'done', 'succeeded')");
+                 PreparedStatement trig = c.prepareStatement("INSERT INTO run_trigger (run_id, source, merged, at_ms)"
+                         + " VALUES (?, 'schedule', FALSE, ?)");
+                 PreparedStatement stage = c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, 'done', ?)")) {
+                for (int i = 0; i < runs; i++) {
+                    String id = "old-run-" + i;
+                    // every 20 s, the newest 20 s ago: 100,000 runs span 23 days, all within the
+                    // retention's 30 days, so each sync measures the steady state, not a backlog
+                    long at = now - (runs - i) * 20_000L;
+                    run.setString(1, id);
+                    run.setString(2, KEY.asString());
+                    run.setLong(3, -runs + i);   // below every epoch the lease will grant
+                    run.setLong(4, at);
+                    run.setLong(5, at + 1000);
+                    run.addBatch();
+                    trig.setString(1, id);
+                    trig.setLong(2, at);
+                    trig.addBatch();
+                    stage.setString(1, id);
+                    stage.setLong(2, at);
+                    stage.addBatch();
+                    if ((i + 1) % 1000 == 0 || i == runs - 1) {
+                        run.executeBatch();
+                        trig.executeBatch();
+                        stage.executeBatch();
+                        c.commit();
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@code n} new records on the server for the key, as another device. */
+    private static void seed(ReferenceServer server, int from, int n) {
+        HttpSyncRemote other = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
+                server::tokenFor, "bench-growth-seeder");
+        List<OutboxEntry> entries = new ArrayList<>();
+        for (int i = from; i < from + n; i++) {
+            entries.add(new OutboxEntry(i + 1, UUID.randomUUID().toString(), "server-" + i, 0, false,
+                    SyncBench.payload(i), Instant.EPOCH));
+        }
+        PushResponse r = other.push(KEY, new PushBatch("growth-" + from, UUID.randomUUID().toString(), entries), 1, "seed");
+        if (r.results().stream().anyMatch(x -> !x.applied())) {
+            throw new IllegalStateException("seeding the server failed: " + r);
+        }
+    }
+}
