@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.leasesync.registry.LeasesyncException;
+import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.OwnerLiveness;
 import org.leasesync.registry.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A file database lives in the data directory as {@code leasesync.mv.db} and is opened in H2's
  * automatic mixed mode ({@code AUTO_SERVER=TRUE}), so several processes started on the same data
- * directory share one registry instead of failing with "database in use".
+ * directory share one registry instead of failing with "database in use". A lock file left behind by a
+ * host process that provably died (killed, crashed) is taken over at once ({@link StaleLockFile}).
  *
  * <p>Thread-safe. Every method blocks on the database. Failures are thrown once, here, as
  * {@link StoreException} with the JDBC cause kept and a message naming the file.
@@ -47,6 +50,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Database.class);
     private static final AtomicLong MEM_COUNTER = new AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicBoolean PRELOADED = new java.util.concurrent.atomic.AtomicBoolean();
     /** The database file name inside the data directory (H2 adds {@code .mv.db}). */
     /** Run once the pool is closed: a file database records its clean close ({@link CleanCloseMarker}). */
     private volatile Runnable afterClose = () -> { };
@@ -104,14 +108,45 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
+        preloadOpenClasses();
         if (Files.exists(file)) {
             // Throws, naming the file, when it is damaged. A file another process has open is that process's.
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
             log.debug("{}: {}", file, checked);
         }
+        // A lock file left by a host that provably died is taken over at once instead of after H2's 4-6 s wait.
+        StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
         Database db = openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+        StaleLockFile.recordHost(dir, ThisProcess.OWNER);
         db.afterClose = () -> CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
         return db;
+    }
+
+    /**
+     * Loads the pool's and Flyway's classes on a background thread while this one checks the file:
+     * in a new process that is about half of opening an existing database (Flyway's plugin registry
+     * alone ~0.4 s cold), and the two overlap on a second core. Best effort; never fails the open.
+     */
+    private static void preloadOpenClasses() {
+        if (!PRELOADED.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            try {
+                new HikariConfig().setPoolName("warm-up");
+                Flyway.configure().locations(SqlDialect.H2.clientMigrations());
+            } catch (RuntimeException | LinkageError e) {
+                log.debug("class warm-up before opening the database failed: {}", e.toString());
+            }
+        }, "db-open-warmup");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** This process as a lock-file owner, and how other owners are judged; computed once (reads /proc). */
+    private static final class ThisProcess {
+        static final OwnerId OWNER = OwnerId.forCurrentProcess();
+        static final OwnerLiveness LIVENESS = OwnerLiveness.processTable(OWNER.host());
     }
 
     /**

@@ -36,6 +36,41 @@ final class DatabaseHost {
         }
     }
 
+    /**
+     * Whether the process {@code pid} is the one serving the database whose lock file is
+     * {@code lockFile}: it has a socket listening on the port the lock file names. Reads only that
+     * process's descriptors. False when anything is missing or unreadable.
+     */
+    static boolean servedBy(Path lockFile, long pid) {
+        try {
+            Optional<Integer> port = port(lockFile);
+            if (port.isEmpty()) {
+                return false;
+            }
+            Optional<String> inode = listeningSocketInode(port.get());
+            return inode.isPresent() && hasSocket(Path.of("/proc", Long.toString(pid)), "socket:[" + inode.get() + "]");
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean hasSocket(Path proc, String target) {
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(proc.resolve("fd"))) {
+            for (Path fd : fds) {
+                try {
+                    if (target.equals(Files.readSymbolicLink(fd).toString())) {
+                        return true;
+                    }
+                } catch (IOException e) {
+                    // closed meanwhile
+                }
+            }
+        } catch (IOException | SecurityException e) {
+            // another user's process, or gone
+        }
+        return false;
+    }
+
     /** The loopback port written in H2's lock file ({@code server=localhost:PORT}). */
     static Optional<Integer> port(Path lockFile) throws IOException {
         if (!Files.isRegularFile(lockFile)) {
@@ -75,18 +110,8 @@ final class DatabaseHost {
         try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString()
                 .chars().allMatch(Character::isDigit))) {
             for (Path proc : procs) {
-                try (DirectoryStream<Path> fds = Files.newDirectoryStream(proc.resolve("fd"))) {
-                    for (Path fd : fds) {
-                        try {
-                            if (target.equals(Files.readSymbolicLink(fd).toString())) {
-                                return Optional.of(Long.parseLong(proc.getFileName().toString()));
-                            }
-                        } catch (IOException e) {
-                            // closed meanwhile
-                        }
-                    }
-                } catch (IOException | SecurityException e) {
-                    // another user's process, or gone
+                if (hasSocket(proc, target)) {
+                    return Optional.of(Long.parseLong(proc.getFileName().toString()));
                 }
             }
         }

@@ -74,6 +74,9 @@ public final class BenchMain implements Callable<Integer> {
             description = "takeover: lease TTL of the holder when its death is not provable; default ${DEFAULT-VALUE}")
     Duration takeoverTtl = Duration.ofSeconds(5);
 
+    @Option(names = "--takeover-rounds", description = "takeover: kill-and-restart rounds per case; default ${DEFAULT-VALUE}")
+    int takeoverRounds = 10;
+
     @Option(names = "--scale-phase", converter = DurationConverter.class,
             description = "scale: length of the measured pull phase and of the push phase; default ${DEFAULT-VALUE}")
     Duration scalePhase = Duration.ofSeconds(5);
@@ -202,7 +205,7 @@ public final class BenchMain implements Callable<Integer> {
             GrowthBench.run(f, new GrowthBench.Settings(growthRecords, growthRuns, Math.min(rounds, 3)), dir);
         }
         if (only.contains(Item.TAKEOVER)) {
-            TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : Math.min(rounds, 3)), dir);
+            TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : takeoverRounds), dir);
         }
     }
 }

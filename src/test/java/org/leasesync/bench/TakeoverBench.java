@@ -13,7 +13,8 @@ import org.leasesync.testing.JavaProcess;
  * The figure is the wall-clock time from the kill to the grant in the new process, which includes
  * starting its JVM and opening the database (taking over H2's file lock from the dead process). With
  * a provably dead owner (same machine, pid gone) the grant follows at once; without proof it
- * waits one TTL of observation.
+ * waits one TTL of observation. Issue 14 §3's goal is {@code opening_to_grant} of the provable case: from
+ * the new process's first attempt to open the database to the grant, at most 1 s.
  */
 final class TakeoverBench {
 
@@ -47,6 +48,7 @@ final class TakeoverBench {
                     try {
                         String granted = waitFor(takerOut, "GRANTED", taker);
                         String opened = waitFor(takerOut, "OPENED", taker);
+                        long openingAt = Long.parseLong(waitFor(takerOut, "OPENING", taker).split(" ")[1]);
                         long grantedAt = Long.parseLong(granted.split(" ")[1]);
                         long openedAt = Long.parseLong(opened.split(" ")[1]);
                         long epoch = Long.parseLong(granted.split(" ")[2]);
@@ -57,6 +59,8 @@ final class TakeoverBench {
                         f.sample(p + ".kill_to_grant", grantedAt - killedAt, "ms");
                         f.sample(p + ".kill_to_open", openedAt - killedAt, "ms");
                         f.sample(p + ".open_to_grant", grantedAt - openedAt, "ms");
+                        f.sample(p + ".opening_to_open", openedAt - openingAt, "ms");
+                        f.sample(p + ".opening_to_grant", grantedAt - openingAt, "ms");
                         if (mode.equals("unprovable")) {
                             f.sample(p + ".ttl", ttl.toMillis(), "ms");
                         }
@@ -70,8 +74,15 @@ final class TakeoverBench {
             }
         }
         f.print("takeover.provable.kill_to_grant", "takeover.provable.kill_to_open", "takeover.provable.open_to_grant",
+                "takeover.provable.opening_to_open", "takeover.provable.opening_to_grant",
                 "takeover.unprovable.kill_to_grant", "takeover.unprovable.kill_to_open",
-                "takeover.unprovable.open_to_grant", "takeover.unprovable.ttl");
+                "takeover.unprovable.open_to_grant", "takeover.unprovable.opening_to_open", "takeover.unprovable.ttl");
+        for (String name : List.of("takeover.provable.opening_to_grant", "takeover.provable.opening_to_open")) {
+            List<Double> samples = f.samples(name);
+            f.note(name + " rounds=" + samples.size() + " max=" + Figures.format(
+                    samples.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)) + " ms, all: " + samples);
+        }
+        f.ratio("takeover.provable.opening_to_grant_vs_goal_1s", f.median("takeover.provable.opening_to_grant") / 1000.0);
         f.ratio("takeover.unprovable.open_to_grant_vs_ttl",
                 f.median("takeover.unprovable.open_to_grant") / f.median("takeover.unprovable.ttl"));
     }

@@ -19,7 +19,8 @@ import org.leasesync.store.LocalStore;
  * id and liveness check. {@code hold DIR TTL_MS}: takes the key, keeps renewing it (as a run's
  * process does), prints {@code HELD epoch}, and waits to be killed. {@code take DIR TTL_MS
  * provable|unprovable}: prints {@code OPENED wallMillis} once the database is open, then tries every
- * 5 ms and prints {@code GRANTED wallMillis epoch}; with {@code unprovable} its registry cannot prove
+ * 5 ms and prints {@code GRANTED wallMillis epoch}; before its first attempt to open the database it
+ * prints {@code OPENING wallMillis} (the start of the crash-takeover goal of issue 14 §3); with {@code unprovable} its registry cannot prove
  * any owner dead ({@link OwnerLiveness#neverProvable()}), so only the TTL frees the key.
  */
 public final class TakeoverChildMain {
@@ -30,6 +31,10 @@ public final class TakeoverChildMain {
         Path dir = Path.of(args[1]);
         Duration ttl = Duration.ofMillis(Long.parseLong(args[2]));
         OwnerId owner = OwnerId.forCurrentProcess();
+        if (args[0].equals("take")) {
+            System.out.println("OPENING " + System.currentTimeMillis());
+            System.out.flush();
+        }
         try (LocalStore store = LocalStore.openFile(dir)) {
             OwnerLiveness liveness = args.length > 3 && args[3].equals("unprovable")
                     ? OwnerLiveness.neverProvable() : OwnerLiveness.processTable(owner.host());
