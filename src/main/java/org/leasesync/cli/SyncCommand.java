@@ -126,6 +126,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                     throw new IllegalStateException("the run failed unexpectedly: " + e.getCause(), e.getCause());
                 }
                 int code = report(out, rt, key, result);
+                out.flush();
+                reported.countDown();   // a clean stop on a signal waits for this line before the JVM exits
                 if (result.status() == RunStatus.SUCCEEDED && !json) {
                     var outbox = rt.edits().outbox(key);
                     long conflicts = outbox.stream().filter(i -> i.isConflict()).count();
@@ -207,12 +209,22 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         err.flush();
         LOG.info("stopping on a signal: cancelling the sync of {}", key);
         rt.close(java.time.Duration.ofSeconds(3));
+        try {
+            // the main thread reports the cancelled run on standard output; exiting first would lose that line
+            reported.await(REPORT_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         err.println("leasesync: stopped cleanly");
         err.flush();
         LOG.info("stopped cleanly");
     }
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SyncCommand.class);
+    /** How long a clean stop waits for the run's result line once the run has been cancelled. */
+    private static final long REPORT_WAIT_MILLIS = 2_000;
+    /** Counted down once the started run's result has been printed. */
+    private final java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
 
     /** Waits for the run; true if it failed only because the shared local database was briefly unreachable. */
     private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {

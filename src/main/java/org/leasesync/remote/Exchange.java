@@ -12,6 +12,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.leasesync.sync.CallCancellation;
 import org.leasesync.sync.RemoteException;
 
 /**
@@ -84,7 +85,8 @@ final class Exchange {
         Probe probe = new Probe();
         Call call = client.newCall(template.newBuilder().tag(Probe.class, probe).build());
         call.timeout().timeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        try (Response resp = call.execute()) {
+        try (CallCancellation.Registration onCancel = CallCancellation.register(call::cancel);
+             Response resp = call.execute()) {
             ResponseBody body = resp.body();
             String text = body.string();
             if (!resp.isSuccessful()) {

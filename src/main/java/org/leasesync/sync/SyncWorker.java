@@ -46,6 +46,13 @@ public final class SyncWorker implements TaskRunner {
 
     @Override
     public RunOutcome run(RunContext ctx) throws InterruptedException {
+        // a cancel or a lost lease ends the call in flight at once, and refuses the next one
+        try (CallCancellation.Scope calls = CallCancellation.open(ctx.lease().lostSignal())) {
+            return runStages(ctx);
+        }
+    }
+
+    private RunOutcome runStages(RunContext ctx) throws InterruptedException {
         Optional<ResyncSummary> resync = Optional.empty();
         try {
             boolean resumeAtPush = ctx.recovery().map(r -> r.action() == RecoveryDecision.Action.RESUME).orElse(false)
