@@ -115,7 +115,7 @@ class ChineseWindowUiTest {
         robot.clickOn("#settings-cancel");
 
         // the Data tab: records, a local edit in the outbox, the summary and the form's message
-        selectTab(robot, "tab-data");
+        UiTestSupport.selectTab(robot, "tab-data");
         waitUntil("records shown", () -> !robot.lookup("#data-records").queryAs(TableView.class).getItems().isEmpty());
         robot.interact(() -> {
             robot.lookup("#edit-id").queryAs(TextInputControl.class).setText("course-1");
@@ -131,7 +131,7 @@ class ChineseWindowUiTest {
         assertThat(englishWords()).as("English words on the Data tab").isEmpty();
 
         // the History tab: the runs of Sync all, their columns, sources, results and stages
-        selectTab(robot, "tab-history");
+        UiTestSupport.selectTab(robot, "tab-history");
         waitUntil("runs listed", () -> !robot.lookup("#history-table").queryAs(TableView.class).getItems().isEmpty());
         HistoryViewModel.Row run = (HistoryViewModel.Row) robot.lookup("#history-table").queryAs(TableView.class)
                 .getItems().get(0);
@@ -149,15 +149,6 @@ class ChineseWindowUiTest {
         waitUntil("fired", () -> text(robot, "#qa-fire-result").startsWith("已发出 18 个触发："));
         waitUntil("leases listed", () -> !robot.lookup("#qa-leases").queryAs(TableView.class).getItems().isEmpty());
         assertThat(englishWords()).as("English words in the QA tools window").isEmpty();
-    }
-
-    /** Selects the main window's tab with id {@code id} (a Tab is not a node, so it is found through its pane). */
-    static void selectTab(FxRobot robot, String id) {
-        robot.interact(() -> {
-            TabPane tabs = robot.lookup(".tab-pane").queryAs(TabPane.class);
-            tabs.getSelectionModel().select(tabs.getTabs().stream().filter(t -> id.equals(t.getId())).findFirst()
-                    .orElseThrow());
-        });
     }
 
     /** Every ASCII word of more than 3 letters the user can see, outside what {@link #ALLOWED} exempts. */
