@@ -111,11 +111,11 @@ public final class AppAssembly implements AutoCloseable {
         this.desktop = new DesktopViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
         desktopRef[0] = desktop;
         loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
-        this.data = new DataViewModel(rt.edits(), vm, actions, ui, messages.zone());
+        this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
-                rt.store().database()), vm, actions, ui, messages.zone());
+                rt.store().database()), vm, actions, ui, texts);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
-                settings.time());
+                settings.time(), messages);
         // The background triggers ask whether the key synced moments ago, in this window or another
         // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
         // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.

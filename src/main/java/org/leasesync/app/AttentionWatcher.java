@@ -151,7 +151,7 @@ final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable {
         }
         Optional<String> attention = runs.lastRun(key)
                 .filter(r -> r.status().orElse(null) == RunStatus.NEEDS_ATTENTION)
-                .map(r -> r.error().orElse("the state of the last sync is unknown"));
+                .map(r -> r.error().orElse(""));   // blank: the notification says the state is unknown
         Map<String, String> conflicts = new LinkedHashMap<>();
         for (JdbcLocalEdits.OutboxItem i : edits.outbox(key)) {
             if (i.isConflict()) {

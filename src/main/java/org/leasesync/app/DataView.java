@@ -30,23 +30,24 @@ final class DataView extends VBox {
     DataView(DataViewModel vm) {
         setSpacing(10);
         setPadding(new Insets(14));
-        ChoiceBox<Scope> scope = scopeChoice();
+        Messages m = vm.messages();
+        ChoiceBox<Scope> scope = scopeChoice(m);
         scope.setId("data-scope");
         scope.valueProperty().bindBidirectional(vm.scopeProperty());
         Label summary = new Label();
         summary.setId("data-summary");
         summary.textProperty().bind(vm.summaryProperty());
-        Button reload = new Button("Reload");
+        Button reload = new Button(m.get("view.reload"));
         reload.setId("data-reload");
         reload.setOnAction(e -> vm.load());
-        HBox head = new HBox(10, new Label("Scope"), scope, reload, summary);
+        HBox head = new HBox(10, new Label(m.get("view.scope")), scope, reload, summary);
         head.setAlignment(Pos.CENTER_LEFT);
 
         TableView<DataViewModel.RecordRow> records = new TableView<>(vm.records());
         records.setId("data-records");
-        records.getColumns().add(col("Record", r -> r.id(), 140));
-        records.getColumns().add(col("Version", r -> r.version(), 70));
-        TableColumn<DataViewModel.RecordRow, Object> content = col("Content", r -> r.oneLine(), 500);
+        records.getColumns().add(dataCol(m.get("data.col.record"), r -> r.id(), 140));
+        records.getColumns().add(col(m.get("data.col.version"), r -> r.version(), 70));
+        TableColumn<DataViewModel.RecordRow, Object> content = dataCol(m.get("data.col.content"), r -> r.oneLine(), 500);
         content.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
             protected void updateItem(Object item, boolean empty) {
@@ -57,9 +58,9 @@ final class DataView extends VBox {
             }
         });
         records.getColumns().add(content);
-        records.getColumns().add(col("Changed on server", r -> r.syncedAt(), 130));
-        records.getColumns().add(col("Local edit", r -> r.localEdit(), 90));
-        records.setPlaceholder(new Label("No records yet: sync this scope first."));
+        records.getColumns().add(col(m.get("data.col.changedOnServer"), r -> r.syncedAt(), 130));
+        records.getColumns().add(col(m.get("data.col.localEdit"), r -> r.localEdit(), 90));
+        records.setPlaceholder(new Label(m.get("data.records.empty")));
         // the selected record's content, pretty-printed
         TextArea recordDetail = new TextArea();
         recordDetail.setId("data-record-detail");
@@ -69,44 +70,44 @@ final class DataView extends VBox {
         recordDetail.setMinWidth(220);
         records.setPrefWidth(300);   // the table takes the rest of the width (it scrolls sideways)
         records.setMinHeight(150);   // a few rows always show; the tab scrolls in a small window
-        recordDetail.setPromptText("Select a record to see its content");
+        recordDetail.setPromptText(m.get("data.record.prompt"));
         recordDetail.getStyleClass().add("record-detail");
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
         HBox.setHgrow(records, Priority.ALWAYS);
         HBox recordsPane = new HBox(8, records, recordDetail);
         VBox.setVgrow(recordsPane, Priority.ALWAYS);
 
-        Button showMore = new Button("Show more records");
+        Button showMore = new Button(m.get("data.more"));
         showMore.setId("data-more");
         showMore.visibleProperty().bind(vm.moreProperty());
         showMore.managedProperty().bind(vm.moreProperty());
         showMore.setOnAction(e -> vm.loadMore());
         TableView<DataViewModel.OutboxRow> outbox = new TableView<>(vm.outbox());
         outbox.setId("data-outbox");
-        outbox.getColumns().add(col("Record", r -> r.recordId(), 120));
-        outbox.getColumns().add(col("State", r -> r.state(), 80));
-        outbox.getColumns().add(col("Your version", r -> r.mine(), 320));
-        outbox.getColumns().add(col("Server's version (conflicts) / why refused", r -> r.theirs(), 320));
-        outbox.getColumns().add(col("Made", r -> r.madeAt(), 80));
-        outbox.setPlaceholder(new Label("No local edits waiting."));
+        outbox.getColumns().add(dataCol(m.get("data.col.record"), r -> r.recordId(), 120));
+        outbox.getColumns().add(col(m.get("data.col.state"), r -> r.shownState(), 80));
+        outbox.getColumns().add(dataCol(m.get("data.col.mine"), r -> r.mine(), 320));
+        outbox.getColumns().add(dataCol(m.get("data.col.theirs"), r -> r.theirs(), 320));
+        outbox.getColumns().add(col(m.get("data.col.made"), r -> r.madeAt(), 80));
+        outbox.setPlaceholder(new Label(m.get("data.outbox.empty")));
         outbox.setPrefHeight(190);
         outbox.setMinHeight(150);
-        Button keep = new Button("Keep mine");
+        Button keep = new Button(m.get("data.keepMine"));
         keep.setId("keep-mine");
         keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
-        outbox.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> keep.setText(DataViewModel.keepMineLabel(r)));
-        Button take = new Button("Take server's");
+        outbox.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> keep.setText(vm.keepMineLabel(r)));
+        Button take = new Button(m.get("data.takeTheirs"));
         take.setId("take-theirs");
         take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
-        Button discard = new Button("Discard");
+        Button discard = new Button(m.get("data.discard"));
         discard.setId("outbox-discard");
         discard.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.discard(r.changeId())));
-        Button again = new Button("Send again");
+        Button again = new Button(m.get("data.sendAgain"));
         again.setId("outbox-send-again");
         again.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.sendAgain(r.changeId())));
-        HBox conflict = new HBox(8, new Label("Selected conflict:"), keep, take);
+        HBox conflict = new HBox(8, new Label(m.get("data.selectedConflict")), keep, take);
         conflict.setAlignment(Pos.CENTER_LEFT);
-        HBox refused = new HBox(8, new Label("Selected refused edit:"), discard, again);
+        HBox refused = new HBox(8, new Label(m.get("data.selectedRefused")), discard, again);
         refused.setAlignment(Pos.CENTER_LEFT);
         for (HBox box : java.util.List.of(conflict, refused)) {
             box.getChildren().forEach(n -> ((javafx.scene.layout.Region) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
@@ -117,10 +118,10 @@ final class DataView extends VBox {
 
         TextField id = new TextField();
         id.setId("edit-id");
-        id.setPromptText("record id, e.g. course-7");
+        id.setPromptText(m.get("data.edit.idPrompt"));
         TextArea payload = new TextArea();
         payload.setId("edit-payload");
-        payload.setPromptText("{\"title\": \"Linear Algebra\", \"progress\": 0.5}");
+        payload.setPromptText(m.get("data.edit.payloadPrompt"));
         payload.setPrefRowCount(2);
         HBox.setHgrow(payload, Priority.ALWAYS);
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
@@ -130,7 +131,7 @@ final class DataView extends VBox {
                 payload.setText(r.content());
             }
         });
-        Button save = new Button("Save local edit");
+        Button save = new Button(m.get("data.edit.save"));
         save.setId("edit-save");
         save.getStyleClass().add("accent");
         save.setOnAction(e -> vm.saveEdit(id.getText(), payload.getText()));
@@ -141,8 +142,8 @@ final class DataView extends VBox {
         HBox form = new HBox(8, id, payload, save);
         form.setAlignment(Pos.CENTER_LEFT);
 
-        getChildren().addAll(head, recordsPane, showMore, new Label("Outbox (local edits waiting for the server)"), outbox,
-                conflictButtons, new Label("Edit a record (goes to the outbox)"), form, message);
+        getChildren().addAll(head, recordsPane, showMore, new Label(m.get("data.outbox.title")), outbox,
+                conflictButtons, new Label(m.get("data.edit.title")), form, message);
     }
 
     private static java.util.Optional<DataViewModel.OutboxRow> selectedConflict(TableView<DataViewModel.OutboxRow> t) {
@@ -153,6 +154,20 @@ final class DataView extends VBox {
         return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isSetAside);
     }
 
+    /**
+     * A column of the user's own data (ids, record content, owners, task keys): shown as it is, in no
+     * language, and marked with the style class {@value #USER_DATA} so that a scan for untranslated
+     * words can pass over it.
+     */
+    static <S> TableColumn<S, Object> dataCol(String title, java.util.function.Function<S, Object> value, double width) {
+        TableColumn<S, Object> c = col(title, value, width);
+        c.getStyleClass().add(USER_DATA);
+        return c;
+    }
+
+    /** The style class of a column that shows user data as it is ({@link #dataCol}). */
+    static final String USER_DATA = "user-data";
+
     static <S> TableColumn<S, Object> col(String title, java.util.function.Function<S, Object> value, double width) {
         TableColumn<S, Object> c = new TableColumn<>(title);
         c.setCellValueFactory(cell -> new javafx.beans.property.ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
@@ -160,12 +175,12 @@ final class DataView extends VBox {
         return c;
     }
 
-    static ChoiceBox<Scope> scopeChoice() {
+    static ChoiceBox<Scope> scopeChoice(Messages m) {
         ChoiceBox<Scope> box = new ChoiceBox<>(javafx.collections.FXCollections.observableArrayList(Scope.values()));
         box.setConverter(new StringConverter<>() {
             @Override
             public String toString(Scope s) {
-                return s == null ? "" : StatusTexts.title(s);
+                return s == null ? "" : StatusTexts.title(s, m);
             }
 
             @Override

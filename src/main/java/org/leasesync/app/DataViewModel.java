@@ -48,12 +48,14 @@ public final class DataViewModel {
     }
 
     /**
-     * An outbox row; {@code theirs} is the server's version for conflicts ("deleted on the server
-     * (v3)" when the server deleted the record) and why the edit was set aside for rejected ones;
-     * {@code keepMineMeans} says what Keep mine would do. Long contents are shortened for the table.
+     * An outbox row; {@code state} is the entry's state as stored ({@code pending}, {@code conflict},
+     * {@code refused} or {@code unknown}) and {@code shownState} the same in the user's language;
+     * {@code theirs} is the server's version for conflicts ("deleted on the server (v3)" when the
+     * server deleted the record) and why the edit was set aside for rejected ones; {@code keepMineMeans}
+     * says what Keep mine would do. Long contents are shortened for the table.
      */
-    public record OutboxRow(String changeId, String recordId, String state, String mine, String theirs, String madeAt,
-                            boolean serverLacksRecord, String keepMineMeans) {
+    public record OutboxRow(String changeId, String recordId, String state, String shownState, String mine, String theirs,
+                            String madeAt, boolean serverLacksRecord, String keepMineMeans) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
@@ -78,6 +80,7 @@ public final class DataViewModel {
     private final Executor background;
     private final Executor ui;
     private final StatusTexts texts;
+    private final Messages m;
     private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
     private final ObservableList<RecordRow> records = FXCollections.observableArrayList();
     private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
@@ -86,18 +89,30 @@ public final class DataViewModel {
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private Editing editing;
 
+    /** With the system's format locale for its texts. */
     public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
+        this(edits, main, background, ui, new StatusTexts(zone));
+    }
+
+    /** @param texts the window's language and time zone */
+    public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, StatusTexts texts) {
         this.edits = Objects.requireNonNull(edits);
         this.main = main;
         this.background = background;
         this.ui = ui;
-        this.texts = new StatusTexts(zone);
+        this.texts = Objects.requireNonNull(texts, "texts");
+        this.m = texts.messages();
         scope.addListener((o, a, b) -> load());
         main.currentUserProperty().addListener((o, a, b) -> load());
     }
 
     public ObjectProperty<Scope> scopeProperty() {
         return scope;
+    }
+
+    /** The texts of the tab's labels, in the window's language. */
+    public Messages messages() {
+        return m;
     }
 
     public ObservableList<RecordRow> records() {
@@ -108,7 +123,7 @@ public final class DataViewModel {
         return outbox;
     }
 
-    /** e.g. "5 records · 2 local edits waiting to be pushed · 1 conflict". */
+    /** e.g. "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve". */
     public ReadOnlyStringProperty summaryProperty() {
         return summary.getReadOnlyProperty();
     }
@@ -131,23 +146,17 @@ public final class DataViewModel {
             boolean hasMore = page.size() > PAGE_SIZE;
             var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
-            List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
-                    r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
-                    .toList();
-            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), shownState(i),
-                    i.deleted() ? "(delete)" : shorten(i.payloadJson()),
-                    i.isConflict() ? shorten(i.serverSide())
-                            : i.isSetAside() ? "Set aside: " + i.rejectedReason().orElse("its state is unknown") : "",
-                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? i.keepMineMeans() : ""))
+            List<RecordRow> rows = recordRows(recs, items);
+            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), state(i),
+                    m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
+                    i.isConflict() ? shorten(serverSide(i))
+                            : i.isSetAside() ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown"))) : "",
+                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i) : ""))
                     .toList();
             long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
             long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
             long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
-            String text = (hasMore ? "more than " + PAGE_SIZE + " records" : recs.size() + " record"
-                    + (recs.size() == 1 ? "" : "s")) + " · " + pending + " local edit"
-                    + (pending == 1 ? "" : "s") + " waiting to be pushed" + (conflicts > 0 ? " · " + conflicts + " conflict"
-                    + (conflicts == 1 ? "" : "s") + " to resolve" : "") + (setAside > 0 ? " · " + setAside + " edit"
-                    + (setAside == 1 ? "" : "s") + " refused by the server" : "");
+            String text = summary(hasMore, recs.size(), pending, conflicts, setAside);
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
                     records.setAll(rows);
@@ -181,9 +190,7 @@ public final class DataViewModel {
             boolean hasMore = page.size() > PAGE_SIZE;
             var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
-            List<RecordRow> rows = recs.stream().map(r -> new RecordRow(r.id(), r.version(),
-                    r.deleted() ? "(deleted)" : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
-                    .toList();
+            List<RecordRow> rows = recordRows(recs, items);
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get() && records.size() == shown
                         && records.get(shown - 1).id().equals(after)) {
@@ -226,16 +233,16 @@ public final class DataViewModel {
         try {
             JsonNode n = JSON.readTree(payloadText == null ? "" : payloadText);
             if (n == null || !n.isObject()) {
-                message.set("The content must be a JSON object, like {\"title\": \"Algebra\"}.");
+                message.set(m.get("data.error.notObject"));
                 return;
             }
             json = n.toString();
         } catch (JsonProcessingException e) {
-            message.set("The content is not valid JSON: " + e.getOriginalMessage());
+            message.set(m.get("data.error.notJson", e.getOriginalMessage()));
             return;
         }
         if (recordId == null || recordId.isBlank()) {
-            message.set("Give the record an id.");
+            message.set(m.get("data.error.noId"));
             return;
         }
         String id = recordId.strip();
@@ -244,11 +251,11 @@ public final class DataViewModel {
         background.execute(() -> {
             try {
                 SavedEdit saved = edits.saveEdit(key, id, json, false, seen);
-                String text = !saved.conflict() ? "Saved locally. The next sync pushes it."
-                        : "Saved as a conflict: " + id + " changed since you saw version " + seen.getAsLong()
-                        + (saved.currentVersion() == 0 ? " (it is no longer on the server)"
-                        : saved.currentDeleted() ? " (it was deleted on the server)"
-                        : " (now version " + saved.currentVersion() + ")") + ". Keep mine or take the server's below.";
+                String text = !saved.conflict() ? m.get("data.saved")
+                        : m.get("data.savedConflict", id, Long.toString(seen.getAsLong()),
+                                saved.currentVersion() == 0 ? m.get("data.savedConflict.gone")
+                                : saved.currentDeleted() ? m.get("data.savedConflict.deleted")
+                                : m.get("data.savedConflict.now", Long.toString(saved.currentVersion())));
                 ui.execute(() -> message.set(text));
             } catch (IllegalArgumentException e) {
                 ui.execute(() -> message.set(e.getMessage()));
@@ -265,7 +272,7 @@ public final class DataViewModel {
         TaskKey key = new TaskKey(main.currentUser(), scope.get());
         background.execute(() -> {
             boolean ok = edits.discardSetAside(key, changeId);
-            ui.execute(() -> message.set(ok ? "Discarded the refused edit." : "That edit is no longer set aside."));
+            ui.execute(() -> message.set(m.get(ok ? "data.discarded" : "data.notSetAside")));
             load();
         });
     }
@@ -276,8 +283,7 @@ public final class DataViewModel {
         background.execute(() -> {
             String text;
             try {
-                text = edits.sendAgain(key, changeId) ? "Queued again; the next sync pushes it."
-                        : "That edit is no longer set aside.";
+                text = m.get(edits.sendAgain(key, changeId) ? "data.queuedAgain" : "data.notSetAside");
             } catch (IllegalArgumentException e) {
                 text = e.getMessage();
             }
@@ -287,33 +293,75 @@ public final class DataViewModel {
         });
     }
 
-    private static String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
+    private List<RecordRow> recordRows(List<JdbcLocalEdits.LocalRecord> recs, List<JdbcLocalEdits.OutboxItem> items) {
+        return recs.stream().map(r -> new RecordRow(r.id(), r.version(),
+                r.deleted() ? m.get("data.deleted") : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
+                .toList();
+    }
+
+    /** "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve · 1 edit refused by the server". */
+    private String summary(boolean hasMore, int shown, long pending, long conflicts, long setAside) {
+        StringBuilder sb = new StringBuilder(hasMore ? m.get("data.summary.moreThan", PAGE_SIZE)
+                : m.get("data.summary.records", shown));
+        sb.append(" · ").append(m.get("data.summary.pending", pending));
+        if (conflicts > 0) {
+            sb.append(" · ").append(m.get("data.summary.conflicts", conflicts));
+        }
+        if (setAside > 0) {
+            sb.append(" · ").append(m.get("data.summary.refused", setAside));
+        }
+        return sb.toString();
+    }
+
+    /** The records table's "Local edit" cell: the state of the record's edits in the outbox, if any. */
+    private String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
         List<JdbcLocalEdits.OutboxItem> mine = items.stream().filter(i -> i.recordId().equals(recordId)).toList();
         if (mine.isEmpty()) {
             return "";
         }
         if (mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
-            return "conflict";
+            return m.get("data.state.conflict");
         }
-        return mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "pending" : "refused";
+        return m.get(mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "data.state.pending" : "data.state.refused");
     }
 
-    private static String shownState(JdbcLocalEdits.OutboxItem i) {
+    /** {@code pending}, {@code conflict}, {@code refused} or {@code unknown}. */
+    private static String state(JdbcLocalEdits.OutboxItem i) {
         if (i.isPending() || i.isConflict()) {
             return i.state();
         }
         return i.isRejected() ? "refused" : "unknown";
     }
 
-    static String shorten(String text) {
-        return text == null || text.length() <= SHOWN_CHARS ? text
-                : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
+    /**
+     * The server's side of a conflict in the user's words (as {@link JdbcLocalEdits.OutboxItem#serverSide},
+     * which the command line prints): "deleted on the server (v3)", "not on the server" or "v3 {...}".
+     */
+    private String serverSide(JdbcLocalEdits.OutboxItem i) {
+        String version = Long.toString(i.serverVersion());
+        if (i.serverDeleted()) {
+            return m.get("data.server.deleted", version);
+        }
+        return i.serverVersion() == 0 ? m.get("data.server.absent") : m.get("data.server.version", version, i.serverPayloadJson());
     }
 
+    /** What keeping a conflict's edit does, in the user's words (as {@link JdbcLocalEdits.OutboxItem#keepMineMeans}). */
+    private String keepMineMeans(JdbcLocalEdits.OutboxItem i) {
+        if (i.serverDeleted()) {
+            return m.get("data.keepMeans.restores", i.recordId());
+        }
+        return i.serverVersion() == 0 ? m.get("data.keepMeans.creates", i.recordId())
+                : m.get("data.keepMeans.pushes", i.recordId(), Long.toString(i.serverVersion()));
+    }
+
+    String shorten(String text) {
+        return text == null || text.length() <= SHOWN_CHARS ? text
+                : m.get("data.shortened", text.substring(0, SHOWN_CHARS), text.length());
+    }
 
     /** The Keep mine button's text for the selected row: it says when keeping restores the record. */
-    public static String keepMineLabel(OutboxRow selected) {
-        return selected != null && selected.serverLacksRecord() ? "Keep mine (restores it)" : "Keep mine";
+    public String keepMineLabel(OutboxRow selected) {
+        return m.get(selected != null && selected.serverLacksRecord() ? "data.keepMine.restores" : "data.keepMine");
     }
 
     /**
@@ -326,7 +374,7 @@ public final class DataViewModel {
             Optional<JdbcLocalEdits.OutboxItem> conflict = edits.entry(key, changeId)
                     .filter(JdbcLocalEdits.OutboxItem::isConflict);
             boolean ok = conflict.isPresent() && edits.keepMine(key, changeId);
-            String text = ok ? "Kept your version: " + conflict.get().keepMineMeans() + "." : "That conflict is gone.";
+            String text = ok ? m.get("data.kept", keepMineMeans(conflict.get())) : m.get("data.conflictGone");
             ui.execute(() -> message.set(text));
             load();
         });
@@ -337,7 +385,7 @@ public final class DataViewModel {
         TaskKey key = new TaskKey(main.currentUser(), scope.get());
         background.execute(() -> {
             boolean ok = edits.takeTheirs(key, changeId);
-            ui.execute(() -> message.set(ok ? "Took the server's version." : "That conflict is gone."));
+            ui.execute(() -> message.set(m.get(ok ? "data.tookTheirs" : "data.conflictGone")));
             load();
         });
     }

@@ -17,28 +17,28 @@ final class HistoryView extends VBox {
     HistoryView(HistoryViewModel vm) {
         setSpacing(10);
         setPadding(new Insets(14));
-        ChoiceBox<Scope> scope = DataView.scopeChoice();
+        Messages m = vm.messages();
+        ChoiceBox<Scope> scope = DataView.scopeChoice(m);
         scope.setId("history-scope");
         scope.valueProperty().bindBidirectional(vm.scopeProperty());
-        Button reload = new Button("Reload");
+        Button reload = new Button(m.get("view.reload"));
         reload.setId("history-reload");
         reload.setOnAction(e -> vm.load());
-        Label about = new Label("Every run of this task key: who asked for it, who joined it, what it did; and timer "
-                + "and window triggers skipped because it had just synced.");
+        Label about = new Label(m.get("history.about"));
         about.setWrapText(true);
-        HBox controls = new HBox(10, new Label("Scope"), scope, reload);
+        HBox controls = new HBox(10, new Label(m.get("view.scope")), scope, reload);
         controls.setAlignment(Pos.CENTER_LEFT);
         VBox head = new VBox(6, controls, about);   // the explanation wraps on its own line
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");
-        table.getColumns().add(DataView.col("Started", r -> r.started(), 80));
-        table.getColumns().add(DataView.col("Sources", r -> r.sources(), 230));
-        table.getColumns().add(DataView.col("Result", r -> r.result(), 150));
-        table.getColumns().add(DataView.col("Stages", r -> r.stages(), 260));
-        table.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 55));
-        table.getColumns().add(DataView.col("Owner", r -> r.owner(), 220));
-        table.getColumns().add(DataView.col("Message / recovery", r -> r.error(), 300));
-        table.setPlaceholder(new Label("No runs yet."));
+        table.getColumns().add(DataView.col(m.get("history.col.started"), r -> r.started(), 80));
+        table.getColumns().add(DataView.col(m.get("history.col.sources"), r -> r.sources(), 230));
+        table.getColumns().add(DataView.col(m.get("history.col.result"), r -> r.result(), 150));
+        table.getColumns().add(DataView.col(m.get("history.col.stages"), r -> r.stages(), 260));
+        table.getColumns().add(DataView.col(m.get("history.col.epoch"), r -> r.epoch(), 55));
+        table.getColumns().add(DataView.dataCol(m.get("history.col.owner"), r -> r.owner(), 220));
+        table.getColumns().add(DataView.dataCol(m.get("history.col.message"), r -> r.error(), 300));
+        table.setPlaceholder(new Label(m.get("history.empty")));
         table.setRowFactory(t -> {
             javafx.scene.control.TableRow<HistoryViewModel.Row> row = new javafx.scene.control.TableRow<>();
             row.setOnMouseClicked(e -> {
@@ -54,7 +54,7 @@ final class HistoryView extends VBox {
                 HistoryDetail.show(getScene().getWindow(), selected, vm.messages());
             }
         });
-        Label hint = new Label(vm.messages().get("history.detail.hint"));
+        Label hint = new Label(m.get("history.detail.hint"));
         hint.getStyleClass().add("hint");
         VBox.setVgrow(table, Priority.ALWAYS);
         getChildren().addAll(head, table, hint);

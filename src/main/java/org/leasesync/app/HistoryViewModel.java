@@ -49,14 +49,21 @@ public final class HistoryViewModel {
     private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
 
+    /** With the system's format locale for its texts. */
     public HistoryViewModel(RunStore runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
                             ZoneId zone) {
+        this(runs, skips, main, background, ui, new StatusTexts(zone));
+    }
+
+    /** @param texts the window's language and time zone */
+    public HistoryViewModel(RunStore runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
+                            StatusTexts texts) {
         this.runs = runs;
         this.skips = skips;
         this.main = main;
         this.background = background;
         this.ui = ui;
-        this.texts = new StatusTexts(zone);
+        this.texts = java.util.Objects.requireNonNull(texts, "texts");
         scope.addListener((o, a, b) -> load());
         main.currentUserProperty().addListener((o, a, b) -> load());
     }
@@ -98,25 +105,29 @@ public final class HistoryViewModel {
 
     private Row row(TriggerSkip s) {
         Messages m = texts.messages();
+        String skipped = m.get("history.result.skipped");
         List<Field> details = List.of(
-                new Field(m.get("history.field.result"), "skipped"),
+                new Field(m.get("history.field.result"), skipped),
                 new Field(m.get("history.field.key"), s.key().asString()),
-                new Field(m.get("history.field.trigger"), s.source().wireName()),
+                new Field(m.get("history.field.trigger"), texts.source(s.source())),
                 new Field(m.get("history.field.at"), dateTime(s.at())),
                 new Field(m.get("history.field.owner"), s.owner()),
                 new Field(m.get("history.field.madeUnnecessaryBy"), s.recentRunId()),
                 new Field(m.get("history.field.note"), s.reason()));
-        return new Row(texts.time(s.at()), s.source().wireName(), "skipped", "", "", s.owner(), s.reason(), details);
+        return new Row(texts.time(s.at()), texts.source(s.source()), skipped, "", "", s.owner(), s.reason(), details);
     }
 
     private Row row(RunRecord r) {
         Messages m = texts.messages();
         SourceCounts merged = SourceCounts.of(r.mergedSources());
-        String sources = r.firstSource().wireName() + (merged.isEmpty() ? "" : " (" + m.get("history.joinedBy", merged.text()) + ")");
-        String stages = r.stages().stream().map(s -> s.stage() + " " + texts.time(s.at())).collect(Collectors.joining(" → "));
-        String result = r.statusText() + r.endedAt().map(e -> " at " + texts.time(e)).orElse("");
+        String sources = texts.source(r.firstSource())
+                + (merged.isEmpty() ? "" : m.get("history.joinedBy", counts(merged)));
+        String stages = r.stages().stream().map(s -> stage(s.stage()) + " " + texts.time(s.at())).collect(Collectors.joining(" → "));
+        String status = status(r);
+        String result = r.endedAt().map(e -> m.get("history.result.at", status, texts.time(e))).orElse(status);
         // A failed run's reason, or what a succeeded run has to say (e.g. it downloaded everything again).
-        String error = r.error().orElse("") + r.recovery().map(x -> (r.error().isPresent() ? " · " : "") + "recovery: " + x).orElse("");
+        String error = r.error().orElse("") + r.recovery().map(x -> (r.error().isPresent() ? " · " : "")
+                + m.get("history.recovery", x)).orElse("");
         List<Field> details = new ArrayList<>();
         details.add(new Field(m.get("history.field.runId"), r.runId()));
         details.add(new Field(m.get("history.field.key"), r.key().asString()));
@@ -124,20 +135,40 @@ public final class HistoryViewModel {
         details.add(new Field(m.get("history.field.epoch"), Long.toString(r.epoch())));
         details.add(new Field(m.get("history.field.origin"), r.origin()
                 .map(o -> m.get("history.origin", o.program(), o.server())).orElse(m.get("history.notRecorded"))));
-        details.add(new Field(m.get("history.field.startedBy"), r.firstSource().wireName()));
+        details.add(new Field(m.get("history.field.startedBy"), texts.source(r.firstSource())));
         details.add(new Field(m.get("history.field.joinedBy"), merged.isEmpty() ? m.get("history.none")
-                : m.get("history.joinedCount", merged.total(), merged.text())));
+                : m.get("history.joinedCount", merged.total(), counts(merged))));
         details.add(new Field(m.get("history.field.started"), dateTime(r.startedAt())));
         details.add(new Field(m.get("history.field.ended"), r.endedAt().map(this::dateTime).orElse(m.get("history.stillRunning"))));
         details.add(new Field(m.get("history.field.stages"), r.stages().isEmpty() ? m.get("history.none")
-                : r.stages().stream().map(s -> s.stage() + "  " + dateTime(s.at())).collect(Collectors.joining("\n"))));
-        details.add(new Field(m.get("history.field.result"), r.statusText()));
+                : r.stages().stream().map(s -> stage(s.stage()) + "  " + dateTime(s.at())).collect(Collectors.joining("\n"))));
+        details.add(new Field(m.get("history.field.result"), status));
         boolean succeeded = r.status().map(st -> st == org.leasesync.registry.RunStatus.SUCCEEDED).orElse(false);
         details.add(new Field(m.get(succeeded ? "history.field.note" : "history.field.error"),
                 r.error().orElse(m.get("history.none"))));
         details.add(new Field(m.get("history.field.recovery"), r.recovery().orElse(m.get("history.none"))));
         return new Row(texts.time(r.startedAt()), sources, result, stages, Long.toString(r.epoch()), r.owner(), error,
                 details);
+    }
+
+    /** "schedule × 12, foreground × 3" in the user's words. */
+    private String counts(SourceCounts counts) {
+        return counts.counts().entrySet().stream().map(e -> m().get("history.sourceCount", texts.source(e.getKey()), e.getValue()))
+                .collect(Collectors.joining(m().get("history.listSeparator")));
+    }
+
+    /** A stage's name in the user's words; a name this version does not know as it is. */
+    private String stage(String wireName) {
+        return m().has("stage." + wireName) ? m().get("stage." + wireName) : wireName;
+    }
+
+    /** The run's status in the user's words; a stored status this version cannot read as it is. */
+    private String status(RunRecord r) {
+        return r.status().map(st -> m().get("run.status." + st.wireName())).orElse(r.statusText());
+    }
+
+    private Messages m() {
+        return texts.messages();
     }
 
     /** Date and time with seconds, in the user's zone: "2026-11-30 14:05:12". */

@@ -102,6 +102,11 @@ public final class Messages {
         return new MessageFormat(pattern, locale).format(args);
     }
 
+    /** Whether the bundle has a text for {@code key}. */
+    public boolean has(String key) {
+        return bundle.containsKey(key);
+    }
+
     /** A time of day in the locale's short format, e.g. "15:00". */
     public String time(Instant t) {
         return shortTime.format(t);

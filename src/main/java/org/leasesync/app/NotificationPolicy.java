@@ -36,7 +36,7 @@ final class NotificationPolicy {
      * @param key the task key
      * @param failuresInARow failed runs since the last run that did not fail (newest first)
      * @param lastError the newest failure's reason
-     * @param attention the reason, when the key needs attention
+     * @param attention the reason, when the key needs attention (blank when none was recorded)
      * @param conflicts conflict change id → record id
      */
     record Observation(TaskKey key, int failuresInARow, Optional<String> lastError, Optional<String> attention,
@@ -97,7 +97,7 @@ final class NotificationPolicy {
             e.failingNotified = false;
         } else if (o.failuresInARow() >= FAILURES_IN_A_ROW && !e.failingNotified && !offline) {
             e.failingNotified = true;
-            String error = o.lastError().orElse("unknown error");
+            String error = o.lastError().orElse(messages.get("status.unknownError"));
             out.add(new Notice(o.key(), Notice.Kind.FAILING, messages.get("notify.failing.title", title),
                     messages.get("notify.failing.body", title, o.failuresInARow(), error), o.failuresInARow(), error));
         }
@@ -105,8 +105,9 @@ final class NotificationPolicy {
             e.attentionNotified = false;
         } else if (!e.attentionNotified) {
             e.attentionNotified = true;
+            String reason = o.attention().get().isBlank() ? messages.get("status.stateUnknown") : o.attention().get();
             out.add(new Notice(o.key(), Notice.Kind.NEEDS_ATTENTION, messages.get("notify.attention.title", title),
-                    messages.get("notify.attention.body", o.attention().get()), 1, o.attention().get()));
+                    messages.get("notify.attention.body", reason), 1, reason));
         }
         Set<String> now = o.conflicts().keySet();
         if (e.knownConflicts != null) {

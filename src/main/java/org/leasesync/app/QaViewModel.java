@@ -42,13 +42,16 @@ public final class QaViewModel {
     private final Executor background;
     private final Executor ui;
     private final TimeSource time;
+    private final Messages m;
     private final ObservableList<LeaseRow> leases = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper fireResult = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper serverStats = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper faultMessage = new ReadOnlyStringWrapper("");
 
+    /** @param messages the window's language */
     public QaViewModel(Coordinator coordinator, TaskRegistry registry, Optional<ReferenceServer> server, MainViewModel main,
-                       Executor background, Executor ui, TimeSource time) {
+                       Executor background, Executor ui, TimeSource time, Messages messages) {
+        this.m = java.util.Objects.requireNonNull(messages, "messages");
         this.coordinator = coordinator;
         this.registry = registry;
         this.server = server;
@@ -56,6 +59,11 @@ public final class QaViewModel {
         this.background = background;
         this.ui = ui;
         this.time = time;
+    }
+
+    /** The texts of the QA tools window, in the window's language. */
+    public Messages messages() {
+        return m;
     }
 
     public ObservableList<LeaseRow> leases() {
@@ -86,7 +94,7 @@ public final class QaViewModel {
     public void fireAll(int times) {
         String user = main.currentUser();
         int n = Math.max(1, Math.min(times, 10_000));
-        fireResult.set("Firing " + (3 * 3 * n) + " triggers…");
+        fireResult.set(m.get("qa.firing", 3 * Scope.values().length * n));
         background.execute(() -> {
             AtomicInteger started = new AtomicInteger();
             AtomicInteger joined = new AtomicInteger();
@@ -111,13 +119,12 @@ public final class QaViewModel {
                 for (Future<?> f : fs) {
                     f.get();
                 }
-                String text = "Fired " + (9 * n) + " triggers: " + started.get() + " started a run, " + joined.get()
-                        + " joined a running one" + (skipped.get() > 0 ? ", " + skipped.get()
-                        + " skipped (the key had just synced)" : "") + (other.get() > 0 ? ", " + other.get() + " other" : "")
-                        + ".";
+                String text = m.get("qa.fired", 3 * Scope.values().length * n, started.get(), joined.get(),
+                        (skipped.get() > 0 ? m.get("qa.fired.skipped", skipped.get()) : "")
+                        + (other.get() > 0 ? m.get("qa.fired.other", other.get()) : ""));
                 ui.execute(() -> fireResult.set(text));
             } catch (Exception e) {
-                ui.execute(() -> fireResult.set("Firing stopped: " + e.getMessage()));
+                ui.execute(() -> fireResult.set(m.get("qa.fireStopped", e.getMessage())));
             } finally {
                 threads.shutdown();
             }
@@ -131,19 +138,16 @@ public final class QaViewModel {
             Instant now = time.now();
             List<LeaseRow> rows = new ArrayList<>();
             for (LeaseRecord l : registry.leases()) {
-                rows.add(new LeaseRow(l.key().asString(), l.isHeld() ? "held" : "free",
+                rows.add(new LeaseRow(l.key().asString(), m.get(l.isHeld() ? "qa.lease.held" : "qa.lease.free"),
                         l.isHeld() ? l.ownerText() : "—", Long.toString(l.epoch()),
-                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> d.toSeconds() + " s")
-                                .orElse("? (stopped, or clocks disagree)")));
+                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> m.get("qa.expiresIn", Long.toString(d.toSeconds())))
+                                .orElse(m.get("qa.expiresUnknown"))));
             }
             String stats = server.map(s -> {
                 var st = s.stats();
-                return "Embedded server: " + st.requests() + " requests · " + st.pushes() + " pushes · "
-                        + st.changesApplied() + " changes applied · most applications of one change"
-                        + " (per user and scope): " + st.mostApplicationsOfOneChange() + " (must be ≤ 1)"
-                        + " · overlapping runs of one key: " + st.runOverlaps()
-                        + " (must be 0 while only this data directory syncs with it)";
-            }).orElse("Connected to an external server: statistics and faults are not available here.");
+                return m.get("qa.stats", st.requests(), st.pushes(), st.changesApplied(), st.mostApplicationsOfOneChange(),
+                        st.runOverlaps());
+            }).orElse(m.get("qa.stats.external"));
             ui.execute(() -> {
                 leases.setAll(rows);
                 serverStats.set(stats);
@@ -163,13 +167,12 @@ public final class QaViewModel {
      */
     public boolean applyFaults(long latencyMs, int failPush, int dropAfterApply, long delayAfterApplyMs, int throttle) {
         if (server.isEmpty()) {
-            faultMessage.set("Fault switches work only with the embedded server.");
+            faultMessage.set(m.get("qa.faults.unavailable"));
             return false;
         }
         try {
             server.get().faults().set(new FaultSettings(latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
-            faultMessage.set("Faults set: latency " + latencyMs + " ms, fail next " + failPush + " push(es), drop after apply "
-                    + dropAfterApply + ", delay after apply " + delayAfterApplyMs + " ms, throttle next " + throttle + ".");
+            faultMessage.set(m.get("qa.faults.set", latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
             return true;
         } catch (IllegalArgumentException e) {
             faultMessage.set(e.getMessage());

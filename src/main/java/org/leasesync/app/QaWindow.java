@@ -26,13 +26,14 @@ final class QaWindow {
 
     QaWindow(QaViewModel vm, Window main) {
         this.main = main;
+        Messages m = vm.messages();
         main.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> stage.hide());
-        stage.setTitle("leasesync — QA tools");
+        stage.setTitle(m.get("qa.title"));
         Spinner<Integer> times = new Spinner<>(1, 1000, 50);
         times.setId("qa-times");
         times.setEditable(true);
         times.setPrefWidth(100);
-        Button fire = new Button("Fire all triggers");
+        Button fire = new Button(m.get("qa.fire"));
         fire.setId("qa-fire");
         fire.getStyleClass().add("accent");
         fire.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
@@ -40,16 +41,16 @@ final class QaWindow {
         Label fireResult = new Label();
         fireResult.setId("qa-fire-result");
         fireResult.textProperty().bind(vm.fireResultProperty());
-        HBox fireRow = new HBox(8, new Label("Schedule, foreground and manual triggers from 3 threads, each N times:"), times, fire);
+        HBox fireRow = new HBox(8, new Label(m.get("qa.fire.what")), times, fire);
         fireRow.setAlignment(Pos.CENTER_LEFT);
 
         TableView<QaViewModel.LeaseRow> leases = new TableView<>(vm.leases());
         leases.setId("qa-leases");
-        leases.getColumns().add(DataView.col("Task key", r -> r.key(), 180));
-        leases.getColumns().add(DataView.col("State", r -> r.state(), 70));
-        leases.getColumns().add(DataView.col("Owner", r -> r.owner(), 340));
-        leases.getColumns().add(DataView.col("Epoch", r -> r.epoch(), 80));
-        leases.getColumns().add(DataView.col("Expires in", r -> r.expiresIn(), 100));
+        leases.getColumns().add(DataView.dataCol(m.get("qa.col.key"), r -> r.key(), 180));
+        leases.getColumns().add(DataView.col(m.get("qa.col.state"), r -> r.state(), 70));
+        leases.getColumns().add(DataView.dataCol(m.get("qa.col.owner"), r -> r.owner(), 340));
+        leases.getColumns().add(DataView.col(m.get("qa.col.epoch"), r -> r.epoch(), 80));
+        leases.getColumns().add(DataView.col(m.get("qa.col.expiresIn"), r -> r.expiresIn(), 100));
         leases.setPrefHeight(200);
         Label stats = new Label();
         stats.setId("qa-stats");
@@ -75,24 +76,26 @@ final class QaWindow {
         GridPane grid = new GridPane();
         grid.setHgap(8);
         grid.setVgap(6);
-        grid.addRow(0, new Label("Latency (ms, every request)"), latency);
-        grid.addRow(1, new Label("Fail next pushes (500)"), failPush);
-        grid.addRow(2, new Label("Drop connection after apply (next N pushes)"), drop);
-        grid.addRow(3, new Label("Delay after apply (ms)"), delay);
-        grid.addRow(4, new Label("Throttle next requests (429)"), throttle);
-        Button apply = new Button("Apply faults");
+        grid.addRow(0, new Label(m.get("qa.fault.latency")), latency);
+        grid.addRow(1, new Label(m.get("qa.fault.failPush")), failPush);
+        grid.addRow(2, new Label(m.get("qa.fault.drop")), drop);
+        grid.addRow(3, new Label(m.get("qa.fault.delay")), delay);
+        grid.addRow(4, new Label(m.get("qa.fault.throttle")), throttle);
+        Button apply = new Button(m.get("qa.apply"));
         apply.setId("qa-apply-faults");
         apply.setDisable(!vm.hasEmbeddedServer());
         apply.setOnAction(e -> vm.applyFaults(latency.getValue(), failPush.getValue(), drop.getValue(), delay.getValue(),
                 throttle.getValue()));
         Label faultMsg = new Label();
+        faultMsg.setId("qa-fault-message");
         faultMsg.setWrapText(true);
         faultMsg.textProperty().bind(vm.faultMessageProperty());
-        Button refresh = new Button("Refresh");
+        Button refresh = new Button(m.get("qa.refresh"));
+        refresh.setId("qa-refresh");
         refresh.setOnAction(e -> vm.refresh());
 
-        VBox root = new VBox(10, title("Triggers"), fireRow, fireResult, title("Leases"), leases, stats, refresh,
-                title("Embedded server faults"), grid, apply, faultMsg);
+        VBox root = new VBox(10, title(m.get("qa.section.triggers")), fireRow, fireResult, title(m.get("qa.section.leases")), leases, stats, refresh,
+                title(m.get("qa.section.faults")), grid, apply, faultMsg);
         root.setPadding(new Insets(14));
         Scene scene = new Scene(root, 880, 760);
         scene.getStylesheets().add(QaWindow.class.getResource("app.css").toExternalForm());

@@ -293,11 +293,6 @@ public final class StatusTexts {
         return messages.get("scope." + scope.wireName());
     }
 
-    /** A scope's title on its card, in English (the views not yet translated). */
-    public static String title(Scope scope) {
-        return title(scope, new Messages(Locale.ENGLISH, java.time.ZoneOffset.UTC));
-    }
-
     /** A scope's title on its card. */
     public String titleOf(Scope scope) {
         return title(scope, messages);

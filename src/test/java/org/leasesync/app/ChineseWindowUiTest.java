@@ -23,6 +23,7 @@ import javafx.scene.control.MenuButton;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
+import javafx.scene.control.TableView;
 import javafx.scene.control.TextInputControl;
 import javafx.stage.Stage;
 import javafx.stage.Window;
@@ -46,10 +47,12 @@ class ChineseWindowUiTest {
     /** An ASCII word of more than 3 letters: English left untranslated. */
     static final Pattern WORD = Pattern.compile("[A-Za-z]{4,}");
     /**
-     * What may stay ASCII: URLs, the product's name, JSON, and "English" as the language list's name of
-     * English in English (each language is listed in its own name). User data is skipped by id (#account).
+     * What may stay ASCII: URLs, the product's name, JSON (and its name), an example record id
+     * ("course-7"), and "English" as the language list's name of English in English (each language is
+     * listed in its own name). User data is skipped by id (#account) and by column (ids, record
+     * content, owners, task keys: {@link DataView#USER_DATA}).
      */
-    static final Pattern ALLOWED = Pattern.compile("https?://\\S+|leasesync(\\.jar)?|\\{.*}|^English$");
+    static final Pattern ALLOWED = Pattern.compile("https?://\\S+|leasesync(\\.jar)?|\\{.*}|\\bJSON\\b|\\b[a-z]+-\\d+\\b|^English$");
 
     @TempDir
     Path tmp;
@@ -110,6 +113,42 @@ class ChineseWindowUiTest {
         assertThat(text(robot, "#settings-error")).isEqualTo(
                 "定时同步间隔：不接受“0s”。请输入至少 1s 的时长，例如 30s、5m 或 1h。未保存任何内容。");
         robot.clickOn("#settings-cancel");
+
+        // the Data tab: records, a local edit in the outbox, the summary and the form's message
+        UiTestSupport.selectTab(robot, "tab-data");
+        waitUntil("records shown", () -> !robot.lookup("#data-records").queryAs(TableView.class).getItems().isEmpty());
+        robot.interact(() -> {
+            robot.lookup("#edit-id").queryAs(TextInputControl.class).setText("course-1");
+            robot.lookup("#edit-payload").queryAs(TextInputControl.class).setText("{\"title\": \"线性代数\"}");
+        });
+        robot.clickOn("#edit-save");
+        waitUntil("saved", () -> text(robot, "#data-message").equals("已保存在本地。下次同步会推送它。"));
+        waitUntil("the summary counts the edit", () -> text(robot, "#data-summary").endsWith(" · 1 项本地编辑等待推送"));
+        waitUntil("the edit in the outbox", () -> robot.lookup("#data-outbox .table-cell")
+                .match((javafx.scene.control.TableCell<?, ?> c) -> "等待推送".equals(c.getText())).tryQuery().isPresent());
+        assertThat(robot.lookup("#keep-mine").queryButton().getText()).isEqualTo("保留我的");
+        assertThat(robot.lookup("#data-more").queryButton().getText()).isEqualTo("显示更多记录");
+        assertThat(englishWords()).as("English words on the Data tab").isEmpty();
+
+        // the History tab: the runs of Sync all, their columns, sources, results and stages
+        UiTestSupport.selectTab(robot, "tab-history");
+        waitUntil("runs listed", () -> !robot.lookup("#history-table").queryAs(TableView.class).getItems().isEmpty());
+        HistoryViewModel.Row run = (HistoryViewModel.Row) robot.lookup("#history-table").queryAs(TableView.class)
+                .getItems().get(0);
+        assertThat(run.sources()).isEqualTo("手动");
+        assertThat(run.result()).isEqualTo("成功，于 18:00:00");
+        assertThat(englishWords()).as("English words on the History tab").isEmpty();
+
+        // the QA tools window: its sections, lease table, statistics and a fired burst of triggers
+        robot.clickOn("#qa-open");
+        waitUntil("QA window", () -> robot.lookup("#qa-fire").tryQuery().isPresent());
+        waitUntil("statistics", () -> text(robot, "#qa-stats").startsWith("内置服务器："));
+        robot.interact(() -> robot.lookup("#qa-times").queryAs(javafx.scene.control.Spinner.class).getValueFactory()
+                .setValue(2));
+        robot.clickOn("#qa-fire");
+        waitUntil("fired", () -> text(robot, "#qa-fire-result").startsWith("已发出 18 个触发："));
+        waitUntil("leases listed", () -> !robot.lookup("#qa-leases").queryAs(TableView.class).getItems().isEmpty());
+        assertThat(englishWords()).as("English words in the QA tools window").isEmpty();
     }
 
     /** Every ASCII word of more than 3 letters the user can see, outside what {@link #ALLOWED} exempts. */
@@ -143,6 +182,10 @@ class ChineseWindowUiTest {
     static void collect(Node n, List<String> out) {
         if (!n.isVisible() || "account".equals(n.getId())) {
             return;   // hidden parts (e.g. other tabs' content) and user data (the user ids)
+        }
+        if (n instanceof javafx.scene.control.TableCell<?, ?> cell && cell.getTableColumn() != null
+                && cell.getTableColumn().getStyleClass().contains(DataView.USER_DATA)) {
+            return;   // user data shown as it is: record ids and content, owners, task keys
         }
         if (n instanceof Labeled l) {
             out.add(l.getText());

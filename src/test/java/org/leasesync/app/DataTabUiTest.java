@@ -143,7 +143,7 @@ class DataTabUiTest {
 
     void openDataTab(FxRobot robot) throws Exception {
         synced();
-        robot.clickOn("Data");
+        UiTestSupport.selectTab(robot, "tab-data");
         robot.clickOn("#data-reload");
         waitUntil("records shown", () -> robot.lookup("#data-records").queryAs(TableView.class).getItems().size()
                 == edits().records(ALICE).size());

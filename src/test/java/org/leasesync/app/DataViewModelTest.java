@@ -40,6 +40,11 @@ class DataViewModelTest {
     }
 
     DataViewModel vm() {
+        return vm(null);
+    }
+
+    /** @param texts the window's language, or null for the system's (en_GB under the tests) */
+    DataViewModel vm(StatusTexts texts) {
         TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
                 OwnerLiveness.neverProvable());
         Coordinator c = new Coordinator(r, store.runs(), ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(r),
@@ -47,7 +52,26 @@ class DataViewModelTest {
         MainViewModel main = new MainViewModel(c, direct, direct, ZoneId.of("UTC"), List.of("alice"),
                 sink -> new StatusTracker(store.runs(), c, direct, sink));
         main.start();
-        return new DataViewModel(edits, main, direct, direct, ZoneId.of("UTC"));
+        return texts == null ? new DataViewModel(edits, main, direct, direct, ZoneId.of("UTC"))
+                : new DataViewModel(edits, main, direct, direct, texts);
+    }
+
+    static DataViewModel.OutboxRow row(DataViewModel vm, String recordId) {
+        return vm.outbox().stream().filter(r -> r.recordId().equals(recordId)).findFirst().orElseThrow();
+    }
+
+    /** Makes the outbox entry {@code changeId} a conflict with the server's version {@code serverVersion}. */
+    void conflict(String changeId, long serverVersion, boolean serverDeleted, String serverPayload) {
+        store.database().transaction("conflict", c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'conflict', server_version = ?,"
+                    + " server_deleted = ?, server_payload = ? WHERE change_id = ?")) {
+                ps.setLong(1, serverVersion);
+                ps.setBoolean(2, serverDeleted);
+                ps.setString(3, serverPayload);
+                ps.setString(4, changeId);
+                return ps.executeUpdate();
+            }
+        });
     }
 
     String refused(String recordId, String reason) {
@@ -119,6 +143,46 @@ class DataViewModelTest {
         vm.sendAgain(other);
         assertThat(vm.messageProperty().get()).isEqualTo("Queued again; the next sync pushes it.");
         assertThat(vm.summaryProperty().get()).isEqualTo("0 records · 2 local edits waiting to be pushed");
+    }
+
+    @Test
+    void underChineseTheSummaryStatesAndConflictWordingAreChineseAndEnglishStaysAsBefore() {
+        conflict(edits.addEdit(ALICE, "course-2", "{\"n\":1}", false), 2, true, "{}");
+        conflict(edits.addEdit(ALICE, "course-3", "{\"n\":1}", false), 4, false, "{\"n\":5}");
+        refused("course-7", "the sync server refused it (HTTP 413 payload_too_large)");
+        edits.addEdit(ALICE, "course-9", "{\"n\":2}", false);
+        DataViewModel zh = vm(new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, ZoneId.of("Asia/Shanghai"))));
+        zh.load();
+        assertThat(zh.summaryProperty().get()).isEqualTo("0 条记录 · 1 项本地编辑等待推送 · 2 个冲突待解决 · 1 项编辑被服务器拒绝");
+        DataViewModel.OutboxRow deleted = row(zh, "course-2");
+        assertThat(deleted.state()).as("the stored state, for the buttons").isEqualTo("conflict");
+        assertThat(deleted.isConflict()).isTrue();
+        assertThat(deleted.shownState()).isEqualTo("冲突");
+        assertThat(deleted.theirs()).isEqualTo("已在服务器上删除（v2）");
+        assertThat(deleted.keepMineMeans()).isEqualTo("下次同步会恢复 course-2，它已在服务器上删除");
+        assertThat(zh.keepMineLabel(deleted)).isEqualTo("保留我的（恢复该记录）");
+        assertThat(row(zh, "course-3").theirs()).isEqualTo("v4 {\"n\":5}");
+        assertThat(zh.keepMineLabel(row(zh, "course-3"))).isEqualTo("保留我的");
+        assertThat(row(zh, "course-7").shownState()).isEqualTo("被拒绝");
+        assertThat(row(zh, "course-7").theirs()).isEqualTo("已搁置：the sync server refused it (HTTP 413 payload_too_large)");
+        assertThat(row(zh, "course-9").shownState()).isEqualTo("等待推送");
+        zh.saveEdit("course-1", "[1]");
+        assertThat(zh.messageProperty().get()).isEqualTo("内容必须是一个 JSON 对象，例如 {\"title\": \"代数\"}。");
+        zh.keepMine(deleted.changeId());
+        assertThat(zh.messageProperty().get()).isEqualTo("已保留你的版本：下次同步会恢复 course-2，它已在服务器上删除。");
+
+        DataViewModel en = vm();
+        en.load();
+        DataViewModel.OutboxRow theirs = row(en, "course-3");
+        assertThat(theirs.shownState()).isEqualTo("conflict");
+        assertThat(theirs.theirs()).as("as the command line says it").isEqualTo("v4 {\"n\":5}");
+        assertThat(theirs.keepMineMeans()).isEqualTo("the next sync pushes it over the server's version 4 of course-3");
+        en.saveEdit("course-1", "[1]");
+        assertThat(en.messageProperty().get()).isEqualTo("The content must be a JSON object, like {\"title\": \"Algebra\"}.");
+        en.takeTheirs(theirs.changeId());
+        assertThat(en.messageProperty().get()).isEqualTo("Took the server's version.");
+        assertThat(en.summaryProperty().get())
+                .isEqualTo("0 records · 2 local edits waiting to be pushed · 1 edit refused by the server");   // course-2 kept: pending again
     }
 
     @Test

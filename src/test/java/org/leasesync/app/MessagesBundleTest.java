@@ -50,7 +50,7 @@ class MessagesBundleTest {
         for (String k : zh.stringPropertyNames()) {
             String v = zh.getProperty(k);
             boolean exempt = k.startsWith("language.") || k.equals("settings.servers.prompt") || k.equals("sentence.end")
-                    || v.matches("[{}0-9a-z ,#|<.()（）：:—·-]*");
+                    || v.matches("[{}0-9a-z ,#|<.()（）：:—·×、-]*");
             if (!exempt) {
                 assertThat(v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN))
                         .as("%s is Chinese: %s", k, v).isTrue();

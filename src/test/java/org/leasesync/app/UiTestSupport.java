@@ -35,4 +35,16 @@ final class UiTestSupport {
     static String text(FxRobot robot, String id) {
         return robot.lookup(id).queryAs(Label.class).getText();
     }
+
+    /**
+     * Selects the main window's tab with id {@code id} (a Tab is not a node, so it is found through its
+     * pane; no lookup by its text, which changes with the language).
+     */
+    static void selectTab(FxRobot robot, String id) {
+        robot.interact(() -> {
+            javafx.scene.control.TabPane tabs = robot.lookup(".tab-pane").queryAs(javafx.scene.control.TabPane.class);
+            tabs.getSelectionModel().select(tabs.getTabs().stream().filter(t -> id.equals(t.getId())).findFirst()
+                    .orElseThrow(() -> new AssertionError("no tab " + id)));
+        });
+    }
 }
