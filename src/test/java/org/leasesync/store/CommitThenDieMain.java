@@ -1,6 +1,8 @@
 package org.leasesync.store;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +15,9 @@ import java.nio.file.StandardOpenOption;
  * returned, and then ends at once with no clean-up — as {@code kill -9} right after an acknowledged
  * commit would.
  *
- * <p>Args: data directory, first id, count, acknowledgement file.
+ * <p>Args: data directory, first id, count, acknowledgement file, and optionally a file to copy
+ * the store header (the file's first two blocks) into just before the last commit — so a test can
+ * put it back and get the file a kill between H2's chunk write and its header write leaves.
  */
 public final class CommitThenDieMain {
 
@@ -25,6 +29,7 @@ public final class CommitThenDieMain {
         int first = Integer.parseInt(args[1]);
         int count = Integer.parseInt(args[2]);
         Path acked = Path.of(args[3]);
+        Path headerBeforeLast = args.length > 4 ? Path.of(args[4]) : null;
         Database db = Database.openFile(dataDir);
         db.query("prepare", c -> {
             try (var st = c.createStatement()) {
@@ -46,6 +51,15 @@ public final class CommitThenDieMain {
                 }
                 return null;
             });
+            if (headerBeforeLast != null && id == first + count - 1) {
+                try (FileChannel ch = FileChannel.open(dataDir.resolve("leasesync.mv.db"), StandardOpenOption.READ)) {
+                    ByteBuffer header = ByteBuffer.allocate(2 * 4096);
+                    while (header.hasRemaining() && ch.read(header, header.position()) > 0) {
+                        // read both header blocks
+                    }
+                    Files.write(headerBeforeLast, header.array());
+                }
+            }
             db.transaction("insert an acknowledged row", c -> {
                 try (var ps = c.prepareStatement("INSERT INTO crash_probe (id, v) VALUES (?, 'acked')")) {
                     ps.setInt(1, i);
