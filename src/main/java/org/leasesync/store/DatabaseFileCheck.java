@@ -211,8 +211,12 @@ final class DatabaseFileCheck {
             }
         }
         long newest = Math.max(newestComplete, headerVersion);
-        if (openedVersion < newest && !UnacknowledgedWrite.explains(complete, openedVersion, headerVersion,
-                headerBlock)) {
+        boolean unacknowledged = openedVersion < newest
+                && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, headerBlock);
+        if (unacknowledged) {
+            log.info("H2 opens version {} of {} and ignores version {}: a write whose commit never returned (the "
+                    + "process ended before H2 wrote the store header naming it)", openedVersion, ch, newest);
+        } else if (openedVersion < newest) {
             log.info("H2 would open version {} of {} while version {} was saved", openedVersion, ch, newest);
             return Optional.of("the newest data in it cannot be read (H2 would fall back to an older state and lose "
                     + "what was saved since)");
