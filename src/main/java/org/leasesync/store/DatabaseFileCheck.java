@@ -21,6 +21,7 @@ import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.leasesync.registry.StoreException;
+import org.leasesync.store.UnacknowledgedWrite.Chunk;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *       valid checksum is there (H2 keeps two copies), the file reaches the block that header names,
  *       the version H2 opened is the newest one any
  *       header or complete chunk records (if it is older, H2 fell back past data it could not
- *       read), and the file ends with a complete chunk — or with the beginning of the newest one,
+ *       read) — unless the only newer thing is one chunk whose commit never returned: the process
+ *       died between writing it and the store header that names it ({@link UnacknowledgedWrite}),
+ *       and the file ends with a complete chunk — or with the beginning of the newest one,
  *       a write that never finished (a crash or a full disk while saving; nothing of it was
  *       acknowledged, so nothing is lost when H2 ignores it). Anything else at the end means the
  *       file was cut off or overwritten.</li>
@@ -198,6 +201,7 @@ final class DatabaseFileCheck {
                     + "-block file); it was probably truncated");
         }
         // Every complete chunk: a footer with a valid checksum whose chunk header is where it says.
+        List<Chunk> complete = new ArrayList<>();
         long newestComplete = -1;
         long endOfLastComplete = 2;   // in blocks; the two header blocks come first
         for (long block = 3; block * BLOCK <= size; block++) {
@@ -208,12 +212,18 @@ final class DatabaseFileCheck {
             long start = block - hex(footer, "len");
             Map<String, String> header = start >= 2 ? chunkHeader(read(ch, start * BLOCK, CHUNK_HEADER)) : null;
             if (header != null && hex(header, "chunk") == hex(footer, "chunk")) {
+                complete.add(new Chunk(hex(footer, "chunk"), hex(footer, "version"), start, block, hex(header, "next")));
                 newestComplete = Math.max(newestComplete, hex(footer, "version"));
                 endOfLastComplete = Math.max(endOfLastComplete, block);
             }
         }
         long newest = Math.max(newestComplete, headerVersion);
-        if (openedVersion < newest) {
+        boolean unacknowledged = openedVersion < newest
+                && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, headerBlock);
+        if (unacknowledged) {
+            log.info("H2 opens version {} of {} and ignores version {}: a write whose commit never returned (the "
+                    + "process ended before H2 wrote the store header naming it)", openedVersion, ch, newest);
+        } else if (openedVersion < newest) {
             log.info("H2 would open version {} of {} while version {} was saved", openedVersion, ch, newest);
             return Optional.of("the newest data in it cannot be read (H2 would fall back to an older state and lose "
                     + "what was saved since)");
