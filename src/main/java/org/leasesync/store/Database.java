@@ -267,6 +267,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
                 // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
                 || m.contains("file is locked")
                 || m.contains("concurrent update") || m.contains("another process was faster")
+                // the process serving the file was killed while this one connected to it (chaos run, agent 1)
+                || m.contains("connection reset")
                 // an EOF while another process serves the file is a handover, not damage
                 || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
     }
