@@ -98,39 +98,17 @@ public final class OutboxCommand implements Callable<Integer> {
     @Command(name = "discard", mixinStandardHelpOptions = true,
             description = "Discard an edit that was set aside (refused by the sync server for good). It is gone for "
                     + "good; the next sync brings the server's version of the record.")
-    public static final class DiscardCommand implements Callable<Integer>, WritesDataDir {
-
-        @Mixin
-        DataDirMixin dataDir;
-
-        @Mixin
-        KeyOptions keyOptions;
-
-        @Parameters(paramLabel = "CHANGE", description = "The change id of the edit (from `leasesync outbox list`).")
-        String changeId;
-
-        @Spec
-        CommandSpec spec;
+    public static final class DiscardCommand extends SetAsideAction {
 
         @Override
-        public void validate() {
-            keyOptions.key();
+        boolean apply(JdbcLocalEdits edits, TaskKey key, String changeId) {
+            return edits.discardSetAside(key, changeId);
         }
 
         @Override
-        public Integer call() {
-            TaskKey key = key(keyOptions, spec);
-            try (LocalStore store = LocalStore.openFile(dataDir.resolve(), dataDir.openTimeout())) {
-                JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
-                Optional<JdbcLocalEdits.OutboxItem> item = find(edits, key, changeId);
-                if (item.isEmpty() || !edits.discardSetAside(key, changeId)) {
-                    return notSetAside(spec, key, changeId, item);
-                }
-                spec.commandLine().getOut().println("discarded the set-aside edit of " + item.get().recordId()
-                        + " (change " + changeId + "); the next sync brings the server's version of "
-                        + item.get().recordId());
-                return 0;
-            }
+        String done(JdbcLocalEdits.OutboxItem item, String changeId) {
+            return "discarded the set-aside edit of " + item.recordId() + " (change " + changeId
+                    + "); the next sync brings the server's version of " + item.recordId();
         }
     }
 
@@ -138,7 +116,21 @@ public final class OutboxCommand implements Callable<Integer> {
     @Command(name = "send-again", mixinStandardHelpOptions = true,
             description = "Queue an edit that was set aside again, unchanged (for when its cause is gone, e.g. the server "
                     + "now accepts it). If the record changed meanwhile, the push reports a conflict.")
-    public static final class SendAgainCommand implements Callable<Integer>, WritesDataDir {
+    public static final class SendAgainCommand extends SetAsideAction {
+
+        @Override
+        boolean apply(JdbcLocalEdits edits, TaskKey key, String changeId) {
+            return edits.sendAgain(key, changeId);
+        }
+
+        @Override
+        String done(JdbcLocalEdits.OutboxItem item, String changeId) {
+            return "queued the edit of " + item.recordId() + " (change " + changeId + ") again; the next sync pushes it";
+        }
+    }
+
+    /** What {@code discard} and {@code send-again} share: one set-aside edit of a key, by change id. */
+    abstract static class SetAsideAction implements Callable<Integer>, WritesDataDir {
 
         @Mixin
         DataDirMixin dataDir;
@@ -152,6 +144,12 @@ public final class OutboxCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
+        /** Applies the action to a set-aside edit; false when it was not set aside (any more). */
+        abstract boolean apply(JdbcLocalEdits edits, TaskKey key, String changeId);
+
+        /** The line printed once the action is done. */
+        abstract String done(JdbcLocalEdits.OutboxItem item, String changeId);
+
         @Override
         public void validate() {
             keyOptions.key();
@@ -163,11 +161,10 @@ public final class OutboxCommand implements Callable<Integer> {
             try (LocalStore store = LocalStore.openFile(dataDir.resolve(), dataDir.openTimeout())) {
                 JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
                 Optional<JdbcLocalEdits.OutboxItem> item = find(edits, key, changeId);
-                if (item.isEmpty() || !edits.sendAgain(key, changeId)) {
+                if (item.isEmpty() || !apply(edits, key, changeId)) {
                     return notSetAside(spec, key, changeId, item);
                 }
-                spec.commandLine().getOut().println("queued the edit of " + item.get().recordId() + " (change " + changeId
-                        + ") again; the next sync pushes it");
+                spec.commandLine().getOut().println(done(item.get(), changeId));
                 return 0;
             }
         }
