@@ -293,13 +293,16 @@ public final class JdbcLocalData implements LocalData {
 
     /** The longest prefix of {@code entries} whose push body stays within {@code maxBytes} (at least one entry). */
     static List<OutboxEntry> withinBytes(List<OutboxEntry> entries, long maxBytes) {
+        // A running total (what PushLimits.batchBytes would give for the prefix), so a batch of n
+        // entries costs n size computations, not n²/2.
         List<OutboxEntry> out = new ArrayList<>();
+        long bytes = PushLimits.batchBytes(List.of());
         for (OutboxEntry e : entries) {
-            out.add(e);
-            if (out.size() > 1 && PushLimits.batchBytes(out) > maxBytes) {
-                out.remove(out.size() - 1);
+            bytes += PushLimits.entryBytes(e) + (out.isEmpty() ? 0 : 1);   // the comma between entries
+            if (!out.isEmpty() && bytes > maxBytes) {
                 break;
             }
+            out.add(e);
         }
         return out;
     }
