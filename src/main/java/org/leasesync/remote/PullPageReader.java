@@ -6,7 +6,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import java.time.DateTimeException;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import org.leasesync.sync.PullPage;
@@ -127,11 +128,55 @@ final class PullPageReader {
         }
         Instant at;
         try {
-            at = Instant.parse(serverTime);
-        } catch (DateTimeParseException e) {
+            at = instant(serverTime);
+        } catch (DateTimeException e) {
             throw new IllegalArgumentException("'serverTime' is not an ISO-8601 instant" + where + ": " + serverTime, e);
         }
         return new RemoteRecord(id, version, deleted, payload, at);
+    }
+
+    /**
+     * {@link Instant#parse} with a fast path for the form servers write ({@code 2026-11-30T10:00:00Z},
+     * optionally with 1..9 fraction digits): {@code Instant.parse} goes through a general formatter and
+     * was a quarter of the client's CPU time of a pull. Anything else goes to {@code Instant.parse}.
+     *
+     * @throws DateTimeException if it is not an ISO-8601 instant
+     */
+    static Instant instant(String s) {
+        int n = s.length();
+        if (n < 20 || n > 30 || n == 21 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T'
+                || s.charAt(13) != ':' || s.charAt(16) != ':' || s.charAt(n - 1) != 'Z' || (n > 20 && s.charAt(19) != '.')) {
+            return Instant.parse(s);
+        }
+        int year = digits(s, 0, 4);
+        int month = digits(s, 5, 7);
+        int day = digits(s, 8, 10);
+        int hour = digits(s, 11, 13);
+        int minute = digits(s, 14, 16);
+        int second = digits(s, 17, 19);
+        int fraction = n > 20 ? digits(s, 20, n - 1) : 0;
+        if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0
+                || second > 59 || fraction < 0) {
+            return Instant.parse(s);   // not digits, or a value only the general parser decides on (e.g. 23:59:60)
+        }
+        for (int i = n; i < 30; i++) {   // to nanoseconds: 30 characters hold 9 fraction digits
+            fraction *= 10;
+        }
+        long days = LocalDate.of(year, month, day).toEpochDay();   // checks the date (no 30 February)
+        return Instant.ofEpochSecond(days * 86_400 + hour * 3_600L + minute * 60L + second, fraction);
+    }
+
+    /** The decimal number in {@code s[from, to)}, or -1 if anything there is not an ASCII digit. */
+    private static int digits(String s, int from, int to) {
+        int v = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
     }
 
     /** The current value's JSON text exactly as it stands in {@code body}; the parser checks it on the way. */

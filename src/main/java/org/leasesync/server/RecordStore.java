@@ -91,7 +91,11 @@ final class RecordStore {
     /** {@link #changesSince(String, String, long, int)} in the caller's transaction. */
     Page changesSince(Connection c, String user, String scope, long since, int limit) throws SQLException {
         String sql = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
-                + " WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY seq"
+                + " WHERE user_id = ? AND scope = ? AND seq > ?"
+                // The same order as by seq alone (user and scope are fixed), spelled as the index
+                // sync_records_by_seq so H2 walks it and stops after the page: ORDER BY seq alone made it
+                // read every record after the cursor and sort them, for each page (issue 14 §5).
+                + " ORDER BY user_id, scope, seq"
                 + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, user);

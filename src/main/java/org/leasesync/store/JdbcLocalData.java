@@ -69,7 +69,9 @@ public final class JdbcLocalData implements LocalData {
                     + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
                     + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
                     + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
-                    + " ORDER BY seq FETCH FIRST ? ROWS ONLY")) {
+                    // by seq, spelled as the index outbox_by_key (user and scope fixed, state 'pending'), so H2
+                    // walks it in order and stops after the batch instead of sorting every pending edit
+                    + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY")) {
                 bindKey(ps, 1, key);
                 ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
                 try (ResultSet rs = ps.executeQuery()) {

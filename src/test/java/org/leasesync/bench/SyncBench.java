@@ -66,9 +66,11 @@ final class SyncBench {
                 // baseline first and pull second in even rounds, the other way round in odd ones
                 for (int part = 0; part < 2; part++) {
                     if ((part + round) % 2 == 0) {
+                        long cpu0 = cpuNanos();
                         double direct = directInsert(workDir.resolve("direct-" + round), s.pullRecords(), s.pullPage());
                         if (measured) {
                             f.sample("sync.direct_insert", direct, "records/s");
+                            f.sample("sync.direct_insert.cpu", s.pullRecords() / ((cpuNanos() - cpu0) / 1e9), "records/cpu-s");
                         }
                     } else {
                         Path dir = workDir.resolve("client-" + round);
@@ -76,9 +78,11 @@ final class SyncBench {
                              ClientStack client = new ClientStack(store, server.baseUrl(), tokens, TimeSource.system(),
                                      settings(s), HttpSettings.DEFAULT)) {
                             client.keepLeasesAlive();
+                            long cpu0 = cpuNanos();
                             long t0 = System.nanoTime();
                             RunResult r = client.sync(KEY, TaskSource.MANUAL);
                             double seconds = (System.nanoTime() - t0) / 1e9;
+                            double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
                             check(r);
                             int local = count(store.database());
                             if (local < s.pullRecords()) {
@@ -87,6 +91,7 @@ final class SyncBench {
                             if (measured) {
                                 f.sample("sync.pull", local / seconds, "records/s");
                                 f.sample("sync.pull.records", local, "records");
+                                f.sample("sync.pull.cpu", local / cpuSeconds, "records/cpu-s");
                             }
                             if (measured || s.rounds() == 0) {
                                 push(f, client, s.pushRecords(), server);
@@ -96,8 +101,19 @@ final class SyncBench {
                 }
             }
         }
-        f.print("sync.pull", "sync.pull.records", "sync.direct_insert", "sync.push", "sync.push.records", "sync.seed_push");
+        f.print("sync.pull", "sync.pull.records", "sync.direct_insert", "sync.push", "sync.push.records", "sync.seed_push",
+                "sync.pull.cpu", "sync.direct_insert.cpu", "sync.push.cpu");
         f.ratio("sync.pull_vs_direct_insert", f.median("sync.pull") / f.median("sync.direct_insert"));
+        f.ratio("sync.pull_vs_direct_insert.cpu", f.median("sync.pull.cpu") / f.median("sync.direct_insert.cpu"));
+    }
+
+    /**
+     * CPU time of the whole process (client, in-process server, H2's writer, GC): on a machine shared
+     * with other work, records per CPU-second is what the work itself costs, whatever the queueing.
+     */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static SyncSettings settings(Settings s) {
@@ -110,9 +126,11 @@ final class SyncBench {
             client.edits.addEdit(KEY, "r-" + i, payload(-i), false);
         }
         long appliedBefore = server.stats().changesApplied();
+        long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
         RunResult r = client.sync(KEY, TaskSource.MANUAL);
         double seconds = (System.nanoTime() - t0) / 1e9;
+        double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
         check(r);
         long applied = server.stats().changesApplied() - appliedBefore;
         if (applied != n || client.edits.pendingCount(KEY) != 0) {
@@ -120,6 +138,7 @@ final class SyncBench {
                     + client.edits.pendingCount(KEY) + " left in the outbox");
         }
         f.sample("sync.push", n / seconds, "records/s");
+        f.sample("sync.push.cpu", n / cpuSeconds, "records/cpu-s");
         f.sample("sync.push.records", n, "records");
     }
 

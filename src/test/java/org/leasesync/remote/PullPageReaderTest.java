@@ -101,4 +101,31 @@ class PullPageReaderTest {
                 + "\"serverTime\":\"2026-11-30T10:00:00Z\"}],\"nextCursor\":\"1\",\"hasMore\":false}"))
                 .isInstanceOf(JsonProcessingException.class);
     }
+
+    @Test
+    void theFastInstantPathAgreesWithInstantParseOnEveryFormAndRefusesWhatItRefuses() {
+        java.util.List<String> cases = new java.util.ArrayList<>(java.util.List.of("2026-11-30T10:00:00Z",
+                "1970-01-01T00:00:00Z", "2024-02-29T23:59:59.999999999Z", "2026-11-30T10:00:00.1Z",
+                "2026-11-30T10:00:00.12Z", "2026-11-30T10:00:00.123456Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+                "2026-12-31T23:59:60Z", "2026-11-30T10:00:00+01:00", "+12026-11-30T10:00:00Z", "2026-11-30T10:00:00.Z",
+                "2026-11-30T10:00:00.1234567890Z", "2023-02-29T10:00:00Z", "2026-13-01T10:00:00Z", "2026-11-31T10:00:00Z",
+                "2026-11-30T24:00:00Z", "2026-11-30T10:60:00Z", "2026-11-30T10:00:61Z", "2026-11-30 10:00:00Z",
+                "2026-11-30T10:00:00", "2026-1l-30T10:00:00Z", "yesterday", "", "2026-11-30T10:00:00.-1Z"));
+        java.util.Random random = new java.util.Random(14);
+        for (int i = 0; i < 2_000; i++) {
+            Instant t = Instant.ofEpochSecond(random.nextLong(253_402_300_800L), random.nextInt(1_000_000_000));
+            cases.add(t.toString());
+            cases.add(t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
+        }
+        for (String s : cases) {
+            Instant expected;
+            try {
+                expected = Instant.parse(s);
+            } catch (java.time.DateTimeException e) {
+                assertThatThrownBy(() -> PullPageReader.instant(s)).as(s).isInstanceOf(java.time.DateTimeException.class);
+                continue;
+            }
+            assertThat(PullPageReader.instant(s)).as(s).isEqualTo(expected);
+        }
+    }
 }
