@@ -44,6 +44,17 @@ public final class JdbcLocalData implements LocalData {
     private static final String OUTBOX_COLUMNS =
             "seq, change_id, record_id, base_version, deleted, payload, created_at_ms";
 
+    /**
+     * The seqs of the next push batch: user, scope, limit. Only the oldest unconfirmed edit of each
+     * record is eligible. Ordered by seq, spelled as the index {@code outbox_by_key} (user and scope
+     * fixed, state 'pending') so H2 walks it in order and stops after the batch instead of sorting
+     * every pending edit (issue 14 §5).
+     */
+    static final String PENDING_SEQS_SQL = "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
+            + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
+            + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
+            + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
+
     private final Database db;
     private final JdbcGuard guard;
     private final TimeSource time;
@@ -65,13 +76,7 @@ public final class JdbcLocalData implements LocalData {
             // Two steps: the batch's seqs first, without payloads (so ordering the eligible edits never
             // carries their large values along), then each entry's row by its primary key.
             List<Long> seqs = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT seq"
-                    + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
-                    + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-                    + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
-                    // by seq, spelled as the index outbox_by_key (user and scope fixed, state 'pending'), so H2
-                    // walks it in order and stops after the batch instead of sorting every pending edit
-                    + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY")) {
+            try (PreparedStatement ps = c.prepareStatement(PENDING_SEQS_SQL)) {
                 bindKey(ps, 1, key);
                 ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
                 try (ResultSet rs = ps.executeQuery()) {

@@ -126,4 +126,28 @@ class LocalRecordWritesTest {
             }
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void theNextPushBatchIsReadByWalkingTheOutboxIndexInOrder() {
+        try (Database db = Database.openInMemory()) {
+            JdbcLocalEdits edits = new JdbcLocalEdits(db, org.leasesync.registry.TimeSource.system());
+            for (int i = 0; i < 50; i++) {
+                edits.addEdit(KEY, "r" + i, "{}", false);
+            }
+            java.util.function.Function<String, String> explain = sql -> db.query("explain", c -> {
+                try (PreparedStatement ps = c.prepareStatement("EXPLAIN ANALYZE " + sql)) {
+                    JdbcLocalData.bindKey(ps, 1, KEY);
+                    ps.setInt(3, 10);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        return rs.getString(1);
+                    }
+                }
+            });
+            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL)).contains("index sorted").contains("scanCount: 10");
+            // what it was: ORDER BY seq alone read all 50 pending edits and sorted them for a batch of 10
+            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL.replace("ORDER BY user_id, scope, state, seq", "ORDER BY seq")))
+                    .doesNotContain("index sorted").contains("scanCount: 51");
+        }
+    }
 }
