@@ -59,16 +59,44 @@ final class Exchange {
      * @throws Unreached when it did nothing on this server; RemoteException otherwise
      */
     JsonNode safe(Request req, String what, String server, long deadlineNanos) {
+        return safe(req, what, server, deadlineNanos, this::tree);
+    }
+
+    /**
+     * {@link #safe(Request, String, String, long)} with the 2xx body read by {@code reader}.
+     *
+     * @throws Unreached when it did nothing on this server; RemoteException otherwise, AMBIGUOUS with
+     *     {@link #UNREADABLE} when {@code reader} finds the body malformed
+     */
+    <T> T safe(Request req, String what, String server, long deadlineNanos, BodyReader<T> reader) {
         try {
-            return execute(req, what, server, false, deadlineNanos);
+            return execute(req, what, server, false, deadlineNanos, reader);
         } catch (RemoteException e) {
             if (e.kind() == RemoteException.Kind.AMBIGUOUS && e.getCause() instanceof IOException
                     && !(e.getCause() instanceof InterruptedIOException)
                     && !(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
-                return execute(req, what, server, false, deadlineNanos);
+                return execute(req, what, server, false, deadlineNanos, reader);
             }
             throw e;
         }
+    }
+
+    /** Reads a 2xx JSON body (its bytes as received). */
+    interface BodyReader<T> {
+        /**
+         * @throws IOException ({@link com.fasterxml.jackson.core.JsonProcessingException}) when it is not JSON
+         * @throws IllegalArgumentException naming what is missing or wrong in it
+         */
+        T read(byte[] body) throws IOException;
+    }
+
+    /** The body as a tree; it must be a JSON object. */
+    private JsonNode tree(byte[] body) throws IOException {
+        JsonNode node = mapper.readTree(body);
+        if (node == null || !node.isObject()) {
+            throw new IllegalArgumentException("expected a JSON object");
+        }
+        return node;
     }
 
     /**
@@ -78,18 +106,22 @@ final class Exchange {
      * @throws Unreached when it did nothing on this server; RemoteException otherwise
      */
     JsonNode push(Request req, String what, String server, long deadlineNanos) {
-        return execute(req, what, server, true, deadlineNanos);
+        return execute(req, what, server, true, deadlineNanos, this::tree);
     }
 
-    private JsonNode execute(Request template, String what, String server, boolean isPush, long deadlineNanos) {
+    private <T> T execute(Request template, String what, String server, boolean isPush, long deadlineNanos,
+                          BodyReader<T> reader) {
         Probe probe = new Probe();
         Call call = client.newCall(template.newBuilder().tag(Probe.class, probe).build());
         call.timeout().timeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         try (CallCancellation.Registration onCancel = CallCancellation.register(call::cancel);
              Response resp = call.execute()) {
             ResponseBody body = resp.body();
-            String text = body.string();
+            byte[] bytes = body.bytes();
             if (!resp.isSuccessful()) {
+                MediaType errorType = body.contentType();
+                java.nio.charset.Charset charset = errorType == null ? null : errorType.charset();
+                String text = new String(bytes, charset == null ? java.nio.charset.StandardCharsets.UTF_8 : charset);
                 RemoteException e = HttpErrors.of(mapper, resp, text, what);
                 if (resp.code() == 503) {
                     throw new Unreached(server, "HTTP 503", e);
@@ -107,12 +139,12 @@ final class Exchange {
                         + what + " was not JSON: expected JSON but got content type " + type
                         + (isPush ? "; it may have been applied" : ""), null);
             }
-            JsonNode node = mapper.readTree(text);
-            if (node == null || !node.isObject()) {
+            try {
+                return reader.read(bytes);
+            } catch (IllegalArgumentException | java.time.DateTimeException e) {
                 throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                        + what + " was malformed: expected a JSON object" + (isPush ? "; it may have been applied" : ""), null);
+                        + what + " was malformed: " + e.getMessage() + (isPush ? "; it may have been applied" : ""), e);
             }
-            return node;
         } catch (RemoteException | Unreached e) {
             throw e;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

@@ -1,6 +1,5 @@
 package org.leasesync.remote;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,13 +25,13 @@ final class Failover {
     private static final System.Logger log = System.getLogger(Failover.class.getName());
 
     /** One attempt on one URL. */
-    interface Attempt {
+    interface Attempt<T> {
         /**
          * @param server the URL for messages (no user info)
          * @param deadlineNanos the {@link System#nanoTime()} by which the whole call must end
          * @throws Exchange.Unreached when it did nothing on this URL
          */
-        JsonNode run(HttpUrl base, String server, long deadlineNanos);
+        T run(HttpUrl base, String server, long deadlineNanos);
     }
 
     private final ServerUrls servers;
@@ -57,7 +56,7 @@ final class Failover {
      *     anything, NOT_SENT ("cannot reach") or, if any answered {@code 503}, HTTP 503 — naming
      *     every URL tried (with one URL: the same error as without failover)
      */
-    JsonNode call(String what, Attempt attempt) {
+    <T> T call(String what, Attempt<T> attempt) {
         int n = servers.size();
         long deadline = System.nanoTime() + callTimeout.toNanos();
         int start = current.get();
@@ -75,7 +74,7 @@ final class Failover {
                         what, last.server(), last.reason(), server);
             }
             try {
-                JsonNode result = attempt.run(base, server, deadline);
+                T result = attempt.run(base, server, deadline);
                 stick(start, index, unreached);
                 return result;
             } catch (Exchange.Unreached u) {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -26,7 +25,6 @@ import org.leasesync.sync.PushResponse;
 import org.leasesync.sync.PushResult;
 import org.leasesync.sync.PushStatus;
 import org.leasesync.sync.RemoteException;
-import org.leasesync.sync.RemoteRecord;
 import org.leasesync.sync.SyncRemote;
 import org.leasesync.sync.UnsendableEntryException;
 
@@ -52,6 +50,8 @@ public final class HttpSyncRemote implements SyncRemote {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private static final PullPageReader PAGES = new PullPageReader(MAPPER.getFactory());
 
     private final ServerUrls servers;
     private final Exchange exchange;
@@ -131,7 +131,7 @@ public final class HttpSyncRemote implements SyncRemote {
     public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
                          long fencingToken, String runId) {
         String what = "pull " + key;
-        JsonNode body = failover.call(what, (base, server, deadline) -> {
+        return failover.call(what, (base, server, deadline) -> {
             HttpUrl.Builder url = scopeUrl(base, key).addPathSegment("changes")
                     .addQueryParameter("limit", Integer.toString(limit));
             cursor.ifPresent(c -> url.addQueryParameter("since", c));
@@ -141,21 +141,9 @@ public final class HttpSyncRemote implements SyncRemote {
                     .header("Client-Id", clientId)
                     .header("Sync-Run-Id", runId)
                     .tag(UserTag.class, new UserTag(key.userId())).build();
-            return exchange.safe(req, what, server, deadline);
+            // streamed into records, payloads kept as sent: no tree, nothing written out again
+            return exchange.safe(req, what, server, deadline, PAGES::read);
         });
-        try {
-            List<RemoteRecord> records = new ArrayList<>();
-            for (JsonNode c : array(body, "changes")) {
-                JsonNode payload = c.get("payload");
-                records.add(new RemoteRecord(text(c, "id"), required(c, "version").asLong(),
-                        c.path("deleted").asBoolean(false),
-                        payload == null || payload.isNull() ? "{}" : MAPPER.writeValueAsString(payload),
-                        Instant.parse(text(c, "serverTime"))));
-            }
-            return new PullPage(records, text(body, "nextCursor"), required(body, "hasMore").asBoolean());
-        } catch (IOException | RuntimeException e) {
-            throw malformed("pull " + key, e);
-        }
     }
 
     @Override

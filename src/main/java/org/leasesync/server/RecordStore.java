@@ -81,6 +81,16 @@ final class RecordStore {
         }
     }
 
+    /**
+     * A page of changes: user, scope, since, limit. The same order as by seq alone (user and scope are
+     * fixed), spelled as the index {@code sync_records_by_seq} so H2 walks it and stops after the page;
+     * {@code ORDER BY seq} alone made it read every record after the cursor and sort them, for each
+     * page (issue 14 §5).
+     */
+    static final String CHANGES_SINCE_SQL = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms"
+            + " FROM sync_records WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY user_id, scope, seq"
+            + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY";
+
     /** Records of user+scope with {@code seq > since}, by seq, at most {@code limit}. */
     Page changesSince(String user, String scope, long since, int limit) throws SQLException {
         try (Connection c = db.connection()) {
@@ -90,10 +100,7 @@ final class RecordStore {
 
     /** {@link #changesSince(String, String, long, int)} in the caller's transaction. */
     Page changesSince(Connection c, String user, String scope, long since, int limit) throws SQLException {
-        String sql = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
-                + " WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY seq"
-                + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(CHANGES_SINCE_SQL)) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setLong(3, since);

@@ -57,7 +57,8 @@ final class ScopeHistory {
      */
     static Optional<String> stampAt(Connection c, String user, String scope, long seq) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT stamp FROM scope_history WHERE user_id = ? AND scope = ?"
-                + " AND seq >= ? ORDER BY seq OFFSET 0 ROWS FETCH NEXT 1 ROWS ONLY")) {
+                // by seq, spelled as the primary key so H2 stops at the first row instead of sorting all later ones
+                + " AND seq >= ? ORDER BY user_id, scope, seq OFFSET 0 ROWS FETCH NEXT 1 ROWS ONLY")) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setLong(3, seq);

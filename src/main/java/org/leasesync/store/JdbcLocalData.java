@@ -44,6 +44,17 @@ public final class JdbcLocalData implements LocalData {
     private static final String OUTBOX_COLUMNS =
             "seq, change_id, record_id, base_version, deleted, payload, created_at_ms";
 
+    /**
+     * The seqs of the next push batch: user, scope, limit. Only the oldest unconfirmed edit of each
+     * record is eligible. Ordered by seq, spelled as the index {@code outbox_by_key} (user and scope
+     * fixed, state 'pending') so H2 walks it in order and stops after the batch instead of sorting
+     * every pending edit (issue 14 §5).
+     */
+    static final String PENDING_SEQS_SQL = "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
+            + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
+            + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
+            + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
+
     private final Database db;
     private final JdbcGuard guard;
     private final TimeSource time;
@@ -62,15 +73,28 @@ public final class JdbcLocalData implements LocalData {
             // produced) or resolved, so it can never slip past a conflict by a coincidental version.
             // A rejected edit was never applied, so the next edit of its record (based on the same
             // server version) goes ahead.
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
-                    + " FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
-                    + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-                    + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
-                    + " ORDER BY seq FETCH FIRST ? ROWS ONLY")) {
+            // Two steps: the batch's seqs first, without payloads (so ordering the eligible edits never
+            // carries their large values along), then each entry's row by its primary key.
+            List<Long> seqs = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(PENDING_SEQS_SQL)) {
                 bindKey(ps, 1, key);
                 ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
-                return withinBytes(readEntries(ps), MAX_BATCH_BYTES);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        seqs.add(rs.getLong(1));
+                    }
+                }
             }
+            List<OutboxEntry> entries = new ArrayList<>(seqs.size());
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + OUTBOX_COLUMNS
+                    + " FROM outbox WHERE seq = ? AND user_id = ? AND scope = ? AND state = 'pending'")) {
+                for (long seq : seqs) {
+                    ps.setLong(1, seq);
+                    bindKey(ps, 2, key);
+                    entries.addAll(readEntries(ps));   // one row; none if it left the outbox meanwhile
+                }
+            }
+            return withinBytes(entries, MAX_BATCH_BYTES);
         });
     }
 
@@ -115,7 +139,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void applyPullPage(Fence fence, String runId, PullPage page) {
         guard.inTransaction(fence, "apply a pulled page for " + fence.taskKey(), c -> {
-            LocalRecordWrites.applyPage(c, fence.taskKey(), page.records());
+            LocalRecordWrites.applyPage(c, db.dialect(), fence.taskKey(), page.records());
             Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
                     Optional.of(page.nextCursor()), null), before));
@@ -142,18 +166,41 @@ public final class JdbcLocalData implements LocalData {
             // An edit of these records saved meanwhile waits, then reads the confirmed versions (RecordLocks).
             RecordLocks.lockAll(c, db.dialect(), fence.taskKey(),
                     batch.entries().stream().map(OutboxEntry::recordId).toList());
-            for (OutboxEntry e : batch.entries()) {
-                PushResult r = byChange.get(e.changeId());
-                if (r == null) {
-                    continue; // not answered: stays pending, pushed again in a later batch
-                }
-                if (r.applied()) {
-                    LocalRecordWrites.ownEdit(c, fence.taskKey(), e.recordId(), r.version(), e.deleted(),
+            // The applied entries' writes go as three JDBC batches (records, outbox deletes, rebases of
+            // later edits): a batch holds at most one edit per record (pendingOutbox), so they commute.
+            try (PreparedStatement own = c.prepareStatement(LocalRecordWrites.ownEditSql(db.dialect()));
+                 PreparedStatement delete = c.prepareStatement(
+                         "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ?");
+                 PreparedStatement rebase = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ?"
+                         + " AND scope = ? AND record_id = ? AND state = 'pending' AND seq > ?")) {
+                boolean applied = false;
+                for (OutboxEntry e : batch.entries()) {
+                    PushResult r = byChange.get(e.changeId());
+                    if (r == null) {
+                        continue; // not answered: stays pending, pushed again in a later batch
+                    }
+                    if (!r.applied()) {
+                        markConflict(c, fence.taskKey(), e.changeId(), r);
+                        continue;
+                    }
+                    applied = true;
+                    LocalRecordWrites.bindOwnEdit(own, fence.taskKey(), e.recordId(), r.version(), e.deleted(),
                             e.payloadJson(), time.now(), e.baseVersion());
-                    deleteEntry(c, fence.taskKey(), e.changeId());
-                    rebaseFollowers(c, fence.taskKey(), e, r.version());
-                } else {
-                    markConflict(c, fence.taskKey(), e.changeId(), r);
+                    own.addBatch();
+                    bindKey(delete, 1, fence.taskKey());
+                    delete.setString(3, e.changeId());
+                    delete.addBatch();
+                    // the next edits of the same record now build on the version this one produced
+                    rebase.setLong(1, r.version());
+                    bindKey(rebase, 2, fence.taskKey());
+                    rebase.setString(4, e.recordId());
+                    rebase.setLong(5, e.seq());
+                    rebase.addBatch();
+                }
+                if (applied) {
+                    own.executeBatch();
+                    delete.executeBatch();
+                    rebase.executeBatch();
                 }
             }
             if (response.position().isPresent()) {
@@ -270,36 +317,18 @@ public final class JdbcLocalData implements LocalData {
                 batch == null ? List.of() : batch.changeIds(), batch == null ? Optional.empty() : Optional.of(now), now);
     }
 
-    private static void deleteEntry(Connection c, TaskKey key, String changeId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ?")) {
-            bindKey(ps, 1, key);
-            ps.setString(3, changeId);
-            ps.executeUpdate();
-        }
-    }
-
-    /** The next edits of the same record now build on the version this one produced. */
-    private static void rebaseFollowers(Connection c, TaskKey key, OutboxEntry applied, long version) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ? AND scope = ?"
-                + " AND record_id = ? AND state = 'pending' AND seq > ?")) {
-            ps.setLong(1, version);
-            bindKey(ps, 2, key);
-            ps.setString(4, applied.recordId());
-            ps.setLong(5, applied.seq());
-            ps.executeUpdate();
-        }
-    }
-
     /** The longest prefix of {@code entries} whose push body stays within {@code maxBytes} (at least one entry). */
     static List<OutboxEntry> withinBytes(List<OutboxEntry> entries, long maxBytes) {
+        // A running total (what PushLimits.batchBytes would give for the prefix), so a batch of n
+        // entries costs n size computations, not n²/2.
         List<OutboxEntry> out = new ArrayList<>();
+        long bytes = PushLimits.batchBytes(List.of());
         for (OutboxEntry e : entries) {
-            out.add(e);
-            if (out.size() > 1 && PushLimits.batchBytes(out) > maxBytes) {
-                out.remove(out.size() - 1);
+            bytes += PushLimits.entryBytes(e) + (out.isEmpty() ? 0 : 1);   // the comma between entries
+            if (!out.isEmpty() && bytes > maxBytes) {
                 break;
             }
+            out.add(e);
         }
         return out;
     }

@@ -2,10 +2,8 @@ package org.leasesync.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.leasesync.registry.TaskKey;
@@ -23,116 +21,97 @@ final class LocalRecordWrites {
     }
 
     /**
-     * Applies a pulled page with batches instead of up to three statements per record: one batched
-     * {@code UPDATE} (only where the stored version is not newer, as in {@link #upsertRecord}); for
-     * the records it did not touch, one reused point query whether the record exists (then the
-     * local copy is newer and is kept); one batched {@code INSERT} of the absent ones. A record that
-     * appears twice in a page is applied once, with its highest version (what applying both in
-     * order leaves behind).
+     * Applies a pulled page as one JDBC batch of one upsert per record: the record is inserted when
+     * absent and updated when the stored version is not newer (as in {@link #ownEditSql}; a newer local
+     * copy is kept) — one index lookup per record instead of an update, a point query and an insert
+     * for a new one. {@code own_edit_base} survives only the echo of this device's own version (same
+     * version number). A record that appears twice in a page is applied once, with its highest
+     * version (what applying both in order leaves behind).
      */
-    static void applyPage(Connection c, TaskKey key, List<RemoteRecord> records) throws SQLException {
+    static void applyPage(Connection c, SqlDialect dialect, TaskKey key, List<RemoteRecord> records) throws SQLException {
         Map<String, RemoteRecord> latest = new java.util.LinkedHashMap<>();
         for (RemoteRecord r : records) {
             latest.merge(r.id(), r, (a, b) -> b.version() >= a.version() ? b : a);
         }
-        List<RemoteRecord> page = new ArrayList<>(latest.values());
-        if (page.isEmpty()) {
+        if (latest.isEmpty()) {
             return;
         }
-        int[] updated;
-        // own_edit_base survives only the echo of this device's own version (same version number).
-        try (PreparedStatement up = c.prepareStatement("UPDATE local_record SET version = ?, deleted = ?, payload = ?,"
-                + " server_time_ms = ?, own_edit_base = CASE WHEN version = ? THEN own_edit_base ELSE NULL END"
-                + " WHERE user_id = ? AND scope = ? AND record_id = ? AND version <= ?")) {
-            for (RemoteRecord r : page) {
-                up.setLong(1, r.version());
-                up.setBoolean(2, r.deleted());
-                up.setString(3, r.payloadJson());
-                up.setLong(4, r.serverTime().toEpochMilli());
-                up.setLong(5, r.version());
-                JdbcLocalData.bindKey(up, 6, key);
-                up.setString(8, r.id());
-                up.setLong(9, r.version());
+        try (PreparedStatement up = c.prepareStatement(upsertSql(dialect))) {
+            for (RemoteRecord r : latest.values()) {
+                JdbcLocalData.bindKey(up, 1, key);
+                up.setString(3, r.id());
+                up.setLong(4, r.version());
+                up.setBoolean(5, r.deleted());
+                up.setString(6, r.payloadJson());
+                up.setLong(7, r.serverTime().toEpochMilli());
                 up.addBatch();
             }
-            updated = up.executeBatch();
-        }
-        boolean inserts = false;
-        try (PreparedStatement exists = c.prepareStatement(
-                "SELECT 1 FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?");
-             PreparedStatement ins = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                     + " deleted, payload, server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            for (int i = 0; i < page.size(); i++) {
-                if (updated[i] == 1) {
-                    continue;
-                }
-                RemoteRecord r = page.get(i);
-                JdbcLocalData.bindKey(exists, 1, key);
-                exists.setString(3, r.id());
-                try (ResultSet rs = exists.executeQuery()) {
-                    if (rs.next()) {
-                        continue;   // the local copy is already newer
-                    }
-                }
-                JdbcLocalData.bindKey(ins, 1, key);
-                ins.setString(3, r.id());
-                ins.setLong(4, r.version());
-                ins.setBoolean(5, r.deleted());
-                ins.setString(6, r.payloadJson());
-                ins.setLong(7, r.serverTime().toEpochMilli());
-                ins.addBatch();
-                inserts = true;
-            }
-            if (inserts) {
-                ins.executeBatch();
-            }
+            up.executeBatch();
         }
     }
 
     /**
-     * A record as this device's confirmed edit left it ({@code ownEditBase}: the version the edit was
-     * based on), unless the local copy is already newer.
+     * The upsert of one pulled record; parameters: user, scope, record id, version, deleted, payload,
+     * server time (ms). H2: {@code MERGE ... USING} with a conditional {@code WHEN MATCHED}; PostgreSQL:
+     * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} (PostgreSQL 14 has no {@code MERGE}).
      */
-    static void ownEdit(Connection c, TaskKey key, String id, long version, boolean deleted,
-                                     String payload, Instant serverTime, long ownEditBase) throws SQLException {
-        try (PreparedStatement up = c.prepareStatement("UPDATE local_record SET version = ?, deleted = ?, payload = ?,"
-                + " server_time_ms = ?, own_edit_base = ? WHERE user_id = ? AND scope = ? AND record_id = ? AND version <= ?")) {
-            up.setLong(1, version);
-            up.setBoolean(2, deleted);
-            up.setString(3, payload);
-            up.setLong(4, serverTime.toEpochMilli());
-            up.setLong(5, ownEditBase);
-            JdbcLocalData.bindKey(up, 6, key);
-            up.setString(8, id);
-            up.setLong(9, version);
-            if (up.executeUpdate() == 1) {
-                return;
-            }
-        }
-        if (recordExists(c, key, id)) {
-            return; // the local copy is already newer
-        }
-        try (PreparedStatement ins = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                + " deleted, payload, server_time_ms, own_edit_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-            JdbcLocalData.bindKey(ins, 1, key);
-            ins.setString(3, id);
-            ins.setLong(4, version);
-            ins.setBoolean(5, deleted);
-            ins.setString(6, payload);
-            ins.setLong(7, serverTime.toEpochMilli());
-            ins.setLong(8, ownEditBase);
-            ins.executeUpdate();
-        }
+    static String upsertSql(SqlDialect dialect) {
+        return switch (dialect) {
+            case H2 -> "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
+                    + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
+                    + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
+                    + " CAST(? AS BIGINT) AS server_time_ms) s"
+                    + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
+                    + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
+                    + " payload = s.payload, server_time_ms = s.server_time_ms,"
+                    + " own_edit_base = CASE WHEN t.version = s.version THEN t.own_edit_base ELSE NULL END"
+                    + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms)"
+                    + " VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload, s.server_time_ms)";
+            case POSTGRESQL -> "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
+                    + " server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id) DO UPDATE"
+                    + " SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
+                    + " server_time_ms = EXCLUDED.server_time_ms,"
+                    + " own_edit_base = CASE WHEN t.version = EXCLUDED.version THEN t.own_edit_base ELSE NULL END"
+                    + " WHERE t.version <= EXCLUDED.version";
+        };
     }
 
-    private static boolean recordExists(Connection c, TaskKey key, String id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM local_record WHERE user_id = ? AND scope = ? AND record_id = ?")) {
-            JdbcLocalData.bindKey(ps, 1, key);
-            ps.setString(3, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
+    /**
+     * The upsert of a record as this device's confirmed edit left it, unless the local copy is already
+     * newer; parameters as {@link #bindOwnEdit} binds them. For a JDBC batch of confirmed edits.
+     */
+    static String ownEditSql(SqlDialect dialect) {
+        return switch (dialect) {
+            case H2 -> "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
+                    + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
+                    + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
+                    + " CAST(? AS BIGINT) AS server_time_ms, CAST(? AS BIGINT) AS own_edit_base) s"
+                    + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
+                    + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
+                    + " payload = s.payload, server_time_ms = s.server_time_ms, own_edit_base = s.own_edit_base"
+                    + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms,"
+                    + " own_edit_base) VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload,"
+                    + " s.server_time_ms, s.own_edit_base)";
+            case POSTGRESQL -> "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
+                    + " server_time_ms, own_edit_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id)"
+                    + " DO UPDATE SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
+                    + " server_time_ms = EXCLUDED.server_time_ms, own_edit_base = EXCLUDED.own_edit_base"
+                    + " WHERE t.version <= EXCLUDED.version";
+        };
+    }
+
+    /**
+     * Binds {@link #ownEditSql}: the record as this device's confirmed edit left it
+     * ({@code ownEditBase}: the version the edit was based on).
+     */
+    static void bindOwnEdit(PreparedStatement ps, TaskKey key, String id, long version, boolean deleted,
+                            String payload, Instant serverTime, long ownEditBase) throws SQLException {
+        JdbcLocalData.bindKey(ps, 1, key);
+        ps.setString(3, id);
+        ps.setLong(4, version);
+        ps.setBoolean(5, deleted);
+        ps.setString(6, payload);
+        ps.setLong(7, serverTime.toEpochMilli());
+        ps.setLong(8, ownEditBase);
     }
 }

@@ -67,6 +67,9 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--pull-records", description = "sync: records to pull; default ${DEFAULT-VALUE}")
     int pullRecords = 100_000;
 
+    @Option(names = "--pull-page", description = "sync: records per pull request (1..1000); default: the product's, ${DEFAULT-VALUE}")
+    int pullPage = org.leasesync.sync.SyncSettings.DEFAULT.pullPageSize();
+
     @Option(names = "--push-records", description = "sync: outbox entries to push; default ${DEFAULT-VALUE}")
     int pushRecords = 10_000;
 
@@ -187,7 +190,7 @@ public final class BenchMain implements Callable<Integer> {
             TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
         }
         if (only.contains(Item.SYNC)) {
-            SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3)), dir);
+            SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3), pullPage), dir);
         }
         if (only.contains(Item.SCALE)) {
             List<ScaleBench.Config> configs = ScaleBench.defaultConfigs().stream()

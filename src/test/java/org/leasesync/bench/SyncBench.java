@@ -14,6 +14,7 @@ import org.leasesync.registry.RunResult;
 import org.leasesync.registry.RunStatus;
 import org.leasesync.registry.TaskKey;
 import org.leasesync.registry.TaskSource;
+import org.leasesync.registry.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.server.ReferenceServer;
@@ -23,6 +24,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
+import org.leasesync.sync.SyncSettings;
 import org.leasesync.testing.ClientStack;
 
 /**
@@ -30,20 +32,20 @@ import org.leasesync.testing.ClientStack;
  * H2): a full sync run (coordinator, worker, HTTP client, local file database on the app's URL)
  * pulling N records into an empty data directory, and one pushing M outbox entries. The baseline
  * inserts the same records straight into the same kind of local file database in JDBC batches of
- * one pull page (500) per transaction.
+ * one pull page ({@code --pull-page}, the product's page size unless set) per transaction.
  */
 final class SyncBench {
 
     private static final TaskKey KEY = TaskKey.of("alice", "backup");
     private static final int SEED_BATCH = 1_000;
-    private static final int PAGE = 500;
 
     /**
      * @param pullRecords records on the server to pull
      * @param pushRecords outbox entries to push
      * @param rounds measured pull rounds (after one warm-up round); the push runs once per round
+     * @param pullPage records per pull request of the measured client (the product's default unless set)
      */
-    record Settings(int pullRecords, int pushRecords, int rounds) { }
+    record Settings(int pullRecords, int pushRecords, int rounds, int pullPage) { }
 
     private SyncBench() {
     }
@@ -64,18 +66,23 @@ final class SyncBench {
                 // baseline first and pull second in even rounds, the other way round in odd ones
                 for (int part = 0; part < 2; part++) {
                     if ((part + round) % 2 == 0) {
-                        double direct = directInsert(workDir.resolve("direct-" + round), s.pullRecords());
+                        long cpu0 = cpuNanos();
+                        double direct = directInsert(workDir.resolve("direct-" + round), s.pullRecords(), s.pullPage());
                         if (measured) {
                             f.sample("sync.direct_insert", direct, "records/s");
+                            f.sample("sync.direct_insert.cpu", s.pullRecords() / ((cpuNanos() - cpu0) / 1e9), "records/cpu-s");
                         }
                     } else {
                         Path dir = workDir.resolve("client-" + round);
                         try (LocalStore store = LocalStore.openFile(dir);
-                             ClientStack client = new ClientStack(store, server.baseUrl(), tokens)) {
+                             ClientStack client = new ClientStack(store, server.baseUrl(), tokens, TimeSource.system(),
+                                     settings(s), HttpSettings.DEFAULT)) {
                             client.keepLeasesAlive();
+                            long cpu0 = cpuNanos();
                             long t0 = System.nanoTime();
                             RunResult r = client.sync(KEY, TaskSource.MANUAL);
                             double seconds = (System.nanoTime() - t0) / 1e9;
+                            double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
                             check(r);
                             int local = count(store.database());
                             if (local < s.pullRecords()) {
@@ -84,35 +91,56 @@ final class SyncBench {
                             if (measured) {
                                 f.sample("sync.pull", local / seconds, "records/s");
                                 f.sample("sync.pull.records", local, "records");
+                                f.sample("sync.pull.cpu", local / cpuSeconds, "records/cpu-s");
                             }
-                            if (measured || s.rounds() == 0) {
-                                push(f, client, s.pushRecords(), server);
-                            }
+                            // the warm-up round pushes too (unrecorded), so the measured push runs on compiled code
+                            push(f, client, s.pushRecords(), server, measured || s.rounds() == 0);
                         }
                     }
                 }
             }
         }
-        f.print("sync.pull", "sync.pull.records", "sync.direct_insert", "sync.push", "sync.push.records", "sync.seed_push");
+        f.print("sync.pull", "sync.pull.records", "sync.direct_insert", "sync.push", "sync.push.records", "sync.seed_push",
+                "sync.pull.cpu", "sync.direct_insert.cpu", "sync.push.cpu");
         f.ratio("sync.pull_vs_direct_insert", f.median("sync.pull") / f.median("sync.direct_insert"));
+        f.ratio("sync.pull_vs_direct_insert.cpu", f.median("sync.pull.cpu") / f.median("sync.direct_insert.cpu"));
     }
 
-    private static void push(Figures f, ClientStack client, int n, ReferenceServer server) throws Exception {
+    /**
+     * CPU time of the whole process (client, in-process server, H2's writer, GC): on a machine shared
+     * with other work, records per CPU-second is what the work itself costs, whatever the queueing.
+     */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static SyncSettings settings(Settings s) {
+        SyncSettings d = SyncSettings.DEFAULT;
+        return new SyncSettings(s.pullPage(), d.pushBatchSize(), d.confirmAttempts(), d.confirmBackoff(), d.keyRetention());
+    }
+
+    private static void push(Figures f, ClientStack client, int n, ReferenceServer server, boolean record) throws Exception {
         for (int i = 0; i < n; i++) {
             client.edits.addEdit(KEY, "r-" + i, payload(-i), false);
         }
         long appliedBefore = server.stats().changesApplied();
+        long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
         RunResult r = client.sync(KEY, TaskSource.MANUAL);
         double seconds = (System.nanoTime() - t0) / 1e9;
+        double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
         check(r);
         long applied = server.stats().changesApplied() - appliedBefore;
         if (applied != n || client.edits.pendingCount(KEY) != 0) {
             throw new IllegalStateException("push applied " + applied + " of " + n + "; "
                     + client.edits.pendingCount(KEY) + " left in the outbox");
         }
-        f.sample("sync.push", n / seconds, "records/s");
-        f.sample("sync.push.records", n, "records");
+        if (record) {
+            f.sample("sync.push", n / seconds, "records/s");
+            f.sample("sync.push.cpu", n / cpuSeconds, "records/cpu-s");
+            f.sample("sync.push.records", n, "records");
+        }
     }
 
     private static void check(RunResult r) {
@@ -137,8 +165,8 @@ final class SyncBench {
         }
     }
 
-    /** The baseline: the same records into a new local database file, one transaction per page. */
-    private static double directInsert(Path dir, int n) throws Exception {
+    /** The baseline: the same records into a new local database file, one JDBC batch and transaction per pull page. */
+    private static double directInsert(Path dir, int n, int page) throws Exception {
         Files.createDirectories(dir);
         try (Database db = Database.open(Database.fileUrl(dir), "direct insert baseline", 4)) {
             long t0 = System.nanoTime();
@@ -155,7 +183,7 @@ final class SyncBench {
                         ps.setString(6, payload(i));
                         ps.setLong(7, System.currentTimeMillis());
                         ps.addBatch();
-                        if ((i + 1) % PAGE == 0 || i == n - 1) {
+                        if ((i + 1) % page == 0 || i == n - 1) {
                             ps.executeBatch();
                             c.commit();
                         }
