@@ -17,6 +17,9 @@
 #   CDS=1                      AppCDS for every variant: one training run each first (dynamic archive,
 #                              -XX:ArchiveClassesAtExit, kept in target/startup-cds-<variant>.jsa), then
 #                              every measured run with -XX:SharedArchiveFile of its own archive
+#   DATA=existing              every leasesync run of a variant reuses one data directory, made by an
+#                              unmeasured first start (a user's every start but the first: the database
+#                              and the embedded server's exist); default DATA=new, a new one per run
 #   NMT=1                      also run each leasesync variant and the bare window once with
 #                              -XX:NativeMemoryTracking=summary and save `jcmd VM.native_memory summary`
 #                              after 5 s idle into target/startup-nmt-<variant>.txt
@@ -80,7 +83,8 @@ cds_opt() { [ "${CDS:-}" = 1 ] && echo "-XX:SharedArchiveFile=$PWD/target/startu
 # one run: prints "<ms to visible window> <VmRSS kB after 5 s idle>"; with $2 = nmt, saves NMT instead
 run() {
   local v=$1 mode=${2:-}
-  local data; data=$(mktemp -d -p "$tmp")
+  local data
+  if [ "${DATA:-new}" = existing ]; then data="$tmp/data-$v"; mkdir -p "$data"; else data=$(mktemp -d -p "$tmp"); fi
   local extra; extra=$(cds_opt "$v")
   [ "$mode" = nmt ] && extra="$extra -XX:NativeMemoryTracking=summary"
   [ "$mode" = train ] && extra="-XX:ArchiveClassesAtExit=$PWD/target/startup-cds-$v.jsa"
@@ -107,7 +111,7 @@ run() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "# java: $("$java" -version 2>&1 | head -1); options: ${opts[*]}; cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# java: $("$java" -version 2>&1 | head -1); options: ${opts[*]}; data: ${DATA:-new}; cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${CDS:-}" = 1 ]; then
   for v in "${variants[@]}"; do
     rm -f "target/startup-cds-$v.jsa"; run "$v" train >/dev/null
@@ -115,6 +119,12 @@ if [ "${CDS:-}" = 1 ]; then
     echo "# AppCDS archive of $v: $(du -h "target/startup-cds-$v.jsa" | cut -f1)"
   done
 fi
+case "${DATA:-new}" in
+  new) ;;
+  existing) for v in "${variants[@]}"; do [ "$v" = bare ] || run "$v" >/dev/null; done
+            echo "# data directories: one per variant, made by an unmeasured first start" ;;
+  *) echo "startup-vs-bare.sh: DATA must be new or existing, got '$DATA'" >&2; exit 2 ;;
+esac
 declare -A ms rss
 for i in $(seq 1 "$n"); do
   for v in "${variants[@]}"; do
