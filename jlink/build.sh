@@ -56,7 +56,16 @@ for jar in target/lib/*.jar; do
   case "$(basename "$jar")" in javafx-*) ;; *) cp "$jar" "$work/input/" ;; esac
 done
 
-java_options=("${JAVA_OPTIONS[@]}")
+java_options=()
+for opt in "${JAVA_OPTIONS[@]}"; do
+  # an option this runtime does not know would stop the launcher from starting at all (checked together
+  # with the ones before it: -XX:MaxHeapFreeRatio=30 is valid only after -XX:MinHeapFreeRatio=10)
+  if target/runtime/bin/java "${java_options[@]}" "$opt" -version >/dev/null 2>&1; then
+    java_options+=("$opt")
+  else
+    echo "jlink/build.sh: this runtime does not know the JVM option $opt; the launcher goes without it" >&2
+  fi
+done
 
 jpackage_common=(--name leasesync --app-version "$APP_VERSION" --vendor "$VENDOR"
   --description "$DESCRIPTION" --icon assets/leasesync.png

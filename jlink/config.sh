@@ -19,5 +19,8 @@ JAVAFX_VERSION=21.0.11
 MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.security.jgss,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.jfr,jdk.net,jdk.security.auth,javafx.controls
 
 # JVM options of the launcher: a small heap that starts at 16 MB and gives memory back (idle RSS
-# 340 -> 287 MB in docs/benchmarks.md); the serial collector starts fastest.
-JAVA_OPTIONS=(-Xms16m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:+UseSerialGC -Xss512k)
+# 340 -> 287 MB in docs/benchmarks.md); the serial collector starts fastest; every 5 s the C heap's
+# freed memory (the JIT compilers' arenas of the first seconds, ~20 MB) goes back to the system
+# (-XX:TrimNativeHeapInterval, in OpenJDK 17.0.9 and later; build.sh drops it for a runtime without it).
+JAVA_OPTIONS=(-Xms16m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:+UseSerialGC -Xss512k
+              -XX:TrimNativeHeapInterval=5000)

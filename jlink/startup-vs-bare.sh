@@ -8,7 +8,7 @@
 # all with the same java, the same class-path form and the same JVM options (jlink/config.sh's
 # JAVA_OPTIONS unless JAVA_OPTS is given), no AppCDS for any, under one Xvfb. For each run: the time
 # from starting the command until the window is visible (xdotool polled every 20 ms), and VmRSS of the
-# JVM after 5 s idle. Prints every run, medians, and the ratios to the bare window.
+# JVM after 5 s idle (IDLE_S). Prints every run, medians, and the ratios to the bare window.
 #
 # Usage: bash jlink/startup-vs-bare.sh [N]        (N >= 1 rounds, default 5)
 #   JAVA=/path/to/bin/java     the runtime (default: java on the PATH)
@@ -17,15 +17,20 @@
 #   CDS=1                      AppCDS for every variant: one training run each first (dynamic archive,
 #                              -XX:ArchiveClassesAtExit, kept in target/startup-cds-<variant>.jsa), then
 #                              every measured run with -XX:SharedArchiveFile of its own archive
+#   IDLE_S=20                  read VmRSS this many seconds after the window is visible (default 5)
+#   DATA=existing              every leasesync run of a variant reuses one data directory, made by an
+#                              unmeasured first start (a user's every start but the first: the database
+#                              and the embedded server's exist); default DATA=new, a new one per run
 #   NMT=1                      also run each leasesync variant and the bare window once with
 #                              -XX:NativeMemoryTracking=summary and save `jcmd VM.native_memory summary`
-#                              after 5 s idle into target/startup-nmt-<variant>.txt
+#                              after IDLE_S s idle into target/startup-nmt-<variant>.txt
 # Needs: xvfb, xdotool; `mvn -B -ntp -DskipTests package test-compile` before (target/leasesync.jar,
 # target/lib/, target/test-classes/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
 [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "startup-vs-bare.sh: N must be a positive number of rounds, got '$n'" >&2; exit 2; }
+[[ "${IDLE_S:-5}" =~ ^[1-9][0-9]*$ ]] || { echo "startup-vs-bare.sh: IDLE_S must be a positive number of seconds, got '$IDLE_S'" >&2; exit 2; }
 for tool in Xvfb xdotool; do
   command -v $tool >/dev/null || { echo "startup-vs-bare.sh: needs $tool (apt-get install xvfb xdotool)" >&2; exit 1; }
 done
@@ -77,10 +82,11 @@ title() { [ "$1" = bare ] && echo bare-window || echo leasesync; }
 # AppCDS for all or none: each variant gets an archive of the classes its own start-up loads.
 cds_opt() { [ "${CDS:-}" = 1 ] && echo "-XX:SharedArchiveFile=$PWD/target/startup-cds-$1.jsa" || true; }
 
-# one run: prints "<ms to visible window> <VmRSS kB after 5 s idle>"; with $2 = nmt, saves NMT instead
+# one run: prints "<ms to visible window> <VmRSS kB after IDLE_S s idle>"; with $2 = nmt, saves NMT instead
 run() {
   local v=$1 mode=${2:-}
-  local data; data=$(mktemp -d -p "$tmp")
+  local data
+  if [ "${DATA:-new}" = existing ]; then data="$tmp/data-$v"; mkdir -p "$data"; else data=$(mktemp -d -p "$tmp"); fi
   local extra; extra=$(cds_opt "$v")
   [ "$mode" = nmt ] && extra="$extra -XX:NativeMemoryTracking=summary"
   [ "$mode" = train ] && extra="-XX:ArchiveClassesAtExit=$PWD/target/startup-cds-$v.jsa"
@@ -95,7 +101,7 @@ run() {
     kill -0 $pid 2>/dev/null || break
     sleep 0.02
   done
-  sleep 5
+  sleep "${IDLE_S:-5}"
   local rss; rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status 2>/dev/null || echo -1)
   if [ "$mode" = nmt ]; then
     jcmd $pid VM.native_memory summary > "target/startup-nmt-$v.txt" 2>&1 || true
@@ -107,7 +113,7 @@ run() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "# java: $("$java" -version 2>&1 | head -1); options: ${opts[*]}; cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# java: $("$java" -version 2>&1 | head -1); options: ${opts[*]}; data: ${DATA:-new}; RSS after ${IDLE_S:-5} s; cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${CDS:-}" = 1 ]; then
   for v in "${variants[@]}"; do
     rm -f "target/startup-cds-$v.jsa"; run "$v" train >/dev/null
@@ -115,6 +121,12 @@ if [ "${CDS:-}" = 1 ]; then
     echo "# AppCDS archive of $v: $(du -h "target/startup-cds-$v.jsa" | cut -f1)"
   done
 fi
+case "${DATA:-new}" in
+  new) ;;
+  existing) for v in "${variants[@]}"; do [ "$v" = bare ] || run "$v" >/dev/null; done
+            echo "# data directories: one per variant, made by an unmeasured first start" ;;
+  *) echo "startup-vs-bare.sh: DATA must be new or existing, got '$DATA'" >&2; exit 2 ;;
+esac
 declare -A ms rss
 for i in $(seq 1 "$n"); do
   for v in "${variants[@]}"; do

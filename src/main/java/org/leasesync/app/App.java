@@ -168,6 +168,7 @@ public final class App extends Application {
         Thread trayStarter = new Thread(a::installTray, "tray-start");   // AWT starts in the background
         trayStarter.setDaemon(true);
         trayStarter.start();
+        settleHeapLater();
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
@@ -176,6 +177,31 @@ public final class App extends Application {
                 Platform.exit();
             });
         }
+    }
+
+    /** How long after the cards appear start-up counts as settled: the first runs and the tray are done by then. */
+    static final Duration SETTLE_AFTER = Duration.ofSeconds(10);
+
+    /**
+     * One full collection once start-up has settled ({@link #SETTLE_AFTER} after the cards appear),
+     * on a daemon thread {@code startup-settle}. The serial collector shrinks the heap only in a full
+     * collection; without one, the ~20 MB that start-up grew it by (class loading, the first sync, the
+     * theme's CSS) stay committed all day. With the launcher's {@code -XX:MaxHeapFreeRatio=30} the heap
+     * goes back to its live size plus 30 % (docs/benchmarks.md, issue 14 §4). One pause of a few tens of
+     * milliseconds, on no user action.
+     */
+    private static void settleHeapLater() {
+        Thread settle = new Thread(() -> {
+            try {
+                Thread.sleep(SETTLE_AFTER.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.gc();
+            log.debug("start-up settled: heap collected and shrunk");
+        }, "startup-settle");
+        settle.setDaemon(true);
+        settle.start();
     }
 
     /** What the autostart entry adds to the launcher: the data directory, when it is not the default one. */

@@ -33,8 +33,9 @@ final class AwtTray implements TrayPort {
     private static final Logger log = LoggerFactory.getLogger(AwtTray.class);
 
     private final Messages messages;
-    private final TrayIcons icons = new TrayIcons();
     // AWT event thread only:
+    /** Made when a tray host is there: it reads the PNG through ImageIO, ~60 classes a trayless desktop never needs. */
+    private TrayIcons icons;
     private TrayIcon icon;
     private PopupMenu popup;
     private MenuItem status;
@@ -75,6 +76,7 @@ final class AwtTray implements TrayPort {
         SystemTray tray = SystemTray.getSystemTray();
         Dimension d = tray.getTrayIconSize();
         size = Math.max(16, Math.min(d.width, d.height));
+        icons = new TrayIcons();
         popup = new PopupMenu();
         status = new MenuItem(initial.tooltip());
         status.setEnabled(false);

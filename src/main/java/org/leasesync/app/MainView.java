@@ -93,20 +93,8 @@ final class MainView {
 
         Tab syncTab = new Tab(messages.get("tab.sync"), scroll);
         syncTab.setId("tab-sync");
-        Tab dataTab = new Tab(messages.get("tab.data"), DataView.scrolling(data));
-        dataTab.setId("tab-data");
-        dataTab.setOnSelectionChanged(e -> {
-            if (dataTab.isSelected()) {
-                data.load();
-            }
-        });
-        Tab historyTab = new Tab(messages.get("tab.history"), new HistoryView(history));
-        historyTab.setId("tab-history");
-        historyTab.setOnSelectionChanged(e -> {
-            if (historyTab.isSelected()) {
-                history.load();
-            }
-        });
+        Tab dataTab = lazyTab(messages.get("tab.data"), "tab-data", () -> DataView.scrolling(data), data::load);
+        Tab historyTab = lazyTab(messages.get("tab.history"), "tab-history", () -> new HistoryView(history), history::load);
         TabPane tabs = new TabPane(syncTab, dataTab, historyTab);
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         root.setCenter(tabs);
@@ -127,5 +115,25 @@ final class MainView {
 
     Parent root() {
         return root;
+    }
+
+    /**
+     * A tab whose content is built when it is first selected, and which loads on every selection.
+     * The Data and History tabs hold tables (TableView, TextArea, their skins and CSS): built at
+     * start-up they cost ~1,500 JavaFX classes and their heap before the user ever opens them
+     * (docs/benchmarks.md, issue 14 §4).
+     */
+    private static Tab lazyTab(String text, String id, java.util.function.Supplier<Node> content, Runnable onSelected) {
+        Tab tab = new Tab(text);
+        tab.setId(id);
+        tab.setOnSelectionChanged(e -> {
+            if (tab.isSelected()) {
+                if (tab.getContent() == null) {
+                    tab.setContent(content.get());
+                }
+                onSelected.run();
+            }
+        });
+        return tab;
     }
 }

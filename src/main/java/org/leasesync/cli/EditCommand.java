@@ -153,13 +153,19 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
                 + (saved.currentDeleted() ? ", deleted on the server" : ", changed by another device");
     }
 
-    private static final ObjectMapper STRICT_JSON = new ObjectMapper()
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    /**
+     * The strict parser, made on first use: picocli creates every subcommand when the window starts,
+     * and a static mapper here would load Jackson (~400 classes) before the window opens.
+     */
+    private static final class StrictJson {
+        static final ObjectMapper MAPPER = new ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    }
 
     static String normalize(String payload, String option) {
         try {
-            JsonNode n = STRICT_JSON.readTree(payload);
+            JsonNode n = StrictJson.MAPPER.readTree(payload);
             if (n == null || !n.isObject()) {
                 String shown = payload.length() > 80 ? payload.substring(0, 80) + "…" : payload;
                 throw new IllegalArgumentException(option + " must be a JSON object like {\"title\":\"x\"}, got: " + shown);

@@ -82,7 +82,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.keeper = new LeaseKeeper(registry, fatal);
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
-        this.http = HttpSyncRemote.newSharedClient();
+        this.http = HttpSyncRemote.newSharedClient(config.servers());
         HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());

@@ -104,12 +104,31 @@ public final class HttpSyncRemote implements SyncRemote {
         return failover.current();
     }
 
-    /** A fresh shared client for the application (one per process). */
+    /** A fresh shared client for the application (one per process), for http and https servers. */
     public static OkHttpClient newSharedClient() {
+        return sharedClientBuilder().build();
+    }
+
+    /**
+     * A fresh shared client for the application (one per process) that talks to {@code servers} only.
+     * When none of them is {@code https}, the client is cleartext-only: OkHttp then builds no TLS
+     * socket factory and loads no trust store (the JDK's ~150 CA certificates and ~350 security
+     * classes, several MB of a window's memory; docs/benchmarks.md, issue 14 §4). Such a client
+     * fails a call to an {@code https} URL with an {@code IOException}.
+     */
+    public static OkHttpClient newSharedClient(ServerUrls servers) {
+        OkHttpClient.Builder b = sharedClientBuilder();
+        if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
+            b.connectionSpecs(java.util.List.of(okhttp3.ConnectionSpec.CLEARTEXT));
+        }
+        return b.build();
+    }
+
+    private static OkHttpClient.Builder sharedClientBuilder() {
         // Idle connections are dropped after 5 s, before servers usually close them, so a request
         // rarely meets a connection the server has already closed.
         return new OkHttpClient.Builder().retryOnConnectionFailure(false)
-                .connectionPool(new okhttp3.ConnectionPool(5, 5, java.util.concurrent.TimeUnit.SECONDS)).build();
+                .connectionPool(new okhttp3.ConnectionPool(5, 5, java.util.concurrent.TimeUnit.SECONDS));
     }
 
     private static final java.util.regex.Pattern PROTOCOL_USER = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");

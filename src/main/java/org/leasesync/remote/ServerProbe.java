@@ -37,10 +37,14 @@ public final class ServerProbe implements AutoCloseable {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("probe timeout must be positive, got " + timeout);
         }
-        this.http = new OkHttpClient.Builder().retryOnConnectionFailure(false).followRedirects(false)
+        OkHttpClient.Builder b = new OkHttpClient.Builder().retryOnConnectionFailure(false).followRedirects(false)
                 .callTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .connectTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
+                .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.SECONDS));
+        if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
+            b.connectionSpecs(List.of(okhttp3.ConnectionSpec.CLEARTEXT));   // no TLS set-up for http servers
+        }
+        this.http = b.build();
     }
 
     /**

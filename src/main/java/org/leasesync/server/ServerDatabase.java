@@ -165,7 +165,9 @@ final class ServerDatabase implements AutoCloseable {
     /** Flyway; on PostgreSQL it serialises instances migrating at once with its own advisory lock. */
     private static void migrate(HikariDataSource ds, Dialect dialect, String description) {
         try {
-            Flyway.configure().dataSource(ds).locations(dialect.migrations()).load().migrate();
+            if (!org.leasesync.store.SchemaVersion.isCurrent(ds, Dialect.LATEST_MIGRATION)) {   // else Flyway stays unloaded
+                Flyway.configure().dataSource(ds).locations(dialect.migrations()).load().migrate();
+            }
         } catch (RuntimeException e) {
             ds.close();
             throw new IllegalStateException("cannot migrate the server database " + description + ": "

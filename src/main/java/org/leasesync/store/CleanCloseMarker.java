@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>After the last connection of this process closed the file and no other process has it open,
  * {@link #writeIfAtRest} records the file's identity next to it ({@code leasesync.mv.db.clean}): its
  * size, its last-modified time in nanoseconds and its file key (inode). {@link #matches} is true only
- * when all three are unchanged. Any write to the file — leasesync's own next session, a crash in the
+ * when all three are unchanged. Any write to the file — leasesync's own next session once it writes (opening alone does not), a crash in the
  * middle of one, a truncating copy, a sync tool replacing it, a disk error H2 noticed while writing —
  * changes at least one of them, so the full check runs again: after every unclean stop, after every
  * change from outside, and on the first start. What the full check would find and this does not:

@@ -108,7 +108,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
-        preloadOpenClasses();
+        // Flyway's classes are warmed up only for a new file: an existing one is usually current (SchemaVersion)
+        preloadOpenClasses(!Files.exists(file));
         if (Files.exists(file)) {
             // Throws, naming the file, when it is damaged. A file another process has open is that process's.
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
@@ -123,18 +124,20 @@ public final class Database implements SqlDatabase, AutoCloseable {
     }
 
     /**
-     * Loads the pool's and Flyway's classes on a background thread while this one checks the file:
+     * Loads the pool's (and, for a new file, Flyway's) classes on a background thread while this one checks the file:
      * in a new process that is about half of opening an existing database (Flyway's plugin registry
      * alone ~0.4 s cold), and the two overlap on a second core. Best effort; never fails the open.
      */
-    private static void preloadOpenClasses() {
+    private static void preloadOpenClasses(boolean flyway) {
         if (!PRELOADED.compareAndSet(false, true)) {
             return;
         }
         Thread t = new Thread(() -> {
             try {
                 new HikariConfig().setPoolName("warm-up");
-                Flyway.configure().locations(SqlDialect.H2.clientMigrations());
+                if (flyway) {
+                    Flyway.configure().locations(SqlDialect.H2.clientMigrations());
+                }
             } catch (RuntimeException | LinkageError e) {
                 log.debug("class warm-up before opening the database failed: {}", e.toString());
             }
@@ -354,8 +357,10 @@ public final class Database implements SqlDatabase, AutoCloseable {
             throw new StoreException(openFailure(dialect, description, e), e);
         }
         try {
-            Flyway.configure().dataSource(ds).locations(dialect.clientMigrations())
-                    .failOnMissingLocations(true).load().migrate();
+            if (!SchemaVersion.isCurrent(ds, SqlDialect.LATEST_CLIENT_MIGRATION)) {
+                Flyway.configure().dataSource(ds).locations(dialect.clientMigrations())
+                        .failOnMissingLocations(true).load().migrate();
+            }
         } catch (RuntimeException e) {
             ds.close();
             throw new StoreException(openFailure(dialect, description, e), e);
