@@ -131,6 +131,14 @@ final class DataView extends VBox {
                 payload.setText(r.content());
             }
         });
+        // The form belongs to the key shown: switching scope or account empties it, so a Save cannot
+        // put one scope's record into another (found in a new-user trial).
+        Runnable clearForm = () -> {
+            id.clear();
+            payload.clear();
+        };
+        vm.scopeProperty().addListener((o, a, b) -> clearForm.run());
+        vm.currentUserProperty().addListener((o, a, b) -> clearForm.run());
         Button save = new Button(m.get("data.edit.save"));
         save.setId("edit-save");
         save.getStyleClass().add("accent");

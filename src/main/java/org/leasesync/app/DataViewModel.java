@@ -102,8 +102,20 @@ public final class DataViewModel {
         this.ui = ui;
         this.texts = Objects.requireNonNull(texts, "texts");
         this.m = texts.messages();
-        scope.addListener((o, a, b) -> load());
-        main.currentUserProperty().addListener((o, a, b) -> load());
+        // another key's records: a message about the previous key's edit no longer applies
+        scope.addListener((o, a, b) -> {
+            message.set("");
+            load();
+        });
+        main.currentUserProperty().addListener((o, a, b) -> {
+            message.set("");
+            load();
+        });
+    }
+
+    /** The signed-in account whose records are shown (the main window's). */
+    public ReadOnlyStringProperty currentUserProperty() {
+        return main.currentUserProperty();
     }
 
     public ObjectProperty<Scope> scopeProperty() {

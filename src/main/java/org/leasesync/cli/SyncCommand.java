@@ -132,8 +132,11 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                     var outbox = rt.edits().outbox(key);
                     long conflicts = outbox.stream().filter(i -> i.isConflict()).count();
                     if (conflicts > 0) {
-                        out.println(conflicts + " local edit" + (conflicts == 1 ? "" : "s") + " of " + key
-                                + " conflict with newer server versions and wait for you: see `leasesync records`");
+                        out.println(conflicts == 1
+                                ? "1 local edit of " + key + " conflicts with a newer server version and waits for you: "
+                                        + "see `leasesync records`"
+                                : conflicts + " local edits of " + key + " conflict with newer server versions and wait "
+                                        + "for you: see `leasesync records`");
                     }
                     long setAside = outbox.stream().filter(i -> i.isSetAside()).count();
                     if (setAside > 0) {

@@ -108,9 +108,15 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         createPrivateDirectory(dir);
         Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
+        // A first start killed before the schema was ready left nothing of the user's: set aside, created again.
+        UnfinishedCreation.setAsideIfCreatorDied(dir, ThisProcess.LIVENESS);
+        boolean creating = !Files.exists(file);
+        if (creating) {
+            UnfinishedCreation.begin(dir, ThisProcess.OWNER);
+        }
         // Flyway's classes are warmed up only for a new file: an existing one is usually current (SchemaVersion)
-        preloadOpenClasses(!Files.exists(file));
-        if (Files.exists(file)) {
+        preloadOpenClasses(creating);
+        if (!creating) {
             // Throws, naming the file, when it is damaged. A file another process has open is that process's.
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
             log.debug("{}: {}", file, checked);
@@ -118,6 +124,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
         // A lock file left by a host that provably died is taken over at once instead of after H2's 4-6 s wait.
         StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
         Database db = openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+        UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
         StaleLockFile.recordHost(dir, ThisProcess.OWNER);
         db.afterClose = () -> CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
         return db;
