@@ -67,6 +67,7 @@ public final class App extends Application {
         options = StartOptions.read(s, given);
         settings = options.settings();
         exitCode = 0;
+        RenderMemory.configure(System.getProperties());
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {

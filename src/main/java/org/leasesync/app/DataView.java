@@ -20,7 +20,7 @@ final class DataView extends VBox {
 
     /** The tab in a scroll pane: in a small window its parts keep their minimum sizes and it scrolls. */
     static javafx.scene.control.ScrollPane scrolling(DataViewModel vm) {
-        javafx.scene.control.ScrollPane pane = new javafx.scene.control.ScrollPane(new DataView(vm));
+        javafx.scene.control.ScrollPane pane = RenderMemory.uncachedScrollPane(new DataView(vm));
         pane.setId("data-scroll");
         pane.setFitToWidth(true);
         pane.setFitToHeight(true);

@@ -43,7 +43,7 @@ final class HistoryDetail {
             grid.addRow(i++, name, value);
         }
         grid.setPadding(new javafx.geometry.Insets(4, 8, 4, 8));
-        ScrollPane scroll = new ScrollPane(grid);
+        ScrollPane scroll = RenderMemory.uncachedScrollPane(grid);
         scroll.setFitToWidth(true);
         scroll.setPrefViewportHeight(Math.min(460, 30 * row.details().size()));
         Dialog<ButtonType> dialog = new Dialog<>();

@@ -88,7 +88,7 @@ final class MainView {
         hint.getStyleClass().add("hint");
         hint.setWrapText(true);
         cards.getChildren().add(hint);
-        ScrollPane scroll = new ScrollPane(cards);
+        ScrollPane scroll = RenderMemory.uncachedScrollPane(cards);
         scroll.setFitToWidth(true);
 
         Tab syncTab = new Tab(messages.get("tab.sync"), scroll);

@@ -78,6 +78,8 @@ class AppUiTest {
     @Test
     void clickingSyncNowShowsRunningThenUpToDateAndTheServerSeesOneRun(FxRobot robot) {
         settle(robot);
+        // the cards' scroll pane keeps no image of its viewport (RenderMemory)
+        assertThat(robot.lookup(".viewport").queryAll()).isNotEmpty().allMatch(n -> !((javafx.scene.Node) n).isCache());
         int before = history(ALICE_COURSES).size();
         server.faults().setLatency(Duration.ofMillis(400));
         robot.clickOn("#sync-course_sync");
