@@ -63,6 +63,7 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(servers, "servers");
         tokens = Map.copyOf(tokens);
+        tokens.forEach(ClientConfig::checkToken);
         TaskRegistry.validateTtl(leaseTtl);
         Objects.requireNonNull(http, "http");
         if (http.call().compareTo(leaseTtl.multipliedBy(9).dividedBy(10)) >= 0) {
@@ -93,5 +94,21 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
             server = server.substring(0, RunOrigin.MAX_SERVER - 1) + "…";
         }
         return new RunOrigin(program, server);
+    }
+
+    /**
+     * A bearer token goes into an HTTP header, which takes visible ASCII only (RFC 6750's b64token is
+     * a subset): a control character or a non-ASCII one is refused here, before anything is touched,
+     * instead of failing the run at its first request. The token itself is never echoed.
+     */
+    private static void checkToken(String user, String token) {
+        for (int i = 0; i < token.length(); i++) {
+            char c = token.charAt(i);
+            if (c < 0x21 || c > 0x7e) {
+                throw new IllegalArgumentException("the token of " + user + " (--token or LEASESYNC_TOKEN) has "
+                        + (c < 0x20 || c == 0x7f ? "a control character" : c == ' ' ? "a space" : "a non-ASCII character")
+                        + " at position " + (i + 1) + "; a bearer token is visible ASCII only (RFC 6750)");
+            }
+        }
     }
 }
