@@ -103,7 +103,10 @@ final class FolderActions {
         row.setAlignment(Pos.CENTER_LEFT);
         Label why = new Label(messages.get("folder.noHandler"));
         why.setWrapText(true);
-        Alert alert = new Alert(Alert.AlertType.INFORMATION, "", ButtonType.CLOSE);
+        copy.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        // JavaFX's own "Close" follows the JVM's locale, not the window's language
+        Alert alert = new Alert(Alert.AlertType.INFORMATION, "",
+                new ButtonType(messages.get("dialog.close"), javafx.scene.control.ButtonBar.ButtonData.CANCEL_CLOSE));
         alert.initOwner(owner.get());
         alert.initModality(Modality.NONE);
         alert.setTitle(messages.get("folder.title"));

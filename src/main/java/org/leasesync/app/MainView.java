@@ -63,7 +63,10 @@ final class MainView {
         banner.textProperty().bind(vm.bannerProperty());
         banner.visibleProperty().bind(banner.textProperty().isNotEmpty());
         banner.managedProperty().bind(banner.visibleProperty());
-        banner.setPadding(new Insets(0, 16, 6, 16));
+        banner.getStyleClass().add("notice");   // like the other notices: full width, tinted
+        banner.setWrapText(true);
+        banner.setMaxWidth(Double.MAX_VALUE);
+        banner.setPadding(new Insets(6, 16, 6, 16));
         Label notice = new Label();
         notice.setId("notice");
         notice.getStyleClass().add("notice");

@@ -103,6 +103,8 @@ final class SettingsDialog {
         error.textProperty().bind(vm.errorProperty());
         error.visibleProperty().bind(error.textProperty().isNotEmpty());
         error.managedProperty().bind(error.visibleProperty());
+        // the dialog grows to show the error (and shrinks back), rather than cutting it and the hints short
+        error.textProperty().addListener((o, a, b) -> javafx.application.Platform.runLater(stage::sizeToScene));
 
         Button save = new Button(m.get("settings.save"));
         save.setId("settings-save");

@@ -321,7 +321,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     private int joined(PrintWriter out, TaskKey key, RunView v) {
         String sources = v.firstSource().wireName() + (v.mergedSources().isEmpty() ? ""
-                : " (joined by " + String.join(", ", v.mergedSources().stream().map(TaskSource::wireName).toList()) + ")");
+                : " (joined by " + org.leasesync.registry.SourceCounts.of(v.mergedSources()).text() + ")");
         String stage = v.stage().map(s -> s.wireName()).orElse("starting");
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

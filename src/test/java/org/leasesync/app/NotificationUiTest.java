@@ -70,7 +70,11 @@ class NotificationUiTest {
     }
 
     void failOnce(FxRobot robot, int expectedInARow) {
-        robot.clickOn(expectedInARow == 1 ? "#sync-course_sync" : "#retry-course_sync");
+        String button = expectedInARow == 1 ? "#sync-course_sync" : "#retry-course_sync";
+        // the card shows its Retry a layout pass after it turned failed (CI once found it still hidden)
+        waitUntil(button + " shown", () -> robot.lookup(button).tryQuery()
+                .map(n -> n.isVisible() && (n.getParent() == null || n.getParent().isVisible())).orElse(false));
+        robot.clickOn(button);
         waitUntil("failed " + expectedInARow, () -> text(robot, "#status-course_sync").startsWith("Last sync failed")
                 && f.backend.runtime().store().runs().history(COURSES, 20).stream()
                 .takeWhile(r -> r.status().orElse(null) == org.leasesync.registry.RunStatus.FAILED).count() == expectedInARow);
