@@ -4,12 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
 import org.leasesync.registry.TaskKey;
 
@@ -23,9 +18,7 @@ import org.leasesync.registry.TaskKey;
  * <p>A lock is the record's row, locked with {@code SELECT ... FOR UPDATE} until the caller's
  * transaction ends (H2 and PostgreSQL alike; several processes on one H2 file too). The row is
  * created on first use; a concurrent creator waits for the first one and then finds the row.
- * Several locks are taken in record-id order (the existing rows, then any created now), so two
- * lockers never wait for each other in a circle: the only other locker of a key's records takes one
- * lock (saving an edit), and confirms of one key are serialised by its fence row.
+ * Several locks are taken in record-id order, so two lockers never wait for each other in a circle.
  * Stateless, thread-safe; blocks while another transaction holds a lock (up to the database's lock
  * timeout, then an {@link SQLException}).
  */
@@ -58,38 +51,10 @@ final class RecordLocks {
         }
     }
 
-    /** Most record ids one {@code IN (...)} list of {@link #lockAll} holds. */
-    static final int IN_LIST_MAX = 500;
-
-    /**
-     * Locks several records of {@code key}, in record-id order: the existing lock rows with one
-     * {@code SELECT ... ORDER BY record_id FOR UPDATE} per {@value #IN_LIST_MAX} ids (a push's confirm
-     * used to take them one statement each, issue 14 §5), then the missing ones one by one, as
-     * {@link #lock} does.
-     */
+    /** Locks several records of {@code key}, in record-id order. */
     static void lockAll(Connection c, SqlDialect dialect, TaskKey key, Collection<String> recordIds) throws SQLException {
-        List<String> ids = new ArrayList<>(new TreeSet<>(recordIds));
-        Set<String> locked = new HashSet<>();
-        for (int from = 0; from < ids.size(); from += IN_LIST_MAX) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + IN_LIST_MAX));
-            try (PreparedStatement ps = c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ?"
-                    + " AND scope = ? AND record_id IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
-                    + ") ORDER BY record_id" + dialect.forUpdate())) {
-                JdbcLocalData.bindKey(ps, 1, key);
-                for (int i = 0; i < chunk.size(); i++) {
-                    ps.setString(3 + i, chunk.get(i));
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        locked.add(rs.getString(1));
-                    }
-                }
-            }
-        }
-        for (String id : ids) {
-            if (!locked.contains(id)) {
-                lock(c, dialect, key, id);
-            }
+        for (String id : new TreeSet<>(recordIds)) {
+            lock(c, dialect, key, id);
         }
     }
 
