@@ -22,7 +22,7 @@ import org.leasesync.server.jobs.TombstoneHorizons;
  *       when its claim was judged stale while its instance still worked on it), apply nothing and
  *       hand the stored push back, to be replayed;</li>
  *   <li>check and record the fencing token, if any; a stale one rolls everything back;</li>
- *   <li>read the push's known change ids and its records, one query each (per 500 ids); then for
+ *   <li>read the push's known change ids and its records (one prepared statement each); then for
  *       each change in order, against the state the push's earlier changes left: a known change id
  *       is a duplicate; a matching base version is applied (version + 1, next seq; a record created
  *       anew where tombstones were purged gets a version above every purged one,

@@ -195,27 +195,25 @@ final class RecordStore {
         ps.setString(8, r.id());
     }
 
-    /** Most ids one {@code IN (...)} list of {@link #findAll} and {@link #findAllApplied} holds. */
-    static final int IN_LIST_MAX = 500;
-
     /**
-     * The current state of those of {@code ids} that exist, by record id: one query per
-     * {@value #IN_LIST_MAX} ids (a push reads its records this way, issue 14 §5).
+     * The current state of those of {@code ids} that exist, by record id: one prepared statement,
+     * a primary-key look-up per id. (An {@code IN (...)} list would be one statement, but H2 uses an
+     * index for one only on an index's first column: it read every record of the user+scope, for
+     * each push, 5× slower; issue 14 §5.)
      */
     Map<String, StoredRecord> findAll(Connection c, String user, String scope, Collection<String> ids)
             throws SQLException {
         Map<String, StoredRecord> out = new HashMap<>();
-        List<String> distinct = List.copyOf(new java.util.LinkedHashSet<>(ids));
-        for (int from = 0; from < distinct.size(); from += IN_LIST_MAX) {
-            List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + IN_LIST_MAX));
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
-                            + " WHERE user_id = ? AND scope = ? AND record_id IN (" + placeholders(chunk.size()) + ")")) {
-                bindIn(ps, user, scope, chunk);
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
+                        + " WHERE user_id = ? AND scope = ? AND record_id = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            for (String id : new java.util.LinkedHashSet<>(ids)) {
+                ps.setString(3, id);
                 try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        StoredRecord r = read(rs);
-                        out.put(r.id(), r);
+                    if (rs.next()) {
+                        out.put(id, read(rs));
                     }
                 }
             }
@@ -255,22 +253,21 @@ final class RecordStore {
     }
 
     /**
-     * The applied changes among {@code changeIds}, by change id: one query per {@value #IN_LIST_MAX}
-     * ids.
+     * The applied changes among {@code changeIds}, by change id: one prepared statement, a
+     * primary-key look-up per id (see {@link #findAll}).
      */
     Map<String, AppliedChange> findAllApplied(Connection c, String user, String scope, Collection<String> changeIds)
             throws SQLException {
         Map<String, AppliedChange> out = new HashMap<>();
-        List<String> distinct = List.copyOf(new java.util.LinkedHashSet<>(changeIds));
-        for (int from = 0; from < distinct.size(); from += IN_LIST_MAX) {
-            List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + IN_LIST_MAX));
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT change_id, record_id, record_version FROM applied_changes"
-                            + " WHERE user_id = ? AND scope = ? AND change_id IN (" + placeholders(chunk.size()) + ")")) {
-                bindIn(ps, user, scope, chunk);
+        try (PreparedStatement ps = c.prepareStatement("SELECT record_id, record_version FROM applied_changes"
+                + " WHERE user_id = ? AND scope = ? AND change_id = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            for (String id : new java.util.LinkedHashSet<>(changeIds)) {
+                ps.setString(3, id);
                 try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.put(rs.getString(1), new AppliedChange(rs.getString(1), rs.getString(2), rs.getLong(3)));
+                    if (rs.next()) {
+                        out.put(id, new AppliedChange(id, rs.getString(1), rs.getLong(2)));
                     }
                 }
             }
@@ -290,18 +287,6 @@ final class RecordStore {
                 ps.addBatch();
             }
             ps.executeBatch();
-        }
-    }
-
-    private static String placeholders(int n) {
-        return String.join(", ", java.util.Collections.nCopies(n, "?"));
-    }
-
-    private static void bindIn(PreparedStatement ps, String user, String scope, List<String> ids) throws SQLException {
-        ps.setString(1, user);
-        ps.setString(2, scope);
-        for (int i = 0; i < ids.size(); i++) {
-            ps.setString(3 + i, ids.get(i));
         }
     }
 

@@ -268,8 +268,8 @@ class PushTest extends ServerTestBase {
 
     @Test
     void aPushOfAThousandChangesReadsAndWritesThemAllAcrossItsIdLists() throws Exception {
-        // 700 applied first; then 1,000 changes: those 700 again (duplicates), 300 new records, so the
-        // look-ups span more than one IN list of 500 ids.
+        // 700 applied first; then 1,000 changes: those 700 again (duplicates) and 300 new records
+        // (the protocol's largest push).
         List<com.fasterxml.jackson.databind.node.ObjectNode> first = new ArrayList<>();
         for (int i = 0; i < 700; i++) {
             first.add(TestClient.change("c-" + i, "bulk-" + i, 0, "{\"n\":" + i + "}"));
