@@ -7,7 +7,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.leasesync.server.jobs.TombstoneHorizons;
 
@@ -20,9 +22,13 @@ import org.leasesync.server.jobs.TombstoneHorizons;
  *       when its claim was judged stale while its instance still worked on it), apply nothing and
  *       hand the stored push back, to be replayed;</li>
  *   <li>check and record the fencing token, if any; a stale one rolls everything back;</li>
- *   <li>for each change in order: a known change id is a duplicate; a matching base version is
- *       applied (version + 1, next seq; a record created anew where tombstones were purged gets a
- *       version above every purged one, {@link TombstoneHorizons}); anything else is a conflict;</li>
+ *   <li>read the push's known change ids and its records (one prepared statement each); then for
+ *       each change in order, against the state the push's earlier changes left: a known change id
+ *       is a duplicate; a matching base version is applied (version + 1, next seq; a record created
+ *       anew where tombstones were purged gets a version above every purged one,
+ *       {@link TombstoneHorizons}); anything else is a conflict;</li>
+ *   <li>write each record's last state and the new change ids as JDBC batches (inserts, updates,
+ *       change ids);</li>
  *   <li>if it applied a change: record the write in the user+scope's history with a new stamp
  *       ({@link ScopeHistory}) and answer its position (the last seq it assigned, with that stamp),
  *       which the client sends back with its pulls so that a restore to before this push is noticed;</li>
@@ -134,15 +140,24 @@ final class PushService {
         List<String> applied = new ArrayList<>();
         List<String> duplicates = new ArrayList<>();
         List<String> conflicts = new ArrayList<>();
+        // Read once: the change ids already applied, and the records the push names. Decided in order
+        // against the state this push leaves (a change id or record written earlier in the same push).
+        Map<String, RecordStore.AppliedChange> appliedIds = records.findAllApplied(c, user, scope,
+                request.changes().stream().map(PushRequest.Change::changeId).toList());
+        Map<String, RecordStore.StoredRecord> stored = records.findAll(c, user, scope,
+                request.changes().stream().map(PushRequest.Change::id).toList());
+        Map<String, RecordStore.StoredRecord> written = new LinkedHashMap<>();
+        List<RecordStore.AppliedChange> newIds = new ArrayList<>();
         Long versionFloor = null;
         for (PushRequest.Change ch : request.changes()) {
-            Optional<RecordStore.AppliedChange> earlier = records.findApplied(c, user, scope, ch.changeId());
-            if (earlier.isPresent()) {
-                results.add(applied(ch.changeId(), earlier.get().recordId(), earlier.get().version(), true));
+            RecordStore.AppliedChange earlier = appliedIds.get(ch.changeId());
+            if (earlier != null) {
+                results.add(applied(ch.changeId(), earlier.recordId(), earlier.version(), true));
                 duplicates.add(ch.changeId());
                 continue;
             }
-            Optional<RecordStore.StoredRecord> current = records.find(c, user, scope, ch.id());
+            Optional<RecordStore.StoredRecord> current = Optional.ofNullable(written.get(ch.id()))
+                    .or(() -> Optional.ofNullable(stored.get(ch.id())));
             long serverVersion = current.map(RecordStore.StoredRecord::version).orElse(0L);
             if (serverVersion != ch.baseVersion()) {
                 results.add(conflict(ch, current));
@@ -159,13 +174,21 @@ final class PushService {
                 version = Math.max(version, versionFloor + 1);
             }
             String payload = ch.deleted() ? null : Json.text(ch.payload());
-            records.write(c, user, scope,
-                    new RecordStore.StoredRecord(ch.id(), version, ch.deleted(), payload, seq, now),
-                    current.isPresent());
-            records.insertApplied(c, user, scope, new RecordStore.AppliedChange(ch.changeId(), ch.id(), version), now);
+            written.put(ch.id(), new RecordStore.StoredRecord(ch.id(), version, ch.deleted(), payload, seq, now));
+            RecordStore.AppliedChange a = new RecordStore.AppliedChange(ch.changeId(), ch.id(), version);
+            appliedIds.put(ch.changeId(), a);
+            newIds.add(a);
             applied.add(ch.changeId());
             results.add(applied(ch.changeId(), ch.id(), version, false));
         }
+        // Each record's last state of this push, as one batch of inserts and one of updates.
+        List<RecordStore.StoredRecord> inserts = new ArrayList<>();
+        List<RecordStore.StoredRecord> updates = new ArrayList<>();
+        for (RecordStore.StoredRecord r : written.values()) {
+            (stored.containsKey(r.id()) ? updates : inserts).add(r);
+        }
+        records.writeAll(c, user, scope, inserts, updates);
+        records.insertAllApplied(c, user, scope, newIds, now);
         records.setLastSeq(c, user, scope, seq);
         ObjectNode body = NODES.objectNode();
         body.set("results", results);

@@ -227,4 +227,85 @@ class PushTest extends ServerTestBase {
         assertThat(s.requests()).isEqualTo(2);
         assertThat(s.changesApplied()).isEqualTo(1);
     }
+
+    @Test
+    void eachChangeIsDecidedAgainstTheStateTheSamePushsEarlierChangesLeft() throws Exception {
+        // The push reads its change ids and records once and writes them as batches (issue 14 §5):
+        // a record created and changed in one push, a change id repeated in it, and a conflict with a
+        // version the push itself produced must come out as if each change were applied in turn.
+        String body = TestClient.body(
+                TestClient.change("n1", "fresh", 0, "{\"v\":1}"),
+                TestClient.change("n2", "fresh", 1, "{\"v\":2}"),
+                TestClient.change("n1", "fresh", 0, "{\"v\":1}"),
+                TestClient.change("n3", "fresh", 1, "{\"v\":\"stale\"}"),
+                TestClient.change("n4", "msg-1", 1, "{\"read\":true}"),
+                TestClient.change("n5", "msg-1", 2, "{\"read\":false}"));
+
+        JsonNode results = client.push("bob", "message_sync", "k-inpush", body).json().get("results");
+
+        assertThat(results).hasSize(6);
+        assertThat(results.get(0).get("version").asLong()).isEqualTo(1);
+        assertThat(results.get(1).get("status").asText()).isEqualTo("applied");
+        assertThat(results.get(1).get("version").asLong()).isEqualTo(2);
+        assertThat(results.get(2).get("status").asText()).isEqualTo("applied");
+        assertThat(results.get(2).get("duplicate").asBoolean()).isTrue();
+        assertThat(results.get(2).get("version").asLong()).isEqualTo(1);
+        assertThat(results.get(3).get("status").asText()).isEqualTo("conflict");
+        assertThat(results.get(3).get("serverVersion").asLong()).isEqualTo(2);
+        assertThat(results.get(3).get("serverPayload").get("v").asInt()).isEqualTo(2);
+        assertThat(results.get(5).get("version").asLong()).isEqualTo(3);
+        JsonNode fresh = record("bob", "message_sync", "fresh");
+        assertThat(fresh.get("version").asLong()).isEqualTo(2);
+        assertThat(fresh.get("payload").get("v").asInt()).isEqualTo(2);
+        assertThat(record("bob", "message_sync", "msg-1").get("payload").get("read").asBoolean()).isFalse();
+        assertThat(server.stats().appliedIn("bob", "message_sync"))
+                .containsOnlyKeys("n1", "n2", "n4", "n5");
+        // the applied changes of the push got seqs 1..4 after the seeded ones: one pull answers each record once
+        List<String> ids = new ArrayList<>();
+        client.pull("bob", "message_sync", "limit=1000").json().get("changes").forEach(c -> ids.add(c.get("id").asText()));
+        assertThat(ids).doesNotHaveDuplicates().contains("fresh", "msg-1");
+    }
+
+    @Test
+    void aPushOfAThousandChangesReadsAndWritesThemAllAcrossItsIdLists() throws Exception {
+        // 700 applied first; then 1,000 changes: those 700 again (duplicates) and 300 new records
+        // (the protocol's largest push).
+        List<com.fasterxml.jackson.databind.node.ObjectNode> first = new ArrayList<>();
+        for (int i = 0; i < 700; i++) {
+            first.add(TestClient.change("c-" + i, "bulk-" + i, 0, "{\"n\":" + i + "}"));
+        }
+        client.push("alice", "backup", "k-first",
+                TestClient.body(first.toArray(new com.fasterxml.jackson.databind.node.ObjectNode[0])));
+        List<com.fasterxml.jackson.databind.node.ObjectNode> all = new ArrayList<>(first);
+        for (int i = 700; i < 1000; i++) {
+            all.add(TestClient.change("c-" + i, "bulk-" + i, 0, "{\"n\":" + i + "}"));
+        }
+
+        JsonNode results = client.push("alice", "backup", "k-all",
+                TestClient.body(all.toArray(new com.fasterxml.jackson.databind.node.ObjectNode[0]))).json().get("results");
+
+        assertThat(results).hasSize(1000);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(results.get(i).get("status").asText()).as("change %d", i).isEqualTo("applied");
+            assertThat(results.get(i).get("duplicate").asBoolean()).as("change %d", i).isEqualTo(i < 700);
+            assertThat(results.get(i).get("version").asLong()).as("change %d", i).isEqualTo(1);
+        }
+        assertThat(server.stats().appliedIn("alice", "backup")).hasSize(1000);
+        java.util.Map<String, Integer> pulled = new java.util.HashMap<>();
+        String cursor = null;
+        boolean more = true;
+        while (more) {
+            JsonNode page = client.pull("alice", "backup", "limit=1000"
+                    + (cursor == null ? "" : "&since=" + java.net.URLEncoder.encode(cursor, "UTF-8"))).json();
+            page.get("changes").forEach(c -> {
+                if (c.get("id").asText().startsWith("bulk-")) {
+                    pulled.merge(c.get("id").asText(), c.get("payload").get("n").asInt(), (a, b) -> -1);
+                }
+            });
+            cursor = page.get("nextCursor").asText();
+            more = page.get("hasMore").asBoolean();
+        }
+        assertThat(pulled).hasSize(1000).containsEntry("bulk-0", 0).containsEntry("bulk-999", 999)
+                .doesNotContainValue(-1);
+    }
 }
