@@ -56,6 +56,11 @@ final class BoundConnection implements SqlDatabase {
     }
 
     @Override
+    public <T> T query(java.util.function.Supplier<String> what, SqlWork<T> work) {
+        return run(work);
+    }
+
+    @Override
     public <T> T transaction(String what, SqlWork<T> work) {
         return run(work);
     }

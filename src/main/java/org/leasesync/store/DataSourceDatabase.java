@@ -131,6 +131,11 @@ public final class DataSourceDatabase implements SqlDatabase {
 
     @Override
     public <T> T query(String what, SqlWork<T> work) {
+        return query(() -> what, work);
+    }
+
+    @Override
+    public <T> T query(java.util.function.Supplier<String> what, SqlWork<T> work) {
         long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             Connection c;
@@ -141,7 +146,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                     pause(attempt);
                     continue;
                 }
-                throw failure.translate(what, e);
+                throw failure.translate(what.get(), e);
             }
             try (c) {
                 return work.apply(c);
@@ -152,7 +157,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                     pause(attempt);
                     continue;
                 }
-                throw failure.translate(what, e);
+                throw failure.translate(what.get(), e);
             }
         }
     }

@@ -417,6 +417,12 @@ public final class Database implements SqlDatabase, AutoCloseable {
         return sql.query(what, work);
     }
 
+    /** {@link #query(String, SqlWork)} with the description built only for a message (see {@link SqlDatabase}). */
+    @Override
+    public <T> T query(java.util.function.Supplier<String> what, SqlWork<T> work) {
+        return sql.query(what, work);
+    }
+
     /**
      * The one place a failed statement becomes a {@link StoreException}. A write the disk refused
      * (full, quota, file too large) is said so plainly; H2 then closes the database, so later

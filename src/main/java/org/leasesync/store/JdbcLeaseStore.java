@@ -139,7 +139,7 @@ public final class JdbcLeaseStore implements LeaseStore {
      */
     @Override
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
+        return emptyOnContention(() -> db.query(() -> "grant the lease for " + key, c -> {
             try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
                 long nowMs = bindGrant(ps, key, owner, ttl, now);
                 if (ps.executeUpdate() != 1) {
@@ -214,7 +214,7 @@ public final class JdbcLeaseStore implements LeaseStore {
      * updated row (JDBC generated keys: {@code UPDATE ... RETURNING} on PostgreSQL, the updated row's
      * final values on H2), everything else as the statement wrote it.
      */
-    private static Optional<LeaseRecord> granted(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl,
+    private Optional<LeaseRecord> granted(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl,
                                                  long nowMs) throws SQLException {
         try (ResultSet rs = ps.getGeneratedKeys()) {
             if (!rs.next()) {
@@ -224,9 +224,10 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private static LeaseRecord written(LeaseKey key, OwnerId owner, long epoch, long heartbeat, Duration ttl, long nowMs) {
+    /** The row as a grant wrote it; the owner's text is the one written (not built again). */
+    private LeaseRecord written(LeaseKey key, OwnerId owner, long epoch, long heartbeat, Duration ttl, long nowMs) {
         return new LeaseRecord(key, Optional.of(owner), epoch, heartbeat, ttl, Instant.ofEpochMilli(nowMs),
-                Instant.ofEpochMilli(nowMs + ttl.toMillis()));
+                Instant.ofEpochMilli(nowMs + ttl.toMillis()), text(owner));
     }
 
     /**
@@ -259,7 +260,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public boolean renew(Fence fence, Duration ttl, Instant now) {
         long nowMs = now.toEpochMilli();
-        return db.query("renew the lease for " + fence.key(), c -> {
+        return db.query(() -> "renew the lease for " + fence.key(), c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lease SET heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
@@ -275,7 +276,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public boolean release(Fence fence, Instant now) {
         long nowMs = now.toEpochMilli();
-        return db.query("release the lease for " + fence.key(), c -> {
+        return db.query(() -> "release the lease for " + fence.key(), c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lease SET owner_id = NULL, heartbeat = heartbeat + 1, renewed_at_ms = ?, expires_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
@@ -308,7 +309,7 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     @Override
     public Optional<LeaseRecord> read(LeaseKey key) {
-        return db.query("read the lease for " + key, c -> readRow(c, key));
+        return db.query(() -> "read the lease for " + key, c -> readRow(c, key));
     }
 
     @Override

@@ -35,6 +35,19 @@ public interface SqlDatabase {
     <T> T query(String what, SqlWork<T> work);
 
     /**
+     * {@link #query(String, SqlWork)} with the description built only when a message needs it: for
+     * the lease store's hot path, where building "grant the lease for KEY" on every call was a
+     * measurable share of an acquire + release (docs/benchmarks.md, issue 14 §1).
+     *
+     * @param what builds the short description; called only when a failure is reported
+     * @throws StoreException as {@link #query(String, SqlWork)}
+     * @throws LeasesyncException thrown by {@code work}, unchanged
+     */
+    default <T> T query(java.util.function.Supplier<String> what, SqlWork<T> work) {
+        return query(what.get(), work);
+    }
+
+    /**
      * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws. A
      * connection that broke before the commit was sent lost the whole transaction, so the work is
      * run again (up to four attempts in all); a failure of the commit itself is ambiguous and is
