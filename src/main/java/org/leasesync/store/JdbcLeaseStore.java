@@ -59,16 +59,20 @@ import org.leasesync.registry.StoreException;
 public final class JdbcLeaseStore implements LeaseStore {
 
     private static final String COLUMNS =
-            "task_key, owner_id, epoch, heartbeat, ttl_ms, granted_at_ms, renewed_at_ms, expires_at_ms";
+            "task_key, owner_id, epoch, heartbeat, ttl_ms, renewed_at_ms";
 
-    /** The grant's conditional update up to its free branch; parameters 1–6 bound by {@link #bindGrant}. */
+    /**
+     * The grant's conditional update up to its free branch; parameters 1–4 bound by {@link #bindGrant}.
+     * Five values per grant: the row has no column that only repeats another (issue 14 §1: the
+     * expiry is {@code renewed_at_ms + ttl_ms}, computed when a row is read).
+     */
     private static final String GRANT_IF_FREE = "UPDATE lease SET owner_id = ?, epoch = epoch + 1,"
-            + " heartbeat = heartbeat + 1, ttl_ms = ?, granted_at_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
+            + " heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?"
             + " WHERE task_key = ? AND (owner_id IS NULL";
 
     /** {@link #grantIfNew}'s statement: a first row with epoch 1 and heartbeat 1, only where none exists. */
     private static final String INSERT_IF_NEW = "INSERT INTO lease (" + COLUMNS + ") SELECT CAST(? AS VARCHAR(300)),"
-            + " CAST(? AS VARCHAR(400)), 1, 1, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)"
+            + " CAST(? AS VARCHAR(400)), 1, 1, CAST(? AS BIGINT), CAST(? AS BIGINT)"
             + " WHERE NOT EXISTS (SELECT 1 FROM lease WHERE task_key = ?)";
     /** {@link #grantIfFree}'s statement: the conditional update, free branch only. */
     private static final String GRANT_FREE_ONLY = GRANT_IF_FREE + ")";
@@ -181,16 +185,14 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    /** Binds parameters 1–6 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
+    /** Binds parameters 1–4 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
     private long bindGrant(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, Instant now)
             throws SQLException {
         long nowMs = now.toEpochMilli();
         ps.setString(1, text(owner));
         ps.setLong(2, ttl.toMillis());
         ps.setLong(3, nowMs);
-        ps.setLong(4, nowMs);
-        ps.setLong(5, nowMs + ttl.toMillis());
-        ps.setString(6, key.asString());
+        ps.setString(4, key.asString());
         return nowMs;
     }
 
@@ -201,9 +203,9 @@ public final class JdbcLeaseStore implements LeaseStore {
             long nowMs = bindGrant(ps, key, owner, ttl, now);
             if (takeOver.isPresent()) {
                 LeaseRecord seen = takeOver.get();
-                ps.setString(7, seen.ownerText() == null ? "" : seen.ownerText());   // as stored, also when unreadable
-                ps.setLong(8, seen.epoch());
-                ps.setLong(9, seen.heartbeat());
+                ps.setString(5, seen.ownerText() == null ? "" : seen.ownerText());   // as stored, also when unreadable
+                ps.setLong(6, seen.epoch());
+                ps.setLong(7, seen.heartbeat());
             }
             return ps.executeUpdate() == 1 ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
         }
@@ -245,9 +247,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             ps.setString(2, text(owner));
             ps.setLong(3, ttl.toMillis());
             ps.setLong(4, nowMs);
-            ps.setLong(5, nowMs);
-            ps.setLong(6, nowMs + ttl.toMillis());
-            ps.setString(7, keyText);
+            ps.setString(5, keyText);
             return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1;
         } catch (SQLException e) {
             if (db.dialect().isDuplicateKey(e)) {
@@ -262,12 +262,11 @@ public final class JdbcLeaseStore implements LeaseStore {
         long nowMs = now.toEpochMilli();
         return db.query(() -> "renew the lease for " + fence.key(), c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?, expires_at_ms = ?"
+                    "UPDATE lease SET heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, ttl.toMillis());
                 ps.setLong(2, nowMs);
-                ps.setLong(3, nowMs + ttl.toMillis());
-                bindFence(ps, 4, fence);
+                bindFence(ps, 3, fence);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -278,11 +277,10 @@ public final class JdbcLeaseStore implements LeaseStore {
         long nowMs = now.toEpochMilli();
         return db.query(() -> "release the lease for " + fence.key(), c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET owner_id = NULL, heartbeat = heartbeat + 1, renewed_at_ms = ?, expires_at_ms = ?"
+                    "UPDATE lease SET owner_id = NULL, heartbeat = heartbeat + 1, renewed_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, nowMs);
-                ps.setLong(2, nowMs);
-                bindFence(ps, 3, fence);
+                bindFence(ps, 2, fence);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -296,12 +294,11 @@ public final class JdbcLeaseStore implements LeaseStore {
         long nowMs = now.toEpochMilli();
         return db.query("raise the epoch of " + fence.key(), c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET epoch = ?, heartbeat = heartbeat + 1, renewed_at_ms = ?,"
-                            + " expires_at_ms = ? + ttl_ms WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
+                    "UPDATE lease SET epoch = ?, heartbeat = heartbeat + 1, renewed_at_ms = ?"
+                            + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, newEpoch);
                 ps.setLong(2, nowMs);
-                ps.setLong(3, nowMs);
-                bindFence(ps, 4, fence);
+                bindFence(ps, 3, fence);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -366,8 +363,11 @@ public final class JdbcLeaseStore implements LeaseStore {
                 owner = Optional.empty();   // unreadable: ownerText still says the key is held
             }
         }
-        return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4),
-                Duration.ofMillis(rs.getLong(5)), Instant.ofEpochMilli(rs.getLong(7)),
-                Instant.ofEpochMilli(rs.getLong(8)), ownerText));
+        Duration ttl = Duration.ofMillis(rs.getLong(5));
+        long renewedMs = rs.getLong(6);
+        // The expiry is not stored (V10): renewedAt + ttl for a held key, the release time for a free one
+        long expiresMs = ownerText == null ? renewedMs : renewedMs + ttl.toMillis();
+        return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4), ttl,
+                Instant.ofEpochMilli(renewedMs), Instant.ofEpochMilli(expiresMs), ownerText));
     }
 }

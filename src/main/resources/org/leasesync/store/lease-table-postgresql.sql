@@ -9,7 +9,13 @@
 -- epoch     the fencing token: +1 per grant, never decreases (a release keeps it)
 -- heartbeat +1 per grant, renewal and release; an observer that sees it unchanged for a whole TTL
 --           on its own monotonic clock may take the key over
--- *_ms      epoch milliseconds by the holder's clock; display only, never compared across processes
+-- renewed_at_ms  the last grant, renewal or release, in epoch milliseconds by the holder's clock;
+--           display only, never compared across processes (the expiry shown is renewed_at_ms + ttl_ms)
+--
+-- Upgrading a table made from an earlier version of this file (8 columns): drop the two columns the
+-- store no longer writes, as the client's V10 and the server's V7 migrations do:
+--   ALTER TABLE lease DROP COLUMN granted_at_ms;
+--   ALTER TABLE lease DROP COLUMN expires_at_ms;
 --
 -- Connections should wait a bounded time for a row lock (the client sets lock_timeout = 10000 ms),
 -- so that a grant queued behind a stopped process's open transaction answers "held" (SQLSTATE
@@ -21,7 +27,5 @@ CREATE TABLE lease (
     epoch          BIGINT       NOT NULL,
     heartbeat      BIGINT       NOT NULL,
     ttl_ms         BIGINT       NOT NULL,
-    granted_at_ms  BIGINT       NOT NULL,
-    renewed_at_ms  BIGINT       NOT NULL,
-    expires_at_ms  BIGINT       NOT NULL
+    renewed_at_ms  BIGINT       NOT NULL
 );

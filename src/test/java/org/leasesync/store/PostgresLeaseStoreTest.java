@@ -99,7 +99,7 @@ class PostgresLeaseStoreTest {
         try (Connection other = Pools.raw(pg)) {
             other.setAutoCommit(false);
             try (PreparedStatement ps = other.prepareStatement("INSERT INTO lease (task_key, owner_id, epoch, heartbeat,"
-                    + " ttl_ms, granted_at_ms, renewed_at_ms, expires_at_ms) VALUES (?, ?, 1, 1, 60000, 0, 0, 60000)")) {
+                    + " ttl_ms, renewed_at_ms) VALUES (?, ?, 1, 1, 60000, 0)")) {
                 ps.setString(1, JOB.asString());
                 ps.setString(2, owner("other").asString());
                 ps.executeUpdate();
