@@ -131,8 +131,10 @@ class RestoreDetectionTest {
         start();
         String cursor = pull(null).get("nextCursor").asText();
         stop();
-        // The database as before migration 6: no history table.
-        sql("DROP TABLE scope_history", "DELETE FROM \"flyway_schema_history\" WHERE \"version\" = '6'");
+        // The database as before migration 6: no history table (and the lease row of before migration 7).
+        sql("DROP TABLE scope_history", "DELETE FROM \"flyway_schema_history\" WHERE \"version\" IN ('6', '7')",
+                "ALTER TABLE lease ADD COLUMN granted_at_ms BIGINT DEFAULT 0 NOT NULL",
+                "ALTER TABLE lease ADD COLUMN expires_at_ms BIGINT DEFAULT 0 NOT NULL");
         start();
         String[] parts = cursor.split(":");
         JsonNode upgraded = pull(parts[0] + ":" + parts[1]);
