@@ -21,6 +21,11 @@ import java.util.function.Consumer;
  * follow-up); {@link RetryScheduler} schedules retries after failures; {@link ActiveRuns} holds the
  * local runs and the per-key monitors; {@link RunEvents} tells the listeners.
  *
+ * <p>A started trigger is one commit when the lease and run stores share a database and the start
+ * check does not ask about the trigger: the grant and the start of the run are one transaction
+ * ({@link TaskRegistry#tryAcquireJointly}); otherwise the grant commits first (docs/architecture.md
+ * "The grant in the start's transaction").
+ *
  * <p>Thread-safe. {@link #submit} blocks only on the local database (a few statements); the run
  * itself executes on the injected worker executor. Listeners are called on the thread that caused
  * the event and must not block.

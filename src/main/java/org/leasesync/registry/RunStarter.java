@@ -7,7 +7,8 @@ import java.util.UUID;
 /**
  * The start of a run, once the coordinator holds the key's lease — one local transaction under the
  * new fence ({@link RunStore#inOneTransaction}), so a started answer costs one commit after the
- * grant, not one per step:
+ * grant, not one per step — or, through {@link #startIn} inside the grant's own transaction
+ * ({@link TaskRegistry#tryAcquireJointly}), one commit in all:
  * <ol>
  *   <li>the highest epoch recorded for the key is read: a grant not above it means the lease table
  *       went back in time, and nothing is written ({@link Outcome.EpochBehind}: the caller raises
