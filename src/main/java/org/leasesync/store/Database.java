@@ -162,20 +162,14 @@ public final class Database implements SqlDatabase, AutoCloseable {
     /**
      * The JDBC URL of the database file in {@code dataDir}, as {@link #openFile} opens it: H2's
      * automatic mixed mode, a 10 s lock timeout, and every commit written to the file at once
-     * ({@code WRITE_DELAY=0}), and {@value #QUERY_CACHE_SIZE} parsed statements kept per connection
-     * ({@code QUERY_CACHE_SIZE}; H2's default of 8 is fewer than the ten distinct statements of one
-     * started trigger, so every start parsed most of them again: docs/benchmarks.md, issue 14 §2).
-     * The benchmarks open their contenders on this same URL. (H2 closes it
+     * ({@code WRITE_DELAY=0}). The benchmarks open their contenders on this same URL. (H2 closes it
      * from its own shutdown hook, and refuses {@code DB_CLOSE_ON_EXIT=FALSE} with {@code AUTO_SERVER};
      * so a clean stop on SIGTERM happens before the JVM shuts down: {@code client.StopSignals}.)
      */
     public static String fileUrl(Path dataDir) {
         return "jdbc:h2:file:" + dataDir.toAbsolutePath().normalize().resolve(FILE_BASE_NAME)
-                + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0;QUERY_CACHE_SIZE=" + QUERY_CACHE_SIZE;
+                + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
     }
-
-    /** Parsed statements H2 keeps per connection of the app's file database ({@link #fileUrl}). */
-    static final int QUERY_CACHE_SIZE = 64;
 
     /**
      * @return {@code timeout}
