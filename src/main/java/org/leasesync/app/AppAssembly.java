@@ -121,7 +121,17 @@ public final class AppAssembly implements AutoCloseable {
         // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
         backgroundCheck.set(rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
                 settings.foregroundMinInterval()));
-        StartCheck background = request -> backgroundCheck.get().skipReason(request);
+        StartCheck background = new StartCheck() {   // follows the check in force (settings may replace it)
+            @Override
+            public java.util.Optional<String> skipReason(TriggerRequest request) {
+                return backgroundCheck.get().skipReason(request);
+            }
+
+            @Override
+            public boolean asks(TriggerRequest request) {
+                return backgroundCheck.get().asks(request);
+            }
+        };
         rt.coordinator().setStartCheck(background);
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
                 () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {

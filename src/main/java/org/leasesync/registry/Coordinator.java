@@ -21,6 +21,11 @@ import java.util.function.Consumer;
  * follow-up); {@link RetryScheduler} schedules retries after failures; {@link ActiveRuns} holds the
  * local runs and the per-key monitors; {@link RunEvents} tells the listeners.
  *
+ * <p>A started trigger is one commit when the lease and run stores share a database and the start
+ * check does not ask about the trigger: the grant and the start of the run are one transaction
+ * ({@link TaskRegistry#tryAcquireJointly}); otherwise the grant commits first (docs/architecture.md
+ * "The grant in the start's transaction").
+ *
  * <p>Thread-safe. {@link #submit} blocks only on the local database (a few statements); the run
  * itself executes on the injected worker executor. Listeners are called on the thread that caused
  * the event and must not block.
@@ -39,6 +44,8 @@ public final class Coordinator implements AutoCloseable {
     private final RunLifecycle lifecycle;
     private final RunJoiner joiner;
     private volatile StartCheck startCheck = StartCheck.NONE;
+    /** Whether the grant can share the start's transaction (the lease and run stores are one database). */
+    private final boolean jointStart;
     private volatile boolean closed;
 
     /**
@@ -67,6 +74,7 @@ public final class Coordinator implements AutoCloseable {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
         this.events = new RunEvents(Objects.requireNonNull(fatal, "fatal"));
         this.starter = new RunStarter(runs, registry.time());
+        this.jointStart = registry.canGrantJointly(runs);
         this.joiner = new RunJoiner(registry, runs, events);
         this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
                 key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
@@ -134,7 +142,16 @@ public final class Coordinator implements AutoCloseable {
                     return events.publish(new SubmitResult.NeedsAttention(key, reason, last));
                 }
             }
-            Optional<HeldLease> lease = registry.tryAcquire(key);
+            Optional<HeldLease> lease;
+            if (jointStart && !startCheck.asks(request)) {
+                Optional<SubmitResult> started = startJointly(request, alsoMerged);
+                if (started.isPresent()) {
+                    return started.get();
+                }
+                lease = Optional.empty();   // held by another owner: join it, as below
+            } else {
+                lease = registry.tryAcquire(key);
+            }
             if (lease.isEmpty()) {
                 RunJoiner.Acquired acquired = joiner.acquireOrJoinRemote(request);
                 if (acquired.lease().isEmpty()) {
@@ -158,11 +175,40 @@ public final class Coordinator implements AutoCloseable {
         }
     }
 
+    /**
+     * The grant and the start of the run in one transaction ({@link TaskRegistry#tryAcquireJointly}):
+     * one commit for a started trigger. If the start throws, nothing was granted (rolled back), so
+     * there is nothing to release.
+     *
+     * @return the answer; empty if another owner holds the key (nothing was written)
+     */
+    private Optional<SubmitResult> startJointly(TriggerRequest request, List<TaskSource> alsoMerged) {
+        Optional<TaskRegistry.Joint<RunStarter.Outcome>> joint = registry.tryAcquireJointly(request.key(), runs,
+                "grant the lease and record the start of a run of " + request.key(),
+                (lease, tx) -> starter.startIn(tx, request, lease, alsoMerged));
+        if (joint.isEmpty()) {
+            return Optional.empty();
+        }
+        HeldLease lease = joint.get().lease();
+        try {
+            return Optional.of(started(request, lease, joint.get().result(), alsoMerged));
+        } catch (Throwable e) {
+            RunLifecycle.releaseQuietly(registry, lease);   // committed: free the key, as submit does
+            throw e;
+        }
+    }
+
     private SubmitResult start(TriggerRequest request, HeldLease granted, List<TaskSource> alsoMerged) {
+        return started(request, granted, starter.start(request, granted, alsoMerged), alsoMerged);   // one commit
+    }
+
+    /** Acts on what the start came to: raise the epoch and start again, answer, or launch the run. */
+    private SubmitResult started(TriggerRequest request, HeldLease granted, RunStarter.Outcome first,
+                                 List<TaskSource> alsoMerged) {
         HeldLease lease = granted;
         LocalRun run;
         try {
-            RunStarter.Outcome outcome = starter.start(request, lease, alsoMerged);   // one commit
+            RunStarter.Outcome outcome = first;
             if (outcome instanceof RunStarter.Outcome.EpochBehind behind) {
                 lease = raisedAbove(request.key(), lease, behind.recorded());
                 outcome = starter.start(request, lease, alsoMerged);

@@ -7,7 +7,8 @@ import java.util.UUID;
 /**
  * The start of a run, once the coordinator holds the key's lease — one local transaction under the
  * new fence ({@link RunStore#inOneTransaction}), so a started answer costs one commit after the
- * grant, not one per step:
+ * grant, not one per step — or, through {@link #startIn} inside the grant's own transaction
+ * ({@link TaskRegistry#tryAcquireJointly}), one commit in all:
  * <ol>
  *   <li>the highest epoch recorded for the key is read: a grant not above it means the lease table
  *       went back in time, and nothing is written ({@link Outcome.EpochBehind}: the caller raises
@@ -65,17 +66,28 @@ final class RunStarter {
      * @throws LeaseLostException if the fence is not current (nothing is written)
      */
     Outcome start(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
-        return runs.inOneTransaction(lease.fence(), "record the start of a run of " + request.key(), tx -> {
-            long recorded = tx.highestEpoch(request.key());
-            if (recorded >= lease.fence().epoch()) {
-                return new Outcome.EpochBehind(recorded);
-            }
-            Prepared prepared = prepare(tx, request, lease);
-            if (prepared.answer().isPresent()) {
-                return new Outcome.Answer(prepared.answer().get());
-            }
-            return new Outcome.Recorded(record(tx, request, lease, alsoMerged, prepared));
-        });
+        return runs.inOneTransaction(lease.fence(), "record the start of a run of " + request.key(),
+                tx -> startIn(tx, request, lease, alsoMerged));
+    }
+
+    /**
+     * All steps through {@code tx}, a run store bound to a transaction the caller commits: the one of
+     * {@link #start}, or the joint transaction in which the lease was just granted
+     * ({@link TaskRegistry#tryAcquireJointly}), so that grant and start are one commit.
+     *
+     * @throws StoreException if the database fails
+     * @throws LeaseLostException if the fence is not current
+     */
+    Outcome startIn(RunStore tx, TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
+        long recorded = tx.highestEpoch(request.key());
+        if (recorded >= lease.fence().epoch()) {
+            return new Outcome.EpochBehind(recorded);
+        }
+        Prepared prepared = prepare(tx, request, lease);
+        if (prepared.answer().isPresent()) {
+            return new Outcome.Answer(prepared.answer().get());
+        }
+        return new Outcome.Recorded(record(tx, request, lease, alsoMerged, prepared));
     }
 
     /** Step 1. @throws StoreException if the database fails */

@@ -15,8 +15,31 @@ import java.util.Optional;
 @FunctionalInterface
 public interface StartCheck {
 
-    /** Every trigger needs its run. */
-    StartCheck NONE = request -> Optional.empty();
+    /** Every trigger needs its run; asked of no trigger. */
+    StartCheck NONE = new StartCheck() {
+        @Override
+        public Optional<String> skipReason(TriggerRequest request) {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean asks(TriggerRequest request) {
+            return false;
+        }
+    };
+
+    /**
+     * Whether {@link #skipReason} may answer anything but empty for {@code request} (and may use the
+     * database). When false, the coordinator does not ask, and grants the lease in the same
+     * transaction as the run's start ({@link TaskRegistry#tryAcquireJointly}): one commit; when true,
+     * it grants first, asks, then starts (a check may read and write the database on connections of
+     * its own, which must not wait behind the start's open transaction). Does not block.
+     *
+     * <p>The default is true (always asked).
+     */
+    default boolean asks(TriggerRequest request) {
+        return true;
+    }
 
     /**
      * @return a plain reason why the trigger needs no run (the coordinator then releases the lease

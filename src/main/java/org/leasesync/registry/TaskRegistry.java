@@ -127,19 +127,114 @@ public final class TaskRegistry {
 
     private Optional<HeldLease> acquire(LeaseKey key) {
         long startNanos = time.monotonicNanos();
-        Optional<LeaseRecord> granted = grant(key);
+        Optional<LeaseRecord> granted = grant(store, key);
         if (granted.isEmpty()) {
             return Optional.empty();
         }
-        if (!observations.isEmpty()) {
-            observations.remove(key);
-        }
-        held.put(key, granted.get().epoch());
+        noteGranted(key, granted.get().epoch());
         return Optional.of(new HeldLease(granted.get().fence(), ttl, time, startNanos));
     }
 
+    /** A grant is committed: the key is held with {@code epoch}; its observation is void. */
+    private void noteGranted(LeaseKey key, long epoch) {
+        if (!observations.isEmpty()) {
+            observations.remove(key);
+        }
+        held.put(key, epoch);
+    }
+
     /**
-     * One attempt to be granted {@code key}; every grant is one atomic conditional write.
+     * Whether {@link #tryAcquireJointly} can be used with {@code runs}: the lease store and the run
+     * store write to one database ({@link LeaseStore#canJoin}). Does not block.
+     */
+    public boolean canGrantJointly(RunStore runs) {
+        return store.canJoin(runs);
+    }
+
+    /** What {@link #tryAcquireJointly} committed: the lease and what the work returned. */
+    public record Joint<T>(HeldLease lease, T result) {
+        /** @throws NullPointerException if the lease is null */
+        public Joint {
+            Objects.requireNonNull(lease, "lease");
+        }
+    }
+
+    /** Rolls a joint transaction back when its grant was not made (nothing to commit). */
+    private static final class NotGranted extends LeasesyncException {
+        private static final long serialVersionUID = 1L;
+
+        NotGranted() {
+            super("not granted");
+        }
+    }
+
+    /**
+     * Tries to take the lease for {@code key} and, in the SAME local transaction, runs {@code work}
+     * with the new lease and a view of {@code runs} bound to that transaction
+     * ({@link LeaseStore#inTransactionWith}): the grant and every write of {@code work} commit as
+     * one, so a started trigger is one commit. The grant follows the same rules as
+     * {@link #tryAcquire} (fast path, read, takeover after a TTL of observation or of a provably dead
+     * holder), with the same atomic conditional write, only uncommitted until {@code work} returns.
+     *
+     * <p>The registry's in-memory state changes only after the commit: while the transaction is open
+     * the key is marked as being granted (another thread of this registry gets empty without the
+     * database, as with {@link #tryAcquire}); another registry's grant of the key waits on the lease
+     * row's lock and then finds it held, or — after a rollback — as it was. If the grant is not made,
+     * the transaction is rolled back and empty is returned; if {@code work} or the commit throws,
+     * the transaction is rolled back (nothing granted in the database, the key grantable at once),
+     * the key's mark is removed, the lease given to {@code work} is marked lost, and the exception
+     * is rethrown. A rolled-back grant's epoch was never committed, so the next grant may use the
+     * same number; no write under it can commit (fencing). A commit that fails ambiguously may have
+     * committed: the row then names this owner with an epoch it does not hold, which the next
+     * attempt takes back as an orphan (as after a {@link #tryAcquire} whose answer was lost).
+     *
+     * <p>Thread-safe; blocks on the database, holding one pooled connection for the whole of
+     * {@code work} — which must therefore not wait for another connection of the same pool.
+     *
+     * @param runs the run store whose writes join the transaction; {@link #canGrantJointly} must be true
+     * @param what a short description, used in messages
+     * @param work runs inside the transaction with the new lease and the bound run store; it may be
+     *     run again if the connection breaks before the commit, so it must keep no state of an
+     *     attempt outside what it returns
+     * @return the committed lease and what {@code work} returned; empty if another owner holds the
+     *     key (as {@link #tryAcquire}), including another thread of this process
+     * @throws UnsupportedOperationException if the stores cannot share a transaction
+     * @throws StoreException if the database fails (nothing is granted)
+     * @throws RuntimeException whatever {@code work} threw (nothing is granted)
+     */
+    public <T> Optional<Joint<T>> tryAcquireJointly(LeaseKey key, RunStore runs, String what,
+                                                   java.util.function.BiFunction<HeldLease, RunStore, T> work) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(work, "work");
+        if (held.putIfAbsent(key, GRANTING) != null) {
+            return Optional.empty();
+        }
+        List<HeldLease> given = new java.util.ArrayList<>(1);   // every attempt's lease, to void on failure
+        boolean granted = false;
+        try {
+            Joint<T> joint = store.inTransactionWith(runs, what, (leases, tx) -> {
+                long startNanos = time.monotonicNanos();
+                LeaseRecord row = grant(leases, key).orElseThrow(NotGranted::new);   // roll back: nothing to keep
+                HeldLease lease = new HeldLease(row.fence(), ttl, time, startNanos);
+                given.add(lease);
+                return new Joint<>(lease, work.apply(lease, tx));
+            });
+            noteGranted(key, joint.lease().fence().epoch());
+            granted = true;
+            return Optional.of(joint);
+        } catch (NotGranted e) {
+            return Optional.empty();
+        } finally {
+            if (!granted) {
+                held.remove(key, GRANTING);
+                given.forEach(l -> l.markLost(LeaseLoss.RELEASED));
+            }
+        }
+    }
+
+    /**
+     * One attempt to be granted {@code key} through {@code store} (the registry's own, or a view bound
+     * to a joint transaction); every grant is one atomic conditional write.
      * <ul>
      *   <li>Fast path: a key that was free or unknown at this registry's last attempt is tried with
      *       one conditional write and no read ({@link LeaseStore#grantIfFree}).</li>
@@ -151,7 +246,7 @@ public final class TaskRegistry {
      *       write; a live holder's key nothing.</li>
      * </ul>
      */
-    private Optional<LeaseRecord> grant(LeaseKey key) {
+    private Optional<LeaseRecord> grant(LeaseStore store, LeaseKey key) {
         if (!observations.containsKey(key)) {
             Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
             if (granted.isPresent()) {

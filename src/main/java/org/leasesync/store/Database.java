@@ -338,6 +338,16 @@ public final class Database implements SqlDatabase, AutoCloseable {
      * @throws StoreException naming the database, when it cannot be opened or migrated
      */
     public static Database open(String jdbcUrl, String user, String password, String description, int poolSize) {
+        return open(jdbcUrl, user, password, description, poolSize, null);
+    }
+
+    /**
+     * As {@link #open(String, String, String, String, int)}, with the pool's connections made by
+     * {@code wrap} applied to the driver's data source (null: the driver's own) — for tests that
+     * count what reaches the driver (commits per started trigger).
+     */
+    static Database open(String jdbcUrl, String user, String password, String description, int poolSize,
+                         java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(password, "password");
@@ -346,7 +356,12 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         SqlDialect dialect = SqlDialect.fromJdbcUrl(jdbcUrl);
         HikariConfig cfg = new HikariConfig();
-        cfg.setJdbcUrl(jdbcUrl);
+        if (wrap == null) {
+            cfg.setJdbcUrl(jdbcUrl);
+        } else {
+            cfg.setDataSource(wrap.apply(new com.zaxxer.hikari.util.DriverDataSource(jdbcUrl, null,
+                    new java.util.Properties(), user, password)));
+        }
         cfg.setUsername(user);
         cfg.setPassword(password);
         cfg.setMaximumPoolSize(poolSize);

@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.leasesync.registry.Fence;
 import org.leasesync.registry.LeaseKey;
 import org.leasesync.registry.LeaseRecord;
 import org.leasesync.registry.LeaseStore;
 import org.leasesync.registry.OwnerId;
+import org.leasesync.registry.RunStore;
 import org.leasesync.registry.StoreException;
 
 /**
@@ -171,18 +173,48 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     /**
      * A grant that lost to another owner in the database (duplicate key, lock timeout, deadlock,
-     * serialization) is "not granted".
+     * serialization) is "not granted" — also inside a joint transaction ({@link #inTransactionWith}),
+     * where the failure arrives as the bound connection's {@link BoundConnection.Escape}.
      */
     private Optional<LeaseRecord> emptyOnContention(java.util.function.Supplier<Optional<LeaseRecord>> grant) {
         try {
             return grant.get();
-        } catch (StoreException e) {
+        } catch (StoreException | BoundConnection.Escape e) {
             if (e.getCause() instanceof SQLException sql
                     && (db.dialect().isContention(sql) || db.dialect().isDuplicateKey(sql))) {
                 return Optional.empty();
             }
             throw e;
         }
+    }
+
+    /** {@inheritDoc} True when {@code runs} is a {@link JdbcRunStore} over this store's database object. */
+    @Override
+    public boolean canJoin(RunStore runs) {
+        return runs instanceof JdbcRunStore jdbc && jdbc.writesTo(db);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One {@link SqlDatabase#transaction} on this store's database; the two views are a
+     * {@code JdbcLeaseStore} and a {@link JdbcRunStore} over a {@link BoundConnection} of its
+     * connection (the same mechanism as {@link JdbcRunStore#inOneTransaction}). A grant made through
+     * the lease view is the same conditional statement as {@link #grantIfFree} / {@link #grantIfNew}
+     * / {@link #tryGrant}, uncommitted: its row lock makes a concurrent grant of the key wait for
+     * this transaction's end and then find the key held (or, after a rollback, as it was).
+     */
+    @Override
+    public <T> T inTransactionWith(RunStore runs, String what, BiFunction<LeaseStore, RunStore, T> work) {
+        if (!canJoin(runs)) {
+            throw new UnsupportedOperationException("the run store " + runs + " does not write to "
+                    + db.description() + ": a grant cannot share its transaction");
+        }
+        JdbcRunStore jdbcRuns = (JdbcRunStore) runs;
+        return db.transaction(what, c -> BoundConnection.unwrap(bound -> {
+            SqlDatabase one = new BoundConnection(db, bound);
+            return work.apply(new JdbcLeaseStore(one), jdbcRuns.boundTo(one));
+        }, c));
     }
 
     /** Binds parameters 1–4 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */

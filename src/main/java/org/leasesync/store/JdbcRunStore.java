@@ -104,6 +104,16 @@ public final class JdbcRunStore implements RunStore {
         return new RunHistoryPruner(db, retention).prune(key, now);
     }
 
+    /** Whether this store writes to {@code database} (the same object): a grant there can share its transaction. */
+    boolean writesTo(SqlDatabase database) {
+        return db == database;
+    }
+
+    /** This store over {@code one} (a {@link BoundConnection}): every read and write joins its transaction. */
+    JdbcRunStore boundTo(SqlDatabase one) {
+        return new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention);
+    }
+
     /** The guarded-write primitive, for other stores writing under a run's fence. */
     public JdbcGuard guard() {
         return guard;
@@ -124,7 +134,7 @@ public final class JdbcRunStore implements RunStore {
         fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         return guard.inTransaction(fence, what, c -> BoundConnection.unwrap(bound -> {
             SqlDatabase one = new BoundConnection(db, bound);
-            return work.apply(new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention));
+            return work.apply(boundTo(one));
         }, c));
     }
 

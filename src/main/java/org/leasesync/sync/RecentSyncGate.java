@@ -133,12 +133,27 @@ public final class RecentSyncGate {
                     + foregroundMinInterval);
         }
         Duration focusWithin = foregroundMinInterval;   // zero (allowed by --foreground-min-interval): never recent
-        return request -> switch (request.source()) {
-            case SCHEDULE -> unnecessary(request.key(), TaskSource.SCHEDULE, timerWithin);
-            case FOREGROUND -> focusWithin.isZero() ? Optional.empty()
-                    : unnecessary(request.key(), TaskSource.FOREGROUND, focusWithin);
-            case RETRY -> supersededRetry(request.key());
-            default -> Optional.empty();
+        return new StartCheck() {
+            @Override
+            public Optional<String> skipReason(org.leasesync.registry.TriggerRequest request) {
+                return switch (request.source()) {
+                    case SCHEDULE -> unnecessary(request.key(), TaskSource.SCHEDULE, timerWithin);
+                    case FOREGROUND -> focusWithin.isZero() ? Optional.empty()
+                            : unnecessary(request.key(), TaskSource.FOREGROUND, focusWithin);
+                    case RETRY -> supersededRetry(request.key());
+                    default -> Optional.empty();
+                };
+            }
+
+            /** {@code manual} and {@code recovery} triggers (and foreground ones with a zero interval) are never asked. */
+            @Override
+            public boolean asks(org.leasesync.registry.TriggerRequest request) {
+                return switch (request.source()) {
+                    case SCHEDULE, RETRY -> true;
+                    case FOREGROUND -> !focusWithin.isZero();
+                    default -> false;
+                };
+            }
         };
     }
 

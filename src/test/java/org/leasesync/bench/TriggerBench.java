@@ -27,6 +27,7 @@ import org.leasesync.registry.TaskRegistry;
 import org.leasesync.registry.TaskSource;
 import org.leasesync.registry.TimeSource;
 import org.leasesync.registry.TriggerRequest;
+import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
 
 /**
@@ -92,14 +93,28 @@ final class TriggerBench {
                 // start of a run done step by step (one commit per step), on other keys.
                 Coordinator perStep = new Coordinator(registry, new PerStepRunStore(store.runs()),
                         ctx -> work.run(ctx.key()), workers, new LeaseKeeper(registry), null, null);
+                // The next lever of issue 14 §2, measured but not applied: the app's URL with 64 parsed
+                // statements kept per connection instead of H2's 8, a database of its own, interleaved.
+                LocalStore qc64Store = storage.equals("mem") ? null : LocalStore.of(Database.open(Database.fileUrl(
+                        Files.createDirectories(workDir.resolve("trigger-file-qc64"))) + ";QUERY_CACHE_SIZE=64",
+                        "trigger-file-qc64", 4));
+                TaskRegistry qc64Registry = qc64Store == null ? null : new TaskRegistry(qc64Store.leases(),
+                        OwnerId.forCurrentProcess(), TaskRegistry.DEFAULT_TTL, TimeSource.system(),
+                        OwnerLiveness.neverProvable());
+                Coordinator qc64 = qc64Store == null ? null : new Coordinator(qc64Registry, qc64Store.runs(),
+                        ctx -> work.run(ctx.key()), workers, new LeaseKeeper(qc64Registry), null, null);
                 for (int round = 0; round <= s.rounds(); round++) {
                     String p = round == 0 ? null : "trigger." + storage + ".";
-                    idleStarted(f, p, coordinator, perStep, work, s.samples());
+                    idleStarted(f, p, coordinator, perStep, qc64, work, s.samples());
                     idleJoined(f, p, coordinator, work, s.samples());
                     storm(f, p, coordinator, work, s);
                 }
                 coordinator.shutdown(Duration.ofSeconds(5));
                 perStep.shutdown(Duration.ofSeconds(5));
+                if (qc64 != null) {
+                    qc64.shutdown(Duration.ofSeconds(5));
+                    qc64Store.close();
+                }
                 if (work.overlaps.get() > 0) {
                     throw new IllegalStateException(storage + ": " + work.overlaps + " runs overlapped another of their key");
                 }
@@ -117,20 +132,35 @@ final class TriggerBench {
                 f.ratio(p + "idle.started." + q + ".vs_perstep",
                         f.median(p + "idle.started." + q) / f.median(p + "idle.started.perstep." + q));
             }
+            if (storage.equals("file")) {
+                f.print(p + "idle.started.qc64.p50", p + "idle.started.qc64.p99");
+                for (String q : List.of("p50", "p99")) {
+                    f.ratio(p + "idle.started.qc64." + q + ".vs_app_url",
+                            f.median(p + "idle.started.qc64." + q) / f.median(p + "idle.started." + q));
+                }
+            }
         }
     }
 
-    private static void idleStarted(Figures f, String prefix, Coordinator c, Coordinator perStep, Work work, int samples)
-            throws Exception {
+    /** @param qc64 the same start on a database whose URL keeps 64 parsed statements, or null (memory) */
+    private static void idleStarted(Figures f, String prefix, Coordinator c, Coordinator perStep, Coordinator qc64,
+                                    Work work, int samples) throws Exception {
         work.workMillis = 0;
         long[] lat = new long[samples];
         long[] ref = new long[samples];
+        long[] lever = new long[samples];
         for (int i = 0; i < samples; i++) {
             lat[i] = startAndAwait(c, KEYS.get(i % KEYS.size()));
             ref[i] = startAndAwait(perStep, REFERENCE_KEYS.get(i % REFERENCE_KEYS.size()));
+            if (qc64 != null) {
+                lever[i] = startAndAwait(qc64, KEYS.get(i % KEYS.size()));
+            }
         }
         record(f, prefix, "idle.started", lat, samples);
         record(f, prefix, "idle.started.perstep", ref, samples);
+        if (qc64 != null) {
+            record(f, prefix, "idle.started.qc64", lever, samples);
+        }
     }
 
     private static long startAndAwait(Coordinator c, TaskKey key) throws Exception {

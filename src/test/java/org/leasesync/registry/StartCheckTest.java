@@ -65,6 +65,34 @@ class StartCheckTest {
     }
 
     @Test
+    void aCheckThatDoesNotAskForATriggerIsNotCalledAndTheRunStartsWithItsGrantInOneTransaction() throws Exception {
+        Coordinator c = coordinator();
+        AtomicInteger asked = new AtomicInteger();
+        c.setStartCheck(new StartCheck() {
+            @Override
+            public Optional<String> skipReason(TriggerRequest request) {
+                asked.incrementAndGet();
+                return Optional.of("would skip");
+            }
+
+            @Override
+            public boolean asks(TriggerRequest request) {
+                return request.source() == TaskSource.SCHEDULE;
+            }
+        });
+
+        SubmitResult manual = c.submit(KEY, TaskSource.MANUAL);
+        assertThat(manual).isInstanceOf(SubmitResult.Started.class);
+        assertThat(((SubmitResult.Started) manual).handle().completion().get(30, TimeUnit.SECONDS).status())
+                .isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(asked).hasValue(0);
+        assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isEqualTo(new SubmitResult.Skipped(KEY, "would skip"));
+        assertThat(asked).hasValue(1);
+        assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
+        assertThat(store.leases().read(KEY).orElseThrow().epoch()).isEqualTo(2);   // the skip's grant was committed apart
+    }
+
+    @Test
     void anEmptyAnswerStartsTheRun() throws Exception {
         Coordinator c = coordinator();
         c.setStartCheck(request -> request.source() == TaskSource.SCHEDULE ? Optional.of("no") : Optional.empty());

@@ -191,6 +191,25 @@ class RecentSyncGateTest {
     }
 
     @Test
+    void onlyTheTriggersTheRuleCanSkipAreAskedSoTheOthersGetTheirGrantInTheStartsTransaction() throws Exception {
+        ClientRuntime a = window(time);
+        TaskKey key = TaskKey.of("alice", "course_sync");
+        StartCheck rule = a.recentSyncs().backgroundTriggers(INTERVAL, Duration.ofMinutes(1));
+        StartCheck zero = a.recentSyncs().backgroundTriggers(INTERVAL, Duration.ZERO);
+        java.util.Map<TaskSource, Boolean> asked = new java.util.EnumMap<>(TaskSource.class);
+        java.util.Map<TaskSource, Boolean> askedWithZero = new java.util.EnumMap<>(TaskSource.class);
+        for (TaskSource source : TaskSource.values()) {
+            asked.put(source, rule.asks(TriggerRequest.of(key, source)));
+            askedWithZero.put(source, zero.asks(TriggerRequest.of(key, source)));
+        }
+        assertThat(asked).containsExactlyInAnyOrderEntriesOf(java.util.Map.of(TaskSource.SCHEDULE, true,
+                TaskSource.FOREGROUND, true, TaskSource.RETRY, true, TaskSource.MANUAL, false,
+                TaskSource.RECOVERY, false));
+        assertThat(askedWithZero).containsEntry(TaskSource.FOREGROUND, false).containsEntry(TaskSource.SCHEDULE, true);
+        assertThat(StartCheck.NONE.asks(TriggerRequest.of(key, TaskSource.SCHEDULE))).isFalse();
+    }
+
+    @Test
     void aKeyWhoseLastSyncFailedIsNotSkipped() throws Exception {
         ClientRuntime a = window(time);
         ClientRuntime b = window(time);

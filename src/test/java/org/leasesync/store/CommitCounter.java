@@ -1,0 +1,127 @@
+package org.leasesync.store;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Counts the commits that reach the real JDBC driver: every {@code Connection.commit()}, and every
+ * write statement ({@code executeUpdate}, {@code execute}, {@code executeBatch}, {@code executeLargeUpdate})
+ * run on a connection in auto-commit mode (each of those is its own committed transaction). Reads in
+ * auto-commit mode ({@code executeQuery}) are not counted. Wraps the driver's data source under the
+ * pool ({@link Database#open(String, String, String, String, int, java.util.function.UnaryOperator)});
+ * the database is the real one.
+ *
+ * <p>Thread-safe.
+ */
+final class CommitCounter implements DataSource {
+
+    private static final Set<String> WRITES = Set.of("executeUpdate", "execute", "executeBatch", "executeLargeUpdate",
+            "executeLargeBatch");
+
+    private final DataSource driver;
+    private final AtomicInteger commits = new AtomicInteger();
+
+    CommitCounter(DataSource driver) {
+        this.driver = driver;
+    }
+
+    /** Commits counted so far. */
+    int commits() {
+        return commits.get();
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return counting(driver.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+        return counting(driver.getConnection(user, password));
+    }
+
+    private Connection counting(Connection real) {
+        InvocationHandler h = new InvocationHandler() {
+            @Override
+            public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
+                Object out = call(real, m, args);
+                switch (m.getName()) {
+                    case "commit" -> commits.incrementAndGet();
+                    case "prepareStatement" -> out = statement(real, (Statement) out, PreparedStatement.class);
+                    case "prepareCall" -> out = statement(real, (Statement) out, CallableStatement.class);
+                    case "createStatement" -> out = statement(real, (Statement) out, Statement.class);
+                    default -> { }
+                }
+                return out;
+            }
+        };
+        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
+    }
+
+    private Object statement(Connection real, Statement s, Class<?> type) {
+        return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
+            boolean autoCommit = WRITES.contains(m.getName()) && real.getAutoCommit();
+            Object out = call(s, m, args);
+            if (autoCommit) {
+                commits.incrementAndGet();
+            }
+            return out;
+        });
+    }
+
+    private static Object call(Object target, Method m, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return driver.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        driver.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        driver.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return driver.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return driver.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return driver.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return driver.isWrapperFor(iface);
+    }
+}
