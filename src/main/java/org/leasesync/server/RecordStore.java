@@ -196,25 +196,33 @@ final class RecordStore {
     }
 
     /**
-     * The current state of those of {@code ids} that exist, by record id: one prepared statement,
-     * a primary-key look-up per id. (An {@code IN (...)} list would be one statement, but H2 uses an
-     * index for one only on an index's first column: it read every record of the user+scope, for
-     * each push, 5× slower; issue 14 §5.)
+     * The rows of an array of ids (parameter 1) joined to a table: H2 and PostgreSQL walk the array
+     * and look each id up by primary key, in one statement. (An {@code IN (...)} list would be one
+     * statement too, but H2 uses an index for one only on an index's first column: it read every
+     * record of the user+scope, for each push, 5× slower; issue 14 §5.)
+     */
+    static final String IDS = "UNNEST(CAST(? AS VARCHAR ARRAY)) AS ids(id)";
+
+    /**
+     * The current state of those of {@code ids} that exist, by record id: one statement, a
+     * primary-key look-up per id ({@link #IDS}).
      */
     Map<String, StoredRecord> findAll(Connection c, String user, String scope, Collection<String> ids)
             throws SQLException {
         Map<String, StoredRecord> out = new HashMap<>();
+        if (ids.isEmpty()) {
+            return out;
+        }
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms FROM sync_records"
-                        + " WHERE user_id = ? AND scope = ? AND record_id = ?")) {
-            ps.setString(1, user);
-            ps.setString(2, scope);
-            for (String id : new java.util.LinkedHashSet<>(ids)) {
-                ps.setString(3, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        out.put(id, read(rs));
-                    }
+                "SELECT r.record_id, r.record_version, r.deleted, r.payload, r.seq, r.updated_at_ms FROM " + IDS
+                        + " JOIN sync_records r ON r.user_id = ? AND r.scope = ? AND r.record_id = ids.id")) {
+            ps.setArray(1, c.createArrayOf("VARCHAR", new java.util.LinkedHashSet<>(ids).toArray(new String[0])));
+            ps.setString(2, user);
+            ps.setString(3, scope);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    StoredRecord r = read(rs);
+                    out.put(r.id(), r);
                 }
             }
         }
@@ -253,22 +261,23 @@ final class RecordStore {
     }
 
     /**
-     * The applied changes among {@code changeIds}, by change id: one prepared statement, a
-     * primary-key look-up per id (see {@link #findAll}).
+     * The applied changes among {@code changeIds}, by change id: one statement, a primary-key
+     * look-up per id ({@link #IDS}).
      */
     Map<String, AppliedChange> findAllApplied(Connection c, String user, String scope, Collection<String> changeIds)
             throws SQLException {
         Map<String, AppliedChange> out = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT record_id, record_version FROM applied_changes"
-                + " WHERE user_id = ? AND scope = ? AND change_id = ?")) {
-            ps.setString(1, user);
-            ps.setString(2, scope);
-            for (String id : new java.util.LinkedHashSet<>(changeIds)) {
-                ps.setString(3, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        out.put(id, new AppliedChange(id, rs.getString(1), rs.getLong(2)));
-                    }
+        if (changeIds.isEmpty()) {
+            return out;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.change_id, a.record_id, a.record_version FROM " + IDS
+                + " JOIN applied_changes a ON a.user_id = ? AND a.scope = ? AND a.change_id = ids.id")) {
+            ps.setArray(1, c.createArrayOf("VARCHAR", new java.util.LinkedHashSet<>(changeIds).toArray(new String[0])));
+            ps.setString(2, user);
+            ps.setString(3, scope);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString(1), new AppliedChange(rs.getString(1), rs.getString(2), rs.getLong(3)));
                 }
             }
         }

@@ -170,7 +170,7 @@ public final class JdbcLocalData implements LocalData {
             // later edits): a batch holds at most one edit per record (pendingOutbox), so they commute.
             try (PreparedStatement own = c.prepareStatement(LocalRecordWrites.ownEditSql(db.dialect()));
                  PreparedStatement delete = c.prepareStatement(
-                         "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ?");
+                         "DELETE FROM outbox WHERE seq = ? AND user_id = ? AND scope = ? AND change_id = ?");
                  PreparedStatement rebase = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ?"
                          + " AND scope = ? AND record_id = ? AND state = 'pending' AND seq > ?")) {
                 boolean applied = false;
@@ -187,8 +187,9 @@ public final class JdbcLocalData implements LocalData {
                     LocalRecordWrites.bindOwnEdit(own, fence.taskKey(), e.recordId(), r.version(), e.deleted(),
                             e.payloadJson(), time.now(), e.baseVersion());
                     own.addBatch();
-                    bindKey(delete, 1, fence.taskKey());
-                    delete.setString(3, e.changeId());
+                    delete.setLong(1, e.seq());   // by primary key, not through the change-id index
+                    bindKey(delete, 2, fence.taskKey());
+                    delete.setString(4, e.changeId());
                     delete.addBatch();
                     // the next edits of the same record now build on the version this one produced
                     rebase.setLong(1, r.version());

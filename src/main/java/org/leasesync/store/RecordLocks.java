@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.TreeSet;
 import org.leasesync.registry.TaskKey;
 
@@ -51,11 +53,49 @@ final class RecordLocks {
         }
     }
 
-    /** Locks several records of {@code key}, in record-id order. */
+    /**
+     * Locks several records of {@code key}, in record-id order: the existing lock rows with one
+     * statement (an array of ids joined to the table, so each id is a primary-key look-up; an
+     * {@code IN} list would not use the index on H2, issue 14 §5), then any missing row is created
+     * one by one as {@link #lock} does.
+     */
     static void lockAll(Connection c, SqlDialect dialect, TaskKey key, Collection<String> recordIds) throws SQLException {
-        for (String id : new TreeSet<>(recordIds)) {
-            lock(c, dialect, key, id);
+        TreeSet<String> ids = new TreeSet<>(recordIds);
+        if (ids.size() <= 1) {
+            for (String id : ids) {
+                lock(c, dialect, key, id);
+            }
+            return;
         }
+        Set<String> locked = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(lockManySql(dialect))) {
+            ps.setArray(1, c.createArrayOf("VARCHAR", ids.toArray(new String[0])));
+            JdbcLocalData.bindKey(ps, 2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    locked.add(rs.getString(1));
+                }
+            }
+        }
+        for (String id : ids) {
+            if (!locked.contains(id)) {
+                lock(c, dialect, key, id);   // first use of this record: its row is created
+            }
+        }
+    }
+
+    /**
+     * Locks the existing rows of an array of record ids (parameter 1, sorted), user (2) and scope (3).
+     * H2 walks the array in its order and looks each id up by primary key; PostgreSQL locks the
+     * rows in the {@code ORDER BY} order.
+     */
+    static String lockManySql(SqlDialect dialect) {
+        return switch (dialect) {
+            case H2 -> "SELECT l.record_id FROM TABLE(id VARCHAR = ?) t JOIN record_lock l"
+                    + " ON l.user_id = ? AND l.scope = ? AND l.record_id = t.id" + dialect.forUpdate();
+            case POSTGRESQL -> "SELECT record_id FROM record_lock WHERE record_id = ANY(?) AND user_id = ? AND scope = ?"
+                    + " ORDER BY " + dialect.textOrder("record_id") + dialect.forUpdate();
+        };
     }
 
     private static boolean lockExisting(Connection c, SqlDialect dialect, TaskKey key, String recordId)
