@@ -44,6 +44,8 @@ final class AwtTray implements TrayPort {
     private boolean pausedShown;
     private int size;
     private volatile boolean removed;
+    /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
+    private volatile boolean awtAsked;
 
     AwtTray(Messages messages) {
         this.messages = Objects.requireNonNull(messages, "messages");
@@ -55,6 +57,13 @@ final class AwtTray implements TrayPort {
             log.info("no system tray: AWT is headless");
             return false;
         }
+        String display = System.getenv("DISPLAY");
+        if (display != null && !display.isBlank() && XTrayHost.query(display) == XTrayHost.Answer.ABSENT) {
+            // asked of the X server directly: AWT is not started for a desktop without a tray
+            log.info("no system tray on this desktop (no XEmbed tray host)");
+            return false;
+        }
+        awtAsked = true;
         try {
             if (!SystemTray.isSupported()) {
                 log.info("no system tray on this desktop (no XEmbed tray host)");
@@ -73,6 +82,9 @@ final class AwtTray implements TrayPort {
     }
 
     private boolean add(TrayMenu menu, TrayView initial) {
+        if (removed) {
+            return false;   // the app quit while AWT was starting
+        }
         SystemTray tray = SystemTray.getSystemTray();
         Dimension d = tray.getTrayIconSize();
         size = Math.max(16, Math.min(d.width, d.height));
@@ -155,8 +167,8 @@ final class AwtTray implements TrayPort {
             return;
         }
         removed = true;
-        if (GraphicsEnvironment.isHeadless()) {
-            return;
+        if (!awtAsked || GraphicsEnvironment.isHeadless()) {
+            return;   // AWT never started: nothing to remove, and no toolkit to start just to quit
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         EventQueue.invokeLater(() -> {
