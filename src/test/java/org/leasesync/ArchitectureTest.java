@@ -33,10 +33,11 @@ class ArchitectureTest {
 
     @Test
     void onlyAppTalksToTheDesktopTrayAndSessionBus() {
-        // The tray (AWT) and desktop notifications (D-Bus) are the window's, like JavaFX: the CLI, the
-        // server and the sync core stay usable with no desktop at all.
+        // The tray (AWT, and libX11 through JNA to ask for a tray host before AWT starts) and desktop
+        // notifications (D-Bus) are the window's, like JavaFX: the CLI, the server and the sync core
+        // stay usable with no desktop at all.
         noClasses().that().resideOutsideOfPackages("org.leasesync.app..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "org.freedesktop..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "org.freedesktop..", "com.sun.jna..")
                 .check(MAIN);
     }
 

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * The tray icon through AWT's {@link SystemTray}: on Linux an XEmbed tray icon
  * (docs/architecture.md, "Tray and notifications", says why this library). Every AWT call runs on
  * AWT's event thread; the menu's actions are called there and hand over to the FX thread
- * themselves ({@link TrayPort.TrayMenu}).
+ * themselves ({@link TrayPort.TrayMenu}). AWT is started only when the X server reports a tray host
+ * or cannot be asked ({@link XTrayHost}); without one, {@link #install} returns false at once.
  *
  * <p>Thread-safe: {@link #install} blocks (up to 10 s, while AWT starts); the other methods return
  * at once.
@@ -44,6 +45,8 @@ final class AwtTray implements TrayPort {
     private boolean pausedShown;
     private int size;
     private volatile boolean removed;
+    /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
+    private volatile boolean awtAsked;
 
     AwtTray(Messages messages) {
         this.messages = Objects.requireNonNull(messages, "messages");
@@ -55,6 +58,13 @@ final class AwtTray implements TrayPort {
             log.info("no system tray: AWT is headless");
             return false;
         }
+        String display = System.getenv("DISPLAY");
+        if (display != null && !display.isBlank() && XTrayHost.query(display) == XTrayHost.Answer.ABSENT) {
+            // asked of the X server directly: AWT is not started for a desktop without a tray
+            log.info("no system tray on this desktop (no XEmbed tray host)");
+            return false;
+        }
+        awtAsked = true;
         try {
             if (!SystemTray.isSupported()) {
                 log.info("no system tray on this desktop (no XEmbed tray host)");
@@ -73,6 +83,9 @@ final class AwtTray implements TrayPort {
     }
 
     private boolean add(TrayMenu menu, TrayView initial) {
+        if (removed) {
+            return false;   // the app quit while AWT was starting
+        }
         SystemTray tray = SystemTray.getSystemTray();
         Dimension d = tray.getTrayIconSize();
         size = Math.max(16, Math.min(d.width, d.height));
@@ -155,8 +168,8 @@ final class AwtTray implements TrayPort {
             return;
         }
         removed = true;
-        if (GraphicsEnvironment.isHeadless()) {
-            return;
+        if (!awtAsked || GraphicsEnvironment.isHeadless()) {
+            return;   // AWT never started: nothing to remove, and no toolkit to start just to quit
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         EventQueue.invokeLater(() -> {

@@ -27,6 +27,8 @@ final class WindowLifecycle {
     private final Runnable exit;
     private final javafx.event.EventHandler<WindowEvent> onClose = this::onClose;
     private boolean tray;
+    /** The user closed the window while no tray was known: that quits, whatever the tray answers later. */
+    private boolean closedToQuit;
 
     /**
      * @param implicitExit {@code Platform::setImplicitExit}
@@ -48,6 +50,7 @@ final class WindowLifecycle {
             stage.hide();
             log.info("window closed; leasesync keeps running in the tray");
         } else {
+            closedToQuit = true;
             log.info("window closed; stopping");
         }
     }
@@ -70,7 +73,7 @@ final class WindowLifecycle {
             log.info("closing the window hides it in the tray");
         } else {
             desktop.noTray();
-            if (!stage.isShowing()) {
+            if (!stage.isShowing() && !closedToQuit) {
                 open();   // started hidden, but there is no tray to come back from
             }
         }

@@ -172,6 +172,24 @@ class TrayUiTest {
     }
 
     @Test
+    void closingTheWindowBeforeTheTrayAnswersIsNotUndoneByTheAnswer(FxRobot robot) {
+        // The tray's answer comes from the tray-start thread a moment after the cards; a user who
+        // closes the window before it, on a desktop without a tray, has quit (DesktopProcessTest once
+        // saw the late answer reopen the window: "started hidden, no tray to come back from").
+        robot.interact(() -> {
+            f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
+                    false, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            f.assembly.show();
+        });
+        requestClose(robot);
+        assertThat(stage.isShowing()).isFalse();
+        assertThat(f.assembly.installTray()).isFalse();   // off the FX thread, as the app does; it posts the answer
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertThat(stage.isShowing()).as("the late 'no tray' answer must not reopen a window the user closed").isFalse();
+        assertThat(f.implicitExit).isEmpty();   // JavaFX ends with its last window: closing quits
+    }
+
+    @Test
     void startAtLoginFromTheMenuWritesAndRemovesTheAutostartEntry(FxRobot robot) {
         open(robot, true, Duration.ofHours(1));
         Path entry = tmp.resolve("config/autostart/leasesync.desktop");
