@@ -60,7 +60,7 @@ public final class TaskRegistry {
      * later (the conditional write grants a free key). Well below the shortest TTL (100 ms), counted
      * on the injected monotonic clock.
      */
-    static final Duration REREAD_AFTER = Duration.ofMillis(2);
+    public static final Duration REREAD_AFTER = Duration.ofMillis(2);
     private static final long REREAD_AFTER_NANOS = REREAD_AFTER.toNanos();
 
     /**
