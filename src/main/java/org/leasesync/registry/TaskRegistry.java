@@ -272,7 +272,8 @@ public final class TaskRegistry {
         if (!observations.isEmpty()) {
             Observation seen = observations.get(key);
             long now = seen == null ? 0 : time.monotonicNanos();
-            if (seen != null && now - seen.readNanos < REREAD_AFTER_NANOS && now - seen.firstSeenNanos < seen.ttlNanos) {
+            if (seen != null && now - seen.readNanos < REREAD_AFTER_NANOS
+                    && now - seen.firstSeenNanos < seen.ttlNanos) {
                 // Held at a read just now, and the holder seen cannot be stale yet: only a read could
                 // change the answer (a dead or replaced holder, a deleted row), at most REREAD_AFTER later
                 return Optional.empty();
