@@ -118,7 +118,8 @@ public final class BenchMain implements Callable<Integer> {
             description = "jobs: every server's job lease TTL (serve --job-lease-ttl); default ${DEFAULT-VALUE}")
     Duration jobTtl = Duration.ofSeconds(15);
 
-    @Option(names = "--work-dir", description = "where database files go, kept after the run (default: a new temporary directory, deleted at the end)")
+    @Option(names = "--work-dir",
+            description = "where database files go, kept after the run (default: a new temporary directory, deleted at the end)")
     Path workDir;
 
     @Option(names = "--growth-records", description = "growth: local records of the big data directory; default ${DEFAULT-VALUE}")
