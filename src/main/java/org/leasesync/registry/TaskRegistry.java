@@ -52,7 +52,24 @@ public final class TaskRegistry {
     /** The mark of a key being granted right now; never an epoch (epochs are &gt; 0). */
     private static final Long GRANTING = 0L;
 
-    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos) { }
+    /**
+     * How long after a read that found a live other holder a losing attempt may answer "held" from
+     * its failed conditional write alone, without reading the row again (issue 14 §1). Only the read
+     * can lead to a takeover (a stale or provably dead holder, our own orphan) or to the insert of a
+     * deleted row, so each of those is noticed at most this much later; a release is never noticed
+     * later (the conditional write grants a free key). Well below the shortest TTL (100 ms), counted
+     * on the injected monotonic clock.
+     */
+    public static final Duration REREAD_AFTER = Duration.ofMillis(2);
+    private static final long REREAD_AFTER_NANOS = REREAD_AFTER.toNanos();
+
+    /**
+     * What this registry last read of a key another owner held: the holder's (owner, epoch,
+     * heartbeat), when it first saw exactly these, when it last read the row, and how long the
+     * holder must stay unchanged before a takeover ({@link #observationTtl}).
+     */
+    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos, long readNanos,
+                               long ttlNanos) { }
 
     /**
      * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
@@ -236,21 +253,30 @@ public final class TaskRegistry {
      * One attempt to be granted {@code key} through {@code store} (the registry's own, or a view bound
      * to a joint transaction); every grant is one atomic conditional write.
      * <ul>
-     *   <li>Fast path: a key that was free or unknown at this registry's last attempt is tried with
-     *       one conditional write and no read ({@link LeaseStore#grantIfFree}).</li>
-     *   <li>A key another owner held at the last attempt (an observation exists) is read first:
-     *       while it stays held, an attempt is that one read (which also keeps the observation the
-     *       takeover rule needs), instead of a failing write and a read.</li>
-     *   <li>After the read: a free key gets the conditional write, a key never granted the
-     *       conditional insert ({@link LeaseStore#grantIfNew}), a stale holder's key the takeover
-     *       write; a live holder's key nothing.</li>
+     *   <li>Every attempt starts with the conditional write of a free key and no read
+     *       ({@link LeaseStore#grantIfFree}): a free key is granted by that one statement.</li>
+     *   <li>If it matched nothing and this registry read the row less than {@link #REREAD_AFTER} ago
+     *       and found it held by a live other owner, the answer is "held" without a read: one
+     *       statement per losing attempt, as a lock without fencing needs.</li>
+     *   <li>Otherwise the row is read: a key never granted gets the conditional insert
+     *       ({@link LeaseStore#grantIfNew}), a key released meanwhile the conditional write, a stale
+     *       or provably dead holder's key the takeover write; a live holder's key nothing (the read
+     *       keeps the observation the takeover rule needs).</li>
      * </ul>
      */
     private Optional<LeaseRecord> grant(LeaseStore store, LeaseKey key) {
-        if (!observations.containsKey(key)) {
-            Optional<LeaseRecord> granted = store.grantIfFree(key, owner, ttl, time.now());
-            if (granted.isPresent()) {
-                return granted;
+        Optional<LeaseRecord> free = store.grantIfFree(key, owner, ttl, time.now());
+        if (free.isPresent()) {
+            return free;
+        }
+        if (!observations.isEmpty()) {
+            Observation seen = observations.get(key);
+            long now = seen == null ? 0 : time.monotonicNanos();
+            if (seen != null && now - seen.readNanos < REREAD_AFTER_NANOS
+                    && now - seen.firstSeenNanos < seen.ttlNanos) {
+                // Held at a read just now, and the holder seen cannot be stale yet: only a read could
+                // change the answer (a dead or replaced holder, a deleted row), at most REREAD_AFTER later
+                return Optional.empty();
             }
         }
         Optional<LeaseRecord> current = store.read(key);
@@ -314,9 +340,10 @@ public final class TaskRegistry {
     private boolean observedUnchanged(LeaseRecord held, String holder, long nowNanos) {
         Observation seen = observations.compute(held.key(), (k, o) ->
                 o != null && o.owner.equals(holder) && o.epoch == held.epoch() && o.heartbeat == held.heartbeat()
-                        ? o
-                        : new Observation(holder, held.epoch(), held.heartbeat(), nowNanos));
-        return nowNanos - seen.firstSeenNanos >= observationTtl(held).toNanos();
+                        ? new Observation(holder, o.epoch, o.heartbeat, o.firstSeenNanos, nowNanos, o.ttlNanos)
+                        : new Observation(holder, held.epoch(), held.heartbeat(), nowNanos, nowNanos,
+                                observationTtl(held).toNanos()));
+        return nowNanos - seen.firstSeenNanos >= seen.ttlNanos;
     }
 
     /**

@@ -118,7 +118,8 @@ public final class BenchMain implements Callable<Integer> {
             description = "jobs: every server's job lease TTL (serve --job-lease-ttl); default ${DEFAULT-VALUE}")
     Duration jobTtl = Duration.ofSeconds(15);
 
-    @Option(names = "--work-dir", description = "where database files go (default: a new temporary directory)")
+    @Option(names = "--work-dir",
+            description = "where database files go, kept after the run (default: a new temporary directory, deleted at the end)")
     Path workDir;
 
     @Option(names = "--growth-records", description = "growth: local records of the big data directory; default ${DEFAULT-VALUE}")
@@ -142,8 +143,21 @@ public final class BenchMain implements Callable<Integer> {
         Figures f = new Figures(System.out);
         f.note("leasesync benchmarks: rounds=" + rounds + " cores=" + Runtime.getRuntime().availableProcessors()
                 + " java=" + System.getProperty("java.version") + " work-dir=" + dir);
-        run(f, dir);
+        try {
+            run(f, dir);
+        } finally {
+            if (workDir == null) {
+                deleteTree(dir);   // the H2 file databases of one lease run alone reach several GB
+            }
+        }
         return 0;
+    }
+
+    /** Deletes a temporary work directory the benchmark created; a file that cannot be deleted is left. */
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     /** With {@code --quick}, replaces every size by a tiny one. */

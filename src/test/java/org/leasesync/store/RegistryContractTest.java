@@ -319,6 +319,33 @@ abstract class RegistryContractTest {
     }
 
     @Test
+    void aReleaseIsSeenAtOnceAlsoByARegistryThatJustSawTheKeyHeld() {
+        HeldLease first = a.tryAcquire(KEY).orElseThrow();
+        assertThat(b.tryAcquire(KEY)).isEmpty();              // b read the row: held by a, live
+        assertThat(b.tryAcquire(KEY)).isEmpty();              // within REREAD_AFTER: no read, still held
+        assertThat(a.release(first)).isTrue();
+        // same instant on b's clock: the conditional write grants the released key, no waiting
+        assertThat(b.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aHolderProvenDeadJustAfterAReadIsTakenOverOnceRereadAfterHasPassed() {
+        OwnerId ghost = new OwnerId("test-host", 999_999_999L, 1, "dead");
+        registry(ghost).tryAcquire(KEY).orElseThrow();
+        java.util.concurrent.atomic.AtomicBoolean dead = new java.util.concurrent.atomic.AtomicBoolean();
+        TaskRegistry c = new TaskRegistry(store.leases(), owner("c"), TTL, time, o -> o.equals(ghost) && dead.get());
+        assertThat(c.tryAcquire(KEY)).isEmpty();              // read: alive
+        dead.set(true);
+        // within REREAD_AFTER of that read the answer comes from the failed conditional write alone
+        assertThat(c.tryAcquire(KEY)).isEmpty();
+        time.elapse(TaskRegistry.REREAD_AFTER.minusNanos(1));
+        assertThat(c.tryAcquire(KEY)).isEmpty();
+        time.elapse(Duration.ofNanos(1));                      // the bound: read again, proven dead, taken over
+        assertThat(c.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
+        assertThat(c.lease(KEY).orElseThrow().owner()).contains(c.owner());
+    }
+
+    @Test
     void processTableProvesAMissingProcessDeadButNotALiveOne() {
         String machine = OwnerId.localMachine();
         assertThat(machine).contains(":pidns");
