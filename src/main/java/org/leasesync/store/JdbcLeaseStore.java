@@ -148,7 +148,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         return emptyOnContention(() -> db.query(() -> "grant the lease for " + key, c -> {
             try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
                 long nowMs = bindGrant(ps, key, owner, ttl, now);
-                if (ps.executeUpdate() != 1) {
+                if (db.dialect().recoverably(c, x -> ps.executeUpdate()) != 1) {
                     return Optional.<LeaseRecord>empty();
                 }
                 return granted(ps, key, owner, ttl, nowMs);
@@ -174,7 +174,10 @@ public final class JdbcLeaseStore implements LeaseStore {
     /**
      * A grant that lost to another owner in the database (duplicate key, lock timeout, deadlock,
      * serialization) is "not granted" — also inside a joint transaction ({@link #inTransactionWith}),
-     * where the failure arrives as the bound connection's {@link BoundConnection.Escape}.
+     * where the failure arrives as the bound connection's {@link BoundConnection.Escape}. Every grant
+     * statement runs {@linkplain SqlDialect#recoverably recoverably}, so on PostgreSQL a lock timeout
+     * inside a joint transaction does not abort it: the registry's next read of the row still works
+     * and the answer is "held", not an error (in auto-commit mode and on H2 this costs nothing).
      */
     private Optional<LeaseRecord> emptyOnContention(java.util.function.Supplier<Optional<LeaseRecord>> grant) {
         try {
@@ -239,7 +242,8 @@ public final class JdbcLeaseStore implements LeaseStore {
                 ps.setLong(6, seen.epoch());
                 ps.setLong(7, seen.heartbeat());
             }
-            return ps.executeUpdate() == 1 ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
+            return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1
+                    ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
         }
     }
 
