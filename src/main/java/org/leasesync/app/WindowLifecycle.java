@@ -68,7 +68,11 @@ final class WindowLifecycle {
     /** The tray icon is in place ({@code true}) or this desktop has none ({@code false}). */
     void trayReady(boolean installed) {
         tray = installed;
-        if (installed) {
+        if (installed && closedToQuit) {
+            // the user closed the window before the tray was in place: that close was a quit
+            log.info("window was closed before the tray icon was ready; stopping");
+            exit.run();
+        } else if (installed) {
             implicitExit.accept(false);
             log.info("closing the window hides it in the tray");
         } else {

@@ -190,6 +190,24 @@ class TrayUiTest {
     }
 
     @Test
+    void closingTheWindowBeforeTheTrayIconIsInPlaceQuitsWhenItArrives(FxRobot robot) {
+        // With a tray host the icon comes a moment after the cards; a close before it was a quit
+        // (JavaFX would end with its last window), so the late icon must not keep the app running hidden.
+        robot.interact(() -> {
+            f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
+                    true, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            f.assembly.show();
+        });
+        requestClose(robot);
+        assertThat(stage.isShowing()).isFalse();
+        assertThat(f.assembly.installTray()).isTrue();
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertThat(f.exits).as("the close before the icon was a quit").hasValue(1);
+        assertThat(f.implicitExit).as("tray mode never switched on").isEmpty();
+        assertThat(stage.isShowing()).isFalse();
+    }
+
+    @Test
     void startAtLoginFromTheMenuWritesAndRemovesTheAutostartEntry(FxRobot robot) {
         open(robot, true, Duration.ofHours(1));
         Path entry = tmp.resolve("config/autostart/leasesync.desktop");
