@@ -20,7 +20,11 @@ import org.leasesync.registry.TaskKey;
  * <p>A lock is the record's row, locked with {@code SELECT ... FOR UPDATE} until the caller's
  * transaction ends (H2 and PostgreSQL alike; several processes on one H2 file too). The row is
  * created on first use; a concurrent creator waits for the first one and then finds the row.
- * Several locks are taken in record-id order, so two lockers never wait for each other in a circle.
+ * {@link #lockAll} takes the existing rows in record-id order, then creates the missing ones in
+ * record-id order; it is not one strict order over all ids, so it relies on its callers to be
+ * serialized per task key. Its only caller, a push confirmation, holds the key's fenced lease row,
+ * and an edit locks one record only and waits for nothing after it, so no two lockers wait for
+ * each other in a circle.
  * Stateless, thread-safe; blocks while another transaction holds a lock (up to the database's lock
  * timeout, then an {@link SQLException}).
  */
@@ -54,10 +58,11 @@ final class RecordLocks {
     }
 
     /**
-     * Locks several records of {@code key}, in record-id order: the existing lock rows with one
+     * Locks several records of {@code key}: the existing lock rows, in record-id order, with one
      * statement (an array of ids joined to the table, so each id is a primary-key look-up; an
      * {@code IN} list would not use the index on H2, issue 14 §5), then any missing row is created
-     * one by one as {@link #lock} does.
+     * one by one in record-id order as {@link #lock} does. Callers must be serialized per key (see
+     * the class comment): the two passes together are not one global order.
      */
     static void lockAll(Connection c, SqlDialect dialect, TaskKey key, Collection<String> recordIds) throws SQLException {
         TreeSet<String> ids = new TreeSet<>(recordIds);
