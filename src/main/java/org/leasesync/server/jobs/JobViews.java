@@ -50,10 +50,15 @@ public final class JobViews {
                 putLong(n, "lastCompletedSlot", last);
                 putInstant(n, "lastCompletedAt", state.map(JobStore.State::lastCompletedAtMs).orElse(null));
                 n.set("lease", lease(lease, state));
+                // The runs before the checkpoint: each read sees what was committed when it ran (read
+                // committed), and a run's end and its checkpoint's deletion commit together, so a run
+                // read as ended is never shown beside its stale checkpoint. The other way round, a run
+                // still "running" without a checkpoint, is only the moment of its end.
+                var lastRuns = store.lastRuns(c, job.name(), runsPerJob);
                 Optional<JobStore.Checkpoint> cp = store.checkpoint(c, job.name());
                 n.set("checkpoint", cp.isPresent() ? checkpoint(cp.get()) : NODES.nullNode());
                 ArrayNode runs = n.putArray("lastRuns");
-                store.lastRuns(c, job.name(), runsPerJob).forEach(r -> runs.add(run(r)));
+                lastRuns.forEach(r -> runs.add(run(r)));
                 return n;
             });
             out.add(one);
