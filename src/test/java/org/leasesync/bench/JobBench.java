@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -49,6 +50,8 @@ final class JobBench {
             StandardJobs.PURGE_TOMBSTONES, StandardJobs.RELEASE_STALE_CLAIMS);
     /** Old audit rows the victim's {@code prune-audit} run has to delete, one per batch. */
     private static final int AUDIT_ROWS = 5;
+    /** Times the audit rows are seeded again when a taker finished the victim's run before it paused. */
+    private static final int MAX_RESEEDS = 3;
     /** Wall-clock milliseconds two processes' stamps may disagree by (both truncate to ms). */
     private static final long STAMP_SLACK_MS = 5;
 
@@ -105,6 +108,10 @@ final class JobBench {
                     .map(v -> String.format(Locale.ROOT, "%.0f", v)).collect(Collectors.joining(" ")));
         }
         f.print(names.toArray(String[]::new));
+        if (samples.containsKey("victim_lost_lease_before_pause")) {
+            f.note("jobs: " + samples.get("victim_lost_lease_before_pause").size() + " times a victim lost its lease"
+                    + " before its first batch (a stall past the TTL) and a taker finished its run; rows seeded again");
+        }
         double ttl = s.ttl().toMillis();
         f.ratio("jobs.due_to_started.max_vs_tick", f.median("jobs.due_to_started.max") / tick(s.interval()).toMillis());
         f.ratio("jobs.unprovable.kill_to_takeover.p50_vs_ttl", f.median("jobs.unprovable.kill_to_takeover.p50") / ttl);
@@ -240,7 +247,20 @@ final class JobBench {
         ServerProcess victim = ServerProcess.start(db.url(), null, s.serverJvm(), dir.resolve("server.log"), args, prefix,
                 provable ? Map.of() : Map.of("HOSTNAME", host));
         try {
-            JobTables.PausedRun paused = db.awaitPausedRun(StandardJobs.PRUNE_AUDIT, Duration.ofSeconds(90));
+            // On a loaded machine the victim can stall past its TTL before its first batch commits;
+            // then a taker rightly resumes the run and prunes every row, and nothing pauses. The rows
+            // are seeded again for the victim's next occurrence (bounded; the takeover is counted).
+            Optional<JobTables.PausedRun> waited = db.awaitPausedRun(StandardJobs.PRUNE_AUDIT, Duration.ofSeconds(90));
+            for (int again = 1; waited.isEmpty(); again++) {
+                if (again > MAX_RESEEDS) {
+                    throw new IllegalStateException("the victim's prune-audit run never paused: " + MAX_RESEEDS
+                            + " times a taker finished the job first (the victim lost its lease before its first batch)");
+                }
+                samples.computeIfAbsent("victim_lost_lease_before_pause", x -> new ArrayList<>()).add(1.0);
+                db.seedOldAuditRows(AUDIT_ROWS, System.currentTimeMillis() - Duration.ofDays(8).toMillis());
+                waited = db.awaitPausedRun(StandardJobs.PRUNE_AUDIT, Duration.ofSeconds(90));
+            }
+            JobTables.PausedRun paused = waited.get();
             if (!paused.instanceId().equals(victim.instanceId())) {
                 throw new IllegalStateException("prune-audit paused on " + paused.instanceId() + ", not on the victim "
                         + victim.instanceId());

@@ -99,9 +99,15 @@ final class JobTables implements AutoCloseable {
         }
     }
 
-    /** Waits for a run of {@code job} that is running with one row processed (paused after its first batch). */
-    PausedRun awaitPausedRun(String job, Duration timeout) throws Exception {
+    /**
+     * Waits for a run of {@code job} that is running with one row processed (paused after its first
+     * batch). Empty when, instead, the job finished elsewhere first: no audit row is left and no
+     * checkpoint either — the victim lost its lease before its first batch committed (a stall longer
+     * than the TTL on a loaded machine) and a taker resumed its checkpoint and ran it to the end.
+     */
+    Optional<PausedRun> awaitPausedRun(String job, Duration timeout) throws Exception {
         PausedRun[] found = new PausedRun[1];
+        boolean[] finishedElsewhere = new boolean[1];
         await("a paused run of " + job, timeout, () -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT r.run_id, r.epoch, r.instance_id, r.owner_id FROM"
                     + " job_runs r JOIN job_checkpoints k ON k.run_id = r.run_id WHERE r.job_name = ?"
@@ -113,9 +119,13 @@ final class JobTables implements AutoCloseable {
                     }
                 }
             }
-            return found[0] != null;
+            if (found[0] == null) {
+                finishedElsewhere[0] = single("SELECT COUNT(*) FROM request_audit") == 0
+                        && single("SELECT COUNT(*) FROM job_checkpoints WHERE job_name = ?", job) == 0;
+            }
+            return found[0] != null || finishedElsewhere[0];
         });
-        return found[0];
+        return Optional.ofNullable(found[0]);
     }
 
     /** The owner of a lease key; empty when free or never granted. */
