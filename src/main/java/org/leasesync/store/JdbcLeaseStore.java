@@ -145,15 +145,19 @@ public final class JdbcLeaseStore implements LeaseStore {
      */
     @Override
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        return emptyOnContention(() -> db.query(() -> "grant the lease for " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
-                long nowMs = bindGrant(ps, key, owner, ttl, now);
-                if (db.dialect().recoverably(c, x -> ps.executeUpdate()) != 1) {
-                    return Optional.<LeaseRecord>empty();
+        try {   // the hot path: no wrapping lambda (emptyOnContention) around the statement
+            return db.query(() -> "grant the lease for " + key, c -> {
+                try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
+                    long nowMs = bindGrant(ps, key, owner, ttl, now);
+                    if (db.dialect().executeUpdateRecoverably(c, ps) != 1) {
+                        return Optional.<LeaseRecord>empty();
+                    }
+                    return granted(ps, key, owner, ttl, nowMs);
                 }
-                return granted(ps, key, owner, ttl, nowMs);
-            }
-        }));
+            });
+        } catch (StoreException | BoundConnection.Escape e) {
+            return notGrantedOnContention(e);
+        }
     }
 
     /**
@@ -183,12 +187,17 @@ public final class JdbcLeaseStore implements LeaseStore {
         try {
             return grant.get();
         } catch (StoreException | BoundConnection.Escape e) {
-            if (e.getCause() instanceof SQLException sql
-                    && (db.dialect().isContention(sql) || db.dialect().isDuplicateKey(sql))) {
-                return Optional.empty();
-            }
-            throw e;
+            return notGrantedOnContention(e);
         }
+    }
+
+    /** {@link #emptyOnContention}'s decision: empty when {@code e} is a lost race, else {@code e} rethrown. */
+    private Optional<LeaseRecord> notGrantedOnContention(RuntimeException e) {
+        if (e.getCause() instanceof SQLException sql
+                && (db.dialect().isContention(sql) || db.dialect().isDuplicateKey(sql))) {
+            return Optional.empty();
+        }
+        throw e;
     }
 
     /** {@inheritDoc} True when {@code runs} is a {@link JdbcRunStore} over this store's database object. */
@@ -242,7 +251,7 @@ public final class JdbcLeaseStore implements LeaseStore {
                 ps.setLong(6, seen.epoch());
                 ps.setLong(7, seen.heartbeat());
             }
-            return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1
+            return db.dialect().executeUpdateRecoverably(c, ps) == 1
                     ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
         }
     }
@@ -284,7 +293,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             ps.setLong(3, ttl.toMillis());
             ps.setLong(4, nowMs);
             ps.setString(5, keyText);
-            return db.dialect().recoverably(c, x -> ps.executeUpdate()) == 1;
+            return db.dialect().executeUpdateRecoverably(c, ps) == 1;
         } catch (SQLException e) {
             if (db.dialect().isDuplicateKey(e)) {
                 return false;

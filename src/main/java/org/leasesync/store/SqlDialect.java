@@ -1,6 +1,7 @@
 package org.leasesync.store;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Savepoint;
@@ -120,6 +121,22 @@ public enum SqlDialect {
         }
         c.releaseSavepoint(savepoint);
         return result;
+    }
+
+    /**
+     * {@link #recoverably} for one prepared statement's {@code executeUpdate}, without building a
+     * lambda for it: on H2 and in auto-commit mode the statement simply runs; only inside a
+     * PostgreSQL transaction does it run in a savepoint. For the lease store's grants, which run on
+     * every acquire (docs/benchmarks.md, issue 14 §1, fourth pass).
+     *
+     * @return the statement's update count
+     * @throws SQLException the statement's failure, unchanged (after the rollback to the savepoint)
+     */
+    public int executeUpdateRecoverably(Connection c, PreparedStatement ps) throws SQLException {
+        if (this != POSTGRESQL || c.getAutoCommit()) {
+            return ps.executeUpdate();
+        }
+        return recoverably(c, x -> ps.executeUpdate());
     }
 
     /**
