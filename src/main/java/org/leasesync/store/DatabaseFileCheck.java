@@ -161,8 +161,8 @@ final class DatabaseFileCheck {
 
     /**
      * The bounded step 1 for a file unchanged since a clean close ({@link CleanCloseMarker} matched): no
-     * other process has it open, a store header with a valid checksum names a block inside the file
-     * where a chunk begins, and the file ends with a chunk footer with a valid checksum whose chunk
+     * other process has it open, the newest store header with a valid checksum names a block inside the
+     * file where the chunk it names begins, and the file ends with a chunk footer with a valid checksum whose chunk
      * header is where it says. A handful of reads, whatever the file's size (the full step 1 opens the
      * store read-only and reads the footer slot of every block: ~100,000 reads for 400 MB). False —
      * never "damaged" — when any of it does not hold: the caller then runs the full check.
@@ -182,12 +182,13 @@ final class DatabaseFileCheck {
                 if (h0 == null && h1 == null) {
                     return false;
                 }
-                long headerBlock = Math.max(h0 == null ? -1 : hex(h0, "block"), h1 == null ? -1 : hex(h1, "block"));
+                Map<String, String> newest = h1 == null || (h0 != null && hex(h0, "version") >= hex(h1, "version")) ? h0 : h1;
+                long headerBlock = hex(newest, "block");
                 if (headerBlock < 2 || headerBlock * BLOCK >= size) {
                     return false;
                 }
                 Map<String, String> named = chunkHeader(read(ch, headerBlock * BLOCK, CHUNK_HEADER));
-                if (named == null || hex(named, "block") != headerBlock) {
+                if (named == null || hex(named, "chunk") != hex(newest, "chunk")) {
                     return false;
                 }
                 Map<String, String> footer = checksummed(read(ch, size - FOOTER, FOOTER));

@@ -86,6 +86,14 @@ final class GrowthBench {
             f.print("growth.empty." + what, "growth.big." + what);
             f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
         }
+        for (int kb : CHILD_CACHE_KB) {
+            for (String what : List.of("open", "sync", "heap", "rss")) {
+                String n = "child" + kb / 1024 + "m." + what;
+                f.print("growth.empty." + n, "growth.big." + n);
+                f.ratio("growth." + n + ".big_vs_empty", f.median("growth.big." + n) / f.median("growth.empty." + n));
+                f.ratio("growth." + n + ".big_vs_default_big", f.median("growth.big." + n) / f.median("growth.big.child." + what));
+            }
+        }
         f.print("growth.fill_seconds");
     }
 
@@ -122,8 +130,18 @@ final class GrowthBench {
                 sample(f, p, name + ".heap.aftercount", heapAfterGc(), "MB");
             }
         }
-        child(f, p, name, dir, server, tokens);
+        child(f, p, name, dir, server, tokens, null);
+        for (int kb : CHILD_CACHE_KB) {
+            child(f, p, name, dir, server, tokens, kb);
+        }
     }
+
+    /**
+     * Page cache sizes (KB) tried in extra child JVMs, the {@code CACHE_SIZE} lever of §6: system property
+     * {@code growth.cacheKb}, comma-separated (e.g. {@code -Dbench.jvm=-Dgrowth.cacheKb=8192,4096}); none by default.
+     */
+    static final List<Integer> CHILD_CACHE_KB = java.util.Arrays.stream(System.getProperty("growth.cacheKb", "").split(","))
+            .filter(x -> !x.isBlank()).map(Integer::valueOf).toList();
 
     private static double heapAfterGc() {
         System.gc();
@@ -137,12 +155,16 @@ final class GrowthBench {
 
     /** {@link GrowthChild} on {@code dir}: open, sync, first page, and its RSS, in a JVM of its own. */
     private static void child(Figures f, String p, String name, Path dir, ReferenceServer server,
-                              Map<String, String> tokens) throws Exception {
+                              Map<String, String> tokens, Integer cacheKb) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(CHILD_JVM);
         cmd.addAll(List.of("-Dlogback.configurationFile=logback-bench.xml", "-cp", System.getProperty("java.class.path"),
                 GrowthChild.class.getName(), dir.toString(), server.baseUrl(), tokens.get("alice")));
+        if (cacheKb != null) {
+            cmd.add(cacheKb.toString());
+        }
+        String label = cacheKb == null ? ".child." : ".child" + cacheKb / 1024 + "m.";
         Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         if (!proc.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || proc.exitValue() != 0) {
@@ -155,7 +177,7 @@ final class GrowthBench {
             String[] parts = kv.split("=");
             String unit = parts[0].endsWith("_ms") ? "ms" : "MB";
             String what = parts[0].substring(0, parts[0].lastIndexOf('_'));
-            sample(f, p, name + ".child." + what, Double.parseDouble(parts[1]), unit);
+            sample(f, p, name + label + what, Double.parseDouble(parts[1]), unit);
         }
     }
 

@@ -16,7 +16,8 @@ import org.leasesync.testing.ClientStack;
  * options): opens the directory as the app does, runs one sync of the key and reads the Data tab's
  * first page, then, the store still open, a full GC and a pause, and prints one line
  * {@code growth-child open_ms=.. sync_ms=.. heap_mb=.. rss_mb=..} (RSS from {@code /proc/self/status}).
- * Arguments: the data directory, the server's base URL, alice's token.
+ * Arguments: the data directory, the server's base URL, alice's token, and optionally H2's page cache
+ * size in KB ({@code SET CACHE_SIZE}, right after the open; default: the URL's, 16 MB).
  */
 final class GrowthChild {
 
@@ -29,6 +30,15 @@ final class GrowthChild {
         long t0 = System.nanoTime();
         try (LocalStore store = LocalStore.openFile(dir)) {
             double openMs = (System.nanoTime() - t0) / 1e6;
+            if (args.length > 3) {   // the CACHE_SIZE lever, tried without changing the app's URL
+                int kb = Integer.parseInt(args[3]);
+                store.database().query("set the page cache", c -> {
+                    try (var st = c.createStatement()) {
+                        st.execute("SET CACHE_SIZE " + kb);
+                    }
+                    return null;
+                });
+            }
             try (ClientStack client = new ClientStack(store, args[1], Map.of("alice", args[2]))) {
                 client.keepLeasesAlive();
                 long s0 = System.nanoTime();
