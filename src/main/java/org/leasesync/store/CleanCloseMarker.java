@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * middle of one, a truncating copy, a sync tool replacing it, a disk error H2 noticed while writing —
  * changes at least one of them, so the full check runs again: after every unclean stop, after every
  * change from outside, and on the first start. What the full check would find and this does not:
- * bytes changed in place with the size and the modification time put back by hand (the cheap
- * structural check of step 1 still runs at every start).
+ * bytes changed in place with the size and the modification time put back by hand (a bounded
+ * structural check of the headers and the file's last chunk still runs at every start).
  *
  * <p>Stateless and thread-safe; blocks on file I/O. Never throws: a marker that cannot be written or
  * read only means the full check runs.

@@ -1,13 +1,10 @@
 package org.leasesync.store;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
@@ -36,13 +33,13 @@ final class JdbcResync {
     record Finished(ResyncSummary summary, Set<String> newConflicts) {
     }
 
-    /** A record's state, its payload as a digest; {@code ownEdit}: this device's own edit made it. */
-    private record State(long version, boolean deleted, String digest, boolean ownEdit) {
-        /** Same version and content (who made it does not matter). */
-        boolean sameAs(State other) {
-            return other != null && version == other.version && deleted == other.deleted && digest.equals(other.digest);
-        }
-    }
+    /**
+     * The copy's row {@code p} and the downloaded row {@code l} (both present) hold the same state: same
+     * version and deletion, and the same content unless deleted (who made it does not matter). False
+     * when {@code l} is absent (its columns are then null: {@code NOT NULL} columns otherwise).
+     */
+    private static final String SAME = "l.record_id IS NOT NULL AND p.record_id IS NOT NULL AND p.version = l.version"
+            + " AND p.deleted = l.deleted AND (p.deleted OR p.payload = l.payload)";
 
     private JdbcResync() {
     }
@@ -81,34 +78,12 @@ final class JdbcResync {
                 outboxBefore = rs.getLong(2);
             }
         }
-        Map<String, State> before = states(c, "resync_previous", key);
-        Map<String, State> now = states(c, "local_record", key);
-        int removed = 0;
-        int changed = 0;
-        int added = 0;
-        int lostOwn = 0;
-        for (Map.Entry<String, State> e : before.entrySet()) {
-            State after = now.get(e.getKey());
-            State was = e.getValue();
-            if (was.ownEdit() && !was.sameAs(after)) {
-                lostOwn++;
-            }
-            if (was.deleted()) {
-                continue;
-            }
-            if (after == null || after.deleted()) {
-                removed++;
-            } else if (!after.sameAs(was)) {
-                changed++;
-            }
-        }
-        for (Map.Entry<String, State> e : now.entrySet()) {
-            State old = before.get(e.getKey());
-            if (!e.getValue().deleted() && (old == null || old.deleted())) {
-                added++;
-            }
-        }
-        Set<String> conflicts = markReissuedBases(c, key, outboxBefore, before, now);
+        int[] counts = counts(c, key);
+        int removed = counts[0];
+        int changed = counts[1];
+        int added = counts[2];
+        int lostOwn = counts[3];
+        Set<String> conflicts = markReissuedBases(c, key, outboxBefore);
         int kept;
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND scope = ? AND seq <= ?")) {
@@ -136,34 +111,68 @@ final class JdbcResync {
     }
 
     /**
+     * Removed, changed, new, and own edits lost: the copy ({@code p}) against the downloaded records
+     * ({@code l}), counted by the database in two joins on the primary key, so the memory used does
+     * not grow with the number of records (issue 14 §6; it was two maps of every record's state).
+     * Same as before: a record gone or deleted now that was alive is removed; alive in both with
+     * another version or content is changed; alive now and absent or deleted before is new; an own
+     * edit is lost unless the record has the same version, deletion and (when alive) content.
+     */
+    private static int[] counts(Connection c, TaskKey key) throws SQLException {
+        int[] out = new int[4];
+        try (PreparedStatement ps = c.prepareStatement("SELECT"
+                + " COALESCE(SUM(CASE WHEN NOT p.deleted AND (l.record_id IS NULL OR l.deleted) THEN 1 ELSE 0 END), 0),"
+                + " COALESCE(SUM(CASE WHEN NOT p.deleted AND l.record_id IS NOT NULL AND NOT l.deleted"
+                + "   AND (p.version <> l.version OR p.payload <> l.payload) THEN 1 ELSE 0 END), 0),"
+                + " COALESCE(SUM(CASE WHEN p.own_edit_base IS NOT NULL AND NOT (" + SAME + ") THEN 1 ELSE 0 END), 0)"
+                + " FROM resync_previous p LEFT JOIN local_record l"
+                + " ON l.user_id = p.user_id AND l.scope = p.scope AND l.record_id = p.record_id"
+                + " WHERE p.user_id = ? AND p.scope = ?")) {
+            JdbcLocalData.bindKey(ps, 1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                out[0] = rs.getInt(1);
+                out[1] = rs.getInt(2);
+                out[3] = rs.getInt(3);
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM local_record l LEFT JOIN resync_previous p"
+                + " ON p.user_id = l.user_id AND p.scope = l.scope AND p.record_id = l.record_id"
+                + " WHERE l.user_id = ? AND l.scope = ? AND NOT l.deleted AND (p.record_id IS NULL OR p.deleted)")) {
+            JdbcLocalData.bindKey(ps, 1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                out[2] = rs.getInt(1);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Pending edits made before the download, based on a version the server now holds with other
      * content than this device had at that version (or had not at all): each becomes a conflict with
-     * the server's current state, so the user decides instead of the push overwriting it.
+     * the server's current state, so the user decides instead of the push overwriting it. Reads only
+     * the pending edits that qualify (joined with their record's two states in the database).
      */
-    private static Set<String> markReissuedBases(Connection c, TaskKey key, long outboxBefore, Map<String, State> before,
-                                                 Map<String, State> now) throws SQLException {
-        Set<String> marked = new LinkedHashSet<>();
-        Map<String, String> recordOf = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT change_id, record_id, base_version FROM outbox"
-                + " WHERE user_id = ? AND scope = ? AND state = 'pending' AND seq <= ? AND base_version > 0")) {
+    private static Set<String> markReissuedBases(Connection c, TaskKey key, long outboxBefore) throws SQLException {
+        Map<String, String> recordOf = new LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT o.change_id, o.record_id FROM outbox o"
+                + " JOIN local_record l ON l.user_id = o.user_id AND l.scope = o.scope AND l.record_id = o.record_id"
+                + " LEFT JOIN resync_previous p ON p.user_id = o.user_id AND p.scope = o.scope AND p.record_id = o.record_id"
+                + " WHERE o.user_id = ? AND o.scope = ? AND o.state = 'pending' AND o.seq <= ? AND o.base_version > 0"
+                + " AND l.version = o.base_version AND NOT (" + SAME + ") ORDER BY o.seq")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setLong(3, outboxBefore);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    State server = now.get(rs.getString(2));
-                    State had = before.get(rs.getString(2));
-                    long base = rs.getLong(3);
-                    if (server != null && server.version() == base && !server.sameAs(had)) {
-                        marked.add(rs.getString(1));
-                        recordOf.put(rs.getString(1), rs.getString(2));
-                    }
+                    recordOf.put(rs.getString(1), rs.getString(2));
                 }
             }
         }
-        for (String changeId : marked) {
-            conflictWithLocalRecord(c, key, changeId, recordOf.get(changeId));
+        for (Map.Entry<String, String> e : recordOf.entrySet()) {
+            conflictWithLocalRecord(c, key, e.getKey(), e.getValue());
         }
-        return marked;
+        return new LinkedHashSet<>(recordOf.keySet());
     }
 
     private static void conflictWithLocalRecord(Connection c, TaskKey key, String changeId, String recordId)
@@ -190,33 +199,6 @@ final class JdbcResync {
             JdbcLocalData.bindKey(ps, 4, key);
             ps.setString(6, changeId);
             ps.executeUpdate();
-        }
-    }
-
-    private static Map<String, State> states(Connection c, String table, TaskKey key) throws SQLException {
-        Map<String, State> out = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, own_edit_base FROM "
-                + table + " WHERE user_id = ? AND scope = ?")) {
-            JdbcLocalData.bindKey(ps, 1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    boolean deleted = rs.getBoolean(3);
-                    String digest = deleted ? "" : digest(rs.getString(4));
-                    rs.getLong(5);
-                    boolean ownEdit = !rs.wasNull();
-                    out.put(rs.getString(1), new State(rs.getLong(2), deleted, digest, ownEdit));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static String digest(String payload) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(payload.getBytes(StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(d);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 missing from the JDK", e);
         }
     }
 

@@ -39,7 +39,10 @@ import org.leasesync.testing.ClientStack;
  *       in-process reference server (and pushes nothing), with its retention prune;</li>
  *   <li>{@code datatab}: the Data tab's first page and record count.</li>
  * </ul>
- * Memory is the heap in use after a full GC with the store open, per directory, in this JVM.
+ * Memory is the heap in use after a full GC with the store open, per directory, in this JVM (after
+ * the sync and the first page, as the app; and after the bench's own {@code COUNT(*)}, the figure
+ * before branch i14n), and, per directory and round, the open, sync, heap and RSS of a child JVM with
+ * the app's heap options that opens the directory alone ({@link GrowthChild}).
  */
 final class GrowthBench {
 
@@ -78,9 +81,18 @@ final class GrowthBench {
                 }
             }
         }
-        for (String what : List.of("open", "open.fullcheck", "sync", "datatab", "count", "heap")) {
+        for (String what : List.of("open", "open.fullcheck", "sync", "datatab", "count", "heap",
+                "heap.aftercount", "child.open", "child.sync", "child.heap", "child.rss")) {
             f.print("growth.empty." + what, "growth.big." + what);
             f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
+        }
+        for (int kb : CHILD_CACHE_KB) {
+            for (String what : List.of("open", "sync", "heap", "rss")) {
+                String n = "child" + kb / 1024 + "m." + what;
+                f.print("growth.empty." + n, "growth.big." + n);
+                f.ratio("growth." + n + ".big_vs_empty", f.median("growth.big." + n) / f.median("growth.empty." + n));
+                f.ratio("growth." + n + ".big_vs_default_big", f.median("growth.big." + n) / f.median("growth.big.child." + what));
+            }
         }
         f.print("growth.fill_seconds");
     }
@@ -107,16 +119,65 @@ final class GrowthBench {
                 long d0 = System.nanoTime();
                 int page = edits.recordsPage(KEY, Optional.empty(), 201).size();   // what the Data tab reads
                 sample(f, p, name + ".datatab", (System.nanoTime() - d0) / 1e6, "ms");
+                sample(f, p, name + ".heap", heapAfterGc(), "MB");   // what the app has done: open, sync, first page
                 long c0 = System.nanoTime();
                 long count = edits.recordCount(KEY);   // what it read before issue 14 (all records; now only counted)
                 sample(f, p, name + ".count", (System.nanoTime() - c0) / 1e6, "ms");
                 if (page == 0 || count < page) {
                     throw new IllegalStateException(name + ": the data tab read " + page + " of " + count);
                 }
-                System.gc();
-                Runtime rt = Runtime.getRuntime();
-                sample(f, p, name + ".heap", (rt.totalMemory() - rt.freeMemory()) / 1e6, "MB");
+                // the figure before i14n: after the bench's own COUNT(*), which reads every record into H2's page cache
+                sample(f, p, name + ".heap.aftercount", heapAfterGc(), "MB");
             }
+        }
+        child(f, p, name, dir, server, tokens, null);
+        for (int kb : CHILD_CACHE_KB) {
+            child(f, p, name, dir, server, tokens, kb);
+        }
+    }
+
+    /**
+     * Page cache sizes (KB) tried in extra child JVMs, the {@code CACHE_SIZE} lever of §6: system property
+     * {@code growth.cacheKb}, comma-separated (e.g. {@code -Dbench.jvm=-Dgrowth.cacheKb=8192,4096}); none by default.
+     */
+    static final List<Integer> CHILD_CACHE_KB = java.util.Arrays.stream(System.getProperty("growth.cacheKb", "").split(","))
+            .filter(x -> !x.isBlank()).map(Integer::valueOf).toList();
+
+    private static double heapAfterGc() {
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        return (rt.totalMemory() - rt.freeMemory()) / 1e6;
+    }
+
+    /** Options of the child JVM: the app's heap options (jlink/config.sh). */
+    static final List<String> CHILD_JVM = List.of("-Xms16m", "-Xmx256m", "-XX:MinHeapFreeRatio=10",
+            "-XX:MaxHeapFreeRatio=30", "-XX:+UseSerialGC", "-Xss512k");
+
+    /** {@link GrowthChild} on {@code dir}: open, sync, first page, and its RSS, in a JVM of its own. */
+    private static void child(Figures f, String p, String name, Path dir, ReferenceServer server,
+                              Map<String, String> tokens, Integer cacheKb) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(CHILD_JVM);
+        cmd.addAll(List.of("-Dlogback.configurationFile=logback-bench.xml", "-cp", System.getProperty("java.class.path"),
+                GrowthChild.class.getName(), dir.toString(), server.baseUrl(), tokens.get("alice")));
+        if (cacheKb != null) {
+            cmd.add(cacheKb.toString());
+        }
+        String label = cacheKb == null ? ".child." : ".child" + cacheKb / 1024 + "m.";
+        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!proc.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || proc.exitValue() != 0) {
+            proc.destroyForcibly();
+            throw new IllegalStateException(name + ": the child JVM failed: " + out);
+        }
+        String line = out.lines().filter(l -> l.startsWith("growth-child ")).findFirst()
+                .orElseThrow(() -> new IllegalStateException(name + ": no figures from the child JVM: " + out));
+        for (String kv : line.substring("growth-child ".length()).split(" ")) {
+            String[] parts = kv.split("=");
+            String unit = parts[0].endsWith("_ms") ? "ms" : "MB";
+            String what = parts[0].substring(0, parts[0].lastIndexOf('_'));
+            sample(f, p, name + label + what, Double.parseDouble(parts[1]), unit);
         }
     }
 

@@ -3,8 +3,11 @@ package org.leasesync.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.sql.PreparedStatement;
 import org.junit.jupiter.api.Test;
@@ -75,5 +78,35 @@ class CleanCloseMarkerTest {
         assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
         assertThat(DamagedFiles.sha256(file)).isEqualTo(damaged);   // checking never writes
+    }
+
+    @Test
+    void aMatchingMarkerDoesNotHideAnEndOrHeaderThatNoLongerReadsAsClosed() throws Exception {
+        Path file = fileWithRows(2_000);
+        FileTime closedAt = Files.getLastModifiedTime(file);
+        assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.INTACT);   // the bounded check
+        String intact = DamagedFiles.sha256(file);
+
+        // Both store headers overwritten in place, size and time put back: the marker still matches, the
+        // bounded check does not pass, so the full structural check runs and refuses the file.
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[8192]), 0);
+        }
+        Files.setLastModifiedTime(file, closedAt);
+        assertThat(CleanCloseMarker.matches(file)).isTrue();
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
+        assertThat(DamagedFiles.sha256(file)).isNotEqualTo(intact);
+    }
+
+    @Test
+    void aFileAnotherProcessMayHaveOpenIsNotTakenAsClosedWhileThisProcessHoldsIt() throws Exception {
+        Path file = fileWithRows(10);
+        try (Database db = Database.openFile(dir)) {
+            // opening writes nothing, so the marker still matches; the file is locked: not checked, in use
+            assertThat(CleanCloseMarker.matches(file)).isTrue();
+            assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.IN_USE);
+            db.query("read", c -> null);
+        }
     }
 }
