@@ -197,7 +197,8 @@ class SettingsDialogUiTest {
         trayStart.join(20_000);
         // opened again (here from the tray): the token is not in any field or label, the hint says one is saved
         tray.menu.settings().run();
-        waitUntil("the dialog is open again", this::dialogShowing);
+        // showing is not yet looked up: the dialog's scene joins the robot's windows a pulse later
+        waitUntil("the dialog is open again", () -> dialogShowing() && robot.lookup("#settings-token").tryQuery().isPresent());
         TextInputControl token = robot.lookup("#settings-token").queryAs(TextInputControl.class);
         assertThat(token.getText()).isEmpty();
         assertThat(token.getPromptText()).isEqualTo("A token is saved; leave empty to keep it");
