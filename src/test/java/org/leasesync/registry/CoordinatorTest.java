@@ -137,6 +137,40 @@ class CoordinatorTest extends CoordinatorFixture {
         assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
     }
 
+    /**
+     * Regression (ChaosShortRunTest, seed 20261130): a trigger read the lease row while its holder was
+     * alive, then its database calls stalled while the holder was killed; it joined the dead run 3.6 s
+     * after the kill. The join now asks the registry once more, which reads the row again and takes
+     * the key over from the holder that is provably dead by then.
+     */
+    @Test
+    void aHolderThatDiesBetweenTheHeldAnswerAndTheJoinIsTakenOverInsteadOfJoined() throws Exception {
+        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
+                OwnerLiveness.neverProvable());
+        HeldLease held = other.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        AtomicInteger asked = new AtomicInteger();
+        OwnerLiveness diesAfterFirstLook = owner -> {
+            if (asked.getAndIncrement() == 0) {
+                time.elapse(java.time.Duration.ofSeconds(1));   // the stall after the read: the holder dies meanwhile
+                return false;
+            }
+            return true;
+        };
+        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("test", ProcessHandle.current().pid(), 1, "a"),
+                TTL, time, diesAfterFirstLook);
+        Coordinator c = new Coordinator(registry, store.runs(), ctx -> RunOutcome.succeeded(), workers,
+                new LeaseKeeper(registry), null, null);
+
+        SubmitResult r = c.submit(KEY, TaskSource.SCHEDULE);
+
+        assertThat(r).as("a trigger after the holder died must not join its run").isInstanceOfSatisfying(
+                SubmitResult.Started.class, s -> assertThat(s.handle().epoch()).isEqualTo(2));
+        assertThat(asked.get()).isEqualTo(2);
+        assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).isEmpty();
+    }
+
     @Test
     void aTriggerWhileAnotherProcessReleasesItsFinishedRunStartsANewRunInsteadOfJoiningTheOldOne() throws Exception {
         TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
