@@ -14,7 +14,9 @@ import java.util.Optional;
  *   <li>a run of another process ({@link #acquireOrJoinRemote}): the trigger is recorded on that
  *       process's run record. A holder between its grant and that record (milliseconds) is waited
  *       for, a bounded number of polls (about 2 s), so the join lands on the run; a holder that was
- *       finishing frees the key, which is then taken here.</li>
+ *       finishing frees the key, which is then taken here. Before joining, the key is asked for once
+ *       more, so a holder that died after the "held" answer (while this process's database calls
+ *       stalled) is taken over instead of joined.</li>
  * </ul>
  *
  * <p>Thread-safe; called under the key's monitor. Blocks on the run store, and on the polls.
