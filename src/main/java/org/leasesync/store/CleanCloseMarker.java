@@ -7,7 +7,6 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -25,12 +24,16 @@ import org.slf4j.LoggerFactory;
  * <p>After the last connection of this process closed the file and no other process has it open,
  * {@link #writeIfAtRest} records the file's identity next to it ({@code leasesync.mv.db.clean}): its
  * size, its last-modified time in nanoseconds and its file key (inode). {@link #matches} is true only
- * when all three are unchanged. Any write to the file — leasesync's own next session once it writes (opening alone does not), a crash in the
- * middle of one, a truncating copy, a sync tool replacing it, a disk error H2 noticed while writing —
- * changes at least one of them, so the full check runs again: after every unclean stop, after every
- * change from outside, and on the first start. What the full check would find and this does not:
- * bytes changed in place with the size and the modification time put back by hand (a bounded
- * structural check of the headers and the file's last chunk still runs at every start).
+ * when all three are unchanged. The marker is removed when leasesync opens the file, before H2 can
+ * write to it ({@link #remove}), and written again only by a close after which no process has it open
+ * — and not at all when the session saw the file damaged or a write refused ({@link Database#close}).
+ * So the full check runs again after every unclean stop (whatever the file system's timestamp
+ * resolution), after every change from outside (a truncating copy, a sync tool replacing it: size,
+ * time or inode change), and on the first start. The identity is the one of the file H2 writes: a
+ * symbolic link is followed. What the full check would find and this does not: bytes changed in place
+ * with the size and the modification time put back by hand (a bounded structural check of the
+ * headers, the newest chunk's header and footer, and the file's last chunk still runs at every start,
+ * and H2's own open reads the newest chunk's metadata; damage it finds there is reported as damage).
  *
  * <p>Stateless and thread-safe; blocks on file I/O. Never throws: a marker that cannot be written or
  * read only means the full check runs.
@@ -47,23 +50,57 @@ final class CleanCloseMarker {
         return file.resolveSibling(file.getFileName() + ".clean");
     }
 
-    /** Records {@code file}'s identity if it exists and no process has it open; else removes any marker. */
+    /**
+     * Records {@code file}'s identity if it exists and no process has it open; else removes any marker.
+     * The identity is read and written while this process holds a shared lock on the file, so no other
+     * process can open it for writing in between.
+     */
     static void writeIfAtRest(Path file) {
         Path marker = markerOf(file);
         try {
-            if (!Files.exists(file) || inUse(file)) {
+            if (!Files.exists(file)) {
                 Files.deleteIfExists(marker);
                 return;
             }
-            Path tmp = marker.resolveSibling(marker.getFileName() + ".tmp");
-            Files.writeString(tmp, identity(file).orElseThrow(), StandardCharsets.UTF_8);
-            try {
-                Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                FileLock lock;
+                try {
+                    lock = ch.tryLock(0, Long.MAX_VALUE, true);
+                } catch (OverlappingFileLockException e) {
+                    lock = null;   // this process still has it open
+                }
+                if (lock == null) {
+                    Files.deleteIfExists(marker);
+                    return;
+                }
+                try {
+                    Path tmp = marker.resolveSibling(marker.getFileName() + ".tmp");
+                    Files.writeString(tmp, identity(file).orElseThrow(), StandardCharsets.UTF_8);
+                    try {
+                        Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (AtomicMoveNotSupportedException e) {
+                        Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                } finally {
+                    lock.release();
+                }
             }
         } catch (IOException | RuntimeException e) {
             log.debug("could not record the clean close of {}", file, e);
+            remove(file);
+        }
+    }
+
+    /**
+     * Removes {@code file}'s marker, if any: done when the file is opened for writing (so a crash of
+     * that session can never leave a matching marker, however coarse the file system's timestamps),
+     * and at a close after the session saw the file damaged or a write refused.
+     */
+    static void remove(Path file) {
+        try {
+            Files.deleteIfExists(markerOf(file));
+        } catch (IOException | RuntimeException e) {
+            log.debug("could not remove the clean-close marker of {}", file, e);
         }
     }
 
@@ -82,24 +119,12 @@ final class CleanCloseMarker {
     }
 
     private static Optional<String> identity(Path file) throws IOException {
-        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        // The identity of the file H2 writes: a symbolic link's own never changes when its target is written.
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
         if (a.fileKey() == null) {
             return Optional.empty();   // no inode on this file system: never trusted
         }
         return Optional.of("size=" + a.size() + "\nmodifiedNanos=" + a.lastModifiedTime().to(TimeUnit.NANOSECONDS)
                 + "\nfileKey=" + a.fileKey() + "\n");
-    }
-
-    private static boolean inUse(Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            FileLock lock = ch.tryLock(0, Long.MAX_VALUE, true);
-            if (lock == null) {
-                return true;
-            }
-            lock.release();
-            return false;
-        } catch (OverlappingFileLockException e) {
-            return true;   // this process still has it open
-        }
     }
 }

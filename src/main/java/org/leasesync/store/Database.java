@@ -62,6 +62,11 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private final String description;
     /** Why H2 closed the database (a refused write), once that happened. */
     private volatile String closedBecause;
+    /**
+     * Set once a statement of this session found the file damaged or had a write refused: its close
+     * then records no clean close, so the next start runs the full check ({@link CleanCloseMarker}).
+     */
+    private volatile boolean fileSuspect;
 
     /**
      * How long work is retried when the shared file's host process went away (H2's automatic mixed
@@ -123,10 +128,17 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         // A lock file left by a host that provably died is taken over at once instead of after H2's 4-6 s wait.
         StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
+        CleanCloseMarker.remove(file);   // from here on H2 may write: only a clean close records it again
         Database db = openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
         UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
         StaleLockFile.recordHost(dir, ThisProcess.OWNER);
-        db.afterClose = () -> CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
+        db.afterClose = () -> {
+            if (db.fileSuspect || db.closedBecause != null) {
+                CleanCloseMarker.remove(file);   // the next start checks the whole file again
+            } else {
+                CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
+            }
+        };
         return db;
     }
 
@@ -446,6 +458,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private StoreException failure(String what, SQLException e) {
         Optional<String> writeFailure = StoreFailures.writeFailure(e);
         if (writeFailure.isPresent()) {
+            fileSuspect = true;
             closedBecause = writeFailure.get();
             log.debug("could not {} in {}", what, description, e);
             return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
@@ -458,6 +471,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
                     + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
         }
         if (StoreFailures.isCorrupt(e)) {
+            fileSuspect = true;
             return new StoreException("could not " + what + " in " + description + ": the file is damaged ("
                     + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
                     + "(keep the copy) to start with an empty one.", e);

@@ -162,8 +162,10 @@ final class DatabaseFileCheck {
     /**
      * The bounded step 1 for a file unchanged since a clean close ({@link CleanCloseMarker} matched): no
      * other process has it open, the newest store header with a valid checksum names a block inside the
-     * file where the chunk it names begins, and the file ends with a chunk footer with a valid checksum whose chunk
-     * header is where it says. A handful of reads, whatever the file's size (the full step 1 opens the
+     * file where the chunk it names begins and, at that chunk's end, its footer with a valid checksum,
+     * and the file ends with a chunk footer with a valid checksum whose chunk header is where it says.
+     * The pages inside the newest chunk are not read here: H2's own open reads its metadata next, and
+     * damage it finds there is reported as damage ({@link Database#openFile}). A handful of reads, whatever the file's size (the full step 1 opens the
      * store read-only and reads the footer slot of every block: ~100,000 reads for 400 MB). False —
      * never "damaged" — when any of it does not hold: the caller then runs the full check.
      */
@@ -189,6 +191,14 @@ final class DatabaseFileCheck {
                 }
                 Map<String, String> named = chunkHeader(read(ch, headerBlock * BLOCK, CHUNK_HEADER));
                 if (named == null || hex(named, "chunk") != hex(newest, "chunk")) {
+                    return false;
+                }
+                long namedEnd = (headerBlock + hex(named, "len")) * BLOCK;   // the named chunk is whole: its footer
+                Map<String, String> namedFooter = namedEnd > headerBlock * BLOCK && namedEnd <= size
+                        ? checksummed(read(ch, namedEnd - FOOTER, FOOTER)) : null;
+                if (namedFooter == null || hex(namedFooter, "chunk") != hex(named, "chunk")
+                        || hex(namedFooter, "len") != hex(named, "len")
+                        || hex(namedFooter, "version") != hex(named, "version")) {
                     return false;
                 }
                 Map<String, String> footer = checksummed(read(ch, size - FOOTER, FOOTER));

@@ -103,10 +103,103 @@ class CleanCloseMarkerTest {
     void aFileAnotherProcessMayHaveOpenIsNotTakenAsClosedWhileThisProcessHoldsIt() throws Exception {
         Path file = fileWithRows(10);
         try (Database db = Database.openFile(dir)) {
-            // opening writes nothing, so the marker still matches; the file is locked: not checked, in use
-            assertThat(CleanCloseMarker.matches(file)).isTrue();
+            // the marker is removed at the open, before H2 may write; the file is locked: not checked, in use
+            assertThat(CleanCloseMarker.markerOf(file)).doesNotExist();
             assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.IN_USE);
             db.query("read", c -> null);
+        }
+        assertThat(CleanCloseMarker.matches(file)).isTrue();
+    }
+
+    /**
+     * Review finding: the marker recorded a symbolic link's own identity, which no write through the
+     * link changes, so after one clean close every start — after crashes too — skipped the full check.
+     */
+    @Test
+    void aChangeOfASymlinkedFilesTargetVoidsTheMarker() throws Exception {
+        Path file = fileWithRows(2_000);
+        Path elsewhere = Files.createDirectories(dir.resolve("disk2")).resolve("leasesync.mv.db");
+        Files.move(file, elsewhere);
+        Files.createSymbolicLink(file, elsewhere);
+        try (Database db = Database.openFile(dir)) {
+            db.query("read", c -> null);
+        }
+        assertThat(CleanCloseMarker.matches(file)).isTrue();
+        DamagedFiles.OVERWRITTEN_IN_THE_MIDDLE.damage(elsewhere);
+        assertThat(CleanCloseMarker.matches(file)).isFalse();
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
+    }
+
+    /**
+     * Review finding: a session whose read found the file damaged still recorded a clean close, so the
+     * next start skipped the full check and called the file intact.
+     */
+    @Test
+    void aSessionThatFoundTheFileDamagedDoesNotRecordACleanClose() throws Exception {
+        Path file = fileWithRows(2_000);
+        long liveBlock = DamagedFiles.middleBlockOfLiveData(file);
+        try (Database db = Database.openFile(dir)) {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                byte[] junk = new byte[4096];
+                java.util.Arrays.fill(junk, (byte) 0x5a);
+                ch.write(ByteBuffer.wrap(junk), liveBlock * 4096);
+            }
+            assertThatThrownBy(() -> db.query("read every record", c -> {
+                try (var st = c.createStatement(); var rs = st.executeQuery("SELECT * FROM local_record")) {
+                    while (rs.next()) {
+                        rs.getString("payload");
+                    }
+                }
+                return null;
+            })).isInstanceOf(StoreException.class).hasMessageContaining("the file is damaged");
+        }
+        assertThat(CleanCloseMarker.markerOf(file)).doesNotExist();
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
+    }
+
+    /**
+     * Review finding: the bounded check did not read the newest chunk beyond its header line. With its
+     * pages overwritten in place (size and time put back, so the marker matches) the file must still be
+     * refused as damaged — by the check or by H2's own open right after it — and left as it was.
+     */
+    @Test
+    void theNewestChunkDamagedInPlaceIsStillReportedAsDamageWhileTheMarkerMatches() throws Exception {
+        Path file = fileWithRows(2_000);
+        FileTime closedAt = Files.getLastModifiedTime(file);
+        damageNewestChunkPages(file);
+        Files.setLastModifiedTime(file, closedAt);
+        assertThat(CleanCloseMarker.matches(file)).isTrue();
+        String damaged = DamagedFiles.sha256(file);
+        assertThatThrownBy(() -> Database.openFile(dir).close()).isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
+        assertThat(DamagedFiles.sha256(file)).isEqualTo(damaged);
+    }
+
+    /** Overwrites the newest chunk's pages, keeping its header line and its footer. */
+    private static void damageNewestChunkPages(Path file) throws Exception {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            java.util.Map<String, String> newest = null;
+            for (int h = 0; h < 2; h++) {
+                ByteBuffer b = ByteBuffer.allocate(4096);
+                ch.read(b, h * 4096L);
+                java.util.Map<String, String> m = DatabaseFileCheck.checksummed(b.array());
+                if (m != null && (newest == null || Long.parseLong(m.get("version"), 16) > Long.parseLong(newest.get("version"), 16))) {
+                    newest = m;
+                }
+            }
+            long block = Long.parseLong(newest.get("block"), 16);
+            ByteBuffer hb = ByteBuffer.allocate(1024);
+            ch.read(hb, block * 4096);
+            java.util.Map<String, String> chunk = DatabaseFileCheck.chunkHeader(hb.array());
+            long len = Long.parseLong(chunk.get("len"), 16);
+            int headerLine = new String(hb.array(), java.nio.charset.StandardCharsets.ISO_8859_1).indexOf('\n') + 1;
+            long from = block * 4096 + headerLine;
+            long to = (block + len) * 4096 - 128;
+            byte[] junk = new byte[(int) (to - from)];
+            java.util.Arrays.fill(junk, (byte) 0x5a);
+            ch.write(ByteBuffer.wrap(junk), from);
         }
     }
 }
