@@ -22,6 +22,7 @@ import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.leasesync.registry.StoreException;
 import org.leasesync.store.UnacknowledgedWrite.Chunk;
+import org.leasesync.store.UnacknowledgedWrite.Named;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -281,8 +282,14 @@ final class DatabaseFileCheck {
             }
         }
         long newest = Math.max(newestComplete, headerVersion);
+        List<Named> named = new ArrayList<>();
+        for (Map<String, String> h : java.util.Arrays.asList(h0, h1)) {
+            if (h != null) {
+                named.add(new Named(hex(h, "chunk"), hex(h, "block")));
+            }
+        }
         boolean unacknowledged = openedVersion < newest
-                && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, headerBlock);
+                && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, named);
         if (unacknowledged) {
             log.info("H2 opens version {} of {} and ignores version {}: a write whose commit never returned (the "
                     + "process ended before H2 wrote the store header naming it)", openedVersion, ch, newest);

@@ -15,9 +15,15 @@ import java.util.Optional;
  * chunk that the header does not name and nothing else reaches; its commit never returned. That
  * state is exactly: one complete chunk newer than the opened state and no other; it is the chunk
  * written right after the opened one (the next chunk id); the header names nothing newer than the
- * opened state; and H2 cannot reach the chunk (not the header's block, not where the opened chunk
- * said the next one would be, not the last chunk in the file). Anything else newer than what H2
- * opens is saved data H2 would drop.
+ * opened state; and H2 cannot reach the chunk (no store header names it — its id at its block —, it
+ * is not where the opened chunk said the next one would be, not the last chunk in the file).
+ * Anything else newer than what H2 opens is saved data H2 would drop.
+ *
+ * <p>The chunk may lie in the very blocks of the chunk the (stale) header still names: H2 writes
+ * the header lazily, so it can name a chunk older than the opened one; once that chunk's pages are
+ * all superseded H2 frees its space and may put the next chunk there, and only then rewrites the
+ * header. H2 reads a header's block only as the chunk the header names (it checks the chunk id in
+ * the chunk's header and footer), so the new chunk there is not reached through the header.
  *
  * <p>This relies on H2 naming the chunk just written in the header it writes after it; H2 2.5.252
  * named the one before and so lost acknowledged commits on {@code kill -9}
@@ -37,10 +43,10 @@ final class UnacknowledgedWrite {
      * @param complete every complete chunk found in the file (any order)
      * @param openedVersion the version H2's read-only open ends at
      * @param headerVersion the newest version a valid store header names, or -1
-     * @param headerBlock the block that header names, or -1
+     * @param named the chunk each valid store header names (one or two; none when neither is valid)
      * @return true when everything newer than {@code openedVersion} is one unacknowledged write
      */
-    static boolean explains(List<Chunk> complete, long openedVersion, long headerVersion, long headerBlock) {
+    static boolean explains(List<Chunk> complete, long openedVersion, long headerVersion, List<Named> named) {
         if (headerVersion > openedVersion) {
             return false;   // the header names a newer state: it was saved, and H2 cannot read it
         }
@@ -54,10 +60,19 @@ final class UnacknowledgedWrite {
         if (opened.isEmpty()) {
             return false;
         }
-        boolean reachable = unfinished.block() == headerBlock
+        boolean reachable = named.stream().anyMatch(n -> n.id() == unfinished.id() && n.block() == unfinished.block())
                 || opened.get().next() == unfinished.block()
                 || complete.stream().noneMatch(c -> c.endBlock() > unfinished.endBlock());
         return !reachable;
+    }
+
+    /**
+     * The chunk a store header names.
+     *
+     * @param id the chunk id (the header's {@code chunk})
+     * @param block its first block (the header's {@code block})
+     */
+    record Named(long id, long block) {
     }
 
     /**

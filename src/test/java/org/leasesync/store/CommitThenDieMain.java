@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import org.h2.mvstore.MVStore;
 
 /**
  * Child process for {@link KillAfterAcknowledgedCommitTest}: opens the database in a data directory
@@ -17,7 +19,11 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>Args: data directory, first id, count, acknowledgement file, and optionally a file to copy
  * the store header (the file's first two blocks) into just before the last commit — so a test can
- * put it back and get the file a kill between H2's chunk write and its header write leaves.
+ * put it back and get the file a kill between H2's chunk write and its header write leaves — and
+ * optionally a {@link KillOutcome}: then the child commits until a row's commit made H2 rewrite the
+ * store header and a kill between that commit's chunk write and its header write would have the
+ * outcome asked for, copies the header as it was just before that commit and ends there (that row
+ * is the last one acknowledged); exit code 3 when none of the {@code count} commits did.
  */
 public final class CommitThenDieMain {
 
@@ -30,6 +36,8 @@ public final class CommitThenDieMain {
         int count = Integer.parseInt(args[2]);
         Path acked = Path.of(args[3]);
         Path headerBeforeLast = args.length > 4 ? Path.of(args[4]) : null;
+        KillOutcome wanted = args.length > 5 ? KillOutcome.valueOf(args[5]) : null;
+        Path file = dataDir.resolve("leasesync.mv.db");
         Database db = Database.openFile(dataDir);
         db.query("prepare", c -> {
             try (var st = c.createStatement()) {
@@ -51,15 +59,11 @@ public final class CommitThenDieMain {
                 }
                 return null;
             });
-            if (headerBeforeLast != null && id == first + count - 1) {
-                try (FileChannel ch = FileChannel.open(dataDir.resolve("leasesync.mv.db"), StandardOpenOption.READ)) {
-                    ByteBuffer header = ByteBuffer.allocate(2 * 4096);
-                    while (header.hasRemaining() && ch.read(header, header.position()) > 0) {
-                        // read both header blocks
-                    }
-                    Files.write(headerBeforeLast, header.array());
-                }
+            byte[] headerBefore = readHeader(file);   // nothing else writes: WRITE_DELAY=0, no background writer
+            if (headerBeforeLast != null && wanted == null && id == first + count - 1) {
+                Files.write(headerBeforeLast, headerBefore);
             }
+            Path acknowledgedState = wanted == null ? null : copy(file, null, dataDir.resolveSibling("acknowledged-state.mv.db"));
             db.transaction("insert an acknowledged row", c -> {
                 try (var ps = c.prepareStatement("INSERT INTO crash_probe (id, v) VALUES (?, 'acked')")) {
                     ps.setInt(1, i);
@@ -69,7 +73,80 @@ public final class CommitThenDieMain {
             });
             Files.writeString(acked, "ACKED " + id + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND, StandardOpenOption.SYNC);
+            if (wanted != null && !Arrays.equals(readHeader(file), headerBefore)) {
+                Path killed = copy(file, headerBefore, dataDir.resolveSibling("killed-state.mv.db"));
+                KillOutcome outcome = KillOutcome.of(killed, acknowledgedState);
+                Files.delete(killed);
+                if (outcome == wanted) {
+                    Files.delete(acknowledgedState);
+                    Files.write(headerBeforeLast, headerBefore);
+                    Runtime.getRuntime().halt(137);
+                }
+            }
+            if (acknowledgedState != null) {
+                Files.delete(acknowledgedState);
+            }
+        }
+        if (wanted != null) {
+            System.out.println("no commit of " + count + " left the file " + wanted + (wanted == KillOutcome.ACKNOWLEDGED_LOST
+                    ? " (if H2 no longer loses an acknowledged commit in this window, the case is gone)" : ""));
+            System.out.flush();
+            Runtime.getRuntime().halt(3);
         }
         Runtime.getRuntime().halt(137);   // no shutdown hook, no close: like kill -9
+    }
+
+    /** Both store header blocks (the file's first 8 KiB) as they are on disk now. */
+    static byte[] readHeader(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer header = ByteBuffer.allocate(2 * 4096);
+            while (header.hasRemaining() && ch.read(header, header.position()) > 0) {
+                // read both header blocks
+            }
+            return header.array();
+        }
+    }
+
+    /** A copy of {@code file} (with {@code header} as its first blocks when not null) at {@code to}. */
+    private static Path copy(Path file, byte[] header, Path to) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        if (header != null) {
+            System.arraycopy(header, 0, bytes, 0, header.length);
+        }
+        return Files.write(to, bytes);
+    }
+
+    /**
+     * What H2 makes of the file a kill between a commit's chunk write and its store-header write
+     * leaves. Which it is depends on where H2 put the chunk: over freed space that the stale header or
+     * the chain of chunks written after it still pointed at, or elsewhere.
+     */
+    enum KillOutcome {
+        /** H2 opens the state the last acknowledged commit saved: the file is healthy. */
+        NOTHING_ACKNOWLEDGED_LOST,
+        /**
+         * H2 opens an older state: the interrupted commit's chunk overwrote a freed chunk that H2
+         * needs to reach the acknowledged one (seen with H2 2.4.240: the chunk the stale header names,
+         * or one in the chain after it). A real kill at that instant loses acknowledged commits.
+         */
+        ACKNOWLEDGED_LOST,
+        /** H2 opens the interrupted commit's state (its chunk is reachable without the header). */
+        INTERRUPTED_COMMIT_READ;
+
+        /**
+         * @param killed the file as the kill leaves it
+         * @param acknowledged the file as it was when the last commit before returned
+         */
+        static KillOutcome of(Path killed, Path acknowledged) {
+            int c = Long.compare(openedVersion(killed), openedVersion(acknowledged));
+            return c == 0 ? NOTHING_ACKNOWLEDGED_LOST : c < 0 ? ACKNOWLEDGED_LOST : INTERRUPTED_COMMIT_READ;
+        }
+
+        /** The version H2's read-only open of {@code file} ends at. */
+        static long openedVersion(Path file) {
+            try (MVStore store = new MVStore.Builder().fileName(file.toString()).readOnly().open()) {
+                return store.getCurrentVersion();
+            }
+        }
     }
 }
