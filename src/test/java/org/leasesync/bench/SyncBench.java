@@ -107,6 +107,60 @@ final class SyncBench {
     }
 
     /**
+     * TEMPORARY (issue 14 §5, fifth pass): pushes without the read-ahead of the next batch ("before")
+     * and with it ("after"), alternating in one JVM against one server and one client data directory,
+     * so the machine's load hits both alike. Round 0 warms both up (unrecorded); the order flips every
+     * round.
+     */
+    static void pushAb(Figures f, Settings s, Path workDir) throws Exception {
+        String property = "leasesync.bench.noPushReadAhead";
+        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults())) {
+            seed(server, s.pullRecords());
+            Map<String, String> tokens = Map.of("alice", server.tokenFor("alice"));
+            try (LocalStore store = LocalStore.openFile(workDir.resolve("client-ab"));
+                 ClientStack client = new ClientStack(store, server.baseUrl(), tokens, TimeSource.system(),
+                         settings(s), HttpSettings.DEFAULT)) {
+                client.keepLeasesAlive();
+                check(client.sync(KEY, TaskSource.MANUAL));
+                List<Double> ratios = new ArrayList<>();
+                List<Double> wallRatios = new ArrayList<>();
+                for (int round = 0; round <= s.rounds(); round++) {
+                    Map<Boolean, Double> cpu = new java.util.HashMap<>();
+                    Map<Boolean, Double> wall = new java.util.HashMap<>();
+                    for (int part = 0; part < 2; part++) {
+                        boolean legacy = (part + round) % 2 == 0;
+                        System.setProperty(property, Boolean.toString(legacy));
+                        try {
+                            Figures one = new Figures(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+                            push(one, client, s.pushRecords(), server, true);
+                            String name = legacy ? "sync.push_ab.before" : "sync.push_ab.after";
+                            if (round > 0) {
+                                f.sample(name, one.median("sync.push"), "records/s");
+                                f.sample(name + ".cpu", one.median("sync.push.cpu"), "records/cpu-s");
+                            }
+                            cpu.put(legacy, one.median("sync.push.cpu"));
+                            wall.put(legacy, one.median("sync.push"));
+                        } finally {
+                            System.clearProperty(property);
+                        }
+                    }
+                    if (round > 0) {
+                        ratios.add(cpu.get(false) / cpu.get(true));
+                        wallRatios.add(wall.get(false) / wall.get(true));
+                    }
+                }
+                f.print("sync.push_ab.before", "sync.push_ab.after", "sync.push_ab.before.cpu", "sync.push_ab.after.cpu");
+                System.out.println("sync.push_ab.after_vs_before (wall) per round, in order " + wallRatios);
+                System.out.println("sync.push_ab.after_vs_before.cpu per round, in order " + ratios);
+                java.util.Collections.sort(ratios);
+                System.out.println("sync.push_ab.after_vs_before.cpu per round (sorted) " + ratios);
+                f.ratio("sync.push_ab.after_vs_before.cpu", ratios.get(ratios.size() / 2));
+                f.ratio("sync.push_ab.after_vs_before", f.median("sync.push_ab.after") / f.median("sync.push_ab.before"));
+            }
+        }
+    }
+
+    /**
      * CPU time of the whole process (client, in-process server, H2's writer, GC): on a machine shared
      * with other work, records per CPU-second is what the work itself costs, whatever the queueing.
      */
