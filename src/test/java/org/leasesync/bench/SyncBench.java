@@ -117,29 +117,62 @@ final class SyncBench {
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults())) {
             seed(server, s.pullRecords());
             Map<String, String> tokens = Map.of("alice", server.tokenFor("alice"));
+            // The push thread's time reading the outbox: in ordinary reads, and waiting after the server's
+            // answer before the confirmation begins (the read-ahead's join; ~0 without it).
+            java.util.concurrent.atomic.AtomicLong readNanos = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicLong answeredAt = new java.util.concurrent.atomic.AtomicLong();
+            java.util.function.UnaryOperator<org.leasesync.sync.SyncRemote> remoteWrap = real -> timed(
+                    org.leasesync.sync.SyncRemote.class, real, (m, call) -> {
+                        Object r = call.call();
+                        if (m.equals("push")) {
+                            answeredAt.set(System.nanoTime());
+                        }
+                        return r;
+                    });
+            java.util.function.UnaryOperator<org.leasesync.sync.LocalData> localWrap = real -> timed(
+                    org.leasesync.sync.LocalData.class, real, (m, call) -> {
+                        long t0 = System.nanoTime();
+                        if (m.equals("confirmPush") && answeredAt.get() != 0) {
+                            readNanos.addAndGet(t0 - answeredAt.getAndSet(0));
+                        }
+                        Object r = call.call();
+                        if (m.equals("pendingOutbox")) {
+                            readNanos.addAndGet(System.nanoTime() - t0);
+                        }
+                        return r;
+                    });
             try (LocalStore store = LocalStore.openFile(workDir.resolve("client-ab"));
                  ClientStack client = new ClientStack(store, server.baseUrl(), tokens, TimeSource.system(),
-                         settings(s), HttpSettings.DEFAULT)) {
+                         settings(s), HttpSettings.DEFAULT, remoteWrap, localWrap)) {
                 client.keepLeasesAlive();
                 check(client.sync(KEY, TaskSource.MANUAL));
                 List<Double> ratios = new ArrayList<>();
                 List<Double> wallRatios = new ArrayList<>();
+                List<Double> readRatios = new ArrayList<>();
                 for (int round = 0; round <= s.rounds(); round++) {
                     Map<Boolean, Double> cpu = new java.util.HashMap<>();
                     Map<Boolean, Double> wall = new java.util.HashMap<>();
+                    Map<Boolean, Double> read = new java.util.HashMap<>();
                     for (int part = 0; part < 2; part++) {
                         boolean legacy = (part + round) % 2 == 0;
                         System.setProperty(property, Boolean.toString(legacy));
                         try {
                             Figures one = new Figures(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+                            readNanos.set(0);
+                            answeredAt.set(0);
                             push(one, client, s.pushRecords(), server, true);
+                            double readUsPer1000 = readNanos.get() / 1e3 / s.pushRecords() * 1000;
                             String name = legacy ? "sync.push_ab.before" : "sync.push_ab.after";
                             if (round > 0) {
                                 f.sample(name, one.median("sync.push"), "records/s");
                                 f.sample(name + ".cpu", one.median("sync.push.cpu"), "records/cpu-s");
+                                f.sample(name + ".read_on_push_thread", readUsPer1000, "µs per 1,000 records");
+                                f.sample(name + ".read_share", readNanos.get() / 1e9 * one.median("sync.push")
+                                        / s.pushRecords(), "of the push's wall time");
                             }
                             cpu.put(legacy, one.median("sync.push.cpu"));
                             wall.put(legacy, one.median("sync.push"));
+                            read.put(legacy, readUsPer1000);
                         } finally {
                             System.clearProperty(property);
                         }
@@ -147,9 +180,17 @@ final class SyncBench {
                     if (round > 0) {
                         ratios.add(cpu.get(false) / cpu.get(true));
                         wallRatios.add(wall.get(false) / wall.get(true));
+                        readRatios.add(read.get(false) / read.get(true));
                     }
                 }
-                f.print("sync.push_ab.before", "sync.push_ab.after", "sync.push_ab.before.cpu", "sync.push_ab.after.cpu");
+                f.print("sync.push_ab.before", "sync.push_ab.after", "sync.push_ab.before.cpu", "sync.push_ab.after.cpu",
+                        "sync.push_ab.before.read_on_push_thread", "sync.push_ab.after.read_on_push_thread",
+                        "sync.push_ab.before.read_share", "sync.push_ab.after.read_share");
+                System.out.println("sync.push_ab.after_vs_before.read_on_push_thread per round, in order " + readRatios);
+                List<Double> sortedWall = new ArrayList<>(wallRatios);
+                java.util.Collections.sort(sortedWall);
+                System.out.println("sync.push_ab.after_vs_before (wall) per round (sorted) " + sortedWall
+                        + ", median " + sortedWall.get(sortedWall.size() / 2));
                 System.out.println("sync.push_ab.after_vs_before (wall) per round, in order " + wallRatios);
                 System.out.println("sync.push_ab.after_vs_before.cpu per round, in order " + ratios);
                 java.util.Collections.sort(ratios);
@@ -158,6 +199,33 @@ final class SyncBench {
                 f.ratio("sync.push_ab.after_vs_before", f.median("sync.push_ab.after") / f.median("sync.push_ab.before"));
             }
         }
+    }
+
+    /** How {@link #timed} sees one call: the method's name, and the call to make. */
+    private interface Around {
+        Object around(String method, java.util.concurrent.Callable<Object> call) throws Exception;
+    }
+
+    /** TEMPORARY (fifth pass): {@code real} behind a proxy that lets {@code around} time its calls. */
+    private static <T> T timed(Class<T> type, T real, Around around) {
+        java.lang.reflect.InvocationHandler h = (p, m, args) -> {
+            java.util.concurrent.Callable<Object> call = () -> {
+                try {
+                    return m.invoke(real, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    if (e.getCause() instanceof Exception x) {
+                        throw x;
+                    }
+                    throw e;
+                }
+            };
+            try {
+                return m.getDeclaringClass() == Object.class ? call.call() : around.around(m.getName(), call);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return type.cast(java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, h));
     }
 
     /**
