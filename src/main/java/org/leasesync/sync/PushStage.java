@@ -87,22 +87,16 @@ final class PushStage {
     private record Sent(Pushed pushed, List<OutboxEntry> next) {
     }
 
-    /** TEMPORARY, benchmark only (issue 14 §5, fifth pass): {@code true} turns the read-ahead off. */
-    static final String NO_READ_AHEAD_PROPERTY = "leasesync.bench.noPushReadAhead";
-
     Pushed push(RunContext ctx) throws InterruptedException {
-        ExecutorService readAhead = Boolean.getBoolean(NO_READ_AHEAD_PROPERTY) ? null
-                : Executors.newSingleThreadExecutor(r -> {
-                    Thread t = new Thread(r, "sync-push-read-ahead");
-                    t.setDaemon(true);
-                    return t;
-                });
+        ExecutorService readAhead = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sync-push-read-ahead");
+            t.setDaemon(true);
+            return t;
+        });
         try {
             return push(ctx, readAhead);
         } finally {
-            if (readAhead != null) {
-                readAhead.shutdown();   // not shutdownNow: an interrupt could close H2's file channel mid-read
-            }
+            readAhead.shutdown();   // not shutdownNow: an interrupt could close H2's file channel mid-read
         }
     }
 

@@ -73,10 +73,6 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--push-records", description = "sync: outbox entries to push; default ${DEFAULT-VALUE}")
     int pushRecords = 10_000;
 
-    @Option(names = "--push-ab", description = "sync: TEMPORARY (issue 14 §5, fifth pass): instead of the sync figures, this many"
-            + " rounds of pushes without and with the read-ahead of the next batch, alternating, in one JVM; default ${DEFAULT-VALUE} (off)")
-    int pushAb = 0;
-
     @Option(names = "--takeover-ttl", converter = DurationConverter.class,
             description = "takeover: lease TTL of the holder when its death is not provable; default ${DEFAULT-VALUE}")
     Duration takeoverTtl = Duration.ofSeconds(5);
@@ -208,11 +204,7 @@ public final class BenchMain implements Callable<Integer> {
             TriggerBench.run(f, new TriggerBench.Settings(triggerSamples, storm, rounds, 8), dir);
         }
         if (only.contains(Item.SYNC)) {
-            if (pushAb > 0) {
-                SyncBench.pushAb(f, new SyncBench.Settings(pullRecords, pushRecords, pushAb, pullPage), dir);
-            } else {
-                SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3), pullPage), dir);
-            }
+            SyncBench.run(f, new SyncBench.Settings(pullRecords, pushRecords, Math.min(rounds, 3), pullPage), dir);
         }
         if (only.contains(Item.SCALE)) {
             List<ScaleBench.Config> configs = ScaleBench.defaultConfigs().stream()
