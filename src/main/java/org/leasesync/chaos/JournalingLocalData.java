@@ -38,11 +38,6 @@ final class JournalingLocalData implements LocalData {
     }
 
     @Override
-    public List<OutboxEntry> pendingOutboxAfter(TaskKey key, long afterSeq, int limit) {
-        return delegate.pendingOutboxAfter(key, afterSeq, limit);
-    }
-
-    @Override
     public int pendingCount(TaskKey key) {
         return delegate.pendingCount(key);
     }

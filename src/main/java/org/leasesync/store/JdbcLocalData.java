@@ -55,19 +55,6 @@ public final class JdbcLocalData implements LocalData {
             + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
             + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
 
-    /**
-     * The seqs of a push batch read ahead ({@link #pendingOutboxAfter}): user, scope, after seq, limit.
-     * Stricter than {@link #PENDING_SEQS_SQL}: an entry with <em>any</em> earlier entry of its record
-     * (pending, in flight, in conflict or rejected) is left to the ordinary read, so nothing a
-     * confirmation or a user's "send again" / "keep mine" can do to an earlier entry changes what
-     * was read here.
-     */
-    static final String PENDING_SEQS_AFTER_SQL = "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ?"
-            + " AND state = 'pending' AND seq > ?"
-            + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-            + " AND p.record_id = o.record_id AND p.seq < o.seq)"
-            + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
-
     private final Database db;
     private final JdbcGuard guard;
     private final TimeSource time;
@@ -80,15 +67,6 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public List<OutboxEntry> pendingOutbox(TaskKey key, int limit) {
-        return readPending(key, PENDING_SEQS_SQL, null, limit);
-    }
-
-    @Override
-    public List<OutboxEntry> pendingOutboxAfter(TaskKey key, long afterSeq, int limit) {
-        return readPending(key, PENDING_SEQS_AFTER_SQL, afterSeq, limit);
-    }
-
-    private List<OutboxEntry> readPending(TaskKey key, String seqsSql, Long afterSeq, int limit) {
         return db.query("read the outbox of " + key, c -> {
             // Only the oldest unconfirmed edit of each record is eligible: a later edit of the same
             // record waits until the earlier one is applied (then it is rebased on the version that
@@ -98,13 +76,9 @@ public final class JdbcLocalData implements LocalData {
             // Two steps: the batch's seqs first, without payloads (so ordering the eligible edits never
             // carries their large values along), then each entry's row by its primary key.
             List<Long> seqs = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(seqsSql)) {
+            try (PreparedStatement ps = c.prepareStatement(PENDING_SEQS_SQL)) {
                 bindKey(ps, 1, key);
-                int p = 3;
-                if (afterSeq != null) {
-                    ps.setLong(p++, afterSeq);
-                }
-                ps.setInt(p, limit);   // in the SQL, so the ordered index scan stops after the batch
+                ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         seqs.add(rs.getLong(1));

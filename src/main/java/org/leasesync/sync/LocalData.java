@@ -24,17 +24,6 @@ public interface LocalData {
     List<OutboxEntry> pendingOutbox(TaskKey key, int limit);
 
     /**
-     * A push batch read ahead while the batch before it is at the server: the key's pending entries
-     * with a seq greater than {@code afterSeq}, oldest first, at most {@code limit} and within the
-     * same body size as {@link #pendingOutbox}, keeping only entries that have <em>no</em> earlier
-     * outbox entry of their record in any state (pending, in flight, in conflict or rejected). So
-     * nothing the confirmation of the batch in flight writes (deletes, rebases and conflict marks of
-     * its own records' entries) and no user action on an earlier entry can change what this returned;
-     * an entry it leaves out is found by {@link #pendingOutbox} later. Empty when there is none such.
-     */
-    List<OutboxEntry> pendingOutboxAfter(TaskKey key, long afterSeq, int limit);
-
-    /**
      * How many of the key's outbox entries wait to be pushed (all pending entries, also those held back
      * behind an earlier edit of their record) — the push total a progress bar counts against.
      */

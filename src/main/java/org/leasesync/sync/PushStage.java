@@ -9,10 +9,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.leasesync.registry.Checkpoint;
 import org.leasesync.registry.RunContext;
 import org.leasesync.registry.RunProgress;
@@ -34,15 +30,6 @@ import org.leasesync.registry.RunProgress;
  *       JSON object is set aside without being sent. So one edit the server can never accept
  *       blocks nothing behind it, and no other entry is lost or sent under a key of another body.
  *       A refusal that is not an entry's fault fails the run.</li>
- *   <li>While a batch is at the server, the next one is read ahead on a thread of the stage's own
- *       ({@code sync-push-read-ahead}, one per push stage, ended with it), so the client's outbox read
- *       overlaps the server's work. Still one batch in flight: the read-ahead batch is recorded and
- *       sent only after the one before is confirmed. It holds only entries after the batch in flight
- *       with no earlier entry of their record ({@link LocalData#pendingOutboxAfter}), so the
- *       confirmation's rebases and conflict marks never touch it; it is dropped (and the outbox read
- *       again) when the batch before was not confirmed as sent, when the read failed, or if one of its
- *       records is nevertheless one the confirmation wrote. An empty read-ahead is always followed by
- *       the ordinary read, so nothing is skipped.</li>
  * </ol>
  *
  * <p>Stateless between runs and thread-safe: one instance serves all keys.
@@ -83,24 +70,7 @@ final class PushStage {
         this.sleeper = sleeper;
     }
 
-    /** The answer to one batch, and the next batch if it was read ahead (else empty). */
-    private record Sent(Pushed pushed, List<OutboxEntry> next) {
-    }
-
     Pushed push(RunContext ctx) throws InterruptedException {
-        ExecutorService readAhead = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sync-push-read-ahead");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            return push(ctx, readAhead);
-        } finally {
-            readAhead.shutdown();   // not shutdownNow: an interrupt could close H2's file channel mid-read
-        }
-    }
-
-    private Pushed push(RunContext ctx, ExecutorService readAhead) throws InterruptedException {
         Pushed pushed = NOTHING;
         int total = local.pendingCount(ctx.key());
         ctx.progress(total == 0 ? "nothing to push" : "pushing 0 of " + total + " change" + (total == 1 ? "" : "s"),
@@ -118,9 +88,8 @@ final class PushStage {
             pushed = pushed.plus(settleInFlight(ctx, cp.get(), sent));
             pushedSoFar(ctx, pushed);
         }
-        List<OutboxEntry> next = List.of();
         while (true) {
-            List<OutboxEntry> entries = next.isEmpty() ? local.pendingOutbox(ctx.key(), settings.pushBatchSize()) : next;
+            List<OutboxEntry> entries = local.pendingOutbox(ctx.key(), settings.pushBatchSize());
             if (entries.isEmpty()) {
                 return pushed;
             }
@@ -133,9 +102,7 @@ final class PushStage {
                                 + (ids.size() == 1 ? "" : "s") + "; they stay in the outbox",
                         "push " + ctx.key() + ": no result for changes " + ids + " sent in this run", null);
             }
-            Sent done = send(ctx, entries, sent, readAhead);
-            pushed = pushed.plus(done.pushed());
-            next = done.next();
+            pushed = pushed.plus(send(ctx, entries, sent));
             pushedSoFar(ctx, pushed);
         }
     }
@@ -152,58 +119,17 @@ final class PushStage {
 
     /** Sends {@code entries} as one new batch (new idempotency key) and settles the answer. */
     private Pushed send(RunContext ctx, List<OutboxEntry> entries, Set<String> sent) throws InterruptedException {
-        return send(ctx, entries, sent, null).pushed();
-    }
-
-    /**
-     * Sends {@code entries} as one new batch (new idempotency key) and settles the answer; with
-     * {@code readAhead}, reads the next batch on it while this one is at the server.
-     */
-    private Sent send(RunContext ctx, List<OutboxEntry> entries, Set<String> sent, ExecutorService readAhead)
-            throws InterruptedException {
         entries.forEach(e -> sent.add(e.changeId()));
         PushBatch batch = new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
         local.beginPush(ctx.fence(), ctx.runId(), batch);
         ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"), ctx.counts());
-        Future<List<OutboxEntry>> ahead = null;
-        if (readAhead != null) {
-            long after = entries.stream().mapToLong(OutboxEntry::seq).max().orElseThrow();
-            int limit = settings.pushBatchSize();
-            ahead = readAhead.submit(() -> local.pendingOutboxAfter(ctx.key(), after, limit));
-        }
+        Answer answer;
         try {
-            Answer answer;
-            try {
-                answer = Answer.confirmed(remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId()));
-            } catch (RemoteException e) {
-                answer = afterFailedSend(ctx, batch, e, ctx.time().now());
-            }
-            // The read-ahead ends before the confirmation begins: it never reads beside its writes.
-            List<OutboxEntry> next = answer.response() != null && ahead != null ? readAhead(ctx, ahead) : List.of();
-            Pushed pushed = settle(ctx, batch, answer, sent);
-            Set<String> written = new HashSet<>();
-            entries.forEach(e -> written.add(e.recordId()));
-            if (next.stream().anyMatch(e -> written.contains(e.recordId()) || sent.contains(e.changeId()))) {
-                next = List.of();   // cannot happen by pendingOutboxAfter's contract; read the outbox again
-            }
-            return new Sent(pushed, next);
-        } finally {
-            if (ahead != null) {
-                ahead.cancel(false);   // a lost lease or a failure: the read is dropped, never sent
-            }
+            answer = Answer.confirmed(remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId()));
+        } catch (RemoteException e) {
+            answer = afterFailedSend(ctx, batch, e, ctx.time().now());
         }
-    }
-
-    /** The batch read ahead, or empty (the outbox is then read again) if the read failed. */
-    private static List<OutboxEntry> readAhead(RunContext ctx, Future<List<OutboxEntry>> ahead)
-            throws InterruptedException {
-        try {
-            return ahead.get();
-        } catch (ExecutionException e) {
-            log.log(System.Logger.Level.DEBUG, "{0}: reading the next push batch ahead failed ({1}); reading it again",
-                    ctx.key(), e.getCause());
-            return List.of();
-        }
+        return settle(ctx, batch, answer, sent);
     }
 
     /** A batch recorded in flight by an earlier run: never resend before asking the server. */

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
 import org.leasesync.registry.Coordinator;
 import org.leasesync.registry.LeaseKeeper;
@@ -25,9 +24,7 @@ import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
-import org.leasesync.sync.LocalData;
 import org.leasesync.sync.Sleeper;
-import org.leasesync.sync.SyncRemote;
 import org.leasesync.sync.SyncSettings;
 import org.leasesync.sync.SyncWorker;
 
@@ -48,21 +45,13 @@ public final class ClientStack implements AutoCloseable {
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
                        SyncSettings settings, HttpSettings http) {
-        this(store, baseUrl, tokens, time, settings, http, UnaryOperator.identity(), UnaryOperator.identity());
-    }
-
-    /** With wrappers around the sync worker's two ports (to observe or hold a run at a given point). */
-    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
-                       SyncSettings settings, HttpSettings http, UnaryOperator<SyncRemote> remoteWrap,
-                       UnaryOperator<LocalData> localWrap) {
         this.store = store;
         this.edits = new JdbcLocalEdits(store.database(), time);
         this.registry = new TaskRegistry(store.leases(),
                 new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
         this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
-        SyncWorker worker = new SyncWorker(remoteWrap.apply(remote),
-                localWrap.apply(new JdbcLocalData(store.database(), time)), settings, Sleeper.real());
+        SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
         this.keeper = new LeaseKeeper(registry);
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, null, null);
     }
