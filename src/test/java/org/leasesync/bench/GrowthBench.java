@@ -136,6 +136,7 @@ final class GrowthBench {
                 List<String> jvm = s.childJvm().stream().map(o -> o.replace("{label}", label)).toList();
                 Map<String, Double> r = child(jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
                 sample(f, p, name + ".freshopen", r.get("open"), "ms");
+                sample(f, p, name + ".freshopen.cpu", r.get("opencpu"), "ms");
                 sample(f, p, name + ".freshclose", r.get("close"), "ms");
             }
             for (int part = 0; part < 2; part++) {   // the same open step by step (OpenPhases), again alternated
@@ -146,13 +147,16 @@ final class GrowthBench {
             }
             if (p != null) {
                 int n = f.samples("growth.big.freshopen").size() - 1;
-                f.note(String.format(java.util.Locale.ROOT, "pair %d: open big %.0f ms, empty %.0f ms, %.2fx; close big %.0f ms, empty %.0f ms",
+                f.note(String.format(java.util.Locale.ROOT, "pair %d: open big %.0f ms, empty %.0f ms, %.2fx (CPU %.2fx);"
+                                + " H2 open big %.0f ms, empty %.0f ms; close big %.0f ms, empty %.0f ms",
                         pair, f.samples("growth.big.freshopen").get(n), f.samples("growth.empty.freshopen").get(n),
                         f.samples("growth.big.freshopen").get(n) / f.samples("growth.empty.freshopen").get(n),
+                        f.samples("growth.big.freshopen.cpu").get(n) / f.samples("growth.empty.freshopen.cpu").get(n),
+                        f.samples("growth.big.phase.h2open").get(n), f.samples("growth.empty.phase.h2open").get(n),
                         f.samples("growth.big.freshclose").get(n), f.samples("growth.empty.freshclose").get(n)));
             }
         }
-        for (String what : List.of("freshopen", "freshclose", "phase.check", "phase.h2open", "phase.schema", "phase.h2close")) {
+        for (String what : List.of("freshopen", "freshopen.cpu", "freshclose", "phase.check", "phase.h2opencpu", "phase.h2open", "phase.schema", "phase.h2close")) {
             f.print("growth.empty." + what, "growth.big." + what);
             f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
         }
