@@ -332,7 +332,10 @@ final class DatabaseFileCheck {
         String name = file.toString();
         String base = name.substring(0, name.length() - ".mv.db".length());
         String url = "jdbc:h2:" + ReadOnlyFilePath.SCHEME + ":" + base
-                + ";ACCESS_MODE_DATA=r;TRACE_LEVEL_FILE=0;TRACE_LEVEL_SYSTEM_OUT=0;DB_CLOSE_ON_EXIT=FALSE";
+                + ";ACCESS_MODE_DATA=r;TRACE_LEVEL_FILE=0;TRACE_LEVEL_SYSTEM_OUT=0;DB_CLOSE_ON_EXIT=FALSE"
+                // rows streamed as they are read, never a whole table's result held in memory: with the app's
+                // 256 MB heap a read-only H2 ran out of memory on 1,000,000 records (issue 14 §6, third pass)
+                + ";LAZY_QUERY_EXECUTION=TRUE";
         try (Connection c = DriverManager.getConnection(url, "sa", "");
              Statement st = c.createStatement()) {
             List<String> tables = new ArrayList<>();
@@ -351,6 +354,12 @@ final class DatabaseFileCheck {
         } catch (SQLException e) {
             if (e.getErrorCode() == 90020) {   // DATABASE_ALREADY_OPEN: another process opened it meanwhile
                 throw new InUse();
+            }
+            if (e.getErrorCode() == 90108) {   // OUT_OF_MEMORY: says nothing about the file
+                log.info("read-only check of {} ran out of memory", file, e);
+                throw new StoreException("could not check the local database " + file + ": not enough memory ("
+                        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB heap) to read it. It was not opened and "
+                        + "nothing was changed; start leasesync with a larger heap (-Xmx) once.", e);
             }
             if (rootCause(e) instanceof AccessDeniedException ade) {
                 throw unreadable(file, ade);

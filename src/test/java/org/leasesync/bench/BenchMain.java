@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */
-    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS, GROWTH }
+    enum Item { LEASE, TRIGGER, SYNC, TAKEOVER, SCALE, JOBS, GROWTH, GROWTH_OPEN }
 
     @Option(names = "--only", split = ",", description = "items to run: ${COMPLETION-CANDIDATES} (default: all)")
     Set<Item> only = EnumSet.allOf(Item.class);
@@ -128,6 +128,14 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--growth-runs", description = "growth: runs of history of the big data directory; default ${DEFAULT-VALUE}")
     int growthRuns = 100_000;
 
+    @Option(names = "--growth-open-pairs", description = "growth_open: measured pairs of fresh-JVM opens (big, empty); default ${DEFAULT-VALUE}")
+    int growthOpenPairs = 5;
+
+    @Option(names = "--growth-child-jvm", split = " ",
+            description = "growth_open: extra options of each child JVM (one string, split at spaces; {label} becomes"
+                    + " the directory and pair, e.g. -XX:StartFlightRecording=filename=open-{label}.jfr); default none")
+    List<String> growthChildJvm = List.of();
+
     @Option(names = "--quick", description = "tiny sizes, for the smoke test: proves it works, measures nothing")
     boolean quick;
 
@@ -178,6 +186,7 @@ public final class BenchMain implements Callable<Integer> {
             pullRecords = 1_000;
             growthRecords = 2_000;
             growthRuns = 300;
+            growthOpenPairs = 1;
             pushRecords = 200;
             takeoverTtl = Duration.ofMillis(500);
             jobInstances = 2;
@@ -220,6 +229,9 @@ public final class BenchMain implements Callable<Integer> {
         }
         if (only.contains(Item.GROWTH)) {
             GrowthBench.run(f, new GrowthBench.Settings(growthRecords, growthRuns, Math.min(rounds, 3)), dir);
+        }
+        if (only.contains(Item.GROWTH_OPEN)) {
+            GrowthBench.runOpen(f, new GrowthBench.OpenSettings(growthRecords, growthRuns, growthOpenPairs, growthChildJvm), dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : takeoverRounds), dir);

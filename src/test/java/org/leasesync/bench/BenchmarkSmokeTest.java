@@ -44,7 +44,8 @@ class BenchmarkSmokeTest {
                 "trigger.file.idle.started.p99", "trigger.mem.storm.all.p99", "sync.pull", "sync.push",
                 "sync.direct_insert", "scale.pg2.push", "scale.pg2.pull", "scale.pg2.push.server_cpu_us_per_request",
                 "scale.pg2.pull.db_cpu_us_per_request", "scale.h2file1.push", "scale.h2file1.pull",
-                "takeover.provable.kill_to_grant", "takeover.unprovable.kill_to_grant")) {
+                "takeover.provable.kill_to_grant", "takeover.unprovable.kill_to_grant",
+                "growth.big.freshopen", "growth.empty.freshopen.cpu", "growth.big.phase.h2open", "growth.empty.phase.check")) {
             assertThat(f.median(name)).as(name).isPositive();
         }
         for (String backend : List.of("mem", "file", "pg_nofsync")) {

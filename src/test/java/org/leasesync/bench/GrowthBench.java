@@ -64,9 +64,7 @@ final class GrowthBench {
         try (LocalStore store = LocalStore.openFile(empty)) {
             store.database().query("touch", c -> null);
         }
-        long t0 = System.nanoTime();
-        fill(big, s.records(), s.runs());
-        f.sample("growth.fill_seconds", (System.nanoTime() - t0) / 1e9, "s");
+        ensureFilled(f, big, s.records(), s.runs());
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults())) {
             Map<String, String> tokens = Map.of("alice", server.tokenFor("alice"));
             int seeded = 0;
@@ -93,6 +91,66 @@ final class GrowthBench {
                 f.ratio("growth." + n + ".big_vs_empty", f.median("growth.big." + n) / f.median("growth.empty." + n));
                 f.ratio("growth." + n + ".big_vs_default_big", f.median("growth.big." + n) / f.median("growth.big.child." + what));
             }
+        }
+        f.print("growth.fill_seconds");
+    }
+
+    /**
+     * @param records local records of the big directory
+     * @param runs runs of history of the big directory
+     * @param pairs measured pairs (after one warm-up pair)
+     * @param childJvm extra options of each child JVM; {@code {label}} in them becomes the directory and pair,
+     *     e.g. {@code -XX:StartFlightRecording=filename=open-{label}.jfr,settings=profile}
+     */
+    record OpenSettings(int records, int runs, int pairs, List<String> childJvm) { }
+
+    /**
+     * {@code growth-open}: the open of the empty and of the big directory, each in a fresh JVM with the app's
+     * heap options ({@link GrowthChild} {@code --open-only}), alternately (big first in even pairs), after a
+     * clean close — what a start of the app costs, cold JIT and all. A big directory already filled with the
+     * same sizes in the work directory is reused.
+     */
+    static void runOpen(Figures f, OpenSettings s, Path workDir) throws Exception {
+        Path empty = Files.createDirectories(workDir.resolve("growth-empty"));
+        Path big = Files.createDirectories(workDir.resolve("growth-big"));
+        if (!Database.existsIn(empty)) {
+            try (LocalStore store = LocalStore.openFile(empty)) {
+                store.database().query("touch", c -> null);
+            }
+        }
+        ensureFilled(f, big, s.records(), s.runs());
+        for (int pair = 0; pair <= s.pairs(); pair++) {
+            String p = pair == 0 ? null : "growth.";
+            for (int part = 0; part < 2; part++) {
+                boolean isBig = (part == 0) == (pair % 2 == 0);
+                String name = isBig ? "big" : "empty";
+                String label = name + "-" + pair;
+                List<String> jvm = s.childJvm().stream().map(o -> o.replace("{label}", label)).toList();
+                Map<String, Double> r = child(jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
+                sample(f, p, name + ".freshopen", r.get("open"), "ms");
+                sample(f, p, name + ".freshopen.cpu", r.get("opencpu"), "ms");
+                sample(f, p, name + ".freshclose", r.get("close"), "ms");
+            }
+            for (int part = 0; part < 2; part++) {   // the same open step by step (OpenPhases), again alternated
+                boolean isBig = (part == 0) == (pair % 2 == 0);
+                String name = isBig ? "big" : "empty";
+                Map<String, Double> r = child(List.of(), List.of(isBig ? big.toString() : empty.toString(), "--phases"), name);
+                r.forEach((step, ms) -> sample(f, p, name + ".phase." + step, ms, "ms"));
+            }
+            if (p != null) {
+                int n = f.samples("growth.big.freshopen").size() - 1;
+                f.note(String.format(java.util.Locale.ROOT, "pair %d: open big %.0f ms, empty %.0f ms, %.2fx (CPU %.2fx);"
+                                + " H2 open big %.0f ms, empty %.0f ms; close big %.0f ms, empty %.0f ms",
+                        pair, f.samples("growth.big.freshopen").get(n), f.samples("growth.empty.freshopen").get(n),
+                        f.samples("growth.big.freshopen").get(n) / f.samples("growth.empty.freshopen").get(n),
+                        f.samples("growth.big.freshopen.cpu").get(n) / f.samples("growth.empty.freshopen.cpu").get(n),
+                        f.samples("growth.big.phase.h2open").get(n), f.samples("growth.empty.phase.h2open").get(n),
+                        f.samples("growth.big.freshclose").get(n), f.samples("growth.empty.freshclose").get(n)));
+            }
+        }
+        for (String what : List.of("freshopen", "freshopen.cpu", "freshclose", "phase.check", "phase.h2opencpu", "phase.h2open", "phase.schema", "phase.h2close")) {
+            f.print("growth.empty." + what, "growth.big." + what);
+            f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
         }
         f.print("growth.fill_seconds");
     }
@@ -165,6 +223,25 @@ final class GrowthBench {
             cmd.add(cacheKb.toString());
         }
         String label = cacheKb == null ? ".child." : ".child" + cacheKb / 1024 + "m.";
+        for (Map.Entry<String, Double> e : run(cmd, name).entrySet()) {
+            sample(f, p, name + label + e.getKey(), e.getValue(), e.getKey().equals("open") || e.getKey().equals("sync") ? "ms" : "MB");
+        }
+    }
+
+    /** {@link GrowthChild} with the app's heap options, {@code extraJvm} and {@code args}: its figures. */
+    private static Map<String, Double> child(List<String> extraJvm, List<String> args, String name) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(CHILD_JVM);
+        cmd.addAll(extraJvm);
+        cmd.addAll(List.of("-Dlogback.configurationFile=logback-bench.xml", "-cp", System.getProperty("java.class.path"),
+                GrowthChild.class.getName()));
+        cmd.addAll(args);
+        return run(cmd, name);
+    }
+
+    /** Runs a child JVM (at most 120 s) and parses its {@code growth-child name_unit=value ...} line. */
+    private static Map<String, Double> run(List<String> cmd, String name) throws Exception {
         Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         if (!proc.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || proc.exitValue() != 0) {
@@ -173,17 +250,31 @@ final class GrowthBench {
         }
         String line = out.lines().filter(l -> l.startsWith("growth-child ")).findFirst()
                 .orElseThrow(() -> new IllegalStateException(name + ": no figures from the child JVM: " + out));
+        Map<String, Double> figures = new java.util.LinkedHashMap<>();
         for (String kv : line.substring("growth-child ".length()).split(" ")) {
             String[] parts = kv.split("=");
-            String unit = parts[0].endsWith("_ms") ? "ms" : "MB";
-            String what = parts[0].substring(0, parts[0].lastIndexOf('_'));
-            sample(f, p, name + label + what, Double.parseDouble(parts[1]), unit);
+            figures.put(parts[0].substring(0, parts[0].lastIndexOf('_')), Double.parseDouble(parts[1]));
         }
+        return figures;
     }
 
     private static void sample(Figures f, String p, String name, double value, String unit) {
         if (p != null) {
             f.sample(p + name, value, unit);
+        }
+    }
+
+    /**
+     * Fills {@code big} ({@link #fill}) unless an earlier run of this work directory did (a file
+     * {@code filled-RECORDS-RUNS} next to the database says so; its rows may have been synced since).
+     */
+    private static void ensureFilled(Figures f, Path big, int records, int runs) throws Exception {
+        Path filled = big.resolve("filled-" + records + "-" + runs);
+        if (!Files.exists(filled)) {
+            long t0 = System.nanoTime();
+            fill(big, records, runs);
+            Files.writeString(filled, "");
+            f.sample("growth.fill_seconds", (System.nanoTime() - t0) / 1e9, "s");
         }
     }
 

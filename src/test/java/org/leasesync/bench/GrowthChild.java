@@ -26,6 +26,17 @@ final class GrowthChild {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
+        if (args.length > 1 && args[1].equals("--phases")) {
+            StringBuilder line = new StringBuilder("growth-child");
+            org.leasesync.store.OpenPhases.run(dir).forEach((step, ms) ->
+                    line.append(String.format(java.util.Locale.ROOT, " %s_ms=%.1f", step, ms)));
+            System.out.println(line);
+            System.exit(0);
+        }
+        if (args.length > 1 && args[1].equals("--open-only")) {
+            openOnly(dir);
+            return;
+        }
         TaskKey key = TaskKey.of("alice", "course_sync");
         long t0 = System.nanoTime();
         try (LocalStore store = LocalStore.openFile(dir)) {
@@ -59,6 +70,27 @@ final class GrowthChild {
                         openMs, syncMs, heapMb, rssMb());
             }
         }
+        System.exit(0);
+    }
+
+    /**
+     * {@code --open-only}: the app's open of the directory in this fresh JVM and its clean close, nothing
+     * else; prints {@code growth-child open_ms=.. opencpu_ms=.. close_ms=.. closecpu_ms=..}
+     * (wall, and the process's CPU time over all its threads) ({@link GrowthBench#runOpen}).
+     */
+    private static void openOnly(Path dir) {
+        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        LocalStore store = LocalStore.openFile(dir);
+        double openMs = (System.nanoTime() - t0) / 1e6;
+        long cpu1 = os.getProcessCpuTime();
+        long c0 = System.nanoTime();
+        store.close();
+        double closeMs = (System.nanoTime() - c0) / 1e6;
+        long cpu2 = os.getProcessCpuTime();
+        System.out.printf(java.util.Locale.ROOT, "growth-child open_ms=%.1f opencpu_ms=%.1f close_ms=%.1f closecpu_ms=%.1f%n",
+                openMs, (cpu1 - cpu0) / 1e6, closeMs, (cpu2 - cpu1) / 1e6);
         System.exit(0);
     }
 
