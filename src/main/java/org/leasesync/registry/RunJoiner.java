@@ -92,8 +92,12 @@ final class RunJoiner {
         TaskKey key = request.key();
         Optional<RunRecord> running = runs.runningRun(key);
         if (running.isPresent()) {
+            // The merge is the last statement: a connection broken after its commit (H2's AUTO_SERVER host
+            // exiting) makes `leasesync sync` retry the whole submit, so any statement after the merge is a
+            // window for recording the trigger twice — the likely cause of SyncProcessTest's one failure under
+            // load (ten processes: 10 merged sources for 9 joins). The view is built from the record read above.
+            RunView view = RunView.of(running.get()).withMerged(request.source());
             runs.recordMergedTrigger(running.get().runId(), request.source(), now());
-            RunView view = RunView.of(runs.run(running.get().runId()).orElse(running.get()));
             return events.publish(new SubmitResult.Joined(view, request.source()));
         }
         // Held, but no running record: the holder is between grant and insert, or finishing.
