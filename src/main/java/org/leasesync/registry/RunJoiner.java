@@ -69,21 +69,22 @@ final class RunJoiner {
             if (poll >= STARTING_POLLS || Thread.currentThread().isInterrupted()) {
                 return new Acquired(Optional.empty(), joinRemote(request));
             }
-            if (runs.runningRun(key).isPresent()) {
-                // Ask once more before joining: the "held" answer may be older than it looks. A read of
-                // the lease row, then a stall of this process's database calls (e.g. while H2 hands its
-                // AUTO_SERVER over from a killed host) would otherwise join a run whose owner died
-                // meanwhile, and the user would be told "joined" for a run that no longer runs. The
-                // registry reads the row again (its last read is older than REREAD_AFTER), so a holder
-                // that died in between is taken over now (chaos run, seed 20261130: joined 3.6 s after
-                // the kill). A live holder costs one statement more, on a path that waits anyway.
-                Optional<HeldLease> lease = registry.tryAcquire(key);
-                return lease.isPresent() ? new Acquired(lease, null) : new Acquired(Optional.empty(), joinRemote(request));
+            boolean running = runs.runningRun(key).isPresent();
+            if (!running) {
+                pause(STARTING_POLL_INTERVAL);
             }
-            pause(STARTING_POLL_INTERVAL);
+            // With a run record to join, the key is still asked for once first: the "held" answer may be
+            // older than it looks. A read of the lease row, then a stall of this process's database calls
+            // (e.g. while H2 hands its AUTO_SERVER over from a killed host) would otherwise join a run whose
+            // owner died meanwhile. The registry reads the row again (its last read is older than
+            // REREAD_AFTER), so a holder that died in between is taken over now (chaos run, seed 20261130:
+            // joined 3.6 s after the kill). A live holder costs one statement more.
             Optional<HeldLease> lease = registry.tryAcquire(key);
             if (lease.isPresent()) {
                 return new Acquired(lease, null);
+            }
+            if (running) {
+                return new Acquired(Optional.empty(), joinRemote(request));
             }
         }
     }

@@ -133,7 +133,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
         UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
         StaleLockFile.recordHost(dir, ThisProcess.OWNER);
         db.afterClose = () -> {
-            if (db.fileSuspect || db.closedBecause != null) {
+            if (db.fileSuspect) {   // also set whenever closedBecause is
                 CleanCloseMarker.remove(file);   // the next start checks the whole file again
             } else {
                 CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read

@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -166,8 +167,9 @@ final class DatabaseFileCheck {
      * file where the chunk it names begins and, at that chunk's end, its footer with a valid checksum,
      * and the file ends with a chunk footer with a valid checksum whose chunk header is where it says.
      * The pages inside the newest chunk are not read here: H2's own open reads its metadata next, and
-     * damage it finds there is reported as damage ({@link Database#openFile}). A handful of reads, whatever the file's size (the full step 1 opens the
-     * store read-only and reads the footer slot of every block: ~100,000 reads for 400 MB). False —
+     * damage it finds there is reported as damage ({@link Database#openFile}). A handful of reads,
+     * whatever the file's size (the full step 1 opens the store read-only and reads the footer slot of
+     * every block: ~100,000 reads for 400 MB). False —
      * never "damaged" — when any of it does not hold: the caller then runs the full check.
      */
     private static boolean endsAsClosed(Path file) {
@@ -283,7 +285,7 @@ final class DatabaseFileCheck {
         }
         long newest = Math.max(newestComplete, headerVersion);
         List<Named> named = new ArrayList<>();
-        for (Map<String, String> h : java.util.Arrays.asList(h0, h1)) {
+        for (Map<String, String> h : Arrays.asList(h0, h1)) {
             if (h != null) {
                 named.add(new Named(hex(h, "chunk"), hex(h, "block")));
             }
