@@ -1,15 +1,15 @@
 package org.leasesync;
 
 import java.util.Optional;
-import org.leasesync.app.App;
-import org.leasesync.app.Backend;
+import org.leasesync.desktop.fx.App;
+import org.leasesync.desktop.Backend;
 import org.leasesync.chaos.ChaosAgentCommand;
 import org.leasesync.chaos.ChaosCommand;
 import org.leasesync.chaos.ClusterCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
-import org.leasesync.registry.RetryPolicy;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.run.RetryPolicy;
+import org.leasesync.lease.TimeSource;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a

@@ -17,7 +17,7 @@ class ArchitectureTest {
 
     @Test
     void registryAndSyncImportNoJavaFxJdbcHttpOrJson() {
-        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..")
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..")
                 .should().dependOnClassesThat().resideInAnyPackage("javafx..", "java.sql..", "javax.sql..",
                         "okhttp3..", "com.fasterxml.jackson..", "com.sun.net.httpserver..", "org.h2..",
                         "com.zaxxer..", "org.flywaydb..", "org.slf4j..", "ch.qos.logback..", "picocli..")
@@ -26,7 +26,7 @@ class ArchitectureTest {
 
     @Test
     void onlyAppImportsJavaFx() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.app..", "org.leasesync")
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
                 .should().dependOnClassesThat().resideInAnyPackage("javafx..")
                 .check(MAIN);
     }
@@ -36,15 +36,15 @@ class ArchitectureTest {
         // The tray (AWT, and libX11 through JNA to ask for a tray host before AWT starts) and desktop
         // notifications (D-Bus) are the window's, like JavaFX: the CLI, the server and the sync core
         // stay usable with no desktop at all.
-        noClasses().that().resideOutsideOfPackages("org.leasesync.app..")
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..")
                 .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "org.freedesktop..", "com.sun.jna..")
                 .check(MAIN);
     }
 
     @Test
     void nothingButTheLauncherAndAppImportsApp() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.app..", "org.leasesync")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.app..")
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.desktop..")
                 .check(MAIN);
     }
 
@@ -54,21 +54,21 @@ class ArchitectureTest {
         // org.leasesync.client.ClientRuntime, which the window (app) and the command line (cli) both
         // use. Neither imports the other: the CLI never starts the window itself — the launcher
         // (org.leasesync.Launcher) hands it a function that does — and the window never needs picocli.
-        noClasses().that().resideInAPackage("org.leasesync.app..")
+        noClasses().that().resideInAPackage("org.leasesync.desktop..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "picocli..")
                 .check(MAIN);
         noClasses().that().resideInAPackage("org.leasesync.cli..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.app..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.desktop..")
                 .check(MAIN);
     }
 
     @Test
     void theClientCompositionKnowsNoFrontEndAndNoLayerBelowKnowsIt() {
         noClasses().that().resideInAPackage("org.leasesync.client..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "org.leasesync.app..",
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "org.leasesync.desktop..",
                         "org.leasesync.chaos..", "org.leasesync.server..", "javafx..", "picocli..")
                 .check(MAIN);
-        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..",
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..", "org.leasesync.store..",
                         "org.leasesync.remote..", "org.leasesync.server..")
                 .should().dependOnClassesThat().resideInAPackage("org.leasesync.client..")
                 .check(MAIN);
@@ -83,9 +83,9 @@ class ArchitectureTest {
 
     @Test
     void registryDependsOnNoOtherLeasesyncPackage() {
-        noClasses().that().resideInAPackage("org.leasesync.registry..")
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
-                        "org.leasesync.sync..", "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
+                        "org.leasesync.sync..", "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.desktop..")
                 .check(MAIN);
     }
 
@@ -93,8 +93,8 @@ class ArchitectureTest {
     void registryImportsOnlyTheJdk() {
         // The lease layer is generic over lease keys (task keys and the server's job keys) and is
         // shared by the client and the server: it must stay free of any library.
-        classes().that().resideInAPackage("org.leasesync.registry..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.registry..")
+        classes().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..", "org.leasesync.run..")
                 .check(MAIN);
     }
 
@@ -102,7 +102,7 @@ class ArchitectureTest {
     void syncUsesNoStoreRemoteOrServerImplementation() {
         noClasses().that().resideInAPackage("org.leasesync.sync..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
-                        "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.app..")
+                        "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.desktop..")
                 .check(MAIN);
     }
 
@@ -114,7 +114,7 @@ class ArchitectureTest {
         // its protocol client, the CLI, the window or the chaos harness.
         noClasses().that().resideInAPackage("org.leasesync.server..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.sync..", "org.leasesync.remote..",
-                        "org.leasesync.cli..", "org.leasesync.app..", "org.leasesync.chaos..")
+                        "org.leasesync.cli..", "org.leasesync.desktop..", "org.leasesync.chaos..")
                 .check(MAIN);
     }
 
@@ -129,14 +129,14 @@ class ArchitectureTest {
 
     @Test
     void theRegistryAndTheStoreKnowNothingOfTheServer() {
-        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.store..")
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.store..")
                 .should().dependOnClassesThat().resideInAPackage("org.leasesync.server..")
                 .check(MAIN);
     }
 
     @Test
     void businessCodeReadsTimeOnlyThroughTheInjectedSource() {
-        noClasses().that().resideInAnyPackage("org.leasesync.registry..", "org.leasesync.sync..", "org.leasesync.store..",
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..", "org.leasesync.store..",
                         "org.leasesync.server..")
                 .should().callMethod(java.time.Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.leasesync.app.App;
+import org.leasesync.desktop.fx.App;
 
 /**
  * The .deb's configuration (jlink/) stays in step with the code. What the built package holds was
@@ -22,7 +22,7 @@ class PackagingFilesTest {
     @Test
     void theDesktopEntrysStartupWmClassIsTheWindowsWmClass() throws Exception {
         // JavaFX names the window's WM_CLASS after the Application class (checked with xprop under Xvfb:
-        // "org.leasesync.app.App", "org.leasesync.app.App"); docks group the window with its menu entry by it
+        // "org.leasesync.desktop.fx.App", "org.leasesync.desktop.fx.App"); docks group the window with its menu entry by it
         assertThat(read("jlink/resources/leasesync.desktop")).containsPattern("(?m)^StartupWMClass="
                 + Pattern.quote(App.class.getName()) + "$");
     }

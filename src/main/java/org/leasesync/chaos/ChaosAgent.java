@@ -18,14 +18,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
-import org.leasesync.registry.RunEvent;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunResult;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.SubmitResult;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TriggerRequest;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.run.TriggerRequest;
 
 /**
  * One client process under chaos: a full client runtime on the shared data directory, with every

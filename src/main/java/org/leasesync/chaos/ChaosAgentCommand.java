@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.cli.DurationConverter;
-import org.leasesync.registry.RetryPolicy;
+import org.leasesync.run.RetryPolicy;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.sync.SyncSettings;
 import picocli.CommandLine.Command;

@@ -5,11 +5,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.LeaseStore;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.LeaseKey;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.LeaseStore;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.LeaseKey;
 
 /**
  * The lease table with grants, renewals and releases journaled. A {@code grant} or {@code renew}

@@ -1,7 +1,7 @@
 package org.leasesync.chaos;
 
 import java.util.Optional;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;

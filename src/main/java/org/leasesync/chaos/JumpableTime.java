@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TimeSource;
 
 /**
  * The system's time with a wall clock that can be jumped forward or back at run time (an NTP step,

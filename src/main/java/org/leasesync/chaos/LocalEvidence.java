@@ -9,7 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 

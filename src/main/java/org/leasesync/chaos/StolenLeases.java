@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.leasesync.registry.OwnerId;
+import org.leasesync.lease.OwnerId;
 
 /**
  * The {@code stolen} counter (design.md invariant 3, issue 12): a lease must never be taken from a

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.store.Database;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.LocalStore;
@@ -108,7 +108,7 @@ public final class HistoryCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** "schedule × 12, foreground × 3" (see {@link org.leasesync.registry.SourceCounts#text()}). */
+    /** "schedule × 12, foreground × 3" (see {@link org.leasesync.run.SourceCounts#text()}). */
     private static String counts(Map<String, Integer> bySource) {
         return bySource.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue())
                 .collect(java.util.stream.Collectors.joining(", "));

@@ -1,7 +1,7 @@
 package org.leasesync.cli;
 
-import org.leasesync.registry.Scope;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSyncRemote;
 import picocli.CommandLine.Option;
 

@@ -4,7 +4,7 @@ import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
-import org.leasesync.registry.LeasesyncException;
+import org.leasesync.lease.LeasesyncException;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package org.leasesync.cli;
 
 import java.time.Duration;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.lease.TaskRegistry;
 import picocli.CommandLine.Option;
 
 /** Registry settings shared by the commands that take leases. */

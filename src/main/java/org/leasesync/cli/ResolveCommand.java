@@ -2,8 +2,8 @@ package org.leasesync.cli;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import picocli.CommandLine.ArgGroup;

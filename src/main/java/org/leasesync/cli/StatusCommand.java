@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
 import picocli.CommandLine.Command;
@@ -68,7 +68,7 @@ public final class StatusCommand implements Callable<Integer> {
             var checkpoints = checkpointRows.stream().map(Views.CheckpointView::of).toList();
             String dataDirArgument = dataDir.given() ? " --data-dir " + Views.shellQuote(dir.toString()) : "";
             var attention = store.runs().lastRunPerKey().stream()
-                    .filter(r -> r.status().orElse(null) == org.leasesync.registry.RunStatus.NEEDS_ATTENTION)
+                    .filter(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.NEEDS_ATTENTION)
                     .map(r -> Views.NeedsAttentionView.of(r, checkpointRows.stream()
                             .filter(c -> c.key().equals(r.key())).findFirst(), dataDirArgument))
                     .toList();

@@ -8,16 +8,16 @@ import java.util.concurrent.ExecutionException;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.StopSignals;
-import org.leasesync.registry.RetryPolicy;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunResult;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.RunView;
-import org.leasesync.registry.SubmitResult;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TimeSource;
-import org.leasesync.registry.TriggerRequest;
+import org.leasesync.run.RetryPolicy;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.RunView;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TriggerRequest;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
@@ -245,7 +245,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         for (int attempt = 1; ; attempt++) {
             try {
                 return rt.coordinator().submit(request);
-            } catch (org.leasesync.registry.StoreException e) {
+            } catch (org.leasesync.lease.StoreException e) {
                 if (!Database.isHandoverMessage(e.getMessage()) || attempt >= 5) {
                     throw e;
                 }
@@ -287,9 +287,9 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     /** The key needs attention: what is known (the unconfirmed push) and the commands that resolve it. */
     private int needsAttention(PrintWriter out, ClientRuntime rt, TaskKey key, String runId, String reason) {
-        var push = rt.store().runs().checkpoint(key).filter(org.leasesync.registry.Checkpoint::hasPushInFlight);
-        String idempotencyKey = push.flatMap(org.leasesync.registry.Checkpoint::idempotencyKey).orElse(null);
-        java.util.List<String> changeIds = push.map(org.leasesync.registry.Checkpoint::pushChangeIds)
+        var push = rt.store().runs().checkpoint(key).filter(org.leasesync.run.Checkpoint::hasPushInFlight);
+        String idempotencyKey = push.flatMap(org.leasesync.run.Checkpoint::idempotencyKey).orElse(null);
+        java.util.List<String> changeIds = push.map(org.leasesync.run.Checkpoint::pushChangeIds)
                 .orElse(java.util.List.of());
         String again = "leasesync sync --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
                 + (dataDir.given() ? " --data-dir " + Views.shellQuote(config.dataDir().toString()) : "")
@@ -321,7 +321,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     private int joined(PrintWriter out, TaskKey key, RunView v) {
         String sources = v.firstSource().wireName() + (v.mergedSources().isEmpty() ? ""
-                : " (joined by " + org.leasesync.registry.SourceCounts.of(v.mergedSources()).text() + ")");
+                : " (joined by " + org.leasesync.run.SourceCounts.of(v.mergedSources()).text() + ")");
         String stage = v.stage().map(s -> s.wireName()).orElse("starting");
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

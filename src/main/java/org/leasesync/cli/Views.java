@@ -5,11 +5,11 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.TaskSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.TaskSource;
 
 /** JSON-friendly views of registry rows (plain strings and numbers, ISO-8601 instants). */
 final class Views {
@@ -52,7 +52,7 @@ final class Views {
             String text = r.error().orElse(null);
             return new RunView(r.runId(), r.key().asString(), r.epoch(), r.owner(), r.firstSource().wireName(),
                     r.mergedSources().stream().map(TaskSource::wireName).toList(),
-                    org.leasesync.registry.SourceCounts.of(r.mergedSources()).byWireName(), r.startedAt().toString(),
+                    org.leasesync.run.SourceCounts.of(r.mergedSources()).byWireName(), r.startedAt().toString(),
                     r.endedAt().map(Instant::toString).orElse(null), r.stageText(), r.statusText(),
                     succeeded ? null : text, succeeded ? text : null, r.recovery().orElse(null),
                     r.stages().stream().map(s -> new StageView(s.stage(), s.at().toString())).toList());

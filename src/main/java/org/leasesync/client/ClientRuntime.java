@@ -9,13 +9,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
-import org.leasesync.registry.Coordinator;
-import org.leasesync.registry.FatalErrorHandler;
-import org.leasesync.registry.LeaseKeeper;
-import org.leasesync.registry.LeaseStore;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.run.Coordinator;
+import org.leasesync.lease.FatalErrorHandler;
+import org.leasesync.lease.LeaseKeeper;
+import org.leasesync.lease.LeaseStore;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskRegistry;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
@@ -97,7 +97,7 @@ public final class ClientRuntime implements AutoCloseable {
     /**
      * Opens the local database in the configured data directory and wires everything.
      *
-     * @throws org.leasesync.registry.StoreException if the database cannot be opened
+     * @throws org.leasesync.lease.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config) {
         return open(config, Ports.NONE);
@@ -106,7 +106,7 @@ public final class ClientRuntime implements AutoCloseable {
     /**
      * Like {@link #open(ClientConfig)}, with the sync worker's ports wrapped.
      *
-     * @throws org.leasesync.registry.StoreException if the database cannot be opened
+     * @throws org.leasesync.lease.StoreException if the database cannot be opened
      */
     public static ClientRuntime open(ClientConfig config, Ports ports) {
         return open(config, LocalStore.openFile(config.dataDir(), config.dbOpenTimeout()), ports);

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntConsumer;
-import org.leasesync.registry.FatalErrorHandler;
+import org.leasesync.lease.FatalErrorHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -17,7 +17,7 @@ import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;

@@ -16,6 +16,29 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.leasesync.server.jobs.JobScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.leasesync.server.demo.DemoSeeder;
+import org.leasesync.server.demo.Seed;
+import org.leasesync.server.faults.FaultSwitches;
+import org.leasesync.server.http.AdminHandlers;
+import org.leasesync.server.http.ApiRouter;
+import org.leasesync.server.http.Authenticator;
+import org.leasesync.server.http.HealthHandler;
+import org.leasesync.server.http.PullHandler;
+import org.leasesync.server.http.PushHandler;
+import org.leasesync.server.http.PushService;
+import org.leasesync.server.http.PushStatusHandler;
+import org.leasesync.server.http.ServerMetrics;
+import org.leasesync.server.store.AuditLog;
+import org.leasesync.server.store.ClaimStore;
+import org.leasesync.server.store.Dialect;
+import org.leasesync.server.store.FencingStore;
+import org.leasesync.server.store.IdempotencyStore;
+import org.leasesync.server.store.RecordStore;
+import org.leasesync.server.store.ServerDatabase;
+import org.leasesync.server.store.ServerInstanceId;
+import org.leasesync.server.store.ServerStats;
+import org.leasesync.server.store.StatsStore;
+import org.leasesync.server.store.TokenStore;
 
 /**
  * The reference implementation of the leasesync sync protocol v1 ({@code docs/protocol.md}),

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.leasesync.server.jobs.JobSettings;
+import org.leasesync.server.demo.Seed;
+import org.leasesync.server.faults.FaultSpec;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * Configuration of a {@link ReferenceServer}. Immutable; validated once, here.

@@ -1,12 +1,14 @@
 package org.leasesync.server;
 
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.server.jobs.JobHooks;
 import org.leasesync.server.jobs.JobScheduler;
 import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.store.DataSourceDatabase;
+import org.leasesync.server.http.ServerMetrics;
+import org.leasesync.server.store.ServerDatabase;
 
 /**
  * Wires the server's jobs ({@link StandardJobs}) to a {@link JobScheduler} on this instance: the

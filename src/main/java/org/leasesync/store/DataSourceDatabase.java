@@ -5,7 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

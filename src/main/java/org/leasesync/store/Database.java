@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
-import org.leasesync.registry.LeasesyncException;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

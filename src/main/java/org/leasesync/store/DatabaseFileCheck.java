@@ -21,7 +21,7 @@ import java.util.Optional;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.StoreException;
 import org.leasesync.store.UnacknowledgedWrite.Chunk;
 import org.leasesync.store.UnacknowledgedWrite.Named;
 import org.slf4j.Logger;

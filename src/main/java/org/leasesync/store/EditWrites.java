@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.UUID;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 
 /**
  * Saving a local edit into the outbox (issue 12, kind 3), in the caller's transaction:

@@ -5,10 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.LeaseLoss;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.LeaseLoss;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.StoreException;
 
 /**
  * The one guarded-write primitive (design.md invariant 4): runs a local transaction that commits

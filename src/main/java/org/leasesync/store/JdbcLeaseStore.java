@@ -15,13 +15,13 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.LeaseKey;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.LeaseStore;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.RunStore;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.LeaseKey;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.LeaseStore;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.run.RunStore;
+import org.leasesync.lease.StoreException;
 
 /**
  * Lease rows in SQL, for any {@link LeaseKey} (task keys and job keys share the table; the column

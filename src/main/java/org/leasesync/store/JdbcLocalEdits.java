@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushLimits;
 

@@ -9,7 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.sync.ResyncSummary;
 
 /**

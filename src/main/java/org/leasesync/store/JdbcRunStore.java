@@ -11,18 +11,18 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.StoreException;
-import org.leasesync.registry.RunOrigin;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.RunStore;
-import org.leasesync.registry.Stage;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.StoreException;
+import org.leasesync.run.RunOrigin;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.RunStore;
+import org.leasesync.run.Stage;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
 
 /**
  * Runs, triggers, stages and checkpoints in SQL. Every write of a run goes through

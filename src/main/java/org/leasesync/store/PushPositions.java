@@ -6,7 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 
 /**
  * The position the server answered to a key's latest applied push (table {@code push_position};

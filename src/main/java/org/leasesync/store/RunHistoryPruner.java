@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.TaskKey;
 
 /**
  * Deletes a key's old run history as {@link RunRetention} allows, in one short transaction of

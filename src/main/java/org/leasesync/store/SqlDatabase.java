@@ -1,7 +1,7 @@
 package org.leasesync.store;
 
-import org.leasesync.registry.LeasesyncException;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.lease.StoreException;
 
 /**
  * What the lease store ({@link JdbcLeaseStore}) and the guarded-write primitive ({@link JdbcGuard})

@@ -12,8 +12,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.Properties;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

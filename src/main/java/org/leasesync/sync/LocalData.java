@@ -2,14 +2,14 @@ package org.leasesync.sync;
 
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.TaskKey;
 
 /**
  * The local records, outbox and checkpoint, as the worker writes them. Implemented by the
  * {@code store} package. Every write takes the run's {@link Fence}, touches only the fence's user
  * and scope, writes the checkpoint in the same transaction as the data it describes, and commits
- * only if the fence is current (else {@link org.leasesync.registry.LeaseLostException}).
+ * only if the fence is current (else {@link org.leasesync.lease.LeaseLostException}).
  *
  * <p>Thread-safe; blocks on the database.
  */

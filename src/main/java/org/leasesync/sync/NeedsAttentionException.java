@@ -1,6 +1,6 @@
 package org.leasesync.sync;
 
-import org.leasesync.registry.LeasesyncException;
+import org.leasesync.lease.LeasesyncException;
 
 /** The outcome of a step is unknown and cannot be confirmed: the run fails closed. */
 public class NeedsAttentionException extends LeasesyncException {

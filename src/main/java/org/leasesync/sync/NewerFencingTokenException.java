@@ -1,13 +1,13 @@
 package org.leasesync.sync;
 
-import org.leasesync.registry.LeasesyncException;
+import org.leasesync.lease.LeasesyncException;
 
 /**
  * The sync server refused a pull or push with {@code 409 stale_fencing_token}: it has seen a
  * fencing token from this device (its client id) at least as high as the run's epoch. Either another
  * run of the key took it over — then the lease row has moved on too — or this device's lease table
  * went back in time (a restored copy of the local database) and its epochs must jump ahead. The
- * worker turns it into {@link org.leasesync.registry.RunOutcome#behindServer}; the coordinator
+ * worker turns it into {@link org.leasesync.run.RunOutcome#behindServer}; the coordinator
  * tells the two apart by whether the lease row is still the run's.
  */
 public class NewerFencingTokenException extends LeasesyncException {

@@ -3,8 +3,8 @@ package org.leasesync.sync;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.TaskKey;
 
 /**
  * A key's newest run (highest epoch), as the recent-sync check ({@link RecentSyncGate}) reads it
@@ -16,7 +16,7 @@ import org.leasesync.registry.TaskKey;
  * @param status its status; empty if the stored text is unrecognised
  * @param endedMonoNanos when it ended on the monotonic clock {@code monoClock}; empty while running,
  *     for runs closed by another holder's recovery and for runs of older versions
- * @param monoClock the id of that clock ({@link org.leasesync.registry.TimeSource#monotonicClockId()});
+ * @param monoClock the id of that clock ({@link org.leasesync.lease.TimeSource#monotonicClockId()});
  *     empty when unknown: the end is then never compared with another process's clock
  */
 public record NewestRun(String runId, TaskKey key, String owner, Optional<RunStatus> status,

@@ -1,8 +1,8 @@
 package org.leasesync.sync;
 
 import java.util.Optional;
-import org.leasesync.registry.RunContext;
-import org.leasesync.registry.RunProgress;
+import org.leasesync.run.RunContext;
+import org.leasesync.run.RunProgress;
 
 /**
  * The pull stage of a {@link SyncWorker} run:
@@ -43,7 +43,7 @@ final class PullStage {
      * @return what a full download changed, when this pull ended one; empty otherwise
      * @throws RemoteException if a request fails (also a second refused cursor in one run)
      * @throws NewerFencingTokenException if the server has seen a newer fencing token for this key
-     * @throws org.leasesync.registry.LeaseLostException if the lease is lost
+     * @throws org.leasesync.lease.LeaseLostException if the lease is lost
      */
     Optional<ResyncSummary> pull(RunContext ctx) {
         Optional<String> cursor = local.pullCursor(ctx.key());

@@ -9,9 +9,9 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.RunContext;
-import org.leasesync.registry.RunProgress;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.RunContext;
+import org.leasesync.run.RunProgress;
 
 /**
  * The push stage of a sync run:

@@ -3,13 +3,13 @@ package org.leasesync.sync;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.StartCheck;
-import org.leasesync.registry.StoreException;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.StartCheck;
+import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
 
 /**
  * Whether a background trigger should ask for a run of a key, or is unnecessary because the key
@@ -113,7 +113,7 @@ public final class RecentSyncGate {
 
     /**
      * The rule for the window's background triggers, as the coordinator asks it with the key's lease
-     * granted ({@link org.leasesync.registry.Coordinator#setStartCheck}; then it cannot race another
+     * granted ({@link org.leasesync.run.Coordinator#setStartCheck}; then it cannot race another
      * window's run) and as the triggers ask it beforehand (no lease taken when clearly unnecessary):
      * a {@code schedule} trigger is unnecessary when the key synced successfully less than
      * {@link #SCHEDULE_SHARE} of {@code scheduleInterval} ago, and the skip is recorded in the key's
@@ -135,7 +135,7 @@ public final class RecentSyncGate {
         Duration focusWithin = foregroundMinInterval;   // zero (allowed by --foreground-min-interval): never recent
         return new StartCheck() {
             @Override
-            public Optional<String> skipReason(org.leasesync.registry.TriggerRequest request) {
+            public Optional<String> skipReason(org.leasesync.run.TriggerRequest request) {
                 return switch (request.source()) {
                     case SCHEDULE -> unnecessary(request.key(), TaskSource.SCHEDULE, timerWithin);
                     case FOREGROUND -> focusWithin.isZero() ? Optional.empty()
@@ -147,7 +147,7 @@ public final class RecentSyncGate {
 
             /** {@code manual} and {@code recovery} triggers (and foreground ones with a zero interval) are never asked. */
             @Override
-            public boolean asks(org.leasesync.registry.TriggerRequest request) {
+            public boolean asks(org.leasesync.run.TriggerRequest request) {
                 return switch (request.source()) {
                     case SCHEDULE, RETRY -> true;
                     case FOREGROUND -> !focusWithin.isZero();

@@ -2,13 +2,13 @@ package org.leasesync.sync;
 
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 
 /**
  * Storage SPI of the recent-sync check ({@link RecentSyncGate}), implemented by the {@code store}
  * package on the local database that every process of a data directory shares.
  *
- * <p>Thread-safe; blocks on database I/O; throws {@link org.leasesync.registry.StoreException} when
+ * <p>Thread-safe; blocks on database I/O; throws {@link org.leasesync.lease.StoreException} when
  * the database fails.
  */
 public interface RecentSyncs {

@@ -1,6 +1,6 @@
 package org.leasesync.sync;
 
-import org.leasesync.registry.LeasesyncException;
+import org.leasesync.lease.LeasesyncException;
 
 /**
  * A call to the sync server failed. The {@link Kind} says what the client may conclude about a

@@ -1,7 +1,7 @@
 package org.leasesync.sync;
 
 import java.util.Optional;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 
 /**
  * The sync server, as the worker needs it (protocol v1, docs/protocol.md). Implemented by the

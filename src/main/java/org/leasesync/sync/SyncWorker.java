@@ -2,12 +2,12 @@ package org.leasesync.sync;
 
 import java.util.Objects;
 import java.util.Optional;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.RecoveryDecision;
-import org.leasesync.registry.RunContext;
-import org.leasesync.registry.RunOutcome;
-import org.leasesync.registry.Stage;
-import org.leasesync.registry.TaskRunner;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.RecoveryDecision;
+import org.leasesync.run.RunContext;
+import org.leasesync.run.RunOutcome;
+import org.leasesync.run.Stage;
+import org.leasesync.run.TaskRunner;
 
 /**
  * One sync run for one task key: pull, then push, then done.

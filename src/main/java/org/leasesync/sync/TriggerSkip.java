@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
 
 /**
  * A background trigger that asked for nothing because its key had synced successfully moments

@@ -4,10 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import org.leasesync.registry.RunResult;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 

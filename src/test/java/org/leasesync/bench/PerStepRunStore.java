@@ -3,14 +3,14 @@ package org.leasesync.bench;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.RunStore;
-import org.leasesync.registry.Stage;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.lease.Fence;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.RunStore;
+import org.leasesync.run.Stage;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
 
 /**
  * The reference for issue 14 §2: the same run store, but the start of a run goes step by step as

@@ -18,7 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.sync.OutboxEntry;

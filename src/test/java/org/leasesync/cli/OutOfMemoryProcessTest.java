@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.client.ExitOnFatalError;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
 

@@ -14,10 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.Scope;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
 
@@ -133,7 +133,7 @@ class SignalStopProcessTest {
         assertThat(window.exitValue()).as(read(tmp.resolve("window.out"))).isEqualTo(143);
         String text = read(log);
         assertThat(text).contains("stopping: the process was told to stop (SIGTERM, Ctrl-C or logout)")
-                .contains("org.leasesync.app.App - stopped cleanly");
+                .contains("org.leasesync.desktop.fx.App - stopped cleanly");
         assertThat(text.substring(text.indexOf("stopping: the process was told to stop"))).doesNotContain(" ERROR ");
         assertThat(read(tmp.resolve("window.out"))).doesNotContain("Exception", "\tat ");
         try (LocalStore store = LocalStore.openFile(data, Duration.ofSeconds(20))) {

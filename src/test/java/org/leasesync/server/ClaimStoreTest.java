@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.server.store.ClaimStore;
+import org.leasesync.server.store.ServerDatabase;
 
 /** Idempotency-key claims on H2, where the database has one server: every other instance's claim is stale. */
 class ClaimStoreTest {

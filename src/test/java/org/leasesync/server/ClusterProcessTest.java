@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
+import org.leasesync.server.demo.DemoData;
 
 /**
  * Three {@code leasesync serve --db} processes started at once on one empty PostgreSQL database,

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.server.store.ServerStats;
 
 /**
  * Three reference server instances in this JVM on one real PostgreSQL database: every server

@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * A push whose connection breaks while it commits (real PostgreSQL: a deferred trigger makes the

@@ -14,6 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.demo.DemoData;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * Instances that start at the same moment on an empty PostgreSQL database migrate it once, seed

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * A PostgreSQL of this test's own is stopped under a running server instance and started again

@@ -7,6 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.store.ServerDatabase;
+import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.server.store.ServerInstanceId;
 
 /**
  * Every PostgreSQL session of a server instance carries the settings that let PostgreSQL notice a

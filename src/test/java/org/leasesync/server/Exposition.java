@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * is {@code name{label="value",...} number}. Enough to find a sample by name and labels; not a
  * full parser (no escapes beyond {@code \"}, no timestamps needed).
  */
-final class Exposition {
+public final class Exposition {
 
     /** One sample line. */
     record Sample(String name, Map<String, String> labels, double value) {
@@ -30,7 +30,7 @@ final class Exposition {
     private final List<Sample> samples = new ArrayList<>();
     private final String text;
 
-    Exposition(String text) {
+    public Exposition(String text) {
         this.text = text;
         for (String line : text.split("\n")) {
             if (line.isBlank() || line.startsWith("#")) {
@@ -57,7 +57,7 @@ final class Exposition {
     }
 
     /** The samples named {@code name} whose labels include all of {@code labels} (name, value, ...). */
-    List<Sample> find(String name, String... labels) {
+    public List<Sample> find(String name, String... labels) {
         List<Sample> out = new ArrayList<>();
         for (Sample s : samples) {
             if (s.name().equals(name) && hasAll(s.labels(), labels)) {
@@ -72,7 +72,7 @@ final class Exposition {
      *
      * @throws AssertionError if there is none or more than one
      */
-    double value(String name, String... labels) {
+    public double value(String name, String... labels) {
         List<Sample> found = find(name, labels);
         if (found.size() != 1) {
             throw new AssertionError(found.size() + " samples " + name + " " + List.of(labels) + " in:\n" + text);

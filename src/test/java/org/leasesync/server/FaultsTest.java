@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.server.faults.FaultSpec;
+import org.leasesync.server.store.ServerStats;
 
 class FaultsTest {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.demo.Seed;
 
 /** {@code GET /health} (docs/protocol.md §10) on H2; on PostgreSQL see ClusterTest and DatabaseOutageTest. */
 class HealthTest extends ServerTestBase {

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.leasesync.testing.Postgres;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * {@link MetricsTest} against a real PostgreSQL, and a database lost under a running instance:

@@ -8,13 +8,14 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.leasesync.testing.Postgres;
+import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
  * Server databases on the tests' real PostgreSQL ({@link Postgres}): a fresh one per call
  * ({@link #fresh()}), or one database reused by the single-instance test classes and emptied
  * before each use ({@link #emptied()}), which spares a migration per test.
  */
-final class PostgresDatabases {
+public final class PostgresDatabases {
 
     /** Connections per server instance in tests: small, so that many instances fit. */
     static final int POOL_SIZE = 4;
@@ -25,7 +26,7 @@ final class PostgresDatabases {
     }
 
     /** A fresh database, as a server database configuration. */
-    static ServerDatabaseConfig.Postgres fresh() {
+    public static ServerDatabaseConfig.Postgres fresh() {
         return of(Postgres.newDatabase());
     }
 

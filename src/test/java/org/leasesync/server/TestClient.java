@@ -17,7 +17,7 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /** A small protocol client for tests: real HTTP over loopback, never retries by itself. */
-final class TestClient {
+public final class TestClient {
 
     static final ObjectMapper JSON = new ObjectMapper();
     private static final MediaType JSON_TYPE = MediaType.get("application/json; charset=utf-8");
@@ -27,8 +27,8 @@ final class TestClient {
             .build();
 
     /** A response, fully read. */
-    record Resp(int status, Map<String, String> headers, String body) {
-        JsonNode json() {
+    public record Resp(int status, Map<String, String> headers, String body) {
+        public JsonNode json() {
             try {
                 return JSON.readTree(body);
             } catch (IOException e) {
@@ -45,11 +45,11 @@ final class TestClient {
     private final OkHttpClient http;
 
     /** A client with its own connection pool, so no pooled connection outlives its server. */
-    TestClient(ReferenceServer server) {
+    public TestClient(ReferenceServer server) {
         this(server, SHARED.newBuilder().connectionPool(new okhttp3.ConnectionPool()).build());
     }
 
-    TestClient(ReferenceServer server, OkHttpClient http) {
+    public TestClient(ReferenceServer server, OkHttpClient http) {
         this.server = server;
         this.http = http;
     }
@@ -58,11 +58,11 @@ final class TestClient {
         return "/v1/users/" + user + "/scopes/" + scope + "/changes";
     }
 
-    Resp pull(String user, String scope, String query) throws IOException {
+    public Resp pull(String user, String scope, String query) throws IOException {
         return get(changesPath(user, scope) + (query == null ? "" : "?" + query), server.tokenFor(user), Map.of());
     }
 
-    Resp push(String user, String scope, String key, String body) throws IOException {
+    public Resp push(String user, String scope, String key, String body) throws IOException {
         Map<String, String> h = new LinkedHashMap<>();
         if (key != null) {
             h.put("Idempotency-Key", key);
@@ -79,7 +79,7 @@ final class TestClient {
         return get("/v1/admin/audit" + (query == null ? "" : "?" + query), server.adminToken(), Map.of());
     }
 
-    Resp adminStats() throws IOException {
+    public Resp adminStats() throws IOException {
         return get("/v1/admin/stats", server.adminToken(), Map.of());
     }
 
@@ -133,7 +133,7 @@ final class TestClient {
     }
 
     /** A push body with one change. */
-    static String oneChange(String changeId, String id, long baseVersion, String payloadJson) {
+    public static String oneChange(String changeId, String id, long baseVersion, String payloadJson) {
         return body(change(changeId, id, baseVersion, payloadJson));
     }
 

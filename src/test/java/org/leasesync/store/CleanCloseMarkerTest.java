@@ -12,7 +12,7 @@ import java.nio.file.attribute.FileTime;
 import java.sql.PreparedStatement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.StoreException;
 
 /** The start-up check skips its row read only for a file unchanged since a clean close (issue 14 §6). */
 class CleanCloseMarkerTest {

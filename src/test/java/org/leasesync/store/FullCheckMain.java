@@ -1,7 +1,7 @@
 package org.leasesync.store;
 
 import java.nio.file.Path;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.StoreException;
 
 /**
  * A child JVM for {@link FullCheckMemoryTest}: runs the start-up check ({@link DatabaseFileCheck#check}) on the

@@ -7,9 +7,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.registry.StoreException;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 
 /**
  * A write the disk refuses, at the JDBC boundary (the file system reports "No space left on

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.StoreException;
 import org.leasesync.store.CommitThenDieMain.KillOutcome;
 import org.leasesync.testing.JavaProcess;
 

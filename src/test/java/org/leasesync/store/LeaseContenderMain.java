@@ -5,13 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.JobKey;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TimeSource;
 
 /**
  * A child process for {@link TwoProcessLeaseTest}: opens the data directory (or, given a

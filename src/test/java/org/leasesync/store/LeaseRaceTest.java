@@ -15,14 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.JobKey;
-import org.leasesync.registry.LeaseKey;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.LeaseKey;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.testing.ManualTime;
 
 /**
@@ -100,7 +100,7 @@ class LeaseRaceTest {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<Boolean>> got = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            TaskKey key = new TaskKey("user-" + i, org.leasesync.registry.Scope.values()[i % 3]);
+            TaskKey key = new TaskKey("user-" + i, org.leasesync.lease.Scope.values()[i % 3]);
             TaskRegistry r = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(), Duration.ofMinutes(5),
                     TimeSource.system(), OwnerLiveness.neverProvable());
             got.add(pool.submit(() -> r.tryAcquire(key).isPresent()));

@@ -15,11 +15,11 @@ import java.util.Optional;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.JobKey;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.testing.Postgres;
 
 /**

@@ -14,12 +14,12 @@ import java.util.List;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.JobKey;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
 

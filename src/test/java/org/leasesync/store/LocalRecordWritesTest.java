@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushLimits;
 import org.leasesync.sync.RemoteRecord;
@@ -130,7 +130,7 @@ class LocalRecordWritesTest {
     @org.junit.jupiter.api.Test
     void theNextPushBatchIsReadByWalkingTheOutboxIndexInOrder() {
         try (Database db = Database.openInMemory()) {
-            JdbcLocalEdits edits = new JdbcLocalEdits(db, org.leasesync.registry.TimeSource.system());
+            JdbcLocalEdits edits = new JdbcLocalEdits(db, org.leasesync.lease.TimeSource.system());
             for (int i = 0; i < 50; i++) {
                 edits.addEdit(KEY, "r" + i, "{}", false);
             }

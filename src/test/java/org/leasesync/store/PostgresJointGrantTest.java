@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.Postgres;
 import org.junit.jupiter.api.Test;
 

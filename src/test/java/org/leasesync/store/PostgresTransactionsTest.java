@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.StoreException;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.testing.Postgres;
 
 /**

@@ -13,7 +13,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 
 /**
  * {@link RecordLocks#lockAll}: the existing lock rows are locked with one statement (an array of

@@ -10,24 +10,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.JobKey;
-import org.leasesync.registry.LeaseKey;
-import org.leasesync.registry.LeaseLoss;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.LeaseStore;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.ProcessStart;
-import org.leasesync.registry.RunRecord;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.Stage;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TaskSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.LeaseKey;
+import org.leasesync.lease.LeaseLoss;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.LeaseStore;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.ProcessStart;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.Stage;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.TaskSource;
 import org.leasesync.testing.ManualTime;
 
 /**
@@ -106,7 +106,7 @@ abstract class RegistryContractTest {
     @Test
     void otherOwnerCanNeitherRenewNorRelease() {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
-        var forged = new org.leasesync.registry.Fence(KEY, b.owner(), lease.fence().epoch());
+        var forged = new org.leasesync.lease.Fence(KEY, b.owner(), lease.fence().epoch());
         assertThat(store.leases().renew(forged, TTL, time.now())).isFalse();
         assertThat(store.leases().release(forged, time.now())).isFalse();
         assertThat(a.lease(KEY).orElseThrow().owner()).contains(a.owner());
@@ -465,7 +465,7 @@ abstract class RegistryContractTest {
         store.runs().finishRun(first.fence(), "run-1", RunStatus.FAILED, Optional.of("unreachable"), time.now());
         a.release(first);
         time.elapse(Duration.ofSeconds(1));
-        org.leasesync.registry.RunOrigin origin = new org.leasesync.registry.RunOrigin("leasesync sync",
+        org.leasesync.run.RunOrigin origin = new org.leasesync.run.RunOrigin("leasesync sync",
                 "http://127.0.0.1:9/, http://127.0.0.1:10/");
         HeldLease second = b.tryAcquire(KEY).orElseThrow();
         store.runs().withOrigin(origin).insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(),

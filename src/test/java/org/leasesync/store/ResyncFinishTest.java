@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.sync.ResyncSummary;
 
 /**

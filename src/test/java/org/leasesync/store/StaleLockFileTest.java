@@ -11,12 +11,12 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.LeaseHolderMain;
 

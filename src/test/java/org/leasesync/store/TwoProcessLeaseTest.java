@@ -100,9 +100,9 @@ class TwoProcessLeaseTest {
         }
         // the rows the two processes left in their shared database
         try (LocalStore store = LeaseContenderMain.open(target, childEnv())) {
-            assertThat(store.leases().read(org.leasesync.registry.TaskKey.of("shared", "course_sync")).orElseThrow().epoch())
+            assertThat(store.leases().read(org.leasesync.lease.TaskKey.of("shared", "course_sync")).orElseThrow().epoch())
                     .isEqualTo(2L * HOLDS);
-            assertThat(store.leases().read(org.leasesync.registry.JobKey.of("two-process-job")).orElseThrow().epoch())
+            assertThat(store.leases().read(org.leasesync.lease.JobKey.of("two-process-job")).orElseThrow().epoch())
                     .isEqualTo(2L * HOLDS);
             assertThat(store.leases().readAll()).hasSize(ROUNDS + 2)
                     .filteredOn(r -> !r.key().asString().startsWith("round-")).noneMatch(r -> r.isHeld());

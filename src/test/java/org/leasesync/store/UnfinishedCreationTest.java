@@ -14,8 +14,8 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.StoreException;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.StoreException;
 
 /**
  * A first start killed before the schema was ready (found by a break-it trial: {@code kill -9} within

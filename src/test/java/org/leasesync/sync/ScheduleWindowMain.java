@@ -6,17 +6,17 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.leasesync.app.ScheduleTrigger;
+import org.leasesync.desktop.ScheduleTrigger;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
-import org.leasesync.registry.RetryPolicy;
-import org.leasesync.registry.Scope;
-import org.leasesync.registry.StartCheck;
-import org.leasesync.registry.SubmitResult;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TimeSource;
-import org.leasesync.registry.TriggerRequest;
+import org.leasesync.run.RetryPolicy;
+import org.leasesync.lease.Scope;
+import org.leasesync.run.StartCheck;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TriggerRequest;
 import org.leasesync.remote.HttpSettings;
 
 /**

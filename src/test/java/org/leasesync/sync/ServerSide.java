@@ -2,7 +2,7 @@ package org.leasesync.sync;
 
 import java.util.List;
 import java.util.UUID;
-import org.leasesync.registry.TaskKey;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.server.ReferenceServer;

@@ -10,18 +10,18 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.Checkpoint;
-import org.leasesync.registry.RunResult;
-import org.leasesync.registry.RunStatus;
-import org.leasesync.registry.Scope;
-import org.leasesync.registry.Stage;
-import org.leasesync.registry.SubmitResult;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskSource;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.lease.Scope;
+import org.leasesync.run.Stage;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
-import org.leasesync.server.FaultSettings;
+import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
@@ -302,7 +302,7 @@ class SyncEndToEndTest {
         assertThat(client.coordinator.submit(ALICE, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
         SubmitResult discard = client.coordinator.submit(
-                new org.leasesync.registry.TriggerRequest(ALICE, TaskSource.MANUAL, false, false, true));
+                new org.leasesync.run.TriggerRequest(ALICE, TaskSource.MANUAL, false, false, true));
         RunResult resent = ((SubmitResult.Started) discard).handle().completion().get(30, TimeUnit.SECONDS);
         assertThat(resent.status()).as(resent.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);   // sent twice, applied once

@@ -4,13 +4,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.LeaseKeeper;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskKey;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.LeaseKeeper;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.LocalStore;
 
 /**

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TimeSource;
 
 /**
  * A time source tests move by hand: {@link #elapse} advances both clocks (real time passing);

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.leasesync.registry.JobKey;
+import org.leasesync.lease.JobKey;
 
 /**
  * {@code expire-idempotency-keys}: deletes the stored responses of completed pushes whose key

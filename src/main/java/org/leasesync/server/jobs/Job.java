@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Objects;
-import org.leasesync.registry.JobKey;
+import org.leasesync.lease.JobKey;
 
 /**
  * One periodic piece of work of the sync server, run under the lease of its {@link JobKey} by

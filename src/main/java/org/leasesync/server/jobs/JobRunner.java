@@ -3,11 +3,11 @@ package org.leasesync.server.jobs;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import org.leasesync.registry.FatalErrorHandler;
-import org.leasesync.registry.Fence;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.FatalErrorHandler;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcGuard;
 import org.leasesync.store.SqlDatabase;
 
@@ -115,7 +115,7 @@ public final class JobRunner {
      * @return the started run, or empty when a scheduled occurrence was already completed (or, with a
      *     null slot, when the unfinished run it was asked to resume has finished meanwhile)
      * @throws LeaseLostException if the lease is no longer current (nothing written)
-     * @throws org.leasesync.registry.StoreException if the database fails (nothing written)
+     * @throws org.leasesync.lease.StoreException if the database fails (nothing written)
      * @throws IllegalStateException if the stored checkpoint cannot be read (nothing written)
      */
     public <P> Optional<Started<P>> begin(Job<P> job, HeldLease lease, JobTrigger asked, Long slot) {

@@ -13,13 +13,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.leasesync.registry.HeldLease;
-import org.leasesync.registry.LeaseKeeper;
-import org.leasesync.registry.LeaseLostException;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
-import org.leasesync.registry.TaskRegistry;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.LeaseKeeper;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcLeaseStore;
 import org.leasesync.store.SqlDatabase;
 import org.slf4j.Logger;
@@ -309,7 +309,7 @@ public final class JobScheduler implements AutoCloseable {
      * @throws RejectedExecutionException if the scheduler is closing (nothing was started)
      * @throws IllegalStateException if the job's unfinished run has an unreadable checkpoint (fail
      *     closed: nothing is started until it is looked at)
-     * @throws org.leasesync.registry.LeasesyncException if the database fails
+     * @throws org.leasesync.lease.LeasesyncException if the database fails
      */
     public RunRequest requestRun(String name) {
         Job<?> job = jobs.get(name);
@@ -349,7 +349,7 @@ public final class JobScheduler implements AutoCloseable {
      * Every job's schedule, lease holder, unfinished run and last {@code runsPerJob} runs
      * ({@code GET /v1/admin/jobs}). Blocks on the database.
      *
-     * @throws org.leasesync.registry.LeasesyncException if the database fails
+     * @throws org.leasesync.lease.LeasesyncException if the database fails
      */
     public ObjectNode status(int runsPerJob) {
         return JobViews.status(runner.db(), runner.store(), registry, List.copyOf(jobs.values()), settings, instanceId,

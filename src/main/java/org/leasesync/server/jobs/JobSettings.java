@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.lease.TaskRegistry;
 
 /**
  * How a server runs its jobs ({@link StandardJobs}). Immutable; validated once, here.

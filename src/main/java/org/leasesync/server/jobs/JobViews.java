@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.registry.LeaseRecord;
-import org.leasesync.registry.TaskRegistry;
+import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.TaskRegistry;
 import org.leasesync.store.SqlDatabase;
 
 /**

@@ -6,7 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import org.leasesync.registry.JobKey;
+import org.leasesync.lease.JobKey;
 
 /**
  * {@code prune-audit}: deletes {@code request_audit} rows older than the audit retention

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.leasesync.registry.JobKey;
+import org.leasesync.lease.JobKey;
 
 /**
  * {@code purge-tombstones}: deletes tombstones (records with {@code deleted = TRUE}) older than the

@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.leasesync.registry.JobKey;
+import org.leasesync.lease.JobKey;
 
 /**
  * {@code release-stale-claims}: deletes idempotency-key claims ({@code idempotency_claims}) left by

@@ -26,8 +26,8 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.registry.OwnerId;
-import org.leasesync.registry.OwnerLiveness;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.store.SqlDialect;
 
@@ -59,7 +59,7 @@ abstract class JobSchedulerContract {
         db.close();
     }
 
-    JobScheduler scheduler(String instance, org.leasesync.registry.TimeSource time, JobSettings settings, JobHooks hooks) {
+    JobScheduler scheduler(String instance, org.leasesync.lease.TimeSource time, JobSettings settings, JobHooks hooks) {
         OwnerId owner = new OwnerId("host-" + instance, 100 + schedulers.size(), 1, Integer.toHexString(0xa0 + schedulers.size()));
         JobScheduler s = new JobScheduler(db.db, StandardJobs.create(Duration.ofHours(24), settings, instance,
                 (c, id) -> false), settings, instance, owner, time, OwnerLiveness.neverProvable(), hooks);

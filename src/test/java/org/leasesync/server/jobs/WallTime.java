@@ -2,7 +2,7 @@ package org.leasesync.server.jobs;
 
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
-import org.leasesync.registry.TimeSource;
+import org.leasesync.lease.TimeSource;
 
 /** A wall clock the test sets, with the real monotonic clock (leases behave as in production). Thread-safe. */
 final class WallTime implements TimeSource {

@@ -1,0 +1,170 @@
+package org.leasesync.desktop;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.desktop.fx.App;
+
+/**
+ * "Start at login": the XDG autostart entry {@code $XDG_CONFIG_HOME/autostart/leasesync.desktop}
+ * (else {@code ~/.config/autostart/leasesync.desktop}), which desktops following the XDG Autostart
+ * specification run when the user logs in. The entry starts the app with
+ * {@code LEASESYNC_START_HIDDEN=1}, so it opens in the tray (the window opens when there is none).
+ *
+ * <p>Thread-safe (stateless besides its paths); {@link #enable()} and {@link #disable()} block on
+ * a small file write.
+ */
+public final class Autostart {
+
+    /** The entry's file name. */
+    public static final String FILE = "leasesync.desktop";
+    /** The environment variable the entry sets; {@link App} starts hidden in the tray when it is 1. */
+    public static final String START_HIDDEN_ENV = "LEASESYNC_START_HIDDEN";
+
+    private final Path entry;
+    private final Optional<List<String>> command;
+
+    /**
+     * @param configHome the XDG config directory ({@link #configHome})
+     * @param command the command line that starts this app, empty when there is none to write
+     *     (e.g. started from classes by Maven)
+     */
+    public Autostart(Path configHome, Optional<List<String>> command) {
+        this.entry = configHome.resolve("autostart").resolve(FILE);
+        this.command = Objects.requireNonNull(command, "command").map(List::copyOf);
+        this.command.ifPresent(c -> {
+            if (c.isEmpty() || c.stream().anyMatch(a -> a.indexOf('\n') >= 0 || a.indexOf('\r') >= 0)) {
+                throw new IllegalArgumentException("an autostart command needs a program and no line breaks, got " + c);
+            }
+        });
+    }
+
+    /** {@code $XDG_CONFIG_HOME} when it is set to an absolute path (as the specification asks), else {@code ~/.config}. */
+    public static Path configHome(Map<String, String> env, String userHome) {
+        String xdg = env.get("XDG_CONFIG_HOME");
+        if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+            return Path.of(xdg);
+        }
+        return Path.of(userHome, ".config");
+    }
+
+    /**
+     * The command that starts this app: the jpackage launcher (system property
+     * {@code jpackage.app-path}), else {@code java -jar leasesync.jar} when running from the jar,
+     * else empty; followed by {@code extraArgs}.
+     */
+    public static Optional<List<String>> launcherCommand(List<String> extraArgs) {
+        List<String> cmd = new ArrayList<>();
+        String app = System.getProperty("jpackage.app-path");
+        if (app != null && !app.isBlank()) {
+            cmd.add(app);
+        } else {
+            try {
+                var source = App.class.getProtectionDomain().getCodeSource();
+                Path where = source == null ? null : Path.of(source.getLocation().toURI());
+                if (where == null || !where.getFileName().toString().endsWith(".jar")) {
+                    return Optional.empty();
+                }
+                cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                cmd.add("-jar");
+                cmd.add(where.toAbsolutePath().toString());
+            } catch (URISyntaxException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+        cmd.addAll(extraArgs);
+        return Optional.of(cmd);
+    }
+
+    /** The entry's path. */
+    public Path entry() {
+        return entry;
+    }
+
+    /** Whether an entry can be written (the command that starts this app is known). */
+    public boolean available() {
+        return command.isPresent();
+    }
+
+    /** Whether the entry exists (the user may also have removed it with their desktop's own tools). */
+    public boolean enabled() {
+        return Files.isRegularFile(entry);
+    }
+
+    /**
+     * Writes the entry (replacing an older one).
+     *
+     * @throws IllegalStateException if {@link #available()} is false
+     * @throws LeasesyncException if it cannot be written, naming the file and the reason
+     */
+    public void enable() {
+        List<String> cmd = command.orElseThrow(() -> new IllegalStateException(
+                "the command that starts leasesync is not known (run the installed app or leasesync.jar)"));
+        try {
+            Files.createDirectories(entry.getParent());
+            Path tmp = entry.resolveSibling(FILE + ".tmp");
+            Files.writeString(tmp, entryText(cmd), StandardCharsets.UTF_8);
+            Files.move(tmp, entry, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new LeasesyncException("could not write " + entry + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Removes the entry; nothing happens when there is none.
+     *
+     * @throws LeasesyncException if it cannot be removed
+     */
+    public void disable() {
+        try {
+            Files.deleteIfExists(entry);
+        } catch (IOException e) {
+            throw new LeasesyncException("could not remove " + entry + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The desktop entry for {@code command}. */
+    static String entryText(List<String> command) {
+        return "[Desktop Entry]\n"
+                + "Type=Application\n"
+                + "Name=leasesync\n"
+                + "Comment=Keeps your courses, messages and settings in sync in the background\n"
+                + "Exec=env " + START_HIDDEN_ENV + "=1 " + exec(command) + "\n"
+                + "Terminal=false\n"
+                + "X-GNOME-Autostart-enabled=true\n";
+    }
+
+    /**
+     * An {@code Exec} value for {@code args} per the Desktop Entry Specification: an argument with a
+     * reserved character is double-quoted, with {@code "}, {@code `}, {@code $} and {@code \} escaped
+     * by a backslash inside the quotes; then, as the string-value rule applies before quoting, every
+     * backslash is doubled; a {@code %} is written {@code %%} (field codes).
+     */
+    static String exec(List<String> args) {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            String v = a;
+            if (v.isEmpty() || v.chars().anyMatch(c -> " \t\"'\\><~|&;$*?#()`".indexOf(c) >= 0)) {
+                StringBuilder q = new StringBuilder("\"");
+                for (char c : v.toCharArray()) {
+                    if (c == '"' || c == '`' || c == '$' || c == '\\') {
+                        q.append('\\');
+                    }
+                    q.append(c);
+                }
+                v = q.append('"').toString();
+            }
+            out.add(v.replace("\\", "\\\\").replace("%", "%%"));
+        }
+        return String.join(" ", out);
+    }
+}

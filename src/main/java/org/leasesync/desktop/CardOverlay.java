@@ -1,0 +1,90 @@
+package org.leasesync.desktop;
+
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.leasesync.lease.Scope;
+import org.leasesync.run.TaskSource;
+
+/**
+ * What the window shows over the cards' stored state: a pause in force, the server being
+ * unreachable (offline), the changes waiting per scope and the triggers the pause skipped. A
+ * paused or offline card still shows a run in progress and a key that needs attention as they are.
+ *
+ * <p>Immutable.
+ *
+ * @param now when this overlay was made (for "Paused until 15:00" against today's date)
+ * @param pause the pause in force, if any
+ * @param offlineNextTry when the server cannot be reached: when leasesync tries it next
+ * @param pending changes waiting in the outbox, per scope (shown while offline)
+ * @param skipped the last trigger the pause skipped, per scope
+ */
+public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
+                          Map<Scope, Integer> pending, Map<Scope, Skip> skipped) {
+
+    /**
+     * A trigger skipped because sync was paused.
+     *
+     * @param source the trigger
+     * @param at when
+     */
+    public record Skip(TaskSource source, Instant at) {
+        public Skip {
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(at, "at");
+        }
+    }
+
+    public CardOverlay {
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(pause, "pause");
+        Objects.requireNonNull(offlineNextTry, "offlineNextTry");
+        pending = Map.copyOf(pending);
+        skipped = Map.copyOf(skipped);
+    }
+
+    /** Nothing over the stored state. */
+    public static CardOverlay none(Instant now) {
+        return new CardOverlay(now, Optional.empty(), Optional.empty(), Map.of(), Map.of());
+    }
+
+    /** The state a card shows for a key whose stored state is {@code kind}. */
+    public KeyStatus.Kind shown(KeyStatus.Kind kind) {
+        if (kind == KeyStatus.Kind.RUNNING || kind == KeyStatus.Kind.NEEDS_ATTENTION) {
+            return kind;
+        }
+        if (pause.isPresent()) {
+            return KeyStatus.Kind.PAUSED;
+        }
+        if (offlineNextTry.isPresent()) {
+            return KeyStatus.Kind.OFFLINE;
+        }
+        return kind;
+    }
+
+    /** Changes waiting in {@code scope}'s outbox (0 when unknown). */
+    public int pending(Scope scope) {
+        return pending.getOrDefault(scope, 0);
+    }
+
+    public CardOverlay withPause(Optional<Pause> p, Instant at) {
+        return new CardOverlay(at, p, offlineNextTry, pending, p.isPresent() ? skipped : Map.of());
+    }
+
+    public CardOverlay withOffline(Optional<Instant> nextTry, Map<Scope, Integer> waiting, Instant at) {
+        return new CardOverlay(at, pause, nextTry, waiting, skipped);
+    }
+
+    public CardOverlay withSkipped(Map<Scope, Skip> m) {
+        return new CardOverlay(now, pause, offlineNextTry, pending, m);
+    }
+
+    public CardOverlay withSkip(Scope scope, Skip skip) {
+        Map<Scope, Skip> m = new EnumMap<>(Scope.class);
+        m.putAll(skipped);
+        m.put(scope, skip);
+        return new CardOverlay(now, pause, offlineNextTry, pending, m);
+    }
+}

@@ -1,0 +1,50 @@
+package org.leasesync.desktop;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The window's own preferences, kept in {@code <data dir>/settings.json} by {@link SettingsFile}
+ * (command-line options are not here: they are given per start).
+ *
+ * <p>Immutable; change one with the {@code with…} methods.
+ *
+ * @param notifications desktop notifications when a key keeps failing, needs attention or has a new
+ *     conflict (default on)
+ * @param startAtLogin the XDG autostart entry should exist (default off)
+ * @param pause the pause in force, if any (default none)
+ * @param noTrayNoticeShown the "this desktop has no system tray" notice was shown once already
+ * @param launch the start options of the settings dialog (intervals, language, server and account)
+ */
+public record DesktopSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
+                              boolean noTrayNoticeShown, LaunchSettings launch) {
+
+    /** What a first start uses. */
+    public static final DesktopSettings DEFAULTS = new DesktopSettings(true, false, Optional.empty(), false,
+            LaunchSettings.NONE);
+
+    public DesktopSettings {
+        Objects.requireNonNull(pause, "pause");
+        Objects.requireNonNull(launch, "launch");
+    }
+
+    public DesktopSettings withLaunch(LaunchSettings l) {
+        return new DesktopSettings(notifications, startAtLogin, pause, noTrayNoticeShown, l);
+    }
+
+    public DesktopSettings withNotifications(boolean on) {
+        return new DesktopSettings(on, startAtLogin, pause, noTrayNoticeShown, launch);
+    }
+
+    public DesktopSettings withStartAtLogin(boolean on) {
+        return new DesktopSettings(notifications, on, pause, noTrayNoticeShown, launch);
+    }
+
+    public DesktopSettings withPause(Optional<Pause> p) {
+        return new DesktopSettings(notifications, startAtLogin, p, noTrayNoticeShown, launch);
+    }
+
+    public DesktopSettings withNoTrayNoticeShown() {
+        return new DesktopSettings(notifications, startAtLogin, pause, true, launch);
+    }
+}

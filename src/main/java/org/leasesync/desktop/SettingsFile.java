@@ -1,0 +1,363 @@
+package org.leasesync.desktop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.lease.TimeSource;
+
+/**
+ * {@link DesktopSettings} in {@code <data dir>/settings.json}: pretty-printed JSON a person can
+ * read and edit, written atomically (temporary file, then rename) and owner-only. Keys this
+ * version does not know are kept as they are when it writes the file, so a newer version's
+ * settings survive a run of an older one.
+ *
+ * <pre>{@code
+ * {
+ *   "notifications" : true,
+ *   "startAtLogin" : false,
+ *   "pause" : { "until" : "2026-11-30T15:00:00Z" },   // or { "untilResumed" : true }, or null
+ *   "noTrayNoticeShown" : false,
+ *   "scheduleInterval" : "5m",                           // the settings dialog's start options,
+ *   "foregroundMinInterval" : "1m",                      // each absent when not set
+ *   "language" : "zh-CN",                                // "en", "zh-CN"; absent: the system's
+ *   "server" : { "urls" : [ "https://sync.example.org/" ], "user" : "bob", "token" : "…" },
+ *   "window" : { "x" : 120.0, "y" : 80.0, "width" : 1180.0, "height" : 780.0, "maximized" : false }
+ * }
+ * }</pre>
+ *
+ * <p>{@code "window"} is the main window's last size and position ({@link #windowGeometry()}); a
+ * malformed one is ignored (the window opens at its default size) and replaced on the next save.
+ *
+ * <p>A file that cannot be read — not JSON, or a value of the wrong type — is never overwritten:
+ * it is moved aside to {@code settings.json.unreadable-<UTC time>}, the defaults are used, and
+ * {@link #load()} says so (nothing the user wrote is lost).
+ *
+ * <p>Thread-safe; every method blocks on a small file read or write.
+ */
+public final class SettingsFile {
+
+    /** The file's name in the data directory. */
+    public static final String NAME = "settings.json";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+            .withZone(ZoneOffset.UTC);
+
+    private final Path file;
+    private final TimeSource time;
+    private ObjectNode raw = JsonNodeFactory.instance.objectNode();
+    private DesktopSettings current = DesktopSettings.DEFAULTS;
+
+    /** @param time stamps the name of an unreadable file moved aside */
+    public SettingsFile(Path dataDir, TimeSource time) {
+        this.file = Objects.requireNonNull(dataDir, "dataDir").resolve(NAME);
+        this.time = Objects.requireNonNull(time, "time");
+    }
+
+    /**
+     * What {@link #load()} found.
+     *
+     * @param settings the settings in force (the defaults when there was no file or it was unreadable)
+     * @param problem for an unreadable file: what was wrong and where the file was moved
+     */
+    public record Loaded(DesktopSettings settings, Optional<Problem> problem) { }
+
+    /**
+     * An unreadable settings file.
+     *
+     * @param reason what was wrong, naming the key or the line
+     * @param keptAs where the file was moved
+     */
+    public record Problem(String reason, Path keptAs) { }
+
+    public Path path() {
+        return file;
+    }
+
+    /** Reads the file (no file: the defaults). An unreadable one is moved aside, see the class comment. */
+    public synchronized Loaded load() {
+        if (!Files.exists(file)) {
+            raw = JsonNodeFactory.instance.objectNode();
+            current = DesktopSettings.DEFAULTS;
+            return new Loaded(current, Optional.empty());
+        }
+        try {
+            JsonNode tree = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
+            if (tree == null || !tree.isObject()) {
+                throw new Unreadable("it is not a JSON object");
+            }
+            DesktopSettings s = parse((ObjectNode) tree);
+            raw = (ObjectNode) tree;
+            current = s;
+            return new Loaded(s, Optional.empty());
+        } catch (IOException | Unreadable e) {
+            String reason = e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    ? "not valid JSON at line " + lineOf(j) + ": " + j.getOriginalMessage()
+                    : e.getMessage();
+            Path aside = file.resolveSibling(NAME + ".unreadable-" + STAMP.format(time.now()));
+            try {
+                Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException moveFailed) {
+                throw new LeasesyncException("the settings file " + file + " cannot be read (" + reason
+                        + ") nor moved aside: " + moveFailed.getMessage(), moveFailed);
+            }
+            raw = JsonNodeFactory.instance.objectNode();
+            current = DesktopSettings.DEFAULTS;
+            return new Loaded(current, Optional.of(new Problem(reason, aside)));
+        }
+    }
+
+    /** The settings in force (after {@link #load()} or the last {@link #update}). */
+    public synchronized DesktopSettings current() {
+        return current;
+    }
+
+    /**
+     * Applies {@code change} and writes the file.
+     *
+     * @return the new settings
+     * @throws LeasesyncException if the file cannot be written (the settings in memory stay as before)
+     */
+    public synchronized DesktopSettings update(UnaryOperator<DesktopSettings> change) {
+        DesktopSettings next = Objects.requireNonNull(change.apply(current), "changed settings");
+        ObjectNode tree = raw.deepCopy();
+        write(tree, next);
+        try {
+            Files.createDirectories(file.getParent());
+            Path tmp = file.resolveSibling(NAME + ".tmp");
+            Files.deleteIfExists(tmp);
+            try {
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException notPosix) {
+                Files.createFile(tmp);
+            }
+            Files.writeString(tmp, JSON.writeValueAsString(tree) + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new LeasesyncException("could not write " + file + ": " + e.getMessage(), e);
+        }
+        raw = tree;
+        current = next;
+        return next;
+    }
+
+    /**
+     * The main window's last size and position; empty when none was saved or the saved one is
+     * malformed (logged).
+     */
+    public synchronized Optional<WindowGeometry> windowGeometry() {
+        JsonNode w = raw.get(WINDOW);
+        if (w == null || w.isNull()) {
+            return Optional.empty();
+        }
+        try {
+            if (!w.isObject() || !w.path("x").isNumber() || !w.path("y").isNumber() || !w.path("width").isNumber()
+                    || !w.path("height").isNumber() || !w.path("maximized").isBoolean()) {
+                throw new IllegalArgumentException("needs numbers x, y, width, height and true/false maximized, got " + w);
+            }
+            return Optional.of(new WindowGeometry(w.get("x").doubleValue(), w.get("y").doubleValue(),
+                    w.get("width").doubleValue(), w.get("height").doubleValue(), w.get("maximized").booleanValue()));
+        } catch (IllegalArgumentException e) {
+            org.slf4j.LoggerFactory.getLogger(SettingsFile.class).warn("ignoring \"{}\" in {}: {}", WINDOW, file,
+                    e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Saves the main window's size and position, keeping every other key.
+     *
+     * @throws LeasesyncException if the file cannot be written
+     */
+    public synchronized void saveWindowGeometry(WindowGeometry g) {
+        Objects.requireNonNull(g, "geometry");
+        ObjectNode w = JsonNodeFactory.instance.objectNode();
+        w.put("x", g.x());
+        w.put("y", g.y());
+        w.put("width", g.width());
+        w.put("height", g.height());
+        w.put("maximized", g.maximized());
+        ObjectNode before = raw;
+        raw = raw.deepCopy();
+        raw.set(WINDOW, w);
+        try {
+            update(UnaryOperator.identity());
+        } catch (LeasesyncException e) {
+            raw = before;
+            throw e;
+        }
+    }
+
+    private static final String WINDOW = "window";
+
+    private static DesktopSettings parse(ObjectNode o) {
+        boolean notifications = bool(o, "notifications", DesktopSettings.DEFAULTS.notifications());
+        boolean startAtLogin = bool(o, "startAtLogin", DesktopSettings.DEFAULTS.startAtLogin());
+        boolean noTray = bool(o, "noTrayNoticeShown", DesktopSettings.DEFAULTS.noTrayNoticeShown());
+        Optional<Pause> pause = Optional.empty();
+        JsonNode p = o.get("pause");
+        if (p != null && !p.isNull()) {
+            if (!p.isObject()) {
+                throw new Unreadable("\"pause\" must be null or an object, got " + p);
+            }
+            JsonNode until = p.get("until");
+            if (until != null && !until.isNull()) {
+                if (!until.isTextual()) {
+                    throw new Unreadable("\"pause.until\" must be a time like \"2026-11-30T15:00:00Z\", got " + until);
+                }
+                try {
+                    pause = Optional.of(new Pause(Optional.of(Instant.parse(until.asText()))));
+                } catch (DateTimeParseException e) {
+                    throw new Unreadable("\"pause.until\" must be a time like \"2026-11-30T15:00:00Z\", got " + until);
+                }
+            } else if (p.path("untilResumed").asBoolean(false)) {
+                pause = Optional.of(Pause.untilResumed());
+            } else {
+                throw new Unreadable("\"pause\" needs \"until\" or \"untilResumed\": true, got " + p);
+            }
+        }
+        return new DesktopSettings(notifications, startAtLogin, pause, noTray, launch(o));
+    }
+
+    /**
+     * Reads the settings without changing anything: empty when there is no file or it cannot be
+     * read (the window's own {@link #load()} then reports and moves it). Used before the start.
+     */
+    public static Optional<DesktopSettings> peek(Path dataDir) {
+        Path f = dataDir.resolve(NAME);
+        try {
+            if (!Files.isRegularFile(f)) {
+                return Optional.empty();
+            }
+            JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
+            return tree != null && tree.isObject() ? Optional.of(parse((ObjectNode) tree)) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static LaunchSettings launch(ObjectNode o) {
+        Optional<java.time.Duration> schedule = duration(o, "scheduleInterval");
+        Optional<java.time.Duration> foreground = duration(o, "foregroundMinInterval");
+        Language language = Language.SYSTEM;
+        JsonNode lang = o.get("language");
+        if (lang != null && !lang.isNull()) {
+            try {
+                language = Language.ofTag(lang.asText());
+            } catch (IllegalArgumentException e) {
+                throw new Unreadable("\"language\": " + e.getMessage());
+            }
+        }
+        Optional<LaunchSettings.ServerAccount> server = Optional.empty();
+        JsonNode srv = o.get("server");
+        if (srv != null && !srv.isNull()) {
+            if (!srv.isObject() || !srv.path("urls").isArray()) {
+                throw new Unreadable("\"server\" must be null or {\"urls\": [...], \"user\": ..., \"token\": ...}, got "
+                        + (srv.isObject() ? "an object without a \"urls\" list" : srv.getNodeType()));
+            }
+            java.util.List<String> urls = new java.util.ArrayList<>();
+            srv.get("urls").forEach(u -> urls.add(u.asText()));
+            try {
+                server = Optional.of(new LaunchSettings.ServerAccount(
+                        org.leasesync.remote.ServerUrls.parse(String.join(",", urls)),
+                        srv.path("user").asText(null), srv.path("token").asText(null)));
+            } catch (IllegalArgumentException e) {
+                throw new Unreadable("\"server\": " + e.getMessage());
+            }
+        }
+        try {
+            return new LaunchSettings(schedule, foreground, language, server);
+        } catch (IllegalArgumentException e) {
+            throw new Unreadable(e.getMessage());
+        }
+    }
+
+    private static Optional<java.time.Duration> duration(ObjectNode o, String key) {
+        JsonNode v = o.get(key);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(org.leasesync.client.DurationText.parse(v.isTextual() ? v.asText() : v.toString()));
+        } catch (IllegalArgumentException e) {
+            throw new Unreadable("\"" + key + "\": " + e.getMessage());
+        }
+    }
+
+    private static void writeLaunch(ObjectNode o, LaunchSettings l) {
+        putOrRemove(o, "scheduleInterval", l.scheduleInterval().map(org.leasesync.client.DurationText::format));
+        putOrRemove(o, "foregroundMinInterval", l.foregroundMinInterval().map(org.leasesync.client.DurationText::format));
+        if (l.language() == Language.SYSTEM) {
+            o.remove("language");
+        } else {
+            o.put("language", l.language().tag());
+        }
+        if (l.server().isEmpty()) {
+            o.remove("server");
+        } else {
+            LaunchSettings.ServerAccount a = l.server().get();
+            ObjectNode s = JsonNodeFactory.instance.objectNode();
+            var urls = s.putArray("urls");
+            a.urls().urls().forEach(u -> urls.add(u.toString()));
+            s.put("user", a.user());
+            s.put("token", a.token());
+            o.set("server", s);
+        }
+    }
+
+    private static void putOrRemove(ObjectNode o, String key, Optional<String> value) {
+        value.ifPresentOrElse(v -> o.put(key, v), () -> o.remove(key));
+    }
+
+    private static void write(ObjectNode o, DesktopSettings s) {
+        o.put("notifications", s.notifications());
+        o.put("startAtLogin", s.startAtLogin());
+        if (s.pause().isEmpty()) {
+            o.putNull("pause");
+        } else {
+            ObjectNode p = JsonNodeFactory.instance.objectNode();
+            s.pause().get().until().ifPresentOrElse(u -> p.put("until", u.toString()), () -> p.put("untilResumed", true));
+            o.set("pause", p);
+        }
+        o.put("noTrayNoticeShown", s.noTrayNoticeShown());
+        writeLaunch(o, s.launch());
+    }
+
+    private static boolean bool(ObjectNode o, String key, boolean dflt) {
+        JsonNode v = o.get(key);
+        if (v == null || v.isNull()) {
+            return dflt;
+        }
+        if (!v.isBoolean()) {
+            throw new Unreadable("\"" + key + "\" must be true or false, got " + v);
+        }
+        return v.booleanValue();
+    }
+
+    private static int lineOf(com.fasterxml.jackson.core.JsonProcessingException e) {
+        return e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+    }
+
+    /** A value of the wrong shape; the message names the key. */
+    private static final class Unreadable extends LeasesyncException {
+        Unreadable(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package org.leasesync.desktop;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunOrigin;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.RunStore;
+import org.leasesync.run.RunView;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+
+/**
+ * Turns coordinator events and stored runs into {@link KeyStatus} snapshots for the signed-in
+ * user and hands them to the UI through an injected executor ({@code Platform::runLater} in the
+ * app, direct in tests). Snapshots of any other user are never published (design.md invariant 8).
+ *
+ * <p>Thread-safe: events arrive on worker threads, refreshes on the timer thread.
+ */
+public final class StatusTracker implements Consumer<RunEvent> {
+
+    private final RunStore runs;
+    private final Coordinator coordinator;
+    private final Executor ui;
+    private final Consumer<KeyStatus> sink;
+    private final Map<TaskKey, KeyStatus> latest = new ConcurrentHashMap<>();
+    private final Optional<String> selfOwner;
+    private final Optional<RunOrigin> self;
+    private volatile String user;
+
+    /** Without knowing this process: a stored run is never marked as another process's. */
+    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink) {
+        this(runs, coordinator, ui, sink, Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * @param selfOwner this process's owner id as stored ({@code OwnerId.asString()}): a stored run of
+     *     any other owner is shown as another process's ({@link KeyStatus.OtherProcess})
+     * @param self this process's origin: its server tells whether the other process used the same one
+     */
+    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+                         String selfOwner, RunOrigin self) {
+        this(runs, coordinator, ui, sink, Optional.of(selfOwner), Optional.of(self));
+    }
+
+    private StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+                          Optional<String> selfOwner, Optional<RunOrigin> self) {
+        this.runs = Objects.requireNonNull(runs);
+        this.coordinator = Objects.requireNonNull(coordinator);
+        this.ui = Objects.requireNonNull(ui);
+        this.sink = Objects.requireNonNull(sink);
+        this.selfOwner = selfOwner;
+        this.self = self;
+    }
+
+    /** Switches the user whose keys are published, and publishes their current state. Blocks on the database. */
+    public void setUser(String userId) {
+        this.user = userId;
+        refreshAll();
+    }
+
+    /** The signed-in user. */
+    public String user() {
+        return user;
+    }
+
+    @Override
+    public void accept(RunEvent e) {
+        TaskKey key = e.key();
+        KeyStatus before = latest.get(key);
+        KeyStatus next = switch (e.kind()) {
+            case STARTED, STAGE, PROGRESS, JOINED, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
+            case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message());
+            case SKIPPED -> null;
+        };
+        if (next != null) {
+            publish(next);
+        } else if (e.kind() == RunEvent.Kind.SKIPPED) {
+            refresh(key);
+        }
+    }
+
+    /** The user's own click joined {@code run}: show "your request joined it". */
+    public void userJoined(TaskKey key, RunView run) {
+        publish(running(key, run, latest.get(key)).withJoinedByUser());
+    }
+
+    /** Re-reads every key of the signed-in user from the database (runs of other processes included). */
+    public void refreshAll() {
+        String u = user;
+        if (u == null) {
+            return;
+        }
+        for (Scope s : Scope.values()) {
+            refresh(new TaskKey(u, s));
+        }
+    }
+
+    /** Re-reads one key; a key running in this process is left to its events. Blocks on the database. */
+    public void refresh(TaskKey key) {
+        if (coordinator.isRunningLocally(key)) {
+            return;
+        }
+        Optional<Instant> lastSuccess = runs.lastSucceeded(key).flatMap(RunRecord::endedAt);
+        Optional<RunView> running = coordinator.runningRun(key);
+        if (running.isPresent()) {
+            publish(running(key, running.get(), latest.get(key)));
+            return;
+        }
+        Optional<RunRecord> last = runs.lastRun(key);
+        KeyStatus s;
+        if (last.isEmpty() || last.get().status().isEmpty()) {
+            s = KeyStatus.idle(key, lastSuccess);
+        } else {
+            RunRecord r = last.get();
+            s = switch (r.status().get()) {
+                case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.error(), false,
+                        coordinator.nextRetryAt(key));
+                case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error());
+                case CANCELLED -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.error(),
+                        false, Optional.empty());
+                default -> KeyStatus.idle(key, lastSuccess);
+            };
+            if (s.kind() != KeyStatus.Kind.IDLE && s.kind() != KeyStatus.Kind.NEVER_SYNCED) {
+                s = s.withOtherProcess(otherProcess(r));
+            }
+        }
+        publish(s);
+    }
+
+    /** Who made {@code r}, when it is not this process (an owner id other than this process's). */
+    private Optional<KeyStatus.OtherProcess> otherProcess(RunRecord r) {
+        if (selfOwner.isEmpty() || selfOwner.get().equals(r.owner())) {
+            return Optional.empty();
+        }
+        java.util.OptionalLong pid;
+        try {
+            pid = java.util.OptionalLong.of(org.leasesync.lease.OwnerId.parse(r.owner()).pid());
+        } catch (IllegalArgumentException e) {
+            pid = java.util.OptionalLong.empty();
+        }
+        Optional<String> server = r.origin().map(RunOrigin::server);
+        boolean sameServer = server.isPresent() && self.map(RunOrigin::server).equals(server);
+        return Optional.of(new KeyStatus.OtherProcess(r.origin().map(RunOrigin::program), pid, server, sameServer));
+    }
+
+    /** The last snapshot of a key, if any. */
+    public Optional<KeyStatus> latest(TaskKey key) {
+        return Optional.ofNullable(latest.get(key));
+    }
+
+    private KeyStatus running(TaskKey key, RunView r, KeyStatus before) {
+        boolean joined = before != null && before.joinedByUser() && before.run().map(b -> b.runId().equals(r.runId()))
+                .orElse(false);
+        return new KeyStatus(key, KeyStatus.Kind.RUNNING, Optional.of(r), lastSuccess(before), Optional.empty(), joined,
+                Optional.empty());
+    }
+
+    private KeyStatus finished(TaskKey key, RunResult r, KeyStatus before) {
+        Optional<Instant> lastSuccess = r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
+        return switch (r.status()) {
+            case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
+            case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.message(), false,
+                    coordinator.nextRetryAt(key));
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message());
+            default -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.message(), false,
+                    Optional.empty());
+        };
+    }
+
+    /** Needs attention, with the unconfirmed push from the checkpoint (left out if it cannot be read). */
+    private KeyStatus needsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason) {
+        Optional<KeyStatus.UnconfirmedPush> push;
+        try {
+            push = KeyStatus.UnconfirmedPush.of(runs.checkpoint(key));
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(StatusTracker.class).warn("could not read the checkpoint of {}: {}", key,
+                    e.getMessage());
+            push = Optional.empty();
+        }
+        return new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess, reason, false,
+                Optional.empty(), push);
+    }
+
+    private Optional<Instant> lastSuccess(KeyStatus before) {
+        return before == null ? Optional.empty() : before.lastSuccess();
+    }
+
+    private void publish(KeyStatus s) {
+        latest.put(s.key(), s);
+        if (s.key().userId().equals(user)) {
+            ui.execute(() -> sink.accept(s));
+        }
+    }
+}

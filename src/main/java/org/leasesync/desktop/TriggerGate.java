@@ -1,0 +1,22 @@
+package org.leasesync.desktop;
+
+import java.util.Optional;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+
+/**
+ * Whether an automatic trigger (timer, foreground) may ask the coordinator at all — the pause.
+ * The user's own actions (Sync now, Retry, Check again) never pass through it.
+ */
+@FunctionalInterface
+public interface TriggerGate {
+
+    /** Lets everything through. */
+    TriggerGate OPEN = (key, source) -> Optional.empty();
+
+    /**
+     * @return why {@code source} may not ask for {@code key} now (it is then recorded as skipped), or
+     *     empty to let it ask. Thread-safe; called off the FX thread; must not block.
+     */
+    Optional<String> refusal(TaskKey key, TaskSource source);
+}

@@ -1,0 +1,285 @@
+package org.leasesync.desktop.fx;
+
+import atlantafx.base.theme.PrimerLight;
+import java.time.Duration;
+import javafx.animation.AnimationTimer;
+import javafx.application.Application;
+import javafx.application.Platform;
+import javafx.geometry.Pos;
+import javafx.scene.Scene;
+import javafx.scene.control.Alert;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressIndicator;
+import javafx.scene.image.Image;
+import javafx.scene.layout.VBox;
+import javafx.stage.Stage;
+import org.leasesync.client.StopSignals;
+import org.leasesync.lease.LeasesyncException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.leasesync.desktop.Autostart;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.Desktop;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.StartOptions;
+
+/**
+ * The JavaFX application. Started through {@link #launch(Backend.AppSettings)} from the plain
+ * {@code Launcher} main class (so JavaFX on the class path works).
+ *
+ * <p>Start-up shows the window at once with a "Starting…" pane and opens the backend (local
+ * database, embedded server, HTTP client) on a background thread named {@code app-start}; the
+ * cards replace the pane when it is ready. With the environment variable
+ * {@code LEASESYNC_STARTUP_PROBE=1} the app prints {@code startup first_frame_ms=… ready_ms=…
+ * rss_kb=…} (milliseconds since the JVM started) once the cards are on screen, and exits: the
+ * start-up benchmark and the AppCDS training run use it.
+ */
+public final class App extends Application {
+
+    private static final Logger log = LoggerFactory.getLogger(App.class);
+    private static volatile Backend.AppSettings settings;
+    private static volatile StartOptions options;
+    private static volatile int exitCode;
+
+    private volatile Backend backend;
+    private AppAssembly assembly;
+    private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
+    /** Started at login (the autostart entry): the window stays in the tray until opened, when there is one. */
+    private final boolean startHidden = "1".equals(System.getenv(Autostart.START_HIDDEN_ENV));
+    private volatile long firstFrameMs = -1;
+
+    /**
+     * Opens the window and blocks until it is closed.
+     *
+     * @return the exit code
+     * @throws LeasesyncException with one plain line when the desktop cannot show a window: no display,
+     *     a display nobody answers on, or GTK 3 missing
+     */
+    public static int launch(Backend.AppSettings s) {
+        return launch(s, java.util.Set.of());
+    }
+
+    /**
+     * Opens the window and blocks until it is closed; start options not in {@code given} come from
+     * {@code settings.json} when it sets them ({@link StartOptions#read}).
+     *
+     * @param given the options given on the command line or by environment, e.g. {@code --schedule-interval}
+     * @return the exit code
+     * @throws LeasesyncException as {@link #launch(Backend.AppSettings)}
+     */
+    public static int launch(Backend.AppSettings s, java.util.Set<String> given) {
+        Desktop.check(System.getenv(), System.getProperties());
+        options = StartOptions.read(s, given);
+        settings = options.settings();
+        exitCode = 0;
+        RenderMemory.configure(System.getProperties());
+        try {
+            Application.launch(App.class);
+        } catch (RuntimeException | LinkageError e) {
+            throw Desktop.explain(e, System.getenv());
+        }
+        return exitCode;
+    }
+
+    /**
+     * SIGTERM (or Ctrl-C, or SIGHUP at logout) while the window is open: JavaFX does not call
+     * {@link #stop()} then, so this cancels the runs (each records "cancelled" and releases its lease),
+     * closes the database and the embedded server, and logs that it stopped cleanly, before the JVM exits.
+     */
+    private volatile StopSignals onSignal;
+    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private void stopOnSignal() {
+        log.info("stopping: the process was told to stop (SIGTERM, Ctrl-C or logout); cancelling runs, releasing leases");
+        // the window's timers and background reads stop first (FX thread), so nothing reads the database as it closes
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        try {
+            Platform.runLater(() -> {
+                try {
+                    if (assembly != null) {
+                        assembly.close();
+                    }
+                } finally {
+                    closed.countDown();
+                }
+            });
+            if (!closed.await(2, java.util.concurrent.TimeUnit.SECONDS)) {
+                log.warn("the window did not stop its background work within 2 s; closing anyway");
+            }
+        } catch (IllegalStateException | InterruptedException e) {
+            log.info("the window's thread is gone ({}); closing the rest", e.toString());
+        }
+        if (closeBackend()) {
+            log.info("stopped cleanly");
+        }
+    }
+
+    /** Closes the backend once; true if this call closed it. */
+    private boolean closeBackend() {
+        if (!stopped.compareAndSet(false, true)) {
+            return false;
+        }
+        Backend b = backend;
+        if (b != null) {
+            b.close(Duration.ofSeconds(5));
+        }
+        return true;
+    }
+
+    @Override
+    public void start(Stage stage) {
+        onSignal = StopSignals.install(this::stopOnSignal);
+        stage.setTitle("leasesync");
+        var icon = App.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png");
+        if (icon != null) {
+            stage.getIcons().add(new Image(icon));
+        }
+        ProgressIndicator spinner = new ProgressIndicator();
+        spinner.setMaxSize(48, 48);
+        VBox starting = new VBox(16, spinner, new Label(messages().get("app.starting")));
+        starting.setAlignment(Pos.CENTER);
+        stage.setScene(new Scene(starting, 1180, 780));
+        if (!startHidden) {
+            stage.show();
+        }
+        afterNextFrame(() -> {
+            firstFrameMs = sinceJvmStartMs();
+            // The theme's large stylesheet is parsed after the first frame, while the backend starts.
+            Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
+        });
+        Thread starter = new Thread(() -> {
+            try {
+                Backend b = Backend.start(settings);
+                backend = b;
+                Platform.runLater(() -> showCards(stage, b));
+            } catch (RuntimeException e) {
+                log.error("leasesync could not start", e);
+                Platform.runLater(() -> failed(e));
+            }
+        }, "app-start");
+        starter.setDaemon(true);
+        starter.start();
+    }
+
+    private void showCards(Stage stage, Backend b) {
+        assembly = new AppAssembly(b, options, stage, Platform::runLater,
+                DesktopParts.system(autostartArgs(settings), messages()));
+        assembly.show(!startHidden);
+        if (stage.isFocused() || startHidden) {
+            // its focus-gained event came before the triggers existed; started in the tray, the start
+            // counts as coming to the foreground too (one sync at login, not only after the timer)
+            assembly.focusedBeforeCards();
+        }
+        AppAssembly a = assembly;
+        Thread trayStarter = new Thread(a::installTray, "tray-start");   // AWT starts in the background
+        trayStarter.setDaemon(true);
+        trayStarter.start();
+        settleHeapLater();
+        if (probe) {
+            afterNextFrame(() -> {
+                System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
+                        + " rss_kb=" + rssKb());
+                System.out.flush();
+                Platform.exit();
+            });
+        }
+    }
+
+    /** How long after the cards appear start-up counts as settled: the first runs and the tray are done by then. */
+    static final Duration SETTLE_AFTER = Duration.ofSeconds(10);
+
+    /**
+     * One full collection once start-up has settled ({@link #SETTLE_AFTER} after the cards appear),
+     * on a daemon thread {@code startup-settle}. The serial collector shrinks the heap only in a full
+     * collection; without one, the ~20 MB that start-up grew it by (class loading, the first sync, the
+     * theme's CSS) stay committed all day. With the launcher's {@code -XX:MaxHeapFreeRatio=30} the heap
+     * goes back to its live size plus 30 % (docs/benchmarks.md, issue 14 §4). One pause of a few tens of
+     * milliseconds, on no user action.
+     */
+    private static void settleHeapLater() {
+        Thread settle = new Thread(() -> {
+            try {
+                Thread.sleep(SETTLE_AFTER.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.gc();
+            log.debug("start-up settled: heap collected and shrunk");
+        }, "startup-settle");
+        settle.setDaemon(true);
+        settle.start();
+    }
+
+    /** What the autostart entry adds to the launcher: the data directory, when it is not the default one. */
+    private static java.util.List<String> autostartArgs(Backend.AppSettings s) {
+        java.nio.file.Path dflt;
+        try {
+            dflt = org.leasesync.client.DataDirs.resolve(null);
+        } catch (IllegalArgumentException e) {
+            dflt = null;
+        }
+        return s.dataDir().equals(dflt) ? java.util.List.of() : java.util.List.of("--data-dir", s.dataDir().toString());
+    }
+
+    /** The texts in the window's language (the settings' language, else the system's). */
+    private static Messages messages() {
+        return new Messages(options.locale(), java.time.ZoneId.systemDefault());
+    }
+
+    private void failed(RuntimeException e) {
+        Alert alert = new Alert(Alert.AlertType.ERROR, e.getMessage());
+        alert.setHeaderText(messages().get("app.couldNotStart"));
+        alert.setTitle("leasesync");
+        if (!probe) {
+            alert.showAndWait();
+        }
+        exitCode = 1;
+        Platform.exit();
+    }
+
+    /** Runs {@code then} on the FX thread after the next pulse has rendered. */
+    private static void afterNextFrame(Runnable then) {
+        new AnimationTimer() {
+            private int pulses;
+
+            @Override
+            public void handle(long now) {
+                if (++pulses == 2) {      // the first pulse renders; the second starts after it
+                    stop();
+                    then.run();
+                }
+            }
+        }.start();
+    }
+
+    private static long sinceJvmStartMs() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+    }
+
+    private static long rssKb() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            log.debug("no RSS figure: {}", e.toString());
+        }
+        return -1;
+    }
+
+    @Override
+    public void stop() {
+        StopSignals signals = onSignal;
+        if (signals != null) {
+            signals.close();   // blocks if a signal is stopping the app: that stop ends the process
+        }
+        if (assembly != null) {
+            assembly.close();
+        }
+        if (closeBackend()) {
+            log.info("stopped");
+        }
+    }
+}

@@ -1,0 +1,402 @@
+package org.leasesync.desktop.fx;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Scene;
+import javafx.stage.Stage;
+import org.leasesync.client.ClientRuntime;
+import org.leasesync.client.DurationText;
+import org.leasesync.client.NamedThreads;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.StartCheck;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.run.TriggerRequest;
+import org.leasesync.desktop.Autostart;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.FolderOpener;
+import org.leasesync.desktop.ForegroundPolicy;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.OfflineMonitor;
+import org.leasesync.desktop.PauseControl;
+import org.leasesync.desktop.ScheduleTrigger;
+import org.leasesync.desktop.SettingsFile;
+import org.leasesync.desktop.StartOptions;
+import org.leasesync.desktop.StatusTexts;
+import org.leasesync.desktop.StatusTracker;
+import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.tray.TrayPort;
+
+/**
+ * The composition root of the window: view models, views, the three triggers and the status
+ * refresh, on a given {@link Backend}; and living in the background on the given {@link DesktopParts}
+ * — tray, pause, offline, notifications, start at login. Used by {@link App} and by the UI tests.
+ *
+ * <p>Executors it owns: {@code ui-actions} (coordinator calls and file writes off the FX thread);
+ * {@link BackgroundServices} owns {@code server-probe} and {@code notifier}. Timers run on the runtime's {@code sync-timer} scheduler. {@link #close()} stops them; the
+ * backend is closed by its owner.
+ */
+public final class AppAssembly implements AutoCloseable {
+
+    /** How often stored state is re-read (runs of other processes, scheduled retries). */
+    static final Duration REFRESH = Duration.ofSeconds(2);
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AppAssembly.class);
+
+    private final Backend backend;
+    private final Backend.AppSettings settings;
+    private final Stage stage;
+    private final Executor ui;
+    private final DesktopParts parts;
+    private final ExecutorService actionThread = Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
+    /** Background work of the views; silently dropped once the window is closing. */
+    private final Executor actions = task -> {
+        try {
+            actionThread.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("window closing; dropped a background task");
+        }
+    };
+    private final java.util.function.Consumer<RunEvent> onRunEvent;
+    private final MainViewModel vm;
+    private final DataViewModel data;
+    private final HistoryViewModel history;
+    private final QaViewModel qa;
+    private final DesktopViewModel desktop;
+    private final ScheduleTrigger schedule;
+    private final ForegroundTrigger foreground;
+    private final ForegroundPolicy foregroundPolicy;
+    private final SettingsFile settingsFile;
+    private final TrayController tray;
+    private final WindowLifecycle lifecycle;
+    private final BackgroundServices services;
+    private ScheduledFuture<?> refresher;
+    private QaWindow qaWindow;
+    private final StartOptions start;
+    /** The background triggers' check on the intervals in force (replaced when the settings change them). */
+    private final java.util.concurrent.atomic.AtomicReference<StartCheck> backgroundCheck =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    private final javafx.beans.property.StringProperty footer = new javafx.beans.property.SimpleStringProperty("");
+    private final SettingsViewModel settingsModel;
+    private SettingsDialog settingsDialog;
+    private final WindowPlacement placement;
+
+    /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
+    public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
+        this(backend, settings, stage, ui, new DesktopParts(Messages.system(), NoTray.INSTANCE,
+                clicked -> DesktopNotifier.NONE,
+                new Autostart(settings.dataDir().resolve("no-autostart"), Optional.empty()), exit -> { }, () -> { },
+                DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX));
+    }
+
+    /** @param ui runs on the FX thread ({@code Platform::runLater}) */
+    AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui, DesktopParts parts) {
+        this(backend, StartOptions.of(settings), stage, ui, parts);
+    }
+
+    /**
+     * @param start the settings in force and which of them the command line gave (the settings dialog says so)
+     * @param ui runs on the FX thread ({@code Platform::runLater})
+     */
+    AppAssembly(Backend backend, StartOptions start, Stage stage, Executor ui, DesktopParts parts) {
+        Backend.AppSettings settings = start.settings();
+        this.start = start;
+        this.backend = backend;
+        this.settings = settings;
+        this.stage = stage;
+        this.ui = ui;
+        this.parts = parts;
+        ClientRuntime rt = backend.runtime();
+        Messages messages = parts.messages();
+        StatusTexts texts = new StatusTexts(messages);
+        this.settingsFile = new SettingsFile(settings.dataDir(), settings.time());
+        SettingsFile.Loaded loaded = settingsFile.load();
+        DesktopViewModel[] desktopRef = new DesktopViewModel[1];
+        PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
+                reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
+        this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts(),
+                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
+                        rt.registry().owner().asString(), rt.config().origin()), pause, settings.time());
+        this.desktop = new DesktopViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
+        desktopRef[0] = desktop;
+        loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
+        this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
+        this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
+                rt.store().database()), vm, actions, ui, texts);
+        this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
+                settings.time(), messages);
+        // The background triggers ask whether the key synced moments ago, in this window or another
+        // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
+        // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
+        backgroundCheck.set(rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
+                settings.foregroundMinInterval()));
+        StartCheck background = new StartCheck() {   // follows the check in force (settings may replace it)
+            @Override
+            public java.util.Optional<String> skipReason(TriggerRequest request) {
+                return backgroundCheck.get().skipReason(request);
+            }
+
+            @Override
+            public boolean asks(TriggerRequest request) {
+                return backgroundCheck.get().asks(request);
+            }
+        };
+        rt.coordinator().setStartCheck(background);
+        this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
+                () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
+                    boolean due = background.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isEmpty();
+                    if (!due) {
+                        ui.execute(history::load);   // the skip is in the history now
+                    }
+                    return due;
+                })));
+        this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
+        java.util.function.Predicate<TaskKey> foregroundDue =
+                key -> background.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND)).isEmpty();
+        this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
+                () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
+
+        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
+        this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
+                () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
+        this.onRunEvent = e -> {
+            services.accept(e);
+            if (e.kind() == RunEvent.Kind.FINISHED) {
+                ui.execute(() -> {
+                    data.load();
+                    history.load();
+                });
+            } else if (e.kind() == RunEvent.Kind.SKIPPED) {
+                ui.execute(history::load);   // e.g. a timer tick found unnecessary with the lease granted
+            }
+        };
+        rt.coordinator().addListener(onRunEvent);
+        this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
+
+        showFooter(texts, settings.scheduleInterval(), settings.foregroundMinInterval());
+        this.settingsModel = new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals);
+        MainView view = new MainView(vm, data, history, this::openQa, footer,
+                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, this::openSettings,
+                lifecycle::quit,
+                new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
+        Scene scene = new Scene(view.root(), 1180, 780);
+        scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
+        stage.setTitle("leasesync");
+        stage.setScene(scene);
+        this.placement = new WindowPlacement(stage, settingsFile);
+        placement.restore();
+    }
+
+    private void showFooter(StatusTexts texts, Duration scheduleInterval, Duration foregroundMinInterval) {
+        footer.set(texts.footer(scheduleInterval, foregroundMinInterval, backend.servers()));
+    }
+
+    /**
+     * New intervals from the settings dialog, for the running window: the timer is re-armed, and the
+     * background triggers judge "synced moments ago" by the new values. FX thread.
+     */
+    private void applyIntervals(Duration scheduleInterval, Duration foregroundMinInterval) {
+        backgroundCheck.set(backend.runtime().recentSyncs().backgroundTriggers(scheduleInterval, foregroundMinInterval));
+        schedule.setInterval(scheduleInterval);
+        showFooter(new StatusTexts(parts.messages()), scheduleInterval, foregroundMinInterval);
+        log.info("intervals changed in the settings: schedule {}, foreground minimum {}",
+                DurationText.format(scheduleInterval), DurationText.format(foregroundMinInterval));
+    }
+
+    /** Opens the settings dialog (the window's menu and the tray's). FX thread. */
+    void openSettings() {
+        if (settingsDialog == null) {
+            settingsDialog = new SettingsDialog(settingsModel, stage, parts.messages());
+        }
+        lifecycle.open();
+        settingsDialog.show();
+    }
+
+    boolean settingsDialogShowing() {
+        return settingsDialog != null && settingsDialog.stage().isShowing();
+    }
+
+    SettingsFile settingsFile() {
+        return settingsFile;
+    }
+
+    SettingsViewModel settingsViewModel() {
+        return settingsModel;
+    }
+
+    /** The timer's interval in force. */
+    Duration scheduleInterval() {
+        return schedule.interval();
+    }
+
+    /** The background triggers' check in force. */
+    StartCheck backgroundCheck() {
+        return backgroundCheck.get();
+    }
+
+    /**
+     * For a window that was already shown (and focused) before the cards were built: counts as
+     * coming to the foreground once, so the start-up sync is not lost. FX thread.
+     */
+    public void focusedBeforeCards() {
+        foreground.onMainFocusGained();
+    }
+
+    /** Shows the window, signs in, starts the triggers. FX thread. */
+    public void show() {
+        show(true);
+    }
+
+    /**
+     * Signs in and starts the triggers, the offline probe and the notification checks; shows the window
+     * unless {@code visible} is false (started in the tray). FX thread.
+     */
+    public void show(boolean visible) {
+        if (visible) {
+            stage.show();
+        }
+        vm.start();
+        foreground.install();
+        schedule.start();
+        tray.watch();
+        refresher = backend.runtime().timer().scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(),
+                REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        services.start();
+    }
+
+    private void refresh() {
+        try {
+            vm.tracker().refreshAll();
+            desktop.tick();
+            services.refresh();
+        } catch (RuntimeException e) {
+            log.warn("status refresh failed: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Puts the icon into the tray, then (on the FX thread) makes closing the window hide it there —
+     * or, without a tray, says that closing quits. Blocks while the tray starts: call it off the FX
+     * thread, after {@link #show}.
+     *
+     * @return whether the tray icon is there
+     */
+    public boolean installTray() {
+        java.util.concurrent.CompletableFuture<TrayPort.TrayView> initial = new java.util.concurrent.CompletableFuture<>();
+        ui.execute(() -> initial.complete(tray.view()));
+        boolean ok;
+        try {
+            ok = tray.install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, this::openSettings, lifecycle::quit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ok = false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.warn("no tray: {}", e.toString());
+            ok = false;
+        }
+        boolean installed = ok;
+        ui.execute(() -> {
+            lifecycle.trayReady(installed);
+            tray.update();
+        });
+        return installed;
+    }
+
+    void openQa() {
+        if (qaWindow == null) {
+            qaWindow = new QaWindow(qa, stage);
+        }
+        qa.refresh();
+        qaWindow.show();
+    }
+
+    public MainViewModel viewModel() {
+        return vm;
+    }
+
+    public DataViewModel dataViewModel() {
+        return data;
+    }
+
+    public HistoryViewModel historyViewModel() {
+        return history;
+    }
+
+    public QaViewModel qaViewModel() {
+        return qa;
+    }
+
+    public DesktopViewModel desktopViewModel() {
+        return desktop;
+    }
+
+    ForegroundTrigger foregroundTrigger() {
+        return foreground;
+    }
+
+    WindowLifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    TrayController trayController() {
+        return tray;
+    }
+
+    OfflineMonitor offlineMonitor() {
+        return services.offlineMonitor();
+    }
+
+    /**
+     * Stops triggers, timers, probes, notifications and background work, removes the tray icon, closes
+     * the QA window, saves the window's size and position and hides it. FX thread.
+     */
+    @Override
+    public void close() {
+        schedule.close();
+        if (refresher != null) {
+            refresher.cancel(false);
+        }
+        services.close();
+        backend.runtime().coordinator().removeListener(onRunEvent);
+        backend.runtime().coordinator().setStartCheck(StartCheck.NONE);
+        backend.runtime().coordinator().removeListener(vm.tracker());
+        if (qaWindow != null) {
+            qaWindow.stage().hide();
+        }
+        if (settingsDialog != null) {
+            settingsDialog.stage().hide();
+        }
+        if (stage.isShowing()) {
+            placement.save();
+            // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the
+            // JVM's shutdown then ends the renderer, which would refuse a frame with a stack trace on stderr
+            stage.hide();
+        }
+        tray.remove();
+        lifecycle.dispose();
+        actionThread.shutdownNow();
+    }
+
+    /** A desktop without a tray. */
+    enum NoTray implements TrayPort {
+        INSTANCE;
+
+        @Override
+        public boolean install(TrayMenu menu, TrayView initial) {
+            return false;
+        }
+
+        @Override
+        public void show(TrayView view) {
+        }
+
+        @Override
+        public void remove() {
+        }
+    }
+}

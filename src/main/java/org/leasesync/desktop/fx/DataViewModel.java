@@ -1,0 +1,407 @@
+package org.leasesync.desktop.fx;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Executor;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.SavedEdit;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.PrettyJson;
+import org.leasesync.desktop.StatusTexts;
+
+/**
+ * The data tab: the signed-in user's records of one scope, their local edits (the outbox, with the
+ * pending count) and conflicts with both versions. Edits are local writes into the outbox; the next
+ * sync pushes them. Reads and writes run on the background executor; lists change on the UI thread.
+ */
+public final class DataViewModel {
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    /** A record row. */
+    public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) {
+
+        /** The content on one line, for the table cell (line breaks become spaces). */
+        public String oneLine() {
+            return content.replaceAll("\\s*[\\r\\n]+\\s*", " ");
+        }
+
+        /** The content pretty-printed by Jackson (indented, one field a line); as is when it is not JSON. */
+        public String pretty() {
+            return PrettyJson.format(content);
+        }
+    }
+
+    /**
+     * An outbox row; {@code state} is the entry's state as stored ({@code pending}, {@code conflict},
+     * {@code refused} or {@code unknown}) and {@code shownState} the same in the user's language;
+     * {@code theirs} is the server's version for conflicts ("deleted on the server (v3)" when the
+     * server deleted the record) and why the edit was set aside for rejected ones; {@code keepMineMeans}
+     * says what Keep mine would do. Long contents are shortened for the table.
+     */
+    public record OutboxRow(String changeId, String recordId, String state, String shownState, String mine, String theirs,
+                            String madeAt, boolean serverLacksRecord, String keepMineMeans) {
+        public boolean isConflict() {
+            return "conflict".equals(state);
+        }
+
+        /** Set aside (refused by the server for good, or in an unknown state): Discard or Send again. */
+        public boolean isSetAside() {
+            return !isConflict() && !"pending".equals(state);
+        }
+    }
+
+    /** Table cells show at most this many characters of a record's content. */
+    static final int SHOWN_CHARS = 300;
+
+    /** Records read per page of the records table (issue 14 §6: never all records at once). */
+    public static final int PAGE_SIZE = 200;
+
+    /** The record the edit form was filled from, and the version shown then. */
+    private record Editing(String id, long version) { }
+
+    private final JdbcLocalEdits edits;
+    private final MainViewModel main;
+    private final Executor background;
+    private final Executor ui;
+    private final StatusTexts texts;
+    private final Messages m;
+    private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
+    private final ObservableList<RecordRow> records = FXCollections.observableArrayList();
+    private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
+    private final ReadOnlyBooleanWrapper more = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+    private Editing editing;
+
+    /** With the system's format locale for its texts. */
+    public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
+        this(edits, main, background, ui, new StatusTexts(zone));
+    }
+
+    /** @param texts the window's language and time zone */
+    public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, StatusTexts texts) {
+        this.edits = Objects.requireNonNull(edits);
+        this.main = main;
+        this.background = background;
+        this.ui = ui;
+        this.texts = Objects.requireNonNull(texts, "texts");
+        this.m = texts.messages();
+        // another key's records: a message about the previous key's edit no longer applies
+        scope.addListener((o, a, b) -> {
+            message.set("");
+            load();
+        });
+        main.currentUserProperty().addListener((o, a, b) -> {
+            message.set("");
+            load();
+        });
+    }
+
+    /** The signed-in account whose records are shown (the main window's). */
+    public ReadOnlyStringProperty currentUserProperty() {
+        return main.currentUserProperty();
+    }
+
+    public ObjectProperty<Scope> scopeProperty() {
+        return scope;
+    }
+
+    /** The texts of the tab's labels, in the window's language. */
+    public Messages messages() {
+        return m;
+    }
+
+    public ObservableList<RecordRow> records() {
+        return records;
+    }
+
+    public ObservableList<OutboxRow> outbox() {
+        return outbox;
+    }
+
+    /** e.g. "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve". */
+    public ReadOnlyStringProperty summaryProperty() {
+        return summary.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty messageProperty() {
+        return message.getReadOnlyProperty();
+    }
+
+    /** Reloads the lists for the signed-in user and scope. */
+    public void load() {
+        String user = main.currentUser();
+        if (user == null) {
+            return;
+        }
+        TaskKey key = new TaskKey(user, scope.get());
+        background.execute(() -> {
+            // A page and one more row (to know whether more follow), never all records and never a
+            // count of them: COUNT(*) of 1,000,000 records took 3 s (docs/benchmarks.md, issue 14).
+            var page = edits.recordsPage(key, Optional.empty(), PAGE_SIZE + 1);
+            boolean hasMore = page.size() > PAGE_SIZE;
+            var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
+            var items = edits.outbox(key);
+            List<RecordRow> rows = recordRows(recs, items);
+            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), state(i),
+                    m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
+                    i.isConflict() ? shorten(serverSide(i))
+                            : i.isSetAside() ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown"))) : "",
+                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i) : ""))
+                    .toList();
+            long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
+            long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
+            long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
+            String text = summary(hasMore, recs.size(), pending, conflicts, setAside);
+            ui.execute(() -> {
+                if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
+                    records.setAll(rows);
+                    more.set(hasMore);
+                    outbox.setAll(out);
+                    summary.set(text);
+                }
+            });
+        });
+    }
+
+    /** Whether more records follow the rows shown ({@link #loadMore}). */
+    public ReadOnlyBooleanProperty moreProperty() {
+        return more.getReadOnlyProperty();
+    }
+
+    /**
+     * Appends the next page of records after the last one shown (a page of {@value #PAGE_SIZE}, read
+     * on the background executor). Does nothing when no more follow. UI thread.
+     */
+    public void loadMore() {
+        String user = main.currentUser();
+        if (user == null || !more.get() || records.isEmpty()) {
+            return;
+        }
+        TaskKey key = new TaskKey(user, scope.get());
+        String after = records.get(records.size() - 1).id();
+        int shown = records.size();
+        background.execute(() -> {
+            var page = edits.recordsPage(key, Optional.of(after), PAGE_SIZE + 1);
+            boolean hasMore = page.size() > PAGE_SIZE;
+            var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
+            var items = edits.outbox(key);
+            List<RecordRow> rows = recordRows(recs, items);
+            ui.execute(() -> {
+                if (user.equals(main.currentUser()) && key.scope() == scope.get() && records.size() == shown
+                        && records.get(shown - 1).id().equals(after)) {
+                    records.addAll(rows);
+                    more.set(hasMore);
+                }
+            });
+        });
+    }
+
+    /**
+     * The user began editing {@code row} (selected it, which fills the edit form): its version is
+     * the one the edit will be based on. UI thread.
+     */
+    public void startEditing(RecordRow row) {
+        editing = row == null ? null : new Editing(row.id(), row.version());
+    }
+
+    /**
+     * The version the user saw of {@code recordId}: the version shown when they began editing it,
+     * else the version the records table shows now, else 0 (they saw no such record). UI thread.
+     */
+    OptionalLong seenVersion(String recordId) {
+        if (editing != null && editing.id().equals(recordId)) {
+            return OptionalLong.of(editing.version());
+        }
+        return OptionalLong.of(records.stream().filter(r -> r.id().equals(recordId)).mapToLong(RecordRow::version)
+                .findFirst().orElse(0));
+    }
+
+    /**
+     * Saves a local edit into the outbox after checking the JSON, based on the version the user saw
+     * ({@link #seenVersion}); a bad payload gets a message and changes nothing. If the record changed
+     * since the user saw it, the edit is saved as a conflict and the message says so. Call on the UI
+     * thread; the write runs on the background executor.
+     */
+    public void saveEdit(String recordId, String payloadText) {
+        String user = main.currentUser();
+        String json;
+        try {
+            JsonNode n = JSON.readTree(payloadText == null ? "" : payloadText);
+            if (n == null || !n.isObject()) {
+                message.set(m.get("data.error.notObject"));
+                return;
+            }
+            json = n.toString();
+        } catch (JsonProcessingException e) {
+            message.set(m.get("data.error.notJson", e.getOriginalMessage()));
+            return;
+        }
+        if (recordId == null || recordId.isBlank()) {
+            message.set(m.get("data.error.noId"));
+            return;
+        }
+        String id = recordId.strip();
+        OptionalLong seen = seenVersion(id);
+        TaskKey key = new TaskKey(user, scope.get());
+        background.execute(() -> {
+            try {
+                SavedEdit saved = edits.saveEdit(key, id, json, false, seen);
+                String text = !saved.conflict() ? m.get("data.saved")
+                        : m.get("data.savedConflict", id, Long.toString(seen.getAsLong()),
+                                saved.currentVersion() == 0 ? m.get("data.savedConflict.gone")
+                                : saved.currentDeleted() ? m.get("data.savedConflict.deleted")
+                                : m.get("data.savedConflict.now", Long.toString(saved.currentVersion())));
+                ui.execute(() -> message.set(text));
+            } catch (IllegalArgumentException e) {
+                ui.execute(() -> message.set(e.getMessage()));
+            }
+            load();
+        });
+    }
+
+    /**
+     * Discards an edit the server refused for good (set aside): it is gone; the next sync brings the
+     * server's version of the record.
+     */
+    public void discard(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            boolean ok = edits.discardSetAside(key, changeId);
+            ui.execute(() -> message.set(m.get(ok ? "data.discarded" : "data.notSetAside")));
+            load();
+        });
+    }
+
+    /** Queues an edit that was set aside again (once its cause is gone); the next sync pushes it. */
+    public void sendAgain(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            String text;
+            try {
+                text = m.get(edits.sendAgain(key, changeId) ? "data.queuedAgain" : "data.notSetAside");
+            } catch (IllegalArgumentException e) {
+                text = e.getMessage();
+            }
+            String shown = text;
+            ui.execute(() -> message.set(shown));
+            load();
+        });
+    }
+
+    private List<RecordRow> recordRows(List<JdbcLocalEdits.LocalRecord> recs, List<JdbcLocalEdits.OutboxItem> items) {
+        return recs.stream().map(r -> new RecordRow(r.id(), r.version(),
+                r.deleted() ? m.get("data.deleted") : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
+                .toList();
+    }
+
+    /** "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve · 1 edit refused by the server". */
+    private String summary(boolean hasMore, int shown, long pending, long conflicts, long setAside) {
+        StringBuilder sb = new StringBuilder(hasMore ? m.get("data.summary.moreThan", PAGE_SIZE)
+                : m.get("data.summary.records", shown));
+        sb.append(" · ").append(m.get("data.summary.pending", pending));
+        if (conflicts > 0) {
+            sb.append(" · ").append(m.get("data.summary.conflicts", conflicts));
+        }
+        if (setAside > 0) {
+            sb.append(" · ").append(m.get("data.summary.refused", setAside));
+        }
+        return sb.toString();
+    }
+
+    /** The records table's "Local edit" cell: the state of the record's edits in the outbox, if any. */
+    private String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
+        List<JdbcLocalEdits.OutboxItem> mine = items.stream().filter(i -> i.recordId().equals(recordId)).toList();
+        if (mine.isEmpty()) {
+            return "";
+        }
+        if (mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
+            return m.get("data.state.conflict");
+        }
+        return m.get(mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "data.state.pending" : "data.state.refused");
+    }
+
+    /** {@code pending}, {@code conflict}, {@code refused} or {@code unknown}. */
+    private static String state(JdbcLocalEdits.OutboxItem i) {
+        if (i.isPending() || i.isConflict()) {
+            return i.state();
+        }
+        return i.isRejected() ? "refused" : "unknown";
+    }
+
+    /**
+     * The server's side of a conflict in the user's words (as {@link JdbcLocalEdits.OutboxItem#serverSide},
+     * which the command line prints): "deleted on the server (v3)", "not on the server" or "v3 {...}".
+     */
+    private String serverSide(JdbcLocalEdits.OutboxItem i) {
+        String version = Long.toString(i.serverVersion());
+        if (i.serverDeleted()) {
+            return m.get("data.server.deleted", version);
+        }
+        return i.serverVersion() == 0 ? m.get("data.server.absent") : m.get("data.server.version", version, i.serverPayloadJson());
+    }
+
+    /** What keeping a conflict's edit does, in the user's words (as {@link JdbcLocalEdits.OutboxItem#keepMineMeans}). */
+    private String keepMineMeans(JdbcLocalEdits.OutboxItem i) {
+        if (i.serverDeleted()) {
+            return m.get("data.keepMeans.restores", i.recordId());
+        }
+        return i.serverVersion() == 0 ? m.get("data.keepMeans.creates", i.recordId())
+                : m.get("data.keepMeans.pushes", i.recordId(), Long.toString(i.serverVersion()));
+    }
+
+    String shorten(String text) {
+        return text == null || text.length() <= SHOWN_CHARS ? text
+                : m.get("data.shortened", text.substring(0, SHOWN_CHARS), text.length());
+    }
+
+    /** The Keep mine button's text for the selected row: it says when keeping restores the record. */
+    public String keepMineLabel(OutboxRow selected) {
+        return m.get(selected != null && selected.serverLacksRecord() ? "data.keepMine.restores" : "data.keepMine");
+    }
+
+    /**
+     * Keeps the local edit of a conflict (it is rebased on the server's version and pushed again);
+     * the message says what that does, e.g. that it restores a record deleted on the server.
+     */
+    public void keepMine(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            Optional<JdbcLocalEdits.OutboxItem> conflict = edits.entry(key, changeId)
+                    .filter(JdbcLocalEdits.OutboxItem::isConflict);
+            boolean ok = conflict.isPresent() && edits.keepMine(key, changeId);
+            String text = ok ? m.get("data.kept", keepMineMeans(conflict.get())) : m.get("data.conflictGone");
+            ui.execute(() -> message.set(text));
+            load();
+        });
+    }
+
+    /** Takes the server's version of a conflict (the local edit is discarded). */
+    public void takeTheirs(String changeId) {
+        TaskKey key = new TaskKey(main.currentUser(), scope.get());
+        background.execute(() -> {
+            boolean ok = edits.takeTheirs(key, changeId);
+            ui.execute(() -> message.set(m.get(ok ? "data.tookTheirs" : "data.conflictGone")));
+            load();
+        });
+    }
+}

@@ -1,0 +1,331 @@
+package org.leasesync.desktop.fx;
+
+import java.time.ZoneId;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunView;
+import org.leasesync.lease.Scope;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TriggerRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.leasesync.desktop.CardOverlay;
+import org.leasesync.desktop.KeyStatus;
+import org.leasesync.desktop.StatusTexts;
+import org.leasesync.desktop.StatusTracker;
+import org.leasesync.desktop.TriggerGate;
+
+/**
+ * The main window's view model: the signed-in account, one {@link ScopeCardModel} per scope, and
+ * the user's actions. Every action only asks the {@link Coordinator} (on the injected background
+ * executor, never the FX thread); results come back as {@link KeyStatus} snapshots through the
+ * injected UI executor. State is touched only on the UI executor's thread.
+ */
+public final class MainViewModel {
+
+    private static final Logger log = LoggerFactory.getLogger(MainViewModel.class);
+
+    private final Coordinator coordinator;
+    private final StatusTracker tracker;
+    private final Executor background;
+    private final Executor ui;
+    private final StatusTexts texts;
+    private final ObservableList<String> accounts;
+    private final ReadOnlyStringWrapper currentUser = new ReadOnlyStringWrapper();
+    private final ReadOnlyStringWrapper banner = new ReadOnlyStringWrapper("");
+    private final Map<Scope, ScopeCardModel> cards = new EnumMap<>(Scope.class);
+    private final TriggerGate gate;
+    private final TimeSource time;
+    private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
+    private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
+    private CardOverlay overlay;
+
+    /**
+     * Without a pause gate, with the system's locale and time.
+     *
+     * @param background runs coordinator calls (blocking on the database) off the FX thread
+     * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
+     */
+    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, ZoneId zone, List<String> accounts,
+                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory) {
+        this(coordinator, background, ui, new StatusTexts(zone), accounts, trackerFactory, TriggerGate.OPEN,
+                TimeSource.system());
+    }
+
+    /**
+     * @param background runs coordinator calls (blocking on the database) off the FX thread
+     * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
+     * @param texts the words and time formats of the cards
+     * @param gate may refuse timer and foreground triggers (the pause); they are then recorded as skipped
+     * @param time stamps skipped triggers
+     */
+    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, StatusTexts texts,
+                         List<String> accounts,
+                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory,
+                         TriggerGate gate, TimeSource time) {
+        this.coordinator = Objects.requireNonNull(coordinator);
+        this.background = Objects.requireNonNull(background);
+        this.ui = Objects.requireNonNull(ui);
+        this.texts = Objects.requireNonNull(texts);
+        this.gate = Objects.requireNonNull(gate);
+        this.time = Objects.requireNonNull(time);
+        this.overlay = CardOverlay.none(time.now());
+        this.accounts = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(accounts));
+        for (Scope s : Scope.values()) {
+            cards.put(s, new ScopeCardModel(s, texts.messages()));
+        }
+        this.tracker = trackerFactory.apply(this::apply);
+        coordinator.addListener(tracker);
+    }
+
+    /** Signs in as the first account and loads its state. */
+    public void start() {
+        switchAccount(accounts.get(0));
+    }
+
+    public ObservableList<String> accounts() {
+        return accounts;
+    }
+
+    public ReadOnlyStringProperty currentUserProperty() {
+        return currentUser.getReadOnlyProperty();
+    }
+
+    public String currentUser() {
+        return currentUser.get();
+    }
+
+    /** A line for the whole window (account switches, errors that belong to no card). */
+    public ReadOnlyStringProperty bannerProperty() {
+        return banner.getReadOnlyProperty();
+    }
+
+    public ScopeCardModel card(Scope scope) {
+        return cards.get(scope);
+    }
+
+    public StatusTracker tracker() {
+        return tracker;
+    }
+
+    public StatusTexts texts() {
+        return texts;
+    }
+
+    /** Applies a snapshot if it belongs to the signed-in user (design.md invariant 8). UI thread. */
+    void apply(KeyStatus s) {
+        if (!s.key().userId().equals(currentUser.get())) {
+            return;
+        }
+        cards.get(s.key().scope()).apply(s, overlay, texts, time.now());
+        for (var l : statusListeners) {
+            l.accept(s);
+        }
+    }
+
+    /**
+     * Calls {@code listener} with every snapshot shown for the signed-in user, after its card shows it.
+     * UI thread.
+     */
+    public void addStatusListener(java.util.function.Consumer<KeyStatus> listener) {
+        statusListeners.add(Objects.requireNonNull(listener));
+    }
+
+    /**
+     * Shows the cards under {@code o} (pause, offline, changes waiting); the skipped triggers are kept
+     * here while the pause lasts. UI thread.
+     */
+    public void setOverlay(CardOverlay o) {
+        overlay = o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of());
+        reapply();
+    }
+
+    /** The overlay the cards are shown under. UI thread. */
+    public CardOverlay overlay() {
+        return overlay;
+    }
+
+    private void reapply() {
+        for (ScopeCardModel c : cards.values()) {
+            if (c.status() != null) {
+                c.apply(c.status(), overlay, texts, time.now());
+            }
+        }
+    }
+
+    /** The card that was asked for last ({@link #highlight}), for the view to bring into sight; null at first. */
+    public ReadOnlyObjectProperty<Scope> highlightedProperty() {
+        return highlighted.getReadOnlyProperty();
+    }
+
+    /** Brings {@code scope}'s card into sight (a notification about it was clicked). UI thread. */
+    public void highlight(Scope scope) {
+        highlighted.set(null);
+        highlighted.set(Objects.requireNonNull(scope));
+    }
+
+    private void skipped(TaskKey key, TaskSource source, String reason) {
+        log.info("{} trigger for {} skipped: {}", source.wireName(), key, reason);
+        ui.execute(() -> {
+            if (key.userId().equals(currentUser.get())) {
+                overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
+                reapply();
+            }
+        });
+    }
+
+    /**
+     * Switches account: the old account's local runs are cancelled and fenced, the cards show the new
+     * account's state only.
+     */
+    public void switchAccount(String user) {
+        if (user == null || user.equals(currentUser.get()) || !accounts.contains(user)) {
+            return;
+        }
+        String old = currentUser.get();
+        currentUser.set(user);
+        cards.values().forEach(ScopeCardModel::reset);
+        overlay = overlay.withSkipped(Map.of());
+        banner.set(old == null ? "" : texts.messages().get("banner.signedInAs", user));
+        background.execute(() -> {
+            if (old != null) {
+                int n = coordinator.cancelUser(old, "account switched to " + user);
+                if (n > 0) {
+                    log.info("switched from {} to {}: cancelled {} run(s) of {}", old, user, n, old);
+                }
+            }
+            tracker.setUser(user);
+        });
+    }
+
+    /**
+     * After signing in to an account, its keys that are due (per {@code due}) are synced, as when the
+     * window comes to the foreground.
+     */
+    public void switchAccountAndSync(String user, java.util.function.Predicate<TaskKey> due) {
+        boolean changed = user != null && !user.equals(currentUser.get()) && accounts.contains(user);
+        switchAccount(user);
+        if (changed) {
+            backgroundTrigger(TaskSource.FOREGROUND, due);
+        }
+    }
+
+    /** "Sync now" on one card. */
+    public void syncNow(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, false, false);
+    }
+
+    /** "Sync all": every scope of the signed-in user. */
+    public void syncAll() {
+        for (Scope s : Scope.values()) {
+            syncNow(s);
+        }
+    }
+
+    /** "Retry" after a failure. */
+    public void retry(Scope scope) {
+        trigger(scope, TaskSource.RETRY, false, false);
+    }
+
+    /** "Sync again after this": one follow-up run after the running one. */
+    public void syncAgainAfter(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, true, false);
+    }
+
+    /** "Check again" on a card that needs attention. */
+    public void checkAgain(Scope scope) {
+        trigger(scope, TaskSource.MANUAL, false, true);
+    }
+
+    /**
+     * "Discard and resend" on a card that needs attention: gives up confirming the unknown push; its
+     * edits are sent again under a new key (the server applies each change at most once).
+     */
+    public void discardUnconfirmed(Scope scope) {
+        TaskKey key = new TaskKey(currentUser.get(), scope);
+        background.execute(() -> submitQuietly(new TriggerRequest(key, TaskSource.MANUAL, false, false, true)));
+    }
+
+    /** "Cancel" a running run of this process. */
+    public void cancel(Scope scope) {
+        TaskKey key = new TaskKey(currentUser.get(), scope);
+        background.execute(() -> {
+            if (!coordinator.cancel(key, "cancelled by the user")) {
+                ui.execute(() -> cards.get(scope).note(texts.messages().get("card.nothingToCancel")));
+            }
+        });
+    }
+
+    /**
+     * A trigger from the timer or the window, for every scope of the signed-in user whose key is
+     * {@code due} and that the {@link TriggerGate} lets through; a refused one is logged and shown as
+     * skipped on its card.
+     */
+    public void backgroundTrigger(TaskSource source, java.util.function.Predicate<TaskKey> due) {
+        String user = currentUser.get();
+        if (user == null) {
+            return;
+        }
+        for (Scope s : Scope.values()) {
+            TaskKey key = new TaskKey(user, s);
+            background.execute(() -> {
+                // A pause is asked first: it is the user's own reason, and the card says it; the
+                // "synced moments ago" rule (due) records its skip in the history when it applies.
+                java.util.Optional<String> refused = gate.refusal(key, source);
+                if (refused.isPresent()) {
+                    skipped(key, source, refused.get());
+                } else if (due.test(key)) {
+                    submitQuietly(TriggerRequest.of(key, source));
+                }
+            });
+        }
+    }
+
+    private void trigger(Scope scope, TaskSource source, boolean followUp, boolean checkAgain) {
+        String user = currentUser.get();
+        TaskKey key = new TaskKey(user, scope);
+        background.execute(() -> {
+            SubmitResult r = submitQuietly(new TriggerRequest(key, source, followUp, checkAgain));
+            if (r instanceof SubmitResult.Joined j) {
+                tracker.userJoined(key, j.running());
+            } else if (r instanceof SubmitResult.FollowUpQueued f) {
+                tracker.userJoined(key, f.running());
+            } else if (r instanceof SubmitResult.Skipped sk) {
+                ui.execute(() -> cards.get(scope).note(sk.reason()));
+            }
+        });
+    }
+
+    private SubmitResult submitQuietly(TriggerRequest request) {
+        try {
+            return coordinator.submit(request);
+        } catch (RuntimeException e) {
+            log.warn("could not submit {} trigger for {}: {}", request.source(), request.key(), e.toString());
+            ui.execute(() -> {
+                if (request.key().userId().equals(currentUser.get())) {
+                    cards.get(request.key().scope()).note(texts.messages().get("card.couldNotStart", e.getMessage()));
+                }
+            });
+            return null;
+        }
+    }
+
+    /** The running run of a card, if any (for the view's tooltip). */
+    public java.util.Optional<RunView> running(Scope scope) {
+        KeyStatus s = cards.get(scope).status();
+        return s == null ? java.util.Optional.empty() : s.run();
+    }
+}

@@ -1,0 +1,57 @@
+package org.leasesync.desktop.fx;
+
+import java.util.Properties;
+import javafx.scene.Node;
+import javafx.scene.control.ScrollPane;
+
+/**
+ * Two JavaFX render caches the window does without (docs/benchmarks.md, issue 14 §4). A heap dump of
+ * the idle window showed 11.7 MB of its 16 MB of {@code int[]} in them when Prism renders in software
+ * (under Xvfb, and on a desktop without usable OpenGL), where a texture is an {@code int[]} on the Java
+ * heap; with OpenGL they are textures of the same size in the driver:
+ * <ul>
+ * <li>the region cache: a 2048×1024 texture (8 MB) in which Prism keeps the rounded backgrounds and
+ *     borders of regions (the theme's buttons, the scope cards). Drawing them each time instead costs
+ *     nothing while the window is idle and a few shapes per repaint otherwise;</li>
+ * <li>a {@link ScrollPane}'s viewport, which its skin renders into an image of the viewport's size
+ *     ({@code setCache(true)}, 3.3 MB for the cards) to scroll by copying pixels; the tabs scroll a few
+ *     cards or a form, which redraw as fast.</li>
+ * </ul>
+ * Static methods; call them on the JavaFX application thread, except {@link #configure} (before JavaFX starts).
+ */
+final class RenderMemory {
+
+    /** Prism's switch for the region cache, read once when the toolkit starts. */
+    static final String REGION_CACHE_PROPERTY = "prism.disableRegionCaching";
+
+    private RenderMemory() {
+    }
+
+    /**
+     * Turns Prism's region cache off unless {@code properties} already decide it (e.g.
+     * {@code -Dprism.disableRegionCaching=false} in {@code JAVA_OPTS} brings it back). Must run before the
+     * JavaFX toolkit starts; later it has no effect. Does not block.
+     */
+    static void configure(Properties properties) {
+        if (properties.getProperty(REGION_CACHE_PROPERTY) == null) {
+            properties.setProperty(REGION_CACHE_PROPERTY, "true");
+        }
+    }
+
+    /**
+     * A scroll pane over {@code content} whose viewport is not cached as an image: the skin's viewport
+     * node (style class {@code viewport}) gets {@code cache=false} as soon as the skin exists.
+     */
+    static ScrollPane uncachedScrollPane(Node content) {
+        ScrollPane pane = new ScrollPane(content);
+        pane.skinProperty().addListener((o, old, skin) -> {
+            if (skin != null) {
+                Node viewport = pane.lookup(".viewport");
+                if (viewport != null) {
+                    viewport.setCache(false);
+                }
+            }
+        });
+        return pane;
+    }
+}

@@ -1,0 +1,266 @@
+package org.leasesync.desktop.fx;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import org.leasesync.client.DurationText;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.remote.ServerUrls;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.DesktopSettings;
+import org.leasesync.desktop.Language;
+import org.leasesync.desktop.LaunchSettings;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.SettingsFile;
+import org.leasesync.desktop.StartOptions;
+
+/**
+ * The settings dialog's view model: the fields as the user types them, checked all at once on
+ * {@link #save()} with the command line's ranges; nothing is written unless every field is valid.
+ * Intervals apply to the running window at once (unless the command line set them for this
+ * launch); language, server and account apply at the next start.
+ *
+ * <p>FX thread only. {@link #save()} blocks on a small file write.
+ */
+public final class SettingsViewModel {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SettingsViewModel.class);
+
+    private final SettingsFile file;
+    private final DesktopViewModel desktop;
+    private final StartOptions start;
+    private final Messages m;
+    private final BiConsumer<Duration, Duration> applyIntervals;
+
+    private final StringProperty scheduleInterval = new SimpleStringProperty("");
+    private final StringProperty foregroundMinInterval = new SimpleStringProperty("");
+    private final BooleanProperty notifications = new SimpleBooleanProperty();
+    private final BooleanProperty startAtLogin = new SimpleBooleanProperty();
+    private final ObjectProperty<Language> language = new SimpleObjectProperty<>(Language.SYSTEM);
+    private final StringProperty servers = new SimpleStringProperty("");
+    private final StringProperty user = new SimpleStringProperty("");
+    private final StringProperty token = new SimpleStringProperty("");
+    private final ReadOnlyStringWrapper tokenHint = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper("");
+
+    /**
+     * @param start the settings in force and the options the command line gave
+     * @param applyIntervals gets the new schedule and foreground intervals to apply to the running window
+     */
+    SettingsViewModel(SettingsFile file, DesktopViewModel desktop, StartOptions start, Messages messages,
+                      BiConsumer<Duration, Duration> applyIntervals) {
+        this.file = Objects.requireNonNull(file);
+        this.desktop = Objects.requireNonNull(desktop);
+        this.start = Objects.requireNonNull(start);
+        this.m = Objects.requireNonNull(messages);
+        this.applyIntervals = Objects.requireNonNull(applyIntervals);
+        reset();
+    }
+
+    /** Fills the fields from the file (a value the file does not set: the one in force). The token field stays empty. */
+    public void reset() {
+        DesktopSettings s = file.current();
+        LaunchSettings l = s.launch();
+        Backend.AppSettings inForce = start.settings();
+        scheduleInterval.set(DurationText.format(l.scheduleInterval().orElse(inForce.scheduleInterval())));
+        foregroundMinInterval.set(DurationText.format(l.foregroundMinInterval().orElse(inForce.foregroundMinInterval())));
+        notifications.set(desktop.notificationsProperty().get());
+        startAtLogin.set(desktop.startAtLoginProperty().get());
+        language.set(l.language());
+        servers.set(l.server().map(a -> String.join(", ", a.urls().urls().stream().map(Object::toString).toList()))
+                .orElse(""));
+        user.set(l.server().map(LaunchSettings.ServerAccount::user).orElse(""));
+        token.set("");
+        tokenHint.set(l.server().isPresent() ? m.get("settings.token.saved") : "");
+        error.set("");
+    }
+
+    public StringProperty scheduleIntervalProperty() {
+        return scheduleInterval;
+    }
+
+    public StringProperty foregroundMinIntervalProperty() {
+        return foregroundMinInterval;
+    }
+
+    public BooleanProperty notificationsProperty() {
+        return notifications;
+    }
+
+    public BooleanProperty startAtLoginProperty() {
+        return startAtLogin;
+    }
+
+    public boolean startAtLoginAvailable() {
+        return desktop.startAtLoginAvailable();
+    }
+
+    public ObjectProperty<Language> languageProperty() {
+        return language;
+    }
+
+    /** Server URL(s), comma-separated; empty for the embedded demo server. */
+    public StringProperty serversProperty() {
+        return servers;
+    }
+
+    public StringProperty userProperty() {
+        return user;
+    }
+
+    /** A new token; empty keeps the saved one. Never filled from the file. */
+    public StringProperty tokenProperty() {
+        return token;
+    }
+
+    /** "A token is saved; leave empty to keep it", or empty. */
+    public ReadOnlyStringProperty tokenHintProperty() {
+        return tokenHint.getReadOnlyProperty();
+    }
+
+    /** Why the last {@link #save()} refused, naming the field and the allowed values; empty when it did not. */
+    public ReadOnlyStringProperty errorProperty() {
+        return error.getReadOnlyProperty();
+    }
+
+    /** What the last successful {@link #save()} did, e.g. "Saved. Server and account apply at the next start." */
+    public ReadOnlyStringProperty resultProperty() {
+        return result.getReadOnlyProperty();
+    }
+
+    /**
+     * The note beside a field the command line set for this launch ("--schedule-interval 10s is in force
+     * for this launch (command line); this value applies when leasesync starts without it"), else empty.
+     *
+     * @param option {@link StartOptions#SCHEDULE_INTERVAL}, {@link StartOptions#FOREGROUND_MIN_INTERVAL} or {@link StartOptions#SERVER}
+     */
+    public String commandLineNote(String option) {
+        if (!start.fromCommandLine().contains(option)) {
+            return "";
+        }
+        Backend.AppSettings s = start.settings();
+        String value = switch (option) {
+            case StartOptions.SCHEDULE_INTERVAL -> DurationText.format(s.scheduleInterval());
+            case StartOptions.FOREGROUND_MIN_INTERVAL -> DurationText.format(s.foregroundMinInterval());
+            default -> s.server().map(ServerUrls::toString).orElse("");
+        };
+        return m.get("settings.fromCommandLine", option, value);
+    }
+
+    /**
+     * Checks every field and, when all are valid, writes the file and applies what can be applied now.
+     *
+     * @return false when a field is invalid ({@link #errorProperty()} says which and what is allowed;
+     *     nothing was saved) or the file could not be written (it says so; nothing changed)
+     */
+    public boolean save() {
+        Duration schedule;
+        Duration foreground;
+        Optional<LaunchSettings.ServerAccount> server;
+        try {
+            schedule = duration(scheduleInterval.get(), LaunchSettings.MIN_SCHEDULE_INTERVAL,
+                    "settings.error.scheduleInterval");
+            foreground = duration(foregroundMinInterval.get(), Duration.ZERO, "settings.error.foregroundMinInterval");
+            server = server();
+        } catch (Refused r) {
+            error.set(r.getMessage());
+            result.set("");
+            return false;
+        }
+        DesktopSettings before = file.current();
+        LaunchSettings next = new LaunchSettings(Optional.of(schedule), Optional.of(foreground), language.get(), server);
+        try {
+            file.update(s -> s.withLaunch(next));
+        } catch (LeasesyncException e) {
+            log.warn("settings not saved: {}", e.getMessage());
+            error.set(m.get("banner.settingsNotSaved", e.getMessage()));
+            return false;
+        }
+        error.set("");
+        if (notifications.get() != desktop.notificationsProperty().get()) {
+            desktop.setNotifications(notifications.get());
+        }
+        if (startAtLogin.get() != desktop.startAtLoginProperty().get() && desktop.startAtLoginAvailable()) {
+            desktop.setStartAtLogin(startAtLogin.get());
+        }
+        Backend.AppSettings inForce = start.settings();
+        Duration liveSchedule = start.fromCommandLine().contains(StartOptions.SCHEDULE_INTERVAL)
+                ? inForce.scheduleInterval() : schedule;
+        Duration liveForeground = start.fromCommandLine().contains(StartOptions.FOREGROUND_MIN_INTERVAL)
+                ? inForce.foregroundMinInterval() : foreground;
+        applyIntervals.accept(liveSchedule, liveForeground);
+        boolean nextStart = !before.launch().language().equals(next.language())
+                || !before.launch().server().equals(next.server());
+        result.set(nextStart ? m.get("settings.saved.nextStart") : m.get("settings.saved"));
+        if (nextStart) {
+            desktop.notice(result.get());   // the dialog closes; the window says what is still to come
+        }
+        token.set("");
+        tokenHint.set(server.isPresent() ? m.get("settings.token.saved") : "");
+        log.info("settings saved: schedule {}, foreground minimum {}, language {}, server {}",
+                DurationText.format(schedule), DurationText.format(foreground), next.language().tag(),
+                server.map(a -> a.urls() + " as " + a.user()).orElse("embedded"));
+        return true;
+    }
+
+    private Duration duration(String text, Duration min, String errorKey) {
+        Duration d;
+        try {
+            d = DurationText.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(m.get(errorKey, text == null ? "" : text.trim()));
+        }
+        if (d.compareTo(min) < 0) {
+            throw new Refused(m.get(errorKey, text.trim()));
+        }
+        return d;
+    }
+
+    private Optional<LaunchSettings.ServerAccount> server() {
+        String urls = servers.get() == null ? "" : servers.get().trim();
+        String u = user.get() == null ? "" : user.get().trim();
+        String t = token.get() == null ? "" : token.get().trim();
+        if (urls.isEmpty()) {
+            if (!u.isEmpty() || !t.isEmpty()) {
+                throw new Refused(m.get("settings.error.accountWithoutServer"));
+            }
+            return Optional.empty();
+        }
+        ServerUrls parsed;
+        try {
+            parsed = ServerUrls.parse(urls);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(m.get("settings.error.servers", e.getMessage()));
+        }
+        try {
+            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(u);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(m.get("settings.error.user", u));
+        }
+        if (t.isEmpty()) {
+            Optional<LaunchSettings.ServerAccount> saved = file.current().launch().server();
+            if (saved.isEmpty() || !saved.get().user().equals(u)) {
+                throw new Refused(m.get("settings.error.token", u));
+            }
+            t = saved.get().token();
+        }
+        return Optional.of(new LaunchSettings.ServerAccount(parsed, u, t));
+    }
+
+    /** A field the dialog refuses; the message names it and what is allowed. */
+    private static final class Refused extends LeasesyncException {
+        Refused(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package org.leasesync.desktop.fx;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.desktop.KeyStatus;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.tray.TrayPort;
+import org.leasesync.desktop.tray.TrayState;
+
+/**
+ * Keeps the tray in step with the window: the icon shows the worst state of the signed-in account's
+ * cards ({@link TrayState#worst}), the tooltip that state and the last successful sync, the menu
+ * Pause or Resume. The menu's actions come from the tray's thread and are handed to the FX thread.
+ *
+ * <p>{@link #view()} and {@link #update()} on the FX thread; {@link #install} off it (it blocks while
+ * the tray starts).
+ */
+final class TrayController {
+
+    private final TrayPort port;
+    private final MainViewModel vm;
+    private final DesktopViewModel desktop;
+    private final Messages messages;
+    private final TimeSource time;
+    private volatile boolean installed;
+
+    TrayController(TrayPort port, MainViewModel vm, DesktopViewModel desktop, Messages messages, TimeSource time) {
+        this.port = Objects.requireNonNull(port);
+        this.vm = Objects.requireNonNull(vm);
+        this.desktop = Objects.requireNonNull(desktop);
+        this.messages = Objects.requireNonNull(messages);
+        this.time = Objects.requireNonNull(time);
+    }
+
+    /**
+     * Puts the icon into the tray with {@code initial} showing; the menu's actions run on {@code ui}.
+     * Blocks.
+     *
+     * @return false when the desktop has no tray
+     */
+    boolean install(TrayPort.TrayView initial, Executor ui, Runnable open, Runnable settings, Runnable quit) {
+        TrayPort.TrayMenu menu = new TrayPort.TrayMenu(
+                () -> ui.execute(open),
+                () -> ui.execute(vm::syncAll),
+                option -> ui.execute(() -> desktop.pause(option)),
+                () -> ui.execute(desktop::resume),
+                () -> ui.execute(settings),
+                () -> ui.execute(quit));
+        installed = port.install(menu, initial);
+        return installed;
+    }
+
+    /** Listens to the cards and the pause; call once on the FX thread. */
+    void watch() {
+        for (Scope s : Scope.values()) {
+            vm.card(s).kindProperty().addListener((o, a, b) -> update());
+        }
+        vm.addStatusListener(s -> update());
+        desktop.pausedProperty().addListener((o, a, b) -> update());
+    }
+
+    /** What the tray should show now. FX thread. */
+    TrayPort.TrayView view() {
+        List<KeyStatus.Kind> shown = new ArrayList<>();
+        Optional<Instant> last = Optional.empty();
+        for (Scope s : Scope.values()) {
+            ScopeCardModel c = vm.card(s);
+            shown.add(c.kindProperty().get());
+            KeyStatus st = c.status();
+            if (st != null && st.lastSuccess().isPresent()
+                    && (last.isEmpty() || st.lastSuccess().get().isAfter(last.get()))) {
+                last = st.lastSuccess();
+            }
+        }
+        TrayState state = TrayState.worst(shown);
+        String label = messages.get("state." + state.name());
+        String tooltip = last.map(t -> messages.get("tray.tooltip", label, messages.moment(t, time.now())))
+                .orElseGet(() -> messages.get("tray.tooltip.never", label));
+        return new TrayPort.TrayView(state, tooltip, desktop.pausedProperty().get());
+    }
+
+    /** Shows the current view in the tray. FX thread. */
+    void update() {
+        if (installed) {
+            port.show(view());
+        }
+    }
+
+    /** Takes the icon out of the tray. */
+    void remove() {
+        port.remove();
+    }
+}

@@ -1,0 +1,155 @@
+package org.leasesync.desktop.notify;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.freedesktop.dbus.connections.impl.DBusConnection;
+import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
+import org.freedesktop.dbus.exceptions.DBusException;
+import org.freedesktop.dbus.exceptions.DBusExecutionException;
+import org.freedesktop.dbus.interfaces.DBusSigHandler;
+import org.freedesktop.dbus.types.UInt32;
+import org.freedesktop.dbus.types.Variant;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.lease.TaskKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Desktop notifications through the freedesktop notification service on the session D-Bus, with
+ * dbus-java (its transport on the JDK's own Unix domain sockets). Each notification offers the
+ * {@code default} action; when the user clicks it, the service sends {@code ActionInvoked} and
+ * the listener is told which key the notification was about.
+ *
+ * <p>Thread-safe. {@link #show} blocks for one call on the bus. Signals arrive on dbus-java's
+ * threads; the click listener must hand over to the FX thread.
+ */
+public final class DbusNotifier implements DesktopNotifier {
+
+    private static final Logger log = LoggerFactory.getLogger(DbusNotifier.class);
+
+    private final DBusConnection bus;
+    private final FreedesktopNotifications service;
+    private final Consumer<TaskKey> clicked;
+    private final String openLabel;
+    private final Map<UInt32, TaskKey> shown = new ConcurrentHashMap<>();
+    private final DBusSigHandler<FreedesktopNotifications.ActionInvoked> onAction;
+    private final DBusSigHandler<FreedesktopNotifications.NotificationClosed> onClosed;
+
+    private DbusNotifier(DBusConnection bus, String openLabel, Consumer<TaskKey> clicked) throws DBusException {
+        this.bus = bus;
+        this.clicked = clicked;
+        this.openLabel = openLabel;
+        this.service = bus.getRemoteObject(FreedesktopNotifications.BUS_NAME, FreedesktopNotifications.OBJECT_PATH,
+                FreedesktopNotifications.class);
+        this.onAction = s -> {
+            TaskKey key = shown.get(s.id());
+            if (key != null && "default".equals(s.actionKey())) {
+                log.info("notification {} about {} clicked", s.id(), key);
+                clicked.accept(key);
+            }
+        };
+        this.onClosed = s -> shown.remove(s.id());
+        bus.addSigHandler(FreedesktopNotifications.ActionInvoked.class, onAction);
+        bus.addSigHandler(FreedesktopNotifications.NotificationClosed.class, onClosed);
+    }
+
+    /**
+     * The session bus address: {@code DBUS_SESSION_BUS_ADDRESS}, else {@code $XDG_RUNTIME_DIR/bus}
+     * when that socket exists. Of a list of addresses, the first {@code unix:path=} one (the JDK's
+     * sockets cannot reach the abstract namespace, {@code unix:abstract=}).
+     *
+     * @return the address, or empty with nothing to connect to
+     */
+    public static Optional<String> sessionBusAddress(Map<String, String> env) {
+        String a = env.get("DBUS_SESSION_BUS_ADDRESS");
+        if (a != null && !a.isBlank()) {
+            for (String one : a.split(";")) {
+                if (one.trim().startsWith("unix:path=")) {
+                    return Optional.of(one.trim());
+                }
+            }
+            return Optional.empty();
+        }
+        String runtime = env.get("XDG_RUNTIME_DIR");
+        if (runtime != null && !runtime.isBlank() && Files.exists(Path.of(runtime, "bus"))) {
+            return Optional.of("unix:path=" + Path.of(runtime, "bus"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Connects to the bus at {@code address}. The notification service itself may start later
+     * (D-Bus activation starts it with the first notification).
+     *
+     * @param openLabel the label of the notifications' default action ("Open")
+     * @param clicked told the key of a notification the user clicked (on a D-Bus thread)
+     * @throws LeasesyncException if the bus cannot be reached, with the address and the reason
+     */
+    public static DbusNotifier connect(String address, String openLabel, Consumer<TaskKey> clicked) {
+        Objects.requireNonNull(clicked, "clicked");
+        DBusConnection c = null;
+        try {
+            c = DBusConnectionBuilder.forAddress(address).withShared(false).build();
+            return new DbusNotifier(c, openLabel, clicked);
+        } catch (DBusException | RuntimeException e) {
+            if (c != null) {
+                c.disconnect();
+            }
+            throw new LeasesyncException("cannot reach the session bus at " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean available() {
+        return bus.isConnected();
+    }
+
+    @Override
+    public long show(NotificationPolicy.Notice n, long replaces) {
+        byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION ? 2 : 1);   // critical : normal
+        Map<String, Variant<?>> hints = Map.of("urgency", new Variant<>(urgency),
+                "category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
+        try {
+            UInt32 id = service.Notify("leasesync", new UInt32(replaces), "", n.title(), n.body(),
+                    List.of("default", openLabel), hints, -1);
+            if (replaces != 0 && id.longValue() != replaces) {
+                shown.remove(new UInt32(replaces));
+            }
+            shown.put(id, n.key());
+            log.info("notification {} shown{}: {}", id, replaces == 0 ? "" : " (replacing " + replaces + ")", n.title());
+            return id.longValue();
+        } catch (DBusExecutionException | LinkageError e) {
+            log.warn("the notification service did not take a notification ({}): {}", n.title(), e.getMessage());
+            return 0;
+        } catch (RuntimeException e) {
+            log.warn("could not show a notification ({}): {}", n.title(), e.toString());
+            return 0;
+        }
+    }
+
+    @Override
+    public boolean isOpen(long id) {
+        return id != 0 && shown.containsKey(new UInt32(id));
+    }
+
+    @Override
+    public void close() {
+        try {
+            bus.removeSigHandler(FreedesktopNotifications.ActionInvoked.class, onAction);
+            bus.removeSigHandler(FreedesktopNotifications.NotificationClosed.class, onClosed);
+        } catch (DBusException | RuntimeException e) {
+            log.debug("removing the signal handlers: {}", e.toString());
+        }
+        try {
+            bus.close();
+        } catch (java.io.IOException | RuntimeException e) {
+            log.debug("closing the bus connection: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package org.leasesync.desktop.tray;
+
+import java.awt.AWTException;
+import java.awt.Dimension;
+import java.awt.EventQueue;
+import java.awt.GraphicsEnvironment;
+import java.awt.Menu;
+import java.awt.MenuItem;
+import java.awt.PopupMenu;
+import java.awt.SystemTray;
+import java.awt.TrayIcon;
+import java.awt.event.MouseAdapter;
+import java.awt.event.MouseEvent;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.Pause;
+
+/**
+ * The tray icon through AWT's {@link SystemTray}: on Linux an XEmbed tray icon
+ * (docs/architecture.md, "Tray and notifications", says why this library). Every AWT call runs on
+ * AWT's event thread; the menu's actions are called there and hand over to the FX thread
+ * themselves ({@link TrayPort.TrayMenu}). AWT is started only when the X server reports a tray host
+ * or cannot be asked ({@link XTrayHost}); without one, {@link #install} returns false at once.
+ *
+ * <p>Thread-safe: {@link #install} blocks (up to 10 s, while AWT starts); the other methods return
+ * at once.
+ */
+public final class AwtTray implements TrayPort {
+
+    private static final Logger log = LoggerFactory.getLogger(AwtTray.class);
+
+    private final Messages messages;
+    // AWT event thread only:
+    /** Made when a tray host is there: it reads the PNG through ImageIO, ~60 classes a trayless desktop never needs. */
+    private TrayIcons icons;
+    private TrayIcon icon;
+    private PopupMenu popup;
+    private MenuItem status;
+    private Menu pauseMenu;
+    private MenuItem resume;
+    private boolean pausedShown;
+    private int size;
+    private volatile boolean removed;
+    /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
+    private volatile boolean awtAsked;
+
+    public AwtTray(Messages messages) {
+        this.messages = Objects.requireNonNull(messages, "messages");
+    }
+
+    @Override
+    public boolean install(TrayMenu menu, TrayView initial) {
+        if (GraphicsEnvironment.isHeadless()) {
+            log.info("no system tray: AWT is headless");
+            return false;
+        }
+        String display = System.getenv("DISPLAY");
+        if (display != null && !display.isBlank() && XTrayHost.query(display) == XTrayHost.Answer.ABSENT) {
+            // asked of the X server directly: AWT is not started for a desktop without a tray
+            log.info("no system tray on this desktop (no XEmbed tray host)");
+            return false;
+        }
+        awtAsked = true;
+        try {
+            if (!SystemTray.isSupported()) {
+                log.info("no system tray on this desktop (no XEmbed tray host)");
+                return false;
+            }
+            CompletableFuture<Boolean> added = new CompletableFuture<>();
+            EventQueue.invokeLater(() -> added.complete(add(menu, initial)));
+            return added.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException | RuntimeException | Error e) {
+            log.warn("no system tray: {}", e.toString());
+            return false;
+        }
+    }
+
+    private boolean add(TrayMenu menu, TrayView initial) {
+        if (removed) {
+            return false;   // the app quit while AWT was starting
+        }
+        SystemTray tray = SystemTray.getSystemTray();
+        Dimension d = tray.getTrayIconSize();
+        size = Math.max(16, Math.min(d.width, d.height));
+        icons = new TrayIcons();
+        popup = new PopupMenu();
+        status = new MenuItem(initial.tooltip());
+        status.setEnabled(false);
+        popup.add(status);
+        popup.addSeparator();
+        popup.add(item("tray.open", menu.open()));
+        popup.add(item("tray.syncAll", menu.syncAll()));
+        pauseMenu = new Menu(messages.get("tray.pause"));
+        for (Pause.Option o : Pause.Option.values()) {
+            MenuItem i = new MenuItem(messages.get("pause." + o.name()));
+            i.addActionListener(e -> menu.pause().accept(o));
+            pauseMenu.add(i);
+        }
+        resume = item("tray.resume", menu.resume());
+        popup.add(pauseMenu);
+        popup.add(item("tray.settings", menu.settings()));
+        popup.addSeparator();
+        popup.add(item("tray.quit", menu.quit()));
+        icon = new TrayIcon(icons.draw(initial.state(), size), initial.tooltip(), popup);
+        icon.setImageAutoSize(true);
+        icon.addActionListener(e -> menu.open().run());
+        icon.addMouseListener(new MouseAdapter() {
+            @Override
+            public void mouseClicked(MouseEvent e) {
+                if (e.getButton() == MouseEvent.BUTTON1 && e.getClickCount() == 1) {
+                    menu.open().run();
+                }
+            }
+        });
+        try {
+            tray.add(icon);
+        } catch (AWTException e) {
+            log.warn("the system tray refused the icon: {}", e.getMessage());
+            icon = null;
+            return false;
+        }
+        apply(initial);
+        log.info("tray icon installed ({} px)", size);
+        return true;
+    }
+
+    private static final int PAUSE_INDEX = 4;   // status, separator, open, sync all, then pause/resume
+
+    private MenuItem item(String key, Runnable action) {
+        MenuItem i = new MenuItem(messages.get(key));
+        i.addActionListener(e -> action.run());
+        return i;
+    }
+
+    @Override
+    public void show(TrayView view) {
+        if (removed) {
+            return;
+        }
+        EventQueue.invokeLater(() -> {
+            if (icon != null && !removed) {
+                apply(view);
+            }
+        });
+    }
+
+    private void apply(TrayView view) {
+        icon.setImage(icons.draw(view.state(), size));
+        icon.setToolTip(view.tooltip());
+        status.setLabel(view.tooltip());
+        if (view.paused() != pausedShown) {
+            popup.remove(PAUSE_INDEX);
+            popup.insert(view.paused() ? resume : pauseMenu, PAUSE_INDEX);
+            pausedShown = view.paused();
+        }
+    }
+
+    @Override
+    public void remove() {
+        if (removed) {
+            return;
+        }
+        removed = true;
+        if (!awtAsked || GraphicsEnvironment.isHeadless()) {
+            return;   // AWT never started: nothing to remove, and no toolkit to start just to quit
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        EventQueue.invokeLater(() -> {
+            try {
+                if (icon != null) {
+                    SystemTray.getSystemTray().remove(icon);
+                    icon = null;
+                }
+            } finally {
+                done.complete(null);
+            }
+        });
+        try {
+            done.get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("could not remove the tray icon: {}", e.toString());
+        }
+    }
+}

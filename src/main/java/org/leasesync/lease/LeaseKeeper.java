@@ -1,0 +1,122 @@
+package org.leasesync.lease;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The heartbeat: renews every tracked lease (of any {@link LeaseKey}, task key or job key) once a
+ * third of its TTL has passed since its last renewal (on the monotonic clock). A lease whose renewal finds it taken over, or whose local
+ * validity ran out, fires its lease-lost signal.
+ *
+ * <p>A renewal that throws — a database failure, or even an {@link Error} — is logged and leaves
+ * that lease to the next pass; it never ends the periodic renewal (a scheduled task that throws is
+ * never run again, which would let every lease of this process run out, pass after pass, for the
+ * rest of its life). A fatal error ({@link FatalErrorHandler#isFatal}) is also handed to the
+ * process's handler.
+ *
+ * <p>Thread-safe. {@link #renewDue()} may be called directly (tests do, with a manual clock);
+ * {@link #start(ScheduledExecutorService)} runs it periodically on an injected, named scheduler.
+ */
+public final class LeaseKeeper implements AutoCloseable {
+
+    private static final System.Logger log = System.getLogger(LeaseKeeper.class.getName());
+
+    private final TaskRegistry registry;
+    private final Set<HeldLease> tracked = ConcurrentHashMap.newKeySet();
+    private final FatalErrorHandler fatal;
+    private volatile ScheduledFuture<?> task;
+
+    /** A keeper whose fatal errors are only logged. */
+    public LeaseKeeper(TaskRegistry registry) {
+        this(registry, FatalErrorHandler.LOG_ONLY);
+    }
+
+    /** @param fatal told of a fatal error met while renewing */
+    public LeaseKeeper(TaskRegistry registry, FatalErrorHandler fatal) {
+        this.registry = registry;
+        this.fatal = java.util.Objects.requireNonNull(fatal, "fatal");
+    }
+
+    /** Starts renewing periodically (every TTL/6, at least every 20 ms apart). */
+    public synchronized void start(ScheduledExecutorService scheduler) {
+        if (task != null) {
+            return;
+        }
+        long periodMillis = Math.max(20, registry.ttl().toMillis() / 6);
+        task = scheduler.scheduleWithFixedDelay(this::renewDueQuietly, periodMillis, periodMillis,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts keeping {@code lease} alive. */
+    public void track(HeldLease lease) {
+        tracked.add(lease);
+    }
+
+    /** Stops keeping {@code lease} alive (it is not released). */
+    public void untrack(HeldLease lease) {
+        tracked.remove(lease);
+    }
+
+    /**
+     * Renews every tracked lease that is due. Blocks on the store.
+     *
+     * @return how many leases were found lost in this pass
+     */
+    public int renewDue() {
+        int lostCount = 0;
+        long now = registry.time().monotonicNanos();
+        Duration ttl = registry.ttl();
+        for (HeldLease lease : tracked) {
+            if (!lease.isValid()) {
+                if (!lease.isCancelRequested() && lease.remainingNanos() <= 0) {
+                    lease.markLost(LeaseLoss.EXPIRED);
+                }
+                tracked.remove(lease);
+                lostCount++;
+                continue;
+            }
+            if (now - lease.lastRenewalStartNanos() < ttl.toNanos() / 3) {
+                continue;
+            }
+            try {
+                if (!registry.renew(lease)) {
+                    log.log(System.Logger.Level.WARNING, "lease lost for {0} (epoch {1}): renewal refused", lease.fence().key(), lease.fence().epoch());
+                    tracked.remove(lease);
+                    lostCount++;
+                }
+            } catch (LeasesyncException e) {
+                log.log(System.Logger.Level.WARNING, "could not renew lease for {0}: {1}", lease.fence().key(), e.getMessage());
+            } catch (RuntimeException | Error e) {
+                log.log(System.Logger.Level.ERROR, "renewing the lease for " + lease.fence().key() + " failed", e);
+                FatalErrorHandler.report(fatal, e);
+            }
+        }
+        return lostCount;
+    }
+
+    private void renewDueQuietly() {
+        try {
+            renewDue();
+        } catch (Throwable e) {
+            try {
+                log.log(System.Logger.Level.ERROR, "lease heartbeat failed; it goes on at the next pass", e);
+            } catch (Throwable ignored) {
+                // out of memory while logging: still keep the heartbeat scheduled
+            }
+            FatalErrorHandler.report(fatal, e);
+        }
+    }
+
+    /** Stops the periodic renewal; tracked leases are left to expire or be released by their runs. */
+    @Override
+    public synchronized void close() {
+        if (task != null) {
+            task.cancel(false);
+            task = null;
+        }
+    }
+}

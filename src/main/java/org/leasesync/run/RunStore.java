@@ -1,0 +1,115 @@
+package org.leasesync.run;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.JobKey;
+import org.leasesync.lease.LeaseLostException;
+import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TaskKey;
+
+/**
+ * Storage SPI for runs, triggers and checkpoints, implemented by the {@code store} package. Every
+ * write takes the run's {@link Fence} and commits only if it is still current; otherwise it throws
+ * {@link LeaseLostException} and changes nothing (design.md invariant 4).
+ *
+ * <p>Runs and checkpoints exist only for task keys: every method taking a {@link Fence} throws
+ * {@link IllegalStateException}, naming the key, when it is the fence of a {@link JobKey}
+ * ({@link Fence#taskKey()}).
+ *
+ * <p>Thread-safe; blocks on database I/O; throws {@link StoreException} when the database fails.
+ */
+public interface RunStore {
+
+    /**
+     * Runs {@code work} with a view of this store whose reads and writes form one local transaction,
+     * committed only if {@code fence} is still current (fenced like every write) and only if
+     * {@code work} returns; if it throws, nothing of it is written. Used for the start of a run, so
+     * that the checkpoint read, the recovery of an unfinished run, the run row and its first source
+     * are one commit. Blocks on the database.
+     *
+     * <p>The default runs {@code work} against this store itself, one commit per write (for stores
+     * without transactions).
+     *
+     * @param what a short description, used in messages
+     * @return what {@code work} returned
+     * @throws LeaseLostException if the fence is not current
+     * @throws StoreException if the database fails
+     */
+    default <T> T inOneTransaction(Fence fence, String what, java.util.function.Function<RunStore, T> work) {
+        return work.apply(this);
+    }
+
+    /**
+     * Deletes old history of {@code key} as the store's retention allows (bounded; never a running
+     * run, never the key's newest successful run). Called after a run of the key has ended, outside
+     * the key's monitor, so no trigger waits for it. Blocks on the database.
+     *
+     * @return how many runs were deleted; the default keeps everything and returns 0
+     * @throws StoreException if the database fails
+     */
+    default int pruneHistory(TaskKey key, Instant now) {
+        return 0;
+    }
+
+    /** The highest epoch any run of the key was recorded with, 0 if it has none. */
+    default long highestEpoch(TaskKey key) {
+        return lastRun(key).map(RunRecord::epoch).orElse(0L);
+    }
+
+    /** Inserts a new run (status running, stage {@code stage}) with its first trigger. */
+    void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
+                   Optional<String> recovery);
+
+    /** Records that the run entered {@code stage}. */
+    void enterStage(Fence fence, String runId, Stage stage, Instant now);
+
+    /**
+     * Ends the run with {@code status} (not {@code running}) and an optional plain message.
+     */
+    void finishRun(Fence fence, String runId, RunStatus status, Optional<String> error, Instant now);
+
+    /**
+     * Ends another (older, unfinished) run of the same key on behalf of the current holder, e.g.
+     * after taking over from a crashed owner. Guarded by the current holder's fence.
+     *
+     * @return false if that run was not running any more (nothing changed)
+     */
+    boolean closeAbandonedRun(Fence current, String oldRunId, RunStatus status, String note, Instant now);
+
+    /**
+     * Records a trigger that joined a run already running (merged). Not fenced: the joining trigger
+     * holds no lease; it only appends to the diagnosis trail.
+     *
+     * @return false if the run does not exist
+     */
+    boolean recordMergedTrigger(String runId, TaskSource source, Instant now);
+
+    /** Writes the key's checkpoint (replacing the previous one). */
+    void saveCheckpoint(Fence fence, Checkpoint checkpoint);
+
+    /** The key's checkpoint, or empty if none was ever written. Corrupt stage text is kept as text. */
+    Optional<Checkpoint> checkpoint(TaskKey key);
+
+    /** All checkpoints, ordered by key. */
+    List<Checkpoint> checkpoints();
+
+    /** The key's newest run with status {@code running}, if any. */
+    Optional<RunRecord> runningRun(TaskKey key);
+
+    /** The key's newest run (by start time, then epoch), if any. */
+    Optional<RunRecord> lastRun(TaskKey key);
+
+    /** A run by id. */
+    Optional<RunRecord> run(String runId);
+
+    /** The key's runs, newest first, at most {@code limit}. */
+    List<RunRecord> history(TaskKey key, int limit);
+
+    /** The key's newest run that ended {@code succeeded}, if any. */
+    Optional<RunRecord> lastSucceeded(TaskKey key);
+
+    /** The newest run of every key that has runs, ordered by key. */
+    List<RunRecord> lastRunPerKey();
+}

@@ -1,0 +1,36 @@
+package org.leasesync.run;
+
+import java.util.Objects;
+import org.leasesync.lease.TaskKey;
+
+/**
+ * A trigger asking the coordinator for a run.
+ *
+ * @param key the task key
+ * @param source what asked
+ * @param followUp if the key is already running, ask for exactly one more run after it
+ *     (design.md "follow-up"); later triggers merge into that follow-up
+ * @param checkAgain the user asked to re-check a run that needs attention: bypasses the
+ *     needs-attention gate and resumes from the checkpoint (never a silent restart)
+ * @param discardUnconfirmed the user chose to give up on confirming a push whose outcome is unknown:
+ *     its entries stay in the outbox and are sent again under a new idempotency key; the server
+ *     applies a change id at most once (protocol §5.1), so nothing is applied twice
+ */
+public record TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain,
+                             boolean discardUnconfirmed) {
+
+    /** A request without discarding. */
+    public TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain) {
+        this(key, source, followUp, checkAgain, false);
+    }
+
+    public TriggerRequest {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(source, "source");
+    }
+
+    /** A plain trigger: no follow-up, no check-again. */
+    public static TriggerRequest of(TaskKey key, TaskSource source) {
+        return new TriggerRequest(key, source, false, false);
+    }
+}

@@ -1,7 +1,0 @@
-package org.leasesync.server;
-
-/** One endpoint. Throws {@link ApiError} for protocol errors; anything else becomes a 500/503. */
-@FunctionalInterface
-interface Handler {
-    Reply handle(RequestContext ctx) throws Exception;
-}

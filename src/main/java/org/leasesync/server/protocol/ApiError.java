@@ -1,0 +1,107 @@
+package org.leasesync.server.protocol;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.leasesync.server.http.ApiRouter;
+
+/**
+ * An HTTP error answer: status, machine code, human message and extra headers, rendered as
+ * {@code {"code":..,"message":..}}. Thrown by handlers and turned into a response once, by
+ * {@link ApiRouter}. Carries no stack trace.
+ */
+public final class ApiError extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String code;
+    private final String reason;
+    private final transient Map<String, String> headers;
+
+    public ApiError(int status, String code, String message) {
+        this(status, code, message, Map.of());
+    }
+
+    /** An error with {@code Retry-After: retryAfterSeconds}. */
+    public ApiError(int status, String code, String message, long retryAfterSeconds) {
+        this(status, code, message, Map.of(ProtocolHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds)));
+    }
+
+    private ApiError(int status, String code, String message, Map<String, String> headers) {
+        this(status, code, null, message, headers);
+    }
+
+    private ApiError(int status, String code, String reason, String message, Map<String, String> headers) {
+        super(message, null, false, false);
+        this.status = status;
+        this.code = code;
+        this.reason = reason;
+        this.headers = Map.copyOf(headers);
+    }
+
+    public static ApiError badRequest(String message) {
+        return new ApiError(400, "bad_request", message);
+    }
+
+    /**
+     * 400 {@code invalid_cursor}: a well-formed cursor (or push position) the client must give up,
+     * and pull everything again (docs/protocol.md §4).
+     *
+     * @param reason why, for programs: {@link #OTHER_DATABASE}, {@link #WENT_BACK} or {@link #PURGED}
+     */
+    public static ApiError invalidCursor(String reason, String message) {
+        return new ApiError(400, "invalid_cursor", reason, message, Map.of());
+    }
+
+    /** {@code invalid_cursor} reason: the cursor was issued by another server database. */
+    public static final String OTHER_DATABASE = "other_database";
+    /** {@code invalid_cursor} reason: the server's data went back to an earlier state (a restore). */
+    public static final String WENT_BACK = "went_back";
+    /** {@code invalid_cursor} reason: deletions after the cursor were purged. */
+    public static final String PURGED = "purged";
+
+    public static ApiError notFound(String message) {
+        return new ApiError(404, "not_found", message);
+    }
+
+    public static ApiError unauthorized(String message) {
+        return new ApiError(401, "unauthorized", message,
+                Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\""));
+    }
+
+    public static ApiError forbidden(String message) {
+        return new ApiError(403, "forbidden", message);
+    }
+
+    public static ApiError methodNotAllowed(String method, String path, Iterable<String> allowed) {
+        String allow = String.join(", ", allowed);
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Allow", allow);
+        return new ApiError(405, "method_not_allowed",
+                method + " is not allowed on " + path + "; allowed: " + allow, h);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    /** Extra response headers, e.g. {@code Retry-After}, {@code WWW-Authenticate}, {@code Allow}. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    /** The JSON error body. */
+    public ErrorBody body() {
+        return new ErrorBody(code, getMessage(), reason);
+    }
+
+    /** Error body shape; {@code reason} (only for {@code invalid_cursor}) is left out when null. */
+    record ErrorBody(String code, String message,
+                     @com.fasterxml.jackson.annotation.JsonInclude(
+                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String reason) {
+    }
+}

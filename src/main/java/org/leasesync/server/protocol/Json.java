@@ -1,0 +1,70 @@
+package org.leasesync.server.protocol;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** The server's JSON mappers and request fingerprinting. Thread-safe. */
+public final class Json {
+
+    static final ObjectMapper MAPPER = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private static final ObjectMapper CANONICAL = new ObjectMapper()
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private Json() {
+    }
+
+    public static byte[] bytes(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise " + value.getClass(), e);
+        }
+    }
+
+    public static String text(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise JSON node", e);
+        }
+    }
+
+    public static JsonNode readTree(String text) {
+        try {
+            return MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored JSON is unreadable", e);
+        }
+    }
+
+    /** JSON with object members sorted by name and no whitespace. */
+    public static String canonical(JsonNode node) {
+        try {
+            Object plain = CANONICAL.convertValue(node, Object.class);
+            return CANONICAL.writeValueAsString(plain);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot canonicalise JSON", e);
+        }
+    }
+
+    /** Lower-case hex SHA-256 of the UTF-8 bytes of {@code text}. */
+    public static String sha256(String text) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 missing from the JDK", e);
+        }
+    }
+}

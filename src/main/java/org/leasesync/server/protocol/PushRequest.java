@@ -1,0 +1,99 @@
+package org.leasesync.server.protocol;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A parsed and validated push body (docs/protocol.md §5). Immutable.
+ *
+ * @param changes the changes in request order
+ * @param tree the body as parsed, for fingerprinting
+ */
+public record PushRequest(List<Change> changes, JsonNode tree) {
+
+    static final int MAX_CHANGES = 1000;
+
+    /** One local edit. {@code payload} is null when {@code deleted}. */
+    public record Change(String changeId, String id, long baseVersion, boolean deleted, JsonNode payload) {
+    }
+
+    /**
+     * Parses and validates a push body.
+     *
+     * @throws ApiError 400 naming what is wrong
+     */
+    public static PushRequest parse(byte[] body) {
+        JsonNode tree = parseJson(body);
+        if (!tree.isObject()) {
+            throw ApiError.badRequest("request body must be a JSON object with a 'changes' array");
+        }
+        JsonNode changes = tree.get("changes");
+        if (changes == null || !changes.isArray()) {
+            throw ApiError.badRequest("'changes' must be an array");
+        }
+        if (changes.size() > MAX_CHANGES) {
+            throw ApiError.badRequest("'changes' has " + changes.size() + " entries; at most " + MAX_CHANGES);
+        }
+        List<Change> out = new ArrayList<>(changes.size());
+        for (int i = 0; i < changes.size(); i++) {
+            out.add(change(changes.get(i), "changes[" + i + "]"));
+        }
+        return new PushRequest(List.copyOf(out), tree);
+    }
+
+    /**
+     * Parses JSON, turning syntax errors into a 400 whose message says where.
+     *
+     * @throws ApiError 400 for empty or malformed JSON
+     */
+    public static JsonNode parseJson(byte[] body) {
+        if (body.length == 0) {
+            throw ApiError.badRequest("request body is empty; expected JSON");
+        }
+        try {
+            return Json.MAPPER.readTree(body);
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            throw ApiError.badRequest("malformed JSON" + where + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw ApiError.badRequest("unreadable JSON: " + e.getMessage());
+        }
+    }
+
+    private static Change change(JsonNode c, String at) {
+        if (!c.isObject()) {
+            throw ApiError.badRequest(at + " must be an object");
+        }
+        String changeId = text(c, "changeId", at);
+        String id = text(c, "id", at);
+        JsonNode base = c.get("baseVersion");
+        if (base == null || !base.canConvertToLong() || !base.isIntegralNumber() || base.asLong() < 0) {
+            throw ApiError.badRequest(at + ".baseVersion must be an integer >= 0");
+        }
+        JsonNode deletedNode = c.get("deleted");
+        boolean deleted = false;
+        if (deletedNode != null && !deletedNode.isNull()) {
+            if (!deletedNode.isBoolean()) {
+                throw ApiError.badRequest(at + ".deleted must be true or false");
+            }
+            deleted = deletedNode.booleanValue();
+        }
+        JsonNode payload = c.get("payload");
+        if (!deleted && (payload == null || !payload.isObject())) {
+            throw ApiError.badRequest(at + ".payload must be a JSON object (unless deleted is true)");
+        }
+        return new Change(changeId, id, base.asLong(), deleted, deleted ? null : payload);
+    }
+
+    private static String text(JsonNode c, String field, String at) {
+        JsonNode n = c.get(field);
+        if (n == null || !n.isTextual() || n.textValue().isEmpty() || n.textValue().length() > 255) {
+            throw ApiError.badRequest(at + "." + field + " must be a string of 1..255 characters");
+        }
+        return n.textValue();
+    }
+}

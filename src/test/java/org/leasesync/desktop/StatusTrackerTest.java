@@ -1,0 +1,65 @@
+package org.leasesync.desktop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.Coordinator;
+import org.leasesync.lease.HeldLease;
+import org.leasesync.lease.LeaseKeeper;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.run.RunOutcome;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.Stage;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.TaskSource;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ManualTime;
+
+/** Status snapshots read from the stored runs, on real (in-memory) H2. */
+class StatusTrackerTest {
+
+    static final TaskKey KEY = TaskKey.of("alice", "course_sync");
+    final LocalStore store = LocalStore.openInMemory();
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    @Test
+    void aKeyThatNeedsAttentionIsShownWithTheUnconfirmedPushOfItsCheckpoint() {
+        ManualTime time = new ManualTime();
+        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60),
+                time, OwnerLiveness.neverProvable());
+        HeldLease lease = registry.tryAcquire(KEY).orElseThrow();
+        Instant now = time.now();
+        store.runs().insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PUSHING, now, Optional.empty());
+        store.runs().saveCheckpoint(lease.fence(), new Checkpoint(KEY, "run-1", lease.fence().epoch(),
+                Optional.of(Stage.PUSHING), "pushing", Optional.of("cur-1"), Optional.of("batch-1"),
+                Optional.of("idem-1"), List.of("change-a", "change-b"), Optional.of(now), now));
+        store.runs().finishRun(lease.fence(), "run-1", RunStatus.NEEDS_ATTENTION,
+                Optional.of("a push was sent but its result could not be confirmed"), now);
+        registry.release(lease);
+        Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> RunOutcome.succeeded(),
+                Runnable::run, new LeaseKeeper(registry), null, null);
+        List<KeyStatus> published = new ArrayList<>();
+        StatusTracker tracker = new StatusTracker(store.runs(), coordinator, Runnable::run, published::add);
+
+        tracker.setUser("alice");
+
+        KeyStatus s = tracker.latest(KEY).orElseThrow();
+        assertThat(s.kind()).isEqualTo(KeyStatus.Kind.NEEDS_ATTENTION);
+        assertThat(s.reason()).contains("a push was sent but its result could not be confirmed");
+        assertThat(s.unconfirmedPush()).contains(new KeyStatus.UnconfirmedPush("idem-1", List.of("change-a", "change-b")));
+        assertThat(published).contains(s);
+    }
+}

@@ -1,0 +1,96 @@
+package org.leasesync.desktop.fx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.leasesync.desktop.fx.UiTestSupport.text;
+import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javafx.application.Platform;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.ProgressIndicator;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.server.ReferenceServer;
+import org.leasesync.testing.ManualTime;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.leasesync.desktop.Backend;
+
+/** A running card's progress bar: indeterminate while pulling, n of the outbox while pushing, gone after. */
+@ExtendWith(ApplicationExtension.class)
+class ProgressUiTest {
+
+    static final TaskKey ALICE_COURSES = TaskKey.of("alice", "course_sync");
+
+    @TempDir
+    Path tmp;
+    final ManualTime time = new ManualTime();
+    Backend backend;
+    AppAssembly assembly;
+    ReferenceServer server;
+
+    @Start
+    void start(Stage stage) {
+        var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
+        backend = Backend.start(settings);
+        server = backend.embeddedServer().orElseThrow();
+        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
+        assembly.show();
+    }
+
+    @AfterEach
+    void tearDown(FxRobot robot) {
+        robot.interact(() -> assembly.close());
+        backend.close();
+    }
+
+    void settle(FxRobot robot) {
+        for (Scope s : Scope.values()) {
+            waitUntil("card " + s + " settled", () -> {
+                String t = text(robot, "#status-" + s.wireName());
+                return !t.startsWith("Syncing") && !t.startsWith("Loading");
+            });
+        }
+        waitUntil("no local runs", () -> backend.runtime().coordinator().localRuns().isEmpty());
+    }
+
+    @Test
+    void theBarIsIndeterminateWhilePullingThenCountsPushedChangesOfTheOutbox(FxRobot robot) {
+        settle(robot);
+        ProgressBar bar = robot.lookup("#progress-course_sync").queryAs(ProgressBar.class);
+        javafx.scene.Node row = robot.lookup("#progress-row-course_sync").query();
+        assertThat(row.isVisible()).isFalse();
+        for (int i = 1; i <= 3; i++) {
+            backend.runtime().edits().addEdit(ALICE_COURSES, "course-" + i, "{\"title\":\"T" + i + "\"}", false);
+        }
+        // every value the bar and its text take, as the FX thread sets them
+        List<String> seen = new CopyOnWriteArrayList<>();
+        robot.interact(() -> {
+            bar.progressProperty().addListener((o, a, b) -> seen.add("bar " + b));
+            robot.lookup("#progress-text-course_sync").queryLabeled().textProperty()
+                    .addListener((o, a, b) -> seen.add("text " + b));
+        });
+        server.faults().setLatency(Duration.ofMillis(700));
+        robot.clickOn("#sync-course_sync");
+        waitUntil("bar shown while pulling", () -> row.isVisible()
+                && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS);
+        assertThat(text(robot, "#progress-text-course_sync")).isIn("Starting…", "Pulling…", "Pulled 1 page · no records",
+                "Pulled 1 page · 1 record");
+        waitUntil("pushing counted", () -> text(robot, "#progress-text-course_sync").equals("Pushed 0 of 3 changes"));
+        assertThat(bar.getProgress()).isEqualTo(0.0);
+        waitUntil("finished", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
+        assertThat(row.isVisible()).isFalse();
+        assertThat(seen).contains("bar 0.0", "bar 1.0", "text Pushed 0 of 3 changes", "text Pushed 3 of 3 changes");
+        assertThat(seen.indexOf("text Pushed 0 of 3 changes")).isLessThan(seen.indexOf("text Pushed 3 of 3 changes"));
+        assertThat(backend.runtime().edits().pendingCount(ALICE_COURSES)).isZero();
+    }
+}

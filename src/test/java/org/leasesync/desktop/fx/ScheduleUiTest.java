@@ -1,0 +1,53 @@
+package org.leasesync.desktop.fx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import javafx.application.Platform;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.leasesync.desktop.Backend;
+
+/** The timer trigger with a short interval. */
+@ExtendWith(ApplicationExtension.class)
+class ScheduleUiTest {
+
+    @TempDir
+    Path tmp;
+    Backend backend;
+    AppAssembly assembly;
+
+    @Start
+    void start(Stage stage) {
+        var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofSeconds(1), TimeSource.system());
+        backend = Backend.start(settings);
+        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
+        assembly.show();
+    }
+
+    @AfterEach
+    void tearDown(FxRobot robot) {
+        robot.interact(() -> assembly.close());
+        backend.close();
+    }
+
+    @Test
+    void shortTimerIntervalFiresAScheduleRun(FxRobot robot) {
+        TaskKey key = TaskKey.of("alice", "message_sync");
+        waitUntil("a schedule run", () -> backend.runtime().store().runs().history(key, 50).stream()
+                .anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
+                        || r.mergedSources().contains(TaskSource.SCHEDULE)));
+        assertThat(backend.embeddedServer().orElseThrow().stats().runOverlaps()).isZero();
+    }
+}

@@ -1,0 +1,298 @@
+package org.leasesync.desktop.fx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.leasesync.desktop.fx.UiTestSupport.text;
+import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import javafx.application.Platform;
+import javafx.scene.Node;
+import javafx.scene.Parent;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Labeled;
+import javafx.scene.control.TextInputControl;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.TaskSource;
+import org.leasesync.lease.TimeSource;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.leasesync.desktop.Autostart;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.Language;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.StartOptions;
+import org.leasesync.desktop.notify.DesktopNotifier;
+
+/**
+ * The settings dialog on the real window: opened from the window's menu and the tray's, saved to
+ * settings.json, invalid values refused with nothing saved, intervals applied to the running timer,
+ * the command line winning for its launch, the token never shown.
+ */
+@ExtendWith(ApplicationExtension.class)
+class SettingsDialogUiTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+    Stage stage;
+    Backend backend;
+    AppAssembly assembly;
+    BackgroundFixture.RecordingTray tray = new BackgroundFixture.RecordingTray(true);
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+    }
+
+    void open(FxRobot robot, Duration scheduleInterval, Set<String> fromCommandLine) {
+        Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), scheduleInterval, TimeSource.system());
+        robot.interact(() -> {
+            backend = Backend.start(s);
+            DesktopParts parts = new DesktopParts(new Messages(Locale.UK, BackgroundFixture.ZONE), tray,
+                    clicked -> DesktopNotifier.NONE, new Autostart(tmp.resolve("config"), Optional.of(List.of("/bin/true"))),
+                    exit -> { }, () -> { }, DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            assembly = new AppAssembly(backend, new StartOptions(s, fromCommandLine, Locale.UK), stage,
+                    Platform::runLater, parts);
+            assembly.show();
+        });
+    }
+
+    @AfterEach
+    void tearDown(FxRobot robot) {
+        if (assembly != null) {
+            robot.interact(assembly::close);
+            backend.close();
+        }
+    }
+
+    Path file() {
+        return tmp.resolve("data").resolve("settings.json");
+    }
+
+    void openFromTheMenu(FxRobot robot) {
+        robot.clickOn("#app-menu");
+        robot.clickOn("#menu-settings");
+        waitUntil("the dialog is open", () -> robot.lookup("#settings-save").tryQuery().isPresent());
+    }
+
+    void type(FxRobot robot, String id, String value) {
+        robot.interact(() -> robot.lookup(id).queryAs(TextInputControl.class).setText(value));
+    }
+
+    boolean dialogShowing() {
+        return assembly.settingsDialogShowing();
+    }
+
+    @Test
+    void aShorterScheduleIntervalAppliesToTheRunningTimerAndIsSavedAsReadableJson(FxRobot robot) throws Exception {
+        open(robot, Duration.ofHours(1), Set.of());
+        openFromTheMenu(robot);
+        assertThat(robot.lookup("#settings-schedule-interval").queryAs(TextInputControl.class).getText()).isEqualTo("1h");
+        assertThat(robot.lookup("#settings-schedule-interval-note").tryQuery()).isEmpty();
+        type(robot, "#settings-schedule-interval", "1s");
+        type(robot, "#settings-foreground-min-interval", "0s");
+        robot.interact(() -> robot.lookup("#settings-language").<Language>queryComboBox()
+                .setValue(Language.CHINESE_SIMPLIFIED));
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+
+        JsonNode saved = JSON.readTree(file().toFile());
+        assertThat(saved.get("scheduleInterval").asText()).isEqualTo("1s");
+        assertThat(saved.get("foregroundMinInterval").asText()).isEqualTo("0s");
+        assertThat(saved.get("language").asText()).isEqualTo("zh-CN");
+        assertThat(saved.has("server")).isFalse();
+        assertThat(Files.readString(file())).contains("\n  \"scheduleInterval\" : \"1s\"");   // pretty-printed
+        assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(text(robot, "#notice")).isEqualTo(
+                "Settings saved. Language, server and account changes apply at the next start.");
+
+        TaskKey key = TaskKey.of("alice", "message_sync");
+        waitUntil("a schedule run on the new interval, without a restart", () -> backend.runtime().store().runs()
+                .history(key, 50).stream().anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
+                        || r.mergedSources().contains(TaskSource.SCHEDULE)));
+
+        // the next start with no flags uses the file
+        StartOptions next = StartOptions.read(UiTestSupport.settings(tmp.resolve("data"), Duration.ofMinutes(5),
+                TimeSource.system()), Set.of());
+        assertThat(next.settings().scheduleInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(next.settings().foregroundMinInterval()).isEqualTo(Duration.ZERO);
+        assertThat(next.locale()).isEqualTo(Locale.SIMPLIFIED_CHINESE);
+    }
+
+    @Test
+    void invalidValuesAreRefusedNamingTheFieldAndTheRangeAndNothingIsSaved(FxRobot robot) throws Exception {
+        open(robot, Duration.ofHours(1), Set.of());
+        openFromTheMenu(robot);
+        type(robot, "#settings-schedule-interval", "500ms");
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).isEqualTo("Schedule interval: '500ms' is not allowed. "
+                + "Enter a duration of at least 1s, e.g. 30s, 5m or 1h. Nothing was saved.");
+        assertThat(dialogShowing()).isTrue();
+        assertThat(file()).doesNotExist();
+
+        type(robot, "#settings-schedule-interval", "10m");
+        type(robot, "#settings-foreground-min-interval", "soon");
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).startsWith("Foreground minimum interval: 'soon' is not allowed. "
+                + "Enter a duration of 0s or more");
+        assertThat(file()).doesNotExist();
+
+        type(robot, "#settings-foreground-min-interval", "1m");
+        type(robot, "#settings-servers", "https://a.example/, ftp://b.example/");
+        type(robot, "#settings-user", "bob");
+        type(robot, "#settings-token", "t0k3n");
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).isEqualTo("Server URL(s): 'ftp://b.example/' (entry 2 of 2) is not an "
+                + "http:// or https:// URL. Enter http:// or https:// URLs separated by commas (at most 16). Nothing was saved.");
+        type(robot, "#settings-servers", "https://a.example/");
+        type(robot, "#settings-user", "bob smith");
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).startsWith("Account: 'bob smith' cannot be used.");
+        type(robot, "#settings-user", "bob");
+        type(robot, "#settings-token", "");
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-error")).startsWith("Token: enter the token of 'bob'");
+        assertThat(file()).doesNotExist();
+        assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofHours(1));   // nothing applied either
+
+        robot.clickOn("#settings-cancel");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+        assertThat(file()).doesNotExist();
+    }
+
+    @Test
+    void serverAndAccountAreSavedOwnerOnlyAndTheTokenIsNeverShownAgain(FxRobot robot) throws Exception {
+        open(robot, Duration.ofHours(1), Set.of());
+        Files.createDirectories(file().getParent());
+        Files.writeString(file(), "{ \"fromANewerVersion\" : { \"x\" : 1 } }\n");
+        robot.interact(() -> assembly.settingsFile().load());
+        openFromTheMenu(robot);
+        type(robot, "#settings-servers", "https://a.example:8787/, https://b.example:8787/");
+        type(robot, "#settings-user", "bob");
+        type(robot, "#settings-token", "s3cret-token");
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+
+        JsonNode saved = JSON.readTree(file().toFile());
+        assertThat(saved.get("fromANewerVersion").get("x").asInt()).isEqualTo(1);   // unknown keys kept
+        assertThat(saved.get("server").get("urls").toString())
+                .isEqualTo("[\"https://a.example:8787/\",\"https://b.example:8787/\"]");
+        assertThat(saved.get("server").get("user").asText()).isEqualTo("bob");
+        assertThat(saved.get("server").get("token").asText()).isEqualTo("s3cret-token");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file()))).isEqualTo("rw-------");
+
+        Thread trayStart = new Thread(assembly::installTray, "tray-start");
+        trayStart.start();
+        trayStart.join(20_000);
+        // opened again (here from the tray): the token is not in any field or label, the hint says one is saved
+        tray.menu.settings().run();
+        // showing is not yet looked up: the dialog's scene joins the robot's windows a pulse later
+        waitUntil("the dialog is open again", () -> dialogShowing() && robot.lookup("#settings-token").tryQuery().isPresent());
+        TextInputControl token = robot.lookup("#settings-token").queryAs(TextInputControl.class);
+        assertThat(token.getText()).isEmpty();
+        assertThat(token.getPromptText()).isEqualTo("A token is saved; leave empty to keep it");
+        assertThat(robot.lookup("#settings-user").queryAs(TextInputControl.class).getText()).isEqualTo("bob");
+        assertThat(allTexts()).noneMatch(t -> t.contains("s3cret-token"));
+
+        // saved again without typing the token: the stored one is kept
+        type(robot, "#settings-foreground-min-interval", "2m");
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+        saved = JSON.readTree(file().toFile());
+        assertThat(saved.get("server").get("token").asText()).isEqualTo("s3cret-token");
+        assertThat(saved.get("foregroundMinInterval").asText()).isEqualTo("2m");
+
+        StartOptions next = StartOptions.read(UiTestSupport.settings(tmp.resolve("data"), Duration.ofMinutes(5),
+                TimeSource.system()), Set.of());
+        assertThat(next.settings().server().orElseThrow().toString()).isEqualTo("https://a.example:8787/, https://b.example:8787/");
+        assertThat(next.settings().user()).contains("bob");
+        assertThat(next.settings().token()).contains("s3cret-token");
+    }
+
+    @Test
+    void aValueGivenOnTheCommandLineWinsForThisLaunchAndTheDialogSaysSo(FxRobot robot) throws Exception {
+        open(robot, Duration.ofSeconds(90), Set.of(StartOptions.SCHEDULE_INTERVAL));
+        openFromTheMenu(robot);
+        assertThat(text(robot, "#settings-schedule-interval-note")).isEqualTo("--schedule-interval 90s is in force for "
+                + "this launch (command line); this value applies when leasesync starts without it.");
+        assertThat(robot.lookup("#settings-foreground-min-interval-note").tryQuery()).isEmpty();
+        type(robot, "#settings-schedule-interval", "20m");
+        type(robot, "#settings-foreground-min-interval", "5m");
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+        assertThat(JSON.readTree(file().toFile()).get("scheduleInterval").asText()).isEqualTo("20m");
+        assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofSeconds(90));   // the flag still wins
+
+        // a later start: with the flag, the flag; without it, the file
+        Backend.AppSettings cli = UiTestSupport.settings(tmp.resolve("data"), Duration.ofSeconds(90), TimeSource.system());
+        assertThat(StartOptions.read(cli, Set.of(StartOptions.SCHEDULE_INTERVAL)).settings().scheduleInterval())
+                .isEqualTo(Duration.ofSeconds(90));
+        assertThat(StartOptions.read(cli, Set.of()).settings().scheduleInterval()).isEqualTo(Duration.ofMinutes(20));
+        assertThat(StartOptions.read(cli, Set.of(StartOptions.SCHEDULE_INTERVAL)).settings().foregroundMinInterval())
+                .isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void notificationsAndStartAtLoginAreSavedFromTheDialog(FxRobot robot) throws Exception {
+        open(robot, Duration.ofHours(1), Set.of());
+        openFromTheMenu(robot);
+        robot.clickOn("#settings-notifications");
+        robot.clickOn("#settings-autostart");
+        robot.clickOn("#settings-save");
+        waitUntil("saved", () -> {
+            try {
+                JsonNode s = JSON.readTree(file().toFile());
+                return !s.get("notifications").asBoolean() && s.get("startAtLogin").asBoolean();
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        });
+        assertThat(tmp.resolve("config/autostart/leasesync.desktop")).exists();
+        assertThat(assembly.desktopViewModel().notificationsProperty().get()).isFalse();
+    }
+
+    /** Every text of every showing window: labels, buttons, fields, prompts. */
+    static List<String> allTexts() {
+        List<String> out = new java.util.ArrayList<>();
+        for (Window w : Window.getWindows()) {
+            if (w.isShowing() && w.getScene() != null) {
+                collect(w.getScene().getRoot(), out);
+            }
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    static void collect(Node n, List<String> out) {
+        if (n instanceof Labeled l && l.getText() != null) {
+            out.add(l.getText());
+        }
+        if (n instanceof TextInputControl t) {
+            out.add(t.getText() == null ? "" : t.getText());
+            out.add(t.getPromptText() == null ? "" : t.getPromptText());
+        }
+        if (n instanceof ComboBox<?> c && c.getValue() != null) {
+            out.add(c.getConverter() == null ? c.getValue().toString() : ((ComboBox<Object>) c).getConverter().toString(c.getValue()));
+        }
+        if (n instanceof Parent p) {
+            p.getChildrenUnmodifiable().forEach(ch -> collect(ch, out));
+        }
+    }
+}

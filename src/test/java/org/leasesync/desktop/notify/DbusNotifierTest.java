@@ -1,0 +1,121 @@
+package org.leasesync.desktop.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.desktop.notify.NotificationPolicy.Notice;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.testing.DesktopSession;
+import org.leasesync.testing.Screenshots;
+
+/**
+ * The real notification path: dbus-java on a real session bus ({@code dbus-daemon}) to a real
+ * notification daemon ({@code dunst}) on a real X server; the call is watched on the bus with
+ * {@code dbus-monitor}, what is shown is asked of {@code dunstctl}, and the click is a real mouse
+ * click on dunst's window.
+ */
+class DbusNotifierTest {
+
+    static final TaskKey COURSES = TaskKey.of("alice", "course_sync");
+
+    @TempDir
+    Path tmp;
+    DesktopSession session;
+    DbusNotifier notifier;
+
+    @AfterEach
+    void stop() {
+        if (notifier != null) {
+            notifier.close();
+        }
+        if (session != null) {
+            session.close();
+        }
+    }
+
+    int displayed() {
+        return Integer.parseInt(session.run("dunstctl", "count", "displayed").strip());
+    }
+
+    @Test
+    void showsANotificationOnTheSessionBusReplacesItAndReportsTheClick() throws Exception {
+        session = DesktopSession.start(tmp.resolve("desktop"), false);
+        Path monitorLog = tmp.resolve("desktop/monitor.log");
+        session.spawn("monitor", List.of("dbus-monitor", "--address", session.busAddress(),
+                "interface='org.freedesktop.Notifications'"));
+        session.waitUntil("dbus-monitor watching", () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
+        BlockingQueue<TaskKey> clicks = new LinkedBlockingQueue<>();
+        notifier = DbusNotifier.connect(session.busAddress(), "Open", clicks::add);
+        assertThat(notifier.available()).isTrue();
+
+        long id = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses: sync keeps failing",
+                "It failed 3 times in a row. Last error: the sync server failed (HTTP 500)", 3, "HTTP 500"), 0);
+        assertThat(id).isPositive();
+        assertThat(notifier.isOpen(id)).isTrue();
+        session.waitUntil("dunst shows it", () -> displayed() == 1);
+        session.waitUntil("the Notify call seen on the bus", () -> read(monitorLog).contains("string \"Courses: sync keeps failing\""));
+        String call = read(monitorLog);
+        assertThat(call).contains("member=Notify").contains("string \"leasesync\"").contains("string \"default\"")
+                .contains("string \"Open\"").contains("It failed 3 times in a row");
+
+        long again = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses, Messages: sync keeps failing",
+                "Each failed at least 3 times in a row. Last error: the sync server failed (HTTP 500)", 3, "HTTP 500"), id);
+        assertThat(again).isEqualTo(id);   // replaced in place, not a second notification
+        session.waitUntil("the replacement seen on the bus", () -> read(monitorLog).contains("Courses, Messages: sync keeps failing"));
+        Thread.sleep(300);
+        assertThat(displayed()).isEqualTo(1);
+
+        List<String> windows = session.visibleWindows("^Dunst$");
+        assertThat(windows).hasSize(1);
+        int[] g = session.geometry(windows.get(0));
+        Screenshots.save(session, "dbus-notifier-test.png", g[0] - 12, g[1] - 12, g[2] + 24, g[3] + 24);
+
+        session.check("xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2));
+        Thread.sleep(200);
+        session.check("xdotool", "click", "1");
+        assertThat(clicks.poll(20, TimeUnit.SECONDS)).isEqualTo(COURSES);
+        session.waitUntil("closed after the click", () -> !notifier.isOpen(id) && displayed() == 0);
+        assertThat(clicks).isEmpty();
+    }
+
+    @Test
+    void theSessionBusAddressIsAPathSocketFromTheEnvironmentOrTheRuntimeDirectory() throws Exception {
+        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")))
+                .contains("unix:path=/run/user/1000/bus");
+        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS",
+                "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/b,guid=1"))).contains("unix:path=/tmp/b,guid=1");
+        // the JDK's sockets cannot reach the abstract namespace: no notifications rather than a failure
+        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1")))
+                .isEmpty();
+        Files.createFile(tmp.resolve("bus"));
+        assertThat(DbusNotifier.sessionBusAddress(Map.of("XDG_RUNTIME_DIR", tmp.toString())))
+                .contains("unix:path=" + tmp.resolve("bus"));
+        assertThat(DbusNotifier.sessionBusAddress(Map.of("XDG_RUNTIME_DIR", tmp.resolve("none").toString()))).isEmpty();
+        assertThat(DbusNotifier.sessionBusAddress(Map.of())).isEmpty();
+    }
+
+    @Test
+    void aBusThatIsNotThereIsAClearError() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DbusNotifier.connect(
+                "unix:path=" + tmp.resolve("no-bus"), "Open", k -> { }))
+                .isInstanceOf(org.leasesync.lease.LeasesyncException.class)
+                .hasMessageStartingWith("cannot reach the session bus at unix:path=" + tmp.resolve("no-bus"));
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+}

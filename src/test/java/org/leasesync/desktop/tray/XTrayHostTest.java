@@ -1,0 +1,45 @@
+package org.leasesync.desktop.tray;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.DesktopSession;
+
+/**
+ * {@link XTrayHost} against a real X server (Xvfb) with and without a real XEmbed tray host
+ * ({@code trayer}): the answer that lets the tray skip AWT must be right both ways, since a wrong
+ * "absent" would lose the tray icon.
+ */
+class XTrayHostTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aDesktopWithoutATrayHostIsAbsent() throws Exception {
+        try (DesktopSession session = DesktopSession.start(tmp.resolve("desktop"), false)) {
+            assertThat(XTrayHost.query(":" + session.display())).isEqualTo(XTrayHost.Answer.ABSENT);
+        }
+    }
+
+    @Test
+    void aDesktopWithTrayerIsPresent() throws Exception {
+        try (DesktopSession session = DesktopSession.start(tmp.resolve("desktop"), true)) {
+            String display = ":" + session.display();
+            session.waitUntil("the tray host is seen", () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
+            assertThat(XTrayHost.query(display + ".0")).isEqualTo(XTrayHost.Answer.PRESENT);
+        }
+    }
+
+    @Test
+    void aDisplayThatCannotBeOpenedIsUnknownSoAwtIsAsked() {
+        int n = 7321;
+        while (Files.exists(Path.of("/tmp/.X11-unix/X" + n))) {
+            n++;
+        }
+        assertThat(XTrayHost.query(":" + n)).isEqualTo(XTrayHost.Answer.UNKNOWN);
+    }
+}

@@ -1,0 +1,87 @@
+package org.leasesync.run;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.leasesync.lease.Fence;
+import org.leasesync.lease.TaskKey;
+
+/** A {@link RunStore} that forwards everything; tests override the method they disturb. */
+class ForwardingRunStore implements RunStore {
+
+    private final RunStore d;
+
+    ForwardingRunStore(RunStore delegate) {
+        this.d = delegate;
+    }
+
+    @Override
+    public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
+        d.insertRun(fence, runId, source, stage, now, recovery);
+    }
+
+    @Override
+    public void enterStage(Fence fence, String runId, Stage stage, Instant now) {
+        d.enterStage(fence, runId, stage, now);
+    }
+
+    @Override
+    public void finishRun(Fence fence, String runId, RunStatus status, Optional<String> error, Instant now) {
+        d.finishRun(fence, runId, status, error, now);
+    }
+
+    @Override
+    public boolean closeAbandonedRun(Fence current, String oldRunId, RunStatus status, String note, Instant now) {
+        return d.closeAbandonedRun(current, oldRunId, status, note, now);
+    }
+
+    @Override
+    public boolean recordMergedTrigger(String runId, TaskSource source, Instant now) {
+        return d.recordMergedTrigger(runId, source, now);
+    }
+
+    @Override
+    public void saveCheckpoint(Fence fence, Checkpoint checkpoint) {
+        d.saveCheckpoint(fence, checkpoint);
+    }
+
+    @Override
+    public Optional<Checkpoint> checkpoint(TaskKey key) {
+        return d.checkpoint(key);
+    }
+
+    @Override
+    public List<Checkpoint> checkpoints() {
+        return d.checkpoints();
+    }
+
+    @Override
+    public Optional<RunRecord> runningRun(TaskKey key) {
+        return d.runningRun(key);
+    }
+
+    @Override
+    public Optional<RunRecord> lastRun(TaskKey key) {
+        return d.lastRun(key);
+    }
+
+    @Override
+    public Optional<RunRecord> run(String runId) {
+        return d.run(runId);
+    }
+
+    @Override
+    public List<RunRecord> history(TaskKey key, int limit) {
+        return d.history(key, limit);
+    }
+
+    @Override
+    public Optional<RunRecord> lastSucceeded(TaskKey key) {
+        return d.lastSucceeded(key);
+    }
+
+    @Override
+    public List<RunRecord> lastRunPerKey() {
+        return d.lastRunPerKey();
+    }
+}
