@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.lease.LeasesyncException;
-import org.leasesync.desktop.fx.App;
 
 /**
  * "Start at login": the XDG autostart entry {@code $XDG_CONFIG_HOME/autostart/leasesync.desktop}
@@ -27,7 +26,7 @@ public final class Autostart {
 
     /** The entry's file name. */
     public static final String FILE = "leasesync.desktop";
-    /** The environment variable the entry sets; {@link App} starts hidden in the tray when it is 1. */
+    /** The environment variable the entry sets; the window starts hidden in the tray when it is 1. */
     public static final String START_HIDDEN_ENV = "LEASESYNC_START_HIDDEN";
 
     private final Path entry;
@@ -69,7 +68,7 @@ public final class Autostart {
             cmd.add(app);
         } else {
             try {
-                var source = App.class.getProtectionDomain().getCodeSource();
+                var source = Autostart.class.getProtectionDomain().getCodeSource();
                 Path where = source == null ? null : Path.of(source.getLocation().toURI());
                 if (where == null || !where.getFileName().toString().endsWith(".jar")) {
                     return Optional.empty();

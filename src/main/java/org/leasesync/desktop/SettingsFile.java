@@ -22,7 +22,7 @@ import org.leasesync.lease.LeasesyncException;
 import org.leasesync.lease.TimeSource;
 
 /**
- * {@link DesktopSettings} in {@code <data dir>/settings.json}: pretty-printed JSON a person can
+ * {@link UserSettings} in {@code <data dir>/settings.json}: pretty-printed JSON a person can
  * read and edit, written atomically (temporary file, then rename) and owner-only. Keys this
  * version does not know are kept as they are when it writes the file, so a newer version's
  * settings survive a run of an older one.
@@ -62,7 +62,7 @@ public final class SettingsFile {
     private final Path file;
     private final TimeSource time;
     private ObjectNode raw = JsonNodeFactory.instance.objectNode();
-    private DesktopSettings current = DesktopSettings.DEFAULTS;
+    private UserSettings current = UserSettings.DEFAULTS;
 
     /** @param time stamps the name of an unreadable file moved aside */
     public SettingsFile(Path dataDir, TimeSource time) {
@@ -76,7 +76,7 @@ public final class SettingsFile {
      * @param settings the settings in force (the defaults when there was no file or it was unreadable)
      * @param problem for an unreadable file: what was wrong and where the file was moved
      */
-    public record Loaded(DesktopSettings settings, Optional<Problem> problem) { }
+    public record Loaded(UserSettings settings, Optional<Problem> problem) { }
 
     /**
      * An unreadable settings file.
@@ -94,7 +94,7 @@ public final class SettingsFile {
     public synchronized Loaded load() {
         if (!Files.exists(file)) {
             raw = JsonNodeFactory.instance.objectNode();
-            current = DesktopSettings.DEFAULTS;
+            current = UserSettings.DEFAULTS;
             return new Loaded(current, Optional.empty());
         }
         try {
@@ -102,7 +102,7 @@ public final class SettingsFile {
             if (tree == null || !tree.isObject()) {
                 throw new Unreadable("it is not a JSON object");
             }
-            DesktopSettings s = parse((ObjectNode) tree);
+            UserSettings s = parse((ObjectNode) tree);
             raw = (ObjectNode) tree;
             current = s;
             return new Loaded(s, Optional.empty());
@@ -118,13 +118,13 @@ public final class SettingsFile {
                         + ") nor moved aside: " + moveFailed.getMessage(), moveFailed);
             }
             raw = JsonNodeFactory.instance.objectNode();
-            current = DesktopSettings.DEFAULTS;
+            current = UserSettings.DEFAULTS;
             return new Loaded(current, Optional.of(new Problem(reason, aside)));
         }
     }
 
     /** The settings in force (after {@link #load()} or the last {@link #update}). */
-    public synchronized DesktopSettings current() {
+    public synchronized UserSettings current() {
         return current;
     }
 
@@ -134,8 +134,8 @@ public final class SettingsFile {
      * @return the new settings
      * @throws LeasesyncException if the file cannot be written (the settings in memory stay as before)
      */
-    public synchronized DesktopSettings update(UnaryOperator<DesktopSettings> change) {
-        DesktopSettings next = Objects.requireNonNull(change.apply(current), "changed settings");
+    public synchronized UserSettings update(UnaryOperator<UserSettings> change) {
+        UserSettings next = Objects.requireNonNull(change.apply(current), "changed settings");
         ObjectNode tree = raw.deepCopy();
         write(tree, next);
         try {
@@ -206,10 +206,10 @@ public final class SettingsFile {
 
     private static final String WINDOW = "window";
 
-    private static DesktopSettings parse(ObjectNode o) {
-        boolean notifications = bool(o, "notifications", DesktopSettings.DEFAULTS.notifications());
-        boolean startAtLogin = bool(o, "startAtLogin", DesktopSettings.DEFAULTS.startAtLogin());
-        boolean noTray = bool(o, "noTrayNoticeShown", DesktopSettings.DEFAULTS.noTrayNoticeShown());
+    private static UserSettings parse(ObjectNode o) {
+        boolean notifications = bool(o, "notifications", UserSettings.DEFAULTS.notifications());
+        boolean startAtLogin = bool(o, "startAtLogin", UserSettings.DEFAULTS.startAtLogin());
+        boolean noTray = bool(o, "noTrayNoticeShown", UserSettings.DEFAULTS.noTrayNoticeShown());
         Optional<Pause> pause = Optional.empty();
         JsonNode p = o.get("pause");
         if (p != null && !p.isNull()) {
@@ -232,14 +232,14 @@ public final class SettingsFile {
                 throw new Unreadable("\"pause\" needs \"until\" or \"untilResumed\": true, got " + p);
             }
         }
-        return new DesktopSettings(notifications, startAtLogin, pause, noTray, launch(o));
+        return new UserSettings(notifications, startAtLogin, pause, noTray, launch(o));
     }
 
     /**
      * Reads the settings without changing anything: empty when there is no file or it cannot be
      * read (the window's own {@link #load()} then reports and moves it). Used before the start.
      */
-    public static Optional<DesktopSettings> peek(Path dataDir) {
+    public static Optional<UserSettings> peek(Path dataDir) {
         Path f = dataDir.resolve(NAME);
         try {
             if (!Files.isRegularFile(f)) {
@@ -325,7 +325,7 @@ public final class SettingsFile {
         value.ifPresentOrElse(v -> o.put(key, v), () -> o.remove(key));
     }
 
-    private static void write(ObjectNode o, DesktopSettings s) {
+    private static void write(ObjectNode o, UserSettings s) {
         o.put("notifications", s.notifications());
         o.put("startAtLogin", s.startAtLogin());
         if (s.pause().isEmpty()) {

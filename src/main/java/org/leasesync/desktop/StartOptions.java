@@ -58,7 +58,7 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
 
     /** Reads {@code settings.json} of the command line's data directory (an unreadable one counts as empty) and merges. */
     public static StartOptions read(Backend.AppSettings cli, Set<String> given) {
-        LaunchSettings file = SettingsFile.peek(cli.dataDir()).map(DesktopSettings::launch).orElse(LaunchSettings.NONE);
+        LaunchSettings file = SettingsFile.peek(cli.dataDir()).map(UserSettings::launch).orElse(LaunchSettings.NONE);
         return merge(cli, given, file, Locale.getDefault());
     }
 }

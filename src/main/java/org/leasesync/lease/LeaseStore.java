@@ -4,13 +4,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.run.RunStore;
 
 /**
  * Storage SPI for lease rows, implemented by the {@code store} package. Holds no lease policy: when
  * a takeover is allowed is decided by {@link TaskRegistry}; this interface only executes atomic
  * conditional writes (design.md invariant 2). Works with any {@link LeaseKey}: task keys and job
  * keys share one table, told apart by their written form.
+ *
+ * <p>A store that can also grant inside a transaction shared with other writes implements
+ * {@link JointGrantStore} as well.
  *
  * <p>Implementations are thread-safe and block on database I/O. All methods throw
  * {@link StoreException} when the database fails; contention is never an exception.
@@ -56,43 +58,6 @@ public interface LeaseStore {
      */
     default Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         return tryGrant(key, owner, ttl, now, Optional.empty());
-    }
-
-    /**
-     * Whether {@link #inTransactionWith} can bind this store and {@code runs} to one local
-     * transaction: true only when both write to the same database (for the SQL stores: the same
-     * database object). Does not block.
-     *
-     * <p>The default is false: a store without transactions, or a run store that wraps or
-     * replaces the SQL one, keeps the separate grant ({@link TaskRegistry#tryAcquire}).
-     */
-    default boolean canJoin(RunStore runs) {
-        return false;
-    }
-
-    /**
-     * Runs {@code work} in ONE new local transaction with a view of this store and a view of
-     * {@code runs}, both bound to it: every grant, read and fenced write made through the two views
-     * commits together when {@code work} returns, and none of them when it throws (the transaction
-     * is rolled back, then the exception is rethrown unchanged). The views are confined to the
-     * calling thread and must not be used after {@code work} returns. A contention of a grant made
-     * through the view (another transaction holds or inserted the row) answers "not granted" as
-     * usual; on PostgreSQL such a failed statement leaves the transaction unusable, so after an
-     * empty grant {@code work} must throw. Blocks on the database; the lease row a grant updates
-     * stays locked until the transaction ends.
-     *
-     * <p>If the connection breaks before the commit is sent, the whole transaction is lost and
-     * {@code work} may be run again: it must keep no state of an attempt that did not commit. A
-     * failure of the commit itself is ambiguous (the grant may have committed); it is thrown.
-     *
-     * @param what a short description, used in messages
-     * @return what {@code work} returned, once committed
-     * @throws UnsupportedOperationException if {@link #canJoin} is false for {@code runs} (the default)
-     * @throws StoreException if the database fails (nothing is written)
-     */
-    default <T> T inTransactionWith(RunStore runs, String what,
-                                    java.util.function.BiFunction<LeaseStore, RunStore, T> work) {
-        throw new UnsupportedOperationException("this lease store cannot share a transaction with " + runs);
     }
 
     /**

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.leasesync.run.RunStore;
 
 /**
  * The task registry's lease policy on top of a {@link LeaseStore}: grants at most one lease per
@@ -162,11 +161,14 @@ public final class TaskRegistry {
     }
 
     /**
-     * Whether {@link #tryAcquireJointly} can be used with {@code runs}: the lease store and the run
-     * store write to one database ({@link LeaseStore#canJoin}). Does not block.
+     * Whether {@link #tryAcquireJointly} can be used with {@code partner}: the lease store is a
+     * {@link JointGrantStore} and writes to the same database as {@code partner}
+     * ({@link JointGrantStore#canJoin}). Does not block.
+     *
+     * @return false when the lease store cannot share a transaction, or not with {@code partner}
      */
-    public boolean canGrantJointly(RunStore runs) {
-        return store.canJoin(runs);
+    public boolean canGrantJointly(Object partner) {
+        return store instanceof JointGrantStore joint && joint.canJoin(partner);
     }
 
     /** What {@link #tryAcquireJointly} committed: the lease and what the work returned. */
@@ -188,8 +190,8 @@ public final class TaskRegistry {
 
     /**
      * Tries to take the lease for {@code key} and, in the SAME local transaction, runs {@code work}
-     * with the new lease and a view of {@code runs} bound to that transaction
-     * ({@link LeaseStore#inTransactionWith}): the grant and every write of {@code work} commit as
+     * with the new lease and a view of {@code partner} bound to that transaction
+     * ({@link JointGrantStore#inTransactionWith}): the grant and every write of {@code work} commit as
      * one, so a started trigger is one commit. The grant follows the same rules as
      * {@link #tryAcquire} (fast path, read, takeover after a TTL of observation or of a provably dead
      * holder), with the same atomic conditional write, only uncommitted until {@code work} returns.
@@ -209,9 +211,10 @@ public final class TaskRegistry {
      * <p>Thread-safe; blocks on the database, holding one pooled connection for the whole of
      * {@code work} — which must therefore not wait for another connection of the same pool.
      *
-     * @param runs the run store whose writes join the transaction; {@link #canGrantJointly} must be true
+     * @param <P> the partner store's type (for the client: its run store)
+     * @param partner the store whose writes join the transaction; {@link #canGrantJointly} must be true
      * @param what a short description, used in messages
-     * @param work runs inside the transaction with the new lease and the bound run store; it may be
+     * @param work runs inside the transaction with the new lease and the bound partner; it may be
      *     run again if the connection breaks before the commit, so it must keep no state of an
      *     attempt outside what it returns
      * @return the committed lease and what {@code work} returned; empty if another owner holds the
@@ -220,17 +223,22 @@ public final class TaskRegistry {
      * @throws StoreException if the database fails (nothing is granted)
      * @throws RuntimeException whatever {@code work} threw (nothing is granted)
      */
-    public <T> Optional<Joint<T>> tryAcquireJointly(LeaseKey key, RunStore runs, String what,
-                                                   java.util.function.BiFunction<HeldLease, RunStore, T> work) {
+    public <P, T> Optional<Joint<T>> tryAcquireJointly(LeaseKey key, P partner, String what,
+                                                      java.util.function.BiFunction<HeldLease, P, T> work) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(work, "work");
+        if (!canGrantJointly(partner)) {
+            throw new UnsupportedOperationException("the lease store " + store + " cannot share a transaction with "
+                    + partner);
+        }
+        JointGrantStore jointStore = (JointGrantStore) store;
         if (held.putIfAbsent(key, GRANTING) != null) {
             return Optional.empty();
         }
         List<HeldLease> given = new java.util.ArrayList<>(1);   // every attempt's lease, to void on failure
         boolean granted = false;
         try {
-            Joint<T> joint = store.inTransactionWith(runs, what, (leases, tx) -> {
+            Joint<T> joint = jointStore.inTransactionWith(partner, what, (leases, tx) -> {
                 long startNanos = time.monotonicNanos();
                 LeaseRecord row = grant(leases, key).orElseThrow(NotGranted::new);   // roll back: nothing to keep
                 HeldLease lease = new HeldLease(row.fence(), ttl, time, startNanos);

@@ -18,9 +18,9 @@ import java.util.function.BiFunction;
 import org.leasesync.lease.Fence;
 import org.leasesync.lease.LeaseKey;
 import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.JointGrantStore;
 import org.leasesync.lease.LeaseStore;
 import org.leasesync.lease.OwnerId;
-import org.leasesync.run.RunStore;
 import org.leasesync.lease.StoreException;
 
 /**
@@ -58,7 +58,7 @@ import org.leasesync.lease.StoreException;
  *
  * <p>Thread-safe; blocks on the database.
  */
-public final class JdbcLeaseStore implements LeaseStore {
+public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
 
     private static final String COLUMNS =
             "task_key, owner_id, epoch, heartbeat, ttl_ms, renewed_at_ms";
@@ -200,10 +200,10 @@ public final class JdbcLeaseStore implements LeaseStore {
         throw e;
     }
 
-    /** {@inheritDoc} True when {@code runs} is a {@link JdbcRunStore} over this store's database object. */
+    /** {@inheritDoc} True when {@code partner} is a {@link JdbcRunStore} over this store's database object. */
     @Override
-    public boolean canJoin(RunStore runs) {
-        return runs instanceof JdbcRunStore jdbc && jdbc.writesTo(db);
+    public boolean canJoin(Object partner) {
+        return partner instanceof JdbcRunStore jdbc && jdbc.writesTo(db);
     }
 
     /**
@@ -217,15 +217,16 @@ public final class JdbcLeaseStore implements LeaseStore {
      * this transaction's end and then find the key held (or, after a rollback, as it was).
      */
     @Override
-    public <T> T inTransactionWith(RunStore runs, String what, BiFunction<LeaseStore, RunStore, T> work) {
-        if (!canJoin(runs)) {
-            throw new UnsupportedOperationException("the run store " + runs + " does not write to "
+    @SuppressWarnings("unchecked")   // the bound view is a JdbcRunStore, the partner's own class, so it is a P
+    public <P, T> T inTransactionWith(P partner, String what, BiFunction<LeaseStore, P, T> work) {
+        if (!canJoin(partner)) {
+            throw new UnsupportedOperationException("the run store " + partner + " does not write to "
                     + db.description() + ": a grant cannot share its transaction");
         }
-        JdbcRunStore jdbcRuns = (JdbcRunStore) runs;
+        JdbcRunStore jdbcRuns = (JdbcRunStore) partner;
         return db.transaction(what, c -> BoundConnection.unwrap(bound -> {
             SqlDatabase one = new BoundConnection(db, bound);
-            return work.apply(new JdbcLeaseStore(one), jdbcRuns.boundTo(one));
+            return work.apply(new JdbcLeaseStore(one), (P) jdbcRuns.boundTo(one));
         }, c));
     }
 

@@ -23,7 +23,7 @@ class SettingsFileTest {
     void withoutAFileTheDefaultsApplyAndNothingIsWritten() {
         SettingsFile f = new SettingsFile(dir, time);
         SettingsFile.Loaded l = f.load();
-        assertThat(l.settings()).isEqualTo(DesktopSettings.DEFAULTS);
+        assertThat(l.settings()).isEqualTo(UserSettings.DEFAULTS);
         assertThat(l.settings().notifications()).isTrue();
         assertThat(l.settings().startAtLogin()).isFalse();
         assertThat(l.settings().pause()).isEmpty();
@@ -50,7 +50,7 @@ class SettingsFileTest {
                 """);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         SettingsFile again = new SettingsFile(dir, time);
-        DesktopSettings read = again.load().settings();
+        UserSettings read = again.load().settings();
         assertThat(read.notifications()).isFalse();
         assertThat(read.startAtLogin()).isTrue();
         assertThat(read.pause()).contains(new Pause(Optional.of(Instant.parse("2026-11-30T15:00:00Z"))));
@@ -84,7 +84,7 @@ class SettingsFileTest {
     void aFileThatIsNotJsonIsMovedAsideWithTheLineNamedAndTheDefaultsApply() throws Exception {
         Files.writeString(dir.resolve("settings.json"), "{\n  \"notifications\": false,\n  oops\n}\n");
         SettingsFile.Loaded l = new SettingsFile(dir, time).load();
-        assertThat(l.settings()).isEqualTo(DesktopSettings.DEFAULTS);
+        assertThat(l.settings()).isEqualTo(UserSettings.DEFAULTS);
         SettingsFile.Problem p = l.problem().orElseThrow();
         assertThat(p.reason()).startsWith("not valid JSON at line 3");
         assertThat(p.keptAs()).isEqualTo(dir.resolve("settings.json.unreadable-20261130-100000"));
@@ -113,7 +113,7 @@ class SettingsFileTest {
         f.load();
         assertThatThrownBy(() -> f.update(s -> s.withNotifications(false)))
                 .isInstanceOf(LeasesyncException.class).hasMessageContaining(data.resolve("settings.json").toString());
-        assertThat(f.current()).isEqualTo(DesktopSettings.DEFAULTS);
+        assertThat(f.current()).isEqualTo(UserSettings.DEFAULTS);
     }
 
     @Test

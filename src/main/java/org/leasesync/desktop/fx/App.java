@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
-import org.leasesync.desktop.Desktop;
+import org.leasesync.desktop.DisplayCheck;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
 
@@ -68,7 +68,7 @@ public final class App extends Application {
      * @throws LeasesyncException as {@link #launch(Backend.AppSettings)}
      */
     public static int launch(Backend.AppSettings s, java.util.Set<String> given) {
-        Desktop.check(System.getenv(), System.getProperties());
+        DisplayCheck.check(System.getenv(), System.getProperties());
         options = StartOptions.read(s, given);
         settings = options.settings();
         exitCode = 0;
@@ -76,7 +76,7 @@ public final class App extends Application {
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {
-            throw Desktop.explain(e, System.getenv());
+            throw DisplayCheck.explain(e, System.getenv());
         }
         return exitCode;
     }
@@ -163,7 +163,7 @@ public final class App extends Application {
 
     private void showCards(Stage stage, Backend b) {
         assembly = new AppAssembly(b, options, stage, Platform::runLater,
-                DesktopParts.system(autostartArgs(settings), messages()));
+                HostDesktop.system(autostartArgs(settings), messages()));
         assembly.show(!startHidden);
         if (stage.isFocused() || startHidden) {
             // its focus-gained event came before the triggers existed; started in the tray, the start

@@ -29,12 +29,12 @@ import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.StartOptions;
 import org.leasesync.desktop.StatusTexts;
 import org.leasesync.desktop.StatusTracker;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.tray.TrayPort;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
- * refresh, on a given {@link Backend}; and living in the background on the given {@link DesktopParts}
+ * refresh, on a given {@link Backend}; and living in the background on the given {@link HostDesktop}
  * — tray, pause, offline, notifications, start at login. Used by {@link App} and by the UI tests.
  *
  * <p>Executors it owns: {@code ui-actions} (coordinator calls and file writes off the FX thread);
@@ -52,7 +52,7 @@ public final class AppAssembly implements AutoCloseable {
     private final Backend.AppSettings settings;
     private final Stage stage;
     private final Executor ui;
-    private final DesktopParts parts;
+    private final HostDesktop parts;
     private final ExecutorService actionThread = Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
@@ -67,7 +67,7 @@ public final class AppAssembly implements AutoCloseable {
     private final DataViewModel data;
     private final HistoryViewModel history;
     private final QaViewModel qa;
-    private final DesktopViewModel desktop;
+    private final BackgroundViewModel desktop;
     private final ScheduleTrigger schedule;
     private final ForegroundTrigger foreground;
     private final ForegroundPolicy foregroundPolicy;
@@ -88,14 +88,14 @@ public final class AppAssembly implements AutoCloseable {
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
-        this(backend, settings, stage, ui, new DesktopParts(Messages.system(), NoTray.INSTANCE,
-                clicked -> DesktopNotifier.NONE,
+        this(backend, settings, stage, ui, new HostDesktop(Messages.system(), NoTray.INSTANCE,
+                clicked -> Notifier.NONE,
                 new Autostart(settings.dataDir().resolve("no-autostart"), Optional.empty()), exit -> { }, () -> { },
-                DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX));
+                HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX));
     }
 
     /** @param ui runs on the FX thread ({@code Platform::runLater}) */
-    AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui, DesktopParts parts) {
+    AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui, HostDesktop parts) {
         this(backend, StartOptions.of(settings), stage, ui, parts);
     }
 
@@ -103,7 +103,7 @@ public final class AppAssembly implements AutoCloseable {
      * @param start the settings in force and which of them the command line gave (the settings dialog says so)
      * @param ui runs on the FX thread ({@code Platform::runLater})
      */
-    AppAssembly(Backend backend, StartOptions start, Stage stage, Executor ui, DesktopParts parts) {
+    AppAssembly(Backend backend, StartOptions start, Stage stage, Executor ui, HostDesktop parts) {
         Backend.AppSettings settings = start.settings();
         this.start = start;
         this.backend = backend;
@@ -116,13 +116,13 @@ public final class AppAssembly implements AutoCloseable {
         StatusTexts texts = new StatusTexts(messages);
         this.settingsFile = new SettingsFile(settings.dataDir(), settings.time());
         SettingsFile.Loaded loaded = settingsFile.load();
-        DesktopViewModel[] desktopRef = new DesktopViewModel[1];
+        BackgroundViewModel[] desktopRef = new BackgroundViewModel[1];
         PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
                 reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts(),
                 sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
                         rt.registry().owner().asString(), rt.config().origin()), pause, settings.time());
-        this.desktop = new DesktopViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
+        this.desktop = new BackgroundViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
         desktopRef[0] = desktop;
         loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
@@ -331,7 +331,7 @@ public final class AppAssembly implements AutoCloseable {
         return qa;
     }
 
-    public DesktopViewModel desktopViewModel() {
+    public BackgroundViewModel desktopViewModel() {
         return desktop;
     }
 

@@ -16,7 +16,7 @@ import org.leasesync.desktop.Pause;
 /**
  * The window's controls for living in the background: the Pause menu (Resume while paused) and the
  * app menu (desktop notifications, start at login, quit). Thin: every handler is one call on
- * {@link DesktopViewModel}.
+ * {@link BackgroundViewModel}.
  */
 final class BackgroundControls {
 
@@ -24,7 +24,7 @@ final class BackgroundControls {
     }
 
     /** "Pause ▾" with its options, or "Paused until 15:00 [Resume syncing]" while paused. */
-    static Node pauseControl(DesktopViewModel desktop, Messages m) {
+    static Node pauseControl(BackgroundViewModel desktop, Messages m) {
         MenuButton pause = new MenuButton(m.get("pause.button"));
         pause.setId("pause-menu");
         for (Pause.Option o : Pause.Option.values()) {
@@ -47,7 +47,7 @@ final class BackgroundControls {
     }
 
     /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, quit. */
-    static MenuButton appMenu(DesktopViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
+    static MenuButton appMenu(BackgroundViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
                               Runnable quit) {
         MenuItem settings = new MenuItem(m.get("menu.settings"));
         settings.setId("menu-settings");

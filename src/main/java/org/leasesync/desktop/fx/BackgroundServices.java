@@ -16,18 +16,18 @@ import org.leasesync.run.RunStatus;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.ServerProbe;
-import org.leasesync.desktop.AttentionWatcher;
+import org.leasesync.desktop.notify.AttentionWatcher;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.OfflineMonitor;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.notify.NotificationPolicy;
 
 /**
  * What keeps watching while the window may be closed: the offline state ({@link OfflineMonitor}
  * with a {@link ServerProbe}) and desktop notifications ({@link AttentionWatcher} through the
- * desktop's {@link DesktopNotifier}). Fed with the coordinator's run events and the cards' status
- * snapshots; reports to {@link DesktopViewModel} on the FX thread.
+ * desktop's {@link Notifier}). Fed with the coordinator's run events and the cards' status
+ * snapshots; reports to {@link BackgroundViewModel} on the FX thread.
  *
  * <p>Owns two named single-thread executors, {@code server-probe} and {@code notifier};
  * {@link #close()} stops them and closes the probe's HTTP client and the notifier.
@@ -43,8 +43,8 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
 
     private final Backend backend;
     private final MainViewModel vm;
-    private final DesktopViewModel desktop;
-    private final DesktopParts parts;
+    private final BackgroundViewModel desktop;
+    private final HostDesktop parts;
     private final Executor ui;
     private final Consumer<Scope> openAt;
     private final ScheduledExecutorService probeThread = Executors.newSingleThreadScheduledExecutor(
@@ -55,14 +55,14 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
     private final OfflineMonitor offline;
     private final AttentionWatcher attention;
     private final Map<TaskKey, Instant> successSeen = new ConcurrentHashMap<>();
-    private volatile DesktopNotifier notifier = DesktopNotifier.NONE;
+    private volatile Notifier notifier = Notifier.NONE;
 
     /**
      * @param notificationsOn whether the user has notifications switched on (read on every notification)
      * @param openAt opens the window at a card (a notification was clicked); FX thread
      */
-    BackgroundServices(Backend backend, Backend.AppSettings settings, DesktopParts parts, MainViewModel vm,
-                       DesktopViewModel desktop, java.util.function.BooleanSupplier notificationsOn, Executor ui,
+    BackgroundServices(Backend backend, Backend.AppSettings settings, HostDesktop parts, MainViewModel vm,
+                       BackgroundViewModel desktop, java.util.function.BooleanSupplier notificationsOn, Executor ui,
                        Consumer<Scope> openAt) {
         this.backend = backend;
         this.vm = vm;
@@ -84,7 +84,7 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
                         ui.execute(desktop::backOnline);
                     }
                 });
-        DesktopNotifier current = new DesktopNotifier() {
+        Notifier current = new Notifier() {
             @Override
             public boolean available() {
                 return notifier.available();
@@ -114,7 +114,7 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
     /** Connects the notifier (on its own thread) and starts the periodic notification check. */
     void start() {
         notifyThread.execute(() -> {
-            DesktopNotifier n = parts.notifier().apply(key -> ui.execute(() -> openAt.accept(key.scope())));
+            Notifier n = parts.notifier().apply(key -> ui.execute(() -> openAt.accept(key.scope())));
             notifier = n;
             ui.execute(() -> desktop.notificationsAvailable(n.available()));
         });

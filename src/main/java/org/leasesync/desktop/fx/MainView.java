@@ -26,7 +26,7 @@ final class MainView {
 
     MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa,
              javafx.beans.value.ObservableValue<String> footer, java.util.function.Consumer<String> switchAccount,
-             DesktopViewModel desktop, Messages messages, Runnable openSettings, Runnable quit, FolderActions folders) {
+             BackgroundViewModel desktop, Messages messages, Runnable openSettings, Runnable quit, FolderActions folders) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");

@@ -16,7 +16,7 @@ import org.leasesync.client.DurationText;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.desktop.Backend;
-import org.leasesync.desktop.DesktopSettings;
+import org.leasesync.desktop.UserSettings;
 import org.leasesync.desktop.Language;
 import org.leasesync.desktop.LaunchSettings;
 import org.leasesync.desktop.Messages;
@@ -36,7 +36,7 @@ public final class SettingsViewModel {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SettingsViewModel.class);
 
     private final SettingsFile file;
-    private final DesktopViewModel desktop;
+    private final BackgroundViewModel desktop;
     private final StartOptions start;
     private final Messages m;
     private final BiConsumer<Duration, Duration> applyIntervals;
@@ -57,7 +57,7 @@ public final class SettingsViewModel {
      * @param start the settings in force and the options the command line gave
      * @param applyIntervals gets the new schedule and foreground intervals to apply to the running window
      */
-    SettingsViewModel(SettingsFile file, DesktopViewModel desktop, StartOptions start, Messages messages,
+    SettingsViewModel(SettingsFile file, BackgroundViewModel desktop, StartOptions start, Messages messages,
                       BiConsumer<Duration, Duration> applyIntervals) {
         this.file = Objects.requireNonNull(file);
         this.desktop = Objects.requireNonNull(desktop);
@@ -69,7 +69,7 @@ public final class SettingsViewModel {
 
     /** Fills the fields from the file (a value the file does not set: the one in force). The token field stays empty. */
     public void reset() {
-        DesktopSettings s = file.current();
+        UserSettings s = file.current();
         LaunchSettings l = s.launch();
         Backend.AppSettings inForce = start.settings();
         scheduleInterval.set(DurationText.format(l.scheduleInterval().orElse(inForce.scheduleInterval())));
@@ -177,7 +177,7 @@ public final class SettingsViewModel {
             result.set("");
             return false;
         }
-        DesktopSettings before = file.current();
+        UserSettings before = file.current();
         LaunchSettings next = new LaunchSettings(Optional.of(schedule), Optional.of(foreground), language.get(), server);
         try {
             file.update(s -> s.withLaunch(next));

@@ -25,12 +25,12 @@ final class TrayController {
 
     private final TrayPort port;
     private final MainViewModel vm;
-    private final DesktopViewModel desktop;
+    private final BackgroundViewModel desktop;
     private final Messages messages;
     private final TimeSource time;
     private volatile boolean installed;
 
-    TrayController(TrayPort port, MainViewModel vm, DesktopViewModel desktop, Messages messages, TimeSource time) {
+    TrayController(TrayPort port, MainViewModel vm, BackgroundViewModel desktop, Messages messages, TimeSource time) {
         this.port = Objects.requireNonNull(port);
         this.vm = Objects.requireNonNull(vm);
         this.desktop = Objects.requireNonNull(desktop);

@@ -22,7 +22,7 @@ final class WindowLifecycle {
 
     private final Stage stage;
     private final MainViewModel vm;
-    private final DesktopViewModel desktop;
+    private final BackgroundViewModel desktop;
     private final Consumer<Boolean> implicitExit;
     private final Runnable exit;
     private final javafx.event.EventHandler<WindowEvent> onClose = this::onClose;
@@ -34,7 +34,7 @@ final class WindowLifecycle {
      * @param implicitExit {@code Platform::setImplicitExit}
      * @param exit ends the app ({@code Platform::exit}; {@link App#stop()} closes everything)
      */
-    WindowLifecycle(Stage stage, MainViewModel vm, DesktopViewModel desktop, Consumer<Boolean> implicitExit,
+    WindowLifecycle(Stage stage, MainViewModel vm, BackgroundViewModel desktop, Consumer<Boolean> implicitExit,
                     Runnable exit) {
         this.stage = Objects.requireNonNull(stage);
         this.vm = Objects.requireNonNull(vm);

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #show} blocks for one call on the bus. Signals arrive on dbus-java's
  * threads; the click listener must hand over to the FX thread.
  */
-public final class DbusNotifier implements DesktopNotifier {
+public final class DbusNotifier implements Notifier {
 
     private static final Logger log = LoggerFactory.getLogger(DbusNotifier.class);
 

@@ -16,7 +16,7 @@ import org.leasesync.testing.ManualTime;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Messages;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.notify.NotificationPolicy;
 import org.leasesync.desktop.tray.TrayPort;
 
@@ -69,7 +69,7 @@ final class BackgroundFixture implements AutoCloseable {
      * A notifier that records what it is asked to show (every version of every notification) and
      * which are open; {@link #click} plays the user clicking one, {@link #dismiss} closing one.
      */
-    static final class RecordingNotifier implements DesktopNotifier {
+    static final class RecordingNotifier implements Notifier {
         final List<NotificationPolicy.Notice> shown = new CopyOnWriteArrayList<>();
         final java.util.Map<Long, NotificationPolicy.Notice> open = new java.util.concurrent.ConcurrentHashMap<>();
         final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
@@ -130,7 +130,7 @@ final class BackgroundFixture implements AutoCloseable {
         this.dataDir = settings.dataDir();
         this.tray = new RecordingTray(trayAvailable);
         this.backend = Backend.start(settings);
-        DesktopParts parts = new DesktopParts(new Messages(LOCALE, ZONE), tray, clicked -> {
+        HostDesktop parts = new HostDesktop(new Messages(LOCALE, ZONE), tray, clicked -> {
             notifier.clicked = clicked;
             return notifier;
         }, new Autostart(configHome, Optional.of(List.of("/opt/leasesync/bin/leasesync"))), implicitExit::add,

@@ -40,7 +40,7 @@ import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 
 /**
  * The real window and the settings dialog under zh_CN: cards, buttons, menus, tray and dialog in
@@ -85,9 +85,9 @@ class ChineseWindowUiTest {
         Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
         robot.interact(() -> {
             backend = Backend.start(s);
-            DesktopParts parts = new DesktopParts(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneId.of("Asia/Shanghai")),
-                    tray, clicked -> DesktopNotifier.NONE, new Autostart(tmp.resolve("config"), Optional.empty()),
-                    exit -> { }, () -> { }, DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            HostDesktop parts = new HostDesktop(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneId.of("Asia/Shanghai")),
+                    tray, clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), Optional.empty()),
+                    exit -> { }, () -> { }, HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             assembly = new AppAssembly(backend, new StartOptions(s, Set.of(), Locale.SIMPLIFIED_CHINESE), stage,
                     Platform::runLater, parts);
             assembly.show();

@@ -59,7 +59,7 @@ class NotificationUiTest {
     void open(FxRobot robot) {
         robot.interact(() -> {
             f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
-                    true, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         f.assembly.installTray();

@@ -45,7 +45,7 @@ class PauseUiTest {
     void open(FxRobot robot, Duration scheduleInterval) {
         robot.interact(() -> {
             f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), scheduleInterval, time), time,
-                    true, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         robot.clickOn("#sync-all");
@@ -162,7 +162,7 @@ class PauseUiTest {
         AtomicReference<BackgroundFixture> ref = new AtomicReference<>();
         robot.interact(() -> {
             ref.set(new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time),
-                    time, true, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX));
+                    time, true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX));
             ref.get().assembly.show();
         });
         f = ref.get();

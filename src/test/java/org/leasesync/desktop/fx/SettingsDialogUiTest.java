@@ -37,7 +37,7 @@ import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Language;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 
 /**
  * The settings dialog on the real window: opened from the window's menu and the tray's, saved to
@@ -65,9 +65,9 @@ class SettingsDialogUiTest {
         Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), scheduleInterval, TimeSource.system());
         robot.interact(() -> {
             backend = Backend.start(s);
-            DesktopParts parts = new DesktopParts(new Messages(Locale.UK, BackgroundFixture.ZONE), tray,
-                    clicked -> DesktopNotifier.NONE, new Autostart(tmp.resolve("config"), Optional.of(List.of("/bin/true"))),
-                    exit -> { }, () -> { }, DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+            HostDesktop parts = new HostDesktop(new Messages(Locale.UK, BackgroundFixture.ZONE), tray,
+                    clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), Optional.of(List.of("/bin/true"))),
+                    exit -> { }, () -> { }, HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             assembly = new AppAssembly(backend, new StartOptions(s, fromCommandLine, Locale.UK), stage,
                     Platform::runLater, parts);
             assembly.show();

@@ -48,7 +48,7 @@ class TrayUiTest {
     void open(FxRobot robot, boolean tray, Duration scheduleInterval) {
         robot.interact(() -> {
             f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), scheduleInterval, time), time,
-                    tray, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+                    tray, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         assertThat(f.assembly.installTray()).isEqualTo(tray);   // off the FX thread, as the app does
@@ -181,7 +181,7 @@ class TrayUiTest {
         // saw the late answer reopen the window: "started hidden, no tray to come back from").
         robot.interact(() -> {
             f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
-                    false, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+                    false, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         requestClose(robot);
@@ -198,7 +198,7 @@ class TrayUiTest {
         // (JavaFX would end with its last window), so the late icon must not keep the app running hidden.
         robot.interact(() -> {
             f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
-                    true, tmp.resolve("config"), DesktopParts.PROBE_FIRST, DesktopParts.PROBE_MAX);
+                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         requestClose(robot);

@@ -1,4 +1,4 @@
-package org.leasesync.desktop;
+package org.leasesync.desktop.notify;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -21,8 +21,6 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.desktop.notify.DesktopNotifier;
-import org.leasesync.desktop.notify.NotificationPolicy;
 
 /**
  * Looks at the signed-in account's keys in the database — after every run of this process ends,
@@ -44,7 +42,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
     private final NotificationPolicy policy;
     private final BooleanSupplier offline;
     private final BooleanSupplier enabled;
-    private final DesktopNotifier notifier;
+    private final Notifier notifier;
     private final ScheduledExecutorService thread;
     private final Duration recheck;
     private ScheduledFuture<?> periodic;
@@ -56,7 +54,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
      * @param enabled whether the user has notifications switched on
      */
     public AttentionWatcher(RunStore runs, JdbcLocalEdits edits, Supplier<String> user, NotificationPolicy policy,
-                     BooleanSupplier offline, BooleanSupplier enabled, DesktopNotifier notifier,
+                     BooleanSupplier offline, BooleanSupplier enabled, Notifier notifier,
                      ScheduledExecutorService thread, Duration recheck) {
         this.runs = Objects.requireNonNull(runs);
         this.edits = Objects.requireNonNull(edits);

@@ -9,7 +9,7 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.notify.DbusNotifier;
-import org.leasesync.desktop.notify.DesktopNotifier;
+import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.tray.AwtTray;
 import org.leasesync.desktop.tray.TrayPort;
 
@@ -27,7 +27,7 @@ import org.leasesync.desktop.tray.TrayPort;
  * @param probeFirst the first wait between probes while offline
  * @param probeMax the longest wait between probes while offline
  */
-record DesktopParts(Messages messages, TrayPort tray, Function<Consumer<TaskKey>, DesktopNotifier> notifier,
+record HostDesktop(Messages messages, TrayPort tray, Function<Consumer<TaskKey>, Notifier> notifier,
                     Autostart autostart, Consumer<Boolean> implicitExit, Runnable exit, Duration probeFirst,
                     Duration probeMax) {
 
@@ -36,7 +36,7 @@ record DesktopParts(Messages messages, TrayPort tray, Function<Consumer<TaskKey>
     /** The longest wait between probes of an unreachable server. */
     static final Duration PROBE_MAX = Duration.ofMinutes(1);
 
-    DesktopParts {
+    HostDesktop {
         Objects.requireNonNull(messages, "messages");
         Objects.requireNonNull(tray, "tray");
         Objects.requireNonNull(notifier, "notifier");
@@ -52,23 +52,23 @@ record DesktopParts(Messages messages, TrayPort tray, Function<Consumer<TaskKey>
      * @param autostartArgs arguments the autostart entry adds to the launcher (e.g. {@code --data-dir})
      * @param m the texts in the window's language
      */
-    static DesktopParts system(List<String> autostartArgs, Messages m) {
-        Function<Consumer<TaskKey>, DesktopNotifier> notifier = clicked -> DbusNotifier.sessionBusAddress(System.getenv())
-                .<DesktopNotifier>map(address -> {
+    static HostDesktop system(List<String> autostartArgs, Messages m) {
+        Function<Consumer<TaskKey>, Notifier> notifier = clicked -> DbusNotifier.sessionBusAddress(System.getenv())
+                .<Notifier>map(address -> {
                     try {
                         return DbusNotifier.connect(address, m.get("notify.action.open"), clicked);
                     } catch (RuntimeException e) {
-                        org.slf4j.LoggerFactory.getLogger(DesktopParts.class).info("no desktop notifications: {}",
+                        org.slf4j.LoggerFactory.getLogger(HostDesktop.class).info("no desktop notifications: {}",
                                 e.getMessage());
-                        return DesktopNotifier.NONE;
+                        return Notifier.NONE;
                     }
                 })
                 .orElseGet(() -> {
-                    org.slf4j.LoggerFactory.getLogger(DesktopParts.class).info(
+                    org.slf4j.LoggerFactory.getLogger(HostDesktop.class).info(
                             "no desktop notifications: no session bus on a socket path (DBUS_SESSION_BUS_ADDRESS)");
-                    return DesktopNotifier.NONE;
+                    return Notifier.NONE;
                 });
-        return new DesktopParts(m, new AwtTray(m), notifier,
+        return new HostDesktop(m, new AwtTray(m), notifier,
                 new Autostart(Autostart.configHome(System.getenv(), System.getProperty("user.home")),
                         Autostart.launcherCommand(autostartArgs)),
                 javafx.application.Platform::setImplicitExit, javafx.application.Platform::exit, PROBE_FIRST, PROBE_MAX);

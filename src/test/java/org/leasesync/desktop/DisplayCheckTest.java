@@ -22,7 +22,7 @@ import org.leasesync.testing.JavaProcess;
  * Issue 13: without a display (or GTK 3) the window says so in one plain line and exits 1 — no
  * stack trace. The rules as functions, and the real launcher as a process.
  */
-class DesktopTest {
+class DisplayCheckTest {
 
     @TempDir
     Path tmp;
@@ -38,26 +38,26 @@ class DesktopTest {
 
     @Test
     void noDisplayAtAllIsRefusedBeforeJavaFxStarts() {
-        assertThatThrownBy(() -> Desktop.check(Map.of(), linux(null))).isInstanceOf(LeasesyncException.class)
+        assertThatThrownBy(() -> DisplayCheck.check(Map.of(), linux(null))).isInstanceOf(LeasesyncException.class)
                 .hasMessage("there is no display to open the window on: DISPLAY is not set. Run it on a desktop, set "
                         + "DISPLAY to a running X server, or start one with Xvfb (xvfb-run -a leasesync); the commands "
                         + "(leasesync --help) need no display");
-        assertThatCode(() -> Desktop.check(Map.of("DISPLAY", ":0"), linux(null))).doesNotThrowAnyException();
-        assertThatCode(() -> Desktop.check(Map.of("WAYLAND_DISPLAY", "wayland-0"), linux(null))).doesNotThrowAnyException();
-        assertThatCode(() -> Desktop.check(Map.of(), linux("Monocle"))).doesNotThrowAnyException();
+        assertThatCode(() -> DisplayCheck.check(Map.of("DISPLAY", ":0"), linux(null))).doesNotThrowAnyException();
+        assertThatCode(() -> DisplayCheck.check(Map.of("WAYLAND_DISPLAY", "wayland-0"), linux(null))).doesNotThrowAnyException();
+        assertThatCode(() -> DisplayCheck.check(Map.of(), linux("Monocle"))).doesNotThrowAnyException();
     }
 
     @Test
     void javaFxFailuresBecomeOnePlainLine() {
         RuntimeException noServer = new UnsupportedOperationException("Unable to open DISPLAY");
-        assertThat(Desktop.explain(noServer, Map.of("DISPLAY", ":77")).getMessage())
+        assertThat(DisplayCheck.explain(noServer, Map.of("DISPLAY", ":77")).getMessage())
                 .isEqualTo("cannot open the display ':77' (DISPLAY): no X server answers there. Set DISPLAY to a "
                         + "running one, or start one with Xvfb (xvfb-run -a leasesync)");
         RuntimeException noGtk = new RuntimeException("launch failed",
                 new UnsupportedOperationException("Unable to load glass GTK library."));
-        assertThat(Desktop.explain(noGtk, Map.of()).getMessage()).isEqualTo("the window needs GTK 3, which is not "
+        assertThat(DisplayCheck.explain(noGtk, Map.of()).getMessage()).isEqualTo("the window needs GTK 3, which is not "
                 + "installed: apt-get install libgtk-3-0 (as root; otherwise with sudo)");
-        LeasesyncException other = Desktop.explain(new IllegalStateException("boom"), Map.of());
+        LeasesyncException other = DisplayCheck.explain(new IllegalStateException("boom"), Map.of());
         assertThat(other.getMessage()).isEqualTo("the window could not start: java.lang.IllegalStateException: boom");
         assertThat(other.getCause()).isInstanceOf(IllegalStateException.class);
     }

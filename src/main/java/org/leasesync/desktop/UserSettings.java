@@ -16,35 +16,35 @@ import java.util.Optional;
  * @param noTrayNoticeShown the "this desktop has no system tray" notice was shown once already
  * @param launch the start options of the settings dialog (intervals, language, server and account)
  */
-public record DesktopSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
+public record UserSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
                               boolean noTrayNoticeShown, LaunchSettings launch) {
 
     /** What a first start uses. */
-    public static final DesktopSettings DEFAULTS = new DesktopSettings(true, false, Optional.empty(), false,
+    public static final UserSettings DEFAULTS = new UserSettings(true, false, Optional.empty(), false,
             LaunchSettings.NONE);
 
-    public DesktopSettings {
+    public UserSettings {
         Objects.requireNonNull(pause, "pause");
         Objects.requireNonNull(launch, "launch");
     }
 
-    public DesktopSettings withLaunch(LaunchSettings l) {
-        return new DesktopSettings(notifications, startAtLogin, pause, noTrayNoticeShown, l);
+    public UserSettings withLaunch(LaunchSettings l) {
+        return new UserSettings(notifications, startAtLogin, pause, noTrayNoticeShown, l);
     }
 
-    public DesktopSettings withNotifications(boolean on) {
-        return new DesktopSettings(on, startAtLogin, pause, noTrayNoticeShown, launch);
+    public UserSettings withNotifications(boolean on) {
+        return new UserSettings(on, startAtLogin, pause, noTrayNoticeShown, launch);
     }
 
-    public DesktopSettings withStartAtLogin(boolean on) {
-        return new DesktopSettings(notifications, on, pause, noTrayNoticeShown, launch);
+    public UserSettings withStartAtLogin(boolean on) {
+        return new UserSettings(notifications, on, pause, noTrayNoticeShown, launch);
     }
 
-    public DesktopSettings withPause(Optional<Pause> p) {
-        return new DesktopSettings(notifications, startAtLogin, p, noTrayNoticeShown, launch);
+    public UserSettings withPause(Optional<Pause> p) {
+        return new UserSettings(notifications, startAtLogin, p, noTrayNoticeShown, launch);
     }
 
-    public DesktopSettings withNoTrayNoticeShown() {
-        return new DesktopSettings(notifications, startAtLogin, pause, true, launch);
+    public UserSettings withNoTrayNoticeShown() {
+        return new UserSettings(notifications, startAtLogin, pause, true, launch);
     }
 }

@@ -5,10 +5,10 @@ package org.leasesync.desktop.notify;
  * tests use a recording one. Implementations are thread-safe; {@link #show} may block briefly
  * (one call on the bus) and is called off the FX thread.
  */
-public interface DesktopNotifier extends AutoCloseable {
+public interface Notifier extends AutoCloseable {
 
     /** No notification service: shows nothing. */
-    DesktopNotifier NONE = new DesktopNotifier() {
+    Notifier NONE = new Notifier() {
         @Override
         public boolean available() {
             return false;

@@ -14,7 +14,7 @@ import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.CardOverlay;
-import org.leasesync.desktop.DesktopSettings;
+import org.leasesync.desktop.UserSettings;
 import org.leasesync.desktop.Pause;
 import org.leasesync.desktop.PauseControl;
 import org.leasesync.desktop.SettingsFile;
@@ -28,9 +28,9 @@ import org.leasesync.desktop.StatusTexts;
  * <p>Properties and actions on the FX thread (the UI executor's thread); settings and the
  * autostart entry are written on the background executor.
  */
-public final class DesktopViewModel {
+public final class BackgroundViewModel {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DesktopViewModel.class);
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BackgroundViewModel.class);
 
     private final MainViewModel vm;
     private final SettingsFile settings;
@@ -49,7 +49,7 @@ public final class DesktopViewModel {
     private Optional<Instant> offlineNextTry = Optional.empty();
     private Map<Scope, Integer> pending = Map.of();
 
-    DesktopViewModel(MainViewModel vm, SettingsFile settings, PauseControl pause, Autostart autostart,
+    BackgroundViewModel(MainViewModel vm, SettingsFile settings, PauseControl pause, Autostart autostart,
                      Executor background, Executor ui, TimeSource time, StatusTexts texts) {
         this.vm = Objects.requireNonNull(vm);
         this.settings = Objects.requireNonNull(settings);
@@ -206,11 +206,11 @@ public final class DesktopViewModel {
     void noTray() {
         if (!settings.current().noTrayNoticeShown()) {
             notice.set(texts.messages().get("banner.noTray"));
-            save(DesktopSettings::withNoTrayNoticeShown);
+            save(UserSettings::withNoTrayNoticeShown);
         }
     }
 
-    private void save(java.util.function.UnaryOperator<DesktopSettings> change) {
+    private void save(java.util.function.UnaryOperator<UserSettings> change) {
         background.execute(() -> {
             try {
                 settings.update(change);

@@ -9,12 +9,12 @@ import org.leasesync.lease.LeasesyncException;
  * Whether this machine can show the window, and what to say when it cannot: one plain line naming
  * the cause and the fix, never a stack trace (the cause goes to the log file). Stateless.
  */
-public final class Desktop {
+public final class DisplayCheck {
 
     /** Run the window where there is no desktop: Xvfb's wrapper from Debian's xvfb package. */
     static final String XVFB_HINT = "start one with Xvfb (xvfb-run -a leasesync)";
 
-    private Desktop() {
+    private DisplayCheck() {
     }
 
     /**
