@@ -203,7 +203,7 @@ final class ChaosAgent {
         String last = "none";
         while (System.nanoTime() < deadline) {
             attempts++;
-            Optional<RunRecord> lastRun = rt.store().runs().lastRun(key);
+            Optional<RunRecord> lastRun = rt.store().history().lastRun(key);
             boolean attention = lastRun.flatMap(RunRecord::status).orElse(null) == RunStatus.NEEDS_ATTENTION;
             SubmitResult s = rt.coordinator().submit(new TriggerRequest(key, TaskSource.MANUAL, false, attention));
             last = kind(s);

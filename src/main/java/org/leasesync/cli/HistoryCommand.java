@@ -66,7 +66,7 @@ public final class HistoryCommand implements Callable<Integer> {
             skipped = Map.of();
         } else {
             try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
-                runs = store.runs().history(taskKey, limit).stream().map(Views.RunView::of).toList();
+                runs = store.history().history(taskKey, limit).stream().map(Views.RunView::of).toList();
                 // at most one skip per window and run: ten windows' worth is plenty
                 skipped = TriggerSkip.byRun(new JdbcRecentSyncs(store.database()).skips(taskKey, 10 * limit));
             }

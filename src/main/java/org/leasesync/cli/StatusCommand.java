@@ -63,11 +63,11 @@ public final class StatusCommand implements Callable<Integer> {
         }
         try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
             var leases = store.leases().readAll().stream().map(l -> Views.LeaseView.of(l, now)).toList();
-            var runs = store.runs().lastRunPerKey().stream().map(Views.RunView::of).toList();
-            var checkpointRows = store.runs().checkpoints();
+            var runs = store.history().lastRunPerKey().stream().map(Views.RunView::of).toList();
+            var checkpointRows = store.history().checkpoints();
             var checkpoints = checkpointRows.stream().map(Views.CheckpointView::of).toList();
             String dataDirArgument = dataDir.given() ? " --data-dir " + Views.shellQuote(dir.toString()) : "";
-            var attention = store.runs().lastRunPerKey().stream()
+            var attention = store.history().lastRunPerKey().stream()
                     .filter(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.NEEDS_ATTENTION)
                     .map(r -> Views.NeedsAttentionView.of(r, checkpointRows.stream()
                             .filter(c -> c.key().equals(r.key())).findFirst(), dataDirArgument))

@@ -287,7 +287,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     /** The key needs attention: what is known (the unconfirmed push) and the commands that resolve it. */
     private int needsAttention(PrintWriter out, ClientRuntime rt, TaskKey key, String runId, String reason) {
-        var push = rt.store().runs().checkpoint(key).filter(org.leasesync.run.Checkpoint::hasPushInFlight);
+        var push = rt.store().history().checkpoint(key).filter(org.leasesync.run.Checkpoint::hasPushInFlight);
         String idempotencyKey = push.flatMap(org.leasesync.run.Checkpoint::idempotencyKey).orElse(null);
         java.util.List<String> changeIds = push.map(org.leasesync.run.Checkpoint::pushChangeIds)
                 .orElse(java.util.List.of());

@@ -13,7 +13,7 @@ import org.leasesync.run.RunOrigin;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.run.RunStore;
+import org.leasesync.run.RunHistory;
 import org.leasesync.run.RunView;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
@@ -27,7 +27,7 @@ import org.leasesync.lease.TaskKey;
  */
 public final class StatusTracker implements Consumer<RunEvent> {
 
-    private final RunStore runs;
+    private final RunHistory runs;
     private final Coordinator coordinator;
     private final Executor ui;
     private final Consumer<KeyStatus> sink;
@@ -37,7 +37,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
     private volatile String user;
 
     /** Without knowing this process: a stored run is never marked as another process's. */
-    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink) {
+    public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink) {
         this(runs, coordinator, ui, sink, Optional.empty(), Optional.empty());
     }
 
@@ -46,12 +46,12 @@ public final class StatusTracker implements Consumer<RunEvent> {
      *     any other owner is shown as another process's ({@link KeyStatus.OtherProcess})
      * @param self this process's origin: its server tells whether the other process used the same one
      */
-    public StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+    public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
                          String selfOwner, RunOrigin self) {
         this(runs, coordinator, ui, sink, Optional.of(selfOwner), Optional.of(self));
     }
 
-    private StatusTracker(RunStore runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+    private StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
                           Optional<String> selfOwner, Optional<RunOrigin> self) {
         this.runs = Objects.requireNonNull(runs);
         this.coordinator = Objects.requireNonNull(coordinator);

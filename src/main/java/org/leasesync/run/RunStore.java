@@ -1,7 +1,6 @@
 package org.leasesync.run;
 
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import org.leasesync.lease.Fence;
 import org.leasesync.lease.JobKey;
@@ -10,9 +9,11 @@ import org.leasesync.lease.StoreException;
 import org.leasesync.lease.TaskKey;
 
 /**
- * Storage SPI for runs, triggers and checkpoints, implemented by the {@code store} package. Every
- * write takes the run's {@link Fence} and commits only if it is still current; otherwise it throws
- * {@link LeaseLostException} and changes nothing (design.md invariant 4).
+ * Storage SPI for the coordinator's writes of runs, triggers and checkpoints, implemented by the
+ * {@code store} package; the reads its decisions need (and that the status and history views use)
+ * are {@link RunHistory}'s. Every write takes the run's {@link Fence} and commits only if it is still
+ * current; otherwise it throws {@link LeaseLostException} and changes nothing (fencing: a run whose
+ * lease was lost can write nothing).
  *
  * <p>Runs and checkpoints exist only for task keys: every method taking a {@link Fence} throws
  * {@link IllegalStateException}, naming the key, when it is the fence of a {@link JobKey}
@@ -20,7 +21,7 @@ import org.leasesync.lease.TaskKey;
  *
  * <p>Thread-safe; blocks on database I/O; throws {@link StoreException} when the database fails.
  */
-public interface RunStore {
+public interface RunStore extends RunHistory {
 
     /**
      * Runs {@code work} with a view of this store whose reads and writes form one local transaction,
@@ -88,28 +89,4 @@ public interface RunStore {
 
     /** Writes the key's checkpoint (replacing the previous one). */
     void saveCheckpoint(Fence fence, Checkpoint checkpoint);
-
-    /** The key's checkpoint, or empty if none was ever written. Corrupt stage text is kept as text. */
-    Optional<Checkpoint> checkpoint(TaskKey key);
-
-    /** All checkpoints, ordered by key. */
-    List<Checkpoint> checkpoints();
-
-    /** The key's newest run with status {@code running}, if any. */
-    Optional<RunRecord> runningRun(TaskKey key);
-
-    /** The key's newest run (by start time, then epoch), if any. */
-    Optional<RunRecord> lastRun(TaskKey key);
-
-    /** A run by id. */
-    Optional<RunRecord> run(String runId);
-
-    /** The key's runs, newest first, at most {@code limit}. */
-    List<RunRecord> history(TaskKey key, int limit);
-
-    /** The key's newest run that ended {@code succeeded}, if any. */
-    Optional<RunRecord> lastSucceeded(TaskKey key);
-
-    /** The newest run of every key that has runs, ordered by key. */
-    List<RunRecord> lastRunPerKey();
 }

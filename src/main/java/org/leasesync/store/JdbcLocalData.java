@@ -140,7 +140,7 @@ public final class JdbcLocalData implements LocalData {
     public void applyPullPage(Fence fence, String runId, PullPage page) {
         guard.inTransaction(fence, "apply a pulled page for " + fence.taskKey(), c -> {
             LocalRecordWrites.applyPage(c, db.dialect(), fence.taskKey(), page.records());
-            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
+            Optional<Checkpoint> before = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
                     Optional.of(page.nextCursor()), null), before));
             return null;
@@ -150,7 +150,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void beginPush(Fence fence, String runId, PushBatch batch) {
         guard.inTransaction(fence, "record push batch " + batch.batchId() + " for " + fence.taskKey(), c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, batch));
             return null;
         });
@@ -207,7 +207,7 @@ public final class JdbcLocalData implements LocalData {
             if (response.position().isPresent()) {
                 PushPositions.save(c, fence.taskKey(), response.position().get(), time.now());
             }
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -225,7 +225,7 @@ public final class JdbcLocalData implements LocalData {
                 ps.setString(5, entry.changeId());
                 changed = ps.executeUpdate() == 1;
             }
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return changed;
         });
@@ -240,7 +240,7 @@ public final class JdbcLocalData implements LocalData {
     public void resetForResync(Fence fence, String runId, String reason) {
         guard.inTransaction(fence, "reset the local copy of " + fence.taskKey(), c -> {
             JdbcResync.start(c, fence.taskKey(), reason, time.now().toEpochMilli());
-            Optional<Checkpoint> before = JdbcRunStore.readCheckpoint(c, fence.taskKey());
+            Optional<Checkpoint> before = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
             JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null),
                     before));
             return null;
@@ -257,7 +257,7 @@ public final class JdbcLocalData implements LocalData {
             if (done.isEmpty()) {
                 return Optional.<ResyncSummary>empty();
             }
-            Optional<Checkpoint> cp = JdbcRunStore.readCheckpoint(c, fence.taskKey());
+            Optional<Checkpoint> cp = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
             if (cp.isPresent() && cp.get().pushChangeIds().stream().anyMatch(done.get().newConflicts()::contains)) {
                 // An edit of the in-flight push is now a conflict: the push is not resent as it was. Its
                 // change ids stay with the edits, so whatever the server applied is never applied twice.
@@ -290,7 +290,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void discardInFlight(Fence fence, String runId) {
         guard.inTransaction(fence, "discard the unconfirmed push of " + fence.taskKey(), c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -299,7 +299,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void markDone(Fence fence, String runId) {
         guard.inTransaction(fence, "mark " + fence.taskKey() + " done", c -> {
-            Optional<String> cursor = JdbcRunStore.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.DONE, cursor, null));
             return null;
         });
@@ -308,7 +308,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public Optional<String> pullCursor(TaskKey key) {
         return db.query("read the pull cursor of " + key,
-                c -> JdbcRunStore.readCheckpoint(c, key).flatMap(Checkpoint::pullCursor));
+                c -> JdbcRunHistory.readCheckpoint(c, key).flatMap(Checkpoint::pullCursor));
     }
 
     private Checkpoint checkpoint(Fence fence, String runId, Stage stage, Optional<String> cursor, PushBatch batch) {

@@ -36,7 +36,7 @@ public final class JdbcRecentSyncs implements RecentSyncs {
     public Optional<NewestRun> newestRun(TaskKey key) {
         return db.query("read the newest run of " + key, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT run_id, owner_id, status, ended_mono_ns, mono_clock"
-                    + " FROM run WHERE task_key = ?" + JdbcRunStore.BY_EPOCH)) {
+                    + " FROM run WHERE task_key = ?" + JdbcRunHistory.BY_EPOCH)) {
                 ps.setString(1, key.asString());
                 ps.setMaxRows(1);
                 try (ResultSet rs = ps.executeQuery()) {

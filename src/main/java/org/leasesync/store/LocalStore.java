@@ -1,13 +1,14 @@
 package org.leasesync.store;
 
 import java.nio.file.Path;
+import org.leasesync.run.RunHistory;
 
 /**
  * The local database with its registry stores, opened together. Close it to close the pool.
  *
  * @param database the database
  * @param leases lease rows
- * @param runs runs, triggers, stages and checkpoints
+ * @param runs the coordinator's writes of runs, triggers, stages and checkpoints (and their reads)
  */
 public record LocalStore(Database database, JdbcLeaseStore leases, JdbcRunStore runs) implements AutoCloseable {
 
@@ -34,6 +35,11 @@ public record LocalStore(Database database, JdbcLeaseStore leases, JdbcRunStore 
     /** Wraps an open database. */
     public static LocalStore of(Database db) {
         return new LocalStore(db, new JdbcLeaseStore(db), new JdbcRunStore(db));
+    }
+
+    /** The recorded runs and checkpoints, read-only: for status, history and notifications. */
+    public RunHistory history() {
+        return runs;
     }
 
     @Override

@@ -85,7 +85,7 @@ final class RunHistoryPruner {
         }
         long cutoff;
         try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ?"
-                + JdbcRunStore.BY_EPOCH + " OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY")) {
+                + JdbcRunHistory.BY_EPOCH + " OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY")) {
             ps.setString(1, key);
             ps.setInt(2, retention.keepRuns() - 1);
             try (ResultSet rs = ps.executeQuery()) {
@@ -97,7 +97,7 @@ final class RunHistoryPruner {
         }
         long newestSucceeded = 0;
         try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ? AND status = ?"
-                + JdbcRunStore.BY_STATUS_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
+                + JdbcRunHistory.BY_STATUS_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
             ps.setString(1, key);
             ps.setString(2, RunStatus.SUCCEEDED.wireName());
             try (ResultSet rs = ps.executeQuery()) {

@@ -85,7 +85,7 @@ class NeedsAttentionCliTest {
         List<String> changeIds = needsAttentionAfterAnUnconfirmablePush(dir);
         Checkpoint cp;
         try (LocalStore store = LocalStore.openFile(dir)) {
-            cp = store.runs().checkpoint(ALICE).orElseThrow();
+            cp = store.history().checkpoint(ALICE).orElseThrow();
         }
         String idempotencyKey = cp.idempotencyKey().orElseThrow();
         assertThat(cp.pushChangeIds()).containsExactlyElementsOf(changeIds);

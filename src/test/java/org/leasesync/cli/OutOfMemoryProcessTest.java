@@ -44,7 +44,7 @@ class OutOfMemoryProcessTest {
         try (LocalStore store = LocalStore.openFile(dir)) {
             LeaseRecord lease = store.leases().read(KEY).orElseThrow();
             assertThat(lease.isHeld()).as("lease released before the exit").isFalse();
-            RunRecord run = store.runs().lastRun(KEY).orElseThrow();
+            RunRecord run = store.history().lastRun(KEY).orElseThrow();
             assertThat(run.status()).contains(RunStatus.FAILED);
             assertThat(run.error()).contains("out of memory (OutOfMemoryError: Java heap space)");
         }

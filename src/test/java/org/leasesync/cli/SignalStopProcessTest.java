@@ -99,7 +99,7 @@ class SignalStopProcessTest {
         assertThat(r.out()).isEqualTo("alice|backup sync cancelled: the app is shutting down\n");
         assertThat(read(log)).contains("stopping on a signal: cancelling the sync of alice|backup", "stopped cleanly");
         try (LocalStore store = LocalStore.openFile(data, Duration.ofSeconds(20))) {
-            RunRecord run = store.runs().lastRun(TaskKey.of("alice", "backup")).orElseThrow();
+            RunRecord run = store.history().lastRun(TaskKey.of("alice", "backup")).orElseThrow();
             assertThat(run.status()).contains(RunStatus.CANCELLED);
             assertThat(run.error()).contains("the app is shutting down");
             assertThat(store.leases().readAll()).singleElement()
@@ -138,7 +138,7 @@ class SignalStopProcessTest {
         assertThat(read(tmp.resolve("window.out"))).doesNotContain("Exception", "\tat ");
         try (LocalStore store = LocalStore.openFile(data, Duration.ofSeconds(20))) {
             for (Scope s : Scope.values()) {
-                RunRecord run = store.runs().lastRun(new TaskKey("alice", s)).orElseThrow();
+                RunRecord run = store.history().lastRun(new TaskKey("alice", s)).orElseThrow();
                 assertThat(run.status()).as(s.wireName()).contains(RunStatus.CANCELLED);
             }
             assertThat(store.leases().readAll()).hasSize(3).allSatisfy(l -> assertThat(l.isHeld()).isFalse());

@@ -205,7 +205,7 @@ class HttpSyncRemoteFaultTest {
             assertThat(r.status()).isEqualTo(RunStatus.NEEDS_ATTENTION);
             assertThat(r.message().orElseThrow()).contains("could not be confirmed");
             assertThat(client.edits.outbox(KEY)).extracting(i -> i.changeId()).containsExactly(id);
-            assertThat(store.runs().checkpoint(KEY).orElseThrow().idempotencyKey()).isPresent();
+            assertThat(store.history().checkpoint(KEY).orElseThrow().idempotencyKey()).isPresent();
         }
     }
 }

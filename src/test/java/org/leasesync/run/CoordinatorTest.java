@@ -26,7 +26,7 @@ class CoordinatorTest extends CoordinatorFixture {
             assertThat(s.handle().epoch()).isEqualTo(1);
         });
         assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(store.runs().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
+        assertThat(store.history().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
     }
 
     @Test
@@ -49,7 +49,7 @@ class CoordinatorTest extends CoordinatorFixture {
         release.countDown();
         await(first);
         assertThat(runsStarted.get()).isEqualTo(1);
-        RunRecord r = store.runs().lastRun(KEY).orElseThrow();
+        RunRecord r = store.history().lastRun(KEY).orElseThrow();
         assertThat(r.mergedSources()).containsExactly(TaskSource.MANUAL, TaskSource.FOREGROUND);
     }
 
@@ -70,7 +70,7 @@ class CoordinatorTest extends CoordinatorFixture {
         });
         release.countDown();
         await(first);
-        assertThat(store.runs().lastRun(KEY).orElseThrow().mergedSources()).containsExactly(TaskSource.MANUAL);
+        assertThat(store.history().lastRun(KEY).orElseThrow().mergedSources()).containsExactly(TaskSource.MANUAL);
     }
 
     @Test
@@ -103,7 +103,7 @@ class CoordinatorTest extends CoordinatorFixture {
         await(first);
         assertThat(secondDone.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(runs.get()).isEqualTo(2);
-        List<RunRecord> history = store.runs().history(KEY, 10);
+        List<RunRecord> history = store.history().history(KEY, 10);
         assertThat(history).hasSize(2);
         RunRecord followUp = history.get(0);
         assertThat(followUp.firstSource()).isEqualTo(TaskSource.MANUAL);
@@ -139,7 +139,7 @@ class CoordinatorTest extends CoordinatorFixture {
         store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
         assertThat(joined.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(SubmitResult.Joined.class,
                 j -> assertThat(j.running().runId()).isEqualTo("other-run"));
-        assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
+        assertThat(store.history().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
     }
 
     /**
@@ -173,7 +173,7 @@ class CoordinatorTest extends CoordinatorFixture {
                 SubmitResult.Started.class, s -> assertThat(s.handle().epoch()).isEqualTo(2));
         assertThat(asked.get()).isEqualTo(2);
         assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(store.runs().run("other-run").orElseThrow().mergedSources()).isEmpty();
+        assertThat(store.history().run("other-run").orElseThrow().mergedSources()).isEmpty();
     }
 
     @Test
@@ -187,7 +187,7 @@ class CoordinatorTest extends CoordinatorFixture {
         other.release(held);
         RunResult r = await(submitted.get(10, TimeUnit.SECONDS));
         assertThat(r.status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(store.runs().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
+        assertThat(store.history().lastRun(KEY).orElseThrow().firstSource()).isEqualTo(TaskSource.MANUAL);
     }
 
     /**
@@ -232,9 +232,9 @@ class CoordinatorTest extends CoordinatorFixture {
         SubmitResult r = c.submit(KEY, TaskSource.SCHEDULE);
         assertThat(((SubmitResult.Started) r).handle().epoch()).isEqualTo(8);
         assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
-        RunRecord old = store.runs().run("crashed-alice").orElseThrow();
+        RunRecord old = store.history().run("crashed-alice").orElseThrow();
         assertThat(old.status()).contains(RunStatus.FAILED);
         assertThat(old.error().orElseThrow()).contains("interrupted");
-        assertThat(store.runs().runningRun(KEY)).isEmpty();
+        assertThat(store.history().runningRun(KEY)).isEmpty();
     }
 }

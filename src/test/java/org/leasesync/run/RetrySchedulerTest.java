@@ -52,11 +52,11 @@ class RetrySchedulerTest extends CoordinatorFixture {
         assertThat(retried.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (store.runs().lastRun(KEY).orElseThrow().status().orElseThrow() != RunStatus.SUCCEEDED) {
+        while (store.history().lastRun(KEY).orElseThrow().status().orElseThrow() != RunStatus.SUCCEEDED) {
             assertThat(System.nanoTime()).isLessThan(deadline);
             Thread.sleep(5);
         }
-        assertThat(store.runs().history(KEY, 5)).extracting(RunRecord::firstSource)
+        assertThat(store.history().history(KEY, 5)).extracting(RunRecord::firstSource)
                 .containsExactly(TaskSource.RETRY, TaskSource.MANUAL);
     }
 

@@ -84,7 +84,7 @@ class RunErrorTest extends CoordinatorFixture {
         assertThat(result.message().orElseThrow()).contains(error.getClass().getSimpleName())
                 .startsWith(error instanceof OutOfMemoryError ? "out of memory (" : "internal error (");
         assertThat(result.recorded()).isTrue();
-        RunRecord r = store.runs().run(result.runId()).orElseThrow();
+        RunRecord r = store.history().run(result.runId()).orElseThrow();
         assertThat(r.status()).contains(RunStatus.FAILED);
         assertThat(r.error()).isEqualTo(result.message());
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).as("lease row free").isFalse();
@@ -153,7 +153,7 @@ class RunErrorTest extends CoordinatorFixture {
         assertThat(result.status()).isEqualTo(RunStatus.FAILED);
         assertThat(result.message().orElseThrow()).startsWith("could not start: ")
                 .contains(how.equals("rejected") ? "the worker pool is shut down" : "unable to create native thread");
-        assertThat(store.runs().run(result.runId()).orElseThrow().status()).contains(RunStatus.FAILED);
+        assertThat(store.history().run(result.runId()).orElseThrow().status()).contains(RunStatus.FAILED);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
         assertThat(c.isRunningLocally(KEY)).isFalse();
         assertThat(fatal).hasSize(how.equals("rejected") ? 0 : 1);

@@ -23,7 +23,7 @@ class RunLifecycleTest extends CoordinatorFixture {
         RunResult result = await(c.submit(KEY, TaskSource.MANUAL));
         assertThat(result.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(result.recorded()).isTrue();
-        RunRecord r = store.runs().lastRun(KEY).orElseThrow();
+        RunRecord r = store.history().lastRun(KEY).orElseThrow();
         assertThat(r.status()).contains(RunStatus.SUCCEEDED);
         assertThat(r.stages()).extracting(RunRecord.StageEntry::stage).containsExactly("pulling", "pushing", "done");
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
@@ -50,7 +50,7 @@ class RunLifecycleTest extends CoordinatorFixture {
         RunResult result = await(s);
         assertThat(result.status()).isEqualTo(RunStatus.CANCELLED);
         assertThat(result.message()).contains("account switched");
-        RunRecord r = store.runs().lastRun(KEY).orElseThrow();
+        RunRecord r = store.history().lastRun(KEY).orElseThrow();
         assertThat(r.stages()).extracting(RunRecord.StageEntry::stage).containsExactly("pulling");
         assertThat(r.status()).contains(RunStatus.CANCELLED);
     }
@@ -74,7 +74,7 @@ class RunLifecycleTest extends CoordinatorFixture {
         RunResult stale = await(first);
         assertThat(stale.status()).isEqualTo(RunStatus.FAILED);
         assertThat(stale.recorded()).isFalse();
-        RunRecord old = store.runs().run(oldRun).orElseThrow();
+        RunRecord old = store.history().run(oldRun).orElseThrow();
         assertThat(old.status()).contains(RunStatus.FAILED);
         assertThat(old.error().orElseThrow()).contains("interrupted");
         assertThat(old.stages()).extracting(RunRecord.StageEntry::stage).containsExactly("pulling");

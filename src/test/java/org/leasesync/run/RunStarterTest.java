@@ -30,7 +30,7 @@ class RunStarterTest extends CoordinatorFixture {
         assertThat(p.answer()).isEmpty();
         assertThat(p.recovery().orElseThrow().action()).isEqualTo(RecoveryDecision.Action.RESUME);
         assertThat(p.checkpoint().orElseThrow().idempotencyKey()).contains("idem-1");
-        RunRecord old = store.runs().run("crashed-alice").orElseThrow();
+        RunRecord old = store.history().run("crashed-alice").orElseThrow();
         assertThat(old.status()).contains(RunStatus.FAILED);
         assertThat(old.error().orElseThrow()).isEqualTo("interrupted: its owner lost the lease; next run will resume");
     }
@@ -42,7 +42,7 @@ class RunStarterTest extends CoordinatorFixture {
                 .executeUpdate("UPDATE checkpoint SET stage = 'half-pushed'"));
         RunStarter.Prepared p = prepareAfterTakeover(registry("ab"), TriggerRequest.of(KEY, TaskSource.SCHEDULE));
         assertThat(p.answer()).containsInstanceOf(SubmitResult.NeedsAttention.class);
-        assertThat(store.runs().run("crashed-alice").orElseThrow().status()).contains(RunStatus.NEEDS_ATTENTION);
+        assertThat(store.history().run("crashed-alice").orElseThrow().status()).contains(RunStatus.NEEDS_ATTENTION);
     }
 
     @Test
@@ -53,7 +53,7 @@ class RunStarterTest extends CoordinatorFixture {
         TriggerRequest request = new TriggerRequest(KEY, TaskSource.MANUAL, false, true);
         RunStarter.Prepared p = starter.prepare(request, lease);
         LocalRun run = starter.record(request, lease, List.of(TaskSource.FOREGROUND), p);
-        RunRecord r = store.runs().run(run.runId).orElseThrow();
+        RunRecord r = store.history().run(run.runId).orElseThrow();
         assertThat(r.status()).contains(RunStatus.RUNNING);
         assertThat(r.epoch()).isEqualTo(1);
         assertThat(r.mergedSources()).containsExactly(TaskSource.FOREGROUND);

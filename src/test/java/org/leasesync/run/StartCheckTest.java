@@ -64,7 +64,7 @@ class StartCheckTest {
         assertThat(r).isEqualTo(new SubmitResult.Skipped(KEY, "synced moments ago"));
         assertThat(heldWhileAsked).containsExactly(true);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
-        assertThat(store.runs().lastRun(KEY)).isEmpty();
+        assertThat(store.history().lastRun(KEY)).isEmpty();
         assertThat(ran).hasValue(0);
         assertThat(events).extracting(RunEvent::kind).containsExactly(RunEvent.Kind.SKIPPED);
         assertThat(events.get(0).message()).contains("synced moments ago");
@@ -121,7 +121,7 @@ class StartCheckTest {
         assertThatThrownBy(() -> c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(StoreException.class)
                 .hasMessage("the database is gone");
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
-        assertThat(store.runs().lastRun(KEY)).isEmpty();
+        assertThat(store.history().lastRun(KEY)).isEmpty();
         c.setStartCheck(StartCheck.NONE);
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.Started.class);
     }

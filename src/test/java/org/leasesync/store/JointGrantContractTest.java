@@ -108,7 +108,7 @@ abstract class JointGrantContractTest {
             tx.insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
             assertThat(tx.runningRun(KEY)).map(RunRecord::runId).contains("run-1");   // its own writes
             assertThat(a.lease(KEY)).isEmpty();              // other connections: nothing yet
-            assertThat(store.runs().run("run-1")).isEmpty();
+            assertThat(store.history().run("run-1")).isEmpty();
             assertThat(a.tryAcquire(KEY)).isEmpty();         // this registry: being granted
             checked.incrementAndGet();
             return "run-1";
@@ -119,7 +119,7 @@ abstract class JointGrantContractTest {
         assertThat(lease.fence().epoch()).isEqualTo(1);
         assertThat(lease.isValid()).isTrue();
         assertThat(a.lease(KEY).orElseThrow().owner()).contains(a.owner());
-        RunRecord run = store.runs().run("run-1").orElseThrow();
+        RunRecord run = store.history().run("run-1").orElseThrow();
         assertThat(run.epoch()).isEqualTo(1);
         assertThat(run.status()).contains(RunStatus.RUNNING);
         assertThat(a.tryAcquire(KEY)).isEmpty();
@@ -145,7 +145,7 @@ abstract class JointGrantContractTest {
         assertThat(rolledBack.lossReason()).isEqualTo(LeaseLoss.RELEASED);
         assertThat(a.lease(KEY).orElseThrow().isHeld()).isFalse();
         assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
-        assertThat(store.runs().run("run-1")).isEmpty();
+        assertThat(store.history().run("run-1")).isEmpty();
         // Fencing: nothing can be written under the rolled-back grant.
         assertThatThrownBy(() -> store.runs().insertRun(rolledBack.fence(), "run-x", TaskSource.MANUAL, Stage.PULLING,
                 time.now(), Optional.empty())).isInstanceOf(LeaseLostException.class);
@@ -257,7 +257,7 @@ abstract class JointGrantContractTest {
             assertThat(failed).as("rolled-back starts").hasValueGreaterThanOrEqualTo(grants / 5);
             Set<Long> distinct = new HashSet<>(epochs);
             assertThat(distinct).as("every committed grant has its own epoch").hasSize(epochs.size());
-            List<RunRecord> runs = store.runs().history(key, 100_000);
+            List<RunRecord> runs = store.history().history(key, 100_000);
             assertThat(runs).as("one run row per committed grant, none of a rolled-back one").hasSize(epochs.size());
             assertThat(runs.stream().map(RunRecord::epoch).toList()).containsExactlyInAnyOrderElementsOf(epochs);
             assertThat(failed).as("rolled-back starts").hasValue(planned.size());
@@ -302,7 +302,7 @@ abstract class JointGrantContractTest {
         assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class);
         assertThat(counter.commits() - before).as("commits of a started trigger, grant apart").isEqualTo(2);
         runs.remove().run();
-        assertThat(store.runs().history(KEY, 10)).hasSize(3).allSatisfy(r ->
+        assertThat(store.history().history(KEY, 10)).hasSize(3).allSatisfy(r ->
                 assertThat(r.status()).contains(RunStatus.SUCCEEDED));
     }
 }

@@ -305,8 +305,8 @@ abstract class RegistryContractTest {
         HeldLease second = b.tryAcquire(KEY).orElseThrow();
         store.runs().insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
         store.runs().finishRun(second.fence(), "run-2", RunStatus.SUCCEEDED, Optional.empty(), time.now());
-        assertThat(store.runs().lastSucceeded(KEY).orElseThrow().runId()).isEqualTo("run-2");
-        assertThat(store.runs().lastRun(KEY).orElseThrow().runId()).isEqualTo("run-2");
+        assertThat(store.history().lastSucceeded(KEY).orElseThrow().runId()).isEqualTo("run-2");
+        assertThat(store.history().lastRun(KEY).orElseThrow().runId()).isEqualTo("run-2");
     }
 
     @Test
@@ -387,10 +387,10 @@ abstract class RegistryContractTest {
                 .isInstanceOf(LeaseLostException.class).hasMessageContaining("alice|course_sync");
         assertThatThrownBy(() -> store.runs().enterStage(old.fence(), "run-1", Stage.PUSHING, time.now()))
                 .isInstanceOf(LeaseLostException.class);
-        assertThat(store.runs().checkpoint(KEY)).isEmpty();
-        assertThat(store.runs().run("run-1").orElseThrow().stage()).contains(Stage.PULLING);
+        assertThat(store.history().checkpoint(KEY)).isEmpty();
+        assertThat(store.history().run("run-1").orElseThrow().stage()).contains(Stage.PULLING);
         store.runs().saveCheckpoint(fresh.fence(), checkpoint("run-2", fresh.fence().epoch(), "pulling", "c-10"));
-        assertThat(store.runs().checkpoint(KEY).orElseThrow().pullCursor()).contains("c-10");
+        assertThat(store.history().checkpoint(KEY).orElseThrow().pullCursor()).contains("c-10");
     }
 
     @Test
@@ -403,8 +403,8 @@ abstract class RegistryContractTest {
             assertThat(tx.highestEpoch(KEY)).isEqualTo(lease.fence().epoch());
             throw new IllegalStateException("boom after two writes");
         })).isInstanceOf(IllegalStateException.class).hasMessage("boom after two writes");
-        assertThat(store.runs().run("run-1")).isEmpty();
-        assertThat(store.runs().checkpoint(KEY)).isEmpty();
+        assertThat(store.history().run("run-1")).isEmpty();
+        assertThat(store.history().checkpoint(KEY)).isEmpty();
         assertThat(store.runs().highestEpoch(KEY)).isZero();
 
         String id = store.runs().inOneTransaction(lease.fence(), "start", tx -> {
@@ -412,7 +412,7 @@ abstract class RegistryContractTest {
             tx.recordMergedTrigger("run-2", TaskSource.FOREGROUND, time.now());
             return "run-2";
         });
-        RunRecord r = store.runs().run(id).orElseThrow();
+        RunRecord r = store.history().run(id).orElseThrow();
         assertThat(r.firstSource()).isEqualTo(TaskSource.MANUAL);
         assertThat(r.mergedSources()).containsExactly(TaskSource.FOREGROUND);
         assertThat(store.runs().highestEpoch(KEY)).isEqualTo(lease.fence().epoch());
@@ -432,7 +432,7 @@ abstract class RegistryContractTest {
             return null;
         })).isInstanceOf(LeaseLostException.class).hasMessageContaining("alice|course_sync");
         assertThat(ran).hasValue(0);
-        assertThat(store.runs().run("run-1")).isEmpty();
+        assertThat(store.history().run("run-1")).isEmpty();
     }
 
     @Test
@@ -445,7 +445,7 @@ abstract class RegistryContractTest {
         store.runs().enterStage(lease.fence(), "run-1", Stage.PUSHING, time.now());
         store.runs().enterStage(lease.fence(), "run-1", Stage.DONE, time.now());
         store.runs().finishRun(lease.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), time.now());
-        RunRecord r = store.runs().lastRun(KEY).orElseThrow();
+        RunRecord r = store.history().lastRun(KEY).orElseThrow();
         assertThat(r.firstSource()).isEqualTo(TaskSource.SCHEDULE);
         assertThat(r.mergedSources()).containsExactly(TaskSource.MANUAL, TaskSource.FOREGROUND);
         assertThat(r.stages()).extracting(RunRecord.StageEntry::stage).containsExactly("pulling", "pushing", "done");
@@ -453,9 +453,9 @@ abstract class RegistryContractTest {
         assertThat(r.epoch()).isEqualTo(1);
         assertThat(r.owner()).isEqualTo(a.owner().asString());
         assertThat(r.endedAt()).contains(time.now());
-        assertThat(store.runs().runningRun(KEY)).isEmpty();
-        assertThat(store.runs().history(KEY, 10)).hasSize(1);
-        assertThat(store.runs().lastRunPerKey()).extracting(RunRecord::runId).containsExactly("run-1");
+        assertThat(store.history().runningRun(KEY)).isEmpty();
+        assertThat(store.history().history(KEY, 10)).hasSize(1);
+        assertThat(store.history().lastRunPerKey()).extracting(RunRecord::runId).containsExactly("run-1");
     }
 
     @Test
@@ -471,12 +471,12 @@ abstract class RegistryContractTest {
         store.runs().withOrigin(origin).insertRun(second.fence(), "run-2", TaskSource.MANUAL, Stage.PULLING, time.now(),
                 Optional.empty());
         store.runs().finishRun(second.fence(), "run-2", RunStatus.FAILED, Optional.of("unreachable"), time.now());
-        RunRecord last = store.runs().lastRun(KEY).orElseThrow();
+        RunRecord last = store.history().lastRun(KEY).orElseThrow();
         assertThat(last.runId()).isEqualTo("run-2");
         assertThat(last.origin()).contains(origin);
         assertThat(last.owner()).isEqualTo(b.owner().asString());
-        assertThat(store.runs().run("run-1").orElseThrow().origin()).isEmpty();
-        assertThat(store.runs().lastRunPerKey()).extracting(RunRecord::origin).containsExactly(Optional.of(origin));
+        assertThat(store.history().run("run-1").orElseThrow().origin()).isEmpty();
+        assertThat(store.history().lastRunPerKey()).extracting(RunRecord::origin).containsExactly(Optional.of(origin));
     }
 
     @Test
@@ -488,10 +488,10 @@ abstract class RegistryContractTest {
             c.createStatement().executeUpdate("UPDATE run SET stage = 'teleporting'");
             return c.createStatement().executeUpdate("UPDATE checkpoint SET stage = 'half-done'");
         });
-        RunRecord r = store.runs().run("run-1").orElseThrow();
+        RunRecord r = store.history().run("run-1").orElseThrow();
         assertThat(r.stage()).isEmpty();
         assertThat(r.stageText()).isEqualTo("teleporting");
-        Checkpoint cp = store.runs().checkpoint(KEY).orElseThrow();
+        Checkpoint cp = store.history().checkpoint(KEY).orElseThrow();
         assertThat(cp.stage()).isEmpty();
         assertThat(cp.stageText()).isEqualTo("half-done");
     }
@@ -537,8 +537,8 @@ abstract class RegistryContractTest {
         Checkpoint cp = new Checkpoint(KEY, "run-1", 1, Optional.of(Stage.PUSHING), "pushing", Optional.of("cur-7"),
                 Optional.of("batch-1"), Optional.of("idem-1"), List.of("c1", "c2"), Optional.of(time.now()), time.now());
         store.runs().saveCheckpoint(lease.fence(), cp);
-        assertThat(store.runs().checkpoint(KEY)).contains(cp);
-        assertThat(store.runs().checkpoints()).containsExactly(cp);
+        assertThat(store.history().checkpoint(KEY)).contains(cp);
+        assertThat(store.history().checkpoints()).containsExactly(cp);
     }
 
     // ---- job keys: the same lease rules, side by side with task keys ----
@@ -653,8 +653,8 @@ abstract class RegistryContractTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("job:expire-idempotency-keys");
         assertThatThrownBy(() -> job.fence().taskKey()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("job:expire-idempotency-keys");
-        assertThat(store.runs().run("run-j")).isEmpty();
-        assertThat(store.runs().lastRunPerKey()).isEmpty();
+        assertThat(store.history().run("run-j")).isEmpty();
+        assertThat(store.history().lastRunPerKey()).isEmpty();
         assertThat(a.lease(JOB).orElseThrow().owner()).contains(a.owner());
     }
 

@@ -118,8 +118,8 @@ class RunHistoryRetentionTest {
 
     @Test
     void theNewestRunReadsWalkTheIndexInsteadOfSortingEveryRunOfTheKey() throws Exception {
-        for (String sql : List.of("SELECT epoch FROM run WHERE task_key = 'k'" + JdbcRunStore.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY",
-                "SELECT run_id FROM run WHERE task_key = 'k' AND status = 'running'" + JdbcRunStore.BY_STATUS_EPOCH
+        for (String sql : List.of("SELECT epoch FROM run WHERE task_key = 'k'" + JdbcRunHistory.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY",
+                "SELECT run_id FROM run WHERE task_key = 'k' AND status = 'running'" + JdbcRunHistory.BY_STATUS_EPOCH
                         + " FETCH FIRST 1 ROWS ONLY",
                 "SELECT record_id FROM local_record WHERE user_id = 'alice' AND scope = 'backup'"
                         + " ORDER BY user_id, scope, record_id FETCH FIRST 201 ROWS ONLY")) {

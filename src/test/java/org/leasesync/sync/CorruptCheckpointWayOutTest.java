@@ -91,7 +91,7 @@ class CorruptCheckpointWayOutTest {
         assertThat(discarded.status()).as(discarded.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(server.stats().appliedByChangeId().values().stream().flatMap(m -> m.values().stream()).toList()).containsExactly(1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
-        assertThat(store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
+        assertThat(store.history().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
         assertThat(server.stats().appliedByChangeId()).hasSize(1);
         assertThat(client.edits.record(ALICE, "waiting").orElseThrow().version()).isEqualTo(1);
 

@@ -79,7 +79,7 @@ class MalformedPullPageTest {
         assertThat(first.status()).isEqualTo(RunStatus.FAILED);
         assertThat(first.message().orElseThrow()).contains("the sync server sent an answer leasesync cannot read");
         assertThat(client.edits.records(ALICE)).extracting(r -> r.id() + "@" + r.version()).containsExactly("r1@1", "r2@1");
-        assertThat(store.runs().checkpoint(ALICE).orElseThrow().pullCursor()).contains("c1");
+        assertThat(store.history().checkpoint(ALICE).orElseThrow().pullCursor()).contains("c1");
         assertThat(asked).containsExactly("", "c1");   // a malformed answer is not asked for again at once
 
         broken.set(false);

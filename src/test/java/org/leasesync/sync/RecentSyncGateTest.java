@@ -104,7 +104,7 @@ class RecentSyncGateTest {
     }
 
     private List<RunRecord> scheduleRuns(ClientRuntime w, TaskKey key) {
-        return w.store().runs().history(key, 1_000).stream().filter(r -> r.firstSource() == TaskSource.SCHEDULE).toList();
+        return w.store().history().history(key, 1_000).stream().filter(r -> r.firstSource() == TaskSource.SCHEDULE).toList();
     }
 
     private List<TriggerSkip> skips(ClientRuntime w, TaskKey key) {
@@ -216,7 +216,7 @@ class RecentSyncGateTest {
         server.faults().setThrottle(1);          // A's first request gets 429: its first key's run fails
         assertThat(tick(a)).isEqualTo(3);
         TaskKey failed = new TaskKey("alice", Scope.values()[0]);
-        assertThat(a.store().runs().lastRun(failed).orElseThrow().status()).contains(RunStatus.FAILED);
+        assertThat(a.store().history().lastRun(failed).orElseThrow().status()).contains(RunStatus.FAILED);
 
         time.elapse(Duration.ofSeconds(2));
         assertThat(tick(b)).as("only the key whose last sync failed runs again").isEqualTo(1);
@@ -247,7 +247,7 @@ class RecentSyncGateTest {
 
         assertThat(retry).isInstanceOfSatisfying(SubmitResult.Skipped.class, sk -> assertThat(sk.reason())
                 .isEqualTo("the key synced since the failure by another process (pid " + ProcessHandle.current().pid() + ")"));
-        assertThat(a.store().runs().history(key, 10)).hasSize(2);
+        assertThat(a.store().history().history(key, 10)).hasSize(2);
         assertThat(due(b, key, TaskSource.MANUAL)).as("Sync now always runs").isTrue();
     }
 

@@ -116,7 +116,7 @@ class ServerRestoreSyncTest {
         assertThat(conflict.serverVersion()).isEqualTo(2);
         assertThat(conflict.serverPayloadJson()).contains("Z's edit");
         assertThat(x.edits.record(KEY, "course-2").orElseThrow().payloadJson()).as("pending edit pushed").contains("X's edit");
-        RunRecord history = storeX.runs().history(KEY, 1).get(0);
+        RunRecord history = storeX.history().history(KEY, 1).get(0);
         assertThat(history.error()).as("the history says it in plain words").hasValueSatisfying(m -> assertThat(m)
                 .contains("went back to an earlier state"));
 

@@ -74,13 +74,13 @@ class SyncEndToEndTest {
         var courses = client.edits.records(ALICE);
         assertThat(courses).allSatisfy(rec -> assertThat(rec.payloadJson()).contains("title"));
         assertThat(client.edits.records(TaskKey.of("bob", "backup"))).hasSize(1);
-        String cursor = store.runs().checkpoint(ALICE).orElseThrow().pullCursor().orElseThrow();
+        String cursor = store.history().checkpoint(ALICE).orElseThrow().pullCursor().orElseThrow();
 
         long before = server.stats().requests();
         RunResult again = client.sync(ALICE, TaskSource.SCHEDULE);
         assertThat(again.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.records(ALICE)).isEqualTo(courses);
-        Checkpoint cp = store.runs().checkpoint(ALICE).orElseThrow();
+        Checkpoint cp = store.history().checkpoint(ALICE).orElseThrow();
         assertThat(cp.pullCursor()).contains(cursor);
         assertThat(cp.stage()).contains(Stage.DONE);
         assertThat(server.stats().requests() - before).isEqualTo(1); // one empty pull, no push
@@ -137,11 +137,11 @@ class SyncEndToEndTest {
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.message().orElseThrow()).contains("the sync server failed (HTTP 500");
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
-        String key = store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
+        String key = store.history().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
         RunResult retried = client.sync(ALICE, TaskSource.RETRY);
         assertThat(retried.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
-        assertThat(store.runs().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
+        assertThat(store.history().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
         assertThat(key).isNotBlank();
     }
 
@@ -336,7 +336,7 @@ class SyncEndToEndTest {
         }
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(server.stats().pushes()).isEqualTo(1);
-        Checkpoint cp = store.runs().checkpoint(ALICE).orElseThrow();
+        Checkpoint cp = store.history().checkpoint(ALICE).orElseThrow();
         assertThat(cp.epoch()).isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());
         assertThat(cp.idempotencyKey()).isEmpty();
         assertThat(client.edits.pendingCount(ALICE)).isZero();

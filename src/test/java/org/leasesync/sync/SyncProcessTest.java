@@ -91,7 +91,7 @@ class SyncProcessTest {
         assertThat(server.stats().pushes()).isEqualTo(1);
         try (LocalStore store = LocalStore.openFile(data)) {
             assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(ALICE)).isEmpty();
-            List<RunRecord> runs = store.runs().history(ALICE, 10);
+            List<RunRecord> runs = store.history().history(ALICE, 10);
             assertThat(runs).hasSize(2);
             assertThat(runs.get(0).status()).contains(RunStatus.SUCCEEDED);
             assertThat(runs.get(0).recovery().orElseThrow()).startsWith("resume");
@@ -133,9 +133,9 @@ class SyncProcessTest {
         assertThat(joinedOutputs).allSatisfy(o -> assertThat(o).contains(runId));
         assertThat(server.stats().runOverlaps()).isZero();
         try (LocalStore store = LocalStore.openFile(data)) {
-            RunRecord r = store.runs().run(runId).orElseThrow();
+            RunRecord r = store.history().run(runId).orElseThrow();
             assertThat(r.mergedSources()).hasSize(9);
-            assertThat(store.runs().history(ALICE, 20)).hasSize(1);
+            assertThat(store.history().history(ALICE, 20)).hasSize(1);
         }
     }
 

@@ -11,7 +11,7 @@ import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.leasesync.run.RunRecord;
-import org.leasesync.run.RunStore;
+import org.leasesync.run.RunHistory;
 import org.leasesync.lease.Scope;
 import org.leasesync.run.SourceCounts;
 import org.leasesync.lease.TaskKey;
@@ -42,7 +42,7 @@ public final class HistoryViewModel {
     /** One line of a row's detail view: a field's name and its value (may span lines). */
     public record Field(String name, String value) { }
 
-    private final RunStore runs;
+    private final RunHistory runs;
     private final RecentSyncs skips;
     private final MainViewModel main;
     private final Executor background;
@@ -52,13 +52,13 @@ public final class HistoryViewModel {
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
 
     /** With the system's format locale for its texts. */
-    public HistoryViewModel(RunStore runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
+    public HistoryViewModel(RunHistory runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
                             ZoneId zone) {
         this(runs, skips, main, background, ui, new StatusTexts(zone));
     }
 
     /** @param texts the window's language and time zone */
-    public HistoryViewModel(RunStore runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
+    public HistoryViewModel(RunHistory runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
                             StatusTexts texts) {
         this.runs = runs;
         this.skips = skips;

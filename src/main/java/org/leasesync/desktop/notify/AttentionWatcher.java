@@ -15,7 +15,7 @@ import java.util.function.Supplier;
 import org.leasesync.run.RunEvent;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
-import org.leasesync.run.RunStore;
+import org.leasesync.run.RunHistory;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
@@ -36,7 +36,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
     /** How many runs back a streak of failures is counted (a streak this long is "several"). */
     private static final int HISTORY = NotificationPolicy.FAILURES_IN_A_ROW + 7;
 
-    private final RunStore runs;
+    private final RunHistory runs;
     private final JdbcLocalEdits edits;
     private final Supplier<String> user;
     private final NotificationPolicy policy;
@@ -53,7 +53,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
      * @param offline whether the server cannot be reached now
      * @param enabled whether the user has notifications switched on
      */
-    public AttentionWatcher(RunStore runs, JdbcLocalEdits edits, Supplier<String> user, NotificationPolicy policy,
+    public AttentionWatcher(RunHistory runs, JdbcLocalEdits edits, Supplier<String> user, NotificationPolicy policy,
                      BooleanSupplier offline, BooleanSupplier enabled, Notifier notifier,
                      ScheduledExecutorService thread, Duration recheck) {
         this.runs = Objects.requireNonNull(runs);

@@ -74,7 +74,7 @@ class AppUiTest {
     }
 
     List<RunRecord> history(TaskKey key) {
-        return backend.runtime().store().runs().history(key, 100);
+        return backend.runtime().store().history().history(key, 100);
     }
 
     @Test

@@ -77,7 +77,7 @@ class NotificationUiTest {
                 .map(n -> n.isVisible() && (n.getParent() == null || n.getParent().isVisible())).orElse(false));
         robot.clickOn(button);
         waitUntil("failed " + expectedInARow, () -> text(robot, "#status-course_sync").startsWith("Last sync failed")
-                && f.backend.runtime().store().runs().history(COURSES, 20).stream()
+                && f.backend.runtime().store().history().history(COURSES, 20).stream()
                 .takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED).count() == expectedInARow);
     }
 
@@ -146,7 +146,7 @@ class NotificationUiTest {
             int n = i;
             robot.clickOn("#sync-all");
             for (Scope s : Scope.values()) {
-                waitUntil(s + " failed " + n, () -> f.backend.runtime().store().runs().history(new TaskKey("alice", s), 20)
+                waitUntil(s + " failed " + n, () -> f.backend.runtime().store().history().history(new TaskKey("alice", s), 20)
                         .stream().takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED)
                         .count() == n);
             }

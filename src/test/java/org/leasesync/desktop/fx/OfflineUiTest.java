@@ -100,7 +100,7 @@ class OfflineUiTest {
             waitUntil("synced without a click: " + s, () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
         }
         assertThat(f.backend.runtime().edits().pendingCount(COURSES)).isZero();
-        assertThat(f.backend.runtime().store().runs().history(COURSES, 1).get(0).firstSource()).isEqualTo(TaskSource.RETRY);
+        assertThat(f.backend.runtime().store().history().history(COURSES, 1).get(0).firstSource()).isEqualTo(TaskSource.RETRY);
         assertThat(server.stats().runOverlaps()).isZero();
         assertThat(f.assembly.offlineMonitor().nextTry()).isEmpty();
     }

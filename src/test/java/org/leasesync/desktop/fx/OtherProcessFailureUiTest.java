@@ -80,7 +80,7 @@ class OtherProcessFailureUiTest {
         assertThat(cli.exitValue()).as(Files.readString(log)).isEqualTo(1);
         assertThat(Files.readString(log)).contains("alice|course_sync sync failed: cannot reach the sync server");
 
-        RunRecord cliRun = backend.runtime().store().runs().lastRun(ALICE_COURSES).orElseThrow();
+        RunRecord cliRun = backend.runtime().store().history().lastRun(ALICE_COURSES).orElseThrow();
         assertThat(cliRun.status()).contains(RunStatus.FAILED);
         assertThat(cliRun.origin()).contains(new RunOrigin("leasesync sync", "http://127.0.0.1:1/"));
         assertThat(cliRun.owner()).contains("/" + cli.pid() + "/");
@@ -92,7 +92,7 @@ class OtherProcessFailureUiTest {
         assertThat(text(robot, "#detail-course_sync")).startsWith("From another process — leasesync sync (pid "
                 + cli.pid() + ") against http://127.0.0.1:1/, not this window's server · last successful sync ");
         // the window's own runs record where they came from too, and are not marked as another process's
-        RunRecord own = backend.runtime().store().runs().history(ALICE_COURSES, 10).get(1);
+        RunRecord own = backend.runtime().store().history().history(ALICE_COURSES, 10).get(1);
         assertThat(own.origin()).contains(new RunOrigin(Backend.PROGRAM, backend.runtime().config().servers().toString()));
         assertThat(text(robot, "#detail-message_sync")).doesNotContain("another process");
     }

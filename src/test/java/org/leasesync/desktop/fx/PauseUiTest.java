@@ -70,7 +70,7 @@ class PauseUiTest {
     }
 
     List<RunRecord> history(TaskKey key) {
-        return f.backend.runtime().store().runs().history(key, 100);
+        return f.backend.runtime().store().history().history(key, 100);
     }
 
     void pauseFromTheWindow(FxRobot robot, String option) {

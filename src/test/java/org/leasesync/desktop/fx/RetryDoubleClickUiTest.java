@@ -62,7 +62,7 @@ class RetryDoubleClickUiTest {
     }
 
     List<RunRecord> history() {
-        return backend.runtime().store().runs().history(ALICE_COURSES, 100);
+        return backend.runtime().store().history().history(ALICE_COURSES, 100);
     }
 
     /** The courses card shows "Last sync failed … — Retry" and the next sync will be slow enough to click into. */

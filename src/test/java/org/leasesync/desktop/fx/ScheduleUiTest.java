@@ -45,7 +45,7 @@ class ScheduleUiTest {
     @Test
     void shortTimerIntervalFiresAScheduleRun(FxRobot robot) {
         TaskKey key = TaskKey.of("alice", "message_sync");
-        waitUntil("a schedule run", () -> backend.runtime().store().runs().history(key, 50).stream()
+        waitUntil("a schedule run", () -> backend.runtime().store().history().history(key, 50).stream()
                 .anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
                         || r.mergedSources().contains(TaskSource.SCHEDULE)));
         assertThat(backend.embeddedServer().orElseThrow().stats().runOverlaps()).isZero();

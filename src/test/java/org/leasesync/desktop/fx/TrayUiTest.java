@@ -95,13 +95,13 @@ class TrayUiTest {
         assertThat(stage.isShowing()).isFalse();
         assertThat(f.exits.get()).isZero();
         TaskKey backup = TaskKey.of("alice", "backup");
-        int before = f.backend.runtime().store().runs().history(backup, 100).size();
+        int before = f.backend.runtime().store().history().history(backup, 100).size();
         // The timer skips a key synced within most of its interval (RecentSyncGate, on the injected
         // monotonic clock): move that clock past it, as the real one moves.
         time.elapse(Duration.ofSeconds(5));
-        waitUntil("the timer syncs with the window hidden", () -> f.backend.runtime().store().runs().history(backup, 100)
+        waitUntil("the timer syncs with the window hidden", () -> f.backend.runtime().store().history().history(backup, 100)
                 .stream().limit(5).anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE)
-                && f.backend.runtime().store().runs().history(backup, 100).size() > before);
+                && f.backend.runtime().store().history().history(backup, 100).size() > before);
 
         f.tray.menu.open().run();
         waitUntil("window open again", stage::isShowing);
@@ -128,14 +128,14 @@ class TrayUiTest {
     }
 
     int manualRuns(TaskKey key) {
-        return (int) f.backend.runtime().store().runs().history(key, 200).stream()
+        return (int) f.backend.runtime().store().history().history(key, 200).stream()
                 .filter(r -> r.firstSource() == TaskSource.MANUAL).count();
     }
 
     String lastSuccessTime() {
         java.time.Instant last = null;
         for (Scope s : Scope.values()) {
-            java.time.Instant t = f.backend.runtime().store().runs().lastSucceeded(new TaskKey("alice", s))
+            java.time.Instant t = f.backend.runtime().store().history().lastSucceeded(new TaskKey("alice", s))
                     .flatMap(RunRecord::endedAt).orElseThrow();
             last = last == null || t.isAfter(last) ? t : last;
         }
