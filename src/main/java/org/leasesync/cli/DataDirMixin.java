@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.leasesync.store.Database;
 import picocli.CommandLine.Option;
+import org.leasesync.store.h2.OpenRetries;
 
 /** The local database options shared by every command: {@code --data-dir} and {@code --db-open-timeout}. */
 public final class DataDirMixin {
@@ -47,7 +48,7 @@ public final class DataDirMixin {
      */
     public Duration openTimeout() {
         try {
-            return Database.validateOpenTimeout(openTimeout);
+            return OpenRetries.validateOpenTimeout(openTimeout);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms "
                     + "and 10m, got " + DurationConverter.format(openTimeout));

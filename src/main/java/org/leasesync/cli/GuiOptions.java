@@ -42,6 +42,6 @@ public record GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<Str
     public GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                       Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval) {
         this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
-                org.leasesync.store.Database.DEFAULT_OPEN_TIMEOUT);
+                org.leasesync.store.h2.OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 }

@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first, each preceded by
@@ -61,7 +62,7 @@ public final class HistoryCommand implements Callable<Integer> {
         Path dir = dataDir.resolve();
         List<Views.RunView> runs;
         Map<String, List<TriggerSkip>> skipped;
-        if (!Database.existsIn(dir)) {
+        if (!DataDirectory.existsIn(dir)) {
             runs = List.of();
             skipped = Map.of();
         } else {

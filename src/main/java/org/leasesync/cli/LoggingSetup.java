@@ -28,7 +28,7 @@ public final class LoggingSetup {
         if (fileAdded || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
             return;
         }
-        org.leasesync.store.Database.createPrivateDirectory(dataDir);
+        org.leasesync.store.h2.DataDirectory.createPrivateDirectory(dataDir);
         Path dir = dataDir.resolve("logs");
         PatternLayoutEncoder enc = new PatternLayoutEncoder();
         enc.setContext(ctx);

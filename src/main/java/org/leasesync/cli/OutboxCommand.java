@@ -20,6 +20,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * {@code leasesync outbox}: the local edits waiting to be pushed, and the way out for edits the sync
@@ -62,7 +63,7 @@ public final class OutboxCommand implements Callable<Integer> {
             TaskKey key = key(keyOptions, spec);
             Path dir = dataDir.resolve();
             List<JdbcLocalEdits.OutboxItem> outbox = List.of();
-            if (Database.existsIn(dir)) {
+            if (DataDirectory.existsIn(dir)) {
                 try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                     outbox = new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(key);
                 }

@@ -17,6 +17,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.leasesync.store.h2.DataDirectory;
 
 /** {@code leasesync records}: the local copy of a task key's data and its outbox. Read-only. */
 @Command(name = "records", mixinStandardHelpOptions = true,
@@ -46,7 +47,7 @@ public final class RecordsCommand implements Callable<Integer> {
         Path dir = dataDir.resolve();
         List<JdbcLocalEdits.LocalRecord> records = List.of();
         List<JdbcLocalEdits.OutboxItem> outbox = List.of();
-        if (Database.existsIn(dir)) {
+        if (DataDirectory.existsIn(dir)) {
             try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                 JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
                 records = edits.records(key);

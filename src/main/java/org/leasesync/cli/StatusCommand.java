@@ -15,6 +15,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.leasesync.store.h2.DataDirectory;
 
 /** {@code leasesync status}: leases, last run per key, checkpoints. Read-only. */
 @Command(name = "status", mixinStandardHelpOptions = true,
@@ -45,7 +46,7 @@ public final class StatusCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path dir = dataDir.resolve();
         Instant now = time.now();
-        if (!Database.existsIn(dir)) {
+        if (!DataDirectory.existsIn(dir)) {
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("dataDir", dir.toString());

@@ -27,6 +27,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.leasesync.store.h2.H2Messages;
 
 /**
  * {@code leasesync sync}: one trigger through the coordinator. Exit codes: 0 succeeded, 1 failed,
@@ -233,7 +234,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {
         try {
             RunResult result = started.handle().completion().get();
-            return result.status() == RunStatus.FAILED && Database.isHandoverMessage(result.message().orElse(""));
+            return result.status() == RunStatus.FAILED && H2Messages.isHandover(result.message().orElse(""));
         } catch (ExecutionException e) {
             return false;
         }
@@ -246,7 +247,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             try {
                 return rt.coordinator().submit(request);
             } catch (org.leasesync.lease.StoreException e) {
-                if (!Database.isHandoverMessage(e.getMessage()) || attempt >= 5) {
+                if (!H2Messages.isHandover(e.getMessage()) || attempt >= 5) {
                     throw e;
                 }
                 Thread.sleep(200L * attempt);

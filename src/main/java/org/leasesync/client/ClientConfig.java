@@ -12,6 +12,7 @@ import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
+import org.leasesync.store.h2.OpenRetries;
 
 /**
  * Everything a client process is configured with. Immutable; validated in the constructor.
@@ -55,7 +56,7 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
     /** With the default database open timeout. */
     public ClientConfig(Path dataDir, String serverUrls, Map<String, String> tokens, Duration leaseTtl,
                         HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
-        this(dataDir, serverUrls, tokens, leaseTtl, http, sync, retry, time, Database.DEFAULT_OPEN_TIMEOUT);
+        this(dataDir, serverUrls, tokens, leaseTtl, http, sync, retry, time, OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 
     /** @throws IllegalArgumentException naming the bad setting */
@@ -74,7 +75,7 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         Objects.requireNonNull(sync, "sync");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(time, "time");
-        Database.validateOpenTimeout(dbOpenTimeout);
+        OpenRetries.validateOpenTimeout(dbOpenTimeout);
         Objects.requireNonNull(program, "program");
         if (program.isBlank() || program.length() > RunOrigin.MAX_PROGRAM) {
             throw new IllegalArgumentException("the program name must be 1-" + RunOrigin.MAX_PROGRAM

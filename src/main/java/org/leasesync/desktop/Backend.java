@@ -24,6 +24,7 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.sync.SyncSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.leasesync.store.h2.OpenRetries;
 
 /**
  * What the window runs on: the client runtime and, without {@code --server}, the embedded
@@ -188,7 +189,7 @@ public final class Backend implements AutoCloseable {
                            Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
                            Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
             this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
-                    Database.DEFAULT_OPEN_TIMEOUT);
+                    OpenRetries.DEFAULT_OPEN_TIMEOUT);
         }
 
         public AppSettings {
@@ -198,7 +199,7 @@ public final class Backend implements AutoCloseable {
             if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
                 throw new IllegalArgumentException("foreground minimum interval must be >= 0, got " + foregroundMinInterval);
             }
-            Database.validateOpenTimeout(dbOpenTimeout);
+            OpenRetries.validateOpenTimeout(dbOpenTimeout);
         }
     }
 }

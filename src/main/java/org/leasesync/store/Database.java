@@ -2,17 +2,12 @@ package org.leasesync.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.IOException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -20,6 +15,12 @@ import org.leasesync.lease.LeasesyncException;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.h2.CleanCloseMarker;
+import org.leasesync.store.h2.DataDirectory;
+import org.leasesync.store.h2.DatabaseFileCheck;
+import org.leasesync.store.h2.OpenRetries;
+import org.leasesync.store.h2.StaleLockFile;
+import org.leasesync.store.h2.UnfinishedCreation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,13 +28,14 @@ import org.slf4j.LoggerFactory;
  * The local database: H2 (or PostgreSQL, {@link #open(String, String, String, String, int)}) through
  * a HikariCP pool, schema migrated by Flyway from {@code classpath:db/migration} (H2) or
  * {@code classpath:db/migration-postgresql} (PostgreSQL). Runs its work through a
- * {@link DataSourceDatabase}, adding what H2 failures mean for the user (a full disk, a closed or
- * damaged file).
+ * {@link DataSourceDatabase}; what a failure means for the user is {@link DatabaseFailures}'s.
  *
- * <p>A file database lives in the data directory as {@code leasesync.mv.db} and is opened in H2's
+ * <p>A file database lives in the data directory ({@link DataDirectory}) and is opened in H2's
  * automatic mixed mode ({@code AUTO_SERVER=TRUE}), so several processes started on the same data
- * directory share one registry instead of failing with "database in use". A lock file left behind by a
- * host process that provably died (killed, crashed) is taken over at once ({@link StaleLockFile}).
+ * directory share one registry instead of failing with "database in use"; the file is checked
+ * read-only first ({@link DatabaseFileCheck}), a lock file left behind by a host process that
+ * provably died is taken over at once ({@link StaleLockFile}), and racing or unanswering holders
+ * are retried as {@link OpenRetries} says.
  *
  * <p>Thread-safe. Every method blocks on the database. Failures are thrown once, here, as
  * {@link StoreException} with the JDBC cause kept and a message naming the file.
@@ -50,23 +52,13 @@ public final class Database implements SqlDatabase, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Database.class);
     private static final AtomicLong MEM_COUNTER = new AtomicLong();
-    private static final java.util.concurrent.atomic.AtomicBoolean PRELOADED = new java.util.concurrent.atomic.AtomicBoolean();
-    /** The database file name inside the data directory (H2 adds {@code .mv.db}). */
+    private static final AtomicBoolean PRELOADED = new AtomicBoolean();
     /** Run once the pool is closed: a file database records its clean close ({@link CleanCloseMarker}). */
     private volatile Runnable afterClose = () -> { };
 
-    public static final String FILE_BASE_NAME = "leasesync";
-
     private final HikariDataSource pool;
     private final DataSourceDatabase sql;
-    private final String description;
-    /** Why H2 closed the database (a refused write), once that happened. */
-    private volatile String closedBecause;
-    /**
-     * Set once a statement of this session found the file damaged or had a write refused: its close
-     * then records no clean close, so the next start runs the full check ({@link CleanCloseMarker}).
-     */
-    private volatile boolean fileSuspect;
+    private final DatabaseFailures failures;
 
     /**
      * How long work is retried when the shared file's host process went away (H2's automatic mixed
@@ -77,20 +69,13 @@ public final class Database implements SqlDatabase, AutoCloseable {
 
     private Database(HikariDataSource pool, SqlDialect dialect, String description, Duration brokenConnectionRetry) {
         this.pool = pool;
-        this.description = description;
-        this.sql = new DataSourceDatabase(pool, dialect, description, brokenConnectionRetry, this::failure);
+        this.failures = new DatabaseFailures(description);
+        this.sql = new DataSourceDatabase(pool, dialect, description, brokenConnectionRetry, failures::statementFailed);
     }
 
-    /** How long opening waits for a process that holds the database but does not answer, unless configured. */
-    public static final Duration DEFAULT_OPEN_TIMEOUT = Duration.ofSeconds(40);
-
-    /** Shortest and longest accepted open timeout. */
-    public static final Duration MIN_OPEN_TIMEOUT = Duration.ofMillis(200);
-    public static final Duration MAX_OPEN_TIMEOUT = Duration.ofMinutes(10);
-
-    /** Opens the database in {@code dataDir} with the {@link #DEFAULT_OPEN_TIMEOUT}. */
+    /** Opens the database in {@code dataDir} with {@link OpenRetries#DEFAULT_OPEN_TIMEOUT}. */
     public static Database openFile(Path dataDir) {
-        return openFile(dataDir, DEFAULT_OPEN_TIMEOUT);
+        return openFile(dataDir, OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 
     /**
@@ -102,17 +87,13 @@ public final class Database implements SqlDatabase, AutoCloseable {
      * @param openTimeout how long to wait for a process that holds the database but does not answer
      *     (stopped or hung) before giving up; it is asked twice, half of this each time
      * @throws StoreException naming the file and what to do, when it cannot be opened
-     * @throws IllegalArgumentException if {@code openTimeout} is outside {@link #MIN_OPEN_TIMEOUT}..{@link #MAX_OPEN_TIMEOUT}
+     * @throws IllegalArgumentException if {@code openTimeout} is outside
+     *     {@link OpenRetries#MIN_OPEN_TIMEOUT}..{@link OpenRetries#MAX_OPEN_TIMEOUT}
      */
     public static Database openFile(Path dataDir, Duration openTimeout) {
-        validateOpenTimeout(openTimeout);
-        Path dir = dataDir.toAbsolutePath().normalize();
-        if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new StoreException("the data directory " + dir + " is a file, not a directory; choose another one "
-                    + "with --data-dir or LEASESYNC_DATA_DIR");
-        }
-        createPrivateDirectory(dir);
-        Path file = dir.resolve(FILE_BASE_NAME + ".mv.db");
+        OpenRetries.validateOpenTimeout(openTimeout);
+        Path dir = DataDirectory.prepare(dataDir);
+        Path file = DataDirectory.databaseFile(dir);
         // A first start killed before the schema was ready left nothing of the user's: set aside, created again.
         UnfinishedCreation.setAsideIfCreatorDied(dir, ThisProcess.LIVENESS);
         boolean creating = !Files.exists(file);
@@ -129,11 +110,12 @@ public final class Database implements SqlDatabase, AutoCloseable {
         // A lock file left by a host that provably died is taken over at once instead of after H2's 4-6 s wait.
         StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
         CleanCloseMarker.remove(file);   // from here on H2 may write: only a clean close records it again
-        Database db = openRetryingTransientLocks(fileUrl(dir), file, openTimeout);
+        String url = DataDirectory.fileUrl(dir);
+        Database db = OpenRetries.open(file, openTimeout, () -> open(url, file.toString(), 4), Database::close);
         UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
         StaleLockFile.recordHost(dir, ThisProcess.OWNER);
         db.afterClose = () -> {
-            if (db.fileSuspect) {   // also set whenever closedBecause is
+            if (db.failures.fileSuspect()) {
                 CleanCloseMarker.remove(file);   // the next start checks the whole file again
             } else {
                 CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
@@ -169,147 +151,6 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private static final class ThisProcess {
         static final OwnerId OWNER = OwnerId.forCurrentProcess();
         static final OwnerLiveness LIVENESS = OwnerLiveness.processTable(OWNER.host());
-    }
-
-    /**
-     * The JDBC URL of the database file in {@code dataDir}, as {@link #openFile} opens it: H2's
-     * automatic mixed mode, a 10 s lock timeout, and every commit written to the file at once
-     * ({@code WRITE_DELAY=0}). The benchmarks open their contenders on this same URL. (H2 closes it
-     * from its own shutdown hook, and refuses {@code DB_CLOSE_ON_EXIT=FALSE} with {@code AUTO_SERVER};
-     * so a clean stop on SIGTERM happens before the JVM shuts down: {@code client.StopSignals}.)
-     */
-    public static String fileUrl(Path dataDir) {
-        return "jdbc:h2:file:" + dataDir.toAbsolutePath().normalize().resolve(FILE_BASE_NAME)
-                + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000;WRITE_DELAY=0";
-    }
-
-    /**
-     * @return {@code timeout}
-     * @throws IllegalArgumentException naming the value and the accepted range
-     */
-    public static Duration validateOpenTimeout(Duration timeout) {
-        if (timeout == null || timeout.compareTo(MIN_OPEN_TIMEOUT) < 0 || timeout.compareTo(MAX_OPEN_TIMEOUT) > 0) {
-            throw new IllegalArgumentException("the database open timeout must be between 200ms and 10m, got " + timeout);
-        }
-        return timeout;
-    }
-
-    /**
-     * Several processes starting at once on one data directory race for H2's lock file (the first
-     * becomes the automatic-mixed-mode server); the losers see "lock file recently modified" or a
-     * refused connection to a server that is just starting or stopping. Those are retried for up to
-     * {@link #OPEN_RETRY_SECONDS}; any other failure is reported at once. A holder that accepts the
-     * connection but does not answer is asked twice, half of {@code openTimeout} each time.
-     */
-    private static Database openRetryingTransientLocks(String url, Path file, Duration openTimeout) {
-        String description = file.toString();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(OPEN_RETRY_SECONDS);
-        Duration perAttempt = openTimeout.dividedBy(2);
-        java.util.Random random = new java.util.Random();
-        int unanswered = 0;
-        while (true) {
-            try {
-                Database db = openOnce(url, description, perAttempt);
-                if (db != null) {
-                    return db;
-                }
-                if (++unanswered >= 2 || System.nanoTime() > deadline) {
-                    throw unanswered(file, openTimeout);
-                }
-            } catch (StoreException e) {
-                if (!isTransientOpenFailure(e.getMessage(), description) || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                log.debug("database busy while opening, retrying: {}", e.getMessage());
-                try {
-                    Thread.sleep(100 + random.nextInt(400));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private static StoreException unanswered(Path file, Duration openTimeout) {
-        Optional<Long> pid = DatabaseHost.pid(file.resolveSibling(FILE_BASE_NAME + ".lock.db"));
-        String who = pid.map(p -> "another leasesync process (pid " + p + ")").orElse("another leasesync process");
-        String what = pid.map(p -> "Resume it (kill -CONT " + p + ") or end it (kill " + p + "), then try again.")
-                .orElse("Find it with `ps -ef | grep leasesync`, resume it (kill -CONT) or end it, then try again.");
-        return new StoreException("the local database " + file + " is held by " + who + " that has not answered for "
-                + seconds(openTimeout) + " (stopped or hung?) — nothing was changed. " + what);
-    }
-
-    private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    /**
-     * One attempt. A process that holds the database (H2's automatic-mixed-mode server) but is
-     * stopped or hung accepts the connection and never answers; H2 has no read timeout for that, so
-     * the attempt runs on its own thread and is abandoned after {@code timeout}.
-     *
-     * @return the database, or null when the attempt got no answer in time
-     */
-    private static Database openOnce(String url, String description, Duration timeout) {
-        java.util.concurrent.CompletableFuture<Database> attempt = new java.util.concurrent.CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                attempt.complete(open(url, description, 4));
-            } catch (Throwable e) {
-                attempt.completeExceptionally(e);
-            }
-        }, "db-open");
-        t.setDaemon(true);
-        t.start();
-        try {
-            return attempt.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            attempt.thenAccept(Database::close);   // if it ever opens, close it
-            return null;                            // no answer within the timeout
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new StoreException("cannot open the local database " + description + ": " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while opening " + description, e);
-        }
-    }
-
-    /**
-     * Several processes starting and ending at once on one data directory race for H2's lock file
-     * (the first becomes the automatic-mixed-mode server, and the role moves when it exits); the
-     * others briefly see these failures. They are retried; anything else is reported at once.
-     */
-    private static boolean isTransientOpenFailure(String message, String description) {
-        String m = message.toLowerCase(java.util.Locale.ROOT);
-        return isHandoverMessage(message) || m.contains("connection refused") || m.contains("session closed")
-                // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
-                || m.contains("file is locked")
-                || m.contains("concurrent update") || m.contains("another process was faster")
-                // the process serving the file was killed while this one connected to it (chaos run, agent 1)
-                || m.contains("connection reset")
-                // an EOF while another process serves the file is a handover, not damage
-                || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
-    }
-
-    /**
-     * Whether an error message (of an {@link SQLException}, a {@link StoreException} or a run that
-     * ended with one) says the shared file database was briefly unreachable because its host process
-     * changed — the one list of such messages, used wherever the work may be tried again.
-     */
-    public static boolean isHandoverMessage(String message) {
-        return SqlDialect.isH2HandoverMessage(message);
-    }
-
-    /** How long several processes may keep racing for the database before opening gives up. */
-    static final long OPEN_RETRY_SECONDS = 90;
-
-    /** Whether {@code dataDir} holds a local database file yet (read-only commands create none). */
-    public static boolean existsIn(Path dataDir) {
-        return Files.exists(dataDir.resolve(FILE_BASE_NAME + ".mv.db"));
     }
 
     /** A private in-memory database (for tests and the CLI's dry runs). */
@@ -388,7 +229,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
         try {
             ds = new HikariDataSource(cfg);
         } catch (RuntimeException e) {
-            throw new StoreException(openFailure(dialect, description, e), e);
+            throw new StoreException(DatabaseFailures.openFailed(dialect, description, e), e);
         }
         try {
             if (!SchemaVersion.isCurrent(ds, SqlDialect.LATEST_CLIENT_MIGRATION)) {
@@ -397,7 +238,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
             }
         } catch (RuntimeException e) {
             ds.close();
-            throw new StoreException(openFailure(dialect, description, e), e);
+            throw new StoreException(DatabaseFailures.openFailed(dialect, description, e), e);
         }
         log.debug("opened {}", description);
         Duration retry = jdbcUrl.contains(";AUTO_SERVER=TRUE")
@@ -450,98 +291,9 @@ public final class Database implements SqlDatabase, AutoCloseable {
         return sql.query(what, work);
     }
 
-    /**
-     * The one place a failed statement becomes a {@link StoreException}. A write the disk refused
-     * (full, quota, file too large) is said so plainly; H2 then closes the database, so later
-     * failures say why it is closed.
-     */
-    private StoreException failure(String what, SQLException e) {
-        Optional<String> writeFailure = StoreFailures.writeFailure(e);
-        if (writeFailure.isPresent()) {
-            fileSuspect = true;
-            closedBecause = writeFailure.get();
-            log.debug("could not {} in {}", what, description, e);
-            return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
-                    + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
-                    + "again (restart leasesync if it keeps failing).", e);
-        }
-        String because = closedBecause;
-        if (because != null && StoreFailures.isClosedDatabase(e)) {
-            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
-                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
-        }
-        if (StoreFailures.isCorrupt(e)) {
-            fileSuspect = true;
-            return new StoreException("could not " + what + " in " + description + ": the file is damaged ("
-                    + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
-                    + "(keep the copy) to start with an empty one.", e);
-        }
-        return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
-    }
-
     @Override
     public void close() {
         pool.close();
         afterClose.run();
-    }
-
-    /** Creates {@code dir} (and parents) with owner-only permissions where the file system supports it. */
-    public static void createPrivateDirectory(Path dir) {
-        try {
-            if (Files.isDirectory(dir)) {
-                return;
-            }
-            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } else {
-                Files.createDirectories(dir);
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot create the data directory " + dir + ": " + e
-                    + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.", e);
-        }
-    }
-
-    private static String openFailure(SqlDialect dialect, String description, Throwable e) {
-        if (dialect == SqlDialect.POSTGRESQL) {
-            return "cannot open the PostgreSQL database " + description + ": " + rootMessage(e) + ". Check the URL,"
-                    + " the user and password, and that the server is running and reachable.";
-        }
-        Optional<String> writeFailure = StoreFailures.writeFailure(e);
-        if (writeFailure.isPresent()) {
-            return "cannot open the local database " + description + ": " + writeFailure.get() + ". leasesync needs "
-                    + "some free space to open it; nothing was changed. Free some space and try again.";
-        }
-        String reason = rootMessage(e);
-        String hint;
-        String lower = reason.toLowerCase(java.util.Locale.ROOT);
-        if (lower.contains("readonly") || lower.contains("read-only") || lower.contains("read only")) {
-            return "cannot open the local database " + description + ": the file or its directory is read-only. "
-                    + "leasesync needs to write there; check the permissions, or choose another --data-dir.";
-        }
-        if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
-            hint = "Another process holds the database and does not answer; stop other leasesync processes "
-                    + "using this data directory and try again.";
-        } else if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported")
-                || lower.contains("90030") || lower.contains("90048") || lower.contains("format")
-                || lower.contains("eofexception")) {
-            hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
-                    + "(keep a copy) to start with an empty one, or restore a backup.";
-        } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {
-            hint = "Check the permissions of the data directory.";
-        } else {
-            hint = "See the log for details.";
-        }
-        return "cannot open the local database " + description + ": " + reason + ". " + hint;
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        int nl = m.indexOf('\n');
-        return (nl > 0 ? m.substring(0, nl) : m).trim();
     }
 }

@@ -6,9 +6,9 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Savepoint;
 import java.sql.Statement;
-import java.util.Locale;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
+import org.leasesync.store.h2.H2Messages;
 
 /**
  * The few places where H2 and PostgreSQL differ, isolated here so that all other SQL stays
@@ -67,7 +67,7 @@ public enum SqlDialect {
      * True if the connection (not the statement) failed, so that work which had not reached its
      * commit may be run again on a new connection: SQLSTATE class 08 (connection exception) and a
      * pool's {@link SQLTransientConnectionException} in both; for H2 also the messages of a
-     * shared file database whose host process changed ({@link #isH2HandoverMessage}); for PostgreSQL
+     * shared file database whose host process changed ({@link H2Messages#isHandover}); for PostgreSQL
      * also 57P01/57P02/57P03 (the server shut down, crashed, or is starting).
      */
     public boolean isBrokenConnection(SQLException e) {
@@ -76,21 +76,9 @@ public enum SqlDialect {
             return true;
         }
         return switch (this) {
-            case H2 -> isH2HandoverMessage(e.getMessage());
+            case H2 -> H2Messages.isHandover(e.getMessage());
             case POSTGRESQL -> state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
         };
-    }
-
-    /**
-     * Whether an error message says that H2's shared file database (automatic mixed mode) was
-     * briefly unreachable because its host process changed. The one list of such messages.
-     */
-    static boolean isH2HandoverMessage(String message) {
-        String m = String.valueOf(message).toLowerCase(Locale.ROOT);
-        return m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
-                || m.contains("not available") || m.contains("error opening database")
-                || m.contains("lock file recently modified") || m.contains("locked by another process")
-                || m.contains("may be already in use");
     }
 
     /**

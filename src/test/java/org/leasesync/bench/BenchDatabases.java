@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.leasesync.store.Database;
 import org.leasesync.store.SqlDialect;
 import org.leasesync.testing.Postgres;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Fresh databases for the benchmarks, one per contender, each behind its own HikariCP pool built
@@ -106,7 +107,7 @@ final class BenchDatabases implements AutoCloseable {
         String name = "b" + NAMES.incrementAndGet() + "_" + contender.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
         return switch (backend) {
             case MEM -> "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
-            case FILE -> Database.fileUrl(Files.createDirectories(workDir.resolve("db-" + name)));
+            case FILE -> DataDirectory.fileUrl(Files.createDirectories(workDir.resolve("db-" + name)));
             case PG -> createDatabase(durable(), name);
             case PG_NOFSYNC -> Postgres.newDatabase().jdbcUrl();
         };

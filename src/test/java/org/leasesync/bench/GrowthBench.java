@@ -25,6 +25,7 @@ import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Issue 14 §6: cost as data grows. Two data directories — one empty, one holding {@code records}
@@ -113,7 +114,7 @@ final class GrowthBench {
     static void runOpen(Figures f, OpenSettings s, Path workDir) throws Exception {
         Path empty = Files.createDirectories(workDir.resolve("growth-empty"));
         Path big = Files.createDirectories(workDir.resolve("growth-big"));
-        if (!Database.existsIn(empty)) {
+        if (!DataDirectory.existsIn(empty)) {
             try (LocalStore store = LocalStore.openFile(empty)) {
                 store.database().query("touch", c -> null);
             }
@@ -157,7 +158,7 @@ final class GrowthBench {
 
     private static void measure(Figures f, String p, String name, Path dir, ReferenceServer server,
                                 Map<String, String> tokens) throws Exception {
-        Files.deleteIfExists(dir.resolve(Database.FILE_BASE_NAME + ".mv.db.clean"));
+        Files.deleteIfExists(dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db.clean"));
         long t0 = System.nanoTime();
         try (LocalStore store = LocalStore.openFile(dir)) {
             sample(f, p, name + ".open.fullcheck", (System.nanoTime() - t0) / 1e6, "ms");

@@ -26,6 +26,7 @@ import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.sync.SyncSettings;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Item 3: sync throughput over loopback HTTP against the reference server (in-process, in-memory
@@ -168,7 +169,7 @@ final class SyncBench {
     /** The baseline: the same records into a new local database file, one JDBC batch and transaction per pull page. */
     private static double directInsert(Path dir, int n, int page) throws Exception {
         Files.createDirectories(dir);
-        try (Database db = Database.open(Database.fileUrl(dir), "direct insert baseline", 4)) {
+        try (Database db = Database.open(DataDirectory.fileUrl(dir), "direct insert baseline", 4)) {
             long t0 = System.nanoTime();
             try (Connection c = db.dataSource().getConnection()) {
                 c.setAutoCommit(false);

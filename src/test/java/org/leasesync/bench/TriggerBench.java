@@ -29,6 +29,7 @@ import org.leasesync.lease.TimeSource;
 import org.leasesync.run.TriggerRequest;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Item 2: trigger decision latency, from {@link Coordinator#submit} to its answer (started or
@@ -95,7 +96,7 @@ final class TriggerBench {
                         ctx -> work.run(ctx.key()), workers, new LeaseKeeper(registry), null, null);
                 // The next lever of issue 14 §2, measured but not applied: the app's URL with 64 parsed
                 // statements kept per connection instead of H2's 8, a database of its own, interleaved.
-                LocalStore qc64Store = storage.equals("mem") ? null : LocalStore.of(Database.open(Database.fileUrl(
+                LocalStore qc64Store = storage.equals("mem") ? null : LocalStore.of(Database.open(DataDirectory.fileUrl(
                         Files.createDirectories(workDir.resolve("trigger-file-qc64"))) + ";QUERY_CACHE_SIZE=64",
                         "trigger-file-qc64", 4));
                 TaskRegistry qc64Registry = qc64Store == null ? null : new TaskRegistry(qc64Store.leases(),

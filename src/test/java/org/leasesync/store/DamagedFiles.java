@@ -57,7 +57,7 @@ public enum DamagedFiles {
         }
     }
 
-    static long middleBlockOfLiveData(Path file) {
+    public static long middleBlockOfLiveData(Path file) {
         long bestBlock = -1;
         long bestLen = 0;
         long mostLive = -1;

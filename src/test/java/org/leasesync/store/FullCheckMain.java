@@ -2,6 +2,7 @@ package org.leasesync.store;
 
 import java.nio.file.Path;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.h2.DatabaseFileCheck;
 
 /**
  * A child JVM for {@link FullCheckMemoryTest}: runs the start-up check ({@link DatabaseFileCheck#check}) on the

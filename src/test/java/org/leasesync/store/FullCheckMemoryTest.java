@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.store.h2.CleanCloseMarker;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * The full start-up check (after an unclean close) reads a table larger than the heap: a read-only H2 that
@@ -42,7 +44,7 @@ class FullCheckMemoryTest {
                 });
             }
         }
-        Path file = dir.resolve(Database.FILE_BASE_NAME + ".mv.db");
+        Path file = dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");
         Files.delete(CleanCloseMarker.markerOf(file));   // as after a crash: the full check, every row read
         assertThat(Files.size(file)).isGreaterThan(48L << 20);
 

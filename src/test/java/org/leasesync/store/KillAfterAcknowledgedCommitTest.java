@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.store.h2.DatabaseFileCheck;
 
 /**
  * A commit that returned survives the process being killed right after it: the next start finds the

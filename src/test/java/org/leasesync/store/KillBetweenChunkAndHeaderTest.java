@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.StoreException;
 import org.leasesync.store.CommitThenDieMain.KillOutcome;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.store.h2.DatabaseFileCheck;
 
 /**
  * The start-up check and the file a process killed in the middle of a commit leaves: H2 wrote the

@@ -7,6 +7,9 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.leasesync.store.h2.CleanCloseMarker;
+import org.leasesync.store.h2.DatabaseFileCheck;
+import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Benchmark support (issue 14 §6, {@code GrowthBench} {@code growth_open}): the steps of
@@ -27,7 +30,7 @@ public final class OpenPhases {
      */
     public static Map<String, Double> run(Path dataDir) throws Exception {
         Path dir = dataDir.toAbsolutePath().normalize();
-        Path file = dir.resolve(Database.FILE_BASE_NAME + ".mv.db");
+        Path file = dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");
         Map<String, Double> ms = new LinkedHashMap<>();
         cpuSince = OS.getProcessCpuTime();
         long t = System.nanoTime();
@@ -39,7 +42,7 @@ public final class OpenPhases {
             throw new IllegalStateException(file + ": " + checked);
         }
         t = lap(ms, "check", t);
-        Connection c = DriverManager.getConnection(Database.fileUrl(dir), "sa", "");
+        Connection c = DriverManager.getConnection(DataDirectory.fileUrl(dir), "sa", "");
         t = lap(ms, "h2open", t);
         int rows = 0;
         try (Statement st = c.createStatement();

@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe across processes through the same guard file as {@link StaleLockFile}. Never throws.
  */
-final class UnfinishedCreation {
+public final class UnfinishedCreation {
 
-    static final String MARKER = Database.FILE_BASE_NAME + ".creating";
+    static final String MARKER = DataDirectory.FILE_BASE_NAME + ".creating";
     private static final Logger log = LoggerFactory.getLogger(UnfinishedCreation.class);
     private static final Object JVM_GUARD = new Object();
 
@@ -46,7 +46,7 @@ final class UnfinishedCreation {
     }
 
     /** Before creating the database file in {@code dataDir}: records {@code self} as its creator. */
-    static void begin(Path dataDir, OwnerId self) {
+    public static void begin(Path dataDir, OwnerId self) {
         Properties p = new Properties();
         p.setProperty("creator", self.asString());
         Path tmp = dataDir.resolve(MARKER + "." + self.pid() + ".tmp");
@@ -62,7 +62,7 @@ final class UnfinishedCreation {
     }
 
     /** After the schema of the database in {@code dataDir} was migrated: the creation is finished. */
-    static void finish(Path dataDir) {
+    public static void finish(Path dataDir) {
         try {
             Files.deleteIfExists(dataDir.resolve(MARKER));
         } catch (IOException e) {
@@ -76,9 +76,9 @@ final class UnfinishedCreation {
      *
      * @return true when they were moved aside (the caller then creates a new database)
      */
-    static boolean setAsideIfCreatorDied(Path dataDir, OwnerLiveness liveness) {
+    public static boolean setAsideIfCreatorDied(Path dataDir, OwnerLiveness liveness) {
         Path marker = dataDir.resolve(MARKER);
-        Path file = dataDir.resolve(Database.FILE_BASE_NAME + ".mv.db");
+        Path file = dataDir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");
         try {
             if (!Files.exists(marker)) {
                 return false;
@@ -101,9 +101,9 @@ final class UnfinishedCreation {
                         return false;   // a live process has it open (it connected before the creator died)
                     }
                     for (String suffix : new String[] {".mv.db", ".trace.db", ".lock.db", ".lock.owner"}) {
-                        Path f = dataDir.resolve(Database.FILE_BASE_NAME + suffix);
+                        Path f = dataDir.resolve(DataDirectory.FILE_BASE_NAME + suffix);
                         if (Files.exists(f)) {
-                            Files.move(f, dataDir.resolve(Database.FILE_BASE_NAME + suffix + ".unfinished"),
+                            Files.move(f, dataDir.resolve(DataDirectory.FILE_BASE_NAME + suffix + ".unfinished"),
                                     StandardCopyOption.REPLACE_EXISTING);
                         }
                     }

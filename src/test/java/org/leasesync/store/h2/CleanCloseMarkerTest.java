@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,8 @@ import java.sql.PreparedStatement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.DamagedFiles;
+import org.leasesync.store.Database;
 
 /** The start-up check skips its row read only for a file unchanged since a clean close (issue 14 §6). */
 class CleanCloseMarkerTest {
@@ -35,7 +37,7 @@ class CleanCloseMarkerTest {
                 return null;
             });
         }
-        return dir.resolve(Database.FILE_BASE_NAME + ".mv.db");
+        return dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,14 +52,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe (one takeover at a time per JVM). Blocks on file I/O only; never throws.
  */
-final class StaleLockFile {
+public final class StaleLockFile {
 
     private static final Logger log = LoggerFactory.getLogger(StaleLockFile.class);
     /** The record of the process that hosts the database, beside H2's lock file. */
-    static final String OWNER_FILE = Database.FILE_BASE_NAME + ".lock.owner";
+    static final String OWNER_FILE = DataDirectory.FILE_BASE_NAME + ".lock.owner";
     /** Serialises the judge-and-delete step between leasesync processes. */
-    static final String TAKEOVER_GUARD = Database.FILE_BASE_NAME + ".lock.db.takeover";
-    private static final String LOCK_FILE = Database.FILE_BASE_NAME + ".lock.db";
+    static final String TAKEOVER_GUARD = DataDirectory.FILE_BASE_NAME + ".lock.db.takeover";
+    private static final String LOCK_FILE = DataDirectory.FILE_BASE_NAME + ".lock.db";
     private static final Object JVM_GUARD = new Object();
 
     private StaleLockFile() {
@@ -69,7 +69,7 @@ final class StaleLockFile {
      * Step 1: if this process serves the database in {@code dataDir}, records it as the lock file's
      * owner. Best effort: does nothing when this process is not the host or anything is unreadable.
      */
-    static void recordHost(Path dataDir, OwnerId self) {
+    public static void recordHost(Path dataDir, OwnerId self) {
         Path lock = dataDir.resolve(LOCK_FILE);
         try {
             Optional<String> id = lockId(lock);
@@ -99,7 +99,7 @@ final class StaleLockFile {
      * @return true when the lock file was deleted; false when there was none, it was not provably
      *     stale, or anything could not be read (then H2's own wait applies)
      */
-    static boolean removeIfHostDead(Path dataDir, OwnerLiveness liveness) {
+    public static boolean removeIfHostDead(Path dataDir, OwnerLiveness liveness) {
         Path lock = dataDir.resolve(LOCK_FILE);
         try {
             Optional<Properties> held = read(lock);

@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.leasesync.store.Database;
 
 /**
  * Lets the start-up check ({@link DatabaseFileCheck}) skip its full read of every row when the
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>Stateless and thread-safe; blocks on file I/O. Never throws: a marker that cannot be written or
  * read only means the full check runs.
  */
-final class CleanCloseMarker {
+public final class CleanCloseMarker {
 
     private static final Logger log = LoggerFactory.getLogger(CleanCloseMarker.class);
 
@@ -46,7 +47,7 @@ final class CleanCloseMarker {
     }
 
     /** The marker of {@code file}. */
-    static Path markerOf(Path file) {
+    public static Path markerOf(Path file) {
         return file.resolveSibling(file.getFileName() + ".clean");
     }
 
@@ -55,7 +56,7 @@ final class CleanCloseMarker {
      * The identity is read and written while this process holds a shared lock on the file, so no other
      * process can open it for writing in between.
      */
-    static void writeIfAtRest(Path file) {
+    public static void writeIfAtRest(Path file) {
         Path marker = markerOf(file);
         try {
             if (!Files.exists(file)) {
@@ -96,7 +97,7 @@ final class CleanCloseMarker {
      * that session can never leave a matching marker, however coarse the file system's timestamps),
      * and at a close after the session saw the file damaged or a write refused.
      */
-    static void remove(Path file) {
+    public static void remove(Path file) {
         try {
             Files.deleteIfExists(markerOf(file));
         } catch (IOException | RuntimeException e) {
@@ -105,7 +106,7 @@ final class CleanCloseMarker {
     }
 
     /** Whether {@code file} is unchanged since its last clean close. */
-    static boolean matches(Path file) {
+    public static boolean matches(Path file) {
         try {
             Path marker = markerOf(file);
             if (!Files.isRegularFile(marker)) {

@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -8,11 +8,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,10 +17,11 @@ import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.leasesync.lease.StoreException;
-import org.leasesync.store.UnacknowledgedWrite.Chunk;
-import org.leasesync.store.UnacknowledgedWrite.Named;
+import org.leasesync.store.h2.UnacknowledgedWrite.Chunk;
+import org.leasesync.store.h2.UnacknowledgedWrite.Named;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.leasesync.store.Database;
 
 /**
  * Checks a local database file before leasesync opens it for writing, without writing anything.
@@ -63,7 +59,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Stateless and thread-safe. Blocks on file I/O.
  */
-final class DatabaseFileCheck {
+public final class DatabaseFileCheck {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseFileCheck.class);
     private static final int BLOCK = 4096;
@@ -71,7 +67,7 @@ final class DatabaseFileCheck {
     private static final int CHUNK_HEADER = 1024;
 
     /** What the check found, when the file is not damaged. */
-    enum Result {
+    public enum Result {
         /** The file is intact. */
         INTACT,
         /** Another process has the file open; it was not checked. */
@@ -87,7 +83,7 @@ final class DatabaseFileCheck {
      * @throws StoreException naming the file, saying it is damaged (or unreadable) and what to do;
      *     the file is unchanged
      */
-    static Result check(Path file) {
+    public static Result check(Path file) {
         long size;
         try {
             size = Files.size(file);
@@ -118,12 +114,7 @@ final class DatabaseFileCheck {
             log.debug("{} is unchanged since leasesync closed it cleanly: its rows are not read again", file);
             return Result.INTACT;
         }
-        try {
-            readEveryRow(file);
-        } catch (InUse e) {
-            return Result.IN_USE;
-        }
-        return Result.INTACT;
+        return StoredRowsCheck.readEveryRow(file) ? Result.INTACT : Result.IN_USE;
     }
 
     /**
@@ -314,7 +305,7 @@ final class DatabaseFileCheck {
     }
 
     /** Parses a chunk header ("chunk:..,block:..,len:..,...,version:..", up to a newline), or null. */
-    static Map<String, String> chunkHeader(byte[] bytes) {
+    public static Map<String, String> chunkHeader(byte[] bytes) {
         String s = new String(bytes, StandardCharsets.ISO_8859_1);
         int nl = s.indexOf('\n');
         if (nl <= 0 || !s.startsWith("chunk:")) {
@@ -328,91 +319,13 @@ final class DatabaseFileCheck {
         }
     }
 
-    /** Step 2: every row of every table, read through the read-only file system. */
-    private static void readEveryRow(Path file) {
-        ReadOnlyFilePath.register();
-        String name = file.toString();
-        String base = name.substring(0, name.length() - ".mv.db".length());
-        String url = "jdbc:h2:" + ReadOnlyFilePath.SCHEME + ":" + base
-                + ";ACCESS_MODE_DATA=r;TRACE_LEVEL_FILE=0;TRACE_LEVEL_SYSTEM_OUT=0;DB_CLOSE_ON_EXIT=FALSE"
-                // rows streamed as they are read, never a whole table's result held in memory: with the app's
-                // 256 MB heap a read-only H2 ran out of memory on 1,000,000 records (issue 14 §6, third pass)
-                + ";LAZY_QUERY_EXECUTION=TRUE";
-        try (Connection c = DriverManager.getConnection(url, "sa", "");
-             Statement st = c.createStatement()) {
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = st.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES "
-                    + "WHERE TABLE_TYPE = 'BASE TABLE'")) {
-                while (rs.next()) {
-                    tables.add('"' + rs.getString(1) + "\".\"" + rs.getString(2) + '"');
-                }
-            }
-            for (String table : tables) {
-                readAll(st, "SELECT * FROM " + table);
-            }
-            for (String indexScan : indexScans(st)) {
-                readAll(st, indexScan);
-            }
-        } catch (SQLException e) {
-            if (e.getErrorCode() == 90020) {   // DATABASE_ALREADY_OPEN: another process opened it meanwhile
-                throw new InUse();
-            }
-            if (e.getErrorCode() == 90108) {   // OUT_OF_MEMORY: says nothing about the file
-                log.info("read-only check of {} ran out of memory", file, e);
-                throw new StoreException("could not check the local database " + file + ": not enough memory ("
-                        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB heap) to read it. It was not opened and "
-                        + "nothing was changed; start leasesync with a larger heap (-Xmx) once.", e);
-            }
-            if (rootCause(e) instanceof AccessDeniedException ade) {
-                throw unreadable(file, ade);
-            }
-            log.info("read-only check of {} failed", file, e);
-            throw damaged(file, "H2 found damaged data while reading the stored rows");
-        }
-    }
-
-    /** Reads every value of every row (large values in full). */
-    private static void readAll(Statement st, String sql) throws SQLException {
-        try (ResultSet rs = st.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                for (int i = 1; i <= columns; i++) {
-                    rs.getString(i);
-                }
-            }
-        }
-    }
-
-    /** A query per secondary index that walks it (ordered by its columns, restricted to it). */
-    private static List<String> indexScans(Statement st) throws SQLException {
-        java.util.Map<String, List<String>> columns = new java.util.LinkedHashMap<>();
-        java.util.Map<String, String> tableOf = new java.util.HashMap<>();
-        try (ResultSet rs = st.executeQuery("SELECT i.TABLE_SCHEMA, i.TABLE_NAME, i.INDEX_NAME, c.COLUMN_NAME "
-                + "FROM INFORMATION_SCHEMA.INDEXES i JOIN INFORMATION_SCHEMA.INDEX_COLUMNS c "
-                + "ON c.INDEX_SCHEMA = i.INDEX_SCHEMA AND c.INDEX_NAME = i.INDEX_NAME "
-                + "WHERE i.INDEX_TYPE_NAME <> 'PRIMARY KEY' ORDER BY i.INDEX_NAME, c.ORDINAL_POSITION")) {
-            while (rs.next()) {
-                String index = '"' + rs.getString(1) + "\".\"" + rs.getString(3) + '"';
-                tableOf.put(index, '"' + rs.getString(1) + "\".\"" + rs.getString(2) + '"');
-                columns.computeIfAbsent(index, k -> new ArrayList<>()).add('"' + rs.getString(4) + '"');
-            }
-        }
-        List<String> scans = new ArrayList<>();
-        columns.forEach((index, cols) -> {
-            String indexName = index.substring(index.indexOf("\".\"") + 2);
-            scans.add("SELECT " + String.join(", ", cols) + " FROM " + tableOf.get(index) + " USE INDEX (" + indexName
-                    + ") ORDER BY " + String.join(", ", cols));
-        });
-        return scans;
-    }
-
-    private static StoreException damaged(Path file, String what) {
+    static StoreException damaged(Path file, String what) {
         return new StoreException("the local database " + file + " is damaged: " + what + ". leasesync did not open "
                 + "it and changed nothing. Restore it from a backup, or move it aside (keep the copy: edits not yet "
                 + "pushed are only in it) to start with an empty one; the next sync downloads your data again.");
     }
 
-    private static StoreException unreadable(Path file, IOException e) {
+    static StoreException unreadable(Path file, IOException e) {
         return new StoreException("cannot read the local database " + file + ": " + e
                 + ". Check its permissions, or choose another --data-dir.", e);
     }
@@ -422,7 +335,7 @@ final class DatabaseFileCheck {
      *
      * @return the map, or null when it is not one or its checksum does not match
      */
-    static Map<String, String> checksummed(byte[] bytes) {
+    public static Map<String, String> checksummed(byte[] bytes) {
         int start = 0;
         int end = bytes.length;
         while (start < end && (bytes[start] & 0xff) <= ' ') {

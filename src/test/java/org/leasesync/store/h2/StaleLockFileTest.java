@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,6 +19,8 @@ import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.LeaseHolderMain;
+import org.leasesync.store.Database;
+import org.leasesync.store.LocalStore;
 
 /**
  * H2's lock file of a host process that provably died is taken over at once; a live (or stopped)
@@ -138,7 +140,7 @@ class StaleLockFileTest {
     }
 
     private static Path lockFile(Path dir) {
-        return dir.resolve(Database.FILE_BASE_NAME + ".lock.db");
+        return dir.resolve(DataDirectory.FILE_BASE_NAME + ".lock.db");
     }
 
     private static Properties read(Path file) throws Exception {

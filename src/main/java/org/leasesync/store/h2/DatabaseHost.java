@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

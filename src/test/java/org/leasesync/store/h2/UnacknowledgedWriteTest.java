@@ -1,12 +1,12 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.leasesync.store.UnacknowledgedWrite.Chunk;
-import org.leasesync.store.UnacknowledgedWrite.Named;
+import org.leasesync.store.h2.UnacknowledgedWrite.Chunk;
+import org.leasesync.store.h2.UnacknowledgedWrite.Named;
 
 /**
  * The rule that tells one never-acknowledged chunk from saved data H2 cannot read. The layout is the

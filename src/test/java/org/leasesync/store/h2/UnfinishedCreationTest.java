@@ -1,4 +1,4 @@
-package org.leasesync.store;
+package org.leasesync.store.h2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.Database;
+import org.leasesync.store.SqlDialect;
 
 /**
  * A first start killed before the schema was ready (found by a break-it trial: {@code kill -9} within
@@ -99,7 +101,7 @@ class UnfinishedCreationTest {
     void aFirstMigrationCutShortByTheCreatorsDeathIsRedoneOnAFreshFile() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("data"));
         // half of V1 applied (H2's DDL is not transactional), no schema history: Flyway fails on "already exists"
-        try (Connection c = DriverManager.getConnection(Database.fileUrl(dir), "sa", "");
+        try (Connection c = DriverManager.getConnection(DataDirectory.fileUrl(dir), "sa", "");
              Statement s = c.createStatement()) {
             s.execute("CREATE TABLE lease (task_key VARCHAR(200) PRIMARY KEY)");
         }
