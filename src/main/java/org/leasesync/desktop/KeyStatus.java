@@ -11,33 +11,223 @@ import org.leasesync.lease.TaskKey;
 /**
  * An immutable status snapshot of one task key, published by {@link StatusTracker} and shown by
  * one card of the window (design.md invariant 10: always one of idle, running, failed, needs
- * attention).
+ * attention). Each case carries the values its state has, so a reader asks for a value by asking
+ * for the case ({@code s instanceof KeyStatus.Failed f}) and never finds it missing.
  *
- * @param key the task key
- * @param kind the state
- * @param run the running run, for {@link Kind#RUNNING}
- * @param lastSuccess when the key last synced successfully
- * @param reason the plain reason for failed / needs attention / cancelled
- * @param joinedByUser the user's own click joined the running run
- * @param retryAt for failed runs: when an automatic retry is due, if one is scheduled
- * @param unconfirmedPush for needs attention: the push whose outcome is unknown, from the checkpoint
- * @param otherProcess for failed, needs attention and cancelled: the run shown was made by another
- *     process (e.g. a {@code leasesync sync} on the same data directory), not by this window
+ * <p>A pause or the server being unreachable is not a case: the window shows them over the stored
+ * state ({@link CardOverlay}), which comes back as it was once they end.
+ *
+ * <p>Every case is immutable and safe to share between threads. An empty {@link Optional} means the
+ * value is not known or did not happen (no successful sync yet, no reason recorded, no retry due),
+ * never that the case lacks it.
  */
-public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
-                        Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt,
-                        Optional<UnconfirmedPush> unconfirmedPush, Optional<OtherProcess> otherProcess) {
+public sealed interface KeyStatus
+        permits KeyStatus.NeverSynced, KeyStatus.Idle, KeyStatus.Running, KeyStatus.Failed,
+                KeyStatus.NeedsAttention, KeyStatus.Cancelled {
+
+    /** The task key. */
+    TaskKey key();
 
     /**
-     * Who made a run that is not this window's, as far as its record tells.
+     * When the key last synced successfully; empty if it never did, or if this snapshot was made
+     * from a run event before the key's state was first read from the database.
+     */
+    Optional<Instant> lastSuccess();
+
+    /** The state, for readers that only compare states ({@link CardOverlay#shown}, the tray). */
+    Kind kind();
+
+    /**
+     * The states a card can show. The first six are the kinds of the cases of {@link KeyStatus},
+     * which {@link StatusTracker} publishes from runs and the database; {@link #PAUSED} and
+     * {@link #OFFLINE} are shown by the window over an idle, failed or cancelled key while the user
+     * paused syncing or the server cannot be reached ({@link CardOverlay#shown}).
+     */
+    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE }
+
+    /** Idle, or never synced when {@code lastSuccess} is empty. */
+    static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
+        return lastSuccess.<KeyStatus>map(t -> new Idle(key, t)).orElseGet(() -> new NeverSynced(key));
+    }
+
+    /**
+     * No successful sync of the key is known, no run is going on and the last one (if any) did not
+     * fail, get cancelled or need attention.
+     *
+     * @param key the task key
+     */
+    record NeverSynced(TaskKey key) implements KeyStatus {
+        public NeverSynced {
+            Objects.requireNonNull(key, "key");
+        }
+
+        /** Always empty. */
+        @Override
+        public Optional<Instant> lastSuccess() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.NEVER_SYNCED;
+        }
+    }
+
+    /**
+     * Up to date as of the last successful sync: no run is going on and the last one did not fail, get
+     * cancelled or need attention.
+     *
+     * @param key the task key
+     * @param lastSynced when that run ended
+     */
+    record Idle(TaskKey key, Instant lastSynced) implements KeyStatus {
+        public Idle {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSynced, "lastSynced");
+        }
+
+        /** {@link #lastSynced()}, always present. */
+        @Override
+        public Optional<Instant> lastSuccess() {
+            return Optional.of(lastSynced);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.IDLE;
+        }
+    }
+
+    /**
+     * A run of the key is going on, in this process or another.
+     *
+     * @param key the task key
+     * @param lastSuccess see {@link KeyStatus#lastSuccess()}
+     * @param run the running run ({@link RunView#local()} tells whether it is this process's)
+     * @param joinedByUser the user's own click joined this run rather than starting it
+     */
+    record Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, boolean joinedByUser)
+            implements KeyStatus {
+        public Running {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSuccess, "lastSuccess");
+            Objects.requireNonNull(run, "run");
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RUNNING;
+        }
+
+        /** The same run, joined by the user's own click. */
+        Running withJoinedByUser() {
+            return new Running(key, lastSuccess, run, true);
+        }
+    }
+
+    /**
+     * The key's last run failed; the user may retry, and an automatic retry may be due.
+     *
+     * @param key the task key
+     * @param lastSuccess see {@link KeyStatus#lastSuccess()}
+     * @param reason the plain reason, empty when the run recorded none
+     * @param retryAt when an automatic retry is due, empty if none is scheduled
+     * @param otherProcess who made the run when it was another process (e.g. a {@code leasesync sync}
+     *     on the same data directory); empty when this window made it
+     */
+    record Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt,
+                  Optional<OtherProcess> otherProcess) implements KeyStatus {
+        public Failed {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSuccess, "lastSuccess");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(retryAt, "retryAt");
+            Objects.requireNonNull(otherProcess, "otherProcess");
+        }
+
+        /** A run of this window. */
+        public Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt) {
+            this(key, lastSuccess, reason, retryAt, Optional.empty());
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.FAILED;
+        }
+    }
+
+    /**
+     * The key's last run ended in an unknown state (fail closed): nothing runs until the user checks
+     * again or discards the unconfirmed push.
+     *
+     * @param key the task key
+     * @param lastSuccess see {@link KeyStatus#lastSuccess()}
+     * @param reason the plain reason, empty when the run recorded none
+     * @param unconfirmedPush the push whose outcome is unknown, from the checkpoint; empty when the
+     *     checkpoint records none or cannot be read
+     * @param otherProcess who made the run when it was another process; empty when this window made it
+     */
+    record NeedsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
+                          Optional<UnconfirmedPush> unconfirmedPush, Optional<OtherProcess> otherProcess)
+            implements KeyStatus {
+        public NeedsAttention {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSuccess, "lastSuccess");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(unconfirmedPush, "unconfirmedPush");
+            Objects.requireNonNull(otherProcess, "otherProcess");
+        }
+
+        /** A run of this window. */
+        public NeedsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
+                              Optional<UnconfirmedPush> unconfirmedPush) {
+            this(key, lastSuccess, reason, unconfirmedPush, Optional.empty());
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.NEEDS_ATTENTION;
+        }
+    }
+
+    /**
+     * The key's last run was cancelled (by the user, or because the account was switched).
+     *
+     * @param key the task key
+     * @param lastSuccess see {@link KeyStatus#lastSuccess()}
+     * @param reason the plain reason, empty when the run recorded none
+     * @param otherProcess who made the run when it was another process; empty when this window made it
+     */
+    record Cancelled(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
+                     Optional<OtherProcess> otherProcess) implements KeyStatus {
+        public Cancelled {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSuccess, "lastSuccess");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(otherProcess, "otherProcess");
+        }
+
+        /** A run of this window. */
+        public Cancelled(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason) {
+            this(key, lastSuccess, reason, Optional.empty());
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.CANCELLED;
+        }
+    }
+
+    /**
+     * Who made a run that is not this window's, as far as its record tells. Immutable.
      *
      * @param program the program that ran it ({@code leasesync sync}), empty for runs recorded without one
      * @param pid its process id, from the owner id; empty if the owner id cannot be read
      * @param server the sync server it talked to, empty when not recorded
      * @param sameServer whether that is this window's server (false when unknown)
      */
-    public record OtherProcess(Optional<String> program, java.util.OptionalLong pid, Optional<String> server,
-                               boolean sameServer) {
+    record OtherProcess(Optional<String> program, java.util.OptionalLong pid, Optional<String> server,
+                        boolean sameServer) {
         public OtherProcess {
             Objects.requireNonNull(program, "program");
             Objects.requireNonNull(pid, "pid");
@@ -45,28 +235,14 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
         }
     }
 
-    /** Without another process. */
-    public KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
-                     Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt,
-                     Optional<UnconfirmedPush> unconfirmedPush) {
-        this(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, unconfirmedPush, Optional.empty());
-    }
-
-    /**
-     * The states a card can show. {@link StatusTracker} publishes the first six, from runs and the
-     * database; {@link #PAUSED} and {@link #OFFLINE} are shown by the window over an idle, failed or
-     * cancelled key while the user paused syncing or the server cannot be reached.
-     */
-    public enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE }
-
     /**
      * A push sent but not confirmed, as recorded in the key's checkpoint: what the user needs to tell
-     * what "check again" or "discard and resend" is about.
+     * what "check again" or "discard and resend" is about. Immutable.
      *
      * @param idempotencyKey the push's idempotency key
      * @param changeIds the change ids it carried, in order
      */
-    public record UnconfirmedPush(String idempotencyKey, List<String> changeIds) {
+    record UnconfirmedPush(String idempotencyKey, List<String> changeIds) {
         public UnconfirmedPush {
             Objects.requireNonNull(idempotencyKey, "idempotencyKey");
             changeIds = List.copyOf(changeIds);
@@ -77,31 +253,5 @@ public record KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<
             return checkpoint.filter(Checkpoint::hasPushInFlight)
                     .flatMap(c -> c.idempotencyKey().map(k -> new UnconfirmedPush(k, c.pushChangeIds())));
         }
-    }
-
-    /** Without an unconfirmed push. */
-    public KeyStatus(TaskKey key, Kind kind, Optional<RunView> run, Optional<Instant> lastSuccess,
-                     Optional<String> reason, boolean joinedByUser, Optional<Instant> retryAt) {
-        this(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, Optional.empty());
-    }
-
-    public KeyStatus {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(unconfirmedPush, "unconfirmedPush");
-        Objects.requireNonNull(otherProcess, "otherProcess");
-    }
-
-    public static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
-        return new KeyStatus(key, lastSuccess.isPresent() ? Kind.IDLE : Kind.NEVER_SYNCED, Optional.empty(), lastSuccess,
-                Optional.empty(), false, Optional.empty());
-    }
-
-    KeyStatus withJoinedByUser() {
-        return new KeyStatus(key, kind, run, lastSuccess, reason, true, retryAt, unconfirmedPush, otherProcess);
-    }
-
-    KeyStatus withOtherProcess(Optional<OtherProcess> other) {
-        return new KeyStatus(key, kind, run, lastSuccess, reason, joinedByUser, retryAt, unconfirmedPush, other);
     }
 }

@@ -51,8 +51,8 @@ public final class StatusTexts {
         StringBuilder sb = new StringBuilder();
         switch (overlay.shown(s.kind())) {
             case PAUSED -> {
-                if (s.kind() == KeyStatus.Kind.FAILED) {
-                    sb.append(messages.get("card.paused.failed", s.reason().orElse(messages.get("status.unknownError"))));
+                if (s instanceof KeyStatus.Failed f) {
+                    sb.append(messages.get("card.paused.failed", f.reason().orElse(messages.get("status.unknownError"))));
                 }
                 s.lastSuccess().ifPresent(t -> append(sb, messages.get("card.lastSynced", time(t))));
                 CardOverlay.Skip skip = overlay.skipped().get(s.key().scope());
@@ -90,7 +90,9 @@ public final class StatusTexts {
     /** The next try while offline: the next probe, or the key's automatic retry when that comes first. */
     private static java.time.Instant nextTry(KeyStatus s, CardOverlay overlay) {
         java.time.Instant probe = overlay.offlineNextTry().orElseThrow();
-        return s.retryAt().filter(r -> r.isBefore(probe) && r.isAfter(overlay.now())).orElse(probe);
+        java.util.Optional<java.time.Instant> retry = s instanceof KeyStatus.Failed f ? f.retryAt()
+                : java.util.Optional.empty();
+        return retry.filter(r -> r.isBefore(probe) && r.isAfter(overlay.now())).orElse(probe);
     }
 
     /** How long after a successful sync its card says "Synced just now". */
@@ -102,10 +104,10 @@ public final class StatusTexts {
      * reads "Synced just now · 14:05:12" (a sync that ended within a second still shows that it ran).
      */
     public String headline(KeyStatus s, CardOverlay overlay, Instant now) {
-        if (overlay.shown(s.kind()) == KeyStatus.Kind.IDLE && s.lastSuccess().isPresent()) {
-            java.time.Duration ago = java.time.Duration.between(s.lastSuccess().get(), now);
+        if (s instanceof KeyStatus.Idle i && overlay.shown(i.kind()) == KeyStatus.Kind.IDLE) {
+            java.time.Duration ago = java.time.Duration.between(i.lastSynced(), now);
             if (!ago.isNegative() && ago.compareTo(JUST_NOW) < 0) {
-                return messages.get("card.syncedJustNow", time(s.lastSuccess().get()));
+                return messages.get("card.syncedJustNow", time(i.lastSynced()));
             }
         }
         return headline(s, overlay);
@@ -134,19 +136,23 @@ public final class StatusTexts {
 
     /** The main line, e.g. "Up to date · last synced 14:05:12". */
     public String headline(KeyStatus s) {
-        return switch (s.kind()) {
-            case NEVER_SYNCED -> messages.get("status.neverSynced");
-            case IDLE -> messages.get("status.idle", time(s.lastSuccess().orElseThrow()));
-            case RUNNING -> running(s.run().orElseThrow());
-            case FAILED -> messages.get("status.failed", s.reason().orElse(messages.get("status.unknownError")));
-            case NEEDS_ATTENTION -> messages.get("status.needsAttention",
-                    s.reason().orElse(messages.get("status.stateUnknown")));
-            case CANCELLED -> s.lastSuccess().map(t -> messages.get("status.cancelled.lastSynced", time(t)))
+        if (s instanceof KeyStatus.Idle i) {
+            return messages.get("status.idle", time(i.lastSynced()));
+        }
+        if (s instanceof KeyStatus.Running r) {
+            return running(r.run());
+        }
+        if (s instanceof KeyStatus.Failed f) {
+            return messages.get("status.failed", f.reason().orElse(messages.get("status.unknownError")));
+        }
+        if (s instanceof KeyStatus.NeedsAttention a) {
+            return messages.get("status.needsAttention", a.reason().orElse(messages.get("status.stateUnknown")));
+        }
+        if (s instanceof KeyStatus.Cancelled c) {
+            return c.lastSuccess().map(t -> messages.get("status.cancelled.lastSynced", time(t)))
                     .orElseGet(() -> messages.get("status.cancelled"));
-            // shown only over a stored state (headline(KeyStatus, CardOverlay)); never published alone
-            case PAUSED, OFFLINE -> s.lastSuccess().map(t -> messages.get("status.lastSynced", time(t)))
-                    .orElseGet(() -> messages.get("status.neverSynced"));
-        };
+        }
+        return messages.get("status.neverSynced");   // KeyStatus.NeverSynced, the one case left
     }
 
     /**
@@ -216,41 +222,36 @@ public final class StatusTexts {
      */
     public String detail(KeyStatus s) {
         StringBuilder sb = new StringBuilder();
-        switch (s.kind()) {
-            case RUNNING -> {
-                RunView r = s.run().orElseThrow();
-                if (s.joinedByUser()) {
-                    sb.append(joined(r));
-                } else if (!r.progress().isBlank() && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
-                    // with counts, the progress line under the headline says it
-                    sb.append(capitalize(progress(r.progress())));
-                }
-                if (r.followUpQueued()) {
-                    append(sb, messages.get("detail.followUp"));
-                }
-                if (!r.local()) {
-                    append(sb, messages.get("detail.otherProcessRunning"));
-                }
-                if (s.joinedByUser() && !r.progress().isBlank()
-                        && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
-                    append(sb, progress(r.progress()));
-                }
+        if (s instanceof KeyStatus.Running running) {
+            RunView r = running.run();
+            if (running.joinedByUser()) {
+                sb.append(joined(r));
+            } else if (!r.progress().isBlank() && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
+                // with counts, the progress line under the headline says it
+                sb.append(capitalize(progress(r.progress())));
             }
-            case FAILED -> {
-                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
-                s.retryAt().ifPresent(t -> append(sb, messages.get("detail.retryAt", time(t))));
-                s.lastSuccess().ifPresent(t -> append(sb, messages.get("detail.lastSuccess", time(t))));
+            if (r.followUpQueued()) {
+                append(sb, messages.get("detail.followUp"));
             }
-            case CANCELLED -> s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
-            case NEEDS_ATTENTION -> {
-                s.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(messages.get("sentence.end")));
-                s.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(messages.get("sentence.end")));
-                sb.append(messages.get("detail.attention"));
+            if (!r.local()) {
+                append(sb, messages.get("detail.otherProcessRunning"));
             }
-            default -> {
-                // nothing to add
+            if (running.joinedByUser() && !r.progress().isBlank()
+                    && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
+                append(sb, progress(r.progress()));
             }
+        } else if (s instanceof KeyStatus.Failed f) {
+            f.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
+            f.retryAt().ifPresent(t -> append(sb, messages.get("detail.retryAt", time(t))));
+            f.lastSuccess().ifPresent(t -> append(sb, messages.get("detail.lastSuccess", time(t))));
+        } else if (s instanceof KeyStatus.Cancelled c) {
+            c.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
+        } else if (s instanceof KeyStatus.NeedsAttention a) {
+            a.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(messages.get("sentence.end")));
+            a.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(messages.get("sentence.end")));
+            sb.append(messages.get("detail.attention"));
         }
+        // idle and never synced: nothing to add
         return sb.toString();
     }
 

@@ -79,7 +79,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
         KeyStatus next = switch (e.kind()) {
             case STARTED, STAGE, PROGRESS, JOINED, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
             case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
-            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message());
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message(), Optional.empty());
             case SKIPPED -> null;
         };
         if (next != null) {
@@ -123,16 +123,12 @@ public final class StatusTracker implements Consumer<RunEvent> {
         } else {
             RunRecord r = last.get();
             s = switch (r.status().get()) {
-                case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.error(), false,
-                        coordinator.nextRetryAt(key));
-                case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error());
-                case CANCELLED -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.error(),
-                        false, Optional.empty());
+                case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.error(), coordinator.nextRetryAt(key),
+                        otherProcess(r));
+                case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error(), otherProcess(r));
+                case CANCELLED -> new KeyStatus.Cancelled(key, lastSuccess, r.error(), otherProcess(r));
                 default -> KeyStatus.idle(key, lastSuccess);
             };
-            if (s.kind() != KeyStatus.Kind.IDLE && s.kind() != KeyStatus.Kind.NEVER_SYNCED) {
-                s = s.withOtherProcess(otherProcess(r));
-            }
         }
         publish(s);
     }
@@ -158,27 +154,24 @@ public final class StatusTracker implements Consumer<RunEvent> {
         return Optional.ofNullable(latest.get(key));
     }
 
-    private KeyStatus running(TaskKey key, RunView r, KeyStatus before) {
-        boolean joined = before != null && before.joinedByUser() && before.run().map(b -> b.runId().equals(r.runId()))
-                .orElse(false);
-        return new KeyStatus(key, KeyStatus.Kind.RUNNING, Optional.of(r), lastSuccess(before), Optional.empty(), joined,
-                Optional.empty());
+    private KeyStatus.Running running(TaskKey key, RunView r, KeyStatus before) {
+        boolean joined = before instanceof KeyStatus.Running b && b.joinedByUser() && b.run().runId().equals(r.runId());
+        return new KeyStatus.Running(key, lastSuccess(before), r, joined);
     }
 
     private KeyStatus finished(TaskKey key, RunResult r, KeyStatus before) {
         Optional<Instant> lastSuccess = r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
         return switch (r.status()) {
             case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
-            case FAILED -> new KeyStatus(key, KeyStatus.Kind.FAILED, Optional.empty(), lastSuccess, r.message(), false,
-                    coordinator.nextRetryAt(key));
-            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message());
-            default -> new KeyStatus(key, KeyStatus.Kind.CANCELLED, Optional.empty(), lastSuccess, r.message(), false,
-                    Optional.empty());
+            case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.message(), coordinator.nextRetryAt(key));
+            case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message(), Optional.empty());
+            default -> new KeyStatus.Cancelled(key, lastSuccess, r.message());
         };
     }
 
     /** Needs attention, with the unconfirmed push from the checkpoint (left out if it cannot be read). */
-    private KeyStatus needsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason) {
+    private KeyStatus needsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
+                                     Optional<KeyStatus.OtherProcess> other) {
         Optional<KeyStatus.UnconfirmedPush> push;
         try {
             push = KeyStatus.UnconfirmedPush.of(runs.checkpoint(key));
@@ -187,8 +180,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
                     e.getMessage());
             push = Optional.empty();
         }
-        return new KeyStatus(key, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), lastSuccess, reason, false,
-                Optional.empty(), push);
+        return new KeyStatus.NeedsAttention(key, lastSuccess, reason, push, other);
     }
 
     private Optional<Instant> lastSuccess(KeyStatus before) {

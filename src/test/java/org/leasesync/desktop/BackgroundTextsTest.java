@@ -60,8 +60,8 @@ class BackgroundTextsTest {
 
     @Test
     void aPausedCardWhoseLastSyncFailedStillSaysSo() {
-        KeyStatus failed = new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.empty(),
-                Optional.of("the sync server is busy (HTTP 429)"), false, Optional.empty());
+        KeyStatus failed = new KeyStatus.Failed(KEY, Optional.empty(),
+                Optional.of("the sync server is busy (HTTP 429)"), Optional.empty());
         assertThat(uk.detail(failed, paused(Pause.untilResumed()))).startsWith(
                 "Last sync failed: the sync server is busy (HTTP 429). Timer and window syncs are skipped");
     }
@@ -70,8 +70,7 @@ class BackgroundTextsTest {
     void aRunningCardWhilePausedSaysSyncIsPausedAndWhyItRuns() {
         RunView r = new RunView("r1", KEY, 3, "me", TaskSource.MANUAL, java.util.List.of(),
                 Instant.parse("2026-11-30T14:03:07Z"), Optional.of(Stage.PULLING), "", true, false);
-        KeyStatus running = new KeyStatus(KEY, KeyStatus.Kind.RUNNING, Optional.of(r), Optional.empty(), Optional.empty(),
-                false, Optional.empty());
+        KeyStatus running = new KeyStatus.Running(KEY, Optional.empty(), r, false);
         CardOverlay o = paused(new Pause(Optional.of(Instant.parse("2026-11-30T15:00:00Z"))));
         assertThat(o.shown(KeyStatus.Kind.RUNNING)).isEqualTo(KeyStatus.Kind.RUNNING);
         assertThat(uk.headline(running, o)).isEqualTo("Syncing · pulling · started 14:03:07 (manual)");
@@ -82,16 +81,15 @@ class BackgroundTextsTest {
     void offlineCardsCountTheChangesWaitingAndSayTheNextTry() {
         Instant next = Instant.parse("2026-11-30T14:05:00Z");
         CardOverlay o = CardOverlay.none(NOW).withOffline(Optional.of(next), Map.of(Scope.COURSE_SYNC, 3), NOW);
-        KeyStatus failed = new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(),
-                Optional.of(Instant.parse("2026-11-30T13:05:12Z")), Optional.of("cannot reach the sync server"), false,
-                Optional.empty());
+        KeyStatus failed = new KeyStatus.Failed(KEY, Optional.of(Instant.parse("2026-11-30T13:05:12Z")),
+                Optional.of("cannot reach the sync server"), Optional.empty());
         assertThat(o.shown(KeyStatus.Kind.FAILED)).isEqualTo(KeyStatus.Kind.OFFLINE);
         assertThat(uk.headline(failed, o)).isEqualTo("Offline — 3 changes waiting · next try 14:05");
         assertThat(us.headline(failed, o)).isEqualTo("Offline — 3 changes waiting · next try 2:05 PM");
         assertThat(uk.detail(failed, o)).isEqualTo("The sync server cannot be reached. leasesync tries again by itself "
                 + "and syncs as soon as it answers; your changes stay here until then. · last synced 13:05:12");
-        KeyStatus messages = new KeyStatus(TaskKey.of("alice", "message_sync"), KeyStatus.Kind.FAILED, Optional.empty(),
-                Optional.empty(), Optional.of("x"), false, Optional.empty());
+        KeyStatus messages = new KeyStatus.Failed(TaskKey.of("alice", "message_sync"), Optional.empty(),
+                Optional.of("x"), Optional.empty());
         assertThat(uk.headline(messages, o)).isEqualTo("Offline · no changes waiting · next try 14:05");
         CardOverlay one = o.withOffline(Optional.of(next), Map.of(Scope.COURSE_SYNC, 1), NOW);
         assertThat(uk.headline(failed, one)).isEqualTo("Offline — 1 change waiting · next try 14:05");
@@ -100,8 +98,8 @@ class BackgroundTextsTest {
     @Test
     void offlineShowsTheKeysOwnRetryWhenItComesBeforeTheNextProbe() {
         Instant probe = Instant.parse("2026-11-30T14:05:00Z");
-        KeyStatus failed = new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.empty(),
-                Optional.of("x"), false, Optional.of(Instant.parse("2026-11-30T14:04:00Z")));
+        KeyStatus failed = new KeyStatus.Failed(KEY, Optional.empty(), Optional.of("x"),
+                Optional.of(Instant.parse("2026-11-30T14:04:00Z")));
         CardOverlay o = CardOverlay.none(NOW).withOffline(Optional.of(probe), Map.of(), NOW);
         assertThat(uk.headline(failed, o)).endsWith("next try 14:04");
     }

@@ -325,7 +325,7 @@ public final class MainViewModel {
 
     /** The running run of a card, if any (for the view's tooltip). */
     public java.util.Optional<RunView> running(Scope scope) {
-        KeyStatus s = cards.get(scope).status();
-        return s == null ? java.util.Optional.empty() : s.run();
+        return cards.get(scope).status() instanceof KeyStatus.Running r ? java.util.Optional.of(r.run())
+                : java.util.Optional.empty();
     }
 }

@@ -7,6 +7,7 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import org.leasesync.lease.Scope;
+import org.leasesync.run.RunView;
 import org.leasesync.desktop.CardOverlay;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.Messages;
@@ -61,18 +62,20 @@ public final class ScopeCardModel {
         headline.set(texts.headline(s, overlay, now));
         detail.set(texts.detail(s, overlay));
         kind.set(shown);
-        boolean running = s.kind() == KeyStatus.Kind.RUNNING;
-        boolean local = s.run().map(r -> r.local()).orElse(false);
         retryVisible.set(shown == KeyStatus.Kind.FAILED);
-        checkAgainVisible.set(s.kind() == KeyStatus.Kind.NEEDS_ATTENTION);
-        cancelVisible.set(running && local);
-        followUpVisible.set(running && local && !s.run().get().followUpQueued());
-        progressVisible.set(running);
-        if (running) {
-            progress.set(s.run().get().counts().pushedFraction()
+        checkAgainVisible.set(s instanceof KeyStatus.NeedsAttention);
+        if (s instanceof KeyStatus.Running running) {
+            RunView r = running.run();
+            cancelVisible.set(r.local());
+            followUpVisible.set(r.local() && !r.followUpQueued());
+            progressVisible.set(true);
+            progress.set(r.counts().pushedFraction()
                     .orElse(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS));
-            progressText.set(texts.progress(s.run().get()));
+            progressText.set(texts.progress(r));
         } else {
+            cancelVisible.set(false);
+            followUpVisible.set(false);
+            progressVisible.set(false);
             progress.set(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS);
             progressText.set("");
         }

@@ -30,8 +30,7 @@ class StatusTextsTest {
     }
 
     static KeyStatus running(RunView r, boolean joined) {
-        return new KeyStatus(KEY, KeyStatus.Kind.RUNNING, Optional.of(r), Optional.of(T0), Optional.empty(), joined,
-                Optional.empty());
+        return new KeyStatus.Running(KEY, Optional.of(T0), r, joined);
     }
 
     @Test
@@ -42,9 +41,8 @@ class StatusTextsTest {
     }
 
     static KeyStatus failed(Optional<KeyStatus.OtherProcess> other) {
-        return new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.of(T1),
-                Optional.of("cannot reach the sync server at http://127.0.0.1:9/"), false, Optional.empty(),
-                Optional.empty(), other);
+        return new KeyStatus.Failed(KEY, Optional.of(T1),
+                Optional.of("cannot reach the sync server at http://127.0.0.1:9/"), Optional.empty(), other);
     }
 
     @Test
@@ -100,24 +98,24 @@ class StatusTextsTest {
 
     @Test
     void failedShowsThePlainReasonAndRetry() {
-        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.of(T0),
-                Optional.of("the sync server is unavailable"), false, Optional.of(T1));
+        KeyStatus s = new KeyStatus.Failed(KEY, Optional.of(T0), Optional.of("the sync server is unavailable"),
+                Optional.of(T1));
         assertThat(texts.headline(s)).isEqualTo("Last sync failed: the sync server is unavailable — Retry");
         assertThat(texts.detail(s)).isEqualTo("Retrying automatically at 14:05:12 · last successful sync 14:03:07");
     }
 
     @Test
     void needsAttentionSaysWhatIsKnownAndThatNothingIsRetried() {
-        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(),
-                Optional.of("a push was sent but its result could not be confirmed"), false, Optional.empty());
+        KeyStatus s = new KeyStatus.NeedsAttention(KEY, Optional.empty(),
+                Optional.of("a push was sent but its result could not be confirmed"), Optional.empty());
         assertThat(texts.headline(s)).isEqualTo("Needs attention: a push was sent but its result could not be confirmed");
         assertThat(texts.detail(s)).contains("Nothing is retried automatically").contains("Check again");
     }
 
     @Test
     void needsAttentionNamesTheUnconfirmedPushByItsIdempotencyKeyAndChangeIds() {
-        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(),
-                Optional.of("a push was sent but its result could not be confirmed"), false, Optional.empty(),
+        KeyStatus s = new KeyStatus.NeedsAttention(KEY, Optional.empty(),
+                Optional.of("a push was sent but its result could not be confirmed"),
                 Optional.of(new KeyStatus.UnconfirmedPush("6f1c2a9e-0b7d-4c1e-9f3a-2d5b8e7c4a10",
                         List.of("c-1", "c-2", "c-3", "c-4", "c-5"))));
         assertThat(texts.detail(s)).isEqualTo("Unconfirmed push (idempotency key 6f1c2a9e-0b7d-4c1e-9f3a-2d5b8e7c4a10): "
@@ -133,8 +131,7 @@ class StatusTextsTest {
 
     @Test
     void cancelled() {
-        KeyStatus s = new KeyStatus(KEY, KeyStatus.Kind.CANCELLED, Optional.empty(), Optional.of(T1),
-                Optional.of("account switched to bob"), false, Optional.empty());
+        KeyStatus s = new KeyStatus.Cancelled(KEY, Optional.of(T1), Optional.of("account switched to bob"));
         assertThat(texts.headline(s)).isEqualTo("Sync cancelled · last synced 14:05:12");
     }
 
@@ -145,12 +142,10 @@ class StatusTextsTest {
         assertThat(card.cancelVisibleProperty().get()).isTrue();
         assertThat(card.followUpVisibleProperty().get()).isTrue();
         assertThat(card.retryVisibleProperty().get()).isFalse();
-        card.apply(new KeyStatus(KEY, KeyStatus.Kind.FAILED, Optional.empty(), Optional.empty(), Optional.of("x"), false,
-                Optional.empty()), texts);
+        card.apply(new KeyStatus.Failed(KEY, Optional.empty(), Optional.of("x"), Optional.empty()), texts);
         assertThat(card.retryVisibleProperty().get()).isTrue();
         assertThat(card.cancelVisibleProperty().get()).isFalse();
-        card.apply(new KeyStatus(KEY, KeyStatus.Kind.NEEDS_ATTENTION, Optional.empty(), Optional.empty(), Optional.of("x"),
-                false, Optional.empty()), texts);
+        card.apply(new KeyStatus.NeedsAttention(KEY, Optional.empty(), Optional.of("x"), Optional.empty()), texts);
         assertThat(card.checkAgainVisibleProperty().get()).isTrue();
         card.apply(running(run(TaskSource.MANUAL, false, false, ""), false), texts);
         assertThat(card.cancelVisibleProperty().get()).as("cannot cancel another process's run").isFalse();
