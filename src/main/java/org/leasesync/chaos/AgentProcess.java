@@ -55,6 +55,11 @@ final class AgentProcess {
         return new AgentProcess(slot, incarnation, pb.start(), onHit);
     }
 
+    /** A command for an agent, {@code {"cmd": name}}; the caller adds its arguments. */
+    static ObjectNode cmd(String name) {
+        return Journal.JSON.createObjectNode().put("cmd", name);
+    }
+
     long pid() {
         return process.pid();
     }

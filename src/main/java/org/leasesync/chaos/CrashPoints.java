@@ -1,7 +1,7 @@
 package org.leasesync.chaos;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.leasesync.lease.TaskKey;
@@ -15,8 +15,8 @@ import org.leasesync.lease.TaskKey;
  */
 final class CrashPoints {
 
-    /** Every point, in run order. */
-    static final Set<String> ALL = Set.of(
+    /** Every point, in run order (the harness picks from it by index, so the order is part of its schedule). */
+    static final List<String> ALL = List.of(
             "pull.requesting",      // before a pull request is sent
             "pull.applied",         // a page and its cursor committed
             "push.checkpointed",    // batch + idempotency key saved, nothing sent yet
