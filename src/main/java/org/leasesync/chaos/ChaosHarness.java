@@ -519,22 +519,42 @@ final class ChaosHarness {
         }
     }
 
-    private ChaosReport check() throws IOException, InterruptedException {
-        List<JsonNode> audit = admin.audit();
-        java.util.Map<String, List<JsonNode>> serverRecords = new java.util.HashMap<>();
-        for (String u : USERS) {
-            for (String sc : SCOPES) {
-                serverRecords.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+    private ChaosReport check() throws IOException {
+        Evidence ev = FinalEvidence.read(new FinalEvidence.Sources() {
+            @Override
+            public void stopClients() {
+                for (int slot = 0; slot < agents.length(); slot++) {
+                    agents.get(slot).quit(20);
+                }
             }
-        }
-        for (int slot = 0; slot < agents.length(); slot++) {
-            agents.get(slot).quit(20);
-        }
-        java.util.Map<String, Evidence.Device> devices = new java.util.HashMap<>();
-        devices.put("device-a", LocalEvidence.read(dataDir("device-a")));
-        devices.put("device-b", LocalEvidence.read(dataDir("device-b")));
-        Evidence ev = new Evidence(JournalFiles.readAll(s.workDir().resolve("journals")), audit, devices,
-                serverRecords, s.leaseTtl(), takeoverBound());
+
+            @Override
+            public List<JsonNode> audit() throws IOException {
+                return admin.audit();
+            }
+
+            @Override
+            public java.util.Map<String, List<JsonNode>> serverRecords() throws IOException {
+                java.util.Map<String, List<JsonNode>> records = new java.util.HashMap<>();
+                for (String u : USERS) {
+                    for (String sc : SCOPES) {
+                        records.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+                    }
+                }
+                return records;
+            }
+
+            @Override
+            public java.util.Map<String, Evidence.Device> devices() {
+                return java.util.Map.of("device-a", LocalEvidence.read(dataDir("device-a")),
+                        "device-b", LocalEvidence.read(dataDir("device-b")));
+            }
+
+            @Override
+            public List<JsonNode> journals() throws IOException {
+                return JournalFiles.readAll(s.workDir().resolve("journals"));
+            }
+        }, s.leaseTtl(), takeoverBound());
         return Checker.check(ev, new ChaosReport.Counts(s.rounds(), kills.get(), faults.get(), 0));
     }
 
