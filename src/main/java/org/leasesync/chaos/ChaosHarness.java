@@ -192,17 +192,39 @@ final class ChaosHarness {
         fleet.settleAll();
     }
 
-    private ChaosReport check() throws IOException, InterruptedException {
-        List<JsonNode> audit = admin.audit();
-        Map<String, List<JsonNode>> serverRecords = new HashMap<>();
-        for (String u : USERS) {
-            for (String sc : SCOPES) {
-                serverRecords.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+    private ChaosReport check() throws IOException {
+        Evidence ev = FinalEvidence.read(new FinalEvidence.Sources() {
+            @Override
+            public void stopClients() {
+                fleet.quitAll();
             }
-        }
-        fleet.quitAll();
-        Evidence ev = new Evidence(JournalFiles.readAll(s.workDir().resolve("journals")), audit, fleet.evidence(),
-                serverRecords, s.leaseTtl(), s.takeoverBound());
+
+            @Override
+            public List<JsonNode> audit() throws IOException {
+                return admin.audit();
+            }
+
+            @Override
+            public Map<String, List<JsonNode>> serverRecords() throws IOException {
+                Map<String, List<JsonNode>> records = new HashMap<>();
+                for (String u : USERS) {
+                    for (String sc : SCOPES) {
+                        records.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+                    }
+                }
+                return records;
+            }
+
+            @Override
+            public Map<String, Evidence.Device> devices() {
+                return fleet.evidence();
+            }
+
+            @Override
+            public List<JsonNode> journals() throws IOException {
+                return JournalFiles.readAll(s.workDir().resolve("journals"));
+            }
+        }, s.leaseTtl(), s.takeoverBound());
         return Checker.check(ev, new ChaosReport.Counts(s.rounds(), faults.kills(), faultCount(), 0));
     }
 
