@@ -1,38 +1,129 @@
 package org.leasesync;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Design.md §4: the package boundaries, enforced. */
+/**
+ * The package boundaries of docs/architecture.md, enforced. Each package's {@code package-info.java}
+ * says what it holds and what it may import; the rules here are the same statements.
+ */
 class ArchitectureTest {
 
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("org.leasesync");
 
+    private static final String[] UI_AND_IO = {"javafx..", "java.sql..", "javax.sql..", "okhttp3..",
+        "com.fasterxml.jackson..", "com.sun.net.httpserver..", "org.h2..", "com.zaxxer..", "org.flywaydb..",
+        "org.slf4j..", "ch.qos.logback..", "picocli.."};
+
+    @Test
+    void everyPackageSaysWhatItHoldsAndMayImport() throws IOException {
+        Path root = Path.of("src/main/java");
+        List<Path> missing;
+        try (Stream<Path> dirs = Files.walk(root)) {
+            missing = dirs.filter(Files::isDirectory).filter(ArchitectureTest::holdsJava)
+                    .filter(d -> !Files.exists(d.resolve("package-info.java"))).toList();
+        }
+        assertThat(missing).as("packages without a package-info.java").isEmpty();
+    }
+
+    private static boolean holdsJava(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.anyMatch(f -> f.toString().endsWith(".java"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void noPackageIsPartOfACycle() {
+        slices().matching("org.leasesync.(**)").should().beFreeOfCycles().check(MAIN);
+    }
+
     @Test
     void registryAndSyncImportNoJavaFxJdbcHttpOrJson() {
         noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..")
-                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "java.sql..", "javax.sql..",
-                        "okhttp3..", "com.fasterxml.jackson..", "com.sun.net.httpserver..", "org.h2..",
-                        "com.zaxxer..", "org.flywaydb..", "org.slf4j..", "ch.qos.logback..", "picocli..")
+                .should().dependOnClassesThat().resideInAnyPackage(UI_AND_IO)
                 .check(MAIN);
     }
 
     @Test
-    void onlyAppImportsJavaFx() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
+    void theLeaseLayerImportsOnlyTheJdk() {
+        // The lease layer is generic over lease keys (task keys and the server's job keys) and is
+        // shared by the client and the server: it must stay free of any library and of runs.
+        classes().that().resideInAPackage("org.leasesync.lease..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..")
+                .check(MAIN);
+    }
+
+    @Test
+    void runsBuildOnLeasesOnly() {
+        classes().that().resideInAPackage("org.leasesync.run..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..",
+                        "org.leasesync.run..")
+                .check(MAIN);
+    }
+
+    @Test
+    void syncUsesNoStoreRemoteOrServerImplementation() {
+        classes().that().resideInAPackage("org.leasesync.sync..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..",
+                        "org.leasesync.run..", "org.leasesync.sync..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theH2FileLayerKnowsNothingAboveIt() {
+        classes().that().resideInAPackage("org.leasesync.store.h2..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.h2..", "org.slf4j..",
+                        "org.leasesync.lease..", "org.leasesync.store.h2..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theStoreIsNoHttpServerOrFrontEnd() {
+        noClasses().that().resideInAPackage("org.leasesync.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("okhttp3..", "com.sun.net.httpserver..",
+                        "org.leasesync.remote..", "org.leasesync.server..", "org.leasesync.client..",
+                        "org.leasesync.cli..", "org.leasesync.desktop..", "org.leasesync.chaos..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theProtocolClientKnowsNoStoreServerOrFrontEnd() {
+        noClasses().that().resideInAPackage("org.leasesync.remote..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.leasesync.store..",
+                        "org.leasesync.server..", "org.leasesync.client..", "org.leasesync.cli..",
+                        "org.leasesync.desktop..", "org.leasesync.chaos..")
+                .check(MAIN);
+    }
+
+    @Test
+    void onlyTheWindowImportsJavaFx() {
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.fx..", "org.leasesync")
                 .should().dependOnClassesThat().resideInAnyPackage("javafx..")
                 .check(MAIN);
     }
 
     @Test
-    void onlyAppTalksToTheDesktopTrayAndSessionBus() {
+    void onlyTheDesktopTalksToTheDesktopTrayAndSessionBus() {
         // The tray (AWT, and libX11 through JNA to ask for a tray host before AWT starts) and desktop
         // notifications (D-Bus) are the window's, like JavaFX: the CLI, the server and the sync core
         // stay usable with no desktop at all.
@@ -42,7 +133,44 @@ class ArchitectureTest {
     }
 
     @Test
-    void nothingButTheLauncherAndAppImportsApp() {
+    void theTrayAndTheBusEachLiveInTheirOwnPackage() {
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.tray..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("java.awt.SystemTray")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.awt.TrayIcon")
+                .orShould().dependOnClassesThat().resideInAnyPackage("com.sun.jna..")
+                .check(MAIN);
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.notify..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.freedesktop..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theDesktopPolicyIsFreeOfUiToolkits() {
+        noClasses().that().resideInAnyPackage("org.leasesync.desktop", "org.leasesync.desktop.notify..",
+                        "org.leasesync.desktop.tray..")
+                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "org.leasesync.desktop.fx..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.desktop")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.desktop.tray..",
+                        "org.leasesync.desktop.notify..")
+                .check(MAIN);
+    }
+
+    @Test
+    void viewsImportOnlyJavaFxTheirViewModelsAndTheDesktopModel() {
+        // A view builds controls and binds them; what it shows and does comes from its view model,
+        // so no view reaches the runs, the store, the server or the network itself. The data domains
+        // (Scope) are the one value of the layers below a view names: one card per scope.
+        classes().that().resideInAPackage("org.leasesync.desktop.fx")
+                .and().haveNameMatching(".*\\.[A-Za-z]*(View|Window|Dialog|Card|Detail|Controls)(\\$.*)?")
+                .should().onlyDependOnClassesThat(resideInAnyPackage("java..", "javafx..",
+                        "org.leasesync.desktop.fx..", "org.leasesync.desktop")
+                        .or(equivalentTo(org.leasesync.lease.Scope.class)))
+                .check(MAIN);
+    }
+
+    @Test
+    void nothingButTheLauncherAndTheDesktopImportsTheDesktop() {
         noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.desktop..")
                 .check(MAIN);
@@ -51,8 +179,8 @@ class ArchitectureTest {
     @Test
     void theWindowAndTheCommandLineShareTheClientCompositionNotEachOther() {
         // A client process (database, registry, heartbeat, coordinator, HTTP, worker) is composed by
-        // org.leasesync.client.ClientRuntime, which the window (app) and the command line (cli) both
-        // use. Neither imports the other: the CLI never starts the window itself — the launcher
+        // org.leasesync.client.ClientRuntime, which the window (desktop) and the command line (cli)
+        // both use. Neither imports the other: the CLI never starts the window itself — the launcher
         // (org.leasesync.Launcher) hands it a function that does — and the window never needs picocli.
         noClasses().that().resideInAPackage("org.leasesync.desktop..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "picocli..")
@@ -68,8 +196,8 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "org.leasesync.desktop..",
                         "org.leasesync.chaos..", "org.leasesync.server..", "javafx..", "picocli..")
                 .check(MAIN);
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..", "org.leasesync.store..",
-                        "org.leasesync.remote..", "org.leasesync.server..")
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
+                        "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")
                 .should().dependOnClassesThat().resideInAPackage("org.leasesync.client..")
                 .check(MAIN);
     }
@@ -82,39 +210,15 @@ class ArchitectureTest {
     }
 
     @Test
-    void registryDependsOnNoOtherLeasesyncPackage() {
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
-                        "org.leasesync.sync..", "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.desktop..")
-                .check(MAIN);
-    }
-
-    @Test
-    void registryImportsOnlyTheJdk() {
-        // The lease layer is generic over lease keys (task keys and the server's job keys) and is
-        // shared by the client and the server: it must stay free of any library.
-        classes().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..", "org.leasesync.run..")
-                .check(MAIN);
-    }
-
-    @Test
-    void syncUsesNoStoreRemoteOrServerImplementation() {
-        noClasses().that().resideInAPackage("org.leasesync.sync..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.store..", "org.leasesync.remote..",
-                        "org.leasesync.server..", "org.leasesync.cli..", "org.leasesync.desktop..")
-                .check(MAIN);
-    }
-
-    @Test
     void theServerIsARegistryUserButNoClient() {
         // The server runs its own periodic jobs as registry tasks (job keys, leases, fenced writes), so
-        // it may import the registry and the store (JdbcLeaseStore, JdbcGuard over its own pool,
-        // docs/architecture.md "The server as a registry user"); it never imports the client's sync,
-        // its protocol client, the CLI, the window or the chaos harness.
+        // it may import the lease layer and the store (JdbcLeaseStore, JdbcGuard over its own pool,
+        // docs/architecture.md "The server as a registry user"); it never imports the client's runs
+        // and sync, its protocol client, the CLI, the window or the chaos harness.
         noClasses().that().resideInAPackage("org.leasesync.server..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.sync..", "org.leasesync.remote..",
-                        "org.leasesync.cli..", "org.leasesync.desktop..", "org.leasesync.chaos..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.run..", "org.leasesync.sync..",
+                        "org.leasesync.remote..", "org.leasesync.cli..", "org.leasesync.desktop..",
+                        "org.leasesync.chaos..")
                 .check(MAIN);
     }
 
@@ -123,12 +227,37 @@ class ArchitectureTest {
         // server.jobs is the server's registry user; the server wires it (ServerJobs) and reads the
         // tombstone horizon from it, never the other way round.
         noClasses().that().resideInAPackage("org.leasesync.server.jobs..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.server")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server",
+                        "org.leasesync.server.http..", "org.leasesync.server.store..", "org.leasesync.server.demo..",
+                        "org.leasesync.server.protocol..", "org.leasesync.server.faults..")
                 .check(MAIN);
     }
 
     @Test
-    void theRegistryAndTheStoreKnowNothingOfTheServer() {
+    void theServersLayersPointDownward() {
+        // protocol values at the bottom, then the stores, then HTTP, then the composition.
+        classes().that().resideInAPackage("org.leasesync.server.protocol..")
+                .should().onlyDependOnClassesThat(resideOutsideOfPackage("org.leasesync..")
+                        .or(resideInAPackage("org.leasesync.server.protocol..")))
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.server.faults..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..",
+                        "org.leasesync.server.store..", "org.leasesync.server.demo..", "org.leasesync.server.jobs..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.server.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..",
+                        "org.leasesync.server.demo..", "org.leasesync.server.faults..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.server.demo..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("org.leasesync.server.http..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.demo..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theLeaseLayerAndTheStoreKnowNothingOfTheServer() {
         noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.store..")
                 .should().dependOnClassesThat().resideInAPackage("org.leasesync.server..")
                 .check(MAIN);
@@ -136,8 +265,8 @@ class ArchitectureTest {
 
     @Test
     void businessCodeReadsTimeOnlyThroughTheInjectedSource() {
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..", "org.leasesync.store..",
-                        "org.leasesync.server..")
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
+                        "org.leasesync.store..", "org.leasesync.server..")
                 .should().callMethod(java.time.Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")
                 .check(MAIN);

@@ -156,9 +156,18 @@ public final class QaViewModel {
         });
     }
 
-    /** The current fault switches of the embedded server. */
-    public Optional<FaultSettings> faults() {
-        return server.map(s -> s.faults().snapshot());
+    /**
+     * The fault switches of the embedded server as the QA window's fields show them: latency and
+     * delay in milliseconds, the others in percent of requests; all zero without an embedded server.
+     */
+    public record FaultInputs(int latencyMs, int failPush, int dropAfterApply, int delayAfterApplyMs, int throttle) {
+    }
+
+    /** The embedded server's current fault switches, for the QA window's fields (zeros without one). */
+    public FaultInputs faultInputs() {
+        FaultSettings f = server.map(s -> s.faults().snapshot()).orElse(FaultSettings.NONE);
+        return new FaultInputs((int) f.latencyMs(), f.failPush(), f.dropAfterApply(), (int) f.delayAfterApplyMs(),
+                f.throttle());
     }
 
     /**

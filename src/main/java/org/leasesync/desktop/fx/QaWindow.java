@@ -59,11 +59,11 @@ final class QaWindow {
         stats.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
         stats.textProperty().bind(vm.serverStatsProperty());
 
-        var f = vm.faults().orElse(org.leasesync.server.faults.FaultSettings.NONE);
-        Spinner<Integer> latency = new Spinner<>(0, 60_000, (int) f.latencyMs(), 100);
+        QaViewModel.FaultInputs f = vm.faultInputs();
+        Spinner<Integer> latency = new Spinner<>(0, 60_000, f.latencyMs(), 100);
         Spinner<Integer> failPush = new Spinner<>(0, 100, f.failPush());
         Spinner<Integer> drop = new Spinner<>(0, 100, f.dropAfterApply());
-        Spinner<Integer> delay = new Spinner<>(0, 120_000, (int) f.delayAfterApplyMs(), 500);
+        Spinner<Integer> delay = new Spinner<>(0, 120_000, f.delayAfterApplyMs(), 500);
         Spinner<Integer> throttle = new Spinner<>(0, 100, f.throttle());
         latency.setId("qa-latency");
         failPush.setId("qa-fail-push");

@@ -1,0 +1,7 @@
+/**
+ * The command line (picocli): {@code sync}, {@code status}, {@code history}, {@code records},
+ * {@code edit}, {@code outbox}, {@code resolve}, {@code serve} and the options they share.
+ *
+ * <p>May import: everything but {@code desktop}.
+ */
+package org.leasesync.cli;

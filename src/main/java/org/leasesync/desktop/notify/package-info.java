@@ -1,0 +1,8 @@
+/**
+ * Desktop notifications: when to notify ({@link org.leasesync.desktop.notify.NotificationPolicy},
+ * watched by {@link org.leasesync.desktop.notify.AttentionWatcher}) and how, through the
+ * freedesktop notification service on the session D-Bus.
+ *
+ * <p>May import: {@code desktop}, {@code lease}, {@code run}, {@code store}, dbus-java. Never JavaFX.
+ */
+package org.leasesync.desktop.notify;

@@ -1,0 +1,9 @@
+/**
+ * The server's HTTP side on the JDK's {@code HttpServer}: the router, authentication, the pull,
+ * push, push-status, health and admin handlers, fencing-token checks, the push transaction and the
+ * Prometheus metrics.
+ *
+ * <p>May import: {@code server.protocol}, {@code server.store}, {@code server.faults},
+ * {@code server.jobs}, Jackson, Micrometer.
+ */
+package org.leasesync.server.http;

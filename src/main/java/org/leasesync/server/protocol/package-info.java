@@ -1,0 +1,8 @@
+/**
+ * The wire values of sync protocol v1 as the server reads and writes them: errors with their
+ * machine codes, headers, cursors, scope names, path segments, push requests and outcomes, and the
+ * server's one configured JSON mapper.
+ *
+ * <p>May import: the JDK and Jackson. Nothing else of leasesync.
+ */
+package org.leasesync.server.protocol;
