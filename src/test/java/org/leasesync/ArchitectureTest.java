@@ -44,6 +44,25 @@ class ArchitectureTest {
         assertThat(missing).as("packages without a package-info.java").isEmpty();
     }
 
+    @Test
+    void noClassOfTheProductIsOver450Lines() throws IOException {
+        // A class past that size has always turned out to do two jobs here; split it by job.
+        List<String> tooLong;
+        try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+            tooLong = files.filter(f -> f.toString().endsWith(".java")).filter(f -> lines(f) > 450)
+                    .map(f -> f + " (" + lines(f) + " lines)").toList();
+        }
+        assertThat(tooLong).as("classes over 450 lines").isEmpty();
+    }
+
+    private static long lines(Path file) {
+        try (Stream<String> l = Files.lines(file)) {
+            return l.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static boolean holdsJava(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             return files.anyMatch(f -> f.toString().endsWith(".java"));
