@@ -1,9 +1,6 @@
 package org.leasesync.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,10 +14,12 @@ import org.leasesync.server.faults.FaultSpec;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.server.ServerConfig;
+import org.leasesync.server.ServerTls;
 import org.leasesync.server.store.ServerDatabaseConfig;
 import org.leasesync.server.jobs.JobSettings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -30,8 +29,11 @@ import picocli.CommandLine.Spec;
  * {@code leasesync serve}: runs the reference sync server (docs/protocol.md) until SIGTERM or
  * Ctrl-C.
  *
- * <p>Standard output, in this order: {@code listening on http://HOST:PORT} (first line, flushed
- * at once), then {@code token USER TOKEN} per seeded user, then {@code token admin TOKEN}. Standard
+ * <p>Standard output, in this order: {@code listening on http://HOST:PORT} ({@code https://} with
+ * {@code --tls-cert}; first line, flushed at once); with {@code --seed demo} only, then
+ * {@code password USER PASSWORD} for alice, bob and admin ({@code unchanged} for an account that
+ * existed before this start), {@code token USER TOKEN} for alice and bob, and {@code token admin
+ * TOKEN} last. Without the demo nothing secret is printed. Standard
  * error gets one line naming the instance id and the database; logs go to the logging backend, not
  * to standard output. Exit codes: 0 after a clean shutdown, 1 if the server cannot start (port in
  * use, database locked or unreachable), 2 for bad options (picocli usage error).
@@ -42,10 +44,8 @@ import picocli.CommandLine.Spec;
         description = "Run the reference sync server (protocol v1) until SIGTERM or Ctrl-C.")
 public final class ServeCommand implements Callable<Integer> {
 
-    /** The environment variables of {@code --db}'s credentials. */
-    static final String DB_USER = "LEASESYNC_DB_USER";
-    static final String DB_PASSWORD = "LEASESYNC_DB_PASSWORD";
-    static final String DB_PASSWORD_FILE = "LEASESYNC_DB_PASSWORD_FILE";
+    /** The demo accounts whose passwords {@code --seed demo} prints, in order. */
+    private static final List<String> DEMO_ACCOUNTS = List.of("alice", "bob", "admin");
 
     @Spec
     private CommandSpec spec;
@@ -58,31 +58,26 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Address to bind (default: ${DEFAULT-VALUE}, loopback only).")
     private String bind;
 
-    @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "Directory for the server's H2 database file; in-memory when absent (and no --db).")
-    private Path dataDir;
+    @Mixin
+    private ServerDbOptions database = new ServerDbOptions();
 
-    @Option(names = "--db", paramLabel = "JDBC_URL",
-            description = "A PostgreSQL database shared by any number of server instances, "
-                    + "jdbc:postgresql://HOST:PORT/DB (no password in it). User and password from "
-                    + "$LEASESYNC_DB_USER and $LEASESYNC_DB_PASSWORD or a password file. Excludes --data-dir.")
-    private String db;
-
-    @Option(names = "--db-password-file", paramLabel = "PATH",
-            description = "With --db: read the database password from this file (one trailing newline is "
-                    + "ignored). Default: $LEASESYNC_DB_PASSWORD_FILE.")
-    private Path dbPasswordFile;
-
-    @Option(names = "--db-pool-size", paramLabel = "N",
-            description = "With --db: database connections this instance keeps, 1.."
-                    + ServerDatabaseConfig.MAX_POOL_SIZE + " (default: " + ServerDatabaseConfig.DEFAULT_POOL_SIZE
-                    + "). Instances x pool size must stay under PostgreSQL's max_connections.")
-    private Integer dbPoolSize;
-
-    @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "demo", converter = SeedConverter.class,
-            description = "demo: users alice and bob with demo data (idempotent); none: no users "
-                    + "(default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "none", converter = SeedConverter.class,
+            description = "demo: accounts alice and bob with demo data and admin, each with a random password printed "
+                    + "with a session token (idempotent); none: no accounts, print no secret (default: ${DEFAULT-VALUE}).")
     private Seed seed;
+
+    @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d", converter = DurationConverter.class,
+            description = "A session not used for this long ends; its device signs in again (default: ${DEFAULT-VALUE}).")
+    private Duration sessionIdle;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "Listen with HTTPS: the server's certificate chain, PEM (the certificate first). Needs --tls-key.")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM",
+            description = "The certificate's private key, PEM, unencrypted, RSA or EC (PKCS#8 BEGIN PRIVATE KEY, or "
+                    + "BEGIN RSA/EC PRIVATE KEY). Keep it owner-only. Needs --tls-cert.")
+    private Path tlsKey;
 
     @Option(names = "--fault", paramLabel = "SPEC", converter = FaultConverter.class,
             description = "Misbehave on purpose (repeatable): latency=DURATION, fail-push=N, "
@@ -155,7 +150,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Starts the server, prints the address and tokens, and blocks until stopped.
+     * Starts the server, prints the address (and the demo's passwords and tokens), and blocks until stopped.
      *
      * @return 0 after a clean shutdown, 1 if the server could not start
      * @throws ParameterException for invalid option values (picocli turns it into exit code 2)
@@ -164,7 +159,8 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, database(), seed, faults, keyRetention, Clock.systemUTC(), audit, jobs());
+            cfg = new ServerConfig(port, bind, database.database(env), seed, faults, keyRetention, Clock.systemUTC(), audit,
+                    jobs(), sessionIdle, tls());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -197,11 +193,17 @@ public final class ServeCommand implements Callable<Integer> {
         out.println("listening on " + server.baseUrl());
         out.flush();
         if (seed == Seed.DEMO) {
+            // The demo's secrets, on purpose: a demo is for trying things out. Without --seed demo
+            // nothing secret is printed, so nothing secret reaches the journal.
+            Map<String, String> passwords = server.takeDemoPasswords();
+            for (String user : DEMO_ACCOUNTS) {
+                out.println("password " + user + " " + passwords.getOrDefault(user, "unchanged"));
+            }
             for (String user : ReferenceServer.demoUsers()) {
                 out.println("token " + user + " " + server.tokenFor(user));
             }
+            out.println("token admin " + server.adminToken());
         }
-        out.println("token admin " + server.adminToken());
         out.flush();
         try {
             stop.await();
@@ -214,32 +216,6 @@ public final class ServeCommand implements Callable<Integer> {
             server.close();
         }
         return 0;
-    }
-
-    /**
-     * The database the options choose: PostgreSQL with {@code --db}, else H2 in {@code --data-dir},
-     * else H2 in memory.
-     *
-     * @throws IllegalArgumentException naming the bad option, variable or value
-     */
-    private ServerDatabaseConfig database() {
-        if (db == null) {
-            if (dbPasswordFile != null || dbPoolSize != null) {
-                throw new IllegalArgumentException((dbPasswordFile != null ? "--db-password-file" : "--db-pool-size")
-                        + " needs --db");
-            }
-            return dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir);
-        }
-        if (dataDir != null) {
-            throw new IllegalArgumentException("--db and --data-dir exclude each other: --db keeps the data in "
-                    + "PostgreSQL, --data-dir in an H2 file");
-        }
-        String user = env.get(DB_USER);
-        if (user == null || user.isBlank()) {
-            throw new IllegalArgumentException("--db needs the database user in " + DB_USER);
-        }
-        return new ServerDatabaseConfig.Postgres(db, user, password(),
-                dbPoolSize == null ? ServerDatabaseConfig.DEFAULT_POOL_SIZE : dbPoolSize);
     }
 
     /**
@@ -260,26 +236,19 @@ public final class ServeCommand implements Callable<Integer> {
         return s;
     }
 
-    /** The password from a file (option, else variable) or from the variable; empty if none is given. */
-    private String password() {
-        Path file = dbPasswordFile != null ? dbPasswordFile
-                : env.containsKey(DB_PASSWORD_FILE) && !env.get(DB_PASSWORD_FILE).isBlank()
-                        ? Path.of(env.get(DB_PASSWORD_FILE)) : null;
-        String inEnv = env.get(DB_PASSWORD);
-        if (file == null) {
-            return inEnv == null ? "" : inEnv;
+    /**
+     * The TLS files the options name, loaded and checked, or null without them.
+     *
+     * @throws IllegalArgumentException for one without the other, or a file that cannot be used
+     */
+    private ServerTls tls() {
+        if (tlsCert == null && tlsKey == null) {
+            return null;
         }
-        if (inEnv != null) {
-            throw new IllegalArgumentException("the database password is given twice, in " + DB_PASSWORD
-                    + " and in the file " + file + "; give only one");
+        if (tlsCert == null || tlsKey == null) {
+            throw new IllegalArgumentException(tlsCert == null ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
         }
-        try {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
-                    : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalArgumentException("cannot read the database password file " + file + ": " + e);
-        }
+        return ServerTls.load(tlsCert, tlsKey);
     }
 
     /** Makes a running {@link #call()} return (for tests and embedding). Never blocks. */

@@ -1,12 +1,16 @@
 package org.leasesync.server;
 
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,7 +31,9 @@ import org.leasesync.server.http.PullHandler;
 import org.leasesync.server.http.PushHandler;
 import org.leasesync.server.http.PushService;
 import org.leasesync.server.http.PushStatusHandler;
+import org.leasesync.server.http.SessionHandlers;
 import org.leasesync.server.http.ServerMetrics;
+import org.leasesync.server.store.AccountStore;
 import org.leasesync.server.store.AuditLog;
 import org.leasesync.server.store.ClaimStore;
 import org.leasesync.server.store.Dialect;
@@ -37,8 +43,9 @@ import org.leasesync.server.store.RecordStore;
 import org.leasesync.server.store.ServerDatabase;
 import org.leasesync.server.store.ServerInstanceId;
 import org.leasesync.server.store.ServerStats;
+import org.leasesync.server.store.SessionStore;
+import org.leasesync.server.store.SignInLimits;
 import org.leasesync.server.store.StatsStore;
-import org.leasesync.server.store.TokenStore;
 
 /**
  * The reference implementation of the leasesync sync protocol v1 ({@code docs/protocol.md}),
@@ -51,8 +58,9 @@ import org.leasesync.server.store.TokenStore;
  * instance lock (PostgreSQL) and writes the statistics counted in memory to the database every
  * second; the server's periodic jobs run on {@code sync-server-jobs} (and
  * {@code sync-server-jobs-heartbeat}) through the task registry ({@link JobScheduler}).
- * {@code GET /metrics} serves this instance's {@link ServerMetrics}. All methods are thread-safe. {@link #start} blocks while the
- * database is opened, migrated and seeded; {@link #tokenFor}, {@link #stats} and
+ * {@code GET /metrics} serves this instance's {@link ServerMetrics}. With {@link ServerConfig#tls()} it
+ * listens with HTTPS. All methods are thread-safe. {@link #start} blocks while the
+ * database is opened, migrated and seeded; {@link #tokenFor}, {@link #adminToken}, {@link #stats} and
  * {@link #resetStats} block on the database; {@link #close} blocks until the HTTP server, its
  * threads and the database are shut down (a few seconds at most).
  */
@@ -66,8 +74,13 @@ public final class ReferenceServer implements AutoCloseable {
     private final ExecutorService executor;
     private final ScheduledExecutorService housekeeping;
     private final ServerDatabase db;
-    private final TokenStore tokens;
-    private final String adminToken;
+    private final AccountStore accounts;
+    private final SessionStore sessions;
+    private final DemoSeeder seeder;
+    private final List<String> seeded;
+    private final boolean https;
+    /** The sessions {@link #tokenFor} made in this instance, by user: it answers the same token while it is live. */
+    private final Map<String, String> tokens = new ConcurrentHashMap<>();
     private final FaultSwitches faults;
     private final StatsStore stats;
     private final ClaimStore claims;
@@ -77,15 +90,18 @@ public final class ReferenceServer implements AutoCloseable {
     private final AtomicInteger closed = new AtomicInteger();
 
     private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
-                            ServerDatabase db, TokenStore tokens, String adminToken, FaultSwitches faults,
-                            StatsStore stats, ClaimStore claims, ApiRouter router, ServerMetrics metrics,
-                            JobScheduler jobs) {
+                            ServerDatabase db, AccountStore accounts, SessionStore sessions, DemoSeeder seeder,
+                            List<String> seeded, FaultSwitches faults, StatsStore stats, ClaimStore claims,
+                            ApiRouter router, ServerMetrics metrics, JobScheduler jobs) {
         this.http = http;
         this.executor = executor;
         this.housekeeping = housekeeping;
         this.db = db;
-        this.tokens = tokens;
-        this.adminToken = adminToken;
+        this.accounts = accounts;
+        this.sessions = sessions;
+        this.seeder = seeder;
+        this.seeded = List.copyOf(seeded);
+        this.https = http instanceof HttpsServer;
         this.faults = faults;
         this.stats = stats;
         this.claims = claims;
@@ -111,12 +127,11 @@ public final class ReferenceServer implements AutoCloseable {
         try {
             metrics = new ServerMetrics(db.instanceId(), db.dialect().name().toLowerCase(java.util.Locale.ROOT));
             db.bindPoolMetrics(metrics.registry());
-            TokenStore tokens = new TokenStore(db, cfg.clock());
-            String adminToken = tokens.adminToken();
+            AccountStore accounts = new AccountStore(db, cfg.clock());
+            SessionStore sessions = new SessionStore(db, cfg.clock(), cfg.sessionIdle());
             RecordStore records = new RecordStore(db);
-            if (cfg.seed() == Seed.DEMO) {
-                new DemoSeeder(db, tokens, records, cfg.clock()).seed();
-            }
+            DemoSeeder seeder = new DemoSeeder(db, accounts, records, cfg.clock());
+            List<String> seeded = cfg.seed() == Seed.DEMO ? seeder.seed() : List.of();
             records.databaseId();
             ClaimStore claims = new ClaimStore(db, cfg.clock());
             StatsStore stats = new StatsStore(db, cfg.audit());
@@ -135,14 +150,22 @@ public final class ReferenceServer implements AutoCloseable {
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
             jobs = ServerJobs.create(cfg, db, metrics);
-            ApiRouter router = new ApiRouter(new Authenticator(tokens, adminToken), faults, stats, audits, cfg.clock(),
+            ApiRouter router = new ApiRouter(new Authenticator(sessions), faults, stats, audits, cfg.clock(),
                     metrics, new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, claims, faults, stats, metrics, cfg.clock()),
                     new PushStatusHandler(claims, keys, cfg.clock()),
-                    new AdminHandlers(stats, faults, audits, jobs));
-            HttpServer http = HttpServer.create(
-                    new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port()), 64);
+                    new AdminHandlers(stats, faults, audits, jobs),
+                    new SessionHandlers(accounts, sessions, new SignInLimits(db, cfg.clock())));
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port());
+            HttpServer http;
+            if (cfg.tls() == null) {
+                http = HttpServer.create(address, 64);
+            } else {
+                HttpsServer secure = HttpsServer.create(address, 64);
+                secure.setHttpsConfigurator(new HttpsConfigurator(cfg.tls().context()));
+                http = secure;
+            }
             executor = Executors.newFixedThreadPool(THREADS, namedThreads());
             housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sync-server-housekeeping");
@@ -158,8 +181,8 @@ public final class ReferenceServer implements AutoCloseable {
             http.createContext("/", router);
             http.start();
             jobs.start();
-            ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, tokens, adminToken, faults,
-                    stats, claims, router, metrics, jobs);
+            ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, accounts, sessions, seeder,
+                    seeded, faults, stats, claims, router, metrics, jobs);
             log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
                     db.description(), cfg.audit() ? " (audit log on)" : "");
             return server;
@@ -169,6 +192,7 @@ public final class ReferenceServer implements AutoCloseable {
         } catch (SQLException e) {
             cleanUp(executor, housekeeping, jobs, db, metrics);
             throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
+
         } catch (RuntimeException e) {
             cleanUp(executor, housekeeping, jobs, db, metrics);
             throw e;
@@ -201,14 +225,14 @@ public final class ReferenceServer implements AutoCloseable {
         };
     }
 
-    /** E.g. {@code http://127.0.0.1:8787}; no trailing slash. */
+    /** E.g. {@code http://127.0.0.1:8787}, {@code https://…} with TLS; no trailing slash. */
     public String baseUrl() {
         InetSocketAddress a = http.getAddress();
         String host = a.getAddress().getHostAddress();
         if (host.contains(":")) {
             host = "[" + host + "]";
         }
-        return "http://" + host + ":" + a.getPort();
+        return (https ? "https://" : "http://") + host + ":" + a.getPort();
     }
 
     /** The bound port (the chosen one when configured with port 0). */
@@ -217,17 +241,56 @@ public final class ReferenceServer implements AutoCloseable {
     }
 
     /**
-     * The user's bearer token, creating the user (with a new random token and no records) if it
-     * does not exist yet. Blocks on the database.
+     * A session token of {@code user}, for tests and the embedded server (the programmatic way in,
+     * beside signing in with a password): creates the account if it does not exist yet (without a
+     * password and without records) and a session for it. Answers the same token on every call of
+     * this instance while that session is live; a new one after it ended (revoked, expired). Blocks
+     * on the database.
      *
      * @throws IllegalArgumentException if {@code user} does not match {@code [A-Za-z0-9._-]{1,64}}
      * @throws IllegalStateException if the database fails
      */
     public String tokenFor(String user) {
+        return sessionToken(user, false);
+    }
+
+    private synchronized String sessionToken(String user, boolean admin) {
+        AccountStore.requireName(user);
         try {
-            return tokens.tokenFor(user);
+            String known = tokens.get(user);
+            if (known != null && sessions.authenticate(known).isPresent()) {
+                return known;
+            }
+            accounts.ensure(user, admin);
+            if (admin && !accounts.find(user).orElseThrow().admin()) {
+                throw new IllegalStateException("the account " + user + " exists without the admin flag");
+            }
+            String token = sessions.create(user, admin ? "ReferenceServer.adminToken" : "ReferenceServer.tokenFor").token();
+            tokens.put(user, token);
+            return token;
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the token of " + user + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot make a session for " + user + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The passwords of the demo accounts this start seeded ({@code serve --seed demo} prints them):
+     * gives each a new random password the first time it is called and answers them in order
+     * (alice, bob, admin); empty for accounts that existed before this start, and on later calls.
+     * Separate from the seeding because each Argon2id hash takes a noticeable time that embedded
+     * servers and tests, which use {@link #tokenFor}, need not spend. Blocks on the database.
+     *
+     * @throws IllegalStateException if the database fails or the thread is interrupted
+     */
+    public synchronized Map<String, String> takeDemoPasswords() {
+        try {
+            Map<String, String> given = seeder.givePasswords(seeded);
+            return given;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot give the demo accounts their passwords: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while hashing the demo passwords", e);
         }
     }
 
@@ -239,9 +302,17 @@ public final class ReferenceServer implements AutoCloseable {
         return db.instanceId();
     }
 
-    /** The admin bearer token, valid only on {@code /v1/admin/...}. */
+    /**
+     * A session token of the admin account {@code admin}, for tests and embedding: creates that
+     * account (with the admin flag, without a password) if it does not exist, and a session for it,
+     * answered again while it is live, as {@link #tokenFor}. Valid on {@code /v1/admin/...} and on
+     * {@code admin}'s own user paths. Blocks on the database.
+     *
+     * @throws IllegalStateException if the database fails, or an account {@code admin} exists
+     *     without the admin flag
+     */
     public String adminToken() {
-        return adminToken;
+        return sessionToken(DemoSeeder.ADMIN, true);
     }
 
     /** The live fault switches; changes take effect for following requests. */

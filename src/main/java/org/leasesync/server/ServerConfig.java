@@ -27,9 +27,13 @@ import org.leasesync.server.store.ServerDatabaseConfig;
  *     the audit log (table {@code request_audit}, read through {@code GET /v1/admin/audit}); off by
  *     default ({@code leasesync serve --audit})
  * @param jobs how the server's periodic jobs run (intervals, lease TTL, retentions; docs/reference-server.md, "Jobs")
+ * @param sessionIdle how long a session lives unused before it ends ({@code serve --session-idle});
+ *     positive, default {@link #DEFAULT_SESSION_IDLE}
+ * @param tls the certificate and key to listen with HTTPS, or null for plain HTTP
  */
 public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
-                           Duration keyRetention, Clock clock, boolean audit, JobSettings jobs) {
+                           Duration keyRetention, Clock clock, boolean audit, JobSettings jobs, Duration sessionIdle,
+                           ServerTls tls) {
 
     /** Default port of {@code leasesync serve}. */
     public static final int DEFAULT_PORT = 8787;
@@ -37,6 +41,8 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     /** Default idempotency key retention: 24 hours. */
     public static final Duration DEFAULT_KEY_RETENTION = Duration.ofHours(24);
+    /** Default idle time of a session: 90 days. */
+    public static final Duration DEFAULT_SESSION_IDLE = Duration.ofDays(90);
 
     /**
      * Validates and copies.
@@ -61,6 +67,21 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
         }
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(jobs, "jobs");
+        Objects.requireNonNull(sessionIdle, "sessionIdle");
+        if (sessionIdle.isNegative() || sessionIdle.isZero()) {
+            throw new IllegalArgumentException("sessionIdle must be positive but was " + sessionIdle);
+        }
+    }
+
+    /**
+     * With the default session idle time and plain HTTP.
+     *
+     * @throws IllegalArgumentException naming the bad value
+     * @throws NullPointerException if a required component is null
+     */
+    public ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
+                        Duration keyRetention, Clock clock, boolean audit, JobSettings jobs) {
+        this(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, DEFAULT_SESSION_IDLE, null);
     }
 
     /**
@@ -98,7 +119,7 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
     /**
      * Defaults for tests and embedding: free port on 127.0.0.1, in-memory database, demo seed,
      * no faults, 24 h key retention, the system UTC clock, audit log off, jobs scheduled at their
-     * default intervals.
+     * default intervals, sessions idle for 90 days, plain HTTP.
      */
     public static ServerConfig defaults() {
         return new ServerConfig(0, DEFAULT_BIND_ADDRESS, ServerDatabaseConfig.inMemory(), Seed.DEMO, List.of(),
@@ -107,51 +128,63 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy on H2 with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(ServerDatabaseConfig newDatabase) {
-        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs);
+        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs);
+        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with the audit log switched on or off. */
     public ServerConfig withAudit(boolean newAudit) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs, sessionIdle, tls);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobSettings newJobs) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs, sessionIdle, tls);
+    }
+
+    /** A copy with another session idle time. */
+    public ServerConfig withSessionIdle(Duration newSessionIdle) {
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, newSessionIdle,
+                tls);
+    }
+
+    /** A copy listening with HTTPS ({@code null}: plain HTTP). */
+    public ServerConfig withTls(ServerTls newTls) {
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle,
+                newTls);
     }
 }

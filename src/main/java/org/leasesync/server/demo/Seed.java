@@ -5,9 +5,9 @@ import org.leasesync.server.ReferenceServer;
 
 /** What a new reference server puts into its database at start. */
 public enum Seed {
-    /** Users {@code alice} and {@code bob} with demo records in every scope (idempotent). */
+    /** Users {@code alice} and {@code bob} with demo records in every scope, and the admin account {@code admin}, each with a random password (idempotent). */
     DEMO,
-    /** Nothing; users are created by {@link ReferenceServer#tokenFor(String)}. */
+    /** Nothing; accounts are made by {@code leasesync users add} (or, in tests, {@link ReferenceServer#tokenFor(String)}). */
     NONE;
 
     /**

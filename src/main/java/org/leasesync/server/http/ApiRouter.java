@@ -20,8 +20,9 @@ import org.leasesync.server.store.AuditLog;
 import org.leasesync.server.store.DatabaseErrors;
 import org.leasesync.server.store.RequestAudit;
 import org.leasesync.server.store.ServerDatabase;
+import org.leasesync.server.store.SessionStore.Session;
 import org.leasesync.server.store.StatsStore;
-import org.leasesync.server.store.TokenStore;
+import org.leasesync.server.store.AccountStore;
 
 /**
  * The one {@link HttpHandler}: decodes the path, routes, applies request faults and auth in the
@@ -54,12 +55,14 @@ public final class ApiRouter implements HttpHandler {
     private final Map<String, Handler> pushStatus;
     private final Map<String, Map<String, Handler>> admin;
     private final Map<String, Handler> jobRun;
+    private final Map<String, Handler> sessions;
+    private final Map<String, Handler> oneSession;
     private volatile boolean closing;
     private volatile boolean databaseDown;
 
     public ApiRouter(Authenticator auth, FaultSwitches faults, StatsStore stats, AuditLog audits, Clock clock,
               ServerMetrics metrics, Handler health, PullHandler pull, PushHandler push, PushStatusHandler status,
-              AdminHandlers adminHandlers) {
+              AdminHandlers adminHandlers, SessionHandlers sessionHandlers) {
         this.auth = auth;
         this.faults = faults;
         this.stats = stats;
@@ -77,6 +80,8 @@ public final class ApiRouter implements HttpHandler {
                 "audit", Map.of("GET", adminHandlers::audit),
                 "jobs", Map.of("GET", adminHandlers::jobs));
         this.jobRun = Map.of("POST", adminHandlers::runJob);
+        this.sessions = Map.of("POST", sessionHandlers::signIn, "GET", sessionHandlers::list);
+        this.oneSession = Map.of("DELETE", sessionHandlers::revoke);
     }
 
     /** From now on every request gets 503. */
@@ -227,7 +232,7 @@ public final class ApiRouter implements HttpHandler {
                 throw ApiError.methodNotAllowed(method, rawPath, methods.keySet());
             }
             return new Routed(h, new RequestContext(ex, List.of(rawPath.substring(1)), null, null, null, arrival,
-                    RequestAudit.off()));
+                    RequestAudit.off(), null));
         }
         boolean userPath = rawPath.startsWith("/v1/users/");
         if (userPath) {
@@ -240,9 +245,14 @@ public final class ApiRouter implements HttpHandler {
             throw ApiError.methodNotAllowed(method, rawPath, new java.util.TreeSet<>(methods.keySet()));
         }
         String authorization = ex.getRequestHeaders().getFirst("Authorization");
+        if (s.get(1).equals("sessions")) {
+            // signing in needs no session; everything else there is the caller's own sessions
+            Session session = s.size() == 2 && method.equals("POST") ? null : auth.requireSession(authorization);
+            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
+        }
         if (!userPath) {
-            auth.requireAdmin(authorization);
-            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off()));
+            Session session = auth.requireAdmin(authorization);
+            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
         }
         long latencyMs = faults.latency().toMillis();
         if (latencyMs > 0) {
@@ -251,17 +261,17 @@ public final class ApiRouter implements HttpHandler {
         if (faults.takeThrottle()) {
             throw new ApiError(429, "rate_limited", "too many requests; retry after 1 second", 1);
         }
-        auth.requireUser(authorization, s.get(2));
+        Session session = auth.requireUser(authorization, s.get(2));
         audit.authUser(s.get(2));
         String scope = Scopes.require(s.get(4));
         String runId = ProtocolHeaders.optionalToken(ProtocolHeaders.SYNC_RUN_ID,
                 ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
-        return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival, audit));
+        return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival, audit, session));
     }
 
     private Map<String, Handler> endpoint(List<String> s) {
         if (s.size() >= 2 && s.get(0).equals("v1") && s.get(1).equals("users")) {
-            if (s.size() >= 6 && s.get(3).equals("scopes") && TokenStore.USER_ID.matcher(s.get(2)).matches()) {
+            if (s.size() >= 6 && s.get(3).equals("scopes") && AccountStore.USER_NAME.matcher(s.get(2)).matches()) {
                 if (s.size() == 6 && s.get(5).equals("changes")) {
                     return changes;
                 }
@@ -269,6 +279,10 @@ public final class ApiRouter implements HttpHandler {
                     return pushStatus;
                 }
             }
+        } else if (s.size() == 2 && s.get(0).equals("v1") && s.get(1).equals("sessions")) {
+            return sessions;
+        } else if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("sessions")) {
+            return oneSession;
         } else if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin") && admin.containsKey(s.get(2))) {
             return admin.get(s.get(2));
         } else if (s.size() == 5 && s.get(0).equals("v1") && s.get(1).equals("admin") && s.get(2).equals("jobs")

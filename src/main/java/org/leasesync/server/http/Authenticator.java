@@ -3,60 +3,65 @@ package org.leasesync.server.http;
 import java.sql.SQLException;
 import java.util.Optional;
 import org.leasesync.server.protocol.ApiError;
-import org.leasesync.server.store.TokenStore;
+import org.leasesync.server.store.SessionStore;
+import org.leasesync.server.store.SessionStore.Session;
 
 /**
- * Bearer-token authentication and path authorisation (docs/protocol.md §2). Thread-safe; blocks
- * on the database for user tokens.
+ * Bearer-token authentication against the live sessions, and path authorisation
+ * (docs/protocol.md §2): every check reads the database ({@link SessionStore}), so a revoked
+ * session or a disabled or deleted account is refused at its next request on every instance.
+ * Thread-safe; blocks on the database.
  */
 public final class Authenticator {
 
-    private final TokenStore tokens;
-    private final String adminToken;
+    private final SessionStore sessions;
 
-    public Authenticator(TokenStore tokens, String adminToken) {
-        this.tokens = tokens;
-        this.adminToken = adminToken;
+    public Authenticator(SessionStore sessions) {
+        this.sessions = sessions;
     }
 
     /**
-     * Checks that the request's token belongs to {@code pathUser}.
+     * The live session the request's token belongs to.
      *
-     * @throws ApiError 401 for a missing or unknown token, 403 for another user's or the admin token
+     * @throws ApiError 401 {@code unauthorized} for a missing header or another scheme, 401
+     *     {@code invalid_token} for a token that is not a live session
      */
-    void requireUser(String authorization, String pathUser) throws SQLException {
+    Session requireSession(String authorization) throws SQLException {
         String token = bearer(authorization);
-        if (constantTimeEquals(token, adminToken)) {
-            throw forbidden("the admin token is not valid on user paths");
-        }
-        Optional<String> user = tokens.userForToken(token);
-        if (user.isEmpty()) {
-            throw unauthorized("unknown bearer token");
-        }
-        if (!user.get().equals(pathUser)) {
-            throw forbidden("this token does not grant access to user '" + pathUser + "'");
-        }
+        return sessions.authenticate(token).orElseThrow(() -> ApiError.invalidToken(
+                "the bearer token is not a live session (unknown, expired, revoked, or its account disabled or deleted);"
+                        + " sign in again"));
     }
 
     /**
-     * Checks that the request carries the admin token.
+     * The live session of {@code pathUser}.
      *
-     * @throws ApiError 401 for a missing or unknown token, 403 for a user token
+     * @throws ApiError 401 as {@link #requireSession}; 403 for another user's session
      */
-    void requireAdmin(String authorization) throws SQLException {
-        String token = bearer(authorization);
-        if (constantTimeEquals(token, adminToken)) {
-            return;
+    Session requireUser(String authorization, String pathUser) throws SQLException {
+        Session s = requireSession(authorization);
+        if (!s.user().equals(pathUser)) {
+            throw ApiError.forbidden("this session does not grant access to user '" + pathUser + "'");
         }
-        if (tokens.userForToken(token).isPresent()) {
-            throw forbidden("admin endpoints need the admin token");
+        return s;
+    }
+
+    /**
+     * The live session of an admin account.
+     *
+     * @throws ApiError 401 as {@link #requireSession}; 403 for a session of an account without the admin flag
+     */
+    Session requireAdmin(String authorization) throws SQLException {
+        Session s = requireSession(authorization);
+        if (!s.admin()) {
+            throw ApiError.forbidden("admin endpoints need the session of an admin account");
         }
-        throw unauthorized("unknown bearer token");
+        return s;
     }
 
     /**
      * The user a request's bearer token belongs to, for the audit log; empty for a missing or
-     * malformed header, an unknown token and the admin token. Checks nothing and never throws
+     * malformed header or a token that is not a live session. Checks nothing and never throws
      * {@link ApiError}.
      *
      * @throws SQLException if the token cannot be looked up
@@ -68,35 +73,21 @@ public final class Authenticator {
         } catch (ApiError e) {
             return Optional.empty();
         }
-        return constantTimeEquals(token, adminToken) ? Optional.empty() : tokens.userForToken(token);
+        return sessions.authenticate(token).map(Session::user);
     }
 
     private static String bearer(String authorization) {
         if (authorization == null || authorization.isBlank()) {
-            throw unauthorized("missing Authorization: Bearer <token> header");
+            throw ApiError.unauthorized("missing Authorization: Bearer <token> header");
         }
         String a = authorization.trim();
         if (a.length() < 7 || !a.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw unauthorized("Authorization must use the Bearer scheme");
+            throw ApiError.unauthorized("Authorization must use the Bearer scheme");
         }
         String token = a.substring(7).trim();
         if (token.isEmpty()) {
-            throw unauthorized("empty bearer token");
+            throw ApiError.unauthorized("empty bearer token");
         }
         return token;
-    }
-
-    private static boolean constantTimeEquals(String a, String b) {
-        return java.security.MessageDigest.isEqual(
-                a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    private static ApiError unauthorized(String message) {
-        return ApiError.unauthorized(message);
-    }
-
-    private static ApiError forbidden(String message) {
-        return ApiError.forbidden(message);
     }
 }

@@ -7,13 +7,15 @@ import java.time.Instant;
 import java.util.List;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.store.RequestAudit;
+import org.leasesync.server.store.SessionStore.Session;
 
 /**
  * One request as the handlers see it: the exchange, the decoded path segments, (for user paths)
- * the authorised user and scope, and its audit row ({@link RequestAudit#off()} when not audited).
+ * the authorised user and scope, its audit row ({@link RequestAudit#off()} when not audited), and
+ * the live session it was made with (null for endpoints that need none).
  */
 record RequestContext(HttpExchange exchange, List<String> segments, String user, String scope,
-                      String runId, Instant arrival, RequestAudit audit) {
+                      String runId, Instant arrival, RequestAudit audit, Session session) {
 
     /** Largest accepted request body: 5 MiB. */
     static final int MAX_BODY_BYTES = 5 * 1024 * 1024;

@@ -19,6 +19,8 @@ enum RequestEndpoint {
     PUSH,
     /** {@code GET /v1/users/{user}/scopes/{scope}/pushes/{key}}. */
     PUSH_STATUS,
+    /** {@code /v1/sessions} and {@code /v1/sessions/{id}}: sign-in, the caller's sessions, sign-out. */
+    SESSIONS,
     /** Anything under {@code /v1/admin/}. */
     ADMIN,
     /** {@code /health}. */
@@ -48,6 +50,9 @@ enum RequestEndpoint {
             s = PathSegments.of(rawPath);
         } catch (ApiError e) {
             return OTHER;
+        }
+        if ((s.size() == 2 || s.size() == 3) && s.get(0).equals("v1") && s.get(1).equals("sessions")) {
+            return SESSIONS;
         }
         if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin")) {
             return ADMIN;

@@ -69,6 +69,15 @@ public final class ApiError extends RuntimeException {
                 Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\""));
     }
 
+    /**
+     * 401 {@code invalid_token}: the bearer token is not a live session (docs/protocol.md §2), with
+     * {@code WWW-Authenticate: Bearer realm="leasesync", error="invalid_token"} (RFC 6750).
+     */
+    public static ApiError invalidToken(String message) {
+        return new ApiError(401, "invalid_token", message,
+                Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\", error=\"invalid_token\""));
+    }
+
     public static ApiError forbidden(String message) {
         return new ApiError(403, "forbidden", message);
     }

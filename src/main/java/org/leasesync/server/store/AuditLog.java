@@ -78,7 +78,7 @@ public final class AuditLog {
     /** The audited operation of a request, or null if the request is not to an audited endpoint. */
     public static String op(String method, List<String> s) {
         if (s.size() < 6 || !s.get(0).equals("v1") || !s.get(1).equals("users") || !s.get(3).equals("scopes")
-                || !TokenStore.USER_ID.matcher(s.get(2)).matches()) {
+                || !AccountStore.USER_NAME.matcher(s.get(2)).matches()) {
             return null;
         }
         if (s.size() == 6 && s.get(5).equals("changes")) {

@@ -5,9 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 /**
  * An exclusive OS file lock on {@code DATA_DIR/server.lock}: one server per data directory,
@@ -27,17 +28,20 @@ final class DataDirLock implements AutoCloseable {
     }
 
     /**
-     * Creates the directory if needed and locks it without waiting.
+     * Creates the directory if needed (owner-only, {@link ServerDataDir}) and locks it without waiting.
      *
-     * @throws IllegalStateException if another server holds the lock
+     * @throws IllegalStateException if another server holds the lock, or the directory belongs to
+     *     another user
      * @throws UncheckedIOException if the directory or lock file cannot be created
      */
     static DataDirLock acquire(Path dataDir) {
         Path file = dataDir.toAbsolutePath().resolve("server.lock");
         FileChannel channel = null;
         try {
-            Files.createDirectories(dataDir);
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            ServerDataDir.prepare(dataDir);
+            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(ServerDataDir.FILE));
+            ServerDataDir.tightenFiles(dataDir);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 throw held(dataDir, channel);

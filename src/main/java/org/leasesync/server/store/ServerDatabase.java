@@ -51,15 +51,17 @@ public final class ServerDatabase implements AutoCloseable {
     private final String description;
     private final DataDirLock dataDirLock;
     private final InstanceLock instanceLock;
+    private final Path dataDir;
 
     private ServerDatabase(HikariDataSource pool, Dialect dialect, String instanceId, String description,
-                           DataDirLock dataDirLock, InstanceLock instanceLock) {
+                           DataDirLock dataDirLock, InstanceLock instanceLock, Path dataDir) {
         this.pool = pool;
         this.dialect = dialect;
         this.instanceId = instanceId;
         this.description = description;
         this.dataDirLock = dataDirLock;
         this.instanceLock = instanceLock;
+        this.dataDir = dataDir == null ? null : dataDir.toAbsolutePath();
     }
 
     /** H2 in memory ({@code dataDir == null}) or in {@code dataDir}, with a fresh instance id (tests). */
@@ -74,7 +76,7 @@ public final class ServerDatabase implements AutoCloseable {
      * @param instanceId this server instance's id ({@link ServerInstanceId})
      * @throws IllegalStateException if it cannot be reached, opened (e.g. an H2 data dir locked by
      *     another server) or migrated; the message is one line and names the database, never a password
-     * @throws UncheckedIOException if an H2 data dir cannot be created
+     * @throws UncheckedIOException if an H2 data dir cannot be created or made owner-only
      */
     public static ServerDatabase open(ServerDatabaseConfig cfg, String instanceId) {
         if (cfg instanceof ServerDatabaseConfig.Postgres p) {
@@ -105,7 +107,10 @@ public final class ServerDatabase implements AutoCloseable {
                         + "using this data dir?): " + rootMessage(e), e);
             }
             migrate(ds, Dialect.H2, url);
-            return new ServerDatabase(ds, Dialect.H2, instanceId, url, lock, null);
+            if (dataDir != null) {
+                ServerDataDir.tightenFiles(dataDir.toAbsolutePath());
+            }
+            return new ServerDatabase(ds, Dialect.H2, instanceId, url, lock, null, dataDir);
         } catch (RuntimeException e) {
             if (lock != null) {
                 lock.close();
@@ -155,7 +160,7 @@ public final class ServerDatabase implements AutoCloseable {
                         + rootMessage(e), e);
             }
             migrate(ds, Dialect.POSTGRESQL, cfg.describe());
-            return new ServerDatabase(ds, Dialect.POSTGRESQL, instanceId, cfg.describe(), null, instanceLock);
+            return new ServerDatabase(ds, Dialect.POSTGRESQL, instanceId, cfg.describe(), null, instanceLock, null);
         } catch (RuntimeException e) {
             instanceLock.close();
             throw e;
@@ -239,11 +244,15 @@ public final class ServerDatabase implements AutoCloseable {
     }
 
     /**
-     * Housekeeping: on PostgreSQL, re-takes the instance lock if its connection broke. Never throws.
+     * Housekeeping: on PostgreSQL, re-takes the instance lock if its connection broke; in a data
+     * dir, makes files H2 created since the last call owner-only ({@link ServerDataDir}). Never throws.
      */
     public void maintain() {
         if (instanceLock != null) {
             instanceLock.maintain();
+        }
+        if (dataDir != null) {
+            ServerDataDir.tightenFiles(dataDir);
         }
     }
 
