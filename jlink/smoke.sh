@@ -29,7 +29,7 @@ echo "smoke: runtime has the tray and notification modules"
 grep -q '^[[{]' "$tmp/status.json" || fail "status --json printed no JSON: $(cat "$tmp/status.json")"
 echo "smoke: status --json ok: $(head -c 200 "$tmp/status.json")"
 
-"$bin" serve --port 0 --data-dir "$tmp/server" > "$tmp/serve.out" 2> "$tmp/serve.err" &
+"$bin" serve --port 0 --seed demo --data-dir "$tmp/server" > "$tmp/serve.out" 2> "$tmp/serve.err" &
 server_pid=$!
 for _ in $(seq 1 300); do
   grep -q '^token admin ' "$tmp/serve.out" 2>/dev/null && break

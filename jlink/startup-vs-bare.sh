@@ -60,7 +60,7 @@ trap cleanup EXIT
 sleep 1
 
 if [[ " ${variants[*]} " == *" external "* ]]; then
-  "$java" -Xmx256m -cp "$cp" org.leasesync.Launcher serve --port 0 > "$tmp/serve.out" 2>"$tmp/serve.err" &
+  "$java" -Xmx256m -cp "$cp" org.leasesync.Launcher serve --port 0 --seed demo > "$tmp/serve.out" 2>"$tmp/serve.err" &
   server=$!
   for _ in $(seq 300); do grep -q '^token alice ' "$tmp/serve.out" 2>/dev/null && break; sleep 0.1; done
   url=$(sed -n 's/^listening on //p' "$tmp/serve.out")

@@ -69,7 +69,7 @@ final class ServerInstances {
             List<String> cmd = new ArrayList<>(s.prefix());
             cmd.addAll(javaCommand);
             cmd.addAll(List.of("serve", "--db", dbUrl, "--bind", s.host(), "--port", String.valueOf(s.port()),
-                    "--db-pool-size", "5", "--audit"));
+                    "--db-pool-size", "5", "--audit", "--seed", "demo"));
             cmd.addAll(extraArgs.apply(k));
             processes.add(new ServerProcess(cmd, dbEnv, s.url(), logs.resolve("instance-" + k + ".log")));
         }

@@ -43,7 +43,8 @@ final class ServerProcess {
     /** {@code serve --port PORT --data-dir DIR --audit} on 127.0.0.1: the chaos harness's one server. */
     static ServerProcess h2(List<String> javaCommand, int port, Path dataDir, Path log) {
         List<String> cmd = new ArrayList<>(javaCommand);
-        cmd.addAll(List.of("serve", "--port", String.valueOf(port), "--data-dir", dataDir.toString(), "--audit"));
+        cmd.addAll(List.of("serve", "--port", String.valueOf(port), "--data-dir", dataDir.toString(), "--audit",
+                "--seed", "demo"));
         return new ServerProcess(cmd, Map.of(), "http://127.0.0.1:" + port, log);
     }
 

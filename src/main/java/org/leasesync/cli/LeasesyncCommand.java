@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"A desktop sync client that never runs the same sync task twice at once.",
                 "Without a subcommand: opens the window (embedded demo server unless --server is given)."},
         subcommands = {SyncCommand.class, EditCommand.class, ResolveCommand.class, RecordsCommand.class,
-                OutboxCommand.class, ServeCommand.class, StatusCommand.class,
+                OutboxCommand.class, ServeCommand.class, UsersCommand.class, StatusCommand.class,
                 HistoryCommand.class, CommandLine.HelpCommand.class})
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
 

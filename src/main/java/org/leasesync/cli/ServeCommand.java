@@ -63,7 +63,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "none", converter = SeedConverter.class,
             description = "demo: accounts alice and bob with demo data and admin, each with a random password printed "
-                    + "with a session token (idempotent); none: no accounts, print no secret (default: ${DEFAULT-VALUE}).")
+                    + "with a session token (idempotent); none: no accounts, print no password or token (default: ${DEFAULT-VALUE}).")
     private Seed seed;
 
     @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d", converter = DurationConverter.class,

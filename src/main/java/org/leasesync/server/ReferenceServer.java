@@ -364,6 +364,16 @@ public final class ReferenceServer implements AutoCloseable {
         }
     }
 
+    /** The accounts of this server's database (tests in this package). */
+    AccountStore accounts() {
+        return accounts;
+    }
+
+    /** This server's database (tests in this package). */
+    ServerDatabase database() {
+        return db;
+    }
+
     /** The users seeded by {@link Seed#DEMO}, in order. */
     public static List<String> demoUsers() {
         return DemoSeeder.USERS;

@@ -58,6 +58,9 @@ class ServeCommandTest {
             "--job-lease-ttl=50ms   | job lease TTL: lease TTL must be between 100ms and 1 day",
             "--audit-retention=0s   | audit retention must be positive",
             "--tombstone-retention=0s | tombstone retention must be positive",
+            "--session-idle=0s      | sessionIdle must be positive",
+            "--session-idle=later   | 'later'",
+            "--tls-cert=/nonexistent/cert.pem | --tls-cert needs --tls-key",
             "--no-such-option       | --no-such-option"})
     void badOptionsAreAUsageErrorWithExitCode2(String arg, String expected) {
         Run r = run(arg);
@@ -68,33 +71,41 @@ class ServeCommandTest {
     }
 
     @Test
-    void printsAddressFirstThenTokensAndServesUntilStopped() throws Exception {
+    void printsAddressFirstThenTheDemosPasswordsAndTokensAndServesUntilStopped() throws Exception {
         ServeCommand serve = new ServeCommand();
         CommandLine cmd = new CommandLine(serve);
         StringWriter out = new StringWriter();
         cmd.setOut(new PrintWriter(out, true));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--fault", "throttle=0"));
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--fault", "throttle=0"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             List<String> lines = out.toString().lines().toList();
-            assertThat(lines).hasSize(4);
+            assertThat(lines).hasSize(7);
             assertThat(lines.get(0)).matches("listening on http://127\\.0\\.0\\.1:\\d+");
-            assertThat(lines.get(1)).matches("token alice \\S{32,}");
-            assertThat(lines.get(2)).matches("token bob \\S{32,}");
-            assertThat(lines.get(3)).matches("token admin \\S{32,}");
+            assertThat(lines.get(1)).matches("password alice \\S{16,}");
+            assertThat(lines.get(2)).matches("password bob \\S{16,}");
+            assertThat(lines.get(3)).matches("password admin \\S{16,}");
+            assertThat(lines.get(4)).matches("token alice \\S{43}");
+            assertThat(lines.get(5)).matches("token bob \\S{43}");
+            assertThat(lines.get(6)).matches("token admin \\S{43}");
 
             String baseUrl = lines.get(0).substring("listening on ".length());
-            String aliceToken = lines.get(1).split(" ")[2];
+            String aliceToken = lines.get(4).split(" ")[2];
             HttpResponse<String> pull = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
                             .header("Authorization", "Bearer " + aliceToken).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(pull.statusCode()).isEqualTo(200);
             assertThat(pull.body()).contains("Linear Algebra");
+            HttpResponse<String> signIn = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions")).POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"user\":\"bob\",\"password\":\"" + lines.get(2).split(" ")[2] + "\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(signIn.statusCode()).as(signIn.body()).isEqualTo(201);
 
             serve.stop();
             assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
@@ -111,15 +122,15 @@ class ServeCommandTest {
         cmd.setOut(new PrintWriter(out, true));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--audit"));
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--audit"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             List<String> lines = out.toString().lines().toList();
             String baseUrl = lines.get(0).substring("listening on ".length());
-            String aliceToken = lines.get(1).split(" ")[2];
-            String adminToken = lines.get(3).split(" ")[2];
+            String aliceToken = lines.get(4).split(" ")[2];
+            String adminToken = lines.get(6).split(" ")[2];
             HttpClient http = HttpClient.newHttpClient();
             http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
                     .header("Authorization", "Bearer " + aliceToken).build(), HttpResponse.BodyHandlers.ofString());
@@ -197,13 +208,14 @@ class ServeCommandTest {
         cmd.setErr(new PrintWriter(err, true));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--db", db.jdbcUrl(), "--db-pool-size", "2"));
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--db", db.jdbcUrl(),
+                    "--db-pool-size", "2"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             List<String> lines = out.toString().lines().toList();
-            assertThat(lines).hasSize(4);
+            assertThat(lines).hasSize(7);
             String baseUrl = lines.get(0).substring("listening on ".length());
             HttpResponse<String> health = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create(baseUrl + "/health")).build(), HttpResponse.BodyHandlers.ofString());
@@ -213,6 +225,31 @@ class ServeCommandTest {
                     .contains("on PostgreSQL " + db.jdbcUrl().replaceAll("\\?.*", "") + " as " + Postgres.USER);
             serve.stop();
             assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void withoutTheDemoItPrintsTheAddressAndNoSecret() throws Exception {
+        ServeCommand serve = new ServeCommand();
+        CommandLine cmd = new CommandLine(serve);
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out, true));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString().contains("\n") && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(300);
+            List<String> lines = out.toString().lines().toList();
+            assertThat(lines).hasSize(1);
+            assertThat(lines.get(0)).matches("listening on http://127\\.0\\.0\\.1:\\d+");
+            serve.stop();
+            assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+            assertThat(out.toString().lines().toList()).hasSize(1);
         } finally {
             pool.shutdownNow();
         }

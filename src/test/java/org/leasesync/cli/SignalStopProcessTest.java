@@ -59,7 +59,7 @@ class SignalStopProcessTest {
 
     /** A reference server whose every request takes {@code latency}; returns its URL and alice's token. */
     String[] slowServer(String latency) throws Exception {
-        CliProcess serve = CliProcess.start(tmp, "serve", List.of("serve", "--port", "0", "--fault", "latency=" + latency));
+        CliProcess serve = CliProcess.start(tmp, "serve", List.of("serve", "--port", "0", "--seed", "demo", "--fault", "latency=" + latency));
         started.add(serve.process);
         Path out = tmp.resolve("serve.out");
         waitUntil("serve printed its tokens", 60, () -> read(out).contains("token admin "));
@@ -72,7 +72,7 @@ class SignalStopProcessTest {
 
     @Test
     void serveStopsCleanlyOnSigterm() throws Exception {
-        CliProcess serve = CliProcess.start(tmp, "serve", List.of("serve", "--port", "0"));
+        CliProcess serve = CliProcess.start(tmp, "serve", List.of("serve", "--port", "0", "--seed", "demo"));
         started.add(serve.process);
         waitUntil("serve printed its tokens", 60, () -> read(tmp.resolve("serve.out")).contains("token admin "));
         serve.process.destroy();

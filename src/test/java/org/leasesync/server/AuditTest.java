@@ -158,8 +158,8 @@ class AuditTest extends ServerTestBase {
         assertThat(ids(e.get(0).get("applied"))).isEmpty();
         assertThat(e.get(1).get("authUser").isNull()).isTrue();
         assertThat(e.get(1).get("status").asInt()).isEqualTo(401);
-        assertThat(e.get(1).get("code").asText()).isEqualTo("unauthorized");
-        assertThat(e.get(2).get("authUser").isNull()).isTrue();     // the admin token is no user's
+        assertThat(e.get(1).get("code").asText()).isEqualTo("invalid_token");
+        assertThat(e.get(2).get("authUser").asText()).isEqualTo("admin");   // the admin account's session
         assertThat(e.get(2).get("status").asInt()).isEqualTo(403);
     }
 

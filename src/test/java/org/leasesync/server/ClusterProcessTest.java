@@ -72,7 +72,7 @@ class ClusterProcessTest {
         Postgres.Db db = Postgres.newDatabase();
         for (int i = 0; i < PROCESSES; i++) {
             processes.add(JavaProcess.start(Launcher.class, dir.resolve("serve-" + i + ".log"), db.env(),
-                    "serve", "--port", "0", "--db", db.jdbcUrl(), "--db-pool-size", "3"));
+                    "serve", "--port", "0", "--seed", "demo", "--db", db.jdbcUrl(), "--db-pool-size", "3"));
         }
         List<Started> started = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {

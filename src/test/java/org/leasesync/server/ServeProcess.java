@@ -45,7 +45,7 @@ final class ServeProcess {
     /** Starts {@code serve --port 0 ARGS...} (with the demo seed) and waits (at most 90 s) for its start lines. */
     static ServeProcess start(Path log, Map<String, String> env, List<ServeProcess> started, String... args)
             throws Exception {
-        List<String> all = new ArrayList<>(List.of("serve", "--port", "0"));
+        List<String> all = new ArrayList<>(List.of("serve", "--port", "0", "--seed", "demo"));
         all.addAll(List.of(args));
         Process p = JavaProcess.start(Launcher.class, log, env, all.toArray(String[]::new));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

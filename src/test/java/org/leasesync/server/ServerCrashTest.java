@@ -37,7 +37,7 @@ class ServerCrashTest {
         List<String> pushed = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
             Path log = dir.resolve("server-" + round + ".log");
-            Process server = JavaProcess.start(Launcher.class, log, "serve", "--port", "0", "--data-dir", data.toString());
+            Process server = JavaProcess.start(Launcher.class, log, "serve", "--port", "0", "--seed", "demo", "--data-dir", data.toString());
             try {
                 String[] started = awaitStarted(log, server);
                 String id = "crash-" + round;
@@ -54,7 +54,7 @@ class ServerCrashTest {
                 server.destroyForcibly();                 // kill -9 at once after the answer
                 assertThat(server.waitFor(20, TimeUnit.SECONDS)).isTrue();
                 server = JavaProcess.start(Launcher.class, dir.resolve("server-" + round + "-after.log"),
-                        "serve", "--port", "0", "--data-dir", data.toString());
+                        "serve", "--port", "0", "--seed", "demo", "--data-dir", data.toString());
                 String[] restarted = awaitStarted(dir.resolve("server-" + round + "-after.log"), server);
                 Request pull = new Request.Builder().url(restarted[0] + "/v1/users/alice/scopes/backup/changes?limit=1000")
                         .header("Authorization", "Bearer " + restarted[1]).build();

@@ -31,7 +31,7 @@ class AuditAtomicityTest {
     @BeforeEach
     void open() throws SQLException {
         db = ServerDatabase.open(null);
-        new TokenStore(db, Clock.systemUTC()).tokenFor("alice");
+        new AccountStore(db, Clock.systemUTC()).ensure("alice", false);
         records = new RecordStore(db);
         keys = new IdempotencyStore(db, Duration.ofHours(24));
         audits = new AuditLog(db, true);
