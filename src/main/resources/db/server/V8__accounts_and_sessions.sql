@@ -43,6 +43,10 @@ SELECT REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), user_id,
        DATEDIFF('MILLISECOND', TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)
 FROM sync_users;
 
+-- The clear tokens are gone from here on.
+ALTER TABLE sync_users DROP CONSTRAINT sync_users_token_unique;
+ALTER TABLE sync_users DROP COLUMN token;
+
 -- The admin token becomes a session of an admin account without a password: 'admin', or
 -- 'server-admin' when a user named admin already exists (that user stays an ordinary one).
 INSERT INTO sync_users (user_id, created_at_ms, is_admin)
@@ -52,6 +56,13 @@ FROM server_settings
 WHERE setting_name = 'admin_token'
   AND NOT EXISTS (SELECT 1 FROM sync_users WHERE user_id = 'server-admin');
 
+-- Its scopes, as every account has them.
+INSERT INTO scope_state (user_id, scope, last_seq)
+SELECT u.user_id, sc.scope, 0
+FROM sync_users u CROSS JOIN (VALUES ('course_sync'), ('message_sync'), ('backup')) AS sc (scope)
+WHERE u.is_admin
+  AND NOT EXISTS (SELECT 1 FROM scope_state x WHERE x.user_id = u.user_id AND x.scope = sc.scope);
+
 INSERT INTO user_sessions (session_id, user_id, token_sha256, device, created_at_ms, last_used_at_ms)
 SELECT REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), u.user_id,
        LOWER(RAWTOHEX(HASH('SHA-256', s.setting_value))), 'admin token from before accounts',
@@ -60,6 +71,3 @@ FROM server_settings s JOIN sync_users u ON u.is_admin
 WHERE s.setting_name = 'admin_token';
 
 DELETE FROM server_settings WHERE setting_name = 'admin_token';
-
-ALTER TABLE sync_users DROP CONSTRAINT sync_users_token_unique;
-ALTER TABLE sync_users DROP COLUMN token;
