@@ -36,7 +36,16 @@ final class CliProcess {
     }
 
     static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args) throws IOException {
+        return start(dir, name, env, args, null);
+    }
+
+    /** As {@link #start(Path, String, Map, List)}, under {@code umask} (e.g. {@code 000}) when not null. */
+    static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args, String umask)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
+        if (umask != null) {
+            cmd.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+        }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");
