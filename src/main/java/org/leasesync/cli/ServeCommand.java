@@ -63,7 +63,8 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "none", converter = SeedConverter.class,
             description = "demo: accounts alice and bob with demo data and admin, each with a random password printed "
-                    + "with a session token (idempotent); none: no accounts, print no password or token (default: ${DEFAULT-VALUE}).")
+                    + "with a session token (idempotent); none: no accounts, print no password or token "
+                    + "(default: ${DEFAULT-VALUE}).")
     private Seed seed;
 
     @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d", converter = DurationConverter.class,
@@ -246,7 +247,8 @@ public final class ServeCommand implements Callable<Integer> {
             return null;
         }
         if (tlsCert == null || tlsKey == null) {
-            throw new IllegalArgumentException(tlsCert == null ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
+            throw new IllegalArgumentException(tlsCert == null ? "--tls-key needs --tls-cert"
+                    : "--tls-cert needs --tls-key");
         }
         return ServerTls.load(tlsCert, tlsKey);
     }

@@ -128,52 +128,62 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy on H2 with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(ServerDatabaseConfig newDatabase) {
-        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with the audit log switched on or off. */
     public ServerConfig withAudit(boolean newAudit) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs,
+                sessionIdle, tls);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobSettings newJobs) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs, sessionIdle, tls);
+        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs,
+                sessionIdle, tls);
     }
 
     /** A copy with another session idle time. */

@@ -123,7 +123,7 @@ class HelpAndUsageErrorsTest {
         Result r = run("bogus");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: sync, edit, resolve, records, "
-                + "outbox, serve, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
+                + "outbox, serve, users, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
         assertThat(r.err()).doesNotContain("Unmatched");
     }
 

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,16 +49,19 @@ class ConcurrentStartTest {
                     }
                     List<String> cursors = new ArrayList<>();
                     for (ReferenceServer s : servers) {
-                        assertThat(s.adminToken()).isEqualTo(servers.get(0).adminToken());
-                        assertThat(s.tokenFor("bob")).isEqualTo(servers.get(0).tokenFor("bob"));
+                        // each instance makes its own sessions; every one is valid on every instance
+                        TestClient first = new TestClient(servers.get(0));
+                        assertThat(first.get("/v1/admin/stats", s.adminToken(), Map.of()).status()).isEqualTo(200);
+                        assertThat(first.get(TestClient.changesPath("bob", "backup"), s.tokenFor("bob"), Map.of()).status())
+                                .isEqualTo(200);
                         String cursor = new TestClient(s).pull("alice", "backup", null).json().get("nextCursor").asText();
                         cursors.add(cursor.substring(0, cursor.indexOf(':')));
                     }
                     assertThat(cursors).as("database id").containsOnly(cursors.get(0));
                     try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
                          Statement st = c.createStatement()) {
-                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users")).isEqualTo(2);
-                        assertThat(count(st, "SELECT COUNT(*) FROM server_settings")).isEqualTo(1);
+                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users")).as("alice, bob, admin").isEqualTo(3);
+                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users WHERE is_admin")).isEqualTo(1);
                         assertThat(count(st, "SELECT COUNT(*) FROM server_identity")).isEqualTo(1);
                         assertThat(count(st, "SELECT COUNT(*) FROM sync_records")).isEqualTo(
                                 DemoData.ALICE.values().stream().mapToInt(List::size).sum()

@@ -79,6 +79,7 @@ class DatabaseOutageTest {
                 .withInterval(StandardJobs.RELEASE_STALE_CLAIMS, Duration.ofMillis(300)).withLeaseTtl(Duration.ofSeconds(2))));
         TestClient client = new TestClient(server);
         String token = server.tokenFor("alice");
+        String admin = server.adminToken();   // a session, made in the database: before it goes away
         assertThat(client.push("alice", "course_sync", "before", TestClient.oneChange("c-before", "course-1", 1, "{}"))
                 .status()).isEqualTo(200);
         assertThat(client.get("/health", null, Map.of()).status()).isEqualTo(200);
@@ -99,7 +100,6 @@ class DatabaseOutageTest {
         }
 
         // (the test client's own helpers ask the server for tokens, which needs the database)
-        String admin = server.adminToken();
         List<Future<TestClient.Resp>> during = List.of(
                 pool.submit(() -> client.get(ALICE, token, Map.of())),
                 pool.submit(() -> client.post(ALICE, token, Map.of("Idempotency-Key", "during"),

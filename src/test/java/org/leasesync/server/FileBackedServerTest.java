@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.demo.Seed;
@@ -32,9 +33,10 @@ class FileBackedServerTest {
 
         try (ReferenceServer second = ReferenceServer.start(cfg)) {
             TestClient client = new TestClient(second);
-            assertThat(second.tokenFor("alice")).isEqualTo(aliceToken);
-            assertThat(second.tokenFor("carol")).isEqualTo(carolToken);
-            assertThat(second.adminToken()).isEqualTo(adminToken);
+            // sessions outlive the server: the first server's tokens are valid on the second
+            assertThat(client.get(TestClient.changesPath("alice", "backup"), aliceToken, Map.of()).status()).isEqualTo(200);
+            assertThat(client.get(TestClient.changesPath("carol", "backup"), carolToken, Map.of()).status()).isEqualTo(200);
+            assertThat(client.get("/v1/admin/stats", adminToken, Map.of()).status()).isEqualTo(200);
 
             JsonNode changes = client.pull("alice", "course_sync", null).json().get("changes");
             assertThat(changes).hasSize(5);

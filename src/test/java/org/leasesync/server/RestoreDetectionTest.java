@@ -131,10 +131,16 @@ class RestoreDetectionTest {
         start();
         String cursor = pull(null).get("nextCursor").asText();
         stop();
-        // The database as before migration 6: no history table (and the lease row of before migration 7).
-        sql("DROP TABLE scope_history", "DELETE FROM \"flyway_schema_history\" WHERE \"version\" IN ('6', '7')",
+        // The database as before migration 6: no history table (and the lease row of before migration 7,
+        // the clear tokens of before migration 8).
+        sql("DROP TABLE scope_history", "DELETE FROM \"flyway_schema_history\" WHERE \"version\" IN ('6', '7', '8')",
                 "ALTER TABLE lease ADD COLUMN granted_at_ms BIGINT DEFAULT 0 NOT NULL",
-                "ALTER TABLE lease ADD COLUMN expires_at_ms BIGINT DEFAULT 0 NOT NULL");
+                "ALTER TABLE lease ADD COLUMN expires_at_ms BIGINT DEFAULT 0 NOT NULL",
+                "DROP TABLE user_sessions", "DROP TABLE sign_in_failures",
+                "ALTER TABLE sync_users DROP COLUMN password_hash", "ALTER TABLE sync_users DROP COLUMN is_admin",
+                "ALTER TABLE sync_users DROP COLUMN disabled", "ALTER TABLE sync_users ADD COLUMN token VARCHAR(128)",
+                "UPDATE sync_users SET token = user_id", "ALTER TABLE sync_users ALTER COLUMN token SET NOT NULL",
+                "ALTER TABLE sync_users ADD CONSTRAINT sync_users_token_unique UNIQUE (token)");
         start();
         String[] parts = cursor.split(":");
         JsonNode upgraded = pull(parts[0] + ":" + parts[1]);

@@ -5,9 +5,12 @@ import org.leasesync.server.ReferenceServer;
 
 /** What a new reference server puts into its database at start. */
 public enum Seed {
-    /** Users {@code alice} and {@code bob} with demo records in every scope, and the admin account {@code admin}, each with a random password (idempotent). */
+    /**
+     * Users {@code alice} and {@code bob} with demo records in every scope, and the admin account
+     * {@code admin}, each with a random password (idempotent).
+     */
     DEMO,
-    /** Nothing; accounts are made by {@code leasesync users add} (or, in tests, {@link ReferenceServer#tokenFor(String)}). */
+    /** Nothing; accounts come from {@code leasesync users add} (tests: {@link ReferenceServer#tokenFor(String)}). */
     NONE;
 
     /**

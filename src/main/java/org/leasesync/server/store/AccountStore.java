@@ -115,7 +115,8 @@ public final class AccountStore {
     public void insert(Connection c, String name, String passwordHash, boolean admin) throws SQLException {
         requireName(name);
         try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO sync_users (user_id, password_hash, is_admin, disabled, created_at_ms) VALUES (?, ?, ?, FALSE, ?)")) {
+                "INSERT INTO sync_users (user_id, password_hash, is_admin, disabled, created_at_ms)"
+                        + " VALUES (?, ?, ?, FALSE, ?)")) {
             ps.setString(1, name);
             ps.setString(2, passwordHash);
             ps.setBoolean(3, admin);

@@ -205,7 +205,8 @@ public final class SessionStore {
     /** Lower-case hex of the SHA-256 of the token's UTF-8 bytes, as the migration computes it in SQL. */
     public static String sha256Hex(String token) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
@@ -226,7 +227,8 @@ public final class SessionStore {
         if (expired.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM user_sessions WHERE session_id = ? AND last_used_at_ms <= ?")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM user_sessions WHERE session_id = ? AND last_used_at_ms <= ?")) {
             for (String id : expired) {
                 ps.setString(1, id);
                 ps.setLong(2, now - idle.toMillis());
