@@ -117,11 +117,19 @@ public final class HttpSyncRemote implements SyncRemote {
      * fails a call to an {@code https} URL with an {@code IOException}.
      */
     public static OkHttpClient newSharedClient(ServerUrls servers) {
-        OkHttpClient.Builder b = sharedClientBuilder();
-        if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
-            b.connectionSpecs(java.util.List.of(okhttp3.ConnectionSpec.CLEARTEXT));
-        }
-        return b.build();
+        return newSharedClient(servers, TransportSecurity.DEFAULT);
+    }
+
+    /**
+     * As {@link #newSharedClient(ServerUrls)}, trusting the system's authorities plus
+     * {@code transport}'s CA file for {@code https} servers; an untrusted server certificate fails a
+     * call with a {@link CertificateNotTrustedException}.
+     *
+     * @throws IllegalArgumentException for a plain {@code http://} URL to another machine, unless allowed
+     */
+    public static OkHttpClient newSharedClient(ServerUrls servers, TransportSecurity transport) {
+        transport.check(servers);
+        return transport.configure(sharedClientBuilder(), servers).build();
     }
 
     private static OkHttpClient.Builder sharedClientBuilder() {
