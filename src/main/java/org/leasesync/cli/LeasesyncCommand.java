@@ -32,7 +32,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     DataDirMixin dataDir;
 
     @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
-            + " E.g. https://sync.example.org. Default: the signed-in account's (the newest sign-in, or --user's); "
+            + " E.g. https://sync.example.org or http://127.0.0.1:8787. Default: the signed-in account's (the newest sign-in, or --user's); "
             + "with none, start the embedded reference server with demo data and sign in as alice.")
     String server;
 
@@ -110,8 +110,14 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             return Optional.of(ServerChoice.choose(dataDir.resolve(), server, user, tokenOptions, transportOptions,
                     System.getenv(), System.in));
         }
-        Optional<org.leasesync.client.Account> account = org.leasesync.client.AccountService
-                .forThisProcess(dataDir.resolve()).forWindow(Optional.ofNullable(user));
+        Optional<org.leasesync.client.Account> account;
+        try {
+            account = org.leasesync.client.AccountService.forThisProcess(dataDir.resolve())
+                    .forWindow(Optional.ofNullable(user));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--user needs --server (with a token) or a signed-in account of that "
+                    + "user: " + e.getMessage());
+        }
         if (account.isEmpty()) {
             if (transportOptions.given()) {
                 throw new IllegalArgumentException("--allow-insecure-http and --ca-file go with --server or a signed-in "

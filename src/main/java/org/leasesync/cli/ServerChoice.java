@@ -69,6 +69,7 @@ final class ServerChoice {
                          Map<String, String> env, InputStream stdin) {
         if (user != null) {
             try {
+                org.leasesync.lease.TaskKey.validateUserId(user);
                 HttpSyncRemote.checkProtocolUserId(user);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("invalid --user: " + e.getMessage());

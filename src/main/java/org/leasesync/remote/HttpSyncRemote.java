@@ -114,10 +114,11 @@ public final class HttpSyncRemote implements SyncRemote {
      * When none of them is {@code https}, the client is cleartext-only: OkHttp then builds no TLS
      * socket factory and loads no trust store (the JDK's ~150 CA certificates and ~350 security
      * classes, several MB of a window's memory; docs/benchmarks.md, issue 14 §4). Such a client
-     * fails a call to an {@code https} URL with an {@code IOException}.
+     * fails a call to an {@code https} URL with an {@code IOException}. The URLs are not checked for
+     * plain http to other machines here (see {@link #newSharedClient(ServerUrls, TransportSecurity)}).
      */
     public static OkHttpClient newSharedClient(ServerUrls servers) {
-        return newSharedClient(servers, TransportSecurity.DEFAULT);
+        return TransportSecurity.DEFAULT.configure(sharedClientBuilder(), servers).build();
     }
 
     /**
