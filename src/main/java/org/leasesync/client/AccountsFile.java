@@ -106,20 +106,28 @@ public final class AccountsFile {
             Files.createDirectories(file.getParent());
             try (FileChannel lockFile = FileChannel.open(file.resolveSibling(NAME + ".lock"),
                     Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-                 FileLock lock = lockFile.lock()) {
-                ObjectNode root = change.apply(Files.exists(file) ? read() : JSON.createObjectNode());
-                Path tmp = Files.createTempFile(file.getParent(), NAME, ".tmp",
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+                FileLock lock = lockFile.lock();   // other processes signing in or out wait here
                 try {
-                    Files.write(tmp, JSON.writeValueAsBytes(root));
-                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    replace(change.apply(Files.exists(file) ? read() : JSON.createObjectNode()));
                 } finally {
-                    Files.deleteIfExists(tmp);
+                    lock.release();
                 }
             }
         } catch (IOException | UnsupportedOperationException e) {
             throw new LeasesyncException("cannot write the accounts file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@code root} to a new owner-only file and renames it over the old one. */
+    private void replace(ObjectNode root) throws IOException {
+        Path tmp = Files.createTempFile(file.getParent(), NAME, ".tmp",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try {
+            Files.write(tmp, JSON.writeValueAsBytes(root));
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
     }
 

@@ -89,6 +89,14 @@ public final class SecretServiceVault implements TokenVault {
         DBusConnection c = null;
         try {
             c = DBusConnectionBuilder.forAddress(address).withShared(false).build();
+            // asked first, so that a bus without a keyring is known at once rather than after a call times out
+            org.freedesktop.dbus.interfaces.DBus daemon = c.getRemoteObject("org.freedesktop.DBus",
+                    "/org/freedesktop/DBus", org.freedesktop.dbus.interfaces.DBus.class);
+            if (!daemon.NameHasOwner(SecretServiceBus.BUS_NAME)
+                    && !java.util.Arrays.asList(daemon.ListActivatableNames()).contains(SecretServiceBus.BUS_NAME)) {
+                throw new KeyringUnavailableException("no Secret Service on the session bus " + address
+                        + ": no keyring daemon runs there, and the bus cannot start one");
+            }
             SecretServiceBus.Service s = c.getRemoteObject(SecretServiceBus.BUS_NAME, SecretServiceBus.SERVICE_PATH,
                     SecretServiceBus.Service.class);
             DBusPath session = s.OpenSession("plain", new Variant<>("")).getResult();
@@ -99,6 +107,9 @@ public final class SecretServiceVault implements TokenVault {
             }
             throw new KeyringUnavailableException("no Secret Service answers on the session bus " + address + " ("
                     + e.getMessage() + ")", e);
+        } catch (KeyringUnavailableException e) {
+            disconnect(c);
+            throw e;
         } catch (RuntimeException e) {
             if (c != null) {
                 disconnect(c);

@@ -120,14 +120,18 @@ public final class TokenFile implements TokenVault {
         try {
             createOwnerOnlyFolder();
             try (FileChannel lockFile = FileChannel.open(dir.resolve("tokens.lock"), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_FILE));
-                 FileLock lock = lockFile.lock()) {
-                ObjectNode root = Files.exists(file) ? read() : JSON.createObjectNode();
-                boolean changed = change.apply(root);
-                if (changed) {
-                    write(root);
+                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_FILE))) {
+                FileLock lock = lockFile.lock();   // other processes signing in or out wait here
+                try {
+                    ObjectNode root = Files.exists(file) ? read() : JSON.createObjectNode();
+                    boolean changed = change.apply(root);
+                    if (changed) {
+                        write(root);
+                    }
+                    return changed;
+                } finally {
+                    lock.release();
                 }
-                return changed;
             }
         } catch (IOException | UnsupportedOperationException e) {
             throw new KeyringException("cannot " + what + " in " + file + ": " + e.getMessage(), e);
