@@ -30,7 +30,8 @@ public final class Launcher {
 
     private static int gui(GuiOptions o) {
         return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
-                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout()), o.given());
+                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout(),
+                o.transport()), o.given());
     }
 
 }

@@ -145,9 +145,13 @@ class ArchitectureTest {
     void onlyTheDesktopTalksToTheDesktopTrayAndSessionBus() {
         // The tray (AWT, and libX11 through JNA to ask for a tray host before AWT starts) and desktop
         // notifications (D-Bus) are the window's, like JavaFX: the CLI, the server and the sync core
-        // stay usable with no desktop at all.
+        // stay usable with no desktop at all. The one exception is the keyring (the Secret Service on the
+        // session bus), which the command line signs in with too: without a bus it falls back to a file.
         noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "org.freedesktop..", "com.sun.jna..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "com.sun.jna..")
+                .check(MAIN);
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync.keyring..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.freedesktop..")
                 .check(MAIN);
     }
 
@@ -158,8 +162,22 @@ class ArchitectureTest {
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("java.awt.TrayIcon")
                 .orShould().dependOnClassesThat().resideInAnyPackage("com.sun.jna..")
                 .check(MAIN);
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.notify..")
+        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.notify..", "org.leasesync.keyring..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.freedesktop..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theKeyringKnowsOnlyTheBusAndFiles() {
+        // Where tokens are kept: the Secret Service (dbus-java) or an owner-only file (Jackson). The
+        // client composition builds on it; it knows nothing of leasesync but the exception root.
+        classes().that().resideInAPackage("org.leasesync.keyring..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "org.freedesktop..",
+                        "com.fasterxml.jackson..", "org.slf4j..", "org.leasesync.keyring..", "org.leasesync.lease..")
+                .check(MAIN);
+        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
+                        "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")
+                .should().dependOnClassesThat().resideInAPackage("org.leasesync.keyring..")
                 .check(MAIN);
     }
 

@@ -1,21 +1,35 @@
 package org.leasesync.cli;
 
+import java.util.Optional;
+import org.leasesync.client.AccountService;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSyncRemote;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code --user} and {@code --scope}: the task key a command works on. */
+/**
+ * {@code --user} and {@code --scope}: the task key a command works on. Without {@code --user}, the
+ * user of the one signed-in account ({@code leasesync login}).
+ */
 public final class KeyOptions {
 
-    @Option(names = "--user", required = true, description = "User id.")
+    @Option(names = "--user", description = "User id. Default: the signed-in account's user, when one account is "
+            + "signed in (several: name one).")
     String user;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(names = "--scope", required = true, description = "Scope: course_sync, message_sync or backup.")
     String scope;
 
-    /** @throws IllegalArgumentException naming the option and the bad user id or scope */
+    /** @throws IllegalArgumentException naming the option and the bad user id or scope, or the accounts */
     public TaskKey key() {
+        if (user == null) {
+            user = accountUser();
+        }
         try {
             TaskKey.validateUserId(user);
         } catch (IllegalArgumentException e) {
@@ -43,8 +57,20 @@ public final class KeyOptions {
         return key;
     }
 
-    /** The user id as given. */
+    /** The user id as given, or null before {@link #key()} chose the account's. */
     public String user() {
         return user;
+    }
+
+    private String accountUser() {
+        DataDirMixin dir = mixee == null ? null : OptionsBeforeSubcommand.dataDirMixin(mixee).orElse(null);
+        if (dir == null) {
+            throw new IllegalArgumentException("--user is required");
+        }
+        try {
+            return AccountService.forThisProcess(dir.resolve()).choose(Optional.empty(), Optional.empty()).user();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--user is not given, and " + e.getMessage());
+        }
     }
 }

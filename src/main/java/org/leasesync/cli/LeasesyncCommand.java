@@ -20,8 +20,10 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "leasesync", mixinStandardHelpOptions = true, version = "leasesync 0.1.0",
         description = {"A desktop sync client that never runs the same sync task twice at once.",
-                "Without a subcommand: opens the window (embedded demo server unless --server is given)."},
-        subcommands = {SyncCommand.class, EditCommand.class, ResolveCommand.class, RecordsCommand.class,
+                "Without a subcommand: opens the window — with --server, as a signed-in account (leasesync login), "
+                        + "else the embedded demo server."},
+        subcommands = {LoginCommand.class, LogoutCommand.class, AccountsCommand.class, SyncCommand.class,
+                EditCommand.class, ResolveCommand.class, RecordsCommand.class,
                 OutboxCommand.class, ServeCommand.class, UsersCommand.class, StatusCommand.class,
                 HistoryCommand.class, CommandLine.HelpCommand.class})
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
@@ -30,15 +32,19 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     DataDirMixin dataDir;
 
     @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
-            + " E.g. http://127.0.0.1:8787. Default: start the embedded reference server with demo data and sign in as alice.")
+            + " E.g. https://sync.example.org or http://127.0.0.1:8787. Default: the signed-in account's (the newest sign-in, or --user's); "
+            + "with none, start the embedded reference server with demo data and sign in as alice.")
     String server;
 
-    @Option(names = "--user", paramLabel = "USER", description = "User to sign in as (with --server).")
+    @Option(names = "--user", paramLabel = "USER", description = "User to sync as: with --server and a token, or the "
+            + "signed-in account of this user.")
     String user;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "The user's bearer token (with --server). "
-            + "Default: $LEASESYNC_TOKEN.", defaultValue = "${env:LEASESYNC_TOKEN}")
-    String token;
+    @Mixin
+    TokenOptions tokenOptions;
+
+    @Mixin
+    TransportOptions transportOptions;
 
     @Mixin
     RegistryOptions registryOptions;
@@ -71,21 +77,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
 
     @Override
     public void validate() {
-        if (server != null && (user == null || token == null || token.isBlank())) {
-            throw new IllegalArgumentException("--server needs --user and --token (or LEASESYNC_TOKEN)");
-        }
-        if (user != null) {
-            try {
-                org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(user);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("invalid --user: " + e.getMessage());
-            }
-        }
-        if (server == null && user != null) {
-            throw new IllegalArgumentException("--user needs --server (the embedded server signs in as alice)");
-        }
-        Optional<org.leasesync.remote.ServerUrls> servers = server == null ? Optional.empty()
-                : Optional.of(HttpOptions.checkServer(server));
+        Optional<ServerChoice.Chosen> chosen = chooseServer();
         if (scheduleInterval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("--schedule-interval must be at least 1s, got "
                     + DurationConverter.format(scheduleInterval));
@@ -100,9 +92,41 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             throw new IllegalArgumentException("--call-timeout (" + DurationConverter.format(http.call())
                     + ") must be shorter than 90% of --lease-ttl (" + DurationConverter.format(ttl) + ")");
         }
-        options = new GuiOptions(dataDir.resolve(), servers, Optional.ofNullable(user),
-                Optional.ofNullable(token).filter(t -> !t.isBlank()), ttl, http, scheduleInterval, foregroundMinInterval,
-                dataDir.openTimeout(), given(System.getenv()));
+        java.util.Set<String> given = given(System.getenv());
+        chosen.filter(c -> c.account().isPresent()).ifPresent(c -> given.add(WINDOW_ACCOUNT));
+        options = new GuiOptions(dataDir.resolve(), chosen.map(ServerChoice.Chosen::servers),
+                chosen.map(ServerChoice.Chosen::user), chosen.flatMap(ServerChoice.Chosen::token), ttl, http,
+                scheduleInterval, foregroundMinInterval, dataDir.openTimeout(), given,
+                chosen.map(ServerChoice.Chosen::transport).orElse(org.leasesync.remote.TransportSecurity.DEFAULT),
+                chosen.flatMap(ServerChoice.Chosen::account));
+    }
+
+    /**
+     * The server the window talks to: {@code --server} with a token given for this launch, or a signed-in
+     * account ({@code --user}'s, else the newest sign-in); empty for the embedded demo server.
+     */
+    private Optional<ServerChoice.Chosen> chooseServer() {
+        if (server != null || tokenOptions.given()) {
+            return Optional.of(ServerChoice.choose(dataDir.resolve(), server, user, tokenOptions, transportOptions,
+                    System.getenv(), System.in));
+        }
+        Optional<org.leasesync.client.Account> account;
+        try {
+            account = org.leasesync.client.AccountService.forThisProcess(dataDir.resolve())
+                    .forWindow(Optional.ofNullable(user));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--user needs --server (with a token) or a signed-in account of that "
+                    + "user: " + e.getMessage());
+        }
+        if (account.isEmpty()) {
+            if (transportOptions.given()) {
+                throw new IllegalArgumentException("--allow-insecure-http and --ca-file go with --server or a signed-in "
+                        + "account; the embedded demo server needs neither");
+            }
+            return Optional.empty();
+        }
+        return Optional.of(ServerChoice.choose(dataDir.resolve(), null, account.get().user(), tokenOptions,
+                transportOptions, System.getenv(), System.in));
     }
 
     /** The window options that were given (on the command line or by environment), so they win over settings.json. */
@@ -123,10 +147,21 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         return given;
     }
 
+    /**
+     * What {@link GuiOptions#given()} holds for a start from a signed-in account (the window's
+     * {@code StartOptions.ACCOUNT}; the command line names it without importing the window).
+     */
+    static final String WINDOW_ACCOUNT = "account";
+
     @Override
     public Integer call() {
         if (options == null) {
             validate();
+        }
+        if (options.account().isPresent() && options.token().isEmpty()) {
+            // read now, not in validation: a locked keyring may ask the user to unlock it
+            options = options.withToken(org.leasesync.client.AccountService.forThisProcess(options.dataDir())
+                    .token(options.account().get()));
         }
         return gui.apply(options);
     }

@@ -55,6 +55,8 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("lastRuns", List.of());
                 m.put("checkpoints", List.of());
                 m.put("needsAttention", List.of());
+                m.put("signedOut", List.of());
+                m.put("accounts", accounts(dir));
                 out.println(Json.write(m));
             } else {
                 out.println("data directory: " + dir);
@@ -73,6 +75,9 @@ public final class StatusCommand implements Callable<Integer> {
                     .map(r -> Views.NeedsAttentionView.of(r, checkpointRows.stream()
                             .filter(c -> c.key().equals(r.key())).findFirst(), dataDirArgument))
                     .toList();
+            var signedOut = store.history().lastRunPerKey().stream()
+                    .filter(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.SIGNED_OUT)
+                    .map(r -> signedOut(r, dataDirArgument)).toList();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("dataDir", dir.toString());
@@ -82,6 +87,8 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("lastRuns", runs);
                 m.put("checkpoints", checkpoints);
                 m.put("needsAttention", attention);
+                m.put("signedOut", signedOut);
+                m.put("accounts", accounts(dir));
                 out.println(Json.write(m));
                 return 0;
             }
@@ -120,8 +127,63 @@ public final class StatusCommand implements Callable<Integer> {
             }
             t.print(out, "  (none)");
             printNeedsAttention(out, attention);
+            printSignedOut(out, signedOut);
+            printAccounts(out, accounts(dir));
             return 0;
         }
+    }
+
+    /** A key whose last run the server refused the session for, and how to sign in again. */
+    private static Map<String, Object> signedOut(org.leasesync.run.RunRecord r, String dataDirArgument) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", r.key().asString());
+        m.put("runId", r.runId());
+        m.put("message", r.error().orElse(null));
+        String server = r.origin().map(org.leasesync.run.RunOrigin::server).orElse("URL").replace(", ", ",");
+        m.put("signInAgain", "leasesync login --server " + Views.shellQuote(server) + " --user "
+                + Views.shellQuote(r.key().userId()) + dataDirArgument + " --password-stdin");
+        return m;
+    }
+
+    private static void printSignedOut(PrintWriter out, List<Map<String, Object>> signedOut) {
+        if (signedOut.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("signed out (the server refused the session; local data and unsent edits are kept):");
+        for (var s : signedOut) {
+            out.println("  " + s.get("key") + ": " + Views.orDash((String) s.get("message")));
+            out.println("    sign in again:  " + s.get("signInAgain"));
+        }
+    }
+
+    /** The signed-in accounts (never a token); an unreadable accounts file is reported, not fatal here. */
+    private static List<Map<String, Object>> accounts(Path dir) {
+        try {
+            return org.leasesync.client.AccountService.forThisProcess(dir).accounts().stream().map(a -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("server", a.server());
+                m.put("user", a.user());
+                m.put("tokenKeptIn", a.tokenPlace().wireName());
+                return m;
+            }).toList();
+        } catch (org.leasesync.lease.LeasesyncException e) {
+            return List.of(Map.of("error", e.getMessage()));
+        }
+    }
+
+    private static void printAccounts(PrintWriter out, List<Map<String, Object>> accounts) {
+        out.println();
+        out.println("signed-in accounts:");
+        Table t = new Table("SERVER", "USER", "TOKEN KEPT IN");
+        for (var a : accounts) {
+            if (a.containsKey("error")) {
+                out.println("  " + a.get("error"));
+                continue;
+            }
+            t.row((String) a.get("server"), (String) a.get("user"), (String) a.get("tokenKeptIn"));
+        }
+        t.print(out, "  (none)");
     }
 
     /** What is known about each key that needs attention, and how to resolve it. */

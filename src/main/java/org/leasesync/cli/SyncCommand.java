@@ -30,16 +30,21 @@ import picocli.CommandLine.Model.CommandSpec;
 import org.leasesync.store.h2.H2Messages;
 
 /**
- * {@code leasesync sync}: one trigger through the coordinator. Exit codes: 0 succeeded, 1 failed,
- * 2 usage error, 3 joined a run that was already running, 4 needs attention.
+ * {@code leasesync sync}: one trigger through the coordinator, with a signed-in account or a token
+ * given for this run. Exit codes: 0 succeeded, 1 failed, 2 usage error, 3 joined a run that was
+ * already running, 4 needs attention, 6 signed out (the server refused the session).
  */
 @Command(name = "sync", mixinStandardHelpOptions = true,
         description = {"Run one sync of a task key (pull, then push the outbox) through the coordinator.",
-                "Exit codes: 0 succeeded; 1 failed; 2 usage error; 3 joined a run already running; 4 needs attention."})
+                "Without --server: as the signed-in account (leasesync login; several: --user picks one).",
+                "Exit codes: 0 succeeded; 1 failed; 2 usage error; 3 joined a run already running; 4 needs attention; "
+                        + "6 signed out: the server no longer accepts the session (sign in again; local edits are kept)."})
 public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     static final int JOINED = 3;
     static final int NEEDS_ATTENTION = 4;
+    /** The server refused the session (HTTP 401): the run stopped, the outbox is kept, the user signs in again. */
+    static final int SIGNED_OUT = 6;
 
     @Mixin
     DataDirMixin dataDir;
@@ -53,12 +58,15 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     KeyOptions keyOptions;
 
-    @Option(names = "--server", required = true, paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP)
+    @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
+            + " Default: the signed-in account's.")
     String server;
 
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:LEASESYNC_TOKEN}",
-            description = "The user's bearer token. Default: $LEASESYNC_TOKEN.")
-    String token;
+    @Mixin
+    TokenOptions tokenOptions;
+
+    @Mixin
+    TransportOptions transportOptions;
 
     @Option(names = "--source", defaultValue = "manual",
             description = "Trigger source recorded with the run: schedule, foreground, manual, retry, recovery (default ${DEFAULT-VALUE}).")
@@ -80,9 +88,13 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     private TaskKey key;
     private TaskSource src;
     private ClientConfig config;
+    private ServerChoice.Chosen chosen;
 
     @Override
     public void validate() {
+        chosen = ServerChoice.choose(dataDir.resolve(), server, keyOptions.user(), tokenOptions, transportOptions,
+                System.getenv(), System.in);
+        keyOptions.user = chosen.user();
         key = keyOptions.protocolKey();
         try {
             src = TaskSource.parse(source);
@@ -93,12 +105,10 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             throw new IllegalArgumentException("--check-again and --discard-unconfirmed exclude each other: check again "
                     + "first; discard only if the server cannot tell what happened to the push");
         }
-        if (token == null || token.isBlank()) {
-            throw new IllegalArgumentException("--token (or LEASESYNC_TOKEN) is required");
-        }
-        config = new ClientConfig(dataDir.resolve(), HttpOptions.checkServer(server), Map.of(keyOptions.user(), token), registryOptions.leaseTtl(),
+        // the account's token is read when the run starts (the keyring may have to ask for an unlock)
+        config = new ClientConfig(dataDir.resolve(), chosen.servers(), Map.of(), registryOptions.leaseTtl(),
                 httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
-                dataDir.openTimeout()).withProgram("leasesync sync");
+                dataDir.openTimeout(), "leasesync sync", chosen.transport());
     }
 
     @Override
@@ -111,7 +121,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (ClientRuntime rt = ClientRuntime.open(config); StopSignals onSignal = StopSignals.install(() -> stopOnSignal(rt))) {
+        String token = chosen.token(org.leasesync.client.AccountService.forThisProcess(config.dataDir()));
+        try (ClientRuntime rt = ClientRuntime.open(config.withTokens(Map.of(key.userId(), token))); StopSignals onSignal = StopSignals.install(() -> stopOnSignal(rt))) {
             SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
             for (int attempt = 1; attempt < 4 && r instanceof SubmitResult.Started s0 && localDatabaseHiccup(s0); attempt++) {
                 // The shared local database moved to another process mid-run: the run is safe to repeat
@@ -278,6 +289,12 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             case NEEDS_ATTENTION -> {
                 return needsAttention(out, rt, key, result.runId(), msg);
             }
+            case SIGNED_OUT -> {
+                String pending = pendingEdits(rt, key);
+                print(out, key, result.status().wireName(), result.runId(), msg, key + " sync stopped: " + msg
+                        + (pending.isEmpty() ? "" : "; " + pending) + "\n  " + signInAgain());
+                return SIGNED_OUT;
+            }
             default -> {
                 print(out, key, result.status().wireName(), result.runId(), msg,
                         key + " sync " + (result.status() == RunStatus.CANCELLED ? "cancelled" : "failed") + ": " + msg);
@@ -294,7 +311,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 .orElse(java.util.List.of());
         String again = "leasesync sync --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
                 + (dataDir.given() ? " --data-dir " + Views.shellQuote(config.dataDir().toString()) : "")
-                + " --server " + Views.shellQuote(server) + " --token TOKEN";
+                + (chosen.account().isPresent() ? "" : " --server " + Views.shellQuote(server) + " --token-file FILE");
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", key.asString());
@@ -318,6 +335,21 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             out.println("    " + again + " --discard-unconfirmed");
         }
         return NEEDS_ATTENTION;
+    }
+
+    /** "2 local edits are kept and pushed after you sign in again", or empty when none wait. */
+    private static String pendingEdits(ClientRuntime rt, TaskKey key) {
+        long n = rt.edits().outbox(key).stream().filter(i -> !i.isSetAside()).count();
+        return n == 0 ? "" : n + " local edit" + (n == 1 ? " is" : "s are") + " kept and pushed after you sign in again";
+    }
+
+    /** The command that signs in again, for the account used or the server given. */
+    private String signInAgain() {
+        String servers = chosen.account().map(a -> String.join(",", a.servers().urls().stream()
+                .map(Object::toString).toList())).orElse(server);
+        return "sign in again: leasesync login --server " + Views.shellQuote(servers) + " --user "
+                + Views.shellQuote(key.userId()) + (dataDir.given() ? " --data-dir "
+                + Views.shellQuote(config.dataDir().toString()) : "") + " --password-stdin";
     }
 
     private int joined(PrintWriter out, TaskKey key, RunView v) {

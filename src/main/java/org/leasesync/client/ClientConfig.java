@@ -10,6 +10,7 @@ import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
+import org.leasesync.remote.TransportSecurity;
 import org.leasesync.store.Database;
 import org.leasesync.sync.SyncSettings;
 import org.leasesync.store.h2.OpenRetries;
@@ -30,13 +31,23 @@ import org.leasesync.store.h2.OpenRetries;
  *     not answer ({@link Database#openFile(Path, Duration)})
  * @param program what this process is, recorded with every run it starts ({@link RunOrigin#program()}):
  *     {@code leasesync window}, {@code leasesync sync}, …; 1-100 characters
+ * @param transport plain http to other machines or not, and the CA file HTTPS trusts besides the
+ *     system's authorities; checked against {@code servers} here
  */
 public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
                            HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time,
-                           Duration dbOpenTimeout, String program) {
+                           Duration dbOpenTimeout, String program, TransportSecurity transport) {
 
     /** The program name when none is given. */
     public static final String DEFAULT_PROGRAM = "leasesync";
+
+    /** With {@link TransportSecurity#DEFAULT}. */
+    public ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
+                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout,
+                        String program) {
+        this(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
+                TransportSecurity.DEFAULT);
+    }
 
     /** As {@link #DEFAULT_PROGRAM}. */
     public ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
@@ -59,10 +70,12 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         this(dataDir, serverUrls, tokens, leaseTtl, http, sync, retry, time, OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 
-    /** @throws IllegalArgumentException naming the bad setting */
+    /** @throws IllegalArgumentException naming the bad setting (a plain http:// URL to another machine too) */
     public ClientConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(servers, "servers");
+        Objects.requireNonNull(transport, "transport");
+        transport.check(servers);
         tokens = Map.copyOf(tokens);
         tokens.forEach(ClientConfig::checkToken);
         TaskRegistry.validateTtl(leaseTtl);
@@ -85,7 +98,28 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
 
     /** The same configuration for a process that calls itself {@code program}. */
     public ClientConfig withProgram(String program) {
-        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program);
+        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
+                transport);
+    }
+
+    /** The same configuration with these tokens (a token read from the keyring once the command runs). */
+    public ClientConfig withTokens(Map<String, String> tokens) {
+        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
+                transport);
+    }
+
+    /** The same configuration with {@code transport} (checked against the servers). */
+    public ClientConfig withTransport(TransportSecurity transport) {
+        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
+                transport);
+    }
+
+    /** Never the tokens: which users have one. */
+    @Override
+    public String toString() {
+        return "ClientConfig[dataDir=" + dataDir + ", servers=" + servers + ", tokens for " + tokens.keySet()
+                + ", leaseTtl=" + leaseTtl + ", http=" + http + ", sync=" + sync + ", retry=" + retry + ", program="
+                + program + ", transport=" + transport + "]";
     }
 
     /** What runs of this process record as their origin: the program and the configured server(s). */
@@ -106,7 +140,7 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         for (int i = 0; i < token.length(); i++) {
             char c = token.charAt(i);
             if (c < 0x21 || c > 0x7e) {
-                throw new IllegalArgumentException("the token of " + user + " (--token or LEASESYNC_TOKEN) has "
+                throw new IllegalArgumentException("the token of " + user + " has "
                         + (c < 0x20 || c == 0x7f ? "a control character" : c == ' ' ? "a space" : "a non-ASCII character")
                         + " at position " + (i + 1) + "; a bearer token is visible ASCII only (RFC 6750)");
             }

@@ -82,7 +82,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.keeper = new LeaseKeeper(registry, fatal);
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
-        this.http = HttpSyncRemote.newSharedClient(config.servers());
+        this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
         HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
@@ -173,7 +173,12 @@ public final class ClientRuntime implements AutoCloseable {
         return timer;
     }
 
-    /** Adds or replaces a user's token (account added at run time). */
+    /** The process's one shared HTTP client (derive from it with {@code newBuilder()}). */
+    public OkHttpClient http() {
+        return http;
+    }
+
+    /** Adds or replaces a user's token (account added at run time, or signed in again). */
     public void putToken(String user, String token) {
         tokens.put(user, token);
     }

@@ -17,6 +17,7 @@ import org.leasesync.run.RetryPolicy;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
+import org.leasesync.remote.TransportSecurity;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
@@ -47,11 +48,15 @@ public final class Backend implements AutoCloseable {
     private final List<String> accounts;
     private final ServerUrls servers;
 
-    private Backend(ClientRuntime runtime, ReferenceServer embedded, List<String> accounts, ServerUrls servers) {
+    private final TransportSecurity transport;
+
+    private Backend(ClientRuntime runtime, ReferenceServer embedded, List<String> accounts, ServerUrls servers,
+                    TransportSecurity transport) {
         this.runtime = runtime;
         this.embedded = embedded;
         this.accounts = List.copyOf(accounts);
         this.servers = servers;
+        this.transport = transport;
     }
 
     /**
@@ -96,9 +101,9 @@ public final class Backend implements AutoCloseable {
             // A window runs all day: after an out-of-memory error it closes and exits instead of limping on.
             ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM), store, ClientRuntime.Ports.NONE,
-                    onFatal);
-            Backend backend = new Backend(rt, embedded, List.copyOf(tokens.keySet()), url);
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM, s.transport()), store,
+                    ClientRuntime.Ports.NONE, onFatal);
+            Backend backend = new Backend(rt, embedded, List.copyOf(tokens.keySet()), url, s.transport());
             onFatal.closing(backend);
             return backend;
         } catch (RuntimeException e) {
@@ -127,6 +132,11 @@ public final class Backend implements AutoCloseable {
     /** The sync server URL(s) the runtime was given. */
     public ServerUrls servers() {
         return servers;
+    }
+
+    /** How the runtime reaches its server: plain http allowed or not, the CA file (the offline probe needs them too). */
+    public TransportSecurity transport() {
+        return transport;
     }
 
     /** Ends runs (cancelled, leases released), stops threads, closes the database and the embedded server. */
@@ -178,11 +188,34 @@ public final class Backend implements AutoCloseable {
      * @param retry automatic retries after failures
      * @param time the time source
      * @param dbOpenTimeout how long opening the local database waits for a holder that does not answer
+     * @param transport with {@code server}: plain http to another machine allowed or not, the CA file HTTPS
+     *     trusts besides the system's authorities
      */
     public record AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
                               Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
                               Duration foregroundMinInterval, RetryPolicy retry, TimeSource time,
-                              Duration dbOpenTimeout) {
+                              Duration dbOpenTimeout, TransportSecurity transport) {
+
+        /** With {@link TransportSecurity#DEFAULT}. */
+        public AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
+                           Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
+                           Duration foregroundMinInterval, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
+            this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
+                    dbOpenTimeout, TransportSecurity.DEFAULT);
+        }
+
+        /** Never the token. */
+        @Override
+        public String toString() {
+            return "AppSettings[dataDir=" + dataDir + ", server=" + server + ", user=" + user + ", token="
+                    + token.map(t -> "(hidden)").orElse("none") + ", transport=" + transport + "]";
+        }
+
+        /** The same settings with {@code transport}. */
+        public AppSettings withTransport(TransportSecurity transport) {
+            return new AppSettings(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
+                    retry, time, dbOpenTimeout, transport);
+        }
 
         /** With the default database open timeout. */
         public AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
@@ -193,6 +226,7 @@ public final class Backend implements AutoCloseable {
         }
 
         public AppSettings {
+            java.util.Objects.requireNonNull(transport, "transport");
             if (scheduleInterval == null || scheduleInterval.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException("schedule interval must be at least 1s, got " + scheduleInterval);
             }

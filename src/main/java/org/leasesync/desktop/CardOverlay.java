@@ -11,7 +11,8 @@ import org.leasesync.run.TaskSource;
 /**
  * What the window shows over the cards' stored state: a pause in force, the server being
  * unreachable (offline), the changes waiting per scope and the triggers the pause skipped. A
- * paused or offline card still shows a run in progress and a key that needs attention as they are.
+ * paused or offline card still shows a run in progress, a key that needs attention and a signed-out
+ * key as they are.
  *
  * <p>Immutable.
  *
@@ -52,7 +53,8 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
 
     /** The state a card shows for a key whose stored state is {@code kind}. */
     public KeyStatus.Kind shown(KeyStatus.Kind kind) {
-        if (kind == KeyStatus.Kind.RUNNING || kind == KeyStatus.Kind.NEEDS_ATTENTION) {
+        // signed out: the server answered (it refused the session), and only signing in helps
+        if (kind == KeyStatus.Kind.RUNNING || kind == KeyStatus.Kind.NEEDS_ATTENTION || kind == KeyStatus.Kind.SIGNED_OUT) {
             return kind;
         }
         if (pause.isPresent()) {

@@ -23,7 +23,7 @@ import org.leasesync.lease.TaskKey;
  */
 public sealed interface KeyStatus
         permits KeyStatus.NeverSynced, KeyStatus.Idle, KeyStatus.Running, KeyStatus.Failed,
-                KeyStatus.NeedsAttention, KeyStatus.Cancelled {
+                KeyStatus.NeedsAttention, KeyStatus.Cancelled, KeyStatus.SignedOut {
 
     /** The task key. */
     TaskKey key();
@@ -38,12 +38,12 @@ public sealed interface KeyStatus
     Kind kind();
 
     /**
-     * The states a card can show. The first six are the kinds of the cases of {@link KeyStatus},
+     * The states a card can show. The first six and {@link #SIGNED_OUT} are the kinds of the cases of {@link KeyStatus},
      * which {@link StatusTracker} publishes from runs and the database; {@link #PAUSED} and
      * {@link #OFFLINE} are shown by the window over an idle, failed or cancelled key while the user
      * paused syncing or the server cannot be reached ({@link CardOverlay#shown}).
      */
-    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE }
+    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT }
 
     /** Idle, or never synced when {@code lastSuccess} is empty. */
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
@@ -252,6 +252,32 @@ public sealed interface KeyStatus
         static Optional<UnconfirmedPush> of(Optional<Checkpoint> checkpoint) {
             return checkpoint.filter(Checkpoint::hasPushInFlight)
                     .flatMap(c -> c.idempotencyKey().map(k -> new UnconfirmedPush(k, c.pushChangeIds())));
+        }
+    }
+
+    /**
+     * The sync server no longer accepts the account's session (revoked, expired, the user disabled or
+     * deleted): the key's last run stopped at once, nothing is retried, and the card says "Signed out —
+     * sign in again". The local records and the outbox are kept; the first run after signing in again
+     * pushes them.
+     *
+     * @param key the task key
+     * @param lastSuccess see {@link KeyStatus#lastSuccess()}
+     * @param reason what the run recorded, empty when nothing
+     * @param otherProcess who made the run when it was another process; empty when this window made it
+     */
+    record SignedOut(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
+                     Optional<OtherProcess> otherProcess) implements KeyStatus {
+        public SignedOut {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lastSuccess, "lastSuccess");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(otherProcess, "otherProcess");
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.SIGNED_OUT;
         }
     }
 }

@@ -152,6 +152,9 @@ public final class StatusTexts {
             return c.lastSuccess().map(t -> messages.get("status.cancelled.lastSynced", time(t)))
                     .orElseGet(() -> messages.get("status.cancelled"));
         }
+        if (s instanceof KeyStatus.SignedOut) {
+            return messages.get("status.signedOut");
+        }
         return messages.get("status.neverSynced");   // KeyStatus.NeverSynced, the one case left
     }
 
@@ -246,6 +249,9 @@ public final class StatusTexts {
             f.lastSuccess().ifPresent(t -> append(sb, messages.get("detail.lastSuccess", time(t))));
         } else if (s instanceof KeyStatus.Cancelled c) {
             c.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
+        } else if (s instanceof KeyStatus.SignedOut so) {
+            so.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(messages.get("sentence.end")));
+            sb.append(messages.get("detail.signedOut"));
         } else if (s instanceof KeyStatus.NeedsAttention a) {
             a.otherProcess().ifPresent(o -> sb.append(otherProcess(o)).append(messages.get("sentence.end")));
             a.unconfirmedPush().ifPresent(p -> sb.append(unconfirmed(p)).append(messages.get("sentence.end")));

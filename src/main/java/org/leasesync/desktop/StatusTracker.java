@@ -127,6 +127,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
                         otherProcess(r));
                 case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error(), otherProcess(r));
                 case CANCELLED -> new KeyStatus.Cancelled(key, lastSuccess, r.error(), otherProcess(r));
+                case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.error(), otherProcess(r));
                 default -> KeyStatus.idle(key, lastSuccess);
             };
         }
@@ -165,6 +166,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
             case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
             case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.message(), coordinator.nextRetryAt(key));
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message(), Optional.empty());
+            case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.message(), Optional.empty());
             default -> new KeyStatus.Cancelled(key, lastSuccess, r.message());
         };
     }

@@ -109,6 +109,27 @@ final class Exchange {
         return execute(req, what, server, true, deadlineNanos, this::tree);
     }
 
+    /**
+     * Executes a request whose 2xx answer has no body to read ({@code 204}), once: like a push, it is
+     * never resent by this method.
+     *
+     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     */
+    void withoutBody(Request req, String what, String server, long deadlineNanos) {
+        execute(req, what, server, false, deadlineNanos, null);
+    }
+
+    /**
+     * Executes a request with a JSON answer, once (a sign-in: it is not resent after it may have
+     * arrived, nor is a push).
+     *
+     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     */
+    JsonNode once(Request req, String what, String server, long deadlineNanos) {
+        return execute(req, what, server, false, deadlineNanos, this::tree);
+    }
+
+    /** @param reader reads the 2xx body; null when the answer has none to read */
     private <T> T execute(Request template, String what, String server, boolean isPush, long deadlineNanos,
                           BodyReader<T> reader) {
         Probe probe = new Probe();
@@ -133,6 +154,9 @@ final class Exchange {
                 }
                 throw e;
             }
+            if (reader == null) {
+                return null;
+            }
             MediaType type = body.contentType();
             if (type == null || !"json".equals(type.subtype())) {
                 throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
@@ -152,6 +176,12 @@ final class Exchange {
                     + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
                     + (isPush ? "; it may have been applied" : ""), e);
         } catch (IOException e) {
+            FingerprintingTrustManager.Untrusted untrusted = untrusted(e);
+            if (untrusted != null) {
+                // refused in the TLS handshake, before a byte of the request: another URL may be tried
+                throw new Unreached(server, "certificate not trusted (SHA-256 " + untrusted.sha256() + ")",
+                        new CertificateNotTrustedException(server, untrusted.sha256(), untrusted.subject(), e));
+            }
             if (!probe.connected) {
                 RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
                         "cannot reach the sync server at " + server,
@@ -178,6 +208,16 @@ final class Exchange {
         }
     }
 
+    /** The untrusted certificate a TLS handshake failed on, if that is why {@code e} happened. */
+    private static FingerprintingTrustManager.Untrusted untrusted(Throwable e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof FingerprintingTrustManager.Untrusted u) {
+                return u;
+            }
+        }
+        return null;
+    }
+
     private static String describe(IOException e) {
         if (e instanceof java.net.ConnectException) {
             return "connection refused: " + e.getMessage();
@@ -190,6 +230,9 @@ final class Exchange {
         }
         if (e instanceof InterruptedIOException) {
             return "timed out connecting: " + e.getMessage();
+        }
+        if (e instanceof javax.net.ssl.SSLPeerUnverifiedException) {
+            return "its certificate is for another host name: " + e.getMessage().lines().findFirst().orElse("");
         }
         return e.toString();
     }

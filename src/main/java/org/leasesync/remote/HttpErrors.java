@@ -40,7 +40,7 @@ final class HttpErrors {
             }
         }
         String plain = switch (resp.code()) {
-            case 401 -> "the sync server did not accept the token";
+            case 401 -> "signed out: the sync server no longer accepts this session";
             case 403 -> "the sync server refused access for this account";
             case 429 -> "the sync server is busy";
             case 503 -> "the sync server is unavailable";

@@ -114,14 +114,23 @@ public final class HttpSyncRemote implements SyncRemote {
      * When none of them is {@code https}, the client is cleartext-only: OkHttp then builds no TLS
      * socket factory and loads no trust store (the JDK's ~150 CA certificates and ~350 security
      * classes, several MB of a window's memory; docs/benchmarks.md, issue 14 §4). Such a client
-     * fails a call to an {@code https} URL with an {@code IOException}.
+     * fails a call to an {@code https} URL with an {@code IOException}. The URLs are not checked for
+     * plain http to other machines here (see {@link #newSharedClient(ServerUrls, TransportSecurity)}).
      */
     public static OkHttpClient newSharedClient(ServerUrls servers) {
-        OkHttpClient.Builder b = sharedClientBuilder();
-        if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
-            b.connectionSpecs(java.util.List.of(okhttp3.ConnectionSpec.CLEARTEXT));
-        }
-        return b.build();
+        return TransportSecurity.DEFAULT.configure(sharedClientBuilder(), servers).build();
+    }
+
+    /**
+     * As {@link #newSharedClient(ServerUrls)}, trusting the system's authorities plus
+     * {@code transport}'s CA file for {@code https} servers; an untrusted server certificate fails a
+     * call with a {@link CertificateNotTrustedException}.
+     *
+     * @throws IllegalArgumentException for a plain {@code http://} URL to another machine, unless allowed
+     */
+    public static OkHttpClient newSharedClient(ServerUrls servers, TransportSecurity transport) {
+        transport.check(servers);
+        return transport.configure(sharedClientBuilder(), servers).build();
     }
 
     private static OkHttpClient.Builder sharedClientBuilder() {

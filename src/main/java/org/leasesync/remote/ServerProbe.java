@@ -33,6 +33,15 @@ public final class ServerProbe implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout} is not positive
      */
     public ServerProbe(ServerUrls servers, Duration timeout) {
+        this(servers, timeout, TransportSecurity.DEFAULT);
+    }
+
+    /**
+     * @param timeout the most one URL may take (connect, send, answer)
+     * @param transport the CA file the client trusts (an untrusted certificate counts as unreachable)
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public ServerProbe(ServerUrls servers, Duration timeout, TransportSecurity transport) {
         this.servers = Objects.requireNonNull(servers, "servers");
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("probe timeout must be positive, got " + timeout);
@@ -41,10 +50,7 @@ public final class ServerProbe implements AutoCloseable {
                 .callTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .connectTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.SECONDS));
-        if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
-            b.connectionSpecs(List.of(okhttp3.ConnectionSpec.CLEARTEXT));   // no TLS set-up for http servers
-        }
-        this.http = b.build();
+        this.http = transport.configure(b, servers).build();   // no TLS set-up for http servers
     }
 
     /**

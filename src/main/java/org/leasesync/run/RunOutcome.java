@@ -64,6 +64,14 @@ public record RunOutcome(RunStatus status, Optional<String> message, long retryA
         return new RunOutcome(RunStatus.NEEDS_ATTENTION, Optional.of(message), -1);
     }
 
+    /**
+     * The sync server no longer accepts the account's session: the run stopped, nothing is retried
+     * automatically, and the user must sign in again ({@link RunStatus#SIGNED_OUT}).
+     */
+    public static RunOutcome signedOut(String message) {
+        return new RunOutcome(RunStatus.SIGNED_OUT, Optional.of(message), -1);
+    }
+
     public static RunOutcome cancelled(String message) {
         return new RunOutcome(RunStatus.CANCELLED, Optional.of(message), -1);
     }

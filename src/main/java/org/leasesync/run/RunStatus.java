@@ -3,13 +3,21 @@ package org.leasesync.run;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The state of a run record. Only {@link #RUNNING} is unfinished. */
+/**
+ * The state of a run record. Only {@link #RUNNING} is unfinished.
+ *
+ * <p>{@link #SIGNED_OUT}: the sync server refused the account's session (HTTP 401: revoked, expired,
+ * the user disabled or deleted). It is not a failure to retry: the same token would be refused again,
+ * so no automatic retry follows; the local records and the outbox are kept, and the next run after
+ * the user signed in again pushes them.
+ */
 public enum RunStatus {
     RUNNING("running"),
     SUCCEEDED("succeeded"),
     FAILED("failed"),
     NEEDS_ATTENTION("needs_attention"),
-    CANCELLED("cancelled");
+    CANCELLED("cancelled"),
+    SIGNED_OUT("signed_out");
 
     private final String wireName;
 

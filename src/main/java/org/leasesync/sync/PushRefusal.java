@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  *   <tr><td>422 naming {@code changes[i]}</td><td>entry i fails the server's validation</td><td>ENTRY (i)</td></tr>
  *   <tr><td>413 (any code, also a proxy's)</td><td>the body is too large</td><td>SPLIT</td></tr>
  *   <tr><td>422, any other code</td><td>an entry fails the server's validation; which one is not said</td><td>SPLIT</td></tr>
- *   <tr><td>400 not naming an entry, 401, 403, 404, 405, 408, 429, 5xx, anything else</td>
+ *   <tr><td>401 (any code)</td><td>the session ended: nothing was applied; the run ends signed out
+ *       ({@link RemoteException#isSignedOut()}), the batch stays recorded and is queried after the next
+ *       sign-in</td><td>FAIL</td></tr>
+ *   <tr><td>400 not naming an entry, 403, 404, 405, 408, 429, 5xx, anything else</td>
  *       <td>about the request, the account or the server, not an entry: retrying later, or the user,
  *       may fix it</td><td>FAIL</td></tr>
  * </table>

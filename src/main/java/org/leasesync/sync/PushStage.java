@@ -250,6 +250,11 @@ final class PushStage {
             try {
                 status = remote.pushStatus(ctx.key(), batch.idempotencyKey(), ctx.runId());
             } catch (RemoteException e) {
+                if (e.isSignedOut()) {
+                    // The push stays recorded in flight (it really may have arrived): the run after the
+                    // next sign-in asks about it first. Asking again now would only be refused again.
+                    throw e;
+                }
                 last = e;   // the question itself failed: ask again after a pause
             }
             if (status != null && status.state() == PushStatus.State.COMPLETED) {

@@ -105,6 +105,17 @@ public class RemoteException extends LeasesyncException {
         return reason;
     }
 
+    /**
+     * Whether the server refused the account's session: HTTP 401, whatever its code ({@code
+     * invalid_token}: revoked, idle too long, the user disabled or deleted; {@code unauthorized}: no
+     * usable token). The request did nothing (authentication comes before anything is applied,
+     * docs/protocol.md §3), and sending it again with the same token is refused again, so the run
+     * stops and the user is asked to sign in (§2).
+     */
+    public boolean isSignedOut() {
+        return kind == Kind.HTTP && status == 401;
+    }
+
     /** The server's {@code Retry-After} in millis, or -1 when absent. */
     public long retryAfterMillis() {
         return retryAfterMillis;

@@ -22,7 +22,9 @@ import org.leasesync.run.TaskRunner;
  *       server refuses for good is set aside as rejected and the others keep flowing.</li>
  *   <li><b>Done</b>: checkpoint stage done.</li>
  * </ol>
- * Every write checks the fence first; a lost lease stops the run before its next write.
+ * Every write checks the fence first; a lost lease stops the run before its next write. A {@code 401}
+ * on any request ends the run at once as {@link org.leasesync.run.RunStatus#SIGNED_OUT}, keeping the
+ * outbox and the records.
  *
  * <p>Stateless between runs and thread-safe: one instance serves all keys.
  */
@@ -74,6 +76,13 @@ public final class SyncWorker implements TaskRunner {
             log.log(System.Logger.Level.WARNING, "{0}: run {1}: {2}", ctx.key(), ctx.runId(), e.getMessage());
             return RunOutcome.behindServer("stopped: " + e.getMessage(), e.nextEpoch());
         } catch (RemoteException e) {
+            if (e.isSignedOut()) {
+                // Not retried: the same token would be refused again. The outbox and the records stay;
+                // a push in flight stays recorded and is queried once the user has signed in again.
+                log.log(System.Logger.Level.WARNING, "{0}: run {1} stopped, signed out: {2}", ctx.key(), ctx.runId(),
+                        e.getMessage());
+                return RunOutcome.signedOut(withResync(signedOutMessage(e), resync));
+            }
             log.log(System.Logger.Level.WARNING, "{0}: run {1} failed: {2}", ctx.key(), ctx.runId(), e.getMessage());
             return RunOutcome.failed(withResync(plain(e), resync), e.retryAfterMillis());
         }
@@ -89,6 +98,12 @@ public final class SyncWorker implements TaskRunner {
     /** A run that fails after ending a full download still tells what the download changed. */
     private static String withResync(String message, Optional<ResyncSummary> resync) {
         return resync.map(s -> message + ". Before that: " + s.sentence()).orElse(message);
+    }
+
+    /** What a signed-out run records: plain, with the words "sign in" the window and the CLI rely on. */
+    static String signedOutMessage(RemoteException e) {
+        return "signed out: the sync server no longer accepts this device's session (HTTP 401"
+                + (e.code().isEmpty() ? "" : " " + e.code()) + "); sign in again";
     }
 
     static boolean isStaleFencingToken(RemoteException e) {

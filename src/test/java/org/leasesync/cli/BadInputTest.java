@@ -64,7 +64,7 @@ class BadInputTest {
         return Stream.of(
                 bad("'5x' is not a duration", SYNC, "--lease-ttl", "5x"),
                 // found in a break-it trial: a newline in LEASESYNC_TOKEN failed the run at its first request
-                bad("the token of alice (--token or LEASESYNC_TOKEN) has a control character at position 4; "
+                bad("the token from --token has a control character at position 4; "
                         + "a bearer token is visible ASCII only (RFC 6750)", List.of("sync", "--user", "alice", "--scope",
                         "backup", "--server", "http://127.0.0.1:1"), "--token", "bad\ntoken"),
                 bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s", SYNC, "--lease-ttl", "0s"),

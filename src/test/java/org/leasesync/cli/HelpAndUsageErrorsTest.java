@@ -122,7 +122,7 @@ class HelpAndUsageErrorsTest {
     void anUnknownCommandIsNamedAsOneWithTheCommandsThereAre() {
         Result r = run("bogus");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: sync, edit, resolve, records, "
+        assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: login, logout, accounts, sync, edit, resolve, records, "
                 + "outbox, serve, users, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
         assertThat(r.err()).doesNotContain("Unmatched");
     }
@@ -131,7 +131,7 @@ class HelpAndUsageErrorsTest {
     void aMistypedCommandGetsTheNearestName() {
         Result r = run("statsu", "--json");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).startsWith("leasesync: unknown command 'statsu' (did you mean 'status'?); commands are: sync, ");
+        assertThat(r.err()).startsWith("leasesync: unknown command 'statsu' (did you mean 'status'?); commands are: login, ");
     }
 
     @Test

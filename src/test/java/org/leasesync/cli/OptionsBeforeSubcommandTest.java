@@ -54,6 +54,10 @@ class OptionsBeforeSubcommandTest {
             Map.entry("--server", "http://127.0.0.1:9,http://127.0.0.1:10"),
             Map.entry("--user", "carol"),
             Map.entry("--token", "tok-123"),
+            Map.entry("--token-file", "/tmp/leasesync-option-position-token"),
+            Map.entry("--token-stdin", "true"),
+            Map.entry("--allow-insecure-http", "true"),
+            Map.entry("--ca-file", "/tmp/leasesync-option-position-ca.pem"),
             Map.entry("--lease-ttl", "90s"),
             Map.entry("--connect-timeout", "3s"),
             Map.entry("--read-timeout", "12s"),
@@ -63,8 +67,9 @@ class OptionsBeforeSubcommandTest {
 
     /** The top-level options each client subcommand takes too (the rest are refused before it). */
     static final Map<String, List<String>> SHARED = Map.of(
-            "sync", List.of("--call-timeout", "--connect-timeout", "--data-dir", "--db-open-timeout", "--lease-ttl",
-                    "--read-timeout", "--server", "--token", "--user"),
+            "sync", List.of("--allow-insecure-http", "--ca-file", "--call-timeout", "--connect-timeout", "--data-dir",
+                    "--db-open-timeout", "--lease-ttl", "--read-timeout", "--server", "--token", "--token-file",
+                    "--token-stdin", "--user"),
             "edit", List.of("--data-dir", "--db-open-timeout", "--user"),
             "records", List.of("--data-dir", "--db-open-timeout", "--user"),
             "status", List.of("--data-dir", "--db-open-timeout"),
@@ -110,10 +115,17 @@ class OptionsBeforeSubcommandTest {
         return cl.getSubcommands().get(command).getCommandSpec().findOption(option).getValue();
     }
 
+    /** Options without a value: given means true. */
+    static final java.util.Set<String> FLAGS = java.util.Set.of("--token-stdin", "--allow-insecure-http");
+
+    static List<String> given(String option) {
+        return FLAGS.contains(option) ? List.of(option) : List.of(option, VALUES.get(option));
+    }
+
     static List<String> args(String command, String option, boolean before) {
         List<String> a = new ArrayList<>();
         if (before) {
-            a.addAll(List.of(option, VALUES.get(option)));
+            a.addAll(given(option));
         }
         a.add(command);
         a.addAll(CLIENT_COMMANDS.get(command));
@@ -123,7 +135,7 @@ class OptionsBeforeSubcommandTest {
             }
         }
         if (!before) {
-            a.addAll(List.of(option, VALUES.get(option)));
+            a.addAll(given(option));
         }
         return a;
     }
@@ -134,15 +146,16 @@ class OptionsBeforeSubcommandTest {
         Object after = valueAfterParsing(args(command, option, false), command, option);
         Object before = valueAfterParsing(args(command, option, true), command, option);
         Object expected = switch (option) {
-            case "--data-dir" -> Path.of(VALUES.get(option));
+            case "--data-dir", "--token-file", "--ca-file" -> Path.of(VALUES.get(option));
             case "--server", "--user", "--token" -> VALUES.get(option);
+            case "--token-stdin", "--allow-insecure-http" -> Boolean.TRUE;
             default -> DurationConverter.parse(VALUES.get(option));
         };
         assertThat(after).isEqualTo(expected);
         assertThat(before).isEqualTo(expected);
         // and not the default: the value when the option is not given at all differs
         List<String> without = new ArrayList<>(args(command, option, false));
-        without.subList(without.size() - 2, without.size()).clear();
+        without.subList(without.size() - given(option).size(), without.size()).clear();
         if (!option.equals("--user") && !option.equals("--server")) {   // required: cannot be left out
             assertThat(valueAfterParsing(without, command, option)).isNotEqualTo(expected);
         }

@@ -65,4 +65,30 @@ class StatusTrackerTest {
         });
         assertThat(published).contains(s);
     }
+
+    @Test
+    void aSignedOutRunInTheDatabaseOrFromThisWindowIsShownAsSignedOutWithWhatToDo() {
+        ManualTime time = new ManualTime();
+        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "b"), Duration.ofSeconds(60),
+                time, OwnerLiveness.neverProvable());
+        HeldLease lease = registry.tryAcquire(KEY).orElseThrow();
+        store.runs().insertRun(lease.fence(), "run-2", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        store.runs().finishRun(lease.fence(), "run-2", RunStatus.SIGNED_OUT, Optional.of("signed out: the sync server "
+                + "no longer accepts this device's session (HTTP 401 invalid_token); sign in again"), time.now());
+        registry.release(lease);
+        Coordinator coordinator = new Coordinator(registry, store.runs(),
+                ctx -> RunOutcome.signedOut("signed out: ...; sign in again"), Runnable::run, new LeaseKeeper(registry),
+                null, null);
+        StatusTracker tracker = new StatusTracker(store.runs(), coordinator, Runnable::run, s -> { });
+        tracker.setUser("alice");
+
+        KeyStatus s = tracker.latest(KEY).orElseThrow();
+        assertThat(s).isInstanceOfSatisfying(KeyStatus.SignedOut.class,
+                o -> assertThat(o.reason().orElse("")).contains("HTTP 401 invalid_token"));
+        StatusTexts texts = new StatusTexts(new Messages(java.util.Locale.UK, java.time.ZoneOffset.UTC));
+        assertThat(texts.headline(s)).isEqualTo("Signed out — sign in again");
+        assertThat(texts.detail(s)).contains("unsent edits are kept");
+        StatusTexts zh = new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, java.time.ZoneOffset.UTC));
+        assertThat(zh.headline(s)).isEqualTo("已退出登录 — 请重新登录");
+    }
 }

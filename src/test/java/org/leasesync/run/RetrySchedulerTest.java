@@ -107,4 +107,14 @@ class RetrySchedulerTest extends CoordinatorFixture {
             assertThat(fired).containsExactly(KEY);
         }
     }
+
+    @Test
+    void aSignedOutRunIsNeverRetriedAndEndsAFailureStreak() throws Exception {
+        CountDownLatch none = new CountDownLatch(1);
+        RetryScheduler r = scheduler(new RetryPolicy(Duration.ofMillis(1), Duration.ofMillis(2), 6), none);
+        r.onRunEnded(KEY, RunOutcome.signedOut("signed out: ...; sign in again"));
+        assertThat(r.nextRetryAt(KEY)).isEmpty();
+        assertThat(none.await(200, TimeUnit.MILLISECONDS)).as("the same token would be refused again").isFalse();
+        assertThat(fired).isEmpty();
+    }
 }

@@ -70,7 +70,7 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
         this.parts = parts;
         this.ui = ui;
         this.openAt = openAt;
-        this.serverProbe = new ServerProbe(backend.servers(), PROBE_TIMEOUT);
+        this.serverProbe = new ServerProbe(backend.servers(), PROBE_TIMEOUT, backend.transport());
         this.offline = new OfflineMonitor(serverProbe::probe, probeThread, settings.time(), parts.probeFirst(),
                 parts.probeMax(), new OfflineMonitor.Listener() {
                     @Override

@@ -158,7 +158,10 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
                 conflicts.put(i.changeId(), i.recordId());
             }
         }
-        return new NotificationPolicy.Observation(key, failures, lastError, attention, conflicts);
+        Optional<String> signedOut = runs.lastRun(key)
+                .filter(r -> r.status().orElse(null) == RunStatus.SIGNED_OUT)
+                .map(r -> r.error().orElse(""));
+        return new NotificationPolicy.Observation(key, failures, lastError, attention, conflicts, signedOut);
     }
 
     @Override

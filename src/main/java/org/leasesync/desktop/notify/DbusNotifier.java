@@ -112,7 +112,8 @@ public final class DbusNotifier implements Notifier {
 
     @Override
     public long show(NotificationPolicy.Notice n, long replaces) {
-        byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION ? 2 : 1);   // critical : normal
+        byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION
+                || n.kind() == NotificationPolicy.Notice.Kind.SIGNED_OUT ? 2 : 1);   // critical : normal
         Map<String, Variant<?>> hints = Map.of("urgency", new Variant<>(urgency),
                 "category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
         try {

@@ -20,6 +20,8 @@ import org.leasesync.desktop.StatusTexts;
  *       does not fail; failures while the server cannot be reached do not count towards a
  *       notification — the tray shows offline instead);</li>
  *   <li>a key needing attention (it ends when the key no longer does);</li>
+ *   <li>a key signed out: the server refused the session (it ends with the key's next run that is not
+ *       signed out; a signed-out key never counts as failing);</li>
  *   <li>conflicts appearing that were not there at the previous look (the conflicts present when the
  *       app starts are the baseline).</li>
  * </ul>
@@ -40,11 +42,20 @@ public final class NotificationPolicy {
      * @param lastError the newest failure's reason
      * @param attention the reason, when the key needs attention (blank when none was recorded)
      * @param conflicts conflict change id → record id
+     * @param signedOut the reason, when the key's last run ended signed out
      */
     public record Observation(TaskKey key, int failuresInARow, Optional<String> lastError, Optional<String> attention,
-                       Map<String, String> conflicts) {
+                       Map<String, String> conflicts, Optional<String> signedOut) {
+
+        /** Not signed out. */
+        public Observation(TaskKey key, int failuresInARow, Optional<String> lastError, Optional<String> attention,
+                           Map<String, String> conflicts) {
+            this(key, failuresInARow, lastError, attention, conflicts, Optional.empty());
+        }
+
         public Observation {
             Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(signedOut, "signedOut");
             if (failuresInARow < 0) {
                 throw new IllegalArgumentException("failuresInARow must be >= 0, got " + failuresInARow);
             }
@@ -63,7 +74,7 @@ public final class NotificationPolicy {
      * @param detail the last error, the attention reason, or the conflicting record ids
      */
     public record Notice(TaskKey key, Kind kind, String title, String body, int count, String detail) {
-        public enum Kind { FAILING, NEEDS_ATTENTION, CONFLICT }
+        public enum Kind { FAILING, NEEDS_ATTENTION, CONFLICT, SIGNED_OUT }
 
         public Notice {
             Objects.requireNonNull(key, "key");
@@ -77,6 +88,7 @@ public final class NotificationPolicy {
     private static final class Episodes {
         boolean failingNotified;
         boolean attentionNotified;
+        boolean signedOutNotified;
         Set<String> knownConflicts;
     }
 
@@ -110,6 +122,13 @@ public final class NotificationPolicy {
             String reason = o.attention().get().isBlank() ? messages.get("status.stateUnknown") : o.attention().get();
             out.add(new Notice(o.key(), Notice.Kind.NEEDS_ATTENTION, messages.get("notify.attention.title", title),
                     messages.get("notify.attention.body", reason), 1, reason));
+        }
+        if (o.signedOut().isEmpty()) {
+            e.signedOutNotified = false;
+        } else if (!e.signedOutNotified) {
+            e.signedOutNotified = true;
+            out.add(new Notice(o.key(), Notice.Kind.SIGNED_OUT, messages.get("notify.signedOut.title", title),
+                    messages.get("notify.signedOut.body"), 1, o.signedOut().get()));
         }
         Set<String> now = o.conflicts().keySet();
         if (e.knownConflicts != null) {
@@ -157,6 +176,8 @@ public final class NotificationPolicy {
                     messages.get("notify.failing.bodyMany", titles, count, last.detail()), count, last.detail());
             case NEEDS_ATTENTION -> new Notice(first.key(), first.kind(), messages.get("notify.attention.titleMany", titles),
                     messages.get("notify.attention.body", last.detail()), 1, last.detail());
+            case SIGNED_OUT -> new Notice(first.key(), first.kind(), messages.get("notify.signedOut.title", titles),
+                    messages.get("notify.signedOut.body"), 1, last.detail());
             case CONFLICT -> {
                 int total = notices.stream().mapToInt(Notice::count).sum();
                 String ids = String.join(", ", notices.stream().map(Notice::detail).toList());

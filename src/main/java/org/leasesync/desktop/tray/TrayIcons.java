@@ -89,6 +89,12 @@ final class TrayIcons {
                 g.draw(new Line2D.Double(cx - s * 0.7, cy - s * 0.7, cx + s * 0.7, cy + s * 0.7));
                 g.draw(new Line2D.Double(cx - s * 0.7, cy + s * 0.7, cx + s * 0.7, cy - s * 0.7));
             }
+            case SIGNED_OUT -> {
+                // a padlock: the session is closed
+                g.draw(new java.awt.geom.Arc2D.Double(cx - s * 0.45, cy - s * 0.9, s * 0.9, s * 0.9, 0, 180,
+                        java.awt.geom.Arc2D.OPEN));
+                g.fill(new java.awt.geom.Rectangle2D.Double(cx - s * 0.7, cy - s * 0.4, s * 1.4, s * 1.1));
+            }
             case FAILED, NEEDS_ATTENTION -> {
                 g.draw(new Line2D.Double(cx, cy - s * 0.8, cx, cy + s * 0.15));
                 g.fill(new Ellipse2D.Double(cx - s * 0.2, cy + s * 0.5, s * 0.4, s * 0.4));

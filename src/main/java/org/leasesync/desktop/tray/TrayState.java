@@ -13,6 +13,8 @@ public enum TrayState {
     PAUSED(0x6E7781),
     OFFLINE(0x24292F),
     FAILED(0xCF222E),
+    /** The server refused the session: nothing syncs until the user signs in again. */
+    SIGNED_OUT(0x8250DF),
     NEEDS_ATTENTION(0xD4A72C);
 
     private final int badgeRgb;
@@ -35,6 +37,7 @@ public enum TrayState {
             case OFFLINE -> OFFLINE;
             case FAILED -> FAILED;
             case NEEDS_ATTENTION -> NEEDS_ATTENTION;
+            case SIGNED_OUT -> SIGNED_OUT;
         };
     }
 

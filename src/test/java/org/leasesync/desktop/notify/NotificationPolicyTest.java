@@ -110,4 +110,21 @@ class NotificationPolicyTest {
         Observation other = new Observation(TaskKey.of("alice", "backup"), 3, Optional.of("x"), Optional.empty(), Map.of());
         assertThat(policy.observe(other, false)).extracting(Notice::title).containsExactly("Settings backup: sync keeps failing");
     }
+
+    @Test
+    void signingOutNotifiesOncePerEpisodeAndIsNeverCountedAsFailing() {
+        Observation out = new Observation(KEY, 0, Optional.empty(), Optional.empty(), Map.of(),
+                Optional.of("signed out: the sync server no longer accepts this device's session (HTTP 401 invalid_token)"));
+        List<Notice> n = policy.observe(out, false);
+        assertThat(n).singleElement().satisfies(x -> {
+            assertThat(x.kind()).isEqualTo(Notice.Kind.SIGNED_OUT);
+            assertThat(x.title()).isEqualTo("Courses: signed out");
+            assertThat(x.body()).contains("Sign in again");
+        });
+        assertThat(policy.observe(out, true)).as("the same episode, offline or not").isEmpty();
+        assertThat(policy.observe(failing(0), false)).isEmpty();
+        assertThat(policy.observe(out, false)).as("signed out again after a good run").hasSize(1);
+        Notice b = new Notice(TaskKey.of("alice", "backup"), Notice.Kind.SIGNED_OUT, "x", "y", 1, "z");
+        assertThat(policy.merge(List.of(n.get(0), b)).title()).isEqualTo("Courses, Settings backup: signed out");
+    }
 }

@@ -78,4 +78,17 @@ public class TrayStateTest {
         }
         return true;
     }
+
+    @Test
+    void aSignedOutCardRanksAboveFailedAndNoOverlayCoversIt() {
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.FAILED, KeyStatus.Kind.SIGNED_OUT, KeyStatus.Kind.OFFLINE)))
+                .isEqualTo(TrayState.SIGNED_OUT);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.SIGNED_OUT, KeyStatus.Kind.NEEDS_ATTENTION)))
+                .isEqualTo(TrayState.NEEDS_ATTENTION);
+        java.time.Instant now = java.time.Instant.parse("2026-11-30T10:00:00Z");
+        org.leasesync.desktop.CardOverlay offline = org.leasesync.desktop.CardOverlay.none(now)
+                .withOffline(java.util.Optional.of(now.plusSeconds(5)), java.util.Map.of(), now);
+        assertThat(offline.shown(KeyStatus.Kind.SIGNED_OUT)).isEqualTo(KeyStatus.Kind.SIGNED_OUT);
+        assertThat(offline.shown(KeyStatus.Kind.FAILED)).isEqualTo(KeyStatus.Kind.OFFLINE);
+    }
 }

@@ -1,0 +1,11 @@
+/**
+ * Where a signed-in account's session token is kept: the desktop's keyring through the freedesktop
+ * Secret Service API on the session D-Bus ({@link org.leasesync.keyring.SecretServiceVault}, dbus-java
+ * with the API's interfaces declared in {@link org.leasesync.keyring.SecretServiceBus}), or, where no
+ * Secret Service answers, an owner-only file in the data directory
+ * ({@link org.leasesync.keyring.TokenFile}). No token is ever logged or put into a message.
+ *
+ * <p>May import: the JDK, dbus-java, Jackson, SLF4J and {@code lease} (the exception root). Nothing
+ * else of leasesync: the client composition builds on this package.
+ */
+package org.leasesync.keyring;

@@ -1,0 +1,47 @@
+package org.leasesync.keyring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The fallback file: owner-only, one token per slot, narrowed again when someone widened it. */
+class TokenFileTest {
+
+    @TempDir
+    Path data;
+
+    @Test
+    void storesFindsReplacesAndRemovesOwnerOnly() throws Exception {
+        TokenFile f = new TokenFile(data);
+        TokenSlot alice = new TokenSlot("https://a.example/", "alice");
+        TokenSlot bob = new TokenSlot("https://a.example/", "bob");
+        assertThat(f.find(alice)).isEmpty();
+        assertThat(f.remove(alice)).isFalse();
+        assertThat(data.resolve("credentials")).doesNotExist();
+        f.store(alice, "tok-a1");
+        f.store(bob, "tok-b");
+        f.store(alice, "tok-a2");
+        assertThat(f.find(alice)).contains("tok-a2");
+        assertThat(f.find(bob)).contains("tok-b");
+        assertThat(Files.getPosixFilePermissions(f.path())).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(Files.getPosixFilePermissions(f.path().getParent()))
+                .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.readString(f.path())).doesNotContain("tok-a1");
+        try (var left = Files.list(f.path().getParent())) {
+            assertThat(left.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("tokens.json", "tokens.lock");
+        }
+
+        Files.setPosixFilePermissions(f.path(), PosixFilePermissions.fromString("rw-r--r--"));
+        assertThat(f.find(bob)).contains("tok-b");
+        assertThat(Files.getPosixFilePermissions(f.path())).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+
+        assertThat(f.remove(alice)).isTrue();
+        assertThat(f.find(alice)).isEmpty();
+        assertThat(f.find(bob)).contains("tok-b");
+        assertThat(f.description()).contains(f.path().toString()).doesNotContain("tok-b");
+    }
+}
