@@ -36,7 +36,26 @@ final class CliProcess {
     }
 
     static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>();
+        return start(dir, name, env, args, List.of());
+    }
+
+    /**
+     * Like {@link #start(Path, String, Map, List)}, under the file-creation mask {@code umask}
+     * (octal, e.g. {@code "022"}), set by a shell that then becomes the JVM; the shell first
+     * creates {@code control} with that mask, so a test can see that the mask was in force.
+     */
+    static CliProcess startUnderUmask(Path dir, String name, String umask, Path control, List<String> args)
+            throws IOException {
+        if (!umask.matches("0?[0-7]{3}")) {
+            throw new IllegalArgumentException("an octal umask like 022, got " + umask);
+        }
+        return start(dir, name, Map.of("CONTROL_FILE", control.toString()), args, List.of("/bin/sh", "-c",
+                "umask " + umask + " && : > \"$CONTROL_FILE\" && exec \"$0\" \"$@\""));
+    }
+
+    private static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args,
+                                    List<String> prefix) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");
