@@ -112,7 +112,16 @@ class ArchitectureTest {
     void theH2FileLayerKnowsNothingAboveIt() {
         classes().that().resideInAPackage("org.leasesync.store.h2..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.h2..", "org.slf4j..",
-                        "org.leasesync.lease..", "org.leasesync.store.h2..")
+                        "org.leasesync.lease..", "org.leasesync.files..", "org.leasesync.store.h2..")
+                .check(MAIN);
+    }
+
+    @Test
+    void ownerOnlyFilesImportOnlyTheJdk() {
+        // Every writer of the client, down to the H2 file layer, makes its directories and files
+        // through org.leasesync.files: it must sit below all of them.
+        classes().that().resideInAPackage("org.leasesync.files..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.files..")
                 .check(MAIN);
     }
 

@@ -250,6 +250,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
         try {
             LoggingSetup.addFileLog(dir);
+        } catch (org.leasesync.lease.StoreException e) {
+            throw new ParameterException(line, e.getMessage());   // names the directory and what to do
         } catch (RuntimeException e) {
             throw new ParameterException(line, "cannot use the data directory: " + e.getMessage());
         }

@@ -8,13 +8,18 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.rolling.SizeAndTimeBasedRollingPolicy;
 import ch.qos.logback.core.util.FileSize;
+import java.io.IOException;
 import java.nio.file.Path;
+import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.lease.StoreException;
+import org.leasesync.store.h2.DataDirectory;
 import org.slf4j.LoggerFactory;
 
 /**
  * Adds the rolling log file in the data directory ({@code logs/leasesync.log}, 10 MB per file,
  * 7 days, 100 MB in total) to the console logging configured by {@code logback.xml}. Call once, at
- * start-up, from the main thread.
+ * start-up, from the main thread. The data directory and {@code logs/} are made (or tightened)
+ * owner-only first, and the log files are owner-only ({@link OwnerOnlyRollingFileAppender}).
  */
 public final class LoggingSetup {
 
@@ -23,18 +28,30 @@ public final class LoggingSetup {
     private LoggingSetup() {
     }
 
-    /** Logs to {@code dataDir/logs/leasesync.log} from now on. Idempotent. */
+    /**
+     * Logs to {@code dataDir/logs/leasesync.log} from now on. Idempotent.
+     *
+     * @throws StoreException naming the directory and what to do when the data directory belongs to
+     *     another account, is a file, or cannot be created or made owner-only
+     */
     public static synchronized void addFileLog(Path dataDir) {
         if (fileAdded || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
             return;
         }
-        org.leasesync.store.h2.DataDirectory.createPrivateDirectory(dataDir);
-        Path dir = dataDir.resolve("logs");
+        // Owner-only, and what an earlier version or the user's mkdir left wider tightened, before
+        // anything is written there (the data directory's checks, then the logs directory).
+        Path dir = DataDirectory.prepare(dataDir).resolve("logs");
+        try {
+            OwnerOnlyFiles.directory(dir);
+        } catch (IOException e) {
+            throw new StoreException("cannot create the logs directory " + dir + ": " + e.getMessage()
+                    + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
+        }
         PatternLayoutEncoder enc = new PatternLayoutEncoder();
         enc.setContext(ctx);
         enc.setPattern("%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n");
         enc.start();
-        RollingFileAppender<ILoggingEvent> file = new RollingFileAppender<>();
+        RollingFileAppender<ILoggingEvent> file = new OwnerOnlyRollingFileAppender<>();
         file.setContext(ctx);
         file.setName("FILE");
         file.setFile(dir.resolve("leasesync.log").toString());

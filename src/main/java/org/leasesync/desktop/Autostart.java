@@ -2,15 +2,14 @@ package org.leasesync.desktop;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.leasesync.lease.LeasesyncException;
 
 /**
@@ -18,6 +17,10 @@ import org.leasesync.lease.LeasesyncException;
  * (else {@code ~/.config/autostart/leasesync.desktop}), which desktops following the XDG Autostart
  * specification run when the user logs in. The entry starts the app with
  * {@code LEASESYNC_START_HIDDEN=1}, so it opens in the tray (the window opens when there is none).
+ *
+ * <p>The entry is written atomically and 0600, like every file leasesync writes, though it holds no
+ * secret (the launcher's path and one variable): only the user's own session reads it, so no other
+ * account needs to, and one rule for every file leaves nothing to reason about case by case.
  *
  * <p>Thread-safe (stateless besides its paths); {@link #enable()} and {@link #disable()} block on
  * a small file write.
@@ -109,10 +112,12 @@ public final class Autostart {
         List<String> cmd = command.orElseThrow(() -> new IllegalStateException(
                 "the command that starts leasesync is not known (run the installed app or leasesync.jar)"));
         try {
-            Files.createDirectories(entry.getParent());
-            Path tmp = entry.resolveSibling(FILE + ".tmp");
-            Files.writeString(tmp, entryText(cmd), StandardCharsets.UTF_8);
-            Files.move(tmp, entry, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            if (!Files.isDirectory(entry.getParent())) {
+                // What is missing of ~/.config/autostart is made 0700, as the XDG base directory
+                // specification asks; an existing one is the user's and other programs', left as it is.
+                OwnerOnlyFiles.directory(entry.getParent());
+            }
+            OwnerOnlyFiles.writeString(entry, entryText(cmd));
         } catch (IOException e) {
             throw new LeasesyncException("could not write " + entry + ": " + e.getMessage(), e);
         }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +12,8 @@ import java.util.Optional;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.ExitOnFatalError;
+import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.lease.LeasesyncException;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
@@ -79,8 +80,10 @@ public final class Backend implements AutoCloseable {
                 Path serverDir = s.dataDir().resolve("embedded-server");
                 Path info = s.dataDir().resolve("embedded-server.json");
                 try {
+                    privateServerDirectory(serverDir);
                     embedded = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
                             .withSeed(org.leasesync.server.demo.Seed.DEMO));
+                    tightenServerFiles(serverDir);
                     url = ServerUrls.single(embedded.baseUrl());
                     for (String u : ReferenceServer.demoUsers()) {
                         tokens.put(u, embedded.tokenFor(u));
@@ -155,12 +158,35 @@ public final class Backend implements AutoCloseable {
         close(Duration.ofSeconds(5));
     }
 
+    /**
+     * The embedded server's directory, owner-only before the server writes there: it holds the demo
+     * accounts' tokens and records. (The server's own H2 creates its files with the umask; inside
+     * a 0700 directory no other account can open them, and {@link #tightenServerFiles} makes them
+     * 0600 too.)
+     */
+    private static void privateServerDirectory(Path serverDir) {
+        try {
+            OwnerOnlyFiles.directory(serverDir);
+        } catch (IOException e) {
+            throw new LeasesyncException("cannot make the embedded server's directory " + serverDir + " owner-only: "
+                    + e.getMessage() + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
+        }
+    }
+
+    /** After the embedded server opened its files: makes them owner-only (best effort, logged). */
+    private static void tightenServerFiles(Path serverDir) {
+        try {
+            OwnerOnlyFiles.tightenTree(serverDir);
+        } catch (IOException e) {
+            log.warn("could not make the embedded server's files in {} owner-only: {}", serverDir, e.getMessage());
+        }
+    }
+
+    /** Written atomically, owner-only: it holds the demo accounts' tokens. */
     private static void writeInfo(Path info, String url, Map<String, String> tokens) {
         try {
-            Files.deleteIfExists(info);
-            Files.createFile(info, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(info, JSON.writeValueAsString(Map.of("url", url, "tokens", tokens)));
-        } catch (IOException | UnsupportedOperationException e) {
+            OwnerOnlyFiles.writeString(info, JSON.writeValueAsString(Map.of("url", url, "tokens", tokens)));
+        } catch (IOException e) {
             log.warn("could not write {}: {}", info, e.toString());
         }
     }

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -18,6 +17,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.lease.TimeSource;
 
@@ -117,6 +117,12 @@ public final class SettingsFile {
                 throw new LeasesyncException("the settings file " + file + " cannot be read (" + reason
                         + ") nor moved aside: " + moveFailed.getMessage(), moveFailed);
             }
+            try {
+                OwnerOnlyFiles.tighten(aside);   // kept for the user, as private as the settings it may hold
+            } catch (IOException tightenFailed) {
+                org.slf4j.LoggerFactory.getLogger(SettingsFile.class).warn("could not make {} owner-only: {}", aside,
+                        tightenFailed.getMessage());
+            }
             raw = JsonNodeFactory.instance.objectNode();
             current = UserSettings.DEFAULTS;
             return new Loaded(current, Optional.of(new Problem(reason, aside)));
@@ -139,16 +145,8 @@ public final class SettingsFile {
         ObjectNode tree = raw.deepCopy();
         write(tree, next);
         try {
-            Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(NAME + ".tmp");
-            Files.deleteIfExists(tmp);
-            try {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (UnsupportedOperationException notPosix) {
-                Files.createFile(tmp);
-            }
-            Files.writeString(tmp, JSON.writeValueAsString(tree) + "\n", StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            OwnerOnlyFiles.directory(file.getParent());
+            OwnerOnlyFiles.writeString(file, JSON.writeValueAsString(tree) + "\n");
         } catch (IOException e) {
             throw new LeasesyncException("could not write " + file + ": " + e.getMessage(), e);
         }

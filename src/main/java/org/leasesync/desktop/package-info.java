@@ -5,7 +5,7 @@
  * the display check, and the embedded or external server the window uses.
  *
  * <p>May import: {@code client}, {@code lease}, {@code run}, {@code sync}, {@code store},
- * {@code remote}, {@code server} (the embedded server). Never JavaFX, the tray, D-Bus, picocli or
+ * {@code remote}, {@code files} (owner-only files), {@code server} (the embedded server). Never JavaFX, the tray, D-Bus, picocli or
  * {@code cli}.
  */
 package org.leasesync.desktop;

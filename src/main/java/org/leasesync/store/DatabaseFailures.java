@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Optional;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.h2.DataDirectory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +66,8 @@ final class DatabaseFailures {
                     + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
                     + "(keep the copy) to start with an empty one.", e);
         }
-        return new StoreException("could not " + what + " in " + description + ": " + e.getMessage(), e);
+        return new StoreException("could not " + what + " in " + description + ": "
+                + DataDirectory.withoutScheme(e.getMessage()), e);
     }
 
     /** Why a database could not be opened (or migrated), with what to do about it. */
@@ -108,7 +110,7 @@ final class DatabaseFailures {
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();
         }
-        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : DataDirectory.withoutScheme(t.getMessage());
         int nl = m.indexOf('\n');
         return (nl > 0 ? m.substring(0, nl) : m).trim();
     }

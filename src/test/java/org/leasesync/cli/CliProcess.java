@@ -36,16 +36,33 @@ final class CliProcess {
     }
 
     static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args) throws IOException {
-        return start(dir, name, env, args, null);
+        return start(dir, name, env, args, List.of());
+    }
+
+    /**
+     * Like {@link #start(Path, String, Map, List)}, under the file-creation mask {@code umask}
+     * (octal, e.g. {@code "022"}), set by a shell that then becomes the JVM; the shell first
+     * creates {@code control} with that mask, so a test can see that the mask was in force.
+     */
+    static CliProcess startUnderUmask(Path dir, String name, String umask, Path control, List<String> args)
+            throws IOException {
+        if (!umask.matches("0?[0-7]{3}")) {
+            throw new IllegalArgumentException("an octal umask like 022, got " + umask);
+        }
+        return start(dir, name, Map.of("CONTROL_FILE", control.toString()), args, List.of("/bin/sh", "-c",
+                "umask " + umask + " && : > \"$CONTROL_FILE\" && exec \"$0\" \"$@\""));
     }
 
     /** As {@link #start(Path, String, Map, List)}, under {@code umask} (e.g. {@code 000}) when not null. */
     static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args, String umask)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
-        if (umask != null) {
-            cmd.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
-        }
+        return start(dir, name, env, args, umask == null ? List.<String>of()
+                : List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+    }
+
+    private static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args,
+                                    List<String> prefix) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");

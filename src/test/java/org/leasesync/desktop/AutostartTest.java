@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,12 +45,23 @@ class AutostartTest {
                 Terminal=false
                 X-GNOME-Autostart-enabled=true
                 """);
+        assertThat(perms(entry)).as("owner-only like every file leasesync writes").isEqualTo("rw-------");
+        assertThat(perms(entry.getParent())).as("made here: 0700, as XDG asks").isEqualTo("rwx------");
         a.enable();   // again: replaced, still one entry
         assertThat(Files.list(entry.getParent())).containsExactly(entry);
         a.disable();
         assertThat(entry).doesNotExist();
         assertThat(a.enabled()).isFalse();
         a.disable();   // nothing to remove: no error
+    }
+
+    @Test
+    void anExistingAutostartDirectoryIsTheUsersAndKeepsItsPermissions() throws Exception {
+        Path autostart = Files.createDirectories(dir.resolve("autostart"));
+        Files.setPosixFilePermissions(autostart, PosixFilePermissions.fromString("rwxr-xr-x"));
+        new Autostart(dir, Optional.of(List.of("/opt/leasesync/bin/leasesync"))).enable();
+        assertThat(perms(autostart)).isEqualTo("rwxr-xr-x");
+        assertThat(perms(autostart.resolve(Autostart.FILE))).isEqualTo("rw-------");
     }
 
     @Test
@@ -90,5 +102,9 @@ class AutostartTest {
     void theLauncherCommandOfTestClassesIsUnknown() {
         // the tests run from target/classes, not from a jar or the jpackage launcher
         assertThat(Autostart.launcherCommand(List.of())).isEmpty();
+    }
+
+    private static String perms(Path p) throws Exception {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
     }
 }

@@ -33,6 +33,9 @@ class SettingsFileTest {
 
     @Test
     void writesReadableJsonOwnerOnlyAndReadsItBack() throws Exception {
+        // A file the user's editor left readable to everyone: the new one is owner-only all the same.
+        Files.writeString(dir.resolve("settings.json"), "{}\n");
+        Files.setPosixFilePermissions(dir.resolve("settings.json"), PosixFilePermissions.fromString("rw-r--r--"));
         SettingsFile f = new SettingsFile(dir, time);
         f.load();
         f.update(s -> s.withNotifications(false).withStartAtLogin(true)
@@ -89,6 +92,7 @@ class SettingsFileTest {
         assertThat(p.reason()).startsWith("not valid JSON at line 3");
         assertThat(p.keptAs()).isEqualTo(dir.resolve("settings.json.unreadable-20261130-100000"));
         assertThat(Files.readString(p.keptAs())).contains("oops");   // nothing the user wrote is lost
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p.keptAs()))).isEqualTo("rw-------");
         assertThat(dir.resolve("settings.json")).doesNotExist();
     }
 

@@ -1,7 +1,6 @@
 package org.leasesync.desktop.fx;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -22,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.FolderOpener;
 import org.leasesync.desktop.Messages;
+import org.leasesync.files.OwnerOnlyFiles;
 
 /**
  * "Open logs folder" and "Open data folder": the folder is created if missing and handed to the
@@ -74,7 +74,7 @@ final class FolderActions {
     private void open(Path folder) {
         background.execute(() -> {
             try {
-                Files.createDirectories(folder);
+                OwnerOnlyFiles.directory(folder);
                 opener.open(folder);
                 log.info("opened {} in the desktop's file manager", folder);
             } catch (IOException | UnsupportedOperationException | SecurityException | IllegalArgumentException e) {

@@ -5,14 +5,13 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.leasesync.store.Database;
@@ -35,6 +34,8 @@ import org.leasesync.store.Database;
  * with the size and the modification time put back by hand (a bounded structural check of the
  * headers, the newest chunk's header and footer, and the file's last chunk still runs at every start,
  * and H2's own open reads the newest chunk's metadata; damage it finds there is reported as damage).
+ *
+ * <p>The marker is written owner-only and atomically ({@link OwnerOnlyFiles#write}).
  *
  * <p>Stateless and thread-safe; blocks on file I/O. Never throws: a marker that cannot be written or
  * read only means the full check runs.
@@ -75,13 +76,7 @@ public final class CleanCloseMarker {
                     return;
                 }
                 try {
-                    Path tmp = marker.resolveSibling(marker.getFileName() + ".tmp");
-                    Files.writeString(tmp, identity(file).orElseThrow(), StandardCharsets.UTF_8);
-                    try {
-                        Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                    } catch (AtomicMoveNotSupportedException e) {
-                        Files.move(tmp, marker, StandardCopyOption.REPLACE_EXISTING);
-                    }
+                    OwnerOnlyFiles.writeString(marker, identity(file).orElseThrow());
                 } finally {
                     lock.release();
                 }

@@ -1,17 +1,17 @@
 package org.leasesync.store.h2;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.Properties;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.slf4j.Logger;
@@ -79,13 +79,12 @@ public final class StaleLockFile {
             Properties p = new Properties();
             p.setProperty("lockId", id.get());
             p.setProperty("owner", self.asString());
-            Path tmp = dataDir.resolve(OWNER_FILE + "." + self.pid() + ".tmp");
-            try (OutputStream out = Files.newOutputStream(tmp)) {
-                p.store(out, "the leasesync process that hosts the database (H2 lock id " + id.get() + ")");
-            }
-            Files.move(tmp, dataDir.resolve(OWNER_FILE), StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-            log.debug("recorded this process as the host of {} (lock id {})", lock, id.get());
+            // The lock's id is also the key to the database server the host runs: the record is
+            // owner-only like the lock file, and the id stays out of the log.
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            p.store(out, "the leasesync process that hosts the database");
+            OwnerOnlyFiles.write(dataDir.resolve(OWNER_FILE), out.toByteArray());
+            log.debug("recorded this process as the host of {}", lock);
         } catch (IOException | RuntimeException e) {
             log.debug("could not record the host of {}: {}", lock, e.toString());
         }
@@ -116,8 +115,7 @@ public final class StaleLockFile {
                 return false;
             }
             synchronized (JVM_GUARD) {
-                try (FileChannel guard = FileChannel.open(dataDir.resolve(TAKEOVER_GUARD), StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE); FileLock ignored = guard.lock()) {
+                try (FileChannel guard = openGuard(dataDir); FileLock ignored = guard.lock()) {
                     if (!held.equals(read(lock))) {
                         return false;   // another process took it over meanwhile, or it is gone
                     }
@@ -131,6 +129,16 @@ public final class StaleLockFile {
             log.debug("left the lock file {} to H2: {}", lock, e.toString());
             return false;
         }
+    }
+
+    /**
+     * Opens the takeover guard of {@code dataDir} for an operating-system lock, creating it
+     * owner-only. Shared with {@link UnfinishedCreation}.
+     */
+    static FileChannel openGuard(Path dataDir) throws IOException {
+        Path guard = dataDir.resolve(TAKEOVER_GUARD);
+        OwnerOnlyFiles.file(guard);
+        return FileChannel.open(guard, StandardOpenOption.WRITE);
     }
 
     private static Optional<String> lockId(Path lock) throws IOException {

@@ -1,8 +1,8 @@
 package org.leasesync.store.h2;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.Properties;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.slf4j.Logger;
@@ -49,13 +50,10 @@ public final class UnfinishedCreation {
     public static void begin(Path dataDir, OwnerId self) {
         Properties p = new Properties();
         p.setProperty("creator", self.asString());
-        Path tmp = dataDir.resolve(MARKER + "." + self.pid() + ".tmp");
         try {
-            try (OutputStream out = Files.newOutputStream(tmp)) {
-                p.store(out, "a leasesync process is creating the database; deleted once its schema is migrated");
-            }
-            Files.move(tmp, dataDir.resolve(MARKER), StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            p.store(out, "a leasesync process is creating the database; deleted once its schema is migrated");
+            OwnerOnlyFiles.write(dataDir.resolve(MARKER), out.toByteArray());
         } catch (IOException | RuntimeException e) {
             log.debug("could not write {}: {}", dataDir.resolve(MARKER), e.toString());
         }
@@ -92,8 +90,7 @@ public final class UnfinishedCreation {
                 return false;
             }
             synchronized (JVM_GUARD) {
-                try (FileChannel guard = FileChannel.open(dataDir.resolve(StaleLockFile.TAKEOVER_GUARD),
-                        StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock ignored = guard.lock()) {
+                try (FileChannel guard = StaleLockFile.openGuard(dataDir); FileLock ignored = guard.lock()) {
                     if (!Files.exists(marker)) {
                         return false;   // another process finished or set it aside meanwhile
                     }

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,6 +19,7 @@ import org.leasesync.store.DamagedFiles;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.desktop.Backend;
+import org.leasesync.testing.OtherAccount;
 
 /** The window's start path ({@link Backend#start}) without JavaFX: what it does before any window exists. */
 class BackendStartTest {
@@ -53,5 +56,21 @@ class BackendStartTest {
         try (var files = Files.list(dir)) {
             assertThat(files.sorted().toList()).as("not even the embedded server was started").isEqualTo(before);
         }
+    }
+
+    @Test
+    void theWindowsDataDirectoryMadeWithMkdirIsOwnerOnlyWithTheEmbeddedServersFiles() throws Exception {
+        OtherAccount.require();
+        Path dir = Files.createDirectory(tmp.resolve("data"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Backend backend = Backend.start(UiTestSupport.settings(dir, Duration.ofMinutes(5), TimeSource.system()));
+        try {
+            assertThat(dir.resolve("embedded-server.json")).as("holds the demo accounts' tokens").exists();
+            assertThat(dir.resolve("embedded-server")).isDirectory();
+            assertThat(OtherAccount.notOwnerOnly(dir)).as("while the window runs").isEmpty();
+        } finally {
+            backend.close();
+        }
+        assertThat(OtherAccount.notOwnerOnly(dir)).as("after it closed").isEmpty();
     }
 }
