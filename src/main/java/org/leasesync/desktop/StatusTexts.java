@@ -65,7 +65,9 @@ public final class StatusTexts {
             }
             case SIGNED_OUT -> {
                 // the account's state, found out by another of its cards, or this card's own
-                return s instanceof KeyStatus.SignedOut ? detail(s) : messages.get("detail.signedOut");
+                sb.append(s instanceof KeyStatus.SignedOut ? detail(s) : messages.get("detail.signedOut"));
+                s.lastSuccess().ifPresent(t -> sb.append(" · ").append(messages.get("card.lastSynced", time(t))));
+                return sb.toString();
             }
             case OFFLINE -> {
                 sb.append(messages.get("card.offline.detail"));

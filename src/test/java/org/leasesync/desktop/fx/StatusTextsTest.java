@@ -158,9 +158,15 @@ class StatusTextsTest {
         CardOverlay signedOut = CardOverlay.none(T1).withAccountSignedOut(true);
         card.apply(idle, signedOut, texts, T1.plusSeconds(600));
         assertThat(card.headlineProperty().get()).isEqualTo("Signed out — sign in again");
-        assertThat(card.detailProperty().get()).startsWith("The sync server no longer accepts this device's session.");
+        assertThat(card.detailProperty().get()).startsWith("The sync server no longer accepts this device's session.")
+                .endsWith(" · last synced 14:05:12");
         assertThat(card.signInVisibleProperty().get()).isTrue();
         assertThat(card.kindProperty().get()).isEqualTo(KeyStatus.Kind.SIGNED_OUT);
+        // the card whose own run found out says the same, with the same last sync
+        String others = card.detailProperty().get();
+        card.apply(new KeyStatus.SignedOut(KEY, Optional.of(T1), Optional.of("401"), Optional.empty()), signedOut, texts,
+                T1.plusSeconds(600));
+        assertThat(card.detailProperty().get()).isEqualTo(others);
         CardOverlay pausedAndOffline = signedOut.withPause(Optional.of(org.leasesync.desktop.Pause.untilResumed()), T1)
                 .withOffline(Optional.of(T1), java.util.Map.of(), T1);
         card.apply(new KeyStatus.Failed(KEY, Optional.empty(), Optional.of("x"), Optional.empty()), pausedAndOffline,
