@@ -188,6 +188,9 @@ public final class MainViewModel {
      */
     public void setAccountSignedOut(boolean signedOut) {
         if (overlay.accountSignedOut() != signedOut) {
+            if (signedOut) {
+                banner.set("");   // "Signed in as …, syncing now" is not true any more; the cards say what to do
+            }
             overlay = overlay.withAccountSignedOut(signedOut);
             reapply();
         }

@@ -97,6 +97,7 @@ class SignedOutCardsTest {
         ScopeCardModel backup = vm.card(Scope.BACKUP);
         assertThat(courses.signInVisibleProperty().get()).isFalse();
 
+        vm.showBanner("Signed in as alice. Syncing its data now.");
         vm.syncNow(Scope.COURSE_SYNC);
         waitUntil("the run ended signed out", () -> gate.isSignedOut("alice"));
         waitUntil("the card says so", () -> courses.headlineProperty().get().equals("Signed out — sign in again"));
@@ -106,6 +107,7 @@ class SignedOutCardsTest {
         // one session serves all of alice's cards: the one that never ran says so too
         assertThat(backup.headlineProperty().get()).isEqualTo("Signed out — sign in again");
         assertThat(backup.signInVisibleProperty().get()).isTrue();
+        assertThat(vm.bannerProperty().get()).as("the sign-in's line is not true any more").isEmpty();
         assertThat(backup.detailProperty().get()).startsWith("The sync server no longer accepts this device's session.");
         assertThat(store.history().history(new TaskKey("alice", Scope.COURSE_SYNC), 1).get(0).status())
                 .contains(RunStatus.SIGNED_OUT);
