@@ -298,6 +298,39 @@ class PoisonOutboxTest {
         assertNoKeyReusedForAnotherBody();
     }
 
+    /**
+     * A server that refuses a whole body naming no entry (its parser stops at the body's depth) does
+     * not wedge the outbox: the batch is split down to the entry refused alone, which is set aside once
+     * the same request with no entries is accepted; the others and a later edit are applied once.
+     */
+    @Test
+    void aWholeBodyRefusalNamingNoEntryIsNarrowedToTheEntryAndSetsOnlyItAside() throws Exception {
+        throughProxy(body -> recordIds(body).contains("poison")
+                ? Optional.of(answer(400, "application/json", "{\"code\":\"bad_request\",\"message\":\"malformed JSON"
+                        + " at line 1, column 3012: Document nesting depth (1001) exceeds the maximum allowed (1000)\"}"))
+                : Optional.empty());
+        List<String> ok = new ArrayList<>();
+        ok.add(client.edits.addEdit(ALICE, "a", "{\"n\":1}", false));
+        String bad = client.edits.addEdit(ALICE, "poison", "{\"n\":2}", false);
+        ok.add(client.edits.addEdit(ALICE, "b", "{\"n\":3}", false));
+        ok.add(client.edits.addEdit(ALICE, "c", "{\"n\":4}", false));
+
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(bad);
+        assertThat(item(bad).rejectedReason().orElseThrow())
+                .startsWith("the sync server refused it (HTTP 400 bad_request: malformed JSON at line 1");
+        assertThat(pushedRecordSets).as("the empty probe was sent and accepted").contains("[]");
+
+        ok.add(client.edits.addEdit(ALICE, "d", "{\"n\":5}", false));
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertAppliedOnce(ok);
+        assertNoKeyReusedForAnotherBody();
+        assertThat(client.edits.discardSetAside(ALICE, bad)).isTrue();
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+    }
+
     /** A refusal that is not an entry's fault sets nothing aside: the run fails and everything stays pending. */
     @Test
     void aRefusalOfTheRequestItselfFailsTheRunAndSetsNothingAside() throws Exception {
