@@ -83,7 +83,8 @@ public final class ClientRuntime implements AutoCloseable {
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
-        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
+        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId(),
+                config.time());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
