@@ -91,6 +91,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.coordinator = new Coordinator(registry,
                 new JdbcRunStore(store.database(), config.time()).withOrigin(config.origin()), worker, workers,
                 keeper, timer, config.retry(), fatal);
+        coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         keeper.start(timer);
     }

@@ -50,10 +50,12 @@ public final class ClientStack implements AutoCloseable {
         this.registry = new TaskRegistry(store.leases(),
                 new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
+        this.remote = new HttpSyncRemote(org.leasesync.remote.ServerUrls.parse(baseUrl), HTTP, http, tokens::get,
+                edits.clientId(), time);
         SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
         this.keeper = new LeaseKeeper(registry);
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, null, null);
+        coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
     }
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens) {
