@@ -169,9 +169,12 @@ public final class Coordinator implements AutoCloseable {
                     return events.publish(new SubmitResult.NeedsAttention(key, reason, last));
                 }
             }
-            Optional<ServerWait> wait = waits.holding(key);
+            // Whatever asked, the server is not contacted before the time it named. The automatic retry
+            // is the one exception: its delay is at least the Retry-After by construction, measured
+            // on the monotonic clock from the same run end (RetryScheduler), so a wall clock a little
+            // behind must not hold it back.
+            Optional<ServerWait> wait = request.source() == TaskSource.RETRY ? Optional.empty() : waits.holding(key);
             if (wait.isPresent()) {
-                // whatever asked, the server is not contacted before the time it named
                 return events.publish(new SubmitResult.Waiting(key, wait.get().until(), wait.get().reason()));
             }
             Optional<HeldLease> lease;

@@ -7,10 +7,11 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
 
 /**
- * Keeps every trigger — timer, window focus, Sync now, the CLI, an automatic retry — from contacting
- * the sync server about a key before the time its {@code Retry-After} named: a run that failed with
- * one records the wait ({@link #runEnded}); the coordinator asks {@link #holding} before it grants a
- * lease. Any other end of a run forgets the wait.
+ * Keeps every trigger — timer, window focus, Sync now, the CLI — from contacting the sync server
+ * about a key before the time its {@code Retry-After} named: a run that failed with one records the
+ * wait ({@link #runEnded}); the coordinator asks {@link #holding} before it grants a lease. Any other
+ * end of a run forgets the wait. (The automatic retry is timed by {@link RetryScheduler} to no less
+ * than the same {@code Retry-After}, on the monotonic clock.)
  *
  * <p>Thread-safe. Blocks briefly on the {@link ServerWaits} store; a store that fails is logged and
  * does not stop a run from ending or a trigger from being answered (a wait that cannot be read

@@ -29,7 +29,7 @@ import org.leasesync.testing.ManualTime;
 /**
  * A server that answers {@code 429} or {@code 503} with {@code Retry-After} (delta-seconds or an
  * HTTP-date) is not contacted about the key again before that time by any trigger — timer, window
- * focus, Sync now, an automatic retry — and is once it has passed; a new coordinator on the same
+ * focus, Sync now, recovery — and is once it has passed; a new coordinator on the same
  * database (a restarted window, the next CLI run) honours the same wait. The clock is moved by hand.
  */
 @Timeout(60)
@@ -80,8 +80,9 @@ class RetryAfterGateTest {
             assertThat(web.getRequestCount()).isEqualTo(1);
 
             time.elapse(Duration.between(time.now(), until).minusMillis(1));
+            // (the automatic retry is timed to the Retry-After by RetryScheduler: RetrySchedulerTest)
             for (TaskSource source : new TaskSource[] {TaskSource.SCHEDULE, TaskSource.FOREGROUND, TaskSource.MANUAL,
-                    TaskSource.RETRY}) {
+                    TaskSource.RECOVERY}) {
                 SubmitResult r = client.coordinator.submit(TriggerRequest.of(KEY, source));
                 assertThat(r).as(source.wireName()).isInstanceOfSatisfying(SubmitResult.Waiting.class, w -> {
                     assertThat(w.until()).isEqualTo(until);
