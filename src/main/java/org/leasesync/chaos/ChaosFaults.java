@@ -239,6 +239,23 @@ final class ChaosFaults {
         }
     }
 
+    /**
+     * Freezes the server with {@code SIGSTOP} for 1–3 s, then continues it ({@code SIGCONT}): calls
+     * time out with no answer, and a push it swallowed must be settled by asking before anything is
+     * sent again. Blocks for the freeze.
+     */
+    void freezeServer() throws InterruptedException {
+        server.signal("STOP");
+        journal.write(journal.event("server-freeze"));
+        faults.incrementAndGet();
+        try {
+            Thread.sleep(1000L + rnd.nextInt(2000));
+        } finally {
+            server.signal("CONT");
+            journal.write(journal.event("server-thaw"));
+        }
+    }
+
     /** {@code kill -9} of the server and its start again. Blocks until it listens. */
     void restartServer() throws IOException, InterruptedException {
         server.kill9();

@@ -166,8 +166,10 @@ final class ChaosHarness {
             faults.killAtPoint(fleet.pickSlot(rnd), pick(CrashPoints.ALL), user, scope);
         } else if (dice < 65) {
             faults.killNow(fleet.pickSlot(rnd), "random moment");
-        } else if (dice < 75) {
+        } else if (dice < 73) {
             faults.serverFault();
+        } else if (dice < 75) {
+            faults.freezeServer();
         } else if (dice < 77) {
             faults.restartServer();
         } else if (dice < 83) {

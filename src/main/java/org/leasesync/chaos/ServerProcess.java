@@ -102,6 +102,22 @@ final class ServerProcess {
         throw last != null ? last : new IOException("the server did not start within 60 s; see " + log);
     }
 
+    /**
+     * Sends {@code SIGSTOP} or {@code SIGCONT} to the running server: stopped, it still completes TCP
+     * handshakes from its listen queue but answers nothing — a frozen instance. Blocks up to 10 s.
+     */
+    void signal(String name) throws InterruptedException {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        try {
+            new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot send SIG" + name + " to the server " + p.pid(), e);
+        }
+    }
+
     /** {@code kill -9}, and waits until it is gone. */
     void kill9() throws InterruptedException {
         Process p = process;

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 public final class HttpOptions {
 
     @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-5s}", description = "TCP connect timeout, 1ms..10m. Default: $LEASESYNC_CONNECT_TIMEOUT, else 5s.")
+            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-3s}", description = "TCP connect timeout, 1ms..10m. Default: $LEASESYNC_CONNECT_TIMEOUT, else 3s.")
     Duration connect;
 
     @Option(names = "--read-timeout", paramLabel = "DURATION", converter = DurationConverter.class,

@@ -168,6 +168,9 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             if (r instanceof SubmitResult.NeedsAttention n) {
                 return needsAttention(out, rt, key, n.run().map(RunRecord::runId).orElse(null), n.reason());
             }
+            if (r instanceof SubmitResult.Waiting w) {
+                return waiting(out, key, w);
+            }
             SubmitResult.Skipped sk = (SubmitResult.Skipped) r;
             print(out, key, "skipped", null, sk.reason(), key + " skipped: " + sk.reason());
             return 0;
@@ -373,6 +376,23 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                     + Views.local(v.startedAt()) + " by " + sources + ", owner " + v.owner() + "; this request joined it");
         }
         return JOINED;
+    }
+
+    /** Exit code of a sync the server asked to wait for ({@code Retry-After}); the same as login's. */
+    static final int EXIT_SERVER_WAIT = 7;
+
+    /**
+     * The sync server asked not to be contacted about the key before a time, and it has not come:
+     * nothing was sent. Says when it may try again, in local time and in UTC.
+     */
+    private int waiting(PrintWriter out, TaskKey key, SubmitResult.Waiting w) {
+        java.time.ZonedDateTime local = w.until().atZone(java.time.ZoneId.systemDefault());
+        String at = local.format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")) + " ("
+                + java.time.format.DateTimeFormatter.ISO_INSTANT.format(w.until().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)) + ")";
+        String message = "the sync server asked to wait until " + at + ": " + w.reason();
+        print(out, key, "waiting", null, message, key + " not synced: the sync server asked to wait until " + at
+                + "; try again after that (" + w.reason() + ")");
+        return EXIT_SERVER_WAIT;
     }
 
     private void print(PrintWriter out, TaskKey key, String result, String runId, String message, String line) {

@@ -111,7 +111,7 @@ public final class AccountService {
         HttpSyncRemote.checkProtocolUserId(user);
         OkHttpClient shared = HttpSyncRemote.newSharedClient(servers, transport);
         try {
-            SessionsClient sessions = new SessionsClient(servers, shared, http);
+            SessionsClient sessions = new SessionsClient(servers, shared, http, time);
             SessionsClient.NewSession session;
             try {
                 session = sessions.signIn(user, password, device);
@@ -243,7 +243,7 @@ public final class AccountService {
                     transport = account.transport();
                     OkHttpClient shared = HttpSyncRemote.newSharedClient(account.servers(), transport);
                     try {
-                        said = new SessionsClient(account.servers(), shared, http).signOut(token.get())
+                        said = new SessionsClient(account.servers(), shared, http, time).signOut(token.get())
                                 == SessionsClient.SignOut.ENDED ? SignOutResult.Server.ENDED
                                 : SignOutResult.Server.ALREADY_ENDED;
                     } finally {

@@ -99,7 +99,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
         HttpSyncRemote configured = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get,
-                edits.clientId());
+                edits.clientId(), config.time());
         SyncRemote remote = new ByUser(configured, routes, pinned);
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
@@ -107,6 +107,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.coordinator = new Coordinator(registry,
                 new JdbcRunStore(store.database(), config.time()).withOrigins(this::originOf), worker, workers,
                 keeper, timer, config.retry(), fatal);
+        coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         coordinator.addListener(e -> {
             if (e.kind() == org.leasesync.run.RunEvent.Kind.FINISHED) {
@@ -221,7 +222,7 @@ public final class ClientRuntime implements AutoCloseable {
         String t = token.orElse(null);
         // the token belongs to this route only: a run that started on the user's earlier route keeps its own
         routes.put(user, new Route(servers, transport,
-                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, edits.clientId())));
+                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, edits.clientId(), config.time())));
     }
 
     /**

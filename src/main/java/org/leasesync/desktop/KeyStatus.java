@@ -134,10 +134,13 @@ public sealed interface KeyStatus
      * @param retryAt when an automatic retry is due, empty if none is scheduled
      * @param otherProcess who made the run when it was another process (e.g. a {@code leasesync sync}
      *     on the same data directory); empty when this window made it
+     * @param serverWaitUntil the time before which the sync server asked not to be contacted about the key
+     *     ({@code Retry-After}), while that holds; empty otherwise
      */
     record Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt,
-                  Optional<OtherProcess> otherProcess) implements KeyStatus {
+                  Optional<OtherProcess> otherProcess, Optional<Instant> serverWaitUntil) implements KeyStatus {
         public Failed {
+            Objects.requireNonNull(serverWaitUntil, "serverWaitUntil");
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lastSuccess, "lastSuccess");
             Objects.requireNonNull(reason, "reason");
@@ -145,9 +148,15 @@ public sealed interface KeyStatus
             Objects.requireNonNull(otherProcess, "otherProcess");
         }
 
-        /** A run of this window. */
+        /** Without a server wait. */
+        public Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt,
+                      Optional<OtherProcess> otherProcess) {
+            this(key, lastSuccess, reason, retryAt, otherProcess, Optional.empty());
+        }
+
+        /** A run of this window, without a server wait. */
         public Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt) {
-            this(key, lastSuccess, reason, retryAt, Optional.empty());
+            this(key, lastSuccess, reason, retryAt, Optional.empty(), Optional.empty());
         }
 
         @Override

@@ -252,6 +252,7 @@ public final class StatusTexts {
             }
         } else if (s instanceof KeyStatus.Failed f) {
             f.otherProcess().ifPresent(o -> sb.append(otherProcess(o)));
+            f.serverWaitUntil().ifPresent(t -> append(sb, messages.get("detail.serverWait", time(t))));
             f.retryAt().ifPresent(t -> append(sb, messages.get("detail.retryAt", time(t))));
             f.lastSuccess().ifPresent(t -> append(sb, messages.get("detail.lastSuccess", time(t))));
         } else if (s instanceof KeyStatus.Cancelled c) {

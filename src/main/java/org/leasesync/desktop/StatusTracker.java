@@ -134,7 +134,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
             RunRecord r = last.get();
             s = switch (r.status().get()) {
                 case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.error(), coordinator.nextRetryAt(key),
-                        otherProcess(r));
+                        otherProcess(r), coordinator.serverWaitUntil(key));
                 case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error(), otherProcess(r));
                 case CANCELLED -> new KeyStatus.Cancelled(key, lastSuccess, r.error(), otherProcess(r));
                 case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.error(), otherProcess(r));
@@ -174,7 +174,8 @@ public final class StatusTracker implements Consumer<RunEvent> {
         Optional<Instant> lastSuccess = r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
         return switch (r.status()) {
             case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
-            case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.message(), coordinator.nextRetryAt(key));
+            case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.message(), coordinator.nextRetryAt(key),
+                    Optional.empty(), coordinator.serverWaitUntil(key));
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message(), Optional.empty());
             case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.message(), Optional.empty());
             default -> new KeyStatus.Cancelled(key, lastSuccess, r.message());

@@ -21,10 +21,11 @@ import org.leasesync.sync.RemoteException;
  * request is written: an I/O failure before that point proves the server never saw the request
  * (connection refused, unknown host, no route, connect timeout), one after it does not.
  *
- * <p>Outcomes: the parsed 2xx JSON body; {@link Unreached} when the request certainly did nothing
- * on this server (not sent, or {@code 503}) and another URL may be tried; otherwise a
- * {@link RemoteException} (HTTP, or AMBIGUOUS when the server may have acted). Every response is
- * closed. Thread-safe; blocks on the network.
+ * <p>Outcomes: the parsed 2xx JSON body; {@link AttemptFailed} with the {@link FailureClass} of a
+ * failure (never sent, refused, {@code 503}, no answer in time, connection broken, a gateway's
+ * {@code 502}/{@code 504}, a body that stalled), from which {@link Failover} decides whether another
+ * URL may be tried; otherwise a {@link RemoteException} (an HTTP error, a cancellation, an unreadable
+ * answer). Every response is closed. Thread-safe; blocks on the network.
  */
 final class Exchange {
 
@@ -32,11 +33,16 @@ final class Exchange {
 
     private final OkHttpClient client;
     private final ObjectMapper mapper;
+    private final java.time.Clock clock;
 
-    /** @param client a client derived from the shared one; {@link #tracking} must be among its network interceptors */
-    Exchange(OkHttpClient client, ObjectMapper mapper) {
+    /**
+     * @param client a client derived from the shared one; {@link #tracking} must be among its network interceptors
+     * @param clock the wall clock an HTTP-date {@code Retry-After} is read against
+     */
+    Exchange(OkHttpClient client, ObjectMapper mapper, java.time.Clock clock) {
         this.client = client;
         this.mapper = mapper;
+        this.clock = clock;
     }
 
     /** The network interceptor that marks a request's {@link Probe}. */
@@ -56,7 +62,7 @@ final class Exchange {
      * (it is stopping: SIGTERM, the window closing). Never used for pushes.
      *
      * @param deadlineNanos the {@link System#nanoTime()} by which the whole call must end
-     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     * @throws AttemptFailed when it failed in a classified way ({@link FailureClass}); RemoteException otherwise
      */
     JsonNode safe(Request req, String what, String server, long deadlineNanos) {
         return safe(req, what, server, deadlineNanos, this::tree);
@@ -65,16 +71,15 @@ final class Exchange {
     /**
      * {@link #safe(Request, String, String, long)} with the 2xx body read by {@code reader}.
      *
-     * @throws Unreached when it did nothing on this server; RemoteException otherwise, AMBIGUOUS with
+     * @throws AttemptFailed when it failed in a classified way ({@link FailureClass}); RemoteException otherwise, AMBIGUOUS with
      *     {@link #UNREADABLE} when {@code reader} finds the body malformed
      */
     <T> T safe(Request req, String what, String server, long deadlineNanos, BodyReader<T> reader) {
         try {
             return execute(req, what, server, false, deadlineNanos, reader);
-        } catch (RemoteException e) {
-            if (e.kind() == RemoteException.Kind.AMBIGUOUS && e.getCause() instanceof IOException
-                    && !(e.getCause() instanceof InterruptedIOException)
-                    && !(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
+        } catch (AttemptFailed e) {
+            if (e.failure() == FailureClass.DROPPED || e.failure() == FailureClass.SLOW_BODY
+                    && !(e.error().getCause() instanceof InterruptedIOException)) {
                 return execute(req, what, server, false, deadlineNanos, reader);
             }
             throw e;
@@ -103,7 +108,7 @@ final class Exchange {
      * Executes a push once. A {@code 502}/{@code 504} (a gateway between client and server failed)
      * is AMBIGUOUS: the server behind it may have applied the push.
      *
-     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     * @throws AttemptFailed when it failed in a classified way ({@link FailureClass}); RemoteException otherwise
      */
     JsonNode push(Request req, String what, String server, long deadlineNanos) {
         return execute(req, what, server, true, deadlineNanos, this::tree);
@@ -113,7 +118,7 @@ final class Exchange {
      * Executes a request whose 2xx answer has no body to read ({@code 204}), once: like a push, it is
      * never resent by this method.
      *
-     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     * @throws AttemptFailed when it failed in a classified way ({@link FailureClass}); RemoteException otherwise
      */
     void withoutBody(Request req, String what, String server, long deadlineNanos) {
         execute(req, what, server, false, deadlineNanos, null);
@@ -123,7 +128,7 @@ final class Exchange {
      * Executes a request with a JSON answer, once (a sign-in: it is not resent after it may have
      * arrived, nor is a push).
      *
-     * @throws Unreached when it did nothing on this server; RemoteException otherwise
+     * @throws AttemptFailed when it failed in a classified way ({@link FailureClass}); RemoteException otherwise
      */
     JsonNode once(Request req, String what, String server, long deadlineNanos) {
         return execute(req, what, server, false, deadlineNanos, this::tree);
@@ -138,19 +143,21 @@ final class Exchange {
         try (CallCancellation.Registration onCancel = CallCancellation.register(call::cancel);
              Response resp = call.execute()) {
             ResponseBody body = resp.body();
-            byte[] bytes = body.bytes();
+            byte[] bytes = bodyBytes(call, resp, what, server, isPush);
             if (!resp.isSuccessful()) {
                 MediaType errorType = body.contentType();
                 java.nio.charset.Charset charset = errorType == null ? null : errorType.charset();
                 String text = new String(bytes, charset == null ? java.nio.charset.StandardCharsets.UTF_8 : charset);
-                RemoteException e = HttpErrors.of(mapper, resp, text, what);
+                RemoteException e = HttpErrors.of(mapper, resp, text, what, clock);
                 if (resp.code() == 503) {
-                    throw new Unreached(server, "HTTP 503", e);
+                    throw new AttemptFailed(server, FailureClass.UNAVAILABLE, "HTTP 503", e);
                 }
-                if (isPush && (resp.code() == 502 || resp.code() == 504)) {
-                    throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, e.code(), -1,
-                            "a gateway to the sync server failed (HTTP " + resp.code() + ")",
-                            e.getMessage() + "; the server behind the gateway may have applied it", null);
+                if (resp.code() == 502 || resp.code() == 504) {
+                    // the gateway answered for an instance that did not (in time): that instance may have acted
+                    throw new AttemptFailed(server, FailureClass.ANSWERED_LATE, "HTTP " + resp.code() + " from a gateway",
+                            !isPush ? e : new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, e.code(), -1,
+                                    "a gateway to the sync server failed (HTTP " + resp.code() + ")",
+                                    e.getMessage() + "; the server behind the gateway may have applied it", null));
                 }
                 throw e;
             }
@@ -169,43 +176,78 @@ final class Exchange {
                 throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
                         + what + " was malformed: " + e.getMessage() + (isPush ? "; it may have been applied" : ""), e);
             }
-        } catch (RemoteException | Unreached e) {
+        } catch (RemoteException | AttemptFailed e) {
             throw e;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
                     + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
                     + (isPush ? "; it may have been applied" : ""), e);
         } catch (IOException e) {
-            FingerprintingTrustManager.Untrusted untrusted = untrusted(e);
-            if (untrusted != null) {
-                // refused in the TLS handshake, before a byte of the request: another URL may be tried
-                throw new Unreached(server, "certificate not trusted (SHA-256 " + untrusted.sha256() + ")",
-                        new CertificateNotTrustedException(server, untrusted.sha256(), untrusted.subject(), e));
-            }
-            if (!probe.connected) {
-                RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
-                        "cannot reach the sync server at " + server,
-                        "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
-                if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
-                    // cancelled (shutting down), not timed out: no other URL either
-                    throw new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1, "the request was cancelled",
-                            what + " was cancelled before it was sent", e);
-                }
-                throw new Unreached(server, describe(e), notSent);
-            }
-            if (call.isCanceled() && !(e instanceof InterruptedIOException)) {
-                // cancelled by this process (stopping): an interruption, which the GET retry leaves alone
-                InterruptedIOException cancelled = new InterruptedIOException("cancelled by this process");
-                cancelled.initCause(e);
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the request was cancelled",
-                        what + " was cancelled" + (isPush ? "; the server may have applied it" : ""), cancelled);
+            throw beforeAnswer(e, call, probe, what, server, isPush, deadlineNanos);
+        }
+    }
+
+    /**
+     * Reads the whole body of an answer whose status line and headers have arrived.
+     *
+     * @throws AttemptFailed {@link FailureClass#SLOW_BODY} when the body stalls past a timeout or breaks off
+     */
+    private static byte[] bodyBytes(Call call, Response resp, String what, String server, boolean isPush) {
+        try {
+            return resp.body().bytes();
+        } catch (IOException e) {
+            if (call.isCanceled() && !(e instanceof InterruptedIOException) || CallCancellation.fired()) {
+                throw cancelled(e, what, isPush);
             }
             boolean timeout = e instanceof InterruptedIOException;
-            String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
-            String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
-                    ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e);
+            throw new AttemptFailed(server, FailureClass.SLOW_BODY, timeout ? "the answer's body stalled" : "the answer's body broke off",
+                    new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1,
+                            timeout ? "the sync server did not answer in time" : "the connection to the sync server broke",
+                            what + ": HTTP " + resp.code() + " arrived but its body "
+                                    + (timeout ? "timed out" : "broke off (" + e.getMessage() + ")")
+                                    + (isPush ? "; the server may have applied it" : ""), e));
         }
+    }
+
+    /** Classifies an I/O failure before any answer arrived. */
+    private static RuntimeException beforeAnswer(IOException e, Call call, Probe probe, String what, String server,
+                                                 boolean isPush, long deadlineNanos) {
+        FingerprintingTrustManager.Untrusted untrusted = untrusted(e);
+        if (untrusted != null) {
+            // refused in the TLS handshake, before a byte of the request: another URL may be tried
+            return new AttemptFailed(server, FailureClass.NEVER_SENT, "certificate not trusted (SHA-256 " + untrusted.sha256() + ")",
+                    new CertificateNotTrustedException(server, untrusted.sha256(), untrusted.subject(), e));
+        }
+        if (!probe.connected) {
+            if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
+                // cancelled (shutting down), not timed out: no other URL either
+                return new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1, "the request was cancelled",
+                        what + " was cancelled before it was sent", e);
+            }
+            RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
+                    "cannot reach the sync server at " + server,
+                    "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
+            return new AttemptFailed(server, e instanceof java.net.ConnectException ? FailureClass.REFUSED
+                    : FailureClass.NEVER_SENT, describe(e), notSent);
+        }
+        if (call.isCanceled() && !(e instanceof InterruptedIOException) || CallCancellation.fired()) {
+            return cancelled(e, what, isPush);
+        }
+        boolean timeout = e instanceof InterruptedIOException;
+        String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
+        String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
+        return new AttemptFailed(server, timeout ? FailureClass.NO_RESPONSE : FailureClass.DROPPED,
+                timeout ? "no answer in time" : "connection broke: " + e.getMessage(),
+                new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
+                        ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e));
+    }
+
+    /** Cancelled by this process (stopping): an interruption, never tried elsewhere or again. */
+    private static RemoteException cancelled(IOException e, String what, boolean isPush) {
+        InterruptedIOException cancelled = new InterruptedIOException("cancelled by this process");
+        cancelled.initCause(e);
+        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the request was cancelled",
+                what + " was cancelled" + (isPush ? "; the server may have applied it" : ""), cancelled);
     }
 
     /** The untrusted certificate a TLS handshake failed on, if that is why {@code e} happened. */
@@ -243,18 +285,20 @@ final class Exchange {
     }
 
     /**
-     * The request did nothing on this server: it was never sent, or the server answered {@code 503}
-     * (shutting down or without its database; it stored nothing). Another URL may be tried.
+     * One attempt failed in a way {@link FailureClass} names; {@link Failover} decides from the class
+     * whether another URL may be tried. Carries the error a caller gets when no other URL is tried.
      */
-    static final class Unreached extends RuntimeException {
+    static final class AttemptFailed extends RuntimeException {
 
         private final String server;
+        private final FailureClass failure;
         private final String reason;
         private final RemoteException error;
 
-        Unreached(String server, String reason, RemoteException error) {
+        AttemptFailed(String server, FailureClass failure, String reason, RemoteException error) {
             super(error.getMessage(), error, false, false);
             this.server = server;
+            this.failure = failure;
             this.reason = reason;
             this.error = error;
         }
@@ -263,12 +307,16 @@ final class Exchange {
             return server;
         }
 
+        FailureClass failure() {
+            return failure;
+        }
+
         /** Short, for the list of what was tried: {@code HTTP 503}, {@code connection refused: …}. */
         String reason() {
             return reason;
         }
 
-        /** The error a caller gets when no other URL is left: as with a single URL. */
+        /** The error a caller gets when no other URL is tried: as with a single URL. */
         RemoteException error() {
             return error;
         }

@@ -3,6 +3,11 @@ package org.leasesync.remote;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import okhttp3.Response;
 import org.leasesync.sync.RemoteException;
 
@@ -15,8 +20,9 @@ final class HttpErrors {
     /**
      * @param text the response body, already read
      * @param what the operation, for the technical message (e.g. {@code pull alice|course_sync})
+     * @param clock the wall clock an HTTP-date {@code Retry-After} is read against
      */
-    static RemoteException of(ObjectMapper mapper, Response resp, String text, String what) {
+    static RemoteException of(ObjectMapper mapper, Response resp, String text, String what, Clock clock) {
         String code = "";
         String reason = "";
         String message = resp.message();
@@ -30,15 +36,7 @@ final class HttpErrors {
         } catch (IOException | RuntimeException ignored) {
             // not our error format: keep the status line
         }
-        long retryAfter = -1;
-        String ra = resp.header("Retry-After");
-        if (ra != null) {
-            try {
-                retryAfter = Math.max(0, Long.parseLong(ra.trim())) * 1000;
-            } catch (NumberFormatException ignored) {
-                retryAfter = -1;
-            }
-        }
+        long retryAfter = retryAfterMillis(resp.header("Retry-After"), clock);
         String plain = switch (resp.code()) {
             case 401 -> "signed out: the sync server no longer accepts this session";
             case 403 -> "the sync server refused access for this account";
@@ -51,5 +49,40 @@ final class HttpErrors {
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")",
                 message == null ? "" : message, null);
+    }
+
+    /** The longest wait a {@code Retry-After} is taken for; a longer one is cut to this. */
+    static final Duration LONGEST_RETRY_AFTER = Duration.ofHours(24);
+
+    /**
+     * A {@code Retry-After} value as a wait from now (RFC 9110 §10.2.3): either delta-seconds
+     * ({@code 120}) or an HTTP-date ({@code Wed, 21 Oct 2026 07:28:00 GMT}, read with
+     * {@link DateTimeFormatter#RFC_1123_DATE_TIME} against {@code clock}; a date in the past is a wait
+     * of 0). At most {@link #LONGEST_RETRY_AFTER}, so a wrong date cannot stop a key for good.
+     *
+     * @param header the header's value, or null when absent
+     * @return the wait in milliseconds, or -1 when absent or unreadable (then no wait is imposed)
+     */
+    static long retryAfterMillis(String header, Clock clock) {
+        if (header == null || header.isBlank()) {
+            return -1;
+        }
+        String value = header.trim();
+        long millis;
+        if (value.chars().allMatch(Character::isDigit)) {
+            try {
+                millis = Math.multiplyExact(Long.parseLong(value), 1000L);
+            } catch (ArithmeticException | NumberFormatException e) {
+                millis = Long.MAX_VALUE;   // more digits than a long: far too long, cut below
+            }
+        } else {
+            try {
+                ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
+                millis = Math.max(0, Duration.between(clock.instant(), at.toInstant()).toMillis());
+            } catch (DateTimeException e) {
+                return -1;
+            }
+        }
+        return Math.min(millis, LONGEST_RETRY_AFTER.toMillis());
     }
 }

@@ -20,6 +20,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.protocol.RecordLimits;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
@@ -39,11 +40,12 @@ import org.leasesync.sync.UnsendableEntryException;
  * after a timeout, dropped connection, unreadable 2xx body or a gateway's {@code 502}/{@code 504}
  * on a push the kind is AMBIGUOUS.
  *
- * <p>With several server URLs ({@link ServerUrls}) a request that certainly did nothing on one —
- * not sent (connection refused, unknown host, no route, connect timeout) or answered {@code 503} —
- * goes to the next; the instance that last took a request stays in use ({@link Failover}). An
- * ambiguous push is never resent elsewhere: the caller queries its idempotency key, and that query
- * may be answered by any reachable instance.
+ * <p>With several server URLs ({@link ServerUrls}) every failed attempt is classified
+ * ({@link FailureClass}): a pull or a push-status query goes to the next URL after any failure, a
+ * frozen instance's timeout included; a push goes to the next only when it certainly did nothing
+ * there (never sent, refused, {@code 503}). The instance that last took a request stays in use,
+ * unless a failure made it avoided for a while ({@link Failover}). An ambiguous push is never resent
+ * elsewhere: the caller queries its idempotency key, and that query may be answered by any instance.
  *
  * <p>Thread-safe; every call blocks on the network, at most the call timeout in all.
  */
@@ -85,6 +87,19 @@ public final class HttpSyncRemote implements SyncRemote {
      */
     public HttpSyncRemote(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
                           String clientId) {
+        this(servers, shared, timeouts, tokens, clientId, TimeSource.system());
+    }
+
+    /**
+     * @param servers the server, or the instances of a cluster that all serve the same data, in order of preference
+     * @param shared the application's one OkHttp client
+     * @param timeouts connect and read per attempt; the call timeout bounds all attempts of one call together
+     * @param tokens the bearer token for a user id (null for unknown users)
+     * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
+     * @param time the wall clock an HTTP-date {@code Retry-After} is read against
+     */
+    public HttpSyncRemote(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
+                          String clientId, TimeSource time) {
         this.servers = Objects.requireNonNull(servers, "servers");
         Objects.requireNonNull(tokens, "tokens");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
@@ -98,7 +113,7 @@ public final class HttpSyncRemote implements SyncRemote {
                 .addInterceptor(new BearerAuth(tokens))
                 .addNetworkInterceptor(Exchange.tracking())
                 .build();
-        this.exchange = new Exchange(client, MAPPER);
+        this.exchange = new Exchange(client, MAPPER, new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
     }
 
@@ -167,7 +182,7 @@ public final class HttpSyncRemote implements SyncRemote {
     public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
                          long fencingToken, String runId) {
         String what = "pull " + key;
-        return failover.call(what, (base, server, deadline) -> {
+        return failover.call(what, Failover.Mode.READ, (base, server, deadline) -> {
             HttpUrl.Builder url = scopeUrl(base, key).addPathSegment("changes")
                     .addQueryParameter("limit", Integer.toString(limit));
             cursor.ifPresent(c -> url.addQueryParameter("since", c));
@@ -187,7 +202,7 @@ public final class HttpSyncRemote implements SyncRemote {
         String json = pushBody(batch);
         String what = "push " + batch.idempotencyKey();
         RequestBody content = RequestBody.create(json, JSON);
-        JsonNode body = failover.call(what, (base, server, deadline) -> exchange.push(
+        JsonNode body = failover.call(what, Failover.Mode.ONCE, (base, server, deadline) -> exchange.push(
                 new Request.Builder().url(scopeUrl(base, key).addPathSegment("changes").build())
                         .post(content)
                         .header("Idempotency-Key", batch.idempotencyKey())
@@ -246,7 +261,8 @@ public final class HttpSyncRemote implements SyncRemote {
     @Override
     public PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
         String what = "query push " + idempotencyKey;
-        JsonNode body = failover.call(what, (base, server, deadline) -> exchange.safe(
+        // push status is cluster-wide: any instance can settle an ambiguous push, so a query goes on after any failure
+        JsonNode body = failover.call(what, Failover.Mode.READ, (base, server, deadline) -> exchange.safe(
                 new Request.Builder().url(scopeUrl(base, key).addPathSegment("pushes").addPathSegment(idempotencyKey).build())
                         .get().header("Sync-Run-Id", runId).tag(UserTag.class, new UserTag(key.userId())).build(),
                 what, server, deadline));

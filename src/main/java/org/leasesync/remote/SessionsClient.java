@@ -40,6 +40,17 @@ public final class SessionsClient {
      * @param timeouts connect and read per attempt; the call timeout bounds all attempts of one call
      */
     public SessionsClient(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts) {
+        this(servers, shared, timeouts, org.leasesync.lease.TimeSource.system());
+    }
+
+    /**
+     * @param servers the server, or the instances of a cluster, in order of preference
+     * @param shared the application's one OkHttp client (set up with {@link TransportSecurity})
+     * @param timeouts connect and read per attempt; the call timeout bounds all attempts of one call
+     * @param time the wall clock an HTTP-date {@code Retry-After} is read against
+     */
+    public SessionsClient(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts,
+                          org.leasesync.lease.TimeSource time) {
         this.servers = Objects.requireNonNull(servers, "servers");
         OkHttpClient client = shared.newBuilder()
                 .retryOnConnectionFailure(false)
@@ -50,7 +61,7 @@ public final class SessionsClient {
                 .callTimeout(timeouts.call())
                 .addNetworkInterceptor(Exchange.tracking())
                 .build();
-        this.exchange = new Exchange(client, MAPPER);
+        this.exchange = new Exchange(client, MAPPER, new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
     }
 
@@ -109,7 +120,7 @@ public final class SessionsClient {
         }
         RequestBody content = RequestBody.create(bytes, JSON);
         String what = "sign in as " + user;
-        JsonNode answer = failover.call(what, (base, server, deadline) -> exchange.once(
+        JsonNode answer = failover.call(what, Failover.Mode.ONCE, (base, server, deadline) -> exchange.once(
                 new Request.Builder().url(base.newBuilder().addPathSegment("v1").addPathSegment("sessions").build())
                         .post(content).build(), what, server, deadline));
         try {
@@ -134,7 +145,8 @@ public final class SessionsClient {
     public SignOut signOut(String token) {
         String what = "sign out";
         try {
-            failover.call(what, (base, server, deadline) -> {
+            // ending a session twice changes nothing (the second answers 401): any failure may try the next URL
+            failover.call(what, Failover.Mode.READ, (base, server, deadline) -> {
                 exchange.withoutBody(new Request.Builder()
                         .url(base.newBuilder().addPathSegment("v1").addPathSegment("sessions").addPathSegment("current").build())
                         .delete().header("Authorization", "Bearer " + token).build(), what, server, deadline);

@@ -51,6 +51,7 @@ public final class Coordinator implements AutoCloseable {
     private final RetryScheduler retries;
     private final RunLifecycle lifecycle;
     private final RunJoiner joiner;
+    private final ServerWaitGate waits;
     private volatile StartCheck startCheck = StartCheck.NONE;
     /** Whether the grant can share the start's transaction (the lease and run stores are one database). */
     private final boolean jointStart;
@@ -84,12 +85,13 @@ public final class Coordinator implements AutoCloseable {
         this.starter = new RunStarter(runs, registry.time());
         this.jointStart = registry.canGrantJointly(runs);
         this.joiner = new RunJoiner(registry, runs, events);
+        this.waits = new ServerWaitGate(registry.time());
         this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
                 key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
         this.lifecycle = new RunLifecycle(registry, runs, Objects.requireNonNull(runner, "runner"),
                 Objects.requireNonNull(workers, "workers"), keeper, active, events, retries, () -> closed,
                 (key, sources) -> submit(TriggerRequest.of(key, sources.get(0)), sources.subList(1, sources.size())),
-                fatal);
+                fatal, waits);
     }
 
     /** Adds a listener for run events. */
@@ -110,6 +112,22 @@ public final class Coordinator implements AutoCloseable {
         this.startCheck = Objects.requireNonNull(check, "check");
     }
 
+    /**
+     * Sets where the sync server's waits ({@code Retry-After}) are kept; in memory by default. A
+     * persistent store makes a restarted process honour a wait an earlier one was given.
+     */
+    public void setServerWaits(ServerWaits store) {
+        waits.use(store);
+    }
+
+    /**
+     * The time before which the sync server asked not to be contacted about {@code key}, while that
+     * holds (wall clock); empty when no wait holds. Blocks briefly on the wait store.
+     */
+    public Optional<java.time.Instant> serverWaitUntil(TaskKey key) {
+        return waits.holding(key).map(ServerWait::until);
+    }
+
     /** The registry this coordinator uses. */
     public TaskRegistry registry() {
         return registry;
@@ -124,7 +142,8 @@ public final class Coordinator implements AutoCloseable {
      * Asks for a run. Every trigger is recorded with its source: as the first source of a new run,
      * or as merged into the running one.
      *
-     * @return started / joined / follow-up queued / skipped / needs attention; never null
+     * @return started / joined / follow-up queued / skipped / waiting (the server's {@code Retry-After}
+     *     has not passed: {@link SubmitResult.Waiting}) / needs attention; never null
      * @throws StoreException if the local database fails
      * @throws IllegalStateException after {@link #close()}
      */
@@ -149,6 +168,14 @@ public final class Coordinator implements AutoCloseable {
                     String reason = last.get().error().orElse("the last run ended in an unknown state");
                     return events.publish(new SubmitResult.NeedsAttention(key, reason, last));
                 }
+            }
+            // Whatever asked, the server is not contacted before the time it named. The automatic retry
+            // is the one exception: its delay is at least the Retry-After by construction, measured
+            // on the monotonic clock from the same run end (RetryScheduler), so a wall clock a little
+            // behind must not hold it back.
+            Optional<ServerWait> wait = request.source() == TaskSource.RETRY ? Optional.empty() : waits.holding(key);
+            if (wait.isPresent()) {
+                return events.publish(new SubmitResult.Waiting(key, wait.get().until(), wait.get().reason()));
             }
             Optional<HeldLease> lease;
             if (jointStart && !startCheck.asks(request)) {

@@ -32,6 +32,10 @@ public record RunEvent(Kind kind, TaskKey key, Optional<RunView> run, Optional<T
             return Optional.of(new RunEvent(Kind.SKIPPED, s.key(), Optional.empty(), Optional.empty(), Optional.empty(),
                     Optional.of(s.reason())));
         }
+        if (r instanceof SubmitResult.Waiting w) {
+            return Optional.of(new RunEvent(Kind.SKIPPED, w.key(), Optional.empty(), Optional.empty(), Optional.empty(),
+                    Optional.of("the sync server asked not to be contacted before " + w.until() + " (" + w.reason() + ")")));
+        }
         if (r instanceof SubmitResult.NeedsAttention n) {
             return Optional.of(new RunEvent(Kind.NEEDS_ATTENTION, n.key(), Optional.empty(), Optional.empty(),
                     Optional.empty(), Optional.of(n.reason())));

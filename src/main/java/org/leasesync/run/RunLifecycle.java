@@ -40,6 +40,7 @@ final class RunLifecycle {
 
     private static final System.Logger log = System.getLogger(RunLifecycle.class.getName());
 
+    private final ServerWaitGate waits;
     private final TaskRegistry registry;
     private final RunStore runs;
     private final TaskRunner runner;
@@ -59,7 +60,8 @@ final class RunLifecycle {
      */
     RunLifecycle(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers, LeaseKeeper keeper,
                  ActiveRuns active, RunEvents events, RetryScheduler retries, BooleanSupplier closed,
-                 BiConsumer<TaskKey, List<TaskSource>> followUp, FatalErrorHandler fatal) {
+                 BiConsumer<TaskKey, List<TaskSource>> followUp, FatalErrorHandler fatal, ServerWaitGate waits) {
+        this.waits = waits;
         this.registry = registry;
         this.runs = runs;
         this.runner = runner;
@@ -159,6 +161,7 @@ final class RunLifecycle {
                     outcome = raised.outcome();
                     toRelease = raised.lease();
                 }
+                waits.runEnded(key, outcome);   // before the key is free: no trigger can slip in ahead of the wait
                 Throwable releaseError = releaseQuietly(registry, toRelease);
                 fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(releaseError) ? releaseError : null;
             } finally {

@@ -42,6 +42,15 @@ public sealed interface SubmitResult {
         }
     }
 
+    /**
+     * Nothing was started: the sync server asked not to be contacted about the key before
+     * {@code until} ({@code Retry-After} on a {@code 429} or {@code 503}, {@link ServerWait}). Every
+     * trigger gets this until then; the caller says when it may try again.
+     *
+     * @param reason the failure that carried the wait, plain
+     */
+    record Waiting(TaskKey key, java.time.Instant until, String reason) implements SubmitResult { }
+
     /** Nothing was started, for a reason that is not a problem (e.g. recovery found the work done). */
     record Skipped(TaskKey key, String reason) implements SubmitResult { }
 

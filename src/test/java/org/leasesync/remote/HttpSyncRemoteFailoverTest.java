@@ -304,18 +304,29 @@ class HttpSyncRemoteFailoverTest {
     }
 
     @Test
-    void allAttemptsOfOneCallStayWithinTheCallTimeout() throws Exception {
+    void allAttemptsOfOnePushStayWithinTheCallTimeout() throws Exception {
         HttpSyncRemote remote = remote(blackhole() + "," + blackhole() + "," + url(two),
                 new HttpSettings(Duration.ofMillis(700), Duration.ofSeconds(1), Duration.ofSeconds(1)));
-        two.enqueue(json(200, PULL_EMPTY));
+        two.enqueue(json(200, applied("c1", 3)));
 
-        assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
+        assertThatThrownBy(() -> remote.push(KEY, batch("c1"), 7, "run-1"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.kind()).isEqualTo(RemoteException.Kind.NOT_SENT);
                     assertThat(e.userMessage()).startsWith("cannot reach the sync server at any of ")
                             .endsWith("; 1 more not tried: the call timeout ran out");
                 });
         assertThat(requests(two)).isEmpty();
+    }
+
+    @Test
+    void eachAttemptOfAReadLeavesTheNextUrlHalfTheTimeLeft() throws Exception {
+        HttpSyncRemote remote = remote(blackhole() + "," + blackhole() + "," + url(two),
+                new HttpSettings(Duration.ofMillis(700), Duration.ofSeconds(1), Duration.ofMillis(1200)));
+        two.enqueue(json(200, PULL_EMPTY));
+
+        assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "r").nextCursor()).isEqualTo("1");
+
+        assertThat(requests(two)).hasSize(1);
     }
 
     @Test

@@ -45,15 +45,24 @@ public final class ClientStack implements AutoCloseable {
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
                        SyncSettings settings, HttpSettings http) {
+        this(store, baseUrl, tokens, time, settings, http, java.util.function.UnaryOperator.identity());
+    }
+
+    /** @param wrap wraps the remote the worker uses (to act between a run's calls) */
+    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
+                       SyncSettings settings, HttpSettings http,
+                       java.util.function.UnaryOperator<org.leasesync.sync.SyncRemote> wrap) {
         this.store = store;
         this.edits = new JdbcLocalEdits(store.database(), time);
         this.registry = new TaskRegistry(store.leases(),
                 new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
-        SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
+        this.remote = new HttpSyncRemote(org.leasesync.remote.ServerUrls.parse(baseUrl), HTTP, http, tokens::get,
+                edits.clientId(), time);
+        SyncWorker worker = new SyncWorker(wrap.apply(remote), new JdbcLocalData(store.database(), time), settings, Sleeper.real());
         this.keeper = new LeaseKeeper(registry);
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, null, null);
+        coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
     }
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens) {

@@ -362,6 +362,8 @@ public final class MainViewModel {
                 tracker.userJoined(key, f.running());
             } else if (r instanceof SubmitResult.Skipped sk) {
                 ui.execute(() -> cards.get(scope).note(sk.reason()));
+            } else if (r instanceof SubmitResult.Waiting w) {
+                ui.execute(() -> cards.get(scope).note(texts.messages().get("card.serverWait", texts.time(w.until()))));
             }
         });
     }
