@@ -66,9 +66,17 @@ public final class Backend implements AutoCloseable {
      * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
      */
     public static Backend start(AppSettings s) {
+        return start(s, org.leasesync.store.UpgradeNotice.NONE);
+    }
+
+    /**
+     * As {@link #start(AppSettings)}, telling {@code notice} when the local database's schema is
+     * upgraded (the window says so while it runs).
+     */
+    public static Backend start(AppSettings s, org.leasesync.store.UpgradeNotice notice) {
         // The local database first: a damaged or unreachable one is reported before anything else
         // (the embedded server, its files) is started or written.
-        LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout());
+        LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout(), notice);
         ReferenceServer embedded = null;
         try {
             ServerUrls url;

@@ -91,11 +91,20 @@ public final class Database implements SqlDatabase, AutoCloseable {
      *     {@link OpenRetries#MIN_OPEN_TIMEOUT}..{@link OpenRetries#MAX_OPEN_TIMEOUT}
      */
     public static Database openFile(Path dataDir, Duration openTimeout) {
+        return openFile(dataDir, openTimeout, UpgradeNotice.NONE);
+    }
+
+    /**
+     * As {@link #openFile(Path, Duration)}, telling {@code notice} when the schema is upgraded.
+     *
+     * @throws NewerSchemaException when a newer leasesync last used the file; nothing was changed
+     */
+    public static Database openFile(Path dataDir, Duration openTimeout, UpgradeNotice notice) {
         OpenRetries.validateOpenTimeout(openTimeout);
         Path dir = DataDirectory.prepare(dataDir);
         // A first start killed before the schema was ready left nothing of the user's: set aside, created again.
         UnfinishedCreation.setAsideIfCreatorDied(dir, ThisProcess.LIVENESS);
-        Database db = FileUpgrade.open(dir, openTimeout, ThisProcess.OWNER, ThisProcess.LIVENESS);
+        Database db = FileUpgrade.open(dir, openTimeout, ThisProcess.OWNER, ThisProcess.LIVENESS, notice);
         StaleLockFile.recordHost(dir, ThisProcess.OWNER);
         return db;
     }

@@ -37,7 +37,7 @@ final class FileUpgrade {
     private FileUpgrade() {
     }
 
-    static Database open(Path dir, Duration openTimeout, OwnerId self, OwnerLiveness liveness) {
+    static Database open(Path dir, Duration openTimeout, OwnerId self, OwnerLiveness liveness, UpgradeNotice notice) {
         Path file = DataDirectory.databaseFile(dir);
         UpgradeCopy copy = UpgradeCopy.of(file);
         String what = "this data directory (" + dir + ")";
@@ -52,7 +52,7 @@ final class FileUpgrade {
                 SchemaUpgrade.refuseNewer(found, LATEST, what);
             }
         }
-        try (UpgradeGuard guard = UpgradeGuard.exclusive(dir, openTimeout, liveness)) {
+        try (UpgradeGuard guard = UpgradeGuard.exclusive(dir, openTimeout, liveness, self)) {
             if (copy.present()) {
                 requireUnopened(file, "put back the copy taken before an upgrade that did not finish");
                 copy.restore();
@@ -74,7 +74,7 @@ final class FileUpgrade {
             if (!found.empty()) {
                 db.close();
                 requireUnopened(file, "upgrade it from schema " + found.highest() + " to " + LATEST);
-                guard.announceUpgrade(self, found.highest(), LATEST);
+                notice.upgrading(found.highest(), LATEST);
                 copy.take();
                 db = Database.connectFile(dir, openTimeout, false);   // just closed by this process, intact
             }

@@ -20,7 +20,7 @@ import org.flywaydb.core.Flyway;
 final class OldSchemas {
 
     /** Columns whose values a migration makes up (random ids, the time it ran): left out of snapshots. */
-    private static final Set<String> MADE_UP = Set.of("SESSION_ID", "CREATED_AT_MS", "LAST_USED_AT_MS");
+    private static final Set<String> MADE_UP = Set.of("SESSION_ID", "CREATED_AT_MS", "LAST_USED_AT_MS", "STAMP");
 
     private OldSchemas() {
     }

@@ -9,6 +9,10 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -28,7 +32,7 @@ import org.leasesync.testing.JavaProcess;
  * representative subset (the first, a middle and the last statement of each migration after V4: it
  * shares the rule and the code, {@code UpgradeCopy} under its data dir lock).
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
 class UpgradeKillMatrixTest {
 
     @TempDir
@@ -97,19 +101,43 @@ class UpgradeKillMatrixTest {
         return new Matrix(statements, snapshot(kind, dir));
     }
 
+    /** Each k on a copy of its own, a few at once (each is a child JVM, then a start in this JVM). */
     private void killAt(String kind, Path prepared, Matrix reference, List<Integer> ks) throws Exception {
-        for (int k : ks) {
-            Path dir = copy(prepared, tmp.resolve(prepared.getFileName() + "-k" + k));
-            Path log = tmp.resolve(prepared.getFileName() + "-k" + k + ".log");
-            Process p = start(kind, dir, log, k);
-            awaitLine(p, log, "leasesync-migration-paused " + k);
-            p.destroyForcibly();   // SIGKILL right after statement k
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(snapshot(kind, dir)).as("killed after statement %d (of V%s); log:%n%s", k,
-                    reference.statements.get(k - 1), Files.readString(log)).isEqualTo(reference.snapshot);
-            assertThat(Files.exists(dir.resolve(databaseName(kind) + ".mv.db.upgrade-copy")))
-                    .as("the copy is gone once the upgrade finished").isFalse();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<?>> results = new ArrayList<>();
+            for (int k : ks) {
+                results.add(pool.submit(() -> {
+                    killAt(kind, prepared, reference, k);
+                    return null;
+                }));
+            }
+            for (Future<?> r : results) {
+                try {
+                    r.get();
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception x ? x : new AssertionError(e.getCause());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
         }
+    }
+
+    private void killAt(String kind, Path prepared, Matrix reference, int k) throws Exception {
+        Path dir = copy(prepared, tmp.resolve(prepared.getFileName() + "-k" + k));
+        Path log = tmp.resolve(prepared.getFileName() + "-k" + k + ".log");
+        Process p = start(kind, dir, log, k);
+        try {
+            awaitLine(p, log, "leasesync-migration-paused " + k);
+        } finally {
+            p.destroyForcibly();   // SIGKILL right after statement k
+        }
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(snapshot(kind, dir)).as("killed after statement %d (of V%s); log:%n%s", k,
+                reference.statements.get(k - 1), Files.readString(log)).isEqualTo(reference.snapshot);
+        assertThat(Files.exists(dir.resolve(databaseName(kind) + ".mv.db.upgrade-copy")))
+                .as("the copy is gone once the upgrade finished").isFalse();
     }
 
     /** The next start, in this JVM: opens (restoring and upgrading as needed), then what the database holds. */
@@ -144,7 +172,6 @@ class UpgradeKillMatrixTest {
             }
             Thread.sleep(20);
         }
-        p.destroyForcibly();
         throw new AssertionError("no '" + line + "' within 60 s: " + Files.readString(log));
     }
 

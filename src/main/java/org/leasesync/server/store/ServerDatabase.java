@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.leasesync.store.SchemaUpgrade;
 import org.leasesync.store.SqlDialect;
 import org.leasesync.store.h2.UpgradeCopy;

@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>an opener that finds the schema current holds it <em>shared</em> from before it connects until
  *       it has read the schema version, so any number of them open at once;</li>
- *   <li>an opener that has to migrate (or put back the copy of an upgrade that did not finish,
- *       {@link UpgradeCopy}) holds it <em>exclusive</em> for the whole copy-migrate-discard step, and
- *       writes its {@link OwnerId} into the file while it migrates;</li>
+ *   <li>an opener that has to create the file, migrate it, or put back the copy of an upgrade that
+ *       did not finish ({@link UpgradeCopy}) holds it <em>exclusive</em> for the whole
+ *       copy-migrate-discard step, and writes its {@link OwnerId} into the file meanwhile;</li>
  *   <li>a waiter waits as long as the holder is a live process that says it is upgrading (a migration
  *       in progress is never cut short by a timeout), otherwise at most the open timeout;</li>
  *   <li>two processes starting at once on an old data directory: the first to hold it exclusive
@@ -78,38 +78,22 @@ public final class UpgradeGuard implements AutoCloseable {
      *     cannot be created
      */
     public static UpgradeGuard shared(Path dataDir, Duration openTimeout, OwnerLiveness liveness) {
-        return acquire(dataDir, true, openTimeout, liveness);
+        return acquire(dataDir, true, openTimeout, liveness, null);
     }
 
     /**
-     * Holds the guard exclusive: for copying, migrating or putting back the database file.
+     * Holds the guard exclusive: for creating, copying, migrating or putting back the database file.
+     * Writes {@code self} into the guard file at once, so waiting processes wait for it as long as it
+     * lives (best effort: a waiter that cannot read it applies its open timeout).
      *
      * @throws StoreException as {@link #shared}
      */
-    public static UpgradeGuard exclusive(Path dataDir, Duration openTimeout, OwnerLiveness liveness) {
-        return acquire(dataDir, false, openTimeout, liveness);
+    public static UpgradeGuard exclusive(Path dataDir, Duration openTimeout, OwnerLiveness liveness, OwnerId self) {
+        return acquire(dataDir, false, openTimeout, liveness, self);
     }
 
-    /**
-     * Tells waiting processes that {@code self} is upgrading the database, so they wait for it as long
-     * as it lives. Only for an exclusive holder. Best effort: a waiter that cannot read it applies its
-     * open timeout.
-     */
-    public void announceUpgrade(OwnerId self, int fromVersion, int toVersion) {
-        if (lock.isShared()) {
-            throw new IllegalStateException("only the exclusive holder upgrades");
-        }
-        String text = "upgrading=" + self.asString() + "\nfrom=" + fromVersion + "\nto=" + toVersion + "\n";
-        try {
-            channel.truncate(0);
-            channel.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), 0);
-            channel.force(false);
-        } catch (IOException e) {
-            log.debug("could not announce the upgrade in {}: {}", FILE, e.toString());
-        }
-    }
-
-    private static UpgradeGuard acquire(Path dataDir, boolean shared, Duration openTimeout, OwnerLiveness liveness) {
+    private static UpgradeGuard acquire(Path dataDir, boolean shared, Duration openTimeout, OwnerLiveness liveness,
+                                        OwnerId self) {
         Path dir = dataDir.toAbsolutePath().normalize();
         Path file = dir.resolve(FILE);
         ReentrantLock jvm = IN_THIS_JVM.computeIfAbsent(dir, d -> new ReentrantLock());
@@ -124,7 +108,7 @@ public final class UpgradeGuard implements AutoCloseable {
                 FileLock l = channel.tryLock(0, Long.MAX_VALUE, shared);
                 if (l != null) {
                     if (!shared) {
-                        channel.truncate(0);   // an announcement of a holder killed while upgrading
+                        announce(channel, self);   // replaces that of a holder killed while upgrading
                     }
                     return new UpgradeGuard(jvm, channel, l);
                 }
@@ -157,6 +141,16 @@ public final class UpgradeGuard implements AutoCloseable {
             close(channel);
             jvm.unlock();
             throw e;
+        }
+    }
+
+    private static void announce(FileChannel channel, OwnerId self) {
+        try {
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(("upgrading=" + self.asString() + "\n").getBytes(StandardCharsets.UTF_8)), 0);
+            channel.force(false);
+        } catch (IOException e) {
+            log.debug("could not announce the upgrade in {}: {}", FILE, e.toString());
         }
     }
 
