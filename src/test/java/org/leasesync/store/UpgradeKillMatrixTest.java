@@ -116,7 +116,10 @@ class UpgradeKillMatrixTest {
                 try {
                     r.get();
                 } catch (ExecutionException e) {
-                    throw e.getCause() instanceof Exception x ? x : new AssertionError(e.getCause());
+                    if (e.getCause() instanceof Exception x) {
+                        throw x;
+                    }
+                    throw new AssertionError(e.getCause());
                 }
             }
         } finally {
