@@ -35,8 +35,9 @@ class UpgradeRulesTest {
         Path dir = tmp.resolve("d");
         OldSchemas.client(dir, 2);
         Path log = tmp.resolve("slow.log");
-        // statement 3 pauses 3 s; the open timeout is 400 ms (each open attempt was abandoned after 200 ms)
-        Process p = JavaProcess.start(MigrateMain.class, log, "client", dir.toString(), "3", "3000", "400");
+        // statement 3 pauses 12 s; the open timeout is 8 s (each open attempt was abandoned after 4 s). The timeout
+        // still bounds connecting: under heavy load a cold JVM's first connection alone can take over a second.
+        Process p = JavaProcess.start(MigrateMain.class, log, "client", dir.toString(), "3", "12000", "8000");
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String out = Files.readString(log);
         assertThat(p.exitValue()).as(out).isZero();
@@ -98,9 +99,9 @@ class UpgradeRulesTest {
             OldSchemas.client(dir, 2);
             Path logA = tmp.resolve("a-" + round + ".log");
             Path logB = tmp.resolve("b-" + round + ".log");
-            // every statement is reported; statement 2 pauses 1.5 s so the other one starts during the migration
-            Process a = JavaProcess.start(MigrateMain.class, logA, "client", dir.toString(), "2", "1500", "2000");
-            Process b = JavaProcess.start(MigrateMain.class, logB, "client", dir.toString(), "2", "1500", "2000");
+            // every statement is reported; statement 2 pauses 3 s so the other one starts during the migration
+            Process a = JavaProcess.start(MigrateMain.class, logA, "client", dir.toString(), "2", "3000", "30000");
+            Process b = JavaProcess.start(MigrateMain.class, logB, "client", dir.toString(), "2", "3000", "30000");
             assertThat(a.waitFor(120, TimeUnit.SECONDS) && b.waitFor(120, TimeUnit.SECONDS)).isTrue();
             String outA = Files.readString(logA);
             String outB = Files.readString(logB);
