@@ -65,7 +65,15 @@ public final class Backend implements AutoCloseable {
      * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
      */
     public static Backend start(AppSettings s) {
-        return start(s, AccountService.forThisProcess(s.dataDir()));
+        return start(s, AccountService.forThisProcess(s.dataDir()), org.leasesync.store.UpgradeNotice.NONE);
+    }
+
+    /**
+     * As {@link #start(AppSettings)}, telling {@code notice} when the local database's schema is
+     * upgraded (the window says so while it runs).
+     */
+    public static Backend start(AppSettings s, org.leasesync.store.UpgradeNotice notice) {
+        return start(s, AccountService.forThisProcess(s.dataDir()), notice);
     }
 
     /**
@@ -74,9 +82,19 @@ public final class Backend implements AutoCloseable {
      * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
      */
     public static Backend start(AppSettings s, AccountService service) {
+        return start(s, service, org.leasesync.store.UpgradeNotice.NONE);
+    }
+
+    /**
+     * Starts on the given settings and accounts, telling {@code notice} when the local database's
+     * schema is upgraded.
+     *
+     * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
+     */
+    public static Backend start(AppSettings s, AccountService service, org.leasesync.store.UpgradeNotice notice) {
         // The local database first: a damaged or unreachable one is reported before anything else
         // (the embedded server, its files, the accounts) is started or written.
-        LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout());
+        LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout(), notice);
         EmbeddedDemo demo = new EmbeddedDemo(s.dataDir());
         try {
             Optional<LegacyServerMove.Result> legacy = LegacyServerMove.run(s.dataDir(), service);

@@ -91,18 +91,37 @@ public final class Database implements SqlDatabase, AutoCloseable {
      *     {@link OpenRetries#MIN_OPEN_TIMEOUT}..{@link OpenRetries#MAX_OPEN_TIMEOUT}
      */
     public static Database openFile(Path dataDir, Duration openTimeout) {
+        return openFile(dataDir, openTimeout, UpgradeNotice.NONE);
+    }
+
+    /**
+     * As {@link #openFile(Path, Duration)}, telling {@code notice} when the schema is upgraded.
+     *
+     * @throws NewerSchemaException when a newer leasesync last used the file; nothing was changed
+     */
+    public static Database openFile(Path dataDir, Duration openTimeout, UpgradeNotice notice) {
         OpenRetries.validateOpenTimeout(openTimeout);
         Path dir = DataDirectory.prepare(dataDir);
-        Path file = DataDirectory.databaseFile(dir);
         // A first start killed before the schema was ready left nothing of the user's: set aside, created again.
         UnfinishedCreation.setAsideIfCreatorDied(dir, ThisProcess.LIVENESS);
+        Database db = FileUpgrade.open(dir, openTimeout, ThisProcess.OWNER, ThisProcess.LIVENESS, notice);
+        StaleLockFile.recordHost(dir, ThisProcess.OWNER);
+        return db;
+    }
+
+    /**
+     * Connects to the file of {@code dir} (created when missing) without migrating it, checking an
+     * existing file first and retrying racing or unanswering holders ({@link OpenRetries}, whose
+     * timeout covers only this connecting, never a migration). The pool records a clean close.
+     *
+     * @param check whether to check the file read-only first ({@link DatabaseFileCheck})
+     */
+    static Database connectFile(Path dir, Duration openTimeout, boolean check) {
+        Path file = DataDirectory.databaseFile(dir);
         boolean creating = !Files.exists(file);
-        if (creating) {
-            UnfinishedCreation.begin(dir, ThisProcess.OWNER);
-        }
         // Flyway's classes are warmed up only for a new file: an existing one is usually current (SchemaVersion)
         preloadOpenClasses(creating);
-        if (!creating) {
+        if (!creating && check) {
             // Throws, naming the file, when it is damaged. A file another process has open is that process's.
             DatabaseFileCheck.Result checked = DatabaseFileCheck.check(file);
             log.debug("{}: {}", file, checked);
@@ -111,9 +130,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
         StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
         CleanCloseMarker.remove(file);   // from here on H2 may write: only a clean close records it again
         String url = DataDirectory.fileUrl(dir);
-        Database db = OpenRetries.open(file, openTimeout, () -> open(url, file.toString(), 4), Database::close);
-        UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
-        StaleLockFile.recordHost(dir, ThisProcess.OWNER);
+        Database db = OpenRetries.open(file, openTimeout, () -> connect(url, "sa", "", file.toString(), 4, null),
+                Database::close);
         db.afterClose = () -> {
             if (db.failures.fileSuspect()) {
                 CleanCloseMarker.remove(file);   // the next start checks the whole file again
@@ -201,6 +219,23 @@ public final class Database implements SqlDatabase, AutoCloseable {
      */
     static Database open(String jdbcUrl, String user, String password, String description, int poolSize,
                          java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
+        Database db = connect(jdbcUrl, user, password, description, poolSize, wrap);
+        try {
+            SchemaUpgrade.migrateInPlace(db.pool, db.dialect().clientMigrations(), SqlDialect.LATEST_CLIENT_MIGRATION,
+                    description);
+        } catch (NewerSchemaException e) {
+            db.close();
+            throw e;
+        } catch (RuntimeException e) {
+            db.close();
+            throw new StoreException(DatabaseFailures.openFailed(db.dialect(), description, e), e);
+        }
+        return db;
+    }
+
+    /** The pool, connected, without migrating. */
+    private static Database connect(String jdbcUrl, String user, String password, String description, int poolSize,
+                                    java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(password, "password");
@@ -229,15 +264,6 @@ public final class Database implements SqlDatabase, AutoCloseable {
         try {
             ds = new HikariDataSource(cfg);
         } catch (RuntimeException e) {
-            throw new StoreException(DatabaseFailures.openFailed(dialect, description, e), e);
-        }
-        try {
-            if (!SchemaVersion.isCurrent(ds, SqlDialect.LATEST_CLIENT_MIGRATION)) {
-                Flyway.configure().dataSource(ds).locations(dialect.clientMigrations())
-                        .failOnMissingLocations(true).load().migrate();
-            }
-        } catch (RuntimeException e) {
-            ds.close();
             throw new StoreException(DatabaseFailures.openFailed(dialect, description, e), e);
         }
         log.debug("opened {}", description);

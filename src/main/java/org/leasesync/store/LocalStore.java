@@ -27,6 +27,11 @@ public record LocalStore(Database database, JdbcLeaseStore leases, JdbcRunStore 
         return of(Database.openFile(dataDir, openTimeout));
     }
 
+    /** As {@link #openFile(Path, java.time.Duration)}, telling {@code notice} when the schema is upgraded. */
+    public static LocalStore openFile(Path dataDir, java.time.Duration openTimeout, UpgradeNotice notice) {
+        return of(Database.openFile(dataDir, openTimeout, notice));
+    }
+
     /** A private in-memory database. */
     public static LocalStore openInMemory() {
         return of(Database.openInMemory());

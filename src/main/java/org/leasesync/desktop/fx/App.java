@@ -136,7 +136,8 @@ public final class App extends Application {
         }
         ProgressIndicator spinner = new ProgressIndicator();
         spinner.setMaxSize(48, 48);
-        VBox starting = new VBox(16, spinner, new Label(messages().get("app.starting")));
+        Label startingText = new Label(messages().get("app.starting"));
+        VBox starting = new VBox(16, spinner, startingText);
         starting.setAlignment(Pos.CENTER);
         stage.setScene(new Scene(starting, 1180, 780));
         if (!startHidden) {
@@ -149,7 +150,8 @@ public final class App extends Application {
         });
         Thread starter = new Thread(() -> {
             try {
-                Backend b = Backend.start(settings);
+                Backend b = Backend.start(settings, (from, to) ->
+                        Platform.runLater(() -> startingText.setText(messages().get("app.upgrading"))));
                 backend = b;
                 Platform.runLater(() -> showCards(stage, b));
             } catch (RuntimeException e) {

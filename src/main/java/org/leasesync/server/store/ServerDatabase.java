@@ -10,8 +10,9 @@ import java.sql.SQLException;
 import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
+import org.leasesync.store.SchemaUpgrade;
 import org.leasesync.store.SqlDialect;
+import org.leasesync.store.h2.UpgradeCopy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +77,9 @@ public final class ServerDatabase implements AutoCloseable {
      * @param instanceId this server instance's id ({@link ServerInstanceId})
      * @throws IllegalStateException if it cannot be reached, opened (e.g. an H2 data dir locked by
      *     another server) or migrated; the message is one line and names the database, never a password
+     * @throws org.leasesync.store.NewerSchemaException if a newer leasesync migrated it; nothing was changed
+     * @throws org.leasesync.lease.StoreException if an H2 data dir has no room for the copy taken before an
+     *     upgrade ({@link UpgradeCopy}), or an unfinished upgrade's copy cannot be put back
      * @throws UncheckedIOException if an H2 data dir cannot be created or made owner-only
      */
     public static ServerDatabase open(ServerDatabaseConfig cfg, String instanceId) {
@@ -92,24 +96,34 @@ public final class ServerDatabase implements AutoCloseable {
                     ? "jdbc:h2:mem:leasesync-server-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"
                     : "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("leasesync-server")
                             + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
-            HikariConfig hc = new HikariConfig();
-            hc.setJdbcUrl(url);
-            hc.setUsername("sa");
-            hc.setPassword("");
-            hc.setMaximumPoolSize(8);
-            hc.setPoolName("sync-server-db");
-            hc.setConnectionTimeout(5_000);
-            HikariDataSource ds;
-            try {
-                ds = new HikariDataSource(hc);
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("cannot open the server database " + url + " (is another server "
-                        + "using this data dir?): " + rootMessage(e), e);
+            Path file = dataDir == null ? null : dataDir.toAbsolutePath().resolve("leasesync-server.mv.db");
+            UpgradeCopy copy = file == null ? null : UpgradeCopy.of(file);
+            if (copy != null && copy.present()) {
+                copy.restore();   // an upgrade cut short: this server holds the data dir, no process has the file open
             }
-            migrate(ds, Dialect.H2, url);
+            HikariDataSource ds = h2Pool(url);
+            SchemaUpgrade.Found found = SchemaUpgrade.read(ds, Dialect.LATEST_MIGRATION);
+            try {
+                SchemaUpgrade.refuseNewer(found, Dialect.LATEST_MIGRATION, "the server data dir " + dataDir);
+            } catch (RuntimeException e) {
+                ds.close();
+                throw e;
+            }
+            if (!found.current()) {
+                if (copy != null && !found.empty()) {
+                    closeH2(ds);
+                    copy.take();
+                    ds = h2Pool(url);
+                }
+                migrate(ds, Dialect.H2, url, found);
+                if (copy != null) {
+                    copy.discard();
+                }
+            }
             if (dataDir != null) {
                 ServerDataDir.tightenFiles(dataDir.toAbsolutePath());
             }
+            log.info("server database ready: {}", url);
             return new ServerDatabase(ds, Dialect.H2, instanceId, url, lock, null, dataDir);
         } catch (RuntimeException e) {
             if (lock != null) {
@@ -159,7 +173,20 @@ public final class ServerDatabase implements AutoCloseable {
                 throw new IllegalStateException("cannot open the server database " + cfg.describe() + ": "
                         + rootMessage(e), e);
             }
-            migrate(ds, Dialect.POSTGRESQL, cfg.describe());
+            SchemaUpgrade.Found found;
+            try {
+                found = SchemaUpgrade.read(ds, Dialect.LATEST_MIGRATION);
+                SchemaUpgrade.refuseNewer(found, Dialect.LATEST_MIGRATION, "the server database " + cfg.describe());
+            } catch (RuntimeException e) {
+                ds.close();
+                throw e;
+            }
+            if (!found.current()) {
+                // PostgreSQL's DDL is transactional: Flyway runs each migration in one transaction, so a cut-short
+                // one is rolled back by the server, and its advisory lock makes a second instance wait.
+                migrate(ds, Dialect.POSTGRESQL, cfg.describe(), found);
+            }
+            log.info("server database ready: {}", cfg.describe());
             return new ServerDatabase(ds, Dialect.POSTGRESQL, instanceId, cfg.describe(), null, instanceLock, null);
         } catch (RuntimeException e) {
             instanceLock.close();
@@ -167,18 +194,43 @@ public final class ServerDatabase implements AutoCloseable {
         }
     }
 
-    /** Flyway; on PostgreSQL it serialises instances migrating at once with its own advisory lock. */
-    private static void migrate(HikariDataSource ds, Dialect dialect, String description) {
+    private static HikariDataSource h2Pool(String url) {
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(url);
+        hc.setUsername("sa");
+        hc.setPassword("");
+        hc.setMaximumPoolSize(8);
+        hc.setPoolName("sync-server-db");
+        hc.setConnectionTimeout(5_000);
         try {
-            if (!org.leasesync.store.SchemaVersion.isCurrent(ds, Dialect.LATEST_MIGRATION)) {   // else Flyway stays unloaded
-                Flyway.configure().dataSource(ds).locations(dialect.migrations()).load().migrate();
-            }
+            return new HikariDataSource(hc);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot open the server database " + url + " (is another server "
+                    + "using this data dir?): " + rootMessage(e), e);
+        }
+    }
+
+    /** Closes an H2 file so that it can be copied: nobody else has it (this server holds the data dir). */
+    private static void closeH2(HikariDataSource ds) {
+        try (Connection c = ds.getConnection()) {
+            Dialect.H2.shutdown(c);
+        } catch (SQLException e) {
+            log.debug("database shutdown before the upgrade copy: {}", e.toString());
+        } finally {
+            ds.close();
+        }
+    }
+
+    /** Flyway, however long it takes; on PostgreSQL it serialises instances migrating at once with its own advisory lock. */
+    private static void migrate(HikariDataSource ds, Dialect dialect, String description, SchemaUpgrade.Found found) {
+        try {
+            SchemaUpgrade.migrate(ds, dialect.migrations(), found, Dialect.LATEST_MIGRATION,
+                    "the server database " + description);
         } catch (RuntimeException e) {
             ds.close();
             throw new IllegalStateException("cannot migrate the server database " + description + ": "
                     + rootMessage(e), e);
         }
-        log.info("server database ready: {}", description);
     }
 
     /** The innermost message of {@code e}, on one line. */
