@@ -19,12 +19,15 @@ final class HttpErrors {
     static RemoteException of(ObjectMapper mapper, Response resp, String text, String what) {
         String code = "";
         String reason = "";
+        long highestToken = -1;
         String message = resp.message();
         try {
             JsonNode err = mapper.readTree(text);
             if (err != null && err.isObject()) {
                 code = err.path("code").asText("");
                 reason = err.path("reason").asText("");
+                JsonNode highest = err.path("highestToken");
+                highestToken = highest.canConvertToLong() && highest.isIntegralNumber() ? highest.asLong() : -1;
                 message = err.path("message").asText(message);
             }
         } catch (IOException | RuntimeException ignored) {
@@ -50,6 +53,6 @@ final class HttpErrors {
                 plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")",
-                message == null ? "" : message, null);
+                message == null ? "" : message, highestToken, null);
     }
 }
