@@ -17,6 +17,7 @@ import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.store.DeviceIdentity;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.JdbcRecentSyncs;
@@ -83,12 +84,22 @@ public final class ClientRuntime implements AutoCloseable {
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
-        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
+        DeviceIdentity.Bound device = store.database().dataDirectory()
+                .map(dir -> DeviceIdentity.bind(store.database(), DeviceIdentity.Place.of(dir)))
+                .orElseGet(() -> new DeviceIdentity.Bound(edits.clientId(), java.util.Optional.empty()));
+        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, device.clientId());
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
-        this.coordinator = new Coordinator(registry,
-                new JdbcRunStore(store.database(), config.time()).withOrigin(config.origin()), worker, workers,
+        JdbcRunStore runStore = new JdbcRunStore(store.database(), config.time()).withOrigin(config.origin());
+        if (device.copiedFrom().isPresent()) {
+            String note = "new device: this data directory is a copy of another device's (client id "
+                    + device.copiedFrom().get() + "), so it became a device of its own with client id "
+                    + device.clientId() + "; its unsent edits are kept and sent under the new id";
+            org.slf4j.LoggerFactory.getLogger(ClientRuntime.class).warn("{}: {}", config.dataDir(), note);
+            runStore = runStore.withDeviceNote(note);
+        }
+        this.coordinator = new Coordinator(registry, runStore, worker, workers,
                 keeper, timer, config.retry(), fatal);
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         keeper.start(timer);
