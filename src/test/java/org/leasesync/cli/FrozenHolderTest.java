@@ -69,7 +69,8 @@ class FrozenHolderTest {
                                 + "(pid " + holder.pid() + ") that has not answered for 2 s (stopped or hung?)")
                         .contains("nothing was changed", "kill -CONT " + holder.pid())
                         .doesNotContain("\tat ", "Exception");
-                assertThat(r.err().lines()).as(p.getKey()).hasSize(1);
+                assertThat(r.err().lines()).as(p.getKey() + ": the reason, then where the log files are").hasSize(2)
+                        .last().asString().startsWith("leasesync: details are in the log files in ");
                 assertThat(r.millis()).as(p.getKey() + " gave up after the 2 s open timeout, not the 40 s default")
                         .isLessThan(30_000);
             }
