@@ -105,6 +105,29 @@ public final class DeviceIdentity {
      * @throws org.leasesync.lease.StoreException if the database fails
      */
     public static Bound bind(SqlDatabase db, Place here) {
+        // A process opening the shared file while another one hands H2's server over sees its
+        // connection break; the decision is taken again from the row (it commits nothing half-way).
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return bindOnce(db, here);
+            } catch (org.leasesync.lease.StoreException e) {
+                if (attempt >= HANDOVER_ATTEMPTS || !org.leasesync.store.h2.H2Messages.isHandover(e.getMessage())) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(200L * attempt);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** How often a bind is tried when the shared file's host process goes away meanwhile. */
+    static final int HANDOVER_ATTEMPTS = 6;
+
+    private static Bound bindOnce(SqlDatabase db, Place here) {
         return db.transaction("bind the client id to " + here.dirPath(), c -> {
             Optional<Row> row = lockRow(c);
             if (row.isEmpty()) {
