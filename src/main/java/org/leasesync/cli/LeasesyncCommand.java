@@ -178,6 +178,7 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
         OptionsBeforeSubcommand.install(cl);
         HelpLayout.install(cl);
+        logFolderFooter(cl);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine bad = ex.getCommandLine();
             PrintWriter err = bad.getErr();
@@ -193,9 +194,10 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
                 // the details (cause, stack trace) go to the log file only: the console shows WARN and up
                 LoggerFactory.getLogger(LeasesyncCommand.class).info("command failed: {}", ex.getMessage(), ex);
             } else {
-                err.println("leasesync: unexpected error: " + ex + " (see the log file for details)");
+                err.println("leasesync: unexpected error: " + ex);
                 LoggerFactory.getLogger(LeasesyncCommand.class).error("command failed", ex);
             }
+            logFolderLine(line).ifPresent(err::println);
             err.flush();
             return 1;
         });
@@ -214,6 +216,31 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             return new CommandLine.RunLast().execute(parseResult);
         });
         return cl;
+    }
+
+    /**
+     * Every {@code --help} ends with where the log files are: the data directory as {@code
+     * --data-dir} would default to it now ($LEASESYNC_DATA_DIR, else the XDG default), as a user
+     * reading the help has not chosen one yet.
+     */
+    private static void logFolderFooter(CommandLine cl) {
+        String folder;
+        try {
+            folder = LoggingSetup.logFolder(org.leasesync.client.DataDirs.resolve(null)).toString();
+        } catch (RuntimeException e) {
+            folder = "<data dir>/logs";   // a bad $LEASESYNC_DATA_DIR is reported when a command uses it
+        }
+        String footer = "%nLog files: " + folder.replace("%", "%%") + " (with --data-dir DIR: DIR/logs), "
+                + "a file per day and per 10 MB, 7 days kept, shared by every leasesync process of that directory.";
+        cl.getCommandSpec().usageMessage().footer(footer);
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            logFolderFooter(sub);
+        }
+    }
+
+    /** "details: see the log files in …" for a failure of a command that opened its log files. */
+    private static java.util.Optional<String> logFolderLine(CommandLine line) {
+        return LoggingSetup.activeLogFolder().map(f -> "leasesync: details are in the log files in " + f);
     }
 
     /**

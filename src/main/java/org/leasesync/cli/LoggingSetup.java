@@ -16,14 +16,31 @@ import org.leasesync.store.h2.DataDirectory;
 import org.slf4j.LoggerFactory;
 
 /**
- * Adds the rolling log file in the data directory ({@code logs/leasesync.log}, 10 MB per file,
- * 7 days, 100 MB in total) to the console logging configured by {@code logback.xml}. Call once, at
- * start-up, from the main thread. The data directory and {@code logs/} are made (or tightened)
- * owner-only first, and the log files are owner-only ({@link OwnerOnlyRollingFileAppender}).
+ * Adds the log files in the data directory ({@code logs/leasesync.YYYY-MM-DD.N.log}) to the console
+ * logging configured by {@code logback.xml}. Call once, at start-up, from the main thread.
+ *
+ * <p>Several leasesync processes share one data directory — the window, {@code sync} runs, a
+ * {@code login} — and so one log folder. Logback's rolling appender renames its active file on a
+ * roll-over, which leaves every other process writing into the renamed, then deleted, file, so
+ * their lines are lost. The files are therefore written in Logback's <em>prudent mode</em>, its
+ * documented way for several JVMs to share log files ("Prudent mode", Logback manual, chapter
+ * Appenders): each write takes an exclusive file lock and appends at the end, and the active file is
+ * named by the pattern alone (no {@code file} property), so a roll-over only moves on to the next
+ * name and never renames or deletes a file another process writes. Prudent mode does not support
+ * compression, so the files are plain text. Bounds: a new file per day or after 10 MB, 7 days and
+ * 100 MB in all ({@code maxHistory}, {@code totalSizeCap}, also cleaned at every start).
+ *
+ * <p>The data directory and {@code logs/} are made (or tightened) owner-only first, and the log
+ * files are owner-only ({@link OwnerOnlyRollingFileAppender}). {@link #logFolder} tells the user where.
  */
 public final class LoggingSetup {
 
     private static volatile boolean fileAdded;
+    /** The folder written to once {@link #addFileLog} ran, else null. */
+    private static volatile Path activeFolder;
+
+    /** The log files' names in {@code logs/}: a day and a number, never compressed (prudent mode). */
+    static final String FILE_NAME_PATTERN = "leasesync.%d{yyyy-MM-dd}.%i.log";
 
     private LoggingSetup() {
     }
@@ -54,14 +71,15 @@ public final class LoggingSetup {
         RollingFileAppender<ILoggingEvent> file = new OwnerOnlyRollingFileAppender<>();
         file.setContext(ctx);
         file.setName("FILE");
-        file.setFile(dir.resolve("leasesync.log").toString());
+        file.setPrudent(true);   // no setFile: in prudent mode the pattern names the active file
         SizeAndTimeBasedRollingPolicy<ILoggingEvent> policy = new SizeAndTimeBasedRollingPolicy<>();
         policy.setContext(ctx);
         policy.setParent(file);
-        policy.setFileNamePattern(dir.resolve("leasesync.%d{yyyy-MM-dd}.%i.log.gz").toString());
+        policy.setFileNamePattern(dir.resolve(FILE_NAME_PATTERN).toString());
         policy.setMaxFileSize(FileSize.valueOf("10MB"));
         policy.setMaxHistory(7);
         policy.setTotalSizeCap(FileSize.valueOf("100MB"));
+        policy.setCleanHistoryOnStart(true);
         policy.start();
         file.setRollingPolicy(policy);
         file.setEncoder(enc);
@@ -82,6 +100,20 @@ public final class LoggingSetup {
             console.addFilter(errorsOnly);
         }
         fileAdded = true;
+        activeFolder = dir.toAbsolutePath();
+    }
+
+    /** The folder this process writes its log lines to; empty before {@link #addFileLog} (or without Logback). */
+    public static java.util.Optional<Path> activeLogFolder() {
+        return java.util.Optional.ofNullable(activeFolder);
+    }
+
+    /**
+     * The folder the log files of {@code dataDir} are written to ({@code dataDir/logs}), for telling
+     * the user where to look. Touches nothing.
+     */
+    public static Path logFolder(Path dataDir) {
+        return dataDir.toAbsolutePath().normalize().resolve("logs");
     }
 
     /**
@@ -97,5 +129,6 @@ public final class LoggingSetup {
             }
         }
         fileAdded = false;
+        activeFolder = null;
     }
 }

@@ -9,11 +9,12 @@ import java.util.stream.Stream;
 import org.leasesync.files.OwnerOnlyFiles;
 
 /**
- * Logback's rolling file appender with owner-only files: the active log file is created 0600
- * before Logback opens it (Logback's own {@code FileOutputStream} would take the umask's 0644), and
- * after each rollover the logs directory is tightened again — at once for the renamed file, and
- * once more when Logback's compression, which runs on a thread of Logback's own and creates the
- * {@code .gz} archive with the umask, has finished. The directory itself is 0700
+ * Logback's rolling file appender with owner-only files: each log file is created 0600 before
+ * Logback opens it (Logback's own {@code FileOutputStream} would take the umask's 0644) — in prudent
+ * mode ({@link LoggingSetup}) that is every file a roll-over moves on to — and after each rollover
+ * the logs directory is tightened again, at once, and once more when a compression (used only
+ * outside prudent mode), which runs on a thread of Logback's own and creates the {@code .gz}
+ * archive with the umask, has finished. The directory itself is 0700
  * ({@link LoggingSetup}), so no other account can open an archive in between either.
  *
  * <p>Thread-safety as Logback's appender; {@link #openFile} and {@link #rollover} block on the file

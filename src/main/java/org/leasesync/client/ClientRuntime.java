@@ -22,6 +22,7 @@ import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
 import org.leasesync.run.RunOrigin;
+import org.leasesync.store.DeviceIdentity;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.JdbcRecentSyncs;
@@ -47,6 +48,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final ClientConfig config;
     private final LocalStore store;
     private final JdbcLocalEdits edits;
+    /** The client id this device sends ({@link DeviceIdentity}: a copied data directory gets its own). */
+    private final String clientId;
     private final TaskRegistry registry;
     private final LeaseKeeper keeper;
     private final Coordinator coordinator;
@@ -98,14 +101,25 @@ public final class ClientRuntime implements AutoCloseable {
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
+        DeviceIdentity.Bound device = store.database().dataDirectory()
+                .map(dir -> DeviceIdentity.bind(store.database(), DeviceIdentity.Place.of(dir)))
+                .orElseGet(() -> new DeviceIdentity.Bound(edits.clientId(), java.util.Optional.empty()));
+        this.clientId = device.clientId();
         HttpSyncRemote configured = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get,
-                edits.clientId(), config.time());
+                clientId, config.time());
         SyncRemote remote = new ByUser(configured, routes, pinned);
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
-        this.coordinator = new Coordinator(registry,
-                new JdbcRunStore(store.database(), config.time()).withOrigins(this::originOf), worker, workers,
+        JdbcRunStore runStore = new JdbcRunStore(store.database(), config.time()).withOrigins(this::originOf);
+        if (device.copiedFrom().isPresent()) {
+            String note = "new device: this data directory is a copy of another device's (client id "
+                    + device.copiedFrom().get() + "), so it became a device of its own with client id "
+                    + device.clientId() + "; its unsent edits are kept and sent under the new id";
+            org.slf4j.LoggerFactory.getLogger(ClientRuntime.class).warn("{}: {}", config.dataDir(), note);
+            runStore = runStore.withDeviceNote(note);
+        }
+        this.coordinator = new Coordinator(registry, runStore, worker, workers,
                 keeper, timer, config.retry(), fatal);
         coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
@@ -222,7 +236,7 @@ public final class ClientRuntime implements AutoCloseable {
         String t = token.orElse(null);
         // the token belongs to this route only: a run that started on the user's earlier route keeps its own
         routes.put(user, new Route(servers, transport,
-                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, edits.clientId(), config.time())));
+                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, clientId, config.time())));
     }
 
     /**

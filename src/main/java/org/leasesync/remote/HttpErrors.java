@@ -25,12 +25,15 @@ final class HttpErrors {
     static RemoteException of(ObjectMapper mapper, Response resp, String text, String what, Clock clock) {
         String code = "";
         String reason = "";
+        long highestToken = -1;
         String message = resp.message();
         try {
             JsonNode err = mapper.readTree(text);
             if (err != null && err.isObject()) {
                 code = err.path("code").asText("");
                 reason = err.path("reason").asText("");
+                JsonNode highest = err.path("highestToken");
+                highestToken = highest.canConvertToLong() && highest.isIntegralNumber() ? highest.asLong() : -1;
                 message = err.path("message").asText(message);
             }
         } catch (IOException | RuntimeException ignored) {
@@ -48,7 +51,7 @@ final class HttpErrors {
                 plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")",
-                message == null ? "" : message, null);
+                message == null ? "" : message, highestToken, null);
     }
 
     /** The longest wait a {@code Retry-After} is taken for; a longer one is cut to this. */

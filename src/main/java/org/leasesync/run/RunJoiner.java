@@ -46,7 +46,7 @@ final class RunJoiner {
 
     /** Joins the key's local run (or queues its follow-up). */
     SubmitResult joinLocal(LocalRun run, TriggerRequest request) {
-        runs.recordMergedTrigger(run.runId, request.source(), now());
+        runs.recordMergedTrigger(run.runId, request.triggerId(), request.source(), now());
         if (run.followUpSources != null) {
             run.followUpSources.add(request.source());
             SubmitResult r = request.followUp()
@@ -102,7 +102,7 @@ final class RunJoiner {
             // window for recording the trigger twice — the likely cause of SyncProcessTest's one failure under
             // load (ten processes: 10 merged sources for 9 joins). The view is built from the record read above.
             RunView view = RunView.of(running.get()).withMerged(request.source());
-            runs.recordMergedTrigger(running.get().runId(), request.source(), now());
+            runs.recordMergedTrigger(running.get().runId(), request.triggerId(), request.source(), now());
             return events.publish(new SubmitResult.Joined(view, request.source()));
         }
         // Held, but no running record: the holder is between grant and insert, or finishing.

@@ -152,7 +152,7 @@ final class RunStarter {
         TaskKey key = request.key();
         Fence fence = lease.fence();
         String runId = UUID.randomUUID().toString();
-        runs.insertRun(fence, runId, request.source(), Stage.PULLING, time.now(),
+        runs.insertRun(fence, runId, request.source(), request.triggerId(), Stage.PULLING, time.now(),
                 prepared.recovery().map(r -> r.action().wireName() + ": " + r.reason()));
         for (TaskSource merged : alsoMerged) {
             runs.recordMergedTrigger(runId, merged, time.now());

@@ -59,9 +59,20 @@ public interface RunStore extends RunHistory {
         return lastRun(key).map(RunRecord::epoch).orElse(0L);
     }
 
-    /** Inserts a new run (status running, stage {@code stage}) with its first trigger. */
+    /** Inserts a new run (status running, stage {@code stage}) with its first trigger, which has no id. */
     void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
                    Optional<String> recovery);
+
+    /**
+     * Inserts a new run with its first trigger {@code triggerId}. A trigger id is recorded once in
+     * the whole history: if it was recorded as merged into an earlier run (the same request joined
+     * that run, then asked again and got the key), that record moves to this run, which is the one
+     * that answers it. A store that keeps no trigger ids records the run as the method without one.
+     */
+    default void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
+                           Optional<String> recovery) {
+        insertRun(fence, runId, source, stage, now, recovery);
+    }
 
     /** Records that the run entered {@code stage}. */
     void enterStage(Fence fence, String runId, Stage stage, Instant now);
@@ -86,6 +97,18 @@ public interface RunStore extends RunHistory {
      * @return false if the run does not exist
      */
     boolean recordMergedTrigger(String runId, TaskSource source, Instant now);
+
+    /**
+     * Like {@link #recordMergedTrigger(String, TaskSource, Instant)}, idempotent by
+     * {@code triggerId}: a trigger already recorded (with this run or any other) is not recorded
+     * again, also when two processes record it at once. A store that keeps no trigger ids records
+     * it as the method without one.
+     *
+     * @return false if the run does not exist; true if the trigger is recorded (now or before)
+     */
+    default boolean recordMergedTrigger(String runId, String triggerId, TaskSource source, Instant now) {
+        return recordMergedTrigger(runId, source, now);
+    }
 
     /** Writes the key's checkpoint (replacing the previous one). */
     void saveCheckpoint(Fence fence, Checkpoint checkpoint);

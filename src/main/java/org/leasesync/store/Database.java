@@ -55,6 +55,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private static final AtomicBoolean PRELOADED = new AtomicBoolean();
     /** Run once the pool is closed: a file database records its clean close ({@link CleanCloseMarker}). */
     private volatile Runnable afterClose = () -> { };
+    /** The data directory of a file database; null for any other. */
+    private volatile Path dataDirectory;
 
     private final HikariDataSource pool;
     private final DataSourceDatabase sql;
@@ -132,6 +134,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
         String url = DataDirectory.fileUrl(dir);
         Database db = OpenRetries.open(file, openTimeout, () -> connect(url, "sa", "", file.toString(), 4, null),
                 Database::close);
+        db.dataDirectory = dir;
         db.afterClose = () -> {
             if (db.failures.fileSuspect()) {
                 CleanCloseMarker.remove(file);   // the next start checks the whole file again
@@ -273,6 +276,14 @@ public final class Database implements SqlDatabase, AutoCloseable {
     }
 
     /** The pooled data source. */
+    /**
+     * The data directory this database file lives in (as prepared at open), or empty for an
+     * in-memory or server database, which no folder copy can duplicate.
+     */
+    public java.util.Optional<Path> dataDirectory() {
+        return java.util.Optional.ofNullable(dataDirectory);
+    }
+
     public DataSource dataSource() {
         return pool;
     }

@@ -45,6 +45,7 @@ public final class JdbcRunStore implements RunStore {
     /** The origin recorded with a run of a key; empty: none is recorded. */
     private final Optional<Function<TaskKey, RunOrigin>> origin;
     private final RunRetention retention;
+    private final Optional<DeviceNote> deviceNote;
 
     /**
      * Stamps run ends on the system's monotonic clock ({@link TimeSource#system()}); records no origin
@@ -57,11 +58,13 @@ public final class JdbcRunStore implements RunStore {
     /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
     public JdbcRunStore(Database db, TimeSource time) {
         this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty(),
-                RunRetention.DEFAULT);
+                RunRetention.DEFAULT, Optional.empty());
     }
 
     private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time,
-                         Optional<Function<TaskKey, RunOrigin>> origin, RunRetention retention) {
+                         Optional<Function<TaskKey, RunOrigin>> origin, RunRetention retention,
+                         Optional<DeviceNote> deviceNote) {
+        this.deviceNote = deviceNote;
         this.db = db;
         this.history = new JdbcRunHistory(db);
         this.retention = java.util.Objects.requireNonNull(retention, "retention");
@@ -87,12 +90,21 @@ public final class JdbcRunStore implements RunStore {
      */
     public JdbcRunStore withOrigins(Function<TaskKey, RunOrigin> origins) {
         return new JdbcRunStore(db, guard, time, Optional.of(java.util.Objects.requireNonNull(origins, "origins")),
-                retention);
+                retention, deviceNote);
+    }
+
+    /**
+     * The same store, adding {@code note} to the recovery text of the first run it records per task
+     * key — how a data directory that became a device of its own ({@link DeviceIdentity}) says so in
+     * the run history.
+     */
+    public JdbcRunStore withDeviceNote(String note) {
+        return new JdbcRunStore(db, guard, time, origin, retention, Optional.of(new DeviceNote(note)));
     }
 
     /** The same store, pruning run history as {@code retention} says ({@link RunRetention#DEFAULT} otherwise). */
     public JdbcRunStore withRetention(RunRetention retention) {
-        return new JdbcRunStore(db, guard, time, origin, retention);
+        return new JdbcRunStore(db, guard, time, origin, retention, deviceNote);
     }
 
     /**
@@ -114,7 +126,7 @@ public final class JdbcRunStore implements RunStore {
 
     /** This store over {@code one} (a {@link BoundConnection}): every read and write joins its transaction. */
     JdbcRunStore boundTo(SqlDatabase one) {
-        return new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention);
+        return new JdbcRunStore(one, new JdbcGuard(one), time, origin, retention, deviceNote);
     }
 
     /** The guarded-write primitive, for other stores writing under a run's fence. */
@@ -159,8 +171,15 @@ public final class JdbcRunStore implements RunStore {
     @Override
     public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
                           Optional<String> recovery) {
+        insertRun(fence, runId, source, null, stage, now, recovery);
+    }
+
+    @Override
+    public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
+                          Optional<String> given) {
         String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
         Optional<RunOrigin> from = origin.map(o -> o.apply(fence.taskKey()));
+        Optional<String> recovery = deviceNote.map(n -> n.addTo(fence.taskKey(), given)).orElse(given);
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + JdbcRunHistory.RUN_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
@@ -184,10 +203,11 @@ public final class JdbcRunStore implements RunStore {
                     ps.executeUpdate();
                 }
             }
-            insertTrigger(c, runId, source, false, now);
+            insertTrigger(c, runId, firstTriggerId(c, triggerId), source, false, now);
             insertStage(c, runId, stage.wireName(), now);
             return null;
         });
+        deviceNote.ifPresent(n -> n.noted(fence.taskKey()));
     }
 
     @Override
@@ -258,6 +278,11 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public boolean recordMergedTrigger(String runId, TaskSource source, Instant now) {
+        return recordMergedTrigger(runId, null, source, now);
+    }
+
+    @Override
+    public boolean recordMergedTrigger(String runId, String triggerId, TaskSource source, Instant now) {
         return db.transaction("record a trigger merged into run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM run WHERE run_id = ?")) {
                 ps.setString(1, runId);
@@ -267,7 +292,24 @@ public final class JdbcRunStore implements RunStore {
                     }
                 }
             }
-            insertTrigger(c, runId, source, true, now);
+            if (triggerId == null) {
+                insertTrigger(c, runId, null, source, true, now);
+                return true;
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_trigger (run_id, trigger_id, source, merged,"
+                    + " at_ms) SELECT ?, ?, ?, TRUE, ? WHERE NOT EXISTS (SELECT 1 FROM run_trigger WHERE trigger_id = ?)")) {
+                ps.setString(1, runId);
+                ps.setString(2, triggerId);
+                ps.setString(3, source.wireName());
+                ps.setLong(4, now.toEpochMilli());
+                ps.setString(5, triggerId);
+                // two processes inserting the same id at once: the unique index refuses the second, which is the answer
+                db.dialect().recoverably(c, x -> ps.executeUpdate());
+            } catch (SQLException e) {
+                if (!db.dialect().isDuplicateKey(e)) {
+                    throw e;
+                }
+            }
             return true;
         });
     }
@@ -347,14 +389,37 @@ public final class JdbcRunStore implements RunStore {
         return history.lastRunPerKey();
     }
 
-    private static void insertTrigger(Connection c, String runId, TaskSource source, boolean merged, Instant now)
-            throws SQLException {
+    /**
+     * The id a new run's first trigger row carries. A trigger is recorded once: its merge into an
+     * earlier run (it joined, asked again and got the key) moves to the run that answers it. Were it
+     * already the first trigger of another run (a repeated start after a broken connection), that
+     * run keeps the id and this row has none.
+     */
+    private static String firstTriggerId(Connection c, String triggerId) throws SQLException {
+        if (triggerId == null) {
+            return null;
+        }
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM run_trigger WHERE trigger_id = ? AND merged = TRUE")) {
+            ps.setString(1, triggerId);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM run_trigger WHERE trigger_id = ?")) {
+            ps.setString(1, triggerId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? null : triggerId;
+            }
+        }
+    }
+
+    private static void insertTrigger(Connection c, String runId, String triggerId, TaskSource source, boolean merged,
+                                      Instant now) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO run_trigger (run_id, source, merged, at_ms) VALUES (?, ?, ?, ?)")) {
+                "INSERT INTO run_trigger (run_id, trigger_id, source, merged, at_ms) VALUES (?, ?, ?, ?, ?)")) {
             ps.setString(1, runId);
-            ps.setString(2, source.wireName());
-            ps.setBoolean(3, merged);
-            ps.setLong(4, now.toEpochMilli());
+            ps.setString(2, triggerId);
+            ps.setString(3, source.wireName());
+            ps.setBoolean(4, merged);
+            ps.setLong(5, now.toEpochMilli());
             ps.executeUpdate();
         }
     }

@@ -26,14 +26,26 @@ public class NewerFencingTokenException extends LeasesyncException {
     }
 
     /**
-     * The lowest epoch the next run should hold if the lease table went back: far enough ahead to
-     * pass any token a device can have used since (2^20 more runs), and doubling, so that even a
-     * larger gap closes within a few runs.
+     * The lowest epoch the next run should hold if the lease table went back: one above the highest
+     * token the server reports having seen from this client ({@code highestToken} of the 409 body,
+     * docs/protocol.md §6), so epochs stay dense — each grant +1, each raise just past what the server
+     * saw — and never approach {@code Long.MAX_VALUE} in any real lifetime. A server that does not
+     * report it gets a fixed step of {@link #UNREPORTED_STEP} (additive, never doubling: reaching
+     * {@code Long.MAX_VALUE} that way takes 2^43 refused runs). Saturates at {@code Long.MAX_VALUE}.
      */
     public long nextEpoch() {
-        if (epoch >= Long.MAX_VALUE / 4) {
-            return Long.MAX_VALUE / 2;
-        }
-        return Math.max(epoch * 2, epoch + (1L << 20));
+        long highest = refusal().flatMap(r -> r.highestFencingToken().isPresent()
+                ? java.util.Optional.of(r.highestFencingToken().getAsLong()) : java.util.Optional.empty())
+                .orElse(-1L);
+        long floor = highest >= 0 ? Math.max(epoch, highest) : epoch;
+        long step = highest >= 0 ? 1 : UNREPORTED_STEP;
+        return floor > Long.MAX_VALUE - step ? Long.MAX_VALUE : floor + step;
+    }
+
+    /** How far the epoch moves when the server refused it without reporting its highest token. */
+    public static final long UNREPORTED_STEP = 1L << 20;
+
+    private java.util.Optional<RemoteException> refusal() {
+        return getCause() instanceof RemoteException r ? java.util.Optional.of(r) : java.util.Optional.empty();
     }
 }

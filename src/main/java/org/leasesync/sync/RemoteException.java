@@ -27,6 +27,7 @@ public class RemoteException extends LeasesyncException {
     private final String userMessage;
     private final String serverMessage;
     private final String reason;
+    private final long highestFencingToken;
 
     /**
      * @param userMessage short and plain, for the window and the CLI's one-line result
@@ -63,7 +64,18 @@ public class RemoteException extends LeasesyncException {
      */
     public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
                            String message, String serverMessage, Throwable cause) {
+        this(kind, status, code, reason, retryAfterMillis, userMessage, message, serverMessage, -1, cause);
+    }
+
+    /**
+     * @param highestFencingToken for {@code 409 stale_fencing_token}: the error body's
+     *     {@code highestToken}, the highest fencing token the server has seen from this client for the
+     *     key (docs/protocol.md §6); -1 when the server did not say
+     */
+    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
+                           String message, String serverMessage, long highestFencingToken, Throwable cause) {
         super(message, cause);
+        this.highestFencingToken = highestFencingToken < 0 ? -1 : highestFencingToken;
         this.kind = kind;
         this.status = status;
         this.code = code == null ? "" : code;
@@ -114,6 +126,14 @@ public class RemoteException extends LeasesyncException {
      */
     public boolean isSignedOut() {
         return kind == Kind.HTTP && status == 401;
+    }
+
+    /**
+     * For {@code 409 stale_fencing_token}: the highest fencing token the server has seen from this
+     * client for the key; empty when the answer did not carry it (another server implementation).
+     */
+    public java.util.OptionalLong highestFencingToken() {
+        return highestFencingToken < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(highestFencingToken);
     }
 
     /** The server's {@code Retry-After} in millis, or -1 when absent. */

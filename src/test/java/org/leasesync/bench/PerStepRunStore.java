@@ -32,6 +32,12 @@ final class PerStepRunStore implements RunStore {
     }
 
     @Override
+    public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
+                          Optional<String> recovery) {
+        d.insertRun(fence, runId, source, triggerId, stage, now, recovery);
+    }
+
+    @Override
     public void enterStage(Fence fence, String runId, Stage stage, Instant now) {
         d.enterStage(fence, runId, stage, now);
     }
@@ -49,6 +55,11 @@ final class PerStepRunStore implements RunStore {
     @Override
     public boolean recordMergedTrigger(String runId, TaskSource source, Instant now) {
         return d.recordMergedTrigger(runId, source, now);
+    }
+
+    @Override
+    public boolean recordMergedTrigger(String runId, String triggerId, TaskSource source, Instant now) {
+        return d.recordMergedTrigger(runId, triggerId, source, now);
     }
 
     @Override

@@ -38,7 +38,7 @@ class OutOfMemoryProcessTest {
         assertThat(output).contains("STARTED")
                 .contains("leasesync: stopping: out of memory (OutOfMemoryError: Java heap space) — the run was ended "
                         + "and its lease released; start leasesync again");
-        String log = Files.readString(dir.resolve("logs/leasesync.log"), StandardCharsets.UTF_8);
+        String log = org.leasesync.testing.LogFiles.read(dir);
         assertThat(log).contains("leasesync stops after a fatal error: out of memory (OutOfMemoryError: Java heap space)");
 
         try (LocalStore store = LocalStore.openFile(dir)) {

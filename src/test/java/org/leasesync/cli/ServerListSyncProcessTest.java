@@ -77,7 +77,7 @@ class ServerListSyncProcessTest {
             assertThat(edits.outbox(ALICE)).isEmpty();
             assertThat(edits.record(ALICE, "course-9")).isPresent();
         }
-        assertThat(Files.readString(data.resolve("logs").resolve("leasesync.log")))
+        assertThat(org.leasesync.testing.LogFiles.read(data))
                 .contains("INFO", "did not take the request (connection refused", dead + "/", "trying " + viaIp + "/")
                 .contains("now using sync server " + viaIp + "/ (instead of " + dead + "/");
     }

@@ -89,15 +89,15 @@ class SignalStopProcessTest {
         CliProcess sync = CliProcess.start(tmp, "sync", List.of("sync", "--user", "alice", "--scope", "backup",
                 "--server", server[0], "--token", server[1], "--data-dir", data.toString()));
         started.add(sync.process);
-        Path log = data.resolve("logs").resolve("leasesync.log");
-        waitUntil("the run started", 60, () -> read(log).contains("started for alice|backup"));
+        Path log = data;   // the data directory: LogFiles reads all its log files
+        waitUntil("the run started", 60, () -> org.leasesync.testing.LogFiles.read(log).contains("started for alice|backup"));
         sync.process.destroy();
         CliProcess.Result r = sync.await(30);
         assertThat(r.code()).as(r.both()).isEqualTo(143);
         assertThat(r.err()).isEqualTo("leasesync: stopping (SIGTERM or Ctrl-C): cancelling the sync of alice|backup "
                 + "and releasing its lease\nleasesync: stopped cleanly\n");
         assertThat(r.out()).isEqualTo("alice|backup sync cancelled: the app is shutting down\n");
-        assertThat(read(log)).contains("stopping on a signal: cancelling the sync of alice|backup", "stopped cleanly");
+        assertThat(org.leasesync.testing.LogFiles.read(log)).contains("stopping on a signal: cancelling the sync of alice|backup", "stopped cleanly");
         try (LocalStore store = LocalStore.openFile(data, Duration.ofSeconds(20))) {
             RunRecord run = store.history().lastRun(TaskKey.of("alice", "backup")).orElseThrow();
             assertThat(run.status()).contains(RunStatus.CANCELLED);
@@ -111,7 +111,7 @@ class SignalStopProcessTest {
     void theWindowCancelsItsRunsReleasesTheLeasesAndLogsACleanStopOnSigterm() throws Exception {
         String[] server = slowServer("20s");
         Path data = tmp.resolve("window");
-        Path log = data.resolve("logs").resolve("leasesync.log");
+        Path log = data;   // the data directory: LogFiles reads all its log files
         // the real window, on Monocle's headless glass (what the UI tests use), with a 1 s timer
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-Dglass.platform=Monocle", "-Dmonocle.platform=Headless", "-Dprism.order=sw",
@@ -124,14 +124,14 @@ class SignalStopProcessTest {
         Process window = pb.start();
         started.add(window);
         waitUntil("runs of all three scopes started", 90, () -> {
-            String l = read(log);
+            String l = org.leasesync.testing.LogFiles.read(log);
             return l.contains("started for alice|course_sync") && l.contains("started for alice|message_sync")
                     && l.contains("started for alice|backup");
         });
         window.destroy();
         assertThat(window.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(window.exitValue()).as(read(tmp.resolve("window.out"))).isEqualTo(143);
-        String text = read(log);
+        String text = org.leasesync.testing.LogFiles.read(log);
         assertThat(text).contains("stopping: the process was told to stop (SIGTERM, Ctrl-C or logout)")
                 .contains("org.leasesync.desktop.fx.App - stopped cleanly");
         assertThat(text.substring(text.indexOf("stopping: the process was told to stop"))).doesNotContain(" ERROR ");

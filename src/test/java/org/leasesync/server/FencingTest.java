@@ -28,6 +28,7 @@ class FencingTest extends ServerTestBase {
 
         assertThat(stale.status()).isEqualTo(409);
         assertThat(stale.json().get("code").asText()).isEqualTo("stale_fencing_token");
+        assertThat(stale.json().get("highestToken").asLong()).as("the highest token seen, to move past").isEqualTo(5);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsOnlyKeys("c-new");
         assertThat(client.pushStatus("alice", "course_sync", "k-4").json().get("state").asText()).isEqualTo("unknown");
         assertThat(client.pull("alice", "course_sync", null).json().get("changes").toString())
@@ -92,6 +93,8 @@ class FencingTest extends ServerTestBase {
         assertThat(afterPull.json().has("changes")).isFalse();
         assertThat(afterPush.status()).isEqualTo(409);
         assertThat(afterPush.json().get("code").asText()).isEqualTo("stale_fencing_token");
+        assertThat(afterPull.json().get("highestToken").asLong()).isEqualTo(6);
+        assertThat(afterPush.json().get("highestToken").asLong()).isEqualTo(6);
     }
 
     @Test

@@ -36,9 +36,12 @@ public record Fencing(String clientId, long token) {
         }
     }
 
-    /** 409 {@code stale_fencing_token}; {@code consequence} says what did not happen. */
-    ApiError stale(String consequence) {
-        return new ApiError(409, "stale_fencing_token", "fencing token " + token + " for client '" + clientId
-                + "' is lower than one already seen; " + consequence);
+    /**
+     * 409 {@code stale_fencing_token}; {@code consequence} says what did not happen, {@code highest}
+     * is the highest token seen for the key and this client.
+     */
+    ApiError stale(String consequence, long highest) {
+        return ApiError.staleFencingToken("fencing token " + token + " for client '" + clientId
+                + "' is lower than one already seen (" + highest + "); " + consequence, highest);
     }
 }

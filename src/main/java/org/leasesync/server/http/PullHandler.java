@@ -86,7 +86,7 @@ public final class PullHandler implements Handler {
             try {
                 long lastSeq = records.lockScope(c, ask.user(), ask.scope());
                 if (!fencing.accept(c, ask.user(), ask.scope(), fence.clientId(), fence.token(), clock.millis())) {
-                    throw fence.stale("nothing returned");
+                    throw fence.stale("nothing returned", fencing.highest(c, ask.user(), ask.scope(), fence.clientId()));
                 }
                 ObjectNode body = read(c, ask, lastSeq, dbId);
                 ctx.audit().writeIn(c, 200, clock.millis());

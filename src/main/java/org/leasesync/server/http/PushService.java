@@ -147,7 +147,7 @@ public final class PushService {
             return new Executed(null, PushOutcome.NONE, completed.get());
         }
         if (fence != null && !fencing.accept(c, user, scope, fence.clientId(), fence.token(), now)) {
-            throw fence.stale("nothing applied");
+            throw fence.stale("nothing applied", fencing.highest(c, user, scope, fence.clientId()));
         }
         ArrayNode results = NODES.arrayNode();
         List<String> applied = new ArrayList<>();

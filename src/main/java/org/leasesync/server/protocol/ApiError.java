@@ -16,6 +16,7 @@ public final class ApiError extends RuntimeException {
     private final int status;
     private final String code;
     private final String reason;
+    private final Long highestToken;
     private final transient Map<String, String> headers;
 
     public ApiError(int status, String code, String message) {
@@ -32,7 +33,13 @@ public final class ApiError extends RuntimeException {
     }
 
     private ApiError(int status, String code, String reason, String message, Map<String, String> headers) {
+        this(status, code, reason, null, message, headers);
+    }
+
+    private ApiError(int status, String code, String reason, Long highestToken, String message,
+                     Map<String, String> headers) {
         super(message, null, false, false);
+        this.highestToken = highestToken;
         this.status = status;
         this.code = code;
         this.reason = reason;
@@ -59,6 +66,15 @@ public final class ApiError extends RuntimeException {
     public static final String WENT_BACK = "went_back";
     /** {@code invalid_cursor} reason: deletions after the cursor were purged. */
     public static final String PURGED = "purged";
+
+    /**
+     * 409 {@code stale_fencing_token} (docs/protocol.md §6), with {@code highestToken}: the highest
+     * fencing token seen for the key and client, so a client whose lease table went back in time
+     * can move its epoch just past it in one step.
+     */
+    public static ApiError staleFencingToken(String message, long highestToken) {
+        return new ApiError(409, "stale_fencing_token", null, highestToken, message, Map.of());
+    }
 
     public static ApiError notFound(String message) {
         return new ApiError(404, "not_found", message);
@@ -105,12 +121,17 @@ public final class ApiError extends RuntimeException {
 
     /** The JSON error body. */
     public ErrorBody body() {
-        return new ErrorBody(code, getMessage(), reason);
+        return new ErrorBody(code, getMessage(), reason, highestToken);
     }
 
-    /** Error body shape; {@code reason} (only for {@code invalid_cursor}) is left out when null. */
+    /**
+     * Error body shape; {@code reason} (only for {@code invalid_cursor}) and {@code highestToken}
+     * (only for {@code stale_fencing_token}) are left out when null.
+     */
     record ErrorBody(String code, String message,
                      @com.fasterxml.jackson.annotation.JsonInclude(
-                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String reason) {
+                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String reason,
+                     @com.fasterxml.jackson.annotation.JsonInclude(
+                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Long highestToken) {
     }
 }

@@ -50,4 +50,20 @@ public final class FencingStore {
         }
         return true;
     }
+
+    /**
+     * The highest fencing token seen for user + scope + client, or -1 if none was. Same transaction
+     * rules as {@link #accept}.
+     */
+    public long highest(Connection c, String user, String scope, String clientId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT highest_token FROM fencing_tokens WHERE user_id = ? AND scope = ? AND client_id = ?")) {
+            ps.setString(1, user);
+            ps.setString(2, scope);
+            ps.setString(3, clientId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        }
+    }
 }

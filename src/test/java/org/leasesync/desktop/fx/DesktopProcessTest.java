@@ -51,9 +51,9 @@ class DesktopProcessTest {
             Files.createDirectories(keep);
             Files.copy(tmp.resolve("app.log"), keep.resolve("app.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        if (Files.exists(tmp.resolve("data/logs/leasesync.log"))) {
-            Files.copy(tmp.resolve("data/logs/leasesync.log"), keep.resolve("leasesync.log"),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        for (Path f : org.leasesync.testing.LogFiles.list(tmp.resolve("data"))) {
+            Files.createDirectories(keep);
+            Files.copy(f, keep.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         if (app != null && app.isAlive()) {
             app.destroy();
@@ -94,7 +94,7 @@ class DesktopProcessTest {
     }
 
     String log() {
-        return read(tmp.resolve("data/logs/leasesync.log"));
+        return org.leasesync.testing.LogFiles.read(tmp.resolve("data"));
     }
 
     /** The tray icon's window inside trayer (AWT's XEmbed frame). */
