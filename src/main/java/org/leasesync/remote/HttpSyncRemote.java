@@ -80,17 +80,8 @@ public final class HttpSyncRemote implements SyncRemote {
         this.servers = Objects.requireNonNull(servers, "servers");
         Objects.requireNonNull(tokens, "tokens");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
-        OkHttpClient client = shared.newBuilder()
-                .retryOnConnectionFailure(false)
-                .followRedirects(false)
-                .connectTimeout(timeouts.connect())
-                .readTimeout(timeouts.read())
-                .writeTimeout(timeouts.read())
-                .callTimeout(timeouts.call())
-                .addInterceptor(new BearerAuth(tokens))
-                .addNetworkInterceptor(Exchange.tracking())
-                .build();
-        this.exchange = new Exchange(client, MAPPER);
+        this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).addInterceptor(new BearerAuth(tokens)).build(),
+                MAPPER);
         this.failover = new Failover(servers, timeouts.call());
     }
 

@@ -41,16 +41,7 @@ public final class SessionsClient {
      */
     public SessionsClient(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts) {
         this.servers = Objects.requireNonNull(servers, "servers");
-        OkHttpClient client = shared.newBuilder()
-                .retryOnConnectionFailure(false)
-                .followRedirects(false)
-                .connectTimeout(timeouts.connect())
-                .readTimeout(timeouts.read())
-                .writeTimeout(timeouts.read())
-                .callTimeout(timeouts.call())
-                .addNetworkInterceptor(Exchange.tracking())
-                .build();
-        this.exchange = new Exchange(client, MAPPER);
+        this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).build(), MAPPER);
         this.failover = new Failover(servers, timeouts.call());
     }
 
