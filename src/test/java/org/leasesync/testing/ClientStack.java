@@ -45,12 +45,22 @@ public final class ClientStack implements AutoCloseable {
 
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
                        SyncSettings settings, HttpSettings http) {
+        this(store, baseUrl, tokens, time, settings, http, HTTP);
+    }
+
+    /** With {@code shared} as the application's one HTTP client (e.g. {@link #HTTP} with an interceptor added). */
+    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, OkHttpClient shared) {
+        this(store, baseUrl, tokens, TimeSource.system(), SyncSettings.DEFAULT, HttpSettings.DEFAULT, shared);
+    }
+
+    private ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
+                        SyncSettings settings, HttpSettings http, OkHttpClient shared) {
         this.store = store;
         this.edits = new JdbcLocalEdits(store.database(), time);
         this.registry = new TaskRegistry(store.leases(),
                 new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        this.remote = new HttpSyncRemote(baseUrl, HTTP, http, tokens::get, edits.clientId());
+        this.remote = new HttpSyncRemote(baseUrl, shared, http, tokens::get, edits.clientId());
         SyncWorker worker = new SyncWorker(remote, new JdbcLocalData(store.database(), time), settings, Sleeper.real());
         this.keeper = new LeaseKeeper(registry);
         this.coordinator = new Coordinator(registry, store.runs(), worker, workers, keeper, null, null);
