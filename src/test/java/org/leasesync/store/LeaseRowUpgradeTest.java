@@ -32,6 +32,9 @@ import org.leasesync.testing.Postgres;
  */
 class LeaseRowUpgradeTest {
 
+    /** The server schema's newest migration: whatever migrations come later, the upgrade lands on it. */
+    private static final int LATEST_SERVER_MIGRATION = org.leasesync.server.store.Dialect.LATEST_MIGRATION;
+
     static final OwnerId HOLDER = new OwnerId("host-a", 4242, 17, "a1b2c3");
     static final OwnerId NEXT = new OwnerId("host-b", 99, 5, "d4e5f6");
 
@@ -45,7 +48,7 @@ class LeaseRowUpgradeTest {
     @Test
     void h2ServerSchemaV6ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.h2("upgrade-server")) {
-            upgrade(ds, SqlDialect.H2, "classpath:db/server", "6", 7);
+            upgrade(ds, SqlDialect.H2, "classpath:db/server", "6", LATEST_SERVER_MIGRATION);
         }
     }
 
@@ -60,7 +63,7 @@ class LeaseRowUpgradeTest {
     @Test
     void postgresqlServerSchemaV6ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.postgres(Postgres.newDatabase(), 10_000)) {
-            upgrade(ds, SqlDialect.POSTGRESQL, "classpath:db/server-postgresql", "6", 7);
+            upgrade(ds, SqlDialect.POSTGRESQL, "classpath:db/server-postgresql", "6", LATEST_SERVER_MIGRATION);
         }
     }
 

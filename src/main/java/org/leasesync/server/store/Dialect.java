@@ -34,7 +34,7 @@ public enum Dialect {
      * database already there skips Flyway ({@link org.leasesync.store.SchemaVersion}); a test fails
      * when a migration is added and this is not raised.
      */
-    static final int LATEST_MIGRATION = 8;
+    public static final int LATEST_MIGRATION = 8;
 
     private final String migrations;
 

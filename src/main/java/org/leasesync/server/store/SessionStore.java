@@ -19,8 +19,8 @@ import java.util.Optional;
 
 /**
  * Sessions (table {@code user_sessions}): one per signed-in device. A session's token is 32 bytes
- * from {@link SecureRandom}, base64url without padding (43 characters); only its SHA-256 is
- * stored. A token is looked up by its hash and the stored hash is compared again in constant time.
+ * from {@link SecureRandom}, base64url without padding (43 characters), never starting with
+ * {@code -} (a command line would take such a token for an option); only its SHA-256 is stored. A token is looked up by its hash and the stored hash is compared again in constant time.
  * A session is live while its account exists and is not disabled and it was used within the idle
  * time; using it moves its last use forward, at most once a minute ({@link #TOUCH_EVERY}), so a
  * busy device costs one write a minute, not one per request.
@@ -86,9 +86,7 @@ public final class SessionStore {
      * @throws SQLException if the database fails, or the user does not exist (a foreign key violation)
      */
     public NewSession create(String user, String device) throws SQLException {
-        byte[] bytes = new byte[32];
-        random.nextBytes(bytes);
-        String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String token = newToken();
         byte[] idBytes = new byte[16];
         random.nextBytes(idBytes);
         String id = HexFormat.of().formatHex(idBytes);
@@ -242,5 +240,20 @@ public final class SessionStore {
         long lastUsed = rs.getLong(6);
         return new Session(rs.getString(1), rs.getString(2), rs.getBoolean(3), rs.getString(4), rs.getLong(5), lastUsed,
                 lastUsed + idle.toMillis());
+    }
+
+    /**
+     * 32 random bytes, base64url. One in 64 encodings starts with {@code -}, which {@code --token -h…}
+     * on a command line reads as an option; those are drawn again (it costs under 0.03 bits).
+     */
+    private String newToken() {
+        byte[] bytes = new byte[32];
+        while (true) {
+            random.nextBytes(bytes);
+            String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+            if (token.charAt(0) != '-') {
+                return token;
+            }
+        }
     }
 }
