@@ -15,8 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.KeyringSession;
 import org.leasesync.testing.ServerApi;
@@ -33,6 +35,7 @@ import org.leasesync.testing.TestCertificate;
  * The server's side is read as another device of the user would ({@link ServerApi}). The sign-in
  * limits, which need the server's clock moved, are {@link SignInLockoutTest}.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class AccountsCliTest {
 
     static final String PASSWORD = "correct horse battery staple";

@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.ServerApi;
@@ -25,6 +27,7 @@ import org.leasesync.testing.ServerApi;
  * the kept edit is read at A. Then {@code leasesync users revoke} ends every session of the user on
  * both instances while they run.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class AccountsClusterCliTest {
 
     static final String PASSWORD = "carol's password";

@@ -8,8 +8,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -28,6 +30,7 @@ import org.leasesync.testing.ServerApi;
  * clock (every time the server reads is the injected {@code ServerConfig.clock}) instead of waiting
  * 15 minutes. The logins are real processes over HTTP.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SignInLockoutTest {
 
     static final String PASSWORD = "correct horse battery staple";

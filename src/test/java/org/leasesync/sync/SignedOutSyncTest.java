@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
@@ -37,6 +39,7 @@ import org.leasesync.testing.ServerApi;
  * whose answer it then dropped (the server's own {@code drop-after-apply} fault). What the server
  * refused and answered is read from its own request metrics.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SignedOutSyncTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");
