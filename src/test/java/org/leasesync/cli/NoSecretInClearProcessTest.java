@@ -40,8 +40,10 @@ import org.leasesync.testing.ServerApi;
  * server's directory and {@code embedded-server.json}), the server's data dir (its H2 files), the
  * standard output and error of every command and of the window, the desktop session's logs — for
  * the password and for every session token the test saw (the client's two, and the phone's the test
- * used to read the server), and finds none. The embedded demo server's tokens are in
- * {@code embedded-server.json} by design (docs/security.md says why): there and nowhere else.
+ * used to read the server), as text, base64 and raw bytes, and finds none. The token file held each
+ * client token while it was signed in (no keyring here, by design), and none after {@code logout}.
+ * The embedded demo server's tokens are in {@code embedded-server.json} (0600) by design
+ * (docs/security.md says why): there and nowhere else.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class NoSecretInClearProcessTest {
