@@ -1,8 +1,5 @@
 package org.leasesync.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +12,7 @@ import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
+import org.leasesync.remote.PayloadJson;
 import org.leasesync.sync.PushLimits;
 import org.leasesync.store.SavedEdit;
 import picocli.CommandLine.Command;
@@ -154,27 +152,10 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     }
 
     /**
-     * The strict parser, made on first use: picocli creates every subcommand when the window starts,
-     * and a static mapper here would load Jackson (~400 classes) before the window opens.
+     * The payload as saved: compact JSON, checked against the record limits. Jackson is loaded on
+     * first use: picocli creates every subcommand when the window starts.
      */
-    private static final class StrictJson {
-        static final ObjectMapper MAPPER = new ObjectMapper()
-                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
-    }
-
     static String normalize(String payload, String option) {
-        try {
-            JsonNode n = StrictJson.MAPPER.readTree(payload);
-            if (n == null || !n.isObject()) {
-                String shown = payload.length() > 80 ? payload.substring(0, 80) + "…" : payload;
-                throw new IllegalArgumentException(option + " must be a JSON object like {\"title\":\"x\"}, got: " + shown);
-            }
-            return n.toString();
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(option + " is not valid JSON: " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ")"));
-        }
+        return PayloadJson.normalize(payload, option);
     }
 }

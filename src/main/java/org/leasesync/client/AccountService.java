@@ -128,6 +128,36 @@ public final class AccountService {
 
     private SignInResult keep(ServerUrls servers, String user, TransportSecurity transport, SessionsClient sessions,
                               SessionsClient.NewSession session) {
+        try {
+            return store(servers, user, transport, session.token());
+        } catch (LeasesyncException e) {   // the keyring, the token file or the accounts file
+            endQuietly(sessions, session.token());
+            return new SignInResult.Failed("signed in, but the session could not be kept: " + e.getMessage()
+                    + "; the new session was ended again");
+        }
+    }
+
+    /**
+     * Keeps a session token the user already has as a signed-in account, as {@link #signIn} does once
+     * the server has answered: the token in the keyring (else the file), the account in
+     * {@code accounts.json}. For a token that was kept somewhere less safe before (the window's
+     * settings file held one in clear before accounts existed). The server is not asked: a token it
+     * no longer accepts ends the next sync signed out.
+     *
+     * @throws IllegalArgumentException for a plain http URL to another machine without permission, or a
+     *     user id the protocol cannot carry
+     * @throws LeasesyncException when the token or the account cannot be kept (nothing is kept then)
+     */
+    public SignInResult.SignedIn adopt(ServerUrls servers, String user, String token, TransportSecurity transport) {
+        HttpSyncRemote.checkProtocolUserId(user);
+        transport.check(servers);
+        Objects.requireNonNull(token, "token");
+        SignInResult.SignedIn kept = store(servers, user, transport, token);
+        log.info("kept an earlier session token of {} as a signed-in account", kept.account().name());
+        return kept;
+    }
+
+    private SignInResult.SignedIn store(ServerUrls servers, String user, TransportSecurity transport, String token) {
         Account draft = new Account(servers, user, transport.caFile(), transport.allowInsecureHttp(),
                 TokenVault.Place.KEYRING, time.now());
         DataDirectory.createPrivateDirectory(dataDir);
@@ -136,22 +166,18 @@ public final class AccountService {
         Optional<String> whyNotKeyring = opened.whyNotKeyring();
         try {
             try {
-                vault.store(draft.slot(), session.token());
+                vault.store(draft.slot(), token);
             } catch (KeyringUnavailableException e) {
                 vault.close();
                 vault = new TokenFile(dataDir);
                 whyNotKeyring = Optional.of(e.getMessage());
-                vault.store(draft.slot(), session.token());
+                vault.store(draft.slot(), token);
             }
             Account account = new Account(servers, user, transport.caFile(), transport.allowInsecureHttp(),
                     vault.place(), draft.signedInAt());
             forgetOtherPlace(account);
             accounts.put(account);
             return new SignInResult.SignedIn(account, vault.description(), whyNotKeyring);
-        } catch (LeasesyncException e) {   // the keyring, the token file or the accounts file
-            endQuietly(sessions, session.token());
-            return new SignInResult.Failed("signed in, but the session could not be kept: " + e.getMessage()
-                    + "; the new session was ended again");
         } finally {
             vault.close();
         }

@@ -124,6 +124,11 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
 
     /** What runs of this process record as their origin: the program and the configured server(s). */
     public RunOrigin origin() {
+        return origin(program, servers);
+    }
+
+    /** What runs of {@code program} against {@code servers} record as their origin (a long list shortened). */
+    public static RunOrigin origin(String program, ServerUrls servers) {
         String server = servers.toString();
         if (server.length() > RunOrigin.MAX_SERVER) {
             server = server.substring(0, RunOrigin.MAX_SERVER - 1) + "…";

@@ -2,6 +2,7 @@ package org.leasesync.client;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,7 +17,11 @@ import org.leasesync.lease.LeaseStore;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.remote.ServerUrls;
+import org.leasesync.remote.TransportSecurity;
+import org.leasesync.run.RunOrigin;
 import org.leasesync.store.JdbcLocalData;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.JdbcRecentSyncs;
@@ -31,7 +36,9 @@ import org.leasesync.sync.SyncWorker;
 /**
  * The composition of a client process: local database, registry, heartbeat, coordinator, HTTP
  * client and sync worker, with named, owned executors ({@code sync-worker-N},
- * {@code sync-timer-N}) that {@link #close()} stops.
+ * {@code sync-timer-N}) that {@link #close()} stops. Its runs talk to the configured server, or
+ * — for a user given a server of its own with {@link #useAccount} (the window's accounts on other
+ * servers) — to that one; each run keeps the server it started with.
  *
  * <p>Thread-safe after construction.
  */
@@ -48,6 +55,14 @@ public final class ClientRuntime implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final OkHttpClient http;
     private final Map<String, String> tokens;
+    /** Users given a server and token at run time ({@link #useAccount}); the others use the configured server. */
+    private final Map<String, Route> routes = new ConcurrentHashMap<>();
+
+    /** The remote each running run started with (by run id), so a run never talks to two servers. */
+    private final Map<String, SyncRemote> pinned = new ConcurrentHashMap<>();
+
+    /** One user's server as the window last gave it: its URLs, how to reach them, the remote with its token. */
+    private record Route(ServerUrls servers, TransportSecurity transport, HttpSyncRemote remote) { }
 
     /**
      * Wrappers around the sync worker's two ports, for instrumentation (the chaos harness journals
@@ -83,14 +98,21 @@ public final class ClientRuntime implements AutoCloseable {
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
-        HttpSyncRemote remote = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, edits.clientId());
+        HttpSyncRemote configured = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get,
+                edits.clientId());
+        SyncRemote remote = new ByUser(configured, routes, pinned);
         SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
                 ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
         this.coordinator = new Coordinator(registry,
-                new JdbcRunStore(store.database(), config.time()).withOrigin(config.origin()), worker, workers,
+                new JdbcRunStore(store.database(), config.time()).withOrigins(this::originOf), worker, workers,
                 keeper, timer, config.retry(), fatal);
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
+        coordinator.addListener(e -> {
+            if (e.kind() == org.leasesync.run.RunEvent.Kind.FINISHED) {
+                e.result().ifPresent(r -> pinned.remove(r.runId()));
+            }
+        });
         keeper.start(timer);
     }
 
@@ -183,6 +205,52 @@ public final class ClientRuntime implements AutoCloseable {
         tokens.put(user, token);
     }
 
+    /**
+     * From now on, {@code user}'s runs talk to {@code servers}, reached as {@code transport} says, with
+     * {@code token} (empty: none is known, so the server will refuse them as signed out). A run already
+     * going on keeps the server and the token it started with until it ends, so no run ever talks to
+     * two servers. Does not block.
+     *
+     * @throws IllegalArgumentException for a plain {@code http://} URL to another machine without permission
+     */
+    public void useAccount(String user, ServerUrls servers, TransportSecurity transport, Optional<String> token) {
+        java.util.Objects.requireNonNull(user, "user");
+        transport.check(servers);
+        OkHttpClient client = servers.equals(config.servers()) && transport.equals(config.transport()) ? http
+                : transport.configure(http.newBuilder(), servers).build();   // shares the pool and the threads
+        String t = token.orElse(null);
+        // the token belongs to this route only: a run that started on the user's earlier route keeps its own
+        routes.put(user, new Route(servers, transport,
+                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, edits.clientId())));
+    }
+
+    /**
+     * Forgets {@code user}'s token and own server (signed out): its later requests carry no token. Does
+     * not cancel its runs; does not block.
+     */
+    public void forgetAccount(String user) {
+        tokens.remove(user);
+        routes.remove(user);
+    }
+
+    /** The server URL(s) {@code user}'s requests go to. */
+    public ServerUrls serversOf(String user) {
+        Route r = routes.get(user);
+        return r == null ? config.servers() : r.servers();
+    }
+
+    /** How {@code user}'s server is reached (plain http allowed or not, the CA file). */
+    public TransportSecurity transportOf(String user) {
+        Route r = routes.get(user);
+        return r == null ? config.transport() : r.transport();
+    }
+
+    /** What a run of {@code key} records as its origin: this program and the key's user's server. */
+    public RunOrigin originOf(TaskKey key) {
+        Route r = routes.get(key.userId());
+        return r == null ? config.origin() : ClientConfig.origin(config.program(), r.servers());
+    }
+
     /** Shuts down within {@code timeout}: cancels runs, stops threads, closes HTTP and the database. Blocks. */
     public void close(Duration timeout) {
         // Cancel runs first, then their HTTP calls, so that a run blocked on the network notices at
@@ -207,5 +275,44 @@ public final class ClientRuntime implements AutoCloseable {
     @Override
     public void close() {
         close(Duration.ofSeconds(5));
+    }
+
+    /** The configured server's remote, or the one of the key's user when it has a server of its own. */
+    private static final class ByUser implements SyncRemote {
+        private final SyncRemote configured;
+        private final Map<String, Route> routes;
+
+        private final Map<String, SyncRemote> pinned;
+
+        ByUser(SyncRemote configured, Map<String, Route> routes, Map<String, SyncRemote> pinned) {
+            this.configured = configured;
+            this.routes = routes;
+            this.pinned = pinned;
+        }
+
+        /** The remote of the run's first call, for every later call of that run. */
+        private SyncRemote of(TaskKey key, String runId) {
+            return pinned.computeIfAbsent(runId, id -> {
+                Route r = routes.get(key.userId());
+                return r == null ? configured : r.remote();
+            });
+        }
+
+        @Override
+        public org.leasesync.sync.PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition,
+                                                int limit, long fencingToken, String runId) {
+            return of(key, runId).pull(key, cursor, pushedPosition, limit, fencingToken, runId);
+        }
+
+        @Override
+        public org.leasesync.sync.PushResponse push(TaskKey key, org.leasesync.sync.PushBatch batch, long fencingToken,
+                                                    String runId) {
+            return of(key, runId).push(key, batch, fencingToken, runId);
+        }
+
+        @Override
+        public org.leasesync.sync.PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
+            return of(key, runId).pushStatus(key, idempotencyKey, runId);
+        }
     }
 }

@@ -1,18 +1,18 @@
 package org.leasesync.desktop;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.leasesync.client.Account;
+import org.leasesync.client.AccountService;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.ExitOnFatalError;
-import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.keyring.KeyringException;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.lease.TimeSource;
@@ -20,101 +20,132 @@ import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
 import org.leasesync.server.ReferenceServer;
-import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
-import org.leasesync.server.ServerConfig;
 import org.leasesync.sync.SyncSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.leasesync.store.h2.OpenRetries;
 
 /**
- * What the window runs on: the client runtime and, without {@code --server}, the embedded
- * reference server with demo data (kept in {@code <data dir>/embedded-server} so the demo survives
- * restarts). A second app process on the same data directory finds the first one's embedded server
- * through {@code embedded-server.json} and uses it.
+ * What the window runs on: the client runtime, the accounts it switches between
+ * ({@link WindowAccounts}) and, when no account is given or signed in, the embedded reference
+ * server with demo data ({@link EmbeddedDemo}). The runtime starts with the account given on the
+ * command line ({@code --server}), else the newest signed-in account, else the demo.
  *
  * <p>Thread-safe after {@link #start}. {@link #close()} stops everything it started.
  */
 public final class Backend implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Backend.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** What the window's runs record as their program ({@link org.leasesync.run.RunOrigin}). */
     public static final String PROGRAM = "leasesync window";
 
     private final ClientRuntime runtime;
-    private final ReferenceServer embedded;
-    private final List<String> accounts;
+    private final EmbeddedDemo demo;
+    private final WindowAccounts accounts;
     private final ServerUrls servers;
-
     private final TransportSecurity transport;
+    private final Optional<LegacyServerMove.Result> legacy;
 
-    private Backend(ClientRuntime runtime, ReferenceServer embedded, List<String> accounts, ServerUrls servers,
-                    TransportSecurity transport) {
+    private Backend(ClientRuntime runtime, EmbeddedDemo demo, WindowAccounts accounts, ServerUrls servers,
+                    TransportSecurity transport, Optional<LegacyServerMove.Result> legacy) {
         this.runtime = runtime;
-        this.embedded = embedded;
-        this.accounts = List.copyOf(accounts);
+        this.demo = demo;
+        this.accounts = accounts;
         this.servers = servers;
         this.transport = transport;
+        this.legacy = legacy;
     }
 
     /**
-     * Starts on the given settings. Blocks (opens the database, may start a server).
+     * Starts on the given settings, with this process's accounts ({@link AccountService#forThisProcess}).
+     * Blocks (opens the database, may start a server, may read a token from the keyring).
      *
      * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
      */
     public static Backend start(AppSettings s) {
+        return start(s, AccountService.forThisProcess(s.dataDir()));
+    }
+
+    /**
+     * Starts on the given settings and accounts (tests give theirs a session bus of their own, or none).
+     *
+     * @throws org.leasesync.lease.LeasesyncException or IllegalArgumentException with a plain message
+     */
+    public static Backend start(AppSettings s, AccountService service) {
         // The local database first: a damaged or unreachable one is reported before anything else
-        // (the embedded server, its files) is started or written.
+        // (the embedded server, its files, the accounts) is started or written.
         LocalStore store = LocalStore.openFile(s.dataDir(), s.dbOpenTimeout());
-        ReferenceServer embedded = null;
+        EmbeddedDemo demo = new EmbeddedDemo(s.dataDir());
         try {
+            Optional<LegacyServerMove.Result> legacy = LegacyServerMove.run(s.dataDir(), service);
+            List<Account> signedIn = signedIn(service);
             ServerUrls url;
+            TransportSecurity transport;
             Map<String, String> tokens = new LinkedHashMap<>();
+            List<WindowAccounts.Entry> entries = new ArrayList<>();
             if (s.server().isPresent()) {
                 url = s.server().get();
-                tokens.put(s.user().orElseThrow(), s.token().orElseThrow());
-            } else {
-                Path serverDir = s.dataDir().resolve("embedded-server");
-                Path info = s.dataDir().resolve("embedded-server.json");
+                transport = s.transport();
+                String user = s.user().orElseThrow();
+                s.token().ifPresent(t -> tokens.put(user, t));
+                Optional<Account> same = signedIn.stream().filter(a -> a.isOf(user, url)).findFirst();
+                entries.add(same.map(WindowAccounts.Entry::of).orElse(new WindowAccounts.Entry(user,
+                        WindowAccounts.Kind.COMMAND_LINE, url, Optional.empty())));
+            } else if (!signedIn.isEmpty()) {
+                Account newest = signedIn.get(signedIn.size() - 1);
+                url = newest.servers();
+                transport = newest.transport();
                 try {
-                    privateServerDirectory(serverDir);
-                    embedded = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
-                            .withSeed(org.leasesync.server.demo.Seed.DEMO));
-                    tightenServerFiles(serverDir);
-                    url = ServerUrls.single(embedded.baseUrl());
-                    for (String u : ReferenceServer.demoUsers()) {
-                        tokens.put(u, embedded.tokenFor(u));
-                    }
-                    writeInfo(info, embedded.baseUrl(), tokens);
-                } catch (RuntimeException e) {
-                    Optional<Map<String, Object>> other = readInfo(info);
-                    if (other.isEmpty()) {
-                        throw e;
-                    }
-                    log.info("the embedded server is run by another leasesync process; using it: {}", other.get().get("url"));
-                    url = ServerUrls.single((String) other.get().get("url"));
-                    @SuppressWarnings("unchecked")
-                    Map<String, String> t = (Map<String, String>) other.get().get("tokens");
-                    tokens.putAll(t);
+                    tokens.put(newest.user(), service.token(newest));
+                } catch (KeyringException e) {
+                    // its first run ends signed out, and the card says to sign in again
+                    log.warn("starting as {} without a token: {}", newest.name(), e.getMessage());
+                }
+                entries.add(WindowAccounts.Entry.of(newest));
+            } else {
+                EmbeddedDemo.Started d = demo.start();
+                url = d.url();
+                transport = TransportSecurity.DEFAULT;
+                tokens.putAll(d.tokens());
+                d.tokens().keySet().forEach(u -> entries.add(new WindowAccounts.Entry(u, WindowAccounts.Kind.DEMO, d.url(),
+                        Optional.empty())));
+            }
+            for (Account a : signedIn) {
+                if (entries.stream().noneMatch(e -> e.user().equals(a.user()))) {
+                    entries.add(WindowAccounts.Entry.of(a));
+                } else if (!entries.get(0).account().equals(Optional.of(a))) {
+                    log.warn("not offering {}: {} is already this window's account on another server", a.name(), a.user());
                 }
             }
             // A window runs all day: after an out-of-memory error it closes and exits instead of limping on.
             ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
             ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM, s.transport()), store,
+                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM, transport), store,
                     ClientRuntime.Ports.NONE, onFatal);
-            Backend backend = new Backend(rt, embedded, List.copyOf(tokens.keySet()), url, s.transport());
+            SignedOutGate gate = new SignedOutGate();
+            rt.coordinator().addListener(gate);
+            java.util.Set<String> ready = entries.get(0).kind() == WindowAccounts.Kind.DEMO
+                    ? java.util.Set.copyOf(tokens.keySet()) : java.util.Set.of(entries.get(0).user());
+            WindowAccounts accounts = new WindowAccounts(service, rt, demo, s.http(), gate, entries, ready);
+            Backend backend = new Backend(rt, demo, accounts, url, transport, legacy);
             onFatal.closing(backend);
             return backend;
         } catch (RuntimeException e) {
-            if (embedded != null) {
-                embedded.close();
-            }
+            demo.close();
             store.close();
             throw e;
+        }
+    }
+
+    /** The signed-in accounts, oldest first; none when the accounts file cannot be read (logged). */
+    private static List<Account> signedIn(AccountService service) {
+        try {
+            return service.accounts();
+        } catch (LeasesyncException e) {
+            log.warn("the signed-in accounts cannot be read: {}", e.getMessage());
+            return List.of();
         }
     }
 
@@ -124,22 +155,27 @@ public final class Backend implements AutoCloseable {
 
     /** The embedded server, when this process started it (QA fault switches and stats). */
     public Optional<ReferenceServer> embeddedServer() {
-        return Optional.ofNullable(embedded);
+        return demo.server();
     }
 
-    /** The accounts the user can switch between, the first being the default. */
-    public List<String> accounts() {
+    /** The accounts the user can switch between, and signing in and out. */
+    public WindowAccounts accounts() {
         return accounts;
     }
 
-    /** The sync server URL(s) the runtime was given. */
+    /** The sync server URL(s) the runtime was configured with (the first account's). */
     public ServerUrls servers() {
         return servers;
     }
 
-    /** How the runtime reaches its server: plain http allowed or not, the CA file (the offline probe needs them too). */
+    /** How the runtime reaches its configured server: plain http allowed or not, the CA file. */
     public TransportSecurity transport() {
         return transport;
+    }
+
+    /** What became of a server entry with a token that an older version kept in {@code settings.json}. */
+    public Optional<LegacyServerMove.Result> legacyServer() {
+        return legacy;
     }
 
     /** Ends runs (cancelled, leases released), stops threads, closes the database and the embedded server. */
@@ -147,57 +183,13 @@ public final class Backend implements AutoCloseable {
         try {
             runtime.close(timeout);
         } finally {
-            if (embedded != null) {
-                embedded.close();
-            }
+            demo.close();
         }
     }
 
     @Override
     public void close() {
         close(Duration.ofSeconds(5));
-    }
-
-    /**
-     * The embedded server's directory, owner-only before the server writes there: it holds the demo
-     * accounts' tokens and records. (The server's own H2 creates its files with the umask; inside
-     * a 0700 directory no other account can open them, and {@link #tightenServerFiles} makes them
-     * 0600 too.)
-     */
-    private static void privateServerDirectory(Path serverDir) {
-        try {
-            OwnerOnlyFiles.directory(serverDir);
-        } catch (IOException e) {
-            throw new LeasesyncException("cannot make the embedded server's directory " + serverDir + " owner-only: "
-                    + e.getMessage() + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
-        }
-    }
-
-    /** After the embedded server opened its files: makes them owner-only (best effort, logged). */
-    private static void tightenServerFiles(Path serverDir) {
-        try {
-            OwnerOnlyFiles.tightenTree(serverDir);
-        } catch (IOException e) {
-            log.warn("could not make the embedded server's files in {} owner-only: {}", serverDir, e.getMessage());
-        }
-    }
-
-    /** Written atomically, owner-only: it holds the demo accounts' tokens. */
-    private static void writeInfo(Path info, String url, Map<String, String> tokens) {
-        try {
-            OwnerOnlyFiles.writeString(info, JSON.writeValueAsString(Map.of("url", url, "tokens", tokens)));
-        } catch (IOException e) {
-            log.warn("could not write {}: {}", info, e.toString());
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Optional<Map<String, Object>> readInfo(Path info) {
-        try {
-            return Files.exists(info) ? Optional.of(JSON.readValue(info.toFile(), Map.class)) : Optional.empty();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
     }
 
     /**

@@ -10,7 +10,9 @@ import org.leasesync.run.TaskSource;
 
 /**
  * What the window shows over the cards' stored state: a pause in force, the server being
- * unreachable (offline), the changes waiting per scope and the triggers the pause skipped. A
+ * unreachable (offline), the changes waiting per scope, the triggers the pause skipped, and the
+ * account being signed out (a run of this window found its session refused: every card of the
+ * account says so, not only the one whose run found out, since one session serves all of them). A
  * paused or offline card still shows a run in progress, a key that needs attention and a signed-out
  * key as they are.
  *
@@ -21,9 +23,10 @@ import org.leasesync.run.TaskSource;
  * @param offlineNextTry when the server cannot be reached: when leasesync tries it next
  * @param pending changes waiting in the outbox, per scope (shown while offline)
  * @param skipped the last trigger the pause skipped, per scope
+ * @param accountSignedOut the server refused the account's session (a run of this window ended signed out)
  */
 public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
-                          Map<Scope, Integer> pending, Map<Scope, Skip> skipped) {
+                          Map<Scope, Integer> pending, Map<Scope, Skip> skipped, boolean accountSignedOut) {
 
     /**
      * A trigger skipped because sync was paused.
@@ -36,6 +39,12 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(at, "at");
         }
+    }
+
+    /** With the account not signed out. */
+    public CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
+                       Map<Scope, Integer> pending, Map<Scope, Skip> skipped) {
+        this(now, pause, offlineNextTry, pending, skipped, false);
     }
 
     public CardOverlay {
@@ -57,6 +66,9 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
         if (kind == KeyStatus.Kind.RUNNING || kind == KeyStatus.Kind.NEEDS_ATTENTION || kind == KeyStatus.Kind.SIGNED_OUT) {
             return kind;
         }
+        if (accountSignedOut) {
+            return KeyStatus.Kind.SIGNED_OUT;
+        }
         if (pause.isPresent()) {
             return KeyStatus.Kind.PAUSED;
         }
@@ -72,21 +84,26 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
     }
 
     public CardOverlay withPause(Optional<Pause> p, Instant at) {
-        return new CardOverlay(at, p, offlineNextTry, pending, p.isPresent() ? skipped : Map.of());
+        return new CardOverlay(at, p, offlineNextTry, pending, p.isPresent() ? skipped : Map.of(), accountSignedOut);
     }
 
     public CardOverlay withOffline(Optional<Instant> nextTry, Map<Scope, Integer> waiting, Instant at) {
-        return new CardOverlay(at, pause, nextTry, waiting, skipped);
+        return new CardOverlay(at, pause, nextTry, waiting, skipped, accountSignedOut);
     }
 
     public CardOverlay withSkipped(Map<Scope, Skip> m) {
-        return new CardOverlay(now, pause, offlineNextTry, pending, m);
+        return new CardOverlay(now, pause, offlineNextTry, pending, m, accountSignedOut);
+    }
+
+    /** The same overlay with the account signed out or not. */
+    public CardOverlay withAccountSignedOut(boolean signedOut) {
+        return new CardOverlay(now, pause, offlineNextTry, pending, skipped, signedOut);
     }
 
     public CardOverlay withSkip(Scope scope, Skip skip) {
         Map<Scope, Skip> m = new EnumMap<>(Scope.class);
         m.putAll(skipped);
         m.put(scope, skip);
-        return new CardOverlay(now, pause, offlineNextTry, pending, m);
+        return new CardOverlay(now, pause, offlineNextTry, pending, m, accountSignedOut);
     }
 }

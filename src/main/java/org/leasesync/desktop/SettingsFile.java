@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -36,10 +37,14 @@ import org.leasesync.lease.TimeSource;
  *   "scheduleInterval" : "5m",                           // the settings dialog's start options,
  *   "foregroundMinInterval" : "1m",                      // each absent when not set
  *   "language" : "zh-CN",                                // "en", "zh-CN"; absent: the system's
- *   "server" : { "urls" : [ "https://sync.example.org/" ], "user" : "bob", "token" : "…" },
  *   "window" : { "x" : 120.0, "y" : 80.0, "width" : 1180.0, "height" : 780.0, "maximized" : false }
  * }
  * }</pre>
+ *
+ * <p>Never a token. An older version's dialog kept a server with its account's token here, in clear:
+ * {@code "server" : { "urls" : [ … ], "user" : "bob", "token" : "…" }}. {@link #legacyServer} reads such
+ * an entry so that the window moves its token to where signed-in accounts keep theirs, and
+ * {@link #dropLegacyServer} then removes it, every other key kept ({@link LegacyServerMove}).
  *
  * <p>{@code "window"} is the main window's last size and position ({@link #windowGeometry()}); a
  * malformed one is ignored (the window opens at its default size) and replaced on the next save.
@@ -203,6 +208,80 @@ public final class SettingsFile {
     }
 
     private static final String WINDOW = "window";
+    private static final String LEGACY_SERVER = "server";
+
+    /**
+     * The server entry an older version's settings dialog wrote, with its token in clear.
+     *
+     * @param urls the URL(s) as written
+     * @param user the user as written, if any
+     * @param token the token as written, if any
+     */
+    public record LegacyServer(List<String> urls, Optional<String> user, Optional<String> token) {
+        public LegacyServer {
+            urls = List.copyOf(urls);
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(token, "token");
+        }
+
+        /** Never the token. */
+        @Override
+        public String toString() {
+            return "LegacyServer[" + urls + ", user=" + user.orElse("none") + ", token="
+                    + token.map(t -> "(hidden)").orElse("none") + "]";
+        }
+    }
+
+    /**
+     * The {@code "server"} entry of {@code settings.json}, when the file is readable and has one. Reads
+     * only; a file that cannot be read answers empty (the window's {@link #load()} reports it).
+     */
+    public static Optional<LegacyServer> legacyServer(Path dataDir) {
+        return readTree(dataDir.resolve(NAME)).map(t -> t.get(LEGACY_SERVER)).filter(n -> n != null && !n.isNull())
+                .map(n -> {
+                    List<String> urls = new java.util.ArrayList<>();
+                    n.path("urls").forEach(u -> urls.add(u.asText()));
+                    return new LegacyServer(urls, text(n, "user"), text(n, "token"));
+                });
+    }
+
+    /**
+     * Removes the {@code "server"} entry from {@code settings.json}, keeping every other key as it is
+     * (written atomically, owner-only). Does nothing when the file cannot be read or has none.
+     *
+     * @throws LeasesyncException if the file cannot be written
+     */
+    public static void dropLegacyServer(Path dataDir) {
+        Path f = dataDir.resolve(NAME);
+        Optional<ObjectNode> tree = readTree(f);
+        if (tree.isEmpty() || !tree.get().has(LEGACY_SERVER)) {
+            return;
+        }
+        tree.get().remove(LEGACY_SERVER);
+        try {
+            OwnerOnlyFiles.writeString(f, JSON.writeValueAsString(tree.get()) + "\n");
+        } catch (IOException e) {
+            throw new LeasesyncException("could not write " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Optional<ObjectNode> readTree(Path f) {
+        try {
+            if (!Files.isRegularFile(f)) {
+                return Optional.empty();
+            }
+            JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
+            return tree != null && tree.isObject() ? Optional.of((ObjectNode) tree) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> text(JsonNode n, String key) {
+        JsonNode v = n.get(key);
+        return v == null || v.isNull() || !v.isTextual() || v.asText().isBlank() ? Optional.empty()
+                : Optional.of(v.asText());
+    }
 
     private static UserSettings parse(ObjectNode o) {
         boolean notifications = bool(o, "notifications", UserSettings.DEFAULTS.notifications());
@@ -262,25 +341,8 @@ public final class SettingsFile {
                 throw new Unreadable("\"language\": " + e.getMessage());
             }
         }
-        Optional<LaunchSettings.ServerAccount> server = Optional.empty();
-        JsonNode srv = o.get("server");
-        if (srv != null && !srv.isNull()) {
-            if (!srv.isObject() || !srv.path("urls").isArray()) {
-                throw new Unreadable("\"server\" must be null or {\"urls\": [...], \"user\": ..., \"token\": ...}, got "
-                        + (srv.isObject() ? "an object without a \"urls\" list" : srv.getNodeType()));
-            }
-            java.util.List<String> urls = new java.util.ArrayList<>();
-            srv.get("urls").forEach(u -> urls.add(u.asText()));
-            try {
-                server = Optional.of(new LaunchSettings.ServerAccount(
-                        org.leasesync.remote.ServerUrls.parse(String.join(",", urls)),
-                        srv.path("user").asText(null), srv.path("token").asText(null)));
-            } catch (IllegalArgumentException e) {
-                throw new Unreadable("\"server\": " + e.getMessage());
-            }
-        }
         try {
-            return new LaunchSettings(schedule, foreground, language, server);
+            return new LaunchSettings(schedule, foreground, language);
         } catch (IllegalArgumentException e) {
             throw new Unreadable(e.getMessage());
         }
@@ -305,17 +367,6 @@ public final class SettingsFile {
             o.remove("language");
         } else {
             o.put("language", l.language().tag());
-        }
-        if (l.server().isEmpty()) {
-            o.remove("server");
-        } else {
-            LaunchSettings.ServerAccount a = l.server().get();
-            ObjectNode s = JsonNodeFactory.instance.objectNode();
-            var urls = s.putArray("urls");
-            a.urls().urls().forEach(u -> urls.add(u.toString()));
-            s.put("user", a.user());
-            s.put("token", a.token());
-            o.set("server", s);
         }
     }
 

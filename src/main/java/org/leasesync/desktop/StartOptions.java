@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * What a window start runs with: the command line's settings, with each start option the command
  * line did not give taken from {@code settings.json} when the file sets it (schedule interval,
- * foreground minimum interval, server and account), and the locale of the chosen language.
+ * foreground minimum interval), and the locale of the chosen language. The server and account come
+ * from the command line or the signed-in accounts, never from the settings file.
  *
  * <p>Immutable.
  *
@@ -25,10 +26,7 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
     public static final String FOREGROUND_MIN_INTERVAL = "--foreground-min-interval";
     /** The command-line name of the option for the server (with its account). */
     public static final String SERVER = "--server";
-    /**
-     * Marks a start from a signed-in account ({@code accounts.json}, chosen by the command line): like
-     * {@link #SERVER}, it wins over the settings file's server.
-     */
+    /** Marks a start from a signed-in account ({@code accounts.json}, chosen by the command line). */
     public static final String ACCOUNT = "account";
 
     public StartOptions {
@@ -51,15 +49,9 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
         var schedule = given.contains(SCHEDULE_INTERVAL) ? Optional.<java.time.Duration>empty() : file.scheduleInterval();
         var foreground = given.contains(FOREGROUND_MIN_INTERVAL) ? Optional.<java.time.Duration>empty()
                 : file.foregroundMinInterval();
-        var server = given.contains(SERVER) || given.contains(ACCOUNT) ? Optional.<LaunchSettings.ServerAccount>empty()
-                : file.server();
-        s = new Backend.AppSettings(s.dataDir(),
-                server.isPresent() ? Optional.of(server.get().urls()) : s.server(),
-                server.isPresent() ? Optional.of(server.get().user()) : s.user(),
-                server.isPresent() ? Optional.of(server.get().token()) : s.token(),
-                s.leaseTtl(), s.http(), schedule.orElse(s.scheduleInterval()),
-                foreground.orElse(s.foregroundMinInterval()), s.retry(), s.time(), s.dbOpenTimeout(),
-                server.isPresent() ? org.leasesync.remote.TransportSecurity.DEFAULT : s.transport());
+        s = new Backend.AppSettings(s.dataDir(), s.server(), s.user(), s.token(), s.leaseTtl(), s.http(),
+                schedule.orElse(s.scheduleInterval()), foreground.orElse(s.foregroundMinInterval()), s.retry(), s.time(),
+                s.dbOpenTimeout(), s.transport());
         return new StartOptions(s, given, file.language().locale(system));
     }
 

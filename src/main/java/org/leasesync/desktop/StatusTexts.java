@@ -42,6 +42,7 @@ public final class StatusTexts {
             case PAUSED -> pause(overlay.pause().orElseThrow(), overlay.now());
             case OFFLINE -> messages.get("card.offline", overlay.pending(s.key().scope()),
                     messages.time(nextTry(s, overlay)));
+            case SIGNED_OUT -> messages.get("status.signedOut");
             default -> headline(s);
         };
     }
@@ -61,6 +62,12 @@ public final class StatusTexts {
                 }
                 return (sb.length() > 0 ? capitalize(sb.toString()) + messages.get("sentence.end") : "")
                         + messages.get("card.paused.detail");
+            }
+            case SIGNED_OUT -> {
+                // the account's state, found out by another of its cards, or this card's own
+                sb.append(s instanceof KeyStatus.SignedOut ? detail(s) : messages.get("detail.signedOut"));
+                s.lastSuccess().ifPresent(t -> sb.append(" · ").append(messages.get("card.lastSynced", time(t))));
+                return sb.toString();
             }
             case OFFLINE -> {
                 sb.append(messages.get("card.offline.detail"));

@@ -33,7 +33,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
     private final Consumer<KeyStatus> sink;
     private final Map<TaskKey, KeyStatus> latest = new ConcurrentHashMap<>();
     private final Optional<String> selfOwner;
-    private final Optional<RunOrigin> self;
+    private final Optional<java.util.function.Function<TaskKey, RunOrigin>> self;
     private volatile String user;
 
     /** Without knowing this process: a stored run is never marked as another process's. */
@@ -48,11 +48,21 @@ public final class StatusTracker implements Consumer<RunEvent> {
      */
     public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
                          String selfOwner, RunOrigin self) {
+        this(runs, coordinator, ui, sink, selfOwner, key -> self);
+    }
+
+    /**
+     * @param selfOwner this process's owner id as stored
+     * @param self this process's origin for a key: its server is the key's account's (accounts on
+     *     different servers), which tells whether another process used the same one
+     */
+    public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
+                         String selfOwner, java.util.function.Function<TaskKey, RunOrigin> self) {
         this(runs, coordinator, ui, sink, Optional.of(selfOwner), Optional.of(self));
     }
 
     private StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
-                          Optional<String> selfOwner, Optional<RunOrigin> self) {
+                          Optional<String> selfOwner, Optional<java.util.function.Function<TaskKey, RunOrigin>> self) {
         this.runs = Objects.requireNonNull(runs);
         this.coordinator = Objects.requireNonNull(coordinator);
         this.ui = Objects.requireNonNull(ui);
@@ -146,7 +156,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
             pid = java.util.OptionalLong.empty();
         }
         Optional<String> server = r.origin().map(RunOrigin::server);
-        boolean sameServer = server.isPresent() && self.map(RunOrigin::server).equals(server);
+        boolean sameServer = server.isPresent() && self.map(f -> f.apply(r.key()).server()).equals(server);
         return Optional.of(new KeyStatus.OtherProcess(r.origin().map(RunOrigin::program), pid, server, sameServer));
     }
 

@@ -5,8 +5,9 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 
 /**
- * Whether an automatic trigger (timer, foreground) may ask the coordinator at all — the pause.
- * The user's own actions (Sync now, Retry, Check again) never pass through it.
+ * Whether an automatic trigger (timer, foreground, the retry once the server answers again) may ask
+ * the coordinator at all — the pause, and an account that is signed out. The user's own actions
+ * (Sync now, Retry, Check again) never pass through it.
  */
 @FunctionalInterface
 public interface TriggerGate {
@@ -19,4 +20,13 @@ public interface TriggerGate {
      *     empty to let it ask. Thread-safe; called off the FX thread; must not block.
      */
     Optional<String> refusal(TaskKey key, TaskSource source);
+
+    /** This gate's refusal, else {@code other}'s: a trigger passes only when both let it. */
+    default TriggerGate and(TriggerGate other) {
+        java.util.Objects.requireNonNull(other, "other");
+        return (key, source) -> {
+            Optional<String> first = refusal(key, source);
+            return first.isPresent() ? first : other.refusal(key, source);
+        };
+    }
 }

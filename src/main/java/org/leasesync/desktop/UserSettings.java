@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param startAtLogin the XDG autostart entry should exist (default off)
  * @param pause the pause in force, if any (default none)
  * @param noTrayNoticeShown the "this desktop has no system tray" notice was shown once already
- * @param launch the start options of the settings dialog (intervals, language, server and account)
+ * @param launch the start options of the settings dialog (intervals, language)
  */
 public record UserSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
                               boolean noTrayNoticeShown, LaunchSettings launch) {

@@ -1,5 +1,7 @@
 package org.leasesync.remote;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,6 +20,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.protocol.RecordLimits;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;
@@ -47,7 +50,12 @@ import org.leasesync.sync.UnsendableEntryException;
 public final class HttpSyncRemote implements SyncRemote {
 
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
-    private static final ObjectMapper MAPPER = new ObjectMapper()
+    /** Parses answers within the limits every protocol message keeps ({@link RecordLimits}). */
+    private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
+                    .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
+                    .build()).build())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -192,7 +200,8 @@ public final class HttpSyncRemote implements SyncRemote {
      * its size is known when the edit is made, {@link org.leasesync.sync.PushLimits}) after checking
      * that it is one JSON object.
      *
-     * @throws UnsendableEntryException naming the first entry whose payload is not a JSON object
+     * @throws UnsendableEntryException naming the first entry beyond the record limits
+     *     ({@link RecordLimits}: its payload is not a JSON object, nests too deep, is too large, ...)
      */
     static String pushBody(PushBatch batch) {
         ObjectNode root = MAPPER.createObjectNode();
@@ -213,20 +222,15 @@ public final class HttpSyncRemote implements SyncRemote {
         }
     }
 
-    private static final ObjectMapper STRICT = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
+    /** Refuses an entry beyond the record limits before anything is sent, naming it. */
     private static void checkPayload(OutboxEntry e) {
-        String problem;
-        try {
-            JsonNode n = STRICT.readTree(e.payloadJson());
-            problem = n != null && n.isObject() ? null : "its saved content is not a JSON object";
-        } catch (IOException ex) {
-            problem = "its saved content is not valid JSON (" + ex.getMessage().lines().findFirst().orElse("") + ")";
+        java.util.Optional<String> problem = RecordLimits.idProblem(e.recordId(), "record id");
+        if (problem.isEmpty() && !e.deleted()) {
+            problem = PayloadJson.problem(e.payloadJson());
         }
-        if (problem != null) {
-            throw new UnsendableEntryException(e.changeId(), "the edit of record '" + e.recordId()
-                    + "' cannot be sent: " + problem);
+        if (problem.isPresent()) {
+            throw new UnsendableEntryException(e.changeId(), "the edit of record '" + RecordLimits.shown(e.recordId())
+                    + "' cannot be sent: " + problem.get());
         }
     }
 

@@ -10,6 +10,8 @@ import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.leasesync.protocol.RecordLimits;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.RemoteRecord;
 
@@ -18,6 +20,9 @@ import org.leasesync.sync.RemoteRecord;
  * streaming parser, without building a tree: each change's fields are read as they come and its
  * payload is kept as the server wrote it (the exact bytes of its JSON value, checked by the parser),
  * so it is neither parsed into nodes nor written out again. Unknown fields are skipped, at any level.
+ * A change beyond the record limits ({@link RecordLimits}: its id, or a payload nesting too deep) is
+ * left out and named in the page's {@link PullPage#withheld()}, as are those the server itself lists
+ * in {@code withheld}: one such record does not stop the rest of the page.
  *
  * <p>The whole page is read before anything is returned: a body that is cut short, is not JSON or
  * lacks a required field gives an error and no page, so nothing of it is applied and the cursor
@@ -46,13 +51,15 @@ final class PullPageReader {
                 throw new IllegalArgumentException("expected a JSON object");
             }
             List<RemoteRecord> records = null;
+            List<String> withheld = new ArrayList<>();
             String nextCursor = null;
             Boolean hasMore = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 switch (field) {
-                    case "changes" -> records = changes(p, body);
+                    case "changes" -> records = changes(p, body, withheld);
+                    case "withheld" -> withheld(p, withheld);
                     case "nextCursor" -> nextCursor = string(p, field, "");
                     case "hasMore" -> hasMore = bool(p, field);
                     default -> p.skipChildren();
@@ -70,11 +77,38 @@ final class PullPageReader {
             if (hasMore == null) {
                 throw new IllegalArgumentException("missing 'hasMore'");
             }
-            return new PullPage(records, nextCursor, hasMore);
+            return new PullPage(records, nextCursor, hasMore, withheld);
         }
     }
 
-    private static List<RemoteRecord> changes(JsonParser p, byte[] body) throws IOException {
+    /** The server's list of records it left out ({@code [{"id":..,"version":..,"reason":..}]}), as texts. */
+    private static void withheld(JsonParser p, List<String> out) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            throw new IllegalArgumentException("'withheld' is not an array");
+        }
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+            String id = "?";
+            String version = "?";
+            String reason = "";
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                switch (field) {
+                    case "id" -> id = p.getValueAsString("?");
+                    case "version" -> version = p.getValueAsString("?");
+                    case "reason" -> reason = p.getValueAsString("");
+                    default -> p.skipChildren();
+                }
+            }
+            out.add("record '" + RecordLimits.shown(id) + "' version " + version + ": " + reason);
+        }
+        if (p.currentToken() != JsonToken.END_ARRAY) {
+            throw new IllegalArgumentException("'withheld' holds something other than objects");
+        }
+    }
+
+    private static List<RemoteRecord> changes(JsonParser p, byte[] body, List<String> withheld) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             throw new IllegalArgumentException("'changes' is not an array");
         }
@@ -85,17 +119,32 @@ final class PullPageReader {
             if (t != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("change " + out.size() + " is not an object");
             }
-            out.add(change(p, body, where));
+            Read read = change(p, body, where);
+            RemoteRecord r = read.record();
+            Optional<String> problem = RecordLimits.idProblem(r.id(), "record id");
+            if (problem.isEmpty() && read.tooDeep()) {
+                problem = Optional.of(RecordLimits.TOO_DEEP);
+            }
+            if (problem.isPresent()) {
+                withheld.add("record '" + RecordLimits.shown(r.id()) + "' version " + r.version() + ": " + problem.get());
+            } else {
+                out.add(r);
+            }
         }
         return out;
     }
 
-    private static RemoteRecord change(JsonParser p, byte[] body, String where) throws IOException {
+    /** A change as read: {@code tooDeep} when its payload nests deeper than a record may. */
+    private record Read(RemoteRecord record, boolean tooDeep) {
+    }
+
+    private static Read change(JsonParser p, byte[] body, String where) throws IOException {
         String id = null;
         long version = 0;
         boolean hasVersion = false;
         boolean deleted = false;
         String payload = "{}";
+        boolean tooDeep = false;
         String serverTime = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -112,7 +161,10 @@ final class PullPageReader {
                     deleted = value == JsonToken.VALUE_TRUE;   // as before: anything but true is false
                     p.skipChildren();
                 }
-                case "payload" -> payload = value == JsonToken.VALUE_NULL ? "{}" : raw(p, body);
+                case "payload" -> {
+                    payload = value == JsonToken.VALUE_NULL ? "{}" : raw(p, body);
+                    tooDeep = payload == null;
+                }
                 case "serverTime" -> serverTime = string(p, field, where);
                 default -> p.skipChildren();
             }
@@ -132,7 +184,7 @@ final class PullPageReader {
         } catch (DateTimeException e) {
             throw new IllegalArgumentException("'serverTime' is not an ISO-8601 instant" + where + ": " + serverTime, e);
         }
-        return new RemoteRecord(id, version, deleted, payload, at);
+        return new Read(new RemoteRecord(id, version, deleted, tooDeep ? "{}" : payload, at), tooDeep);
     }
 
     /**
@@ -179,11 +231,30 @@ final class PullPageReader {
         return v;
     }
 
-    /** The current value's JSON text exactly as it stands in {@code body}; the parser checks it on the way. */
+    /**
+     * The current value's JSON text exactly as it stands in {@code body}; the parser checks it on the
+     * way. Null if it nests deeper than a record may ({@link RecordLimits#MAX_PAYLOAD_DEPTH}).
+     */
     private static String raw(JsonParser p, byte[] body) throws IOException {
         long start = p.currentTokenLocation().getByteOffset();
         if (p.currentToken().isStructStart()) {
-            p.skipChildren();   // to the value's end token, checking everything in between
+            // To the value's end token, checking everything in between and how deep it goes.
+            int depth = 1;
+            int deepest = 1;
+            while (depth > 0) {
+                JsonToken t = p.nextToken();
+                if (t == null) {
+                    throw new IllegalArgumentException("the answer ends inside a payload");
+                }
+                if (t.isStructStart()) {
+                    deepest = Math.max(deepest, ++depth);
+                } else if (t.isStructEnd()) {
+                    depth--;
+                }
+            }
+            if (RecordLimits.depthProblem(deepest).isPresent()) {
+                return null;
+            }
         } else {
             p.finishToken();    // a string is otherwise read lazily
         }

@@ -91,13 +91,17 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
         if (allowInsecureHttp) {
             return;
         }
-        for (HttpUrl u : servers.urls()) {
-            if (!u.isHttps() && !isLoopback(u)) {
-                throw new IllegalArgumentException("'" + ServerUrls.display(u) + "' is plain http:// to another "
-                        + "machine: the session token would cross the network in clear. Use https://, or give "
-                        + "--allow-insecure-http if the network in between is your own");
-            }
+        Optional<String> plain = plainHttpToAnotherMachine(servers);
+        if (plain.isPresent()) {
+            throw new IllegalArgumentException("'" + plain.get() + "' is plain http:// to another "
+                    + "machine: the session token would cross the network in clear. Use https://, or give "
+                    + "--allow-insecure-http if the network in between is your own");
         }
+    }
+
+    /** The first of {@code servers} that is plain {@code http://} to another machine, for display; empty when none. Pure. */
+    public static Optional<String> plainHttpToAnotherMachine(ServerUrls servers) {
+        return servers.urls().stream().filter(u -> !u.isHttps() && !isLoopback(u)).findFirst().map(ServerUrls::display);
     }
 
     /** Whether {@code url}'s host is this machine: {@code localhost}, {@code 127.0.0.0/8} or {@code ::1}. Pure. */
@@ -122,6 +126,8 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
         if (servers.urls().stream().noneMatch(HttpUrl::isHttps)) {
             return b.connectionSpecs(List.of(okhttp3.ConnectionSpec.CLEARTEXT));
         }
+        // a builder derived from a cleartext-only client (one made for http servers) must speak TLS again
+        b.connectionSpecs(List.of(okhttp3.ConnectionSpec.MODERN_TLS, okhttp3.ConnectionSpec.CLEARTEXT));
         HandshakeCertificates.Builder trust = new HandshakeCertificates.Builder().addPlatformTrustedCertificates();
         extraTrust.forEach(trust::addTrustedCertificate);
         FingerprintingTrustManager tm = new FingerprintingTrustManager(trust.build().trustManager());

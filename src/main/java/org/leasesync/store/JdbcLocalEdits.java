@@ -11,6 +11,7 @@ import java.util.UUID;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.sync.OutboxEntry;
+import org.leasesync.protocol.RecordLimits;
 import org.leasesync.sync.PushLimits;
 
 /**
@@ -143,16 +144,16 @@ public final class JdbcLocalEdits {
     }
 
     /**
-     * Checks a record id: 1-255 characters, no control characters, no surrounding spaces.
+     * Checks a record id against {@link RecordLimits#idProblem}: 1-255 characters, no control
+     * characters, no surrounding spaces, no unpaired surrogates.
      *
      * @return {@code recordId}
-     * @throws IllegalArgumentException naming the bad id
+     * @throws IllegalArgumentException naming the bad id and what is wrong with it
      */
     public static String validateRecordId(String recordId) {
-        if (recordId == null || recordId.isBlank() || recordId.length() > 255 || !recordId.equals(recordId.strip())
-                || recordId.chars().anyMatch(Character::isISOControl)) {
-            throw new IllegalArgumentException("record id must be 1-255 characters without control characters or "
-                    + "surrounding spaces, got '" + (recordId == null ? "null" : recordId.replaceAll("\\p{Cntrl}", "?")) + "'");
+        java.util.Optional<String> problem = RecordLimits.idProblem(recordId, "record id");
+        if (problem.isPresent()) {
+            throw new IllegalArgumentException(problem.get());
         }
         return recordId;
     }

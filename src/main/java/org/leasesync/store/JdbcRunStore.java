@@ -42,7 +42,8 @@ public final class JdbcRunStore implements RunStore {
     private final JdbcRunHistory history;
     private final JdbcGuard guard;
     private final TimeSource time;
-    private final Optional<RunOrigin> origin;
+    /** The origin recorded with a run of a key; empty: none is recorded. */
+    private final Optional<Function<TaskKey, RunOrigin>> origin;
     private final RunRetention retention;
 
     /**
@@ -59,8 +60,8 @@ public final class JdbcRunStore implements RunStore {
                 RunRetention.DEFAULT);
     }
 
-    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time, Optional<RunOrigin> origin,
-                         RunRetention retention) {
+    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time,
+                         Optional<Function<TaskKey, RunOrigin>> origin, RunRetention retention) {
         this.db = db;
         this.history = new JdbcRunHistory(db);
         this.retention = java.util.Objects.requireNonNull(retention, "retention");
@@ -74,7 +75,19 @@ public final class JdbcRunStore implements RunStore {
      * it starts, so another process reading the run can tell where it came from.
      */
     public JdbcRunStore withOrigin(RunOrigin origin) {
-        return new JdbcRunStore(db, guard, time, Optional.of(origin), retention);
+        java.util.Objects.requireNonNull(origin, "origin");
+        return withOrigins(key -> origin);
+    }
+
+    /**
+     * The same store, recording {@code origins}' answer for the run's key with every run it starts: a
+     * process whose accounts sync with different servers records each run's own server.
+     *
+     * @param origins thread-safe, non-blocking; never null for a key
+     */
+    public JdbcRunStore withOrigins(Function<TaskKey, RunOrigin> origins) {
+        return new JdbcRunStore(db, guard, time, Optional.of(java.util.Objects.requireNonNull(origins, "origins")),
+                retention);
     }
 
     /** The same store, pruning run history as {@code retention} says ({@link RunRetention#DEFAULT} otherwise). */
@@ -147,6 +160,7 @@ public final class JdbcRunStore implements RunStore {
     public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
                           Optional<String> recovery) {
         String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
+        Optional<RunOrigin> from = origin.map(o -> o.apply(fence.taskKey()));
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + JdbcRunHistory.RUN_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
@@ -161,12 +175,12 @@ public final class JdbcRunStore implements RunStore {
                 ps.setString(9, recovery.map(JdbcRunStore::clip).orElse(null));
                 ps.executeUpdate();
             }
-            if (origin.isPresent()) {
+            if (from.isPresent()) {
                 try (PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO run_origin (run_id, program, server) VALUES (?, ?, ?)")) {
                     ps.setString(1, runId);
-                    ps.setString(2, origin.get().program());
-                    ps.setString(3, origin.get().server());
+                    ps.setString(2, from.get().program());
+                    ps.setString(3, from.get().server());
                     ps.executeUpdate();
                 }
             }

@@ -4,7 +4,7 @@
  * {@link org.leasesync.store.JdbcGuard}; {@link org.leasesync.store.Database} (the pool, its
  * transactions, and opening a data directory's file) and what a failure means for the user.
  *
- * <p>May import: {@code lease}, {@code run}, {@code sync} (its ports), {@code store.h2}, JDBC,
+ * <p>May import: {@code lease}, {@code run}, {@code sync} (its ports), {@code protocol}, {@code store.h2}, JDBC,
  * HikariCP, Flyway, H2. Never HTTP, a server, a front end or the client composition.
  */
 package org.leasesync.store;

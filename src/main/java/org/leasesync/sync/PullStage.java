@@ -74,6 +74,11 @@ final class PullStage {
                 resynced = true;
                 continue;
             }
+            for (String w : page.withheld()) {
+                // A record beyond the record limits would fail every pull; the rest of the data flows.
+                log.log(System.Logger.Level.WARNING, "{0}: the sync server''s {1} was not taken: it breaks the"
+                        + " record limits", ctx.key(), w);
+            }
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
             pages++;
@@ -81,7 +86,7 @@ final class PullStage {
             if (!page.hasMore()) {
                 return local.finishResync(ctx.fence(), ctx.runId());
             }
-            emptyInARow = page.records().isEmpty() ? emptyInARow + 1 : 0;
+            emptyInARow = page.records().isEmpty() && page.withheld().isEmpty() ? emptyInARow + 1 : 0;
             if (page.nextCursor().equals(cursor.orElse(null)) || emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
                 // What was pulled is kept (its cursor is saved); the run ends instead of asking forever.
                 throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "endless_pull", -1,

@@ -1,6 +1,7 @@
 package org.leasesync.sync;
 
 import java.nio.charset.StandardCharsets;
+import org.leasesync.protocol.RecordLimits;
 
 /**
  * The size of what a push sends, and the protocol's limit on it (docs/protocol.md §1: request
@@ -15,7 +16,7 @@ import java.nio.charset.StandardCharsets;
 public final class PushLimits {
 
     /** The largest push body the protocol lets a server accept: 5 MiB = 5,242,880 bytes. */
-    public static final long MAX_BODY_BYTES = 5L * 1024 * 1024;
+    public static final long MAX_BODY_BYTES = RecordLimits.MAX_PUSH_BODY_BYTES;
 
     /** {@code {"changes":[} and {@code ]}}. */
     private static final int ENVELOPE_BYTES = "{\"changes\":[]}".length();
@@ -81,12 +82,22 @@ public final class PushLimits {
     }
 
     /**
-     * Checks that an edit can ever be pushed: that a push of it alone stays within
-     * {@link #MAX_BODY_BYTES}.
+     * Checks that an edit can ever be pushed: that its record id and payload text are within the
+     * {@link RecordLimits} (what can be seen without a JSON parser: the id's characters, the payload's
+     * UTF-8 size and unpaired surrogates; its nesting depth is checked where it is parsed), and that a
+     * push of it alone stays within {@link #MAX_BODY_BYTES}.
      *
-     * @throws IllegalArgumentException naming the record, the size and the limit
+     * @throws IllegalArgumentException naming the record and what is wrong with it (with the limit)
      */
     public static void checkFits(OutboxEntry entry) {
+        java.util.Optional<String> problem = RecordLimits.idProblem(entry.recordId(), "record id");
+        if (problem.isEmpty() && !entry.deleted()) {
+            problem = RecordLimits.payloadTextProblem(entry.payloadJson());
+        }
+        if (problem.isPresent()) {
+            throw new IllegalArgumentException("the edit of record '" + RecordLimits.shown(entry.recordId())
+                    + "' cannot be synced: " + problem.get());
+        }
         long bytes = aloneBytes(entry);
         if (bytes > MAX_BODY_BYTES) {
             throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,

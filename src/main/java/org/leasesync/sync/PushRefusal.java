@@ -18,10 +18,14 @@ import java.util.regex.Pattern;
  *   <tr><td>422 naming {@code changes[i]}</td><td>entry i fails the server's validation</td><td>ENTRY (i)</td></tr>
  *   <tr><td>413 (any code, also a proxy's)</td><td>the body is too large</td><td>SPLIT</td></tr>
  *   <tr><td>422, any other code</td><td>an entry fails the server's validation; which one is not said</td><td>SPLIT</td></tr>
+ *   <tr><td>400 {@code bad_request} (or no code) not naming an entry</td><td>the body could not be parsed or
+ *       checked as a whole (e.g. nested deeper than the server's parser allows): an entry is to blame, which
+ *       one is not said</td><td>SPLIT</td></tr>
  *   <tr><td>401 (any code)</td><td>the session ended: nothing was applied; the run ends signed out
  *       ({@link RemoteException#isSignedOut()}), the batch stays recorded and is queried after the next
  *       sign-in</td><td>FAIL</td></tr>
- *   <tr><td>400 not naming an entry, 403, 404, 405, 408, 429, 5xx, anything else</td>
+ *   <tr><td>400 with another code ({@code idempotency_key_required}, ...), 403, 404, 405, 408, 429, 5xx,
+ *       anything else</td>
  *       <td>about the request, the account or the server, not an entry: retrying later, or the user,
  *       may fix it</td><td>FAIL</td></tr>
  * </table>
@@ -83,7 +87,10 @@ public record PushRefusal(Verdict verdict, int entryIndex) {
                     return new PushRefusal(Verdict.ENTRY, index);
                 }
             }
-            return new PushRefusal(status == 422 ? Verdict.SPLIT : Verdict.FAIL, -1);
+            // A body the server could not parse or check names no entry, yet one of its entries is to
+            // blame (the client sends nothing else in it): split, down to the entry refused alone.
+            boolean aboutTheBody = status == 422 || code.isEmpty() || code.equals("bad_request");
+            return new PushRefusal(aboutTheBody ? Verdict.SPLIT : Verdict.FAIL, -1);
         }
         return new PushRefusal(Verdict.FAIL, -1);
     }

@@ -26,8 +26,10 @@ import org.leasesync.run.RunProgress;
  *   <li>A batch the server refuses ({@link PushRefusal}) applied nothing. A refusal that names an
  *       entry sets that entry aside as rejected and sends the rest; one that only says the batch is
  *       too large or invalid splits it in halves, each sent on its own under a new key, down to the
- *       one entry that is refused alone, which is set aside. An entry whose stored payload is not a
- *       JSON object is set aside without being sent. So one edit the server can never accept
+ *       one entry that is refused alone, which is set aside; when that refusal is a 400 that names no
+ *       entry, only once the server accepted the same request with no entries (so the refusal was
+ *       about the entry, not the request). An entry beyond the record limits (its stored payload is
+ *       not a JSON object, nests too deep, ...) is set aside without being sent. So one edit the server can never accept
  *       blocks nothing behind it, and no other entry is lost or sent under a key of another body.
  *       A refusal that is not an entry's fault fails the run.</li>
  * </ol>
@@ -179,6 +181,9 @@ final class PushStage {
             }
             case SPLIT -> {
                 if (entries.size() == 1) {
+                    if (refusal.status() == 400 && !requestIsAccepted(ctx)) {
+                        throw refusal;   // the same request with no entry is refused too: not the entry's fault
+                    }
                     return rejectAndSendTheRest(ctx, entries, 0, reason(refusal, entries.get(0)), sent);
                 }
                 log.log(System.Logger.Level.INFO, "{0}: push {1} of {2} entries refused ({3}); sending it in halves "
@@ -188,6 +193,24 @@ final class PushStage {
                 return send(ctx, entries.subList(0, half), sent).plus(send(ctx, entries.subList(half, entries.size()), sent));
             }
             default -> throw refusal;   // not an entry's fault: the run fails; the batch stays recorded and is queried next run
+        }
+    }
+
+    /**
+     * Whether the server accepts this run's push request with no entries: a 400 that named no entry,
+     * for a push of one entry, is that entry's fault only if so. Nothing is applied either way.
+     */
+    private boolean requestIsAccepted(RunContext ctx) {
+        try {
+            remote.push(ctx.key(), PushBatch.probe(UUID.randomUUID().toString()), ctx.fence().epoch(), ctx.runId());
+            return true;
+        } catch (RemoteException e) {
+            if (e.kind() == RemoteException.Kind.HTTP && e.status() == 409 && "stale_fencing_token".equals(e.code())) {
+                throw new NewerFencingTokenException(ctx.lease().fence().epoch(), e);
+            }
+            log.log(System.Logger.Level.INFO, "{0}: a push of no entries is refused too ({1}): the refusal is about"
+                    + " the request, not an entry", ctx.key(), e.getMessage());
+            return false;
         }
     }
 

@@ -1,8 +1,9 @@
 package org.leasesync.sync;
 
 /**
- * An outbox entry that cannot be put into a push at all (its stored payload is not a JSON object:
- * the local copy is damaged). Thrown by {@link SyncRemote#push} before anything is sent, so it is
+ * An outbox entry that cannot be put into a push at all: it breaks the record limits
+ * ({@link org.leasesync.protocol.RecordLimits}) — its stored payload is not a JSON object (the local
+ * copy is damaged), nests too deep or is too large (saved by an older version). Thrown by {@link SyncRemote#push} before anything is sent, so it is
  * {@link RemoteException.Kind#NOT_SENT}; the push stage sets the entry aside as rejected and pushes
  * the others.
  */

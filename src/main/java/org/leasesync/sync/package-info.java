@@ -4,6 +4,6 @@
  * ({@link org.leasesync.sync.SyncRemote} for the server, {@link org.leasesync.sync.LocalData} for
  * the local copy); the background triggers' "synced moments ago" rule.
  *
- * <p>May import: the JDK, {@code lease} and {@code run}. Never JDBC, HTTP, JSON or a UI toolkit.
+ * <p>May import: the JDK, {@code lease}, {@code run} and {@code protocol} (the record limits). Never JDBC, HTTP, JSON or a UI toolkit.
  */
 package org.leasesync.sync;

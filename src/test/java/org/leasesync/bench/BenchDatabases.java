@@ -63,24 +63,26 @@ final class BenchDatabases implements AutoCloseable {
         }
 
         /**
-         * On PostgreSQL, the CPU time (user + system) the server processes of this database's
-         * sessions have used so far, from {@code /proc/PID/stat} (the server runs on this machine; 100
-         * clock ticks per second); 0 on H2. Only this contender connects to its database.
+         * On PostgreSQL, the CPU time the server processes of this database's sessions have used so
+         * far, in nanoseconds; 0 on H2. Read from {@code /proc/PID/schedstat} (the server runs on this
+         * machine, and each backend is one single-threaded process), whose first field counts
+         * nanoseconds on a CPU: {@code /proc/PID/stat}'s 10 ms clock ticks read 0 for the short
+         * slices of a quick run. Only this contender connects to its database.
          */
         long serverCpuNanos() {
             if (dialect() != SqlDialect.POSTGRESQL) {
                 return 0;
             }
-            long ticks = 0;
+            long nanos = 0;
             try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
                 while (rs.next()) {
-                    ticks += processTicks(rs.getLong(1));
+                    nanos += processCpuNanos(rs.getLong(1));
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot list the sessions of " + name + ": " + e.getMessage(), e);
             }
-            return ticks * 10_000_000L;
+            return nanos;
         }
 
         @Override
@@ -180,12 +182,14 @@ final class BenchDatabases implements AutoCloseable {
         return out.toString();
     }
 
-    /** User + system clock ticks of a process ({@code /proc/PID/stat} fields 14 and 15); 0 if it is gone. */
-    static long processTicks(long pid) {
+    /**
+     * Nanoseconds a single-threaded process has spent on a CPU ({@code /proc/PID/schedstat}, first
+     * field; precise, unlike the clock ticks of {@code /proc/PID/stat}); 0 if it is gone.
+     */
+    static long processCpuNanos(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]);   // fields 14, 15 counted from field 3
+            String schedstat = Files.readString(Path.of("/proc/" + pid + "/schedstat"));
+            return Long.parseLong(schedstat.trim().split(" ")[0]);
         } catch (IOException | RuntimeException e) {
             return 0;
         }

@@ -225,25 +225,25 @@ final class ScaleBench {
         if (jdbcUrl == null) {
             return 0;
         }
-        long ticks = 0;
+        long nanos = 0;
         try (Connection c = DriverManager.getConnection(jdbcUrl, Postgres.USER, Postgres.PASSWORD);
              Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
                      + " AND pid <> pg_backend_pid()")) {
             while (rs.next()) {
-                ticks += BenchDatabases.processTicks(rs.getLong(1));
+                nanos += BenchDatabases.processCpuNanos(rs.getLong(1));
             }
         }
-        return ticks / 100.0;
+        return nanos / 1e9;
     }
 
     private static long[] pushUntil(HttpSyncRemote remote, int stream, AtomicLong pushed, int batch, long stop) {
         long records = 0;
         long requests = 0;
-        while (System.nanoTime() < stop) {
+        do {   // at least one request: a loaded machine may reach the stop before the first
             records += push(remote, stream, STREAMS.get(stream), pushed, batch);
             requests++;
-        }
+        } while (System.nanoTime() < stop);
         return new long[] {records, requests};
     }
 
@@ -273,11 +273,11 @@ final class ScaleBench {
     private static long[] pullUntil(HttpSyncRemote remote, int stream, long expected, int batch, long stop) {
         long records = 0;
         long requests = 0;
-        while (System.nanoTime() < stop) {
+        do {   // at least one pass, as for pushes
             long[] pass = pullPass(remote, STREAMS.get(stream), batch, expected);
             records += pass[0];
             requests += pass[1];
-        }
+        } while (System.nanoTime() < stop);
         return new long[] {records, requests};
     }
 

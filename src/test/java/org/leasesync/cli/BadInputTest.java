@@ -99,7 +99,7 @@ class BadInputTest {
                         "--discard-unconfirmed"),
                 bad("give exactly one of --payload JSON, --payload-file PATH or --delete", EDIT, "--payload", "{}", "--delete"),
                 bad("--payload is not valid JSON", EDIT, "--payload", "{nope"),
-                bad("invalid --id: record id must be 1-255 characters", List.of("edit", "--user", "alice", "--scope",
+                bad("invalid --id: record id ' ' begins or ends with white space", List.of("edit", "--user", "alice", "--scope",
                         "backup", "--payload", "{}"), "--id", " "),
                 bad("invalid --scope: unknown scope 'photos'", List.of("edit", "--user", "alice", "--id", "x",
                         "--payload", "{}"), "--scope", "photos"),

@@ -94,8 +94,8 @@ class OutboxCliTest {
         Files.writeString(big, blob(6 * 1024 * 1024));
         Result r = edit("--id", "huge", "--payload-file", big.toString());
         assertThat(r.code()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("leasesync: the edit of record 'huge' is too large to sync: a push of it alone is "
-                + "6,291,587 bytes, and the sync server accepts at most 5,242,880 bytes (5 MiB) per push");
+        assertThat(r.err()).contains("leasesync: --payload-file " + big + " is refused: its content has a string"
+                + " longer than 5,238,784 characters; a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(dir).as("refused before the data directory is touched").doesNotExist();
 
         Result missing = edit("--id", "x", "--payload-file", tmp.resolve("nope.json").toString());
@@ -152,17 +152,18 @@ class OutboxCliTest {
         Result list = outbox("list");
         assertThat(list.code()).isZero();
         assertThat(list.out()).contains("alice|course_sync: 1 outbox entry, 1 set aside", big, "huge", "rejected",
-                "the sync server refused it (HTTP 413 payload_too_large", "leasesync outbox discard --user alice "
+                "the edit of record 'huge' cannot be sent: its content is 5,242,891 bytes; a record may have at most"
+                        + " 5,238,784 bytes (5 MiB less 4 KiB)", "leasesync outbox discard --user alice "
                         + "--scope course_sync --data-dir " + dir + " CHANGE");
         JsonNode listed = new ObjectMapper().readTree(outbox("list", "--json").out()).path("outbox").get(0);
         assertThat(listed.path("changeId").asText()).isEqualTo(big);
         assertThat(listed.path("state").asText()).isEqualTo("rejected");
         assertThat(listed.path("setAside").asBoolean()).isTrue();
-        assertThat(listed.path("rejectedReason").asText()).contains("HTTP 413");
+        assertThat(listed.path("rejectedReason").asText()).contains("a record may have at most 5,238,784 bytes");
 
         Result tooBig = outbox("send-again", big);
         assertThat(tooBig.code()).isEqualTo(1);
-        assertThat(tooBig.err()).contains("too large to sync");
+        assertThat(tooBig.err()).contains("cannot be synced: its content is 5,242,891 bytes");
 
         Result discarded = outbox("discard", big);
         assertThat(discarded.code()).as(discarded.err()).isZero();

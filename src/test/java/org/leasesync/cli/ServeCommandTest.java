@@ -79,10 +79,7 @@ class ServeCommandTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--fault", "throttle=0"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            awaitOutput(out, "token admin ", exit);
             List<String> lines = out.toString().lines().toList();
             assertThat(lines).hasSize(7);
             assertThat(lines.get(0)).matches("listening on http://127\\.0\\.0\\.1:\\d+");
@@ -123,10 +120,7 @@ class ServeCommandTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--audit"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            awaitOutput(out, "token admin ", exit);
             List<String> lines = out.toString().lines().toList();
             String baseUrl = lines.get(0).substring("listening on ".length());
             String aliceToken = lines.get(4).split(" ")[2];
@@ -210,10 +204,7 @@ class ServeCommandTest {
         try {
             Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--db", db.jdbcUrl(),
                     "--db-pool-size", "2"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!out.toString().contains("token admin ") && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            awaitOutput(out, "token admin ", exit);
             List<String> lines = out.toString().lines().toList();
             assertThat(lines).hasSize(7);
             String baseUrl = lines.get(0).substring("listening on ".length());
@@ -239,11 +230,7 @@ class ServeCommandTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString().contains("\n") && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            Thread.sleep(300);
+            awaitOutput(out, "\n", exit);
             List<String> lines = out.toString().lines().toList();
             assertThat(lines).hasSize(1);
             assertThat(lines.get(0)).matches("listening on http://127\\.0\\.0\\.1:\\d+");
@@ -261,5 +248,24 @@ class ServeCommandTest {
 
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("--audit");
+    }
+
+    /**
+     * Waits until {@code out} holds {@code marker}; fails at once, with what was printed, if the
+     * command ended first. The bound only catches a hang: starting a server takes what the machine
+     * gives it (Argon2id hashes of the demo passwords among it).
+     */
+    private static void awaitOutput(StringWriter out, String marker, Future<Integer> exit) throws Exception {
+        long hang = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (!out.toString().contains(marker)) {
+            if (exit.isDone()) {
+                throw new AssertionError("serve ended (" + exit.get() + ") before printing " + marker.strip()
+                        + "; it printed: " + out);
+            }
+            if (System.nanoTime() > hang) {
+                throw new AssertionError("serve printed no " + marker.strip() + " in 3 minutes; it printed: " + out);
+            }
+            Thread.sleep(10);
+        }
     }
 }

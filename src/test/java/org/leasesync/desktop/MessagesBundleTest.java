@@ -49,7 +49,7 @@ class MessagesBundleTest {
         }
         for (String k : zh.stringPropertyNames()) {
             String v = zh.getProperty(k);
-            boolean exempt = k.startsWith("language.") || k.equals("settings.servers.prompt") || k.equals("sentence.end")
+            boolean exempt = k.startsWith("language.") || k.equals("signin.servers.prompt") || k.equals("sentence.end")
                     || v.matches("[{}0-9a-z ,#|<.()（）：:—·×、-]*");
             if (!exempt) {
                 assertThat(v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN))

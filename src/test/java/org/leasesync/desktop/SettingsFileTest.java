@@ -121,23 +121,45 @@ class SettingsFileTest {
     }
 
     @Test
-    void theDialogsStartOptionsRoundTripAndTheTokenIsNeverInToString() throws Exception {
+    void theDialogsStartOptionsRoundTrip() throws Exception {
         SettingsFile f = new SettingsFile(dir, time);
         f.load();
         LaunchSettings launch = new LaunchSettings(Optional.of(java.time.Duration.ofSeconds(90)),
-                Optional.of(java.time.Duration.ZERO), Language.CHINESE_SIMPLIFIED,
-                Optional.of(new LaunchSettings.ServerAccount(org.leasesync.remote.ServerUrls.parse("https://a.example/,https://b.example/"),
-                        "bob", "s3cret")));
+                Optional.of(java.time.Duration.ZERO), Language.CHINESE_SIMPLIFIED);
         f.update(s -> s.withLaunch(launch));
         String json = Files.readString(dir.resolve("settings.json"));
         assertThat(json).contains("\"scheduleInterval\" : \"90s\"", "\"foregroundMinInterval\" : \"0s\"",
-                "\"language\" : \"zh-CN\"", "\"token\" : \"s3cret\"");
+                "\"language\" : \"zh-CN\"").doesNotContain("server", "token");
         assertThat(new SettingsFile(dir, time).load().settings().launch()).isEqualTo(launch);
         assertThat(SettingsFile.peek(dir).orElseThrow().launch()).isEqualTo(launch);
-        assertThat(launch.toString()).doesNotContain("s3cret");
 
         f.update(s -> s.withLaunch(LaunchSettings.NONE));
         assertThat(Files.readString(dir.resolve("settings.json"))).doesNotContain("scheduleInterval", "language", "server");
+    }
+
+    @Test
+    void anOlderVersionsServerEntryIsReadAndDroppedWithEveryOtherKeyKept() throws Exception {
+        Files.writeString(dir.resolve("settings.json"), """
+                { "notifications" : false, "scheduleInterval" : "90s", "fromANewerVersion" : { "x" : 1 },
+                  "server" : { "urls" : [ "https://a.example/", "https://b.example/" ], "user" : "bob", "token" : "s3cret" },
+                  "window" : { "x" : 1.0, "y" : 2.0, "width" : 800.0, "height" : 600.0, "maximized" : false } }
+                """);
+        SettingsFile.LegacyServer legacy = SettingsFile.legacyServer(dir).orElseThrow();
+        assertThat(legacy.urls()).containsExactly("https://a.example/", "https://b.example/");
+        assertThat(legacy.user()).contains("bob");
+        assertThat(legacy.token()).contains("s3cret");
+        assertThat(legacy.toString()).doesNotContain("s3cret");
+        assertThat(new SettingsFile(dir, time).load().problem()).as("the window still reads the file").isEmpty();
+
+        SettingsFile.dropLegacyServer(dir);
+        String json = Files.readString(dir.resolve("settings.json"));
+        assertThat(json).doesNotContain("server", "s3cret").contains("\"fromANewerVersion\"", "\"window\"");
+        SettingsFile.Loaded after = new SettingsFile(dir, time).load();
+        assertThat(after.settings().notifications()).isFalse();
+        assertThat(after.settings().launch().scheduleInterval()).contains(java.time.Duration.ofSeconds(90));
+        assertThat(SettingsFile.legacyServer(dir)).isEmpty();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("settings.json"))))
+                .isEqualTo("rw-------");
     }
 
     @Test

@@ -191,7 +191,10 @@ class PoisonOutboxTest {
                 assertThat(hashes).as("bodies sent with idempotency key %s", key).containsOnly(hashes.get(0)));
     }
 
-    /** The issue's case: a 413 edit, then an ordinary edit of another record; today every sync failed with 413. */
+    /**
+     * An edit too large for any push (saved by an older version), then an ordinary edit of another
+     * record: the first is set aside without being sent, naming the limit; the second is pushed.
+     */
     @Test
     void anEditTheServerRefusesAsTooLargeIsSetAsideAndTheEditBehindItIsPushed() throws Exception {
         direct();
@@ -205,8 +208,8 @@ class PoisonOutboxTest {
         JdbcLocalEdits.OutboxItem rejected = item(big);
         assertThat(rejected.state()).isEqualTo("rejected");
         assertThat(rejected.rejectedReason().orElseThrow())
-                .contains("HTTP 413 payload_too_large")
-                .contains("5,242,880 bytes");
+                .isEqualTo("the edit of record 'huge' cannot be sent: its content is 5,242,991 bytes; a record may have"
+                        + " at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(rejected.rejectedAt()).isPresent();
         assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(big);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
@@ -295,6 +298,39 @@ class PoisonOutboxTest {
         assertNoKeyReusedForAnotherBody();
     }
 
+    /**
+     * A server that refuses a whole body naming no entry (its parser stops at the body's depth) does
+     * not wedge the outbox: the batch is split down to the entry refused alone, which is set aside once
+     * the same request with no entries is accepted; the others and a later edit are applied once.
+     */
+    @Test
+    void aWholeBodyRefusalNamingNoEntryIsNarrowedToTheEntryAndSetsOnlyItAside() throws Exception {
+        throughProxy(body -> recordIds(body).contains("poison")
+                ? Optional.of(answer(400, "application/json", "{\"code\":\"bad_request\",\"message\":\"malformed JSON"
+                        + " at line 1, column 3012: Document nesting depth (1001) exceeds the maximum allowed (1000)\"}"))
+                : Optional.empty());
+        List<String> ok = new ArrayList<>();
+        ok.add(client.edits.addEdit(ALICE, "a", "{\"n\":1}", false));
+        String bad = client.edits.addEdit(ALICE, "poison", "{\"n\":2}", false);
+        ok.add(client.edits.addEdit(ALICE, "b", "{\"n\":3}", false));
+        ok.add(client.edits.addEdit(ALICE, "c", "{\"n\":4}", false));
+
+        RunResult r = client.sync(ALICE, TaskSource.MANUAL);
+
+        assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(bad);
+        assertThat(item(bad).rejectedReason().orElseThrow())
+                .startsWith("the sync server refused it (HTTP 400 bad_request: malformed JSON at line 1");
+        assertThat(pushedRecordSets).as("the empty probe was sent and accepted").contains("[]");
+
+        ok.add(client.edits.addEdit(ALICE, "d", "{\"n\":5}", false));
+        assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertAppliedOnce(ok);
+        assertNoKeyReusedForAnotherBody();
+        assertThat(client.edits.discardSetAside(ALICE, bad)).isTrue();
+        assertThat(client.edits.outbox(ALICE)).isEmpty();
+    }
+
     /** A refusal that is not an entry's fault sets nothing aside: the run fails and everything stays pending. */
     @Test
     void aRefusalOfTheRequestItselfFailsTheRunAndSetsNothingAside() throws Exception {
@@ -364,7 +400,7 @@ class PoisonOutboxTest {
         assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).isEqualTo("{\"title\":\"shorter\"}");
         assertAppliedOnce(List.of(smaller));
         assertThatThrownBy(() -> client.edits.sendAgain(ALICE, big)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("too large to sync");
+                .hasMessageContaining("cannot be synced: its content is 5,242,901 bytes");
         assertThat(item(big).state()).isEqualTo("rejected");
     }
 
@@ -389,17 +425,18 @@ class PoisonOutboxTest {
         assertNoKeyReusedForAnotherBody();
     }
 
-    /** The limit is checked when the edit is made, to the byte, against what the real server accepts. */
+    /**
+     * The record limit is checked when the edit is made, to the byte, and an edit at the limit is one
+     * the real server accepts.
+     */
     @Test
     void anEditThatCanNeverFitIsRefusedWhenMadeAndOneThatJustFitsIsApplied() throws Exception {
         direct();
-        OutboxEntry probe = new OutboxEntry(0, UUID.randomUUID().toString(), "edge", 0, false, bigPayload(0),
-                java.time.Instant.EPOCH);
-        int fits = (int) (PushLimits.MAX_BODY_BYTES - PushLimits.aloneBytes(probe));
+        int fits = org.leasesync.protocol.RecordLimits.MAX_PAYLOAD_BYTES - bigPayload(0).length();
         assertThatThrownBy(() -> client.edits.addEdit(ALICE, "edge", bigPayload(fits + 1), false))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("the edit of record 'edge' is too large to sync: a push of it alone is 5,242,881 bytes, "
-                        + "and the sync server accepts at most 5,242,880 bytes (5 MiB) per push");
+                .hasMessage("the edit of record 'edge' cannot be synced: its content is 5,238,785 bytes; a record may"
+                        + " have at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(client.edits.outbox(ALICE)).as("nothing saved").isEmpty();
 
         String edge = client.edits.addEdit(ALICE, "edge", bigPayload(fits), false);

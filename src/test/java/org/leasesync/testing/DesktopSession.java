@@ -166,6 +166,23 @@ public final class DesktopSession implements AutoCloseable {
     }
 
     /**
+     * Like {@link #spawn(String, List)}, with {@code env} added to the session's and {@code stdin}
+     * written to the process's standard input, then closed (a keyring daemon's password, say).
+     */
+    public Process spawn(String name, List<String> command, Map<String, String> env, String stdin) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile());
+        pb.environment().putAll(env());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        processes.add(p);
+        try (var in = p.getOutputStream()) {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        return p;
+    }
+
+    /**
      * Runs a short command in this session and returns its output (stdout and stderr).
      *
      * @throws IllegalStateException if it does not end within 20 s

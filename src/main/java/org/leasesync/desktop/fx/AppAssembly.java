@@ -85,6 +85,9 @@ public final class AppAssembly implements AutoCloseable {
     private final SettingsViewModel settingsModel;
     private SettingsDialog settingsDialog;
     private final WindowPlacement placement;
+    private final AccountsAssembly accounts;
+    /** The schedule and foreground intervals in force, for the footer. FX thread. */
+    private final Duration[] intervals;
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
@@ -119,11 +122,18 @@ public final class AppAssembly implements AutoCloseable {
         BackgroundViewModel[] desktopRef = new BackgroundViewModel[1];
         PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
                 reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
-        this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts(),
+        // automatic triggers pass the pause (the user's own reason, shown on the cards) and then the
+        // signed-out gate (no timer or window sync for an account the server no longer accepts)
+        this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts().entries().stream()
+                .map(org.leasesync.desktop.WindowAccounts.Entry::user).toList(),
                 sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
-                        rt.registry().owner().asString(), rt.config().origin()), pause, settings.time());
+                        rt.registry().owner().asString(), rt::originOf), pause.and(backend.accounts().gate()),
+                settings.time());
+        vm.setAccountPreparer(backend.accounts()::prepare);
         this.desktop = new BackgroundViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
         desktopRef[0] = desktop;
+        backend.legacyServer().ifPresent(r -> desktop.notice(messages.get("banner.legacyServer." + r.outcome().name(),
+                r.name(), r.keptIn().orElse(""), r.reason().orElse(""))));
         loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
@@ -162,6 +172,8 @@ public final class AppAssembly implements AutoCloseable {
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
 
         this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
+        this.accounts = new AccountsAssembly(backend.accounts(), vm, ui, messages, settings.time(), foregroundDue,
+                () -> stage, lifecycle::open);
         this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
                 () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
         this.onRunEvent = e -> {
@@ -178,11 +190,12 @@ public final class AppAssembly implements AutoCloseable {
         rt.coordinator().addListener(onRunEvent);
         this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
 
+        this.intervals = new Duration[] {settings.scheduleInterval(), settings.foregroundMinInterval()};
         showFooter(texts, settings.scheduleInterval(), settings.foregroundMinInterval());
+        vm.currentUserProperty().addListener((o, a, b) -> showFooter(texts, intervals[0], intervals[1]));
         this.settingsModel = new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals);
-        MainView view = new MainView(vm, data, history, this::openQa, footer,
-                user -> vm.switchAccountAndSync(user, foregroundDue), desktop, messages, this::openSettings,
-                lifecycle::quit,
+        MainView view = new MainView(vm, data, history, this::openQa, footer, accounts.accounts(), accounts::openNew,
+                accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
@@ -192,8 +205,12 @@ public final class AppAssembly implements AutoCloseable {
         placement.restore();
     }
 
+    /** The footer: the intervals in force and the shown account's server. FX thread. */
     private void showFooter(StatusTexts texts, Duration scheduleInterval, Duration foregroundMinInterval) {
-        footer.set(texts.footer(scheduleInterval, foregroundMinInterval, backend.servers()));
+        intervals[0] = scheduleInterval;
+        intervals[1] = foregroundMinInterval;
+        footer.set(texts.footer(scheduleInterval, foregroundMinInterval, backend.accounts().entry(vm.currentUser())
+                .map(org.leasesync.desktop.WindowAccounts.Entry::servers).orElse(backend.servers())));
     }
 
     /**
@@ -211,7 +228,8 @@ public final class AppAssembly implements AutoCloseable {
     /** Opens the settings dialog (the window's menu and the tray's). FX thread. */
     void openSettings() {
         if (settingsDialog == null) {
-            settingsDialog = new SettingsDialog(settingsModel, stage, parts.messages());
+            settingsDialog = new SettingsDialog(settingsModel, accounts.accounts(), accounts::openNew, stage,
+                    parts.messages());
         }
         lifecycle.open();
         settingsDialog.show();
@@ -219,6 +237,10 @@ public final class AppAssembly implements AutoCloseable {
 
     boolean settingsDialogShowing() {
         return settingsDialog != null && settingsDialog.stage().isShowing();
+    }
+
+    AccountsAssembly accounts() {
+        return accounts;
     }
 
     SettingsFile settingsFile() {
@@ -371,6 +393,7 @@ public final class AppAssembly implements AutoCloseable {
         if (settingsDialog != null) {
             settingsDialog.stage().hide();
         }
+        accounts.close();
         if (stage.isShowing()) {
             placement.save();
             // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the

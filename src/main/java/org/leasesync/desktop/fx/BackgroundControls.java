@@ -46,6 +46,28 @@ final class BackgroundControls {
         return new StackPane(pause, paused);
     }
 
+    /**
+     * Puts the account entries at the top of the app menu: Sign in… (with the demo) or Add account…
+     * (with an account signed in), and Sign out for the account shown when it is signed in here.
+     */
+    static void accountItems(MenuButton menu, AccountsViewModel accounts, Messages m, Runnable signIn) {
+        MenuItem first = new MenuItem(m.get("menu.signIn"));
+        first.setId("menu-sign-in");
+        first.setOnAction(e -> signIn.run());
+        first.visibleProperty().bind(accounts.anySignedInProperty().not());
+        MenuItem add = new MenuItem(m.get("menu.addAccount"));
+        add.setId("menu-add-account");
+        add.setOnAction(e -> signIn.run());
+        add.visibleProperty().bind(accounts.anySignedInProperty());
+        MenuItem out = new MenuItem();
+        out.setId("menu-sign-out");
+        out.textProperty().bind(accounts.signOutTextProperty());
+        out.visibleProperty().bind(accounts.currentSignedInProperty());
+        out.disableProperty().bind(accounts.signingOutProperty());
+        out.setOnAction(e -> accounts.signOut());
+        menu.getItems().addAll(0, java.util.List.of(first, add, out, new SeparatorMenuItem()));
+    }
+
     /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, quit. */
     static MenuButton appMenu(BackgroundViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
                               Runnable quit) {

@@ -51,7 +51,8 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
             new NamedThreads("server-probe", true));
     private final ScheduledExecutorService notifyThread = Executors.newSingleThreadScheduledExecutor(
             new NamedThreads("notifier", true));
-    private final ServerProbe serverProbe;
+    /** One probe per server the accounts shown use, made when first needed (each has its own HTTP client). */
+    private final Map<String, ServerProbe> probes = new ConcurrentHashMap<>();
     private final OfflineMonitor offline;
     private final AttentionWatcher attention;
     private final Map<TaskKey, Instant> successSeen = new ConcurrentHashMap<>();
@@ -70,8 +71,7 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
         this.parts = parts;
         this.ui = ui;
         this.openAt = openAt;
-        this.serverProbe = new ServerProbe(backend.servers(), PROBE_TIMEOUT, backend.transport());
-        this.offline = new OfflineMonitor(serverProbe::probe, probeThread, settings.time(), parts.probeFirst(),
+        this.offline = new OfflineMonitor(this::probe, probeThread, settings.time(), parts.probeFirst(),
                 parts.probeMax(), new OfflineMonitor.Listener() {
                     @Override
                     public void offline(Instant nextTry) {
@@ -109,6 +109,22 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
                 () -> vm.tracker().user(), new NotificationPolicy(parts.messages()), () -> offline.nextTry().isPresent(),
                 notificationsOn, current, notifyThread, NOTIFY_RECHECK);
         vm.addStatusListener(this::shown);
+        // offline is about the shown account's server: another account's may well answer
+        vm.currentUserProperty().addListener((o, a, b) -> {
+            offline.reachedServer();
+            desktop.online();
+        });
+    }
+
+    /** Probes the servers of the account shown (the probe thread). */
+    private ServerProbe.Result probe() {
+        String user = vm.tracker().user();
+        var rt = backend.runtime();
+        var servers = user == null ? backend.servers() : rt.serversOf(user);
+        var transport = user == null ? backend.transport() : rt.transportOf(user);
+        ServerProbe p = probes.computeIfAbsent(servers + " " + transport,
+                k -> new ServerProbe(servers, PROBE_TIMEOUT, transport));
+        return p.probe();
     }
 
     /** Connects the notifier (on its own thread) and starts the periodic notification check. */
@@ -186,6 +202,6 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
         notifyThread.shutdownNow();
         probeThread.shutdownNow();
         notifier.close();
-        serverProbe.close();
+        probes.values().forEach(ServerProbe::close);
     }
 }

@@ -20,6 +20,7 @@ import javafx.collections.ObservableList;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.remote.PayloadJson;
 import org.leasesync.store.SavedEdit;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.PrettyJson;
@@ -252,8 +253,17 @@ public final class DataViewModel {
                 return;
             }
             json = n.toString();
+        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+            message.set(m.get("data.error.limit", org.leasesync.protocol.RecordLimits.TOO_DEEP));
+            return;
         } catch (JsonProcessingException e) {
             message.set(m.get("data.error.notJson", e.getOriginalMessage()));
+            return;
+        }
+        // The record limits, checked as the command line's edit and the push body check them.
+        Optional<String> limit = PayloadJson.problem(json);
+        if (limit.isPresent()) {
+            message.set(m.get("data.error.limit", limit.get()));
             return;
         }
         if (recordId == null || recordId.isBlank()) {

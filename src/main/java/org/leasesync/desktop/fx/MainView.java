@@ -24,9 +24,14 @@ final class MainView {
 
     private final BorderPane root = new BorderPane();
 
+    /**
+     * @param signIn opens the Sign in dialog (Sign in, Add account)
+     * @param signInAgain opens it for the account shown (a signed-out card's Sign in)
+     */
     MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa,
-             javafx.beans.value.ObservableValue<String> footer, java.util.function.Consumer<String> switchAccount,
-             BackgroundViewModel desktop, Messages messages, Runnable openSettings, Runnable quit, FolderActions folders) {
+             javafx.beans.value.ObservableValue<String> footer, AccountsViewModel accounts, Runnable signIn,
+             Runnable signInAgain, BackgroundViewModel desktop, Messages messages, Runnable openSettings, Runnable quit,
+             FolderActions folders) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -34,7 +39,18 @@ final class MainView {
         account.setId("account");
         account.setValue(vm.currentUser());
         vm.currentUserProperty().addListener((o, a, b) -> account.setValue(b));
-        account.setOnAction(e -> switchAccount.accept(account.getValue()));
+        account.setConverter(new javafx.util.StringConverter<>() {
+            @Override
+            public String toString(String user) {
+                return accounts.label(user);
+            }
+
+            @Override
+            public String fromString(String text) {
+                return null;
+            }
+        });
+        account.setOnAction(e -> accounts.switchTo(account.getValue()));
         Button syncAll = new Button(messages.get("main.syncAll"));
         syncAll.setId("sync-all");
         syncAll.getStyleClass().add("accent");
@@ -44,6 +60,7 @@ final class MainView {
         qa.setOnAction(e -> openQa.run());
         Node pause = BackgroundControls.pauseControl(desktop, messages);
         MenuButton menu = BackgroundControls.appMenu(desktop, messages, openSettings, folders, quit);
+        BackgroundControls.accountItems(menu, accounts, messages, signIn);
         // The controls wrap to a second line in a narrow window rather than cutting the title short.
         title.setMinWidth(Region.USE_PREF_SIZE);
         javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(10, 6, pause,
@@ -83,7 +100,7 @@ final class MainView {
         cards.setPadding(new Insets(16));
         java.util.Map<Scope, ScopeCard> byScope = new java.util.EnumMap<>(Scope.class);
         for (Scope s : Scope.values()) {
-            ScopeCard card = new ScopeCard(vm.card(s), vm);
+            ScopeCard card = new ScopeCard(vm.card(s), vm, signInAgain);
             byScope.put(s, card);
             cards.getChildren().add(card);
         }

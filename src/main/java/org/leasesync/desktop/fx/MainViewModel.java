@@ -43,6 +43,7 @@ public final class MainViewModel {
     private final Executor background;
     private final Executor ui;
     private final StatusTexts texts;
+    private final ObservableList<String> accountList;
     private final ObservableList<String> accounts;
     private final ReadOnlyStringWrapper currentUser = new ReadOnlyStringWrapper();
     private final ReadOnlyStringWrapper banner = new ReadOnlyStringWrapper("");
@@ -52,6 +53,7 @@ public final class MainViewModel {
     private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
     private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
     private CardOverlay overlay;
+    private java.util.function.Function<String, java.util.Optional<String>> prepare = user -> java.util.Optional.empty();
 
     /**
      * Without a pause gate, with the system's locale and time.
@@ -83,7 +85,8 @@ public final class MainViewModel {
         this.gate = Objects.requireNonNull(gate);
         this.time = Objects.requireNonNull(time);
         this.overlay = CardOverlay.none(time.now());
-        this.accounts = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(accounts));
+        this.accountList = FXCollections.observableArrayList(accounts);
+        this.accounts = FXCollections.unmodifiableObservableList(accountList);
         for (Scope s : Scope.values()) {
             cards.put(s, new ScopeCardModel(s, texts.messages()));
         }
@@ -96,8 +99,33 @@ public final class MainViewModel {
         switchAccount(accounts.get(0));
     }
 
+    /** The user ids of the accounts to switch between (read-only; {@link #setAccounts} changes it). */
     public ObservableList<String> accounts() {
         return accounts;
+    }
+
+    /**
+     * The accounts to switch between changed (an account signed in or out). Does not switch: the
+     * caller switches when the current one is gone. UI thread.
+     */
+    public void setAccounts(List<String> users) {
+        if (!accountList.equals(users)) {
+            accountList.setAll(users);
+        }
+    }
+
+    /**
+     * What makes the runtime ready for an account before its cards are shown (a signed-in account's
+     * token is read from where it is kept); it answers why the account cannot sync, if so. Runs on the
+     * background executor and may block there. Set once, before {@link #start()}.
+     */
+    public void setAccountPreparer(java.util.function.Function<String, java.util.Optional<String>> prepare) {
+        this.prepare = Objects.requireNonNull(prepare);
+    }
+
+    /** A line for the whole window, e.g. what a sign-in or sign-out did. UI thread. */
+    void showBanner(String text) {
+        banner.set(Objects.requireNonNull(text));
     }
 
     public ReadOnlyStringProperty currentUserProperty() {
@@ -149,8 +177,23 @@ public final class MainViewModel {
      * here while the pause lasts. UI thread.
      */
     public void setOverlay(CardOverlay o) {
-        overlay = o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of());
+        overlay = (o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of()))
+                .withAccountSignedOut(overlay.accountSignedOut());
         reapply();
+    }
+
+    /**
+     * Whether the account shown is signed out (a run of this window found its session refused): every
+     * card of it then says so and offers Sign in. UI thread.
+     */
+    public void setAccountSignedOut(boolean signedOut) {
+        if (overlay.accountSignedOut() != signedOut) {
+            if (signedOut) {
+                banner.set("");   // "Signed in as …, syncing now" is not true any more; the cards say what to do
+            }
+            overlay = overlay.withAccountSignedOut(signedOut);
+            reapply();
+        }
     }
 
     /** The overlay the cards are shown under. UI thread. */
@@ -180,7 +223,8 @@ public final class MainViewModel {
     private void skipped(TaskKey key, TaskSource source, String reason) {
         log.info("{} trigger for {} skipped: {}", source.wireName(), key, reason);
         ui.execute(() -> {
-            if (key.userId().equals(currentUser.get())) {
+            // only the pause's skips are shown (on its cards); a signed-out card says what to do itself
+            if (key.userId().equals(currentUser.get()) && overlay.pause().isPresent()) {
                 overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
                 reapply();
             }
@@ -188,8 +232,9 @@ public final class MainViewModel {
     }
 
     /**
-     * Switches account: the old account's local runs are cancelled and fenced, the cards show the new
-     * account's state only.
+     * Switches account: the old account's local runs are cancelled and fenced (they can write nothing
+     * more, locally or on the server), the new one is made ready ({@link #setAccountPreparer}), and the
+     * cards show the new account's state only.
      */
     public void switchAccount(String user) {
         if (user == null || user.equals(currentUser.get()) || !accounts.contains(user)) {
@@ -207,6 +252,18 @@ public final class MainViewModel {
                     log.info("switched from {} to {}: cancelled {} run(s) of {}", old, user, n, old);
                 }
             }
+            java.util.Optional<String> problem;
+            try {
+                problem = prepare.apply(user);
+            } catch (RuntimeException e) {
+                log.warn("could not get {} ready to sync: {}", user, e.getMessage());
+                problem = java.util.Optional.of(e.getMessage() == null ? e.toString() : e.getMessage());
+            }
+            problem.ifPresent(p -> ui.execute(() -> {
+                if (user.equals(currentUser.get())) {
+                    banner.set(texts.messages().get("banner.accountNotReady", user, p));
+                }
+            }));
             tracker.setUser(user);
         });
     }

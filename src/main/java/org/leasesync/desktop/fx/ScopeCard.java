@@ -16,8 +16,10 @@ import org.leasesync.desktop.Messages;
 final class ScopeCard extends VBox {
 
     private final Button primary;
+    private final Button signIn;
 
-    ScopeCard(ScopeCardModel model, MainViewModel vm) {
+    /** @param signInAgain opens the Sign in dialog for the signed-in account (the card is signed out) */
+    ScopeCard(ScopeCardModel model, MainViewModel vm, Runnable signInAgain) {
         Scope scope = model.scope();
         String id = scope.wireName();
         getStyleClass().add("scope-card");
@@ -57,6 +59,18 @@ final class ScopeCard extends VBox {
         Button discard = button(m.get("card.discard"), "discard-" + id, false);
         discard.setOnAction(e -> vm.discardUnconfirmed(scope));
         bindVisible(discard, model.checkAgainVisibleProperty());
+        Button signInButton = button(m.get("card.signIn"), "signin-" + id, true);
+        this.signIn = signInButton;
+        signInButton.setOnAction(e -> signInAgain.run());
+        bindVisible(signInButton, model.signInVisibleProperty());
+        // one accented button per card: signed out, signing in is what helps
+        model.signInVisibleProperty().addListener((o, a, signedOut) -> {
+            if (signedOut) {
+                sync.getStyleClass().remove("accent");
+            } else if (!sync.getStyleClass().contains("accent")) {
+                sync.getStyleClass().add("accent");
+            }
+        });
         Button followUp = button(m.get("card.followUp"), "followup-" + id, false);
         followUp.setOnAction(e -> vm.syncAgainAfter(scope));
         bindVisible(followUp, model.followUpVisibleProperty());
@@ -74,7 +88,7 @@ final class ScopeCard extends VBox {
         // is, so they never appear under the pointer of the button just clicked.
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, sync);
+        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, signInButton, sync);
         top.setAlignment(Pos.CENTER_LEFT);
         headline.setMaxWidth(Double.MAX_VALUE);
         HBox.setHgrow(headline, Priority.ALWAYS);
@@ -98,9 +112,9 @@ final class ScopeCard extends VBox {
         getChildren().addAll(top, status, progressRow, detail);
     }
 
-    /** Moves the keyboard focus to this card's Sync now button (the card was asked for). */
+    /** Moves the keyboard focus to this card's main button (the card was asked for): Sign in when signed out, else Sync now. */
     void focusPrimary() {
-        primary.requestFocus();
+        (signIn.isVisible() ? signIn : primary).requestFocus();
     }
 
     private void stateClass(KeyStatus.Kind kind) {

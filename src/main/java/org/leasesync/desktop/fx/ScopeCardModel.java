@@ -26,6 +26,7 @@ public final class ScopeCardModel {
     private final ReadOnlyObjectWrapper<KeyStatus.Kind> kind = new ReadOnlyObjectWrapper<>(KeyStatus.Kind.NEVER_SYNCED);
     private final ReadOnlyBooleanWrapper retryVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper checkAgainVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper signInVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper cancelVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper progressVisible = new ReadOnlyBooleanWrapper(false);
@@ -64,6 +65,7 @@ public final class ScopeCardModel {
         kind.set(shown);
         retryVisible.set(shown == KeyStatus.Kind.FAILED);
         checkAgainVisible.set(s instanceof KeyStatus.NeedsAttention);
+        signInVisible.set(shown == KeyStatus.Kind.SIGNED_OUT);
         if (s instanceof KeyStatus.Running running) {
             RunView r = running.run();
             cancelVisible.set(r.local());
@@ -88,6 +90,7 @@ public final class ScopeCardModel {
         kind.set(KeyStatus.Kind.NEVER_SYNCED);
         retryVisible.set(false);
         checkAgainVisible.set(false);
+        signInVisible.set(false);
         cancelVisible.set(false);
         followUpVisible.set(false);
         progressVisible.set(false);
@@ -131,6 +134,11 @@ public final class ScopeCardModel {
 
     public ReadOnlyBooleanProperty checkAgainVisibleProperty() {
         return checkAgainVisible.getReadOnlyProperty();
+    }
+
+    /** Whether the card offers Sign in (the server refused the account's session). */
+    public ReadOnlyBooleanProperty signInVisibleProperty() {
+        return signInVisible.getReadOnlyProperty();
     }
 
     public ReadOnlyBooleanProperty cancelVisibleProperty() {

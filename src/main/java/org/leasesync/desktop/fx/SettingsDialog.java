@@ -7,7 +7,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.PasswordField;
 import javafx.scene.control.TextField;
 import javafx.scene.layout.ColumnConstraints;
 import javafx.scene.layout.GridPane;
@@ -23,16 +22,19 @@ import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
 
 /**
- * The settings dialog: intervals, notifications, start at login, language, and an external server
- * with its account. Thin: the fields are bound to {@link SettingsViewModel}; Save calls
- * {@link SettingsViewModel#save()} and closes only when it succeeded. FX thread.
+ * The settings dialog: intervals, notifications, start at login, language, and the account shown
+ * with a button to sign in (or add an account) — never a token field: tokens are the sign-in's,
+ * kept in the keyring. Thin: the fields are bound to {@link SettingsViewModel} and
+ * {@link AccountsViewModel}; Save calls {@link SettingsViewModel#save()} and closes only when it
+ * succeeded. FX thread.
  */
 final class SettingsDialog {
 
     private final Stage stage = new Stage();
     private final SettingsViewModel vm;
 
-    SettingsDialog(SettingsViewModel vm, Window owner, Messages m) {
+    /** @param signIn opens the Sign in dialog (over this one) */
+    SettingsDialog(SettingsViewModel vm, AccountsViewModel accounts, Runnable signIn, Window owner, Messages m) {
         this.vm = vm;
         stage.initOwner(owner);
         stage.initModality(Modality.WINDOW_MODAL);
@@ -86,18 +88,23 @@ final class SettingsDialog {
         language.valueProperty().bindBidirectional(vm.languageProperty());
         row = add(grid, row, m.get("settings.language"), language, m.get("settings.nextStart"), "", null);
 
-        grid.add(section(m.get("settings.section.server")), 0, row++, 2, 1);
-        TextField servers = field("settings-servers", vm.serversProperty());
-        servers.setPromptText(m.get("settings.servers.prompt"));
-        row = add(grid, row, m.get("settings.servers"), servers, m.get("settings.servers.help"),
-                vm.commandLineNote(StartOptions.SERVER), "settings-servers-note");
-        TextField user = field("settings-user", vm.userProperty());
-        row = add(grid, row, m.get("settings.user"), user, "", "", null);
-        PasswordField token = new PasswordField();
-        token.setId("settings-token");
-        token.textProperty().bindBidirectional(vm.tokenProperty());
-        token.promptTextProperty().bind(vm.tokenHintProperty());
-        row = add(grid, row, m.get("settings.token"), token, m.get("settings.token.help"), "", null);
+        grid.add(section(m.get("settings.section.account")), 0, row++, 2, 1);
+        Label account = new Label();
+        account.setId("settings-account");
+        account.setWrapText(true);
+        account.textProperty().bind(accounts.currentProperty());
+        Button signInButton = new Button();
+        signInButton.setId("settings-sign-in");
+        signInButton.textProperty().bind(javafx.beans.binding.Bindings.when(accounts.anySignedInProperty())
+                .then(m.get("menu.addAccount")).otherwise(m.get("menu.signIn")));
+        signInButton.setOnAction(e -> signIn.run());
+        signInButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        HBox.setHgrow(account, Priority.ALWAYS);
+        account.setMaxWidth(Double.MAX_VALUE);
+        HBox accountRow = new HBox(12, account, signInButton);
+        accountRow.setAlignment(Pos.CENTER_LEFT);
+        row = add(grid, row, m.get("settings.account"), accountRow, m.get("settings.account.help"),
+                vm.commandLineNote(StartOptions.SERVER), "settings-account-note");
 
         Label error = new Label();
         error.setId("settings-error");
@@ -149,10 +156,12 @@ final class SettingsDialog {
     }
 
     /** A labelled field with its help line and, when the command line set it, the note saying so. */
-    private static int add(GridPane grid, int row, String label, javafx.scene.control.Control field, String help,
+    private static int add(GridPane grid, int row, String label, javafx.scene.layout.Region field, String help,
                            String note, String noteId) {
         Label l = new Label(label);
-        l.setLabelFor(field);
+        if (field instanceof javafx.scene.control.Control c) {
+            l.setLabelFor(c);
+        }
         field.setMaxWidth(Double.MAX_VALUE);
         grid.add(l, 0, row);
         grid.add(field, 1, row++);
@@ -172,7 +181,7 @@ final class SettingsDialog {
         return row;
     }
 
-    /** Shows the dialog with the saved values (a new token field each time). */
+    /** Shows the dialog with the saved values. */
     void show() {
         vm.reset();
         stage.show();

@@ -27,7 +27,8 @@ import org.leasesync.desktop.StartOptions;
  * The settings dialog's view model: the fields as the user types them, checked all at once on
  * {@link #save()} with the command line's ranges; nothing is written unless every field is valid.
  * Intervals apply to the running window at once (unless the command line set them for this
- * launch); language, server and account apply at the next start.
+ * launch); the language applies at the next start. The account is not a setting: the dialog shows
+ * the signed-in account and opens the Sign in dialog ({@link AccountsViewModel}).
  *
  * <p>FX thread only. {@link #save()} blocks on a small file write.
  */
@@ -46,10 +47,6 @@ public final class SettingsViewModel {
     private final BooleanProperty notifications = new SimpleBooleanProperty();
     private final BooleanProperty startAtLogin = new SimpleBooleanProperty();
     private final ObjectProperty<Language> language = new SimpleObjectProperty<>(Language.SYSTEM);
-    private final StringProperty servers = new SimpleStringProperty("");
-    private final StringProperty user = new SimpleStringProperty("");
-    private final StringProperty token = new SimpleStringProperty("");
-    private final ReadOnlyStringWrapper tokenHint = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper("");
 
@@ -67,7 +64,7 @@ public final class SettingsViewModel {
         reset();
     }
 
-    /** Fills the fields from the file (a value the file does not set: the one in force). The token field stays empty. */
+    /** Fills the fields from the file (a value the file does not set: the one in force). */
     public void reset() {
         UserSettings s = file.current();
         LaunchSettings l = s.launch();
@@ -77,11 +74,6 @@ public final class SettingsViewModel {
         notifications.set(desktop.notificationsProperty().get());
         startAtLogin.set(desktop.startAtLoginProperty().get());
         language.set(l.language());
-        servers.set(l.server().map(a -> String.join(", ", a.urls().urls().stream().map(Object::toString).toList()))
-                .orElse(""));
-        user.set(l.server().map(LaunchSettings.ServerAccount::user).orElse(""));
-        token.set("");
-        tokenHint.set(l.server().isPresent() ? m.get("settings.token.saved") : "");
         error.set("");
     }
 
@@ -109,31 +101,12 @@ public final class SettingsViewModel {
         return language;
     }
 
-    /** Server URL(s), comma-separated; empty for the embedded demo server. */
-    public StringProperty serversProperty() {
-        return servers;
-    }
-
-    public StringProperty userProperty() {
-        return user;
-    }
-
-    /** A new token; empty keeps the saved one. Never filled from the file. */
-    public StringProperty tokenProperty() {
-        return token;
-    }
-
-    /** "A token is saved; leave empty to keep it", or empty. */
-    public ReadOnlyStringProperty tokenHintProperty() {
-        return tokenHint.getReadOnlyProperty();
-    }
-
     /** Why the last {@link #save()} refused, naming the field and the allowed values; empty when it did not. */
     public ReadOnlyStringProperty errorProperty() {
         return error.getReadOnlyProperty();
     }
 
-    /** What the last successful {@link #save()} did, e.g. "Saved. Server and account apply at the next start." */
+    /** What the last successful {@link #save()} did, e.g. "Settings saved. Language changes apply at the next start." */
     public ReadOnlyStringProperty resultProperty() {
         return result.getReadOnlyProperty();
     }
@@ -142,7 +115,8 @@ public final class SettingsViewModel {
      * The note beside a field the command line set for this launch ("--schedule-interval 10s is in force
      * for this launch (command line); this value applies when leasesync starts without it"), else empty.
      *
-     * @param option {@link StartOptions#SCHEDULE_INTERVAL}, {@link StartOptions#FOREGROUND_MIN_INTERVAL} or {@link StartOptions#SERVER}
+     * @param option {@link StartOptions#SCHEDULE_INTERVAL}, {@link StartOptions#FOREGROUND_MIN_INTERVAL} or
+     *     {@link StartOptions#SERVER} (the account given on the command line)
      */
     public String commandLineNote(String option) {
         if (!start.fromCommandLine().contains(option)) {
@@ -166,19 +140,17 @@ public final class SettingsViewModel {
     public boolean save() {
         Duration schedule;
         Duration foreground;
-        Optional<LaunchSettings.ServerAccount> server;
         try {
             schedule = duration(scheduleInterval.get(), LaunchSettings.MIN_SCHEDULE_INTERVAL,
                     "settings.error.scheduleInterval");
             foreground = duration(foregroundMinInterval.get(), Duration.ZERO, "settings.error.foregroundMinInterval");
-            server = server();
         } catch (Refused r) {
             error.set(r.getMessage());
             result.set("");
             return false;
         }
         UserSettings before = file.current();
-        LaunchSettings next = new LaunchSettings(Optional.of(schedule), Optional.of(foreground), language.get(), server);
+        LaunchSettings next = new LaunchSettings(Optional.of(schedule), Optional.of(foreground), language.get());
         try {
             file.update(s -> s.withLaunch(next));
         } catch (LeasesyncException e) {
@@ -199,17 +171,13 @@ public final class SettingsViewModel {
         Duration liveForeground = start.fromCommandLine().contains(StartOptions.FOREGROUND_MIN_INTERVAL)
                 ? inForce.foregroundMinInterval() : foreground;
         applyIntervals.accept(liveSchedule, liveForeground);
-        boolean nextStart = !before.launch().language().equals(next.language())
-                || !before.launch().server().equals(next.server());
+        boolean nextStart = !before.launch().language().equals(next.language());
         result.set(nextStart ? m.get("settings.saved.nextStart") : m.get("settings.saved"));
         if (nextStart) {
             desktop.notice(result.get());   // the dialog closes; the window says what is still to come
         }
-        token.set("");
-        tokenHint.set(server.isPresent() ? m.get("settings.token.saved") : "");
-        log.info("settings saved: schedule {}, foreground minimum {}, language {}, server {}",
-                DurationText.format(schedule), DurationText.format(foreground), next.language().tag(),
-                server.map(a -> a.urls() + " as " + a.user()).orElse("embedded"));
+        log.info("settings saved: schedule {}, foreground minimum {}, language {}", DurationText.format(schedule),
+                DurationText.format(foreground), next.language().tag());
         return true;
     }
 
@@ -224,37 +192,6 @@ public final class SettingsViewModel {
             throw new Refused(m.get(errorKey, text.trim()));
         }
         return d;
-    }
-
-    private Optional<LaunchSettings.ServerAccount> server() {
-        String urls = servers.get() == null ? "" : servers.get().trim();
-        String u = user.get() == null ? "" : user.get().trim();
-        String t = token.get() == null ? "" : token.get().trim();
-        if (urls.isEmpty()) {
-            if (!u.isEmpty() || !t.isEmpty()) {
-                throw new Refused(m.get("settings.error.accountWithoutServer"));
-            }
-            return Optional.empty();
-        }
-        ServerUrls parsed;
-        try {
-            parsed = ServerUrls.parse(urls);
-        } catch (IllegalArgumentException e) {
-            throw new Refused(m.get("settings.error.servers", e.getMessage()));
-        }
-        try {
-            org.leasesync.remote.HttpSyncRemote.checkProtocolUserId(u);
-        } catch (IllegalArgumentException e) {
-            throw new Refused(m.get("settings.error.user", u));
-        }
-        if (t.isEmpty()) {
-            Optional<LaunchSettings.ServerAccount> saved = file.current().launch().server();
-            if (saved.isEmpty() || !saved.get().user().equals(u)) {
-                throw new Refused(m.get("settings.error.token", u));
-            }
-            t = saved.get().token();
-        }
-        return Optional.of(new LaunchSettings.ServerAccount(parsed, u, t));
     }
 
     /** A field the dialog refuses; the message names it and what is allowed. */

@@ -12,15 +12,18 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.leasesync.protocol.RecordLimits;
 import org.leasesync.server.jobs.TombstoneHorizons;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.Cursor;
-import org.leasesync.server.protocol.Json;
+import org.leasesync.server.protocol.PayloadCheck;
 import org.leasesync.server.store.DatabaseErrors;
 import org.leasesync.server.store.FencingStore;
 import org.leasesync.server.store.RecordStore;
 import org.leasesync.server.store.ScopeHistory;
 import org.leasesync.server.store.ServerDatabase;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §4, §6).
@@ -50,6 +53,7 @@ public final class PullHandler implements Handler {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final Logger log = LoggerFactory.getLogger(PullHandler.class);
 
     private final ServerDatabase db;
     private final RecordStore records;
@@ -108,7 +112,7 @@ public final class PullHandler implements Handler {
                     + " this server no longer keeps (tombstones up to " + horizon.seq() + " were purged); pull again"
                     + " without 'since' to get everything");
         }
-        return body(page, next(c, ask, page, dbId).withGeneration(horizon.generation()));
+        return body(ask, page, next(c, ask, page, dbId).withGeneration(horizon.generation()));
     }
 
     private static void onHistory(Connection c, Ask ask, Optional<Cursor> position, String what, long lastSeq)
@@ -137,18 +141,34 @@ public final class PullHandler implements Handler {
         return from;
     }
 
-    private static ObjectNode body(RecordStore.Page page, Cursor next) {
+    private static ObjectNode body(Ask ask, RecordStore.Page page, Cursor next) {
         ArrayNode changes = NODES.arrayNode();
+        ArrayNode withheld = NODES.arrayNode();
         for (RecordStore.StoredRecord r : page.records()) {
+            PayloadCheck.Stored checked = PayloadCheck.stored(r.id(), r.payloadJson());
+            if (checked.withheld().isPresent()) {
+                // Stored beyond the record limits (by an older version): the client could not take it,
+                // and the rest of the page must still reach it. The cursor moves past it.
+                log.warn("pull {}|{}: record '{}' version {} withheld: {}", ask.user(), ask.scope(),
+                        RecordLimits.shown(r.id()), r.version(), checked.withheld().get());
+                ObjectNode w = withheld.addObject();
+                w.put("id", RecordLimits.shown(r.id()));
+                w.put("version", r.version());
+                w.put("reason", checked.withheld().get());
+                continue;
+            }
             ObjectNode n = changes.addObject();
             n.put("id", r.id());
             n.put("version", r.version());
             n.put("deleted", r.deleted());
-            n.set("payload", r.payloadJson() == null ? NODES.nullNode() : Json.readTree(r.payloadJson()));
+            n.set("payload", checked.payload() == null ? NODES.nullNode() : checked.payload());
             n.put("serverTime", Instant.ofEpochMilli(r.updatedAtMs()).toString());
         }
         ObjectNode body = NODES.objectNode();
         body.set("changes", changes);
+        if (!withheld.isEmpty()) {
+            body.set("withheld", withheld);
+        }
         body.put("nextCursor", next.text());
         body.put("hasMore", page.hasMore());
         return body;

@@ -15,6 +15,7 @@ import org.leasesync.server.jobs.TombstoneHorizons;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.Cursor;
 import org.leasesync.server.protocol.Json;
+import org.leasesync.server.protocol.PayloadCheck;
 import org.leasesync.server.protocol.PushOutcome;
 import org.leasesync.server.protocol.PushRequest;
 import org.leasesync.server.store.DatabaseErrors;
@@ -232,7 +233,10 @@ public final class PushService {
         r.put("serverVersion", current.map(RecordStore.StoredRecord::version).orElse(0L));
         r.put("serverDeleted", current.map(RecordStore.StoredRecord::deleted).orElse(false));
         String payload = current.map(RecordStore.StoredRecord::payloadJson).orElse(null);
-        r.set("serverPayload", payload == null ? NODES.nullNode() : Json.readTree(payload));
+        PayloadCheck.Stored checked = PayloadCheck.stored(ch.id(), payload);
+        // A server version stored beyond the record limits is not carried: the conflict still stands.
+        r.set("serverPayload", checked.payload() == null ? NODES.nullNode() : checked.payload());
+        checked.withheld().ifPresent(why -> r.put("serverPayloadWithheld", why));
         return r;
     }
 }

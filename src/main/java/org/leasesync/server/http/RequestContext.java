@@ -18,7 +18,7 @@ record RequestContext(HttpExchange exchange, List<String> segments, String user,
                       String runId, Instant arrival, RequestAudit audit, Session session) {
 
     /** Largest accepted request body: 5 MiB. */
-    static final int MAX_BODY_BYTES = 5 * 1024 * 1024;
+    static final int MAX_BODY_BYTES = org.leasesync.protocol.RecordLimits.MAX_PUSH_BODY_BYTES;
     /** Oversized bodies up to this size are read and discarded before the 413 is sent. */
     private static final long MAX_DRAIN_BYTES = 4L * MAX_BODY_BYTES;
 

@@ -4,7 +4,7 @@
  * handlers, fencing-token checks, the push transaction and the
  * Prometheus metrics.
  *
- * <p>May import: {@code server.protocol}, {@code server.store}, {@code server.faults},
+ * <p>May import: {@code server.protocol}, {@code protocol} (the record limits), {@code server.store}, {@code server.faults},
  * {@code server.jobs}, Jackson, Micrometer.
  */
 package org.leasesync.server.http;

@@ -1,6 +1,8 @@
 package org.leasesync.server.protocol;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -9,19 +11,37 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.leasesync.protocol.RecordLimits;
 
 /** The server's JSON mappers and request fingerprinting. Thread-safe. */
 public final class Json {
 
-    static final ObjectMapper MAPPER = new ObjectMapper()
+    /**
+     * Reads stored JSON and writes answers. Its parser allows what {@link RecordLimits} allows a
+     * message: {@value RecordLimits#MAX_MESSAGE_DEPTH} levels and strings no longer than a payload.
+     */
+    static final ObjectMapper MAPPER = mapper(Long.MAX_VALUE)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    private static final ObjectMapper CANONICAL = new ObjectMapper()
+    /** Parses request bodies: as {@link #MAPPER}, and no body longer than a push may be. */
+    static final ObjectMapper REQUESTS = mapper(RecordLimits.MAX_PUSH_BODY_BYTES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private static final ObjectMapper CANONICAL = mapper(Long.MAX_VALUE)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     private Json() {
+    }
+
+    private static ObjectMapper mapper(long maxDocumentBytes) {
+        return new ObjectMapper(JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
+                .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
+                .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
+                .maxDocumentLength(maxDocumentBytes)
+                .build()).build());
     }
 
     public static byte[] bytes(Object value) {

@@ -5,9 +5,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.leasesync.protocol.RecordLimits;
 
 /**
- * A parsed and validated push body (docs/protocol.md §5). Immutable.
+ * A parsed and validated push body (docs/protocol.md §5). Immutable. Every entry is checked against
+ * {@link RecordLimits}, and a refusal names the entry ({@code changes[i]}), so that a client sets that
+ * one aside and sends the others. The body is parsed with room for a payload deeper than a record may
+ * be ({@link RecordLimits#MAX_MESSAGE_DEPTH}), so that such a payload too is refused naming its entry.
  *
  * @param changes the changes in request order
  * @param tree the body as parsed, for fingerprinting
@@ -54,7 +59,7 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
             throw ApiError.badRequest("request body is empty; expected JSON");
         }
         try {
-            return Json.MAPPER.readTree(body);
+            return Json.REQUESTS.readTree(body);
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? ""
                     : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
@@ -68,8 +73,8 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
         if (!c.isObject()) {
             throw ApiError.badRequest(at + " must be an object");
         }
-        String changeId = text(c, "changeId", at);
-        String id = text(c, "id", at);
+        String changeId = id(c, "changeId", "change id", at);
+        String id = id(c, "id", "record id", at);
         JsonNode base = c.get("baseVersion");
         if (base == null || !base.canConvertToLong() || !base.isIntegralNumber() || base.asLong() < 0) {
             throw ApiError.badRequest(at + ".baseVersion must be an integer >= 0");
@@ -86,13 +91,26 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
         if (!deleted && (payload == null || !payload.isObject())) {
             throw ApiError.badRequest(at + ".payload must be a JSON object (unless deleted is true)");
         }
+        if (!deleted) {
+            Optional<String> problem = PayloadCheck.problem(payload);
+            if (problem.isPresent()) {
+                throw ApiError.badRequest(at + ".payload of record '" + RecordLimits.shown(id) + "' is refused: "
+                        + problem.get());
+            }
+        }
         return new Change(changeId, id, base.asLong(), deleted, deleted ? null : payload);
     }
 
-    private static String text(JsonNode c, String field, String at) {
+    /** An id field, checked against {@link RecordLimits#idProblem}: a 400 naming the entry. */
+    private static String id(JsonNode c, String field, String what, String at) {
         JsonNode n = c.get(field);
-        if (n == null || !n.isTextual() || n.textValue().isEmpty() || n.textValue().length() > 255) {
-            throw ApiError.badRequest(at + "." + field + " must be a string of 1..255 characters");
+        if (n == null || !n.isTextual()) {
+            throw ApiError.badRequest(at + "." + field + " must be a string of 1.." + RecordLimits.MAX_ID_CHARS
+                    + " characters");
+        }
+        Optional<String> problem = RecordLimits.idProblem(n.textValue(), what);
+        if (problem.isPresent()) {
+            throw ApiError.badRequest(at + "." + field + " is refused: " + problem.get());
         }
         return n.textValue();
     }

@@ -3,6 +3,7 @@
  * machine codes, headers, cursors, scope names, path segments, push requests and outcomes, and the
  * server's one configured JSON mapper.
  *
- * <p>May import: the JDK and Jackson. Nothing else of leasesync.
+ * <p>May import: the JDK, Jackson and {@code org.leasesync.protocol} (the record limits it shares with
+ * the client). Nothing else of leasesync.
  */
 package org.leasesync.server.protocol;

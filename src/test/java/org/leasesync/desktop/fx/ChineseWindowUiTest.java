@@ -52,12 +52,13 @@ class ChineseWindowUiTest {
     /** An ASCII word of more than 3 letters: English left untranslated. */
     static final Pattern WORD = Pattern.compile("[A-Za-z]{4,}");
     /**
-     * What may stay ASCII: URLs, the product's name, JSON (and its name), an example record id
+     * What may stay ASCII: URLs, the product's name, JSON (and its name), HTTP and HTTPS (protocol names, as
+     * Chinese writes them too), an example record id
      * ("course-7"), and "English" as the language list's name of English in English (each language is
      * listed in its own name). User data is skipped by id (#account) and by column (ids, record
      * content, owners, task keys: {@link DataView#USER_DATA}).
      */
-    static final Pattern ALLOWED = Pattern.compile("https?://\\S+|leasesync(\\.jar)?|\\{.*}|\\bJSON\\b|\\b[a-z]+-\\d+\\b|^English$");
+    static final Pattern ALLOWED = Pattern.compile("https?://\\S+|leasesync(\\.jar)?|\\{.*}|\\bJSON\\b|\\bHTTPS?\\b|\\b[a-z]+-\\d+\\b|^English$");
 
     @TempDir
     Path tmp;
@@ -112,6 +113,21 @@ class ChineseWindowUiTest {
         waitUntil("the dialog is open", () -> robot.lookup("#settings-save").tryQuery().isPresent());
         assertThat(robot.lookup("#settings-save").queryButton().getText()).isEqualTo("保存");
         assertThat(englishWords()).as("English words in the window and the settings dialog").isEmpty();
+
+        // the Sign in dialog, opened from the settings: its fields, and every error of an empty form
+        robot.clickOn("#settings-sign-in");
+        waitUntil("the Sign in dialog", () -> robot.lookup("#signin-submit").tryQuery().isPresent());
+        assertThat(robot.lookup("#signin-submit").queryButton().getText()).isEqualTo("登录");
+        assertThat(englishWords()).as("English words in the Sign in dialog").isEmpty();
+        robot.interact(() -> robot.lookup("#signin-device").queryAs(TextInputControl.class).setText(""));
+        robot.clickOn("#signin-submit");
+        waitUntil("its errors", () -> !text(robot, "#signin-password-error").isEmpty());
+        assertThat(text(robot, "#signin-password-error")).isEqualTo("请输入密码。");
+        assertThat(text(robot, "#signin-user-error")).isEqualTo("请输入用户名。");
+        assertThat(text(robot, "#signin-device-error")).startsWith("请输入 1 到 100 个可打印字符");
+        assertThat(englishWords()).as("English words in the Sign in dialog's errors").isEmpty();
+        robot.clickOn("#signin-cancel");
+        waitUntil("the Sign in dialog closed", () -> robot.lookup("#signin-submit").tryQuery().isEmpty());
 
         robot.interact(() -> robot.lookup("#settings-schedule-interval").queryAs(TextInputControl.class).setText("0s"));
         robot.clickOn("#settings-save");
@@ -217,6 +233,9 @@ class ChineseWindowUiTest {
     }
 
     static void items(MenuItem i, List<String> out) {
+        if (!i.isVisible()) {
+            return;   // as hidden nodes: e.g. Add account while nobody is signed in
+        }
         out.add(i.getText());
         if (i instanceof Menu m) {
             m.getItems().forEach(x -> items(x, out));

@@ -192,8 +192,25 @@ class DataViewModelTest {
     void anEditThatCanNeverBePushedIsRefusedWhenSavedWithTheLimit() {
         DataViewModel vm = vm();
         vm.saveEdit("huge", "{\"blob\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}");
-        assertThat(vm.messageProperty().get()).startsWith("the edit of record 'huge' is too large to sync")
-                .endsWith("the sync server accepts at most 5,242,880 bytes (5 MiB) per push");
+        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content is 5,242,891 bytes;"
+                + " a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(edits.outbox(ALICE)).isEmpty();
+    }
+
+    /** The record editor checks the depth limit as the command line's edit and the push body do. */
+    @Test
+    void anEditNestedDeeperThanARecordMayIsRefusedWhenSavedAndOneAtTheLimitIsSaved() {
+        DataViewModel vm = vm();
+        int limit = org.leasesync.protocol.RecordLimits.MAX_PAYLOAD_DEPTH;
+        vm.saveEdit("deep", "{\"a\":".repeat(limit + 1) + "1" + "}".repeat(limit + 1));
+        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content nests more than"
+                + " 256 levels deep; a record may nest at most 256");
+        vm.saveEdit("deeper", "[".repeat(1500) + "]".repeat(1500));
+        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content nests more than"
+                + " 256 levels deep; a record may nest at most 256");
+        assertThat(edits.outbox(ALICE)).isEmpty();
+
+        vm.saveEdit("at-limit", "{\"a\":".repeat(limit) + "1" + "}".repeat(limit));
+        assertThat(edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::recordId).containsExactly("at-limit");
     }
 }

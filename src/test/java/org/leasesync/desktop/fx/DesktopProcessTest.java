@@ -316,6 +316,173 @@ class DesktopProcessTest {
         assertThat(read(tmp.resolve("data/settings.json"))).contains("\"noTrayNoticeShown\" : true");
     }
 
+    static final String PASSWORD = "alice-pass-2026";
+
+    /** A leasesync command as its own process, {@code stdin} on its standard input; fails unless it exits 0. */
+    String cli(String stdin, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", JavaProcess.classPath(), Launcher.class.getName()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try (var in = p.getOutputStream()) {
+            in.write((stdin == null ? "" : stdin).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("leasesync %s ends", args[0]).isTrue();
+        assertThat(p.exitValue()).as("leasesync %s: %s", String.join(" ", args), out).isZero();
+        return out;
+    }
+
+    /** A real {@code leasesync serve} on an H2 data directory, on {@code port}; waits until it listens. */
+    Process serve(Path dir, int port, int n) throws Exception {
+        Path out = tmp.resolve("serve-" + n + ".log");
+        Process p = JavaProcess.start(Launcher.class, out, "serve", "--port", String.valueOf(port), "--data-dir",
+                dir.toString(), "--seed", "none");
+        session.waitUntil("serve listens", () -> read(out).contains("listening on ") || !p.isAlive());
+        assertThat(p.isAlive()).as("serve runs: %s", read(out)).isTrue();
+        return p;
+    }
+
+    static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** What the server has of alice's course_sync, read through a session of its own (signed in with the password). */
+    static String aliceCourses(String url) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpResponse<String> in = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                url + "/v1/sessions")).header("Content-Type", "application/json").POST(java.net.http.HttpRequest
+                .BodyPublishers.ofString("{\"user\":\"alice\",\"password\":\"" + PASSWORD + "\",\"device\":\"test\"}"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(in.statusCode()).as(in.body()).isEqualTo(201);
+        String token = new com.fasterxml.jackson.databind.ObjectMapper().readTree(in.body()).get("token").asText();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url
+                + "/v1/users/alice/scopes/course_sync/changes")).header("Authorization", "Bearer " + token).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    long count(String text) {
+        return log().lines().filter(l -> l.contains(text)).count();
+    }
+
+    @Test
+    void revokedOnTheServerTheWindowSaysSignedOutOnceHoldsBackTheTimerAndSigningInAgainPushesTheKeptEdit()
+            throws Exception {
+        session = DesktopSession.start(tmp.resolve("desktop"), true);
+        // a real keyring on the session's bus, its login keyring unlocked with a password on standard input
+        Path home = Files.createDirectories(tmp.resolve("home"));
+        Path runtime = Files.createDirectories(tmp.resolve("run"));
+        Files.setPosixFilePermissions(runtime, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Map<String, String> keyringEnv = Map.of("HOME", home.toString(), "XDG_RUNTIME_DIR", runtime.toString(),
+                "XDG_DATA_HOME", home.resolve(".local/share").toString());
+        session.spawn("gnome-keyring", List.of("gnome-keyring-daemon", "--foreground", "--unlock",
+                "--components=secrets"), keyringEnv, "test-keyring-password");
+        session.waitUntil("gnome-keyring serves the Secret Service", () -> session.run("dbus-send", "--session",
+                "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+                "string:org.freedesktop.secrets").contains("boolean true"));
+
+        // the sync server as an operator runs it: an account made with 'leasesync users add', then 'serve'
+        Path serverDir = tmp.resolve("server");
+        cli(PASSWORD + "\n", Map.of(), "users", "add", "alice", "--password-stdin", "--data-dir", serverDir.toString());
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Process serve = serve(serverDir, port, 1);
+        String url = "http://127.0.0.1:" + port;
+        try {
+            Map<String, String> env = new HashMap<>(session.env());
+            env.put("XDG_CONFIG_HOME", tmp.resolve("config").toString());
+            env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB");
+            String data = tmp.resolve("data").toString();
+            // signed in once, on the command line; the window then starts as that account
+            assertThat(cli(PASSWORD, env, "login", "--server", url, "--user", "alice", "--password-stdin", "--data-dir",
+                    data)).contains("desktop keyring");
+            String firstToken = session.run("secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user",
+                    "alice").strip();
+            assertThat(firstToken).hasSize(43);
+            app = JavaProcess.start(Launcher.class, tmp.resolve("app.log"), env, "--data-dir", data,
+                    "--schedule-interval", "1s");
+            session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+            session.waitUntil("alice synced", () -> log().contains("for alice|course_sync ended: succeeded"));
+            String icon = trayIcon();
+            waitForIconState(icon, TrayState.UP_TO_DATE);
+
+            // the operator revokes alice's sessions (an H2 data dir is one process's: stop, revoke, start)
+            stop(serve);
+            assertThat(cli(null, Map.of(), "users", "revoke", "alice", "--data-dir", serverDir.toString()))
+                    .contains("revoked 1 session(s) of alice");
+            serve = serve(serverDir, port, 2);
+            // an edit made meanwhile, from the command line on the window's data directory
+            cli(null, env, "edit", "--data-dir", data, "--user", "alice", "--scope", "course_sync", "--id", "course-kept",
+                    "--payload", "{\"title\":\"Kept while signed out\"}");
+
+            session.waitUntil("a sync of the window ended signed out", () -> log().contains("alice is signed out: no timer"));
+            session.waitUntil("one notification", () -> displayed() == 1);
+            waitForIconState(icon, TrayState.SIGNED_OUT);
+            session.check("xdotool", "mousemove", "640", "790");
+            long started = count("started for alice|");
+            Thread.sleep(4000);   // four timer ticks: none asks anything for alice
+            assertThat(count("started for alice|")).as("no run for a signed-out account").isEqualTo(started);
+            assertThat(log()).contains("schedule trigger for alice|course_sync skipped: signed out");
+            assertThat(displayed()).isEqualTo(1);
+            assertThat(log().lines().filter(l -> l.matches(".*notification \\d+ shown: .*")).toList())
+                    .as("one notification, saying signed out").hasSize(1).allMatch(l -> l.endsWith(": signed out"));
+            String window = session.visibleWindows("^leasesync$").get(0);
+            int[] w = session.geometry(window);
+            Screenshots.save(session, "screenshot-signed-out.png", w[0] - 8, w[1] - 40, w[2] + 16, w[3] + 48);
+
+            // the notification opens the window at the card, whose Sign in has the keyboard: Space opens the dialog
+            List<String> note = session.visibleWindows("^Dunst$");
+            int[] g = session.geometry(note.get(0));
+            session.check("xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2));
+            Thread.sleep(200);
+            session.check("xdotool", "click", "1");
+            session.waitUntil("at the card", () -> log().contains("window opened at the card of "));
+            session.check("xdotool", "windowactivate", "--sync", session.visibleWindows("^leasesync$").get(0));
+            Thread.sleep(500);
+            session.check("xdotool", "key", "space");
+            String[] dialog = new String[1];
+            session.waitUntil("the Sign in again dialog", () -> {
+                List<String> d = session.visibleWindows("^Sign in again$");
+                dialog[0] = d.isEmpty() ? null : d.get(0);
+                return dialog[0] != null;
+            });
+            session.check("xdotool", "windowactivate", "--sync", dialog[0]);
+            Thread.sleep(500);
+            session.check("xdotool", "type", "--delay", "60", PASSWORD);   // only the password is left to type
+            int[] d = session.geometry(dialog[0]);
+            Screenshots.save(session, "screenshot-sign-in.png", d[0] - 8, d[1] - 40, d[2] + 16, d[3] + 48);
+            session.check("xdotool", "key", "Return");
+            session.waitUntil("the dialog closed", () -> session.visibleWindows("^Sign in again$").isEmpty());
+            session.waitUntil("the kept edit arrived on the server", () -> {
+                try {
+                    return aliceCourses(url).contains("course-kept");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            assertThat(aliceCourses(url)).contains("Kept while signed out");
+            waitForIconState(icon, TrayState.UP_TO_DATE);
+            String newToken = session.run("secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user",
+                    "alice").strip();
+            assertThat(newToken).as("the new session's token is in the keyring").hasSize(43).isNotEqualTo(firstToken);
+            assertThat(read(tmp.resolve("data/accounts.json"))).contains("\"token\" : \"keyring\"").doesNotContain(newToken);
+
+            openTrayMenu(icon);
+            choose(5, "Return");   // Quit leasesync
+            assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(app.exitValue()).isZero();
+        } finally {
+            stop(serve);
+        }
+    }
+
     int displayed() {
         return Integer.parseInt(session.run("dunstctl", "count", "displayed").strip());
     }

@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import javafx.application.Platform;
@@ -32,17 +33,23 @@ import org.leasesync.lease.TimeSource;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
+import org.leasesync.client.AccountService;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Language;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
 import org.leasesync.desktop.notify.Notifier;
+import org.leasesync.server.ReferenceServer;
+import org.leasesync.server.ServerConfig;
+import org.leasesync.server.demo.Seed;
 
 /**
  * The settings dialog on the real window: opened from the window's menu and the tray's, saved to
  * settings.json, invalid values refused with nothing saved, intervals applied to the running timer,
- * the command line winning for its launch, the token never shown.
+ * the command line winning for its launch; no token field — the account shown with its Sign in
+ * button — and a token an older version kept in settings.json moved out of it into a signed-in
+ * account, every other setting kept.
  */
 @ExtendWith(ApplicationExtension.class)
 class SettingsDialogUiTest {
@@ -64,7 +71,8 @@ class SettingsDialogUiTest {
     void open(FxRobot robot, Duration scheduleInterval, Set<String> fromCommandLine) {
         Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), scheduleInterval, TimeSource.system());
         robot.interact(() -> {
-            backend = Backend.start(s);
+            // accounts without a session bus: a moved token goes to the owner-only file, never a real keyring
+            backend = Backend.start(s, new AccountService(tmp.resolve("data"), Map.of(), TimeSource.system()));
             HostDesktop parts = new HostDesktop(new Messages(Locale.UK, BackgroundFixture.ZONE), tray,
                     clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), Optional.of(List.of("/bin/true"))),
                     exit -> { }, () -> { }, HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
@@ -120,8 +128,7 @@ class SettingsDialogUiTest {
         assertThat(saved.has("server")).isFalse();
         assertThat(Files.readString(file())).contains("\n  \"scheduleInterval\" : \"1s\"");   // pretty-printed
         assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(text(robot, "#notice")).isEqualTo(
-                "Settings saved. Language, server and account changes apply at the next start.");
+        assertThat(text(robot, "#notice")).isEqualTo("Settings saved. A new language applies at the next start.");
 
         TaskKey key = TaskKey.of("alice", "message_sync");
         waitUntil("a schedule run on the new interval, without a restart", () -> backend.runtime().store().runs()
@@ -154,21 +161,6 @@ class SettingsDialogUiTest {
                 + "Enter a duration of 0s or more");
         assertThat(file()).doesNotExist();
 
-        type(robot, "#settings-foreground-min-interval", "1m");
-        type(robot, "#settings-servers", "https://a.example/, ftp://b.example/");
-        type(robot, "#settings-user", "bob");
-        type(robot, "#settings-token", "t0k3n");
-        robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).isEqualTo("Server URL(s): 'ftp://b.example/' (entry 2 of 2) is not an "
-                + "http:// or https:// URL. Enter http:// or https:// URLs separated by commas (at most 16). Nothing was saved.");
-        type(robot, "#settings-servers", "https://a.example/");
-        type(robot, "#settings-user", "bob smith");
-        robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).startsWith("Account: 'bob smith' cannot be used.");
-        type(robot, "#settings-user", "bob");
-        type(robot, "#settings-token", "");
-        robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).startsWith("Token: enter the token of 'bob'");
         assertThat(file()).doesNotExist();
         assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofHours(1));   // nothing applied either
 
@@ -178,52 +170,66 @@ class SettingsDialogUiTest {
     }
 
     @Test
-    void serverAndAccountAreSavedOwnerOnlyAndTheTokenIsNeverShownAgain(FxRobot robot) throws Exception {
+    void theDialogHasNoTokenFieldButTheAccountShownAndItsSignInButton(FxRobot robot) throws Exception {
         open(robot, Duration.ofHours(1), Set.of());
-        Files.createDirectories(file().getParent());
-        Files.writeString(file(), "{ \"fromANewerVersion\" : { \"x\" : 1 } }\n");
-        robot.interact(() -> assembly.settingsFile().load());
         openFromTheMenu(robot);
-        type(robot, "#settings-servers", "https://a.example:8787/, https://b.example:8787/");
-        type(robot, "#settings-user", "bob");
-        type(robot, "#settings-token", "s3cret-token");
-        robot.clickOn("#settings-save");
-        waitUntil("the dialog closed", () -> !dialogShowing());
+        assertThat(robot.lookup("#settings-token").tryQuery()).isEmpty();
+        assertThat(robot.lookup("#settings-servers").tryQuery()).isEmpty();
+        assertThat(text(robot, "#settings-account")).isEqualTo("Nobody: the built-in demo server (its users are at the top right)");
+        assertThat(robot.lookup("#settings-sign-in").queryButton().getText()).isEqualTo("Sign in…");
+        robot.clickOn("#settings-sign-in");
+        waitUntil("the Sign in dialog over the settings", () -> assembly.accounts().dialogShowing()
+                && robot.lookup("#signin-submit").tryQuery().isPresent());
+        robot.clickOn("#signin-cancel");
+        waitUntil("the Sign in dialog closed", () -> !assembly.accounts().dialogShowing());
+        assertThat(dialogShowing()).as("the settings stay open under it").isTrue();
+    }
 
-        JsonNode saved = JSON.readTree(file().toFile());
-        assertThat(saved.get("fromANewerVersion").get("x").asInt()).isEqualTo(1);   // unknown keys kept
-        assertThat(saved.get("server").get("urls").toString())
-                .isEqualTo("[\"https://a.example:8787/\",\"https://b.example:8787/\"]");
-        assertThat(saved.get("server").get("user").asText()).isEqualTo("bob");
-        assertThat(saved.get("server").get("token").asText()).isEqualTo("s3cret-token");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file()))).isEqualTo("rw-------");
+    @Test
+    void aTokenAnOlderVersionKeptInSettingsJsonBecomesASignedInAccountAndLeavesTheFile(FxRobot robot) throws Exception {
+        ReferenceServer remote = ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE));
+        try {
+            String token = remote.tokenFor("bob");   // a session from before passwords: bob has none to sign in with
+            Files.createDirectories(file().getParent());
+            Files.writeString(file(), "{ \"fromANewerVersion\" : { \"x\" : 1 }, \"scheduleInterval\" : \"2h\",\n"
+                    + "  \"server\" : { \"urls\" : [ \"" + remote.baseUrl() + "/\" ], \"user\" : \"bob\", \"token\" : \""
+                    + token + "\" } }\n");
+            open(robot, Duration.ofHours(1), Set.of());
 
-        Thread trayStart = new Thread(assembly::installTray, "tray-start");
-        trayStart.start();
-        trayStart.join(20_000);
-        // opened again (here from the tray): the token is not in any field or label, the hint says one is saved
-        tray.menu.settings().run();
-        // showing is not yet looked up: the dialog's scene joins the robot's windows a pulse later
-        waitUntil("the dialog is open again", () -> dialogShowing() && robot.lookup("#settings-token").tryQuery().isPresent());
-        TextInputControl token = robot.lookup("#settings-token").queryAs(TextInputControl.class);
-        assertThat(token.getText()).isEmpty();
-        assertThat(token.getPromptText()).isEqualTo("A token is saved; leave empty to keep it");
-        assertThat(robot.lookup("#settings-user").queryAs(TextInputControl.class).getText()).isEqualTo("bob");
-        assertThat(allTexts()).noneMatch(t -> t.contains("s3cret-token"));
+            JsonNode saved = JSON.readTree(file().toFile());
+            assertThat(saved.has("server")).isFalse();
+            assertThat(Files.readString(file())).doesNotContain(token);
+            assertThat(saved.get("fromANewerVersion").get("x").asInt()).as("unknown keys kept").isEqualTo(1);
+            assertThat(saved.get("scheduleInterval").asText()).isEqualTo("2h");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file()))).isEqualTo("rw-------");
+            Path tokens = tmp.resolve("data/credentials/tokens.json");
+            assertThat(Files.readString(tokens)).contains(token);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tokens))).isEqualTo("rw-------");
+            assertThat(Files.readString(tmp.resolve("data/accounts.json"))).contains("\"bob\"").doesNotContain(token);
 
-        // saved again without typing the token: the stored one is kept
-        type(robot, "#settings-foreground-min-interval", "2m");
-        robot.clickOn("#settings-save");
-        waitUntil("the dialog closed", () -> !dialogShowing());
-        saved = JSON.readTree(file().toFile());
-        assertThat(saved.get("server").get("token").asText()).isEqualTo("s3cret-token");
-        assertThat(saved.get("foregroundMinInterval").asText()).isEqualTo("2m");
+            // this start already runs as bob, on his server, with the moved token
+            waitUntil("the window shows bob", () -> "bob".equals(assembly.viewModel().currentUser()));
+            robot.clickOn("#sync-course_sync");
+            waitUntil("bob synced with his server", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
+            assertThat(text(robot, "#notice")).isEqualTo("Your settings file held the session token of bob on "
+                    + remote.baseUrl() + "/ in clear; it is now kept in the owner-only file " + tokens + " and the "
+                    + "settings file no longer holds it. If a copy of that file went anywhere (a backup, another "
+                    + "machine), sign out and sign in again to end that session.");
 
-        StartOptions next = StartOptions.read(UiTestSupport.settings(tmp.resolve("data"), Duration.ofMinutes(5),
-                TimeSource.system()), Set.of());
-        assertThat(next.settings().server().orElseThrow().toString()).isEqualTo("https://a.example:8787/, https://b.example:8787/");
-        assertThat(next.settings().user()).contains("bob");
-        assertThat(next.settings().token()).contains("s3cret-token");
+            openFromTheMenu(robot);
+            assertThat(text(robot, "#settings-account")).isEqualTo("bob on " + remote.baseUrl()
+                    + "/ · session token in the owner-only token file (no desktop keyring)");
+            assertThat(robot.lookup("#settings-sign-in").queryButton().getText()).isEqualTo("Add account…");
+            assertThat(allTexts()).noneMatch(t -> t.contains(token));
+            robot.clickOn("#settings-cancel");
+        } finally {
+            if (assembly != null) {
+                robot.interact(assembly::close);
+                backend.close();
+                assembly = null;
+            }
+            remote.close();
+        }
     }
 
     @Test

@@ -152,6 +152,36 @@ class StatusTextsTest {
     }
 
     @Test
+    void aSignedOutAccountShowsOnEveryCardWithSignInAboveThePauseAndOffline() {
+        ScopeCardModel card = new ScopeCardModel(org.leasesync.lease.Scope.COURSE_SYNC, texts.messages());
+        KeyStatus idle = KeyStatus.idle(KEY, Optional.of(T1));
+        CardOverlay signedOut = CardOverlay.none(T1).withAccountSignedOut(true);
+        card.apply(idle, signedOut, texts, T1.plusSeconds(600));
+        assertThat(card.headlineProperty().get()).isEqualTo("Signed out — sign in again");
+        assertThat(card.detailProperty().get()).startsWith("The sync server no longer accepts this device's session.")
+                .endsWith(" · last synced 14:05:12");
+        assertThat(card.signInVisibleProperty().get()).isTrue();
+        assertThat(card.kindProperty().get()).isEqualTo(KeyStatus.Kind.SIGNED_OUT);
+        // the card whose own run found out says the same, with the same last sync
+        String others = card.detailProperty().get();
+        card.apply(new KeyStatus.SignedOut(KEY, Optional.of(T1), Optional.of("401"), Optional.empty()), signedOut, texts,
+                T1.plusSeconds(600));
+        assertThat(card.detailProperty().get()).isEqualTo(others);
+        CardOverlay pausedAndOffline = signedOut.withPause(Optional.of(org.leasesync.desktop.Pause.untilResumed()), T1)
+                .withOffline(Optional.of(T1), java.util.Map.of(), T1);
+        card.apply(new KeyStatus.Failed(KEY, Optional.empty(), Optional.of("x"), Optional.empty()), pausedAndOffline,
+                texts, T1);
+        assertThat(card.kindProperty().get()).as("the server answered: only signing in helps").isEqualTo(KeyStatus.Kind.SIGNED_OUT);
+        assertThat(card.retryVisibleProperty().get()).isFalse();
+        card.apply(running(run(TaskSource.MANUAL, true, false, ""), false), signedOut, texts, T1);
+        assertThat(card.kindProperty().get()).as("a Sync now still shows running").isEqualTo(KeyStatus.Kind.RUNNING);
+        assertThat(card.signInVisibleProperty().get()).isFalse();
+        card.apply(idle, signedOut.withAccountSignedOut(false), texts, T1.plusSeconds(600));
+        assertThat(card.headlineProperty().get()).isEqualTo("Up to date · last synced 14:05:12");
+        assertThat(card.signInVisibleProperty().get()).isFalse();
+    }
+
+    @Test
     void theServerLineNamesOneUrlOrAtMostThreeOfAList() {
         assertThat(texts.servers(org.leasesync.remote.ServerUrls.parse("http://127.0.0.1:8787")))
                 .isEqualTo("Server: http://127.0.0.1:8787/");
