@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -39,7 +41,10 @@ public final class ServerApi {
     private final OkHttpClient http;
 
     private ServerApi(OkHttpClient.Builder b) {
-        this.http = b.retryOnConnectionFailure(false).followRedirects(false).callTimeout(Duration.ofSeconds(30)).build();
+        // No retries (a test counts requests), so no pooled connections either: the JDK server closes
+        // an idle one after its idle interval, and a call on it would fail instead of being retried.
+        this.http = b.retryOnConnectionFailure(false).connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
+                .followRedirects(false).callTimeout(Duration.ofSeconds(30)).build();
     }
 
     /** Over HTTPS to a server that presents {@code certificate} (a test's self-signed one), and plain HTTP. */
