@@ -127,8 +127,8 @@ class ArchitectureTest {
 
     @Test
     void ownerOnlyFilesImportOnlyTheJdk() {
-        // Every writer of the client, down to the H2 file layer, makes its directories and files
-        // through org.leasesync.files: it must sit below all of them.
+        // Every writer of the client, down to the H2 file layer, and the server's data dir make their
+        // directories and files through org.leasesync.files: it must sit below all of them.
         classes().that().resideInAPackage("org.leasesync.files..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.files..")
                 .check(MAIN);
@@ -187,11 +187,13 @@ class ArchitectureTest {
 
     @Test
     void theKeyringKnowsOnlyTheBusAndFiles() {
-        // Where tokens are kept: the Secret Service (dbus-java) or an owner-only file (Jackson). The
-        // client composition builds on it; it knows nothing of leasesync but the exception root.
+        // Where tokens are kept: the Secret Service (dbus-java) or an owner-only file (Jackson, made
+        // through the one owner-only implementation). The client composition builds on it; it knows
+        // nothing of leasesync but the exception root and the owner-only files.
         classes().that().resideInAPackage("org.leasesync.keyring..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "org.freedesktop..",
-                        "com.fasterxml.jackson..", "org.slf4j..", "org.leasesync.keyring..", "org.leasesync.lease..")
+                        "com.fasterxml.jackson..", "org.slf4j..", "org.leasesync.keyring..", "org.leasesync.lease..",
+                        "org.leasesync.files..")
                 .check(MAIN);
         noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
                         "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")

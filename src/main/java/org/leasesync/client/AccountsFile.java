@@ -10,16 +10,14 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.leasesync.files.OwnerOnlyFiles;
 import org.leasesync.keyring.TokenVault;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.remote.ServerUrls;
@@ -36,7 +34,8 @@ import org.leasesync.remote.ServerUrls;
  *                "allowInsecureHttp": false, "token": "keyring", "signedInAt": "2026-11-30T10:00:00Z"}]}
  * }</pre>
  *
- * <p>Written owner-only ({@code 0600}) to a new file renamed over the old one, under a lock on
+ * <p>Written owner-only ({@code 0600}, through {@link OwnerOnlyFiles} like every file of the data
+ * directory) to a new file forced to the disk and renamed over the old one, under a lock on
  * {@code accounts.json.lock}. An entry that cannot be read (edited by hand) is skipped when reading
  * and kept when writing. Thread-safe; every method blocks on small file operations.
  */
@@ -103,10 +102,10 @@ public final class AccountsFile {
 
     private synchronized void update(UnaryOperator<ObjectNode> change) {
         try {
-            Files.createDirectories(file.getParent());
-            try (FileChannel lockFile = FileChannel.open(file.resolveSibling(NAME + ".lock"),
-                    Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            OwnerOnlyFiles.directory(file.getParent());
+            Path lockPath = file.resolveSibling(NAME + ".lock");
+            OwnerOnlyFiles.file(lockPath);
+            try (FileChannel lockFile = FileChannel.open(lockPath, StandardOpenOption.WRITE)) {
                 FileLock lock = lockFile.lock();   // other processes signing in or out wait here
                 try {
                     replace(change.apply(Files.exists(file) ? read() : JSON.createObjectNode()));
@@ -119,16 +118,9 @@ public final class AccountsFile {
         }
     }
 
-    /** Writes {@code root} to a new owner-only file and renames it over the old one. */
+    /** Writes {@code root} to a new owner-only file, forced to the disk, and renames it over the old one. */
     private void replace(ObjectNode root) throws IOException {
-        Path tmp = Files.createTempFile(file.getParent(), NAME, ".tmp",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try {
-            Files.write(tmp, JSON.writeValueAsBytes(root));
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        OwnerOnlyFiles.writeSynced(file, JSON.writeValueAsBytes(root));
     }
 
     private ObjectNode read() {

@@ -5,6 +5,6 @@
  * directory's location, stop signals and what a long-running process does on a fatal error.
  *
  * <p>May import: {@code lease}, {@code run}, {@code sync}, {@code store}, {@code store.h2},
- * {@code remote}. Never {@code cli}, {@code desktop}, {@code chaos}, {@code server}, JavaFX or picocli.
+ * {@code remote}, {@code keyring}, {@code files}. Never {@code cli}, {@code desktop}, {@code chaos}, {@code server}, JavaFX or picocli.
  */
 package org.leasesync.client;

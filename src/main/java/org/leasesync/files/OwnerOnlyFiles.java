@@ -1,6 +1,7 @@
 package org.leasesync.files;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -13,6 +14,7 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -136,11 +138,34 @@ public final class OwnerOnlyFiles {
      *     {@code file} is as it was
      */
     public static void write(Path file, byte[] content) throws IOException {
+        write(file, content, false);
+    }
+
+    /**
+     * {@link #write(Path, byte[])}, with the new content forced to the disk before the rename, so a
+     * crash or power cut right after it leaves the old file or the whole new one — never an empty
+     * file under the name, which some file systems can leave of a rename whose data was not yet
+     * written. For the few files whose loss costs the user something (the signed-in accounts and
+     * their tokens: signing in again); the files written at every start stay unforced, since a
+     * sync to the disk there would slow every command down.
+     *
+     * @throws IOException as {@link #write(Path, byte[])}
+     */
+    public static void writeSynced(Path file, byte[] content) throws IOException {
+        write(file, content, true);
+    }
+
+    private static void write(Path file, byte[] content, boolean synced) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Path tmp = Files.createTempFile(dir, file.getFileName() + ".", ".tmp", attribute(FILE));
         try {
             exact(tmp, FILE);
             Files.write(tmp, content);
+            if (synced) {
+                try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                    c.force(true);
+                }
+            }
             try {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {

@@ -1,8 +1,6 @@
 package org.leasesync.keyring;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,30 +50,6 @@ public final class SecretServiceVault implements TokenVault {
         this.service = service;
         this.session = session;
         this.promptTimeout = promptTimeout;
-    }
-
-    /**
-     * The session bus address: {@code DBUS_SESSION_BUS_ADDRESS}, else {@code $XDG_RUNTIME_DIR/bus} when
-     * that socket exists; of a list, the first {@code unix:path=} one (the JDK's sockets cannot reach
-     * the abstract namespace). Pure but for the file check.
-     *
-     * @return empty with nothing to connect to
-     */
-    public static Optional<String> sessionBusAddress(Map<String, String> env) {
-        String a = env.get("DBUS_SESSION_BUS_ADDRESS");
-        if (a != null && !a.isBlank()) {
-            for (String one : a.split(";")) {
-                if (one.trim().startsWith("unix:path=")) {
-                    return Optional.of(one.trim());
-                }
-            }
-            return Optional.empty();
-        }
-        String runtime = env.get("XDG_RUNTIME_DIR");
-        if (runtime != null && !runtime.isBlank() && Files.exists(Path.of(runtime, "bus"))) {
-            return Optional.of("unix:path=" + Path.of(runtime, "bus"));
-        }
-        return Optional.empty();
     }
 
     /**

@@ -10,15 +10,12 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Iterator;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
+import org.leasesync.files.OwnerOnlyFiles;
 
 /**
  * Tokens in an owner-only file, where no Secret Service answers (no session bus, no keyring
@@ -31,9 +28,10 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p>Every change is a read-modify-write under a lock on {@code credentials/tokens.lock} (several
- * leasesync processes may sign in at once), written to a new owner-only file and renamed over the
- * old one, so the file is whole at every moment. A file whose permissions were widened is narrowed
- * again before it is read. Thread-safe; every method blocks on small file operations.
+ * leasesync processes may sign in at once), written to a new owner-only file, forced to the disk and
+ * renamed over the old one, so the file is whole at every moment. A folder or file whose permissions
+ * were widened is narrowed again before it is used, one of another account refused — all through
+ * {@link OwnerOnlyFiles}, as every other file of the data directory. Thread-safe; every method blocks on small file operations.
  */
 public final class TokenFile implements TokenVault {
 
@@ -43,8 +41,6 @@ public final class TokenFile implements TokenVault {
     public static final String NAME = "tokens.json";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
-    private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
 
     private final Path dir;
     private final Path file;
@@ -118,9 +114,10 @@ public final class TokenFile implements TokenVault {
 
     private synchronized boolean update(String what, Function<ObjectNode, Boolean> change) {
         try {
-            createOwnerOnlyFolder();
-            try (FileChannel lockFile = FileChannel.open(dir.resolve("tokens.lock"), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_FILE))) {
+            OwnerOnlyFiles.directory(dir);   // also when it was made wider by hand
+            Path lockPath = dir.resolve("tokens.lock");
+            OwnerOnlyFiles.file(lockPath);
+            try (FileChannel lockFile = FileChannel.open(lockPath, StandardOpenOption.WRITE)) {
                 FileLock lock = lockFile.lock();   // other processes signing in or out wait here
                 try {
                     ObjectNode root = Files.exists(file) ? read() : JSON.createObjectNode();
@@ -138,23 +135,12 @@ public final class TokenFile implements TokenVault {
         }
     }
 
-    private void createOwnerOnlyFolder() throws IOException {
-        if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir.getParent());
-            try {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_DIR));
-            } catch (java.nio.file.FileAlreadyExistsException raced) {
-                // another process made it a moment ago
-            }
-        }
-        Files.setPosixFilePermissions(dir, OWNER_DIR);   // also when it was made wider by hand
-    }
-
-    /** A file made readable by others (by hand, a copy) is narrowed before its token is used again. */
+    /**
+     * A file made readable by others (by hand, a copy) is narrowed before its token is used again; one
+     * of another account is not read at all ({@link org.leasesync.files.NotYoursException}).
+     */
     private void narrow() throws IOException {
-        if (!Files.getPosixFilePermissions(file).equals(OWNER_FILE)) {
-            Files.setPosixFilePermissions(file, OWNER_FILE);
-        }
+        OwnerOnlyFiles.tighten(file);
     }
 
     private ObjectNode read() throws IOException {
@@ -166,16 +152,7 @@ public final class TokenFile implements TokenVault {
     }
 
     private void write(ObjectNode root) throws IOException {
-        Path tmp = Files.createTempFile(dir, NAME, ".tmp", PosixFilePermissions.asFileAttribute(OWNER_FILE));
-        try {
-            Files.write(tmp, JSON.writeValueAsBytes(root));
-            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                c.force(true);
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        OwnerOnlyFiles.writeSynced(file, JSON.writeValueAsBytes(root));
     }
 
     private static ArrayNode tokens(ObjectNode root) {

@@ -33,10 +33,9 @@ public final class TokenVaults {
      * file in {@code dataDir}. Blocks (connects to the bus; the bus may start the keyring daemon).
      */
     public static Opened forNewToken(Path dataDir, Map<String, String> env) {
-        Optional<String> bus = SecretServiceVault.sessionBusAddress(env);
+        Optional<String> bus = SessionBus.address(env);
         if (bus.isEmpty()) {
-            return new Opened(new TokenFile(dataDir), Optional.of("no session bus (DBUS_SESSION_BUS_ADDRESS is not set"
-                    + " and there is no $XDG_RUNTIME_DIR/bus)"));
+            return new Opened(new TokenFile(dataDir), Optional.of("no session bus (" + SessionBus.NONE + ")"));
         }
         try {
             return new Opened(SecretServiceVault.connect(bus.get(), PROMPT_TIMEOUT), Optional.empty());
@@ -54,9 +53,8 @@ public final class TokenVaults {
         if (place == TokenVault.Place.FILE) {
             return new TokenFile(dataDir);
         }
-        String bus = SecretServiceVault.sessionBusAddress(env).orElseThrow(() -> new KeyringUnavailableException(
-                "the token is in the desktop keyring, and there is no session bus here (DBUS_SESSION_BUS_ADDRESS is "
-                        + "not set and there is no $XDG_RUNTIME_DIR/bus)"));
+        String bus = SessionBus.address(env).orElseThrow(() -> new KeyringUnavailableException(
+                "the token is in the desktop keyring, and there is no session bus here (" + SessionBus.NONE + ")"));
         return SecretServiceVault.connect(bus, PROMPT_TIMEOUT);
     }
 }

@@ -45,6 +45,23 @@ final class Exchange {
         this.clock = clock;
     }
 
+    /**
+     * A client for protocol calls derived from the application's shared one: no retries or redirects
+     * of OkHttp's own (a refused connection is the failover's to judge, and a redirect would carry the
+     * bearer token to wherever it points), the per-attempt timeouts and the call timeout of
+     * {@code timeouts}, and {@link #tracking}. Callers add what is theirs (authentication) and build it.
+     */
+    static OkHttpClient.Builder clientFor(OkHttpClient shared, HttpSettings timeouts) {
+        return shared.newBuilder()
+                .retryOnConnectionFailure(false)
+                .followRedirects(false)
+                .connectTimeout(timeouts.connect())
+                .readTimeout(timeouts.read())
+                .writeTimeout(timeouts.read())
+                .callTimeout(timeouts.call())
+                .addNetworkInterceptor(tracking());
+    }
+
     /** The network interceptor that marks a request's {@link Probe}. */
     static Interceptor tracking() {
         return chain -> {

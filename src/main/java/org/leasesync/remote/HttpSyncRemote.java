@@ -103,17 +103,8 @@ public final class HttpSyncRemote implements SyncRemote {
         this.servers = Objects.requireNonNull(servers, "servers");
         Objects.requireNonNull(tokens, "tokens");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
-        OkHttpClient client = shared.newBuilder()
-                .retryOnConnectionFailure(false)
-                .followRedirects(false)
-                .connectTimeout(timeouts.connect())
-                .readTimeout(timeouts.read())
-                .writeTimeout(timeouts.read())
-                .callTimeout(timeouts.call())
-                .addInterceptor(new BearerAuth(tokens))
-                .addNetworkInterceptor(Exchange.tracking())
-                .build();
-        this.exchange = new Exchange(client, MAPPER, new WallClock(time));
+        this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).addInterceptor(new BearerAuth(tokens)).build(),
+                MAPPER, new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
     }
 

@@ -52,16 +52,7 @@ public final class SessionsClient {
     public SessionsClient(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts,
                           org.leasesync.lease.TimeSource time) {
         this.servers = Objects.requireNonNull(servers, "servers");
-        OkHttpClient client = shared.newBuilder()
-                .retryOnConnectionFailure(false)
-                .followRedirects(false)
-                .connectTimeout(timeouts.connect())
-                .readTimeout(timeouts.read())
-                .writeTimeout(timeouts.read())
-                .callTimeout(timeouts.call())
-                .addNetworkInterceptor(Exchange.tracking())
-                .build();
-        this.exchange = new Exchange(client, MAPPER, new WallClock(time));
+        this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).build(), MAPPER, new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
     }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,61 +15,85 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.server.ReferenceServer;
-import org.leasesync.server.ServerConfig;
 import org.leasesync.testing.KeyringSession;
-import org.leasesync.testing.SessionsProxy;
+import org.leasesync.testing.ServerApi;
+import org.leasesync.testing.TestCertificate;
 
 /**
  * {@code login}, {@code accounts}, {@code logout} and the commands that use a signed-in account, as
- * real processes: the token in a real GNOME Keyring on a private session bus, or — with no bus — in the
- * owner-only file; a session the server refuses ends {@code sync} with exit 6 keeping the outbox, and
- * the next sync after signing in again pushes it. Against the real reference server behind the §12
- * session layer ({@link SessionsProxy}); once the reference server has {@code /v1/sessions} itself,
- * these should also run against it directly.
+ * real processes against a real {@code leasesync serve} on an H2 data dir, whose accounts are made
+ * with {@code leasesync users add}: the token in a real GNOME Keyring on a private session bus, or —
+ * with no bus — in the owner-only file; a sign-out the server carries out (its own metrics count the
+ * {@code DELETE /v1/sessions/current}, and the old token is refused); a session revoked with
+ * {@code leasesync users revoke} ends {@code sync} with exit 6 keeping the outbox, and the next sync
+ * after signing in again pushes it (read back from the server); HTTPS by {@code serve --tls-cert}.
+ * The server's side is read as another device of the user would ({@link ServerApi}). The sign-in
+ * limits, which need the server's clock moved, are {@link SignInLockoutTest}.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class AccountsCliTest {
 
     static final String PASSWORD = "correct horse battery staple";
+    static final String BOBS = "bobs password 2";
     static final ObjectMapper JSON = new ObjectMapper();
+    static final ServerApi API = ServerApi.PLAIN;
 
     @TempDir
     Path tmp;
 
-    ReferenceServer server;
-    SessionsProxy proxy;
-    Path data;
+    ServeOnPort serve;
+    final List<ServeOnPort> servers = new ArrayList<>();
     final List<CliProcess.Result> outputs = new ArrayList<>();
 
-    @BeforeEach
-    void setUp() throws IOException {
-        server = ReferenceServer.start(ServerConfig.defaults());
-        proxy = new SessionsProxy(server).user("alice", PASSWORD).user("bob", "bobs password 2").start();
-        data = tmp.resolve("data");
+    Path data() {
+        return tmp.resolve("data");
+    }
+
+    Path serverDir() {
+        return tmp.resolve("server");
     }
 
     @AfterEach
-    void tearDown() {
-        proxy.close();
-        server.close();
+    void tearDown() throws InterruptedException {
+        for (ServeOnPort s : servers) {
+            s.close();
+        }
+    }
+
+    /** {@code leasesync users add} for each name and password, then a server on that data dir. */
+    ServeOnPort serverWith(Path dir, Map<String, String> accounts, String... options) throws Exception {
+        for (Map.Entry<String, String> a : accounts.entrySet()) {
+            CliProcess.Result add = users(a.getValue() + "\n", "add", a.getKey(), "--password-stdin", "--data-dir",
+                    dir.toString());
+            assertThat(add.code()).as(add.both()).isZero();
+        }
+        List<String> args = new ArrayList<>(List.of("--data-dir", dir.toString()));
+        args.addAll(List.of(options));
+        ServeOnPort s = ServeOnPort.start(tmp, "serve-" + servers.size(), Map.of(), args.toArray(String[]::new));
+        servers.add(s);
+        return s;
+    }
+
+    /** Runs {@code leasesync users ARGS} with {@code stdin}. */
+    CliProcess.Result users(String stdin, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("users"));
+        all.addAll(List.of(args));
+        CliProcess.Result r = CliProcess.run(tmp, "users" + outputs.size(), Map.of(), stdin, all, 120);
+        outputs.add(r);
+        return r;
     }
 
     /** Runs {@code leasesync ARGS --data-dir DATA} with {@code stdin}, in {@code env}. */
     CliProcess.Result run(Map<String, String> env, String stdin, String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of(args));
         all.add("--data-dir");
-        all.add(data.toString());
-        CliProcess p = CliProcess.start(tmp, "run" + outputs.size(), env, all);
-        try (OutputStream in = p.process.getOutputStream()) {
-            if (stdin != null) {
-                in.write(stdin.getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        CliProcess.Result r = p.await(90);
+        all.add(data().toString());
+        CliProcess.Result r = CliProcess.run(tmp, "run" + outputs.size(), env, stdin, all, 90);
         outputs.add(r);
         return r;
     }
@@ -81,19 +104,34 @@ class AccountsCliTest {
         return Map.of("DBUS_SESSION_BUS_ADDRESS", "", "XDG_RUNTIME_DIR", runtime.toString());
     }
 
+    /** The token of {@code user} in the owner-only token file, as the client keeps it. */
+    String tokenInFile(String user) throws IOException {
+        for (JsonNode t : JSON.readTree(data().resolve("credentials/tokens.json").toFile()).path("tokens")) {
+            if (t.path("user").asText().equals(user)) {
+                return t.path("token").asText();
+            }
+        }
+        throw new AssertionError("no token of " + user + " in the token file");
+    }
+
     @Test
-    void loginKeepsTheTokenInTheKeyringTheCommandsUseItAndLogoutEndsTheSession() throws Exception {
+    void loginKeepsTheTokenInTheKeyringTheCommandsUseItAndLogoutEndsTheSessionOnTheServer() throws Exception {
+        serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
+        String url = serve.url();
         try (KeyringSession keyring = KeyringSession.start(tmp.resolve("keyring"))) {
             Map<String, String> env = keyring.env();
-            CliProcess.Result login = run(env, PASSWORD + "\n", "login", "--server", proxy.url(), "--user", "alice",
+            CliProcess.Result login = run(env, PASSWORD + "\n", "login", "--server", url, "--user", "alice",
                     "--password-stdin", "--device-name", "test laptop");
             assertThat(login.code()).as(login.both()).isZero();
-            assertThat(login.out()).contains("signed in as alice on " + proxy.url())
+            assertThat(login.out()).contains("signed in as alice on " + url)
                     .contains("kept in the desktop keyring (Secret Service)");
             assertThat(login.err()).as("no fallback notice").doesNotContain("owner-only file");
-            assertThat(proxy.signInBodies).singleElement().satisfies(b -> assertThat(b).contains("\"device\":\"test laptop\""));
-            String token = proxy.liveSessions().keySet().iterator().next();
-            assertThat(keyring.lookup(proxy.url(), "alice")).as("secret-tool finds it").isEqualTo(token);
+            String token = keyring.lookup(url, "alice");
+            assertThat(token).as("secret-tool finds it").hasSize(43);
+            assertThat(API.sessionsStatus(url, token)).as("the kept token is a live session").isEqualTo(200);
+            ServerApi.Session phone = API.signIn(url, "alice", PASSWORD, "alice's phone");
+            assertThat(API.sessions(phone)).extracting(s -> s.path("device").asText())
+                    .containsExactlyInAnyOrder("test laptop", "alice's phone");
 
             CliProcess.Result accounts = run(env, null, "accounts", "--json");
             JsonNode a = JSON.readTree(accounts.out()).path("accounts").get(0);
@@ -108,37 +146,42 @@ class AccountsCliTest {
             CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
             assertThat(sync.code()).as(sync.both()).isZero();
             assertThat(sync.out()).contains("alice|course_sync synced");
-            assertThat(proxy.pushes).singleElement().satisfies(b -> assertThat(b).contains("\"c1\""));
+            assertThat(API.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}");
             CliProcess.Result status = run(env, null, "status", "--json");
             assertThat(JSON.readTree(status.out()).path("accounts").get(0).path("user").asText()).isEqualTo("alice");
 
+            assertThat(API.requests(url, "sessions", 204)).as("no sign-out yet").isZero();
             CliProcess.Result logout = run(env, null, "logout");
             assertThat(logout.code()).as(logout.both()).isZero();
             assertThat(logout.out()).contains("signed out alice on").contains("the server ended the session");
-            assertThat(proxy.requests).contains("DELETE /v1/sessions/current auth");
-            assertThat(proxy.liveSessions()).isEmpty();
-            assertThat(keyring.lookup(proxy.url(), "alice")).as("gone from the keyring").isEmpty();
+            assertThat(API.requests(url, "sessions", 204)).as("DELETE /v1/sessions/current reached the server")
+                    .isEqualTo(1);
+            assertThat(API.sessionsStatus(url, token)).as("the old token is refused").isEqualTo(401);
+            assertThat(API.sessions(phone)).extracting(s -> s.path("device").asText()).containsExactly("alice's phone");
+            assertThat(keyring.lookup(url, "alice")).as("gone from the keyring").isEmpty();
             assertThat(JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").size()).isZero();
             CliProcess.Result after = run(env, null, "sync", "--scope", "course_sync");
             assertThat(after.code()).isEqualTo(2);
             assertThat(after.err()).contains("no account is signed in here");
 
-            assertNoSecretIn(List.of(PASSWORD, token), Map.of());
+            assertNoSecretIn(List.of(PASSWORD, token, phone.token()), Map.of());
         }
     }
 
     @Test
     void withoutASessionBusTheTokenGoesToAnOwnerOnlyFileAndLoginSaysSoOnce() throws Exception {
+        serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
         Map<String, String> env = noBus();
-        CliProcess.Result login = run(env, PASSWORD, "login", "--server", proxy.url(), "--user", "alice",
+        CliProcess.Result login = run(env, PASSWORD, "login", "--server", serve.url(), "--user", "alice",
                 "--password-stdin");
         assertThat(login.code()).as(login.both()).isZero();
-        Path file = data.resolve("credentials/tokens.json");
+        Path file = data().resolve("credentials/tokens.json");
         assertThat(login.err()).containsOnlyOnce("no desktop keyring can be used here (no session bus")
                 .contains("kept in the owner-only file " + file);
         assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         assertThat(Files.getPosixFilePermissions(file.getParent())).isEqualTo(PosixFilePermissions.fromString("rwx------"));
-        String token = proxy.liveSessions().keySet().iterator().next();
+        String token = tokenInFile("alice");
+        assertThat(API.sessionsStatus(serve.url(), token)).isEqualTo(200);
         JsonNode accounts = JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").get(0);
         assertThat(accounts.path("tokenKeptIn").asText()).isEqualTo("file");
         assertThat(accounts.path("tokenFile").asText()).isEqualTo(file.toString());
@@ -151,27 +194,37 @@ class AccountsCliTest {
 
         assertThat(run(env, null, "logout").code()).isZero();
         assertThat(Files.readString(file)).doesNotContain(token);
+        assertThat(API.sessionsStatus(serve.url(), token)).isEqualTo(401);
     }
 
     @Test
-    void aRefusedSessionEndsSyncWithExit6KeepsTheOutboxAndTheNextSignInPushesIt() throws Exception {
+    void aSessionRevokedWithUsersRevokeEndsSyncWithExit6KeepsTheOutboxAndTheNextSignInPushesIt() throws Exception {
+        serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
+        String url = serve.url();
         Map<String, String> env = noBus();
-        assertThat(run(env, PASSWORD, "login", "--server", proxy.url(), "--user", "alice", "--password-stdin").code())
+        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin").code())
                 .isZero();
         assertThat(run(env, null, "sync", "--scope", "course_sync").code()).isZero();
         run(env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
         run(env, null, "edit", "--scope", "course_sync", "--id", "c2", "--payload", "{\"title\":\"Topology\"}");
-        String revoked = proxy.liveSessions().keySet().iterator().next();
-        proxy.revokeAll("alice");
-        int before = proxy.requests.size();
+        String revoked = tokenInFile("alice");
+
+        // the operator signs the device out; an H2 data dir is one process's, so the server stops meanwhile
+        serve.stop();
+        CliProcess.Result revoke = users(null, "revoke", "alice", "--data-dir", serverDir().toString());
+        assertThat(revoke.code()).as(revoke.both()).isZero();
+        assertThat(revoke.out()).isEqualTo("revoked 1 session(s) of alice\n");
+        serve.restart();
+        assertThat(serve.url()).isEqualTo(url);
 
         CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
         assertThat(sync.code()).as(sync.both()).isEqualTo(SyncCommand.SIGNED_OUT);
         assertThat(sync.out()).contains("alice|course_sync sync stopped: signed out")
                 .contains("2 local edits are kept and pushed after you sign in again")
-                .contains("sign in again: leasesync login --server " + proxy.url() + " --user alice");
-        assertThat(proxy.requests.subList(before, proxy.requests.size())).as("one refused request, no retry")
-                .hasSize(1);
+                .contains("sign in again: leasesync login --server " + url + " --user alice");
+        assertThat(API.requests(url, "pull", 401)).as("the server refused one pull").isEqualTo(1);
+        assertThat(API.requests(url, "pull", 200) + API.requests(url, "push", 401) + API.requests(url, "push", 200))
+                .as("nothing retried, nothing pushed").isZero();
         JsonNode status = JSON.readTree(run(env, null, "status", "--json").out());
         assertThat(status.path("lastRuns").get(0).path("status").asText()).isEqualTo("signed_out");
         assertThat(status.path("signedOut").get(0).path("key").asText()).isEqualTo("alice|course_sync");
@@ -184,30 +237,34 @@ class AccountsCliTest {
         assertThat(json.code()).isEqualTo(SyncCommand.SIGNED_OUT);
         assertThat(JSON.readTree(json.out()).path("result").asText()).isEqualTo("signed_out");
 
-        assertThat(run(env, PASSWORD, "login", "--server", proxy.url(), "--user", "alice", "--password-stdin").code())
+        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin").code())
                 .isZero();
         CliProcess.Result again = run(env, null, "sync", "--scope", "course_sync");
         assertThat(again.code()).as(again.both()).isZero();
-        assertThat(proxy.pushes).hasSize(1).allSatisfy(b -> assertThat(b).contains("\"c1\"").contains("\"c2\""));
+        assertThat(API.requests(url, "push", 200)).as("one push with both kept edits").isEqualTo(1);
+        ServerApi.Session phone = API.signIn(url, "alice", PASSWORD, "alice's phone");
+        assertThat(API.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}")
+                .containsEntry("c2", "{\"title\":\"Topology\"}");
         assertThat(run(env, null, "outbox", "list", "--scope", "course_sync").out()).doesNotContain("c1");
-        String fresh = proxy.liveSessions().keySet().iterator().next();
-        assertNoSecretIn(List.of(PASSWORD, revoked), Map.of(fresh, data.resolve("credentials/tokens.json")));
+        assertThat(API.sessionsStatus(url, revoked)).as("the revoked token stays refused").isEqualTo(401);
+        String fresh = tokenInFile("alice");
+        assertNoSecretIn(List.of(PASSWORD, revoked, phone.token()), Map.of(fresh, data().resolve("credentials/tokens.json")));
     }
 
     @Test
     void loginFailuresAreSaidInWordsWithTheirOwnExitCodes() throws Exception {
+        serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
         Map<String, String> env = noBus();
-        CliProcess.Result wrong = run(env, "not it", "login", "--server", proxy.url(), "--user", "alice",
+        CliProcess.Result wrong = run(env, "not it", "login", "--server", serve.url(), "--user", "alice",
                 "--password-stdin");
         assertThat(wrong.code()).as(wrong.both()).isEqualTo(LoginCommand.WRONG_PASSWORD);
-        assertThat(wrong.err()).contains("leasesync: wrong user name or password for " + proxy.url());
-
-        proxy.lockAfterFailures = 1;
-        CliProcess.Result locked = run(env, PASSWORD, "login", "--server", proxy.url(), "--user", "alice",
+        assertThat(wrong.err()).contains("leasesync: wrong user name or password for " + serve.url());
+        CliProcess.Result nobody = run(env, PASSWORD, "login", "--server", serve.url(), "--user", "mallory",
                 "--password-stdin");
-        assertThat(locked.code()).as(locked.both()).isEqualTo(LoginCommand.TOO_MANY_ATTEMPTS);
-        assertThat(locked.err()).contains("too many failed sign-ins at " + proxy.url() + "; try again in 90s");
-        proxy.lockAfterFailures = 0;
+        assertThat(nobody.code()).as("the same answer for an account that does not exist").isEqualTo(
+                LoginCommand.WRONG_PASSWORD);
+        assertThat(nobody.err()).contains("leasesync: wrong user name or password for " + serve.url());
+        assertThat(API.requests(serve.url(), "sessions", 401)).isEqualTo(2);
 
         String closed = "http://127.0.0.1:" + freePort() + "/";
         CliProcess.Result unreachable = run(env, PASSWORD, "login", "--server", closed, "--user", "alice",
@@ -223,36 +280,40 @@ class AccountsCliTest {
         assertThat(clear.err()).contains("plain http:// to another machine").contains("--allow-insecure-http");
         assertThat(elsewhere).as("bad input touches nothing").doesNotExist();
 
-        assertThat(proxy.liveSessions()).isEmpty();
-        assertThat(data.resolve(org.leasesync.client.AccountsFile.NAME)).doesNotExist();
+        assertThat(API.requests(serve.url(), "sessions", 201)).as("no session was made").isZero();
+        assertThat(data().resolve(org.leasesync.client.AccountsFile.NAME)).doesNotExist();
     }
 
     @Test
     void withSeveralAccountsUserPicksOneAndTokensGivenForOneRunStillWork() throws Exception {
+        Map<String, String> accounts = new LinkedHashMap<>();
+        accounts.put("alice", PASSWORD);
+        accounts.put("bob", BOBS);
+        serve = serverWith(serverDir(), accounts);
+        String url = serve.url();
         Map<String, String> env = noBus();
-        run(env, PASSWORD, "login", "--server", proxy.url(), "--user", "alice", "--password-stdin");
-        run(env, "bobs password 2", "login", "--server", proxy.url(), "--user", "bob", "--password-stdin");
+        run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin");
+        run(env, BOBS, "login", "--server", url, "--user", "bob", "--password-stdin");
         CliProcess.Result which = run(env, null, "sync", "--scope", "course_sync");
         assertThat(which.code()).isEqualTo(2);
-        assertThat(which.err()).contains("several accounts are signed in (alice on " + proxy.url() + ", bob on "
-                + proxy.url() + "): pick one with --user");
+        assertThat(which.err()).contains("several accounts are signed in (alice on " + url + ", bob on "
+                + url + "): pick one with --user");
         assertThat(run(env, null, "sync", "--scope", "course_sync", "--user", "bob").code()).isZero();
         assertThat(run(env, null, "records", "--scope", "course_sync").code()).isEqualTo(2);
 
         // a token for one run, from a file or standard input, as scripts do; bob's session token here
-        String bobs = proxy.liveSessions().entrySet().stream().filter(e -> e.getValue().equals("bob"))
-                .map(Map.Entry::getKey).findFirst().orElseThrow();
+        String bobs = tokenInFile("bob");
         Path tokenFile = tmp.resolve("token");
         Files.writeString(tokenFile, bobs + "\n");
-        CliProcess.Result fromFile = run(env, null, "sync", "--scope", "message_sync", "--server", proxy.url(),
+        CliProcess.Result fromFile = run(env, null, "sync", "--scope", "message_sync", "--server", url,
                 "--user", "bob", "--token-file", tokenFile.toString());
         assertThat(fromFile.code()).as(fromFile.both()).isZero();
-        CliProcess.Result fromStdin = run(env, bobs + "\n", "sync", "--scope", "backup", "--server", proxy.url(),
+        CliProcess.Result fromStdin = run(env, bobs + "\n", "sync", "--scope", "backup", "--server", url,
                 "--user", "bob", "--token-stdin");
         assertThat(fromStdin.code()).as(fromStdin.both()).isZero();
         Map<String, String> withEnv = new HashMap<>(env);
         withEnv.put("LEASESYNC_TOKEN", bobs);
-        assertThat(run(withEnv, null, "sync", "--scope", "backup", "--server", proxy.url(), "--user", "bob").code())
+        assertThat(run(withEnv, null, "sync", "--scope", "backup", "--server", url, "--user", "bob").code())
                 .isZero();
         CliProcess.Result noServer = run(env, null, "sync", "--scope", "backup", "--token-file", tokenFile.toString());
         assertThat(noServer.code()).isEqualTo(2);
@@ -260,33 +321,43 @@ class AccountsCliTest {
 
         assertThat(run(env, null, "logout").code()).as("which one?").isEqualTo(2);
         assertThat(run(env, null, "logout", "--user", "bob").code()).isZero();
+        assertThat(API.sessionsStatus(url, bobs)).isEqualTo(401);
         assertThat(run(env, null, "sync", "--scope", "course_sync").code()).as("alice is the one left").isZero();
     }
 
     @Test
-    void anUntrustedCertificateIsNamedByItsFingerprintAndTheCaFileIsRememberedWithTheAccount() throws Exception {
+    void overHttpsByServeAnUntrustedCertificateIsNamedByItsFingerprintAndTheCaFileIsRemembered() throws Exception {
+        TestCertificate cert = TestCertificate.make(tmp.resolve("tls"));
+        ServerApi api = ServerApi.trusting(cert.certificate());
+        serve = serverWith(serverDir(), Map.of("alice", PASSWORD), "--tls-cert", cert.certFile().toString(),
+                "--tls-key", cert.keyFile().toString());
+        String url = serve.url();
+        assertThat(url).startsWith("https://127.0.0.1:");
         Map<String, String> env = noBus();
-        org.leasesync.testing.TestCertificate cert = org.leasesync.testing.TestCertificate.make(tmp.resolve("tls"));
-        try (SessionsProxy https = new SessionsProxy(server).user("alice", PASSWORD).https(cert.serverSockets()).start()) {
-            assertThat(https.url()).startsWith("https://");
-            CliProcess.Result refused = run(env, PASSWORD, "login", "--server", https.url(), "--user", "alice",
-                    "--password-stdin");
-            assertThat(refused.code()).as(refused.both()).isEqualTo(LoginCommand.CERTIFICATE_NOT_TRUSTED);
-            assertThat(refused.err()).contains("the certificate of " + https.url() + " is not trusted (SHA-256 "
-                    + "fingerprint " + cert.sha256() + ")").contains("--ca-file");
-            assertThat(https.signInBodies).as("the password was never sent").isEmpty();
+        CliProcess.Result refused = run(env, PASSWORD, "login", "--server", url, "--user", "alice",
+                "--password-stdin");
+        assertThat(refused.code()).as(refused.both()).isEqualTo(LoginCommand.CERTIFICATE_NOT_TRUSTED);
+        assertThat(refused.err()).contains("the certificate of " + url + " is not trusted (SHA-256 "
+                + "fingerprint " + cert.sha256() + ")").contains("--ca-file");
+        assertThat(api.requests(url, "sessions", 201) + api.requests(url, "sessions", 401))
+                .as("the password was never sent").isZero();
 
-            CliProcess.Result login = run(env, PASSWORD, "login", "--server", https.url(), "--user", "alice",
-                    "--password-stdin", "--ca-file", cert.certFile().toString());
-            assertThat(login.code()).as(login.both()).isZero();
-            CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
-            assertThat(sync.code()).as("over https, trusting the remembered CA file: " + sync.both()).isZero();
-            assertThat(JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").get(0)
-                    .path("caFile").asText()).isEqualTo(cert.certFile().toString());
-        }
+        CliProcess.Result login = run(env, PASSWORD, "login", "--server", url, "--user", "alice",
+                "--password-stdin", "--ca-file", cert.certFile().toString());
+        assertThat(login.code()).as(login.both()).isZero();
+        assertThat(api.requests(url, "sessions", 201)).isEqualTo(1);
+        run(env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
+        CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
+        assertThat(sync.code()).as("over https, trusting the remembered CA file: " + sync.both()).isZero();
+        ServerApi.Session phone = api.signIn(url, "alice", PASSWORD, "alice's phone");
+        assertThat(api.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}");
+        assertThat(JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").get(0)
+                .path("caFile").asText()).isEqualTo(cert.certFile().toString());
+        assertThat(run(env, null, "logout").out()).contains("the server ended the session");
+        assertThat(api.requests(url, "sessions", 204)).isEqualTo(1);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
         }
@@ -302,7 +373,7 @@ class AccountsCliTest {
         List<String> all = new ArrayList<>(secrets);
         all.addAll(allowed.keySet());
         List<Path> files;
-        try (Stream<Path> walk = Files.walk(data)) {
+        try (Stream<Path> walk = Files.walk(data())) {
             files = walk.filter(Files::isRegularFile).toList();
         }
         assertThat(files).as("the H2 file and the logs are among them")

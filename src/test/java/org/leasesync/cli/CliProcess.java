@@ -83,6 +83,21 @@ final class CliProcess {
         return start(dir, name, Map.of(), args);
     }
 
+    /**
+     * Runs {@code leasesync ARGS} to its end (at most {@code timeoutSeconds}) with {@code stdin} (null:
+     * none) on its standard input; its output goes to {@code dir/name.out} and {@code .err}.
+     */
+    static Result run(Path dir, String name, Map<String, String> env, String stdin, List<String> args,
+                      long timeoutSeconds) throws IOException, InterruptedException {
+        CliProcess p = start(dir, name, env, args);
+        try (java.io.OutputStream in = p.process.getOutputStream()) {
+            if (stdin != null) {
+                in.write(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return p.await(timeoutSeconds);
+    }
+
     /** Waits for the process (killing it after {@code timeoutSeconds}) and reads its output. */
     Result await(long timeoutSeconds) throws IOException, InterruptedException {
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {

@@ -60,6 +60,17 @@ class OwnerOnlyDataDirProcessTest {
         Files.setPosixFilePermissions(logs, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path oldLog = Files.writeString(logs.resolve("leasesync.log"), "an earlier run\n");
         Files.setPosixFilePermissions(oldLog, PosixFilePermissions.fromString("rw-r--r--"));
+        // A sign-in's files, copied in by hand: this sync, with a token for the run, writes neither,
+        // but opening the data directory tightens them as everything else of leasesync's there.
+        Path accounts = Files.writeString(data.resolve("accounts.json"), "{\"accounts\": []}\n");
+        Files.setPosixFilePermissions(accounts, PosixFilePermissions.fromString("rw-r--r--"));
+        Path credentials = Files.createDirectory(data.resolve("credentials"));
+        Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path tokens = Files.writeString(credentials.resolve("tokens.json"), "{\"tokens\": []}\n");
+        Files.setPosixFilePermissions(tokens, PosixFilePermissions.fromString("rw-r--r--"));
+        // Not leasesync's: a --data-dir may hold the user's own files, which stay as they are.
+        Path own = Files.writeString(data.resolve("notes.txt"), "mine\n");
+        Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rw-r--r--"));
         Path control = tmp.resolve("umask-control");
 
         CliProcess.Result first = CliProcess.startUnderUmask(tmp, "sync-1", "022", control, sync(data)).await(120);
@@ -67,8 +78,11 @@ class OwnerOnlyDataDirProcessTest {
         assertThat(first.code()).as(first.both()).isZero();
         assertThat(perms(control)).as("the child ran under umask 022").isEqualTo("rw-r--r--");
         assertThat(names(data)).as("what the sync wrote")
-                .contains("leasesync.mv.db", "leasesync.lock.owner", "logs", "settings.json");
+                .contains("leasesync.mv.db", "leasesync.lock.owner", "logs", "settings.json", "accounts.json",
+                        "credentials");
         assertThat(Files.readString(oldLog)).as("tightened, not replaced").startsWith("an earlier run\n");
+        assertThat(perms(own)).as("the user's own file").isEqualTo("rw-r--r--");
+        Files.delete(own);
         assertThat(OtherAccount.notOwnerOnly(data)).as("entries that are not 0700 / 0600 after the first sync")
                 .isEmpty();
 

@@ -92,6 +92,12 @@ class OwnerOnlyFilesTest {
         assertThat(file).hasContent("new");
         assertThat(perms(file)).isEqualTo("rw-------");
         assertThat(list(tmp)).as("no temporary file left").containsExactly("settings.json");
+
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        OwnerOnlyFiles.writeSynced(file, "synced".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(file).hasContent("synced");
+        assertThat(perms(file)).isEqualTo("rw-------");
+        assertThat(list(tmp)).containsExactly("settings.json");
     }
 
     @Test

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.KeyringSession;
 
@@ -16,6 +18,7 @@ import org.leasesync.testing.KeyringSession;
  * removing one leaves the rest of the login keyring unlocked and readable (no collection is ever
  * locked); with no bus, or no Secret Service on it, the vaults fall back to the file and say why.
  */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SecretServiceVaultTest {
 
     @TempDir

@@ -1,6 +1,7 @@
 package org.leasesync.keyring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,7 +9,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The fallback file: owner-only, one token per slot, narrowed again when someone widened it. */
+/**
+ * The fallback file: owner-only, one token per slot, narrowed again when someone widened it, and
+ * another account's folder or file refused (root, as the tests run here, could read it otherwise).
+ */
 class TokenFileTest {
 
     @TempDir
@@ -43,5 +47,26 @@ class TokenFileTest {
         assertThat(f.find(alice)).isEmpty();
         assertThat(f.find(bob)).contains("tok-b");
         assertThat(f.description()).contains(f.path().toString()).doesNotContain("tok-b");
+    }
+
+    @Test
+    void aFolderOrFileOfAnotherAccountIsNeitherReadNorWritten() throws Exception {
+        org.leasesync.testing.OtherAccount.require();
+        TokenFile f = new TokenFile(data);
+        TokenSlot alice = new TokenSlot("https://a.example/", "alice");
+        f.store(alice, "tok-a");
+        Files.setPosixFilePermissions(f.path(), PosixFilePermissions.fromString("rw-r--r--"));
+        org.leasesync.testing.OtherAccount.chown(f.path());
+
+        assertThatThrownBy(() -> f.find(alice)).isInstanceOf(KeyringException.class)
+                .hasMessageContaining(f.path() + " belongs to nobody").hasMessageNotContaining("tok-a");
+        assertThat(Files.getPosixFilePermissions(f.path())).as("left as it is")
+                .isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+
+        Files.delete(f.path());
+        org.leasesync.testing.OtherAccount.chown(f.path().getParent());
+        assertThatThrownBy(() -> f.store(alice, "tok-new")).isInstanceOf(KeyringException.class)
+                .hasMessageContaining(f.path().getParent() + " belongs to nobody");
+        assertThat(f.path()).doesNotExist();
     }
 }

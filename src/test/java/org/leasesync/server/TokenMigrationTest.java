@@ -2,6 +2,8 @@ package org.leasesync.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -9,10 +11,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.Postgres;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -22,6 +26,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * and filled as that server filled it, tokens in clear — still accepts its old tokens after V8
  * turned them into sessions, and keeps no token in clear. On H2 and on PostgreSQL.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TokenMigrationTest {
 
     private static final String ALICE = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
@@ -38,11 +43,19 @@ class TokenMigrationTest {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");
         }
+        assertThat(new String(Files.readAllBytes(dir.resolve("leasesync-server.mv.db")), StandardCharsets.ISO_8859_1))
+                .as("the control: the old server's file holds its tokens in clear").contains(ALICE, BOB, ADMIN);
 
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults().withDataDir(dir)
                 .withSeed(org.leasesync.server.demo.Seed.NONE))) {
             oldTokensWork(server);
             noClearToken(server.database().dataSource());
+        }
+        // Nor in the file's free space: the pages of the dropped column are not left readable.
+        String file = new String(Files.readAllBytes(dir.resolve("leasesync-server.mv.db")), StandardCharsets.ISO_8859_1);
+        assertThat(file).as("the control: a name stored then is there").contains("alice");
+        for (String token : new String[] {ALICE, BOB, ADMIN}) {
+            assertThat(file).as("the H2 file, free space included").doesNotContain(token);
         }
     }
 

@@ -52,12 +52,24 @@ public final class ClientStack implements AutoCloseable {
     public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
                        SyncSettings settings, HttpSettings http,
                        java.util.function.UnaryOperator<org.leasesync.sync.SyncRemote> wrap) {
+        this(store, baseUrl, tokens, time, settings, http, wrap, HTTP);
+    }
+
+    /** With {@code shared} as the application's one HTTP client (e.g. {@link #HTTP} with an interceptor added). */
+    public ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, OkHttpClient shared) {
+        this(store, baseUrl, tokens, TimeSource.system(), SyncSettings.DEFAULT, HttpSettings.DEFAULT,
+                java.util.function.UnaryOperator.identity(), shared);
+    }
+
+    private ClientStack(LocalStore store, String baseUrl, Map<String, String> tokens, TimeSource time,
+                        SyncSettings settings, HttpSettings http,
+                        java.util.function.UnaryOperator<org.leasesync.sync.SyncRemote> wrap, OkHttpClient shared) {
         this.store = store;
         this.edits = new JdbcLocalEdits(store.database(), time);
         this.registry = new TaskRegistry(store.leases(),
                 new OwnerId("test", ProcessHandle.current().pid(), 1, Integer.toHexString(NONCES.incrementAndGet())),
                 Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        this.remote = new HttpSyncRemote(org.leasesync.remote.ServerUrls.parse(baseUrl), HTTP, http, tokens::get,
+        this.remote = new HttpSyncRemote(org.leasesync.remote.ServerUrls.parse(baseUrl), shared, http, tokens::get,
                 edits.clientId(), time);
         SyncWorker worker = new SyncWorker(wrap.apply(remote), new JdbcLocalData(store.database(), time), settings, Sleeper.real());
         this.keeper = new LeaseKeeper(registry);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocketFactory;
@@ -17,10 +18,13 @@ import okhttp3.tls.HeldCertificate;
  * the Debian package.
  *
  * @param certFile the certificate, PEM (what a user passes with --ca-file)
+ * @param keyFile its private key, PEM, unencrypted (what {@code serve --tls-key} takes)
  * @param sha256 its fingerprint, {@code AB:CD:…}
+ * @param certificate the certificate, for a test's client that trusts it
  * @param serverSockets TLS server sockets presenting it (for MockWebServer's {@code useHttps})
  */
-public record TestCertificate(Path certFile, String sha256, SSLSocketFactory serverSockets) {
+public record TestCertificate(Path certFile, Path keyFile, String sha256, X509Certificate certificate,
+                              SSLSocketFactory serverSockets) {
 
     /** Makes one in {@code dir}. */
     public static TestCertificate make(Path dir) throws IOException, InterruptedException {
@@ -38,7 +42,7 @@ public record TestCertificate(Path certFile, String sha256, SSLSocketFactory ser
         String sha256 = fingerprint.substring(fingerprint.indexOf('=') + 1).strip();
         HeldCertificate held = HeldCertificate.decode(Files.readString(cert) + Files.readString(key));
         SSLSocketFactory sockets = new HandshakeCertificates.Builder().heldCertificate(held).build().sslSocketFactory();
-        return new TestCertificate(cert, sha256, sockets);
+        return new TestCertificate(cert, key, sha256, held.certificate(), sockets);
     }
 
     private static String run(Path dir, String... command) throws IOException, InterruptedException {

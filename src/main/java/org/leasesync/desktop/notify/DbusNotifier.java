@@ -1,7 +1,5 @@
 package org.leasesync.desktop.notify;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,6 +13,7 @@ import org.freedesktop.dbus.exceptions.DBusExecutionException;
 import org.freedesktop.dbus.interfaces.DBusSigHandler;
 import org.freedesktop.dbus.types.UInt32;
 import org.freedesktop.dbus.types.Variant;
+import org.leasesync.keyring.SessionBus;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.lease.TaskKey;
 import org.slf4j.Logger;
@@ -60,27 +59,13 @@ public final class DbusNotifier implements Notifier {
     }
 
     /**
-     * The session bus address: {@code DBUS_SESSION_BUS_ADDRESS}, else {@code $XDG_RUNTIME_DIR/bus}
-     * when that socket exists. Of a list of addresses, the first {@code unix:path=} one (the JDK's
-     * sockets cannot reach the abstract namespace, {@code unix:abstract=}).
+     * The session bus address, as the keyring finds it ({@link SessionBus#address}): one lookup for
+     * both users of the bus.
      *
      * @return the address, or empty with nothing to connect to
      */
     public static Optional<String> sessionBusAddress(Map<String, String> env) {
-        String a = env.get("DBUS_SESSION_BUS_ADDRESS");
-        if (a != null && !a.isBlank()) {
-            for (String one : a.split(";")) {
-                if (one.trim().startsWith("unix:path=")) {
-                    return Optional.of(one.trim());
-                }
-            }
-            return Optional.empty();
-        }
-        String runtime = env.get("XDG_RUNTIME_DIR");
-        if (runtime != null && !runtime.isBlank() && Files.exists(Path.of(runtime, "bus"))) {
-            return Optional.of("unix:path=" + Path.of(runtime, "bus"));
-        }
-        return Optional.empty();
+        return SessionBus.address(env);
     }
 
     /**

@@ -197,28 +197,18 @@ public final class AccountStore {
      * transaction, so enabling it again brings none of them back. Returns false for no such account.
      */
     public boolean setDisabled(String name, boolean disabled) throws SQLException {
-        try (Connection c = db.connection()) {
-            c.setAutoCommit(false);
-            try {
-                int n;
-                try (PreparedStatement ps = c.prepareStatement("UPDATE sync_users SET disabled = ? WHERE user_id = ?")) {
-                    ps.setBoolean(1, disabled);
-                    ps.setString(2, name);
-                    n = ps.executeUpdate();
-                }
-                if (disabled && n > 0) {
-                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM user_sessions WHERE user_id = ?")) {
-                        ps.setString(1, name);
-                        ps.executeUpdate();
-                    }
-                }
-                c.commit();
-                return n > 0;
-            } catch (SQLException | RuntimeException e) {
-                DatabaseErrors.rollbackAfter(c, e);
-                throw e;
+        return inTransaction(c -> {
+            int n;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE sync_users SET disabled = ? WHERE user_id = ?")) {
+                ps.setBoolean(1, disabled);
+                ps.setString(2, name);
+                n = ps.executeUpdate();
             }
-        }
+            if (disabled && n > 0) {
+                deleteWhereUser(c, "user_sessions", name);
+            }
+            return n > 0;
+        });
     }
 
     /**
@@ -227,28 +217,42 @@ public final class AccountStore {
      * log keeps its rows: it is a record of what happened.
      */
     public boolean delete(String name) throws SQLException {
+        return inTransaction(c -> {
+            if (deleteWhereUser(c, "sync_users", name) == 0) {
+                return false;
+            }
+            for (String table : USER_TABLES) {
+                deleteWhereUser(c, table, name);
+            }
+            return true;
+        });
+    }
+
+    /** One unit of work in a transaction ({@link #inTransaction}). */
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code work} in a transaction of its own: committed when it returns, rolled back when it throws. */
+    private <T> T inTransaction(Work<T> work) throws SQLException {
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
             try {
-                int n;
-                try (PreparedStatement ps = c.prepareStatement("DELETE FROM sync_users WHERE user_id = ?")) {
-                    ps.setString(1, name);
-                    n = ps.executeUpdate();
-                }
-                if (n > 0) {
-                    for (String table : USER_TABLES) {
-                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE user_id = ?")) {
-                            ps.setString(1, name);
-                            ps.executeUpdate();
-                        }
-                    }
-                }
+                T result = work.run(c);
                 c.commit();
-                return n > 0;
+                return result;
             } catch (SQLException | RuntimeException e) {
                 DatabaseErrors.rollbackAfter(c, e);
                 throw e;
             }
+        }
+    }
+
+    /** Deletes the rows of {@code table} (a constant of this class, never input) that belong to {@code name}. */
+    private static int deleteWhereUser(Connection c, String table, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE user_id = ?")) {
+            ps.setString(1, name);
+            return ps.executeUpdate();
         }
     }
 

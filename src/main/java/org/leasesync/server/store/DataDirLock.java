@@ -7,8 +7,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
+import org.leasesync.files.OwnerOnlyFiles;
 
 /**
  * An exclusive OS file lock on {@code DATA_DIR/server.lock}: one server per data directory,
@@ -39,9 +38,8 @@ final class DataDirLock implements AutoCloseable {
         FileChannel channel = null;
         try {
             ServerDataDir.prepare(dataDir);
-            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(ServerDataDir.FILE));
-            ServerDataDir.tightenFiles(dataDir);
+            OwnerOnlyFiles.file(file);
+            channel = FileChannel.open(file, StandardOpenOption.WRITE);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 throw held(dataDir, channel);

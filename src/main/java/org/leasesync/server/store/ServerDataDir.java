@@ -3,30 +3,24 @@ package org.leasesync.server.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
+import org.leasesync.files.NotYoursException;
+import org.leasesync.files.OwnerOnlyFiles;
 
 /**
  * A server's data directory kept owner-only, whatever the umask and whether it existed: the
  * directory (and any parent this process creates for it) {@code 0700}, every file in it
  * {@code 0600} — the H2 database, its lock and trace files, {@code server.lock}. A directory that
  * belongs to another user is refused, since its owner could read everything the server writes.
- * On a file system without POSIX permissions (none of the project's) nothing is changed.
+ * The rules and their one implementation are the client's too ({@link OwnerOnlyFiles}); what is
+ * the server's here is which directory, and what it says when it refuses one.
  *
  * <p>Stateless, thread-safe; every method blocks on the file system.
  */
 public final class ServerDataDir {
-
-    static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
-    static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
     private ServerDataDir() {
     }
@@ -40,26 +34,19 @@ public final class ServerDataDir {
      * @throws UncheckedIOException if it cannot be created or its permissions cannot be set
      */
     public static void prepare(Path dir) {
-        Path abs = dir.toAbsolutePath();
         try {
-            List<Path> created = new ArrayList<>();
-            for (Path p = abs; p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS); p = p.getParent()) {
-                created.add(0, p);
+            Path abs = OwnerOnlyFiles.directory(dir);
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(abs)) {
+                for (Path f : files) {
+                    if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+                        OwnerOnlyFiles.tighten(f);
+                    }
+                }
             }
-            Files.createDirectories(abs);
-            if (!Files.isDirectory(abs)) {
-                throw new IllegalStateException("the server data dir " + dir + " is not a directory");
-            }
-            PosixFileAttributeView view = Files.getFileAttributeView(abs, PosixFileAttributeView.class);
-            if (view == null) {
-                return;
-            }
-            for (Path p : created) {
-                Files.setPosixFilePermissions(p, DIRECTORY);
-            }
-            requireOwn(abs);
-            Files.setPosixFilePermissions(abs, DIRECTORY);
-            tightenFiles(abs);
+        } catch (NotYoursException e) {
+            throw notYours(dir, e);
+        } catch (NotDirectoryException e) {
+            throw new IllegalStateException("the server data dir " + dir + " is not a directory", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the server data dir " + dir + ": " + e.getMessage(), e);
         }
@@ -67,19 +54,19 @@ public final class ServerDataDir {
 
     /**
      * Makes every regular file directly in {@code dir} owner-only (files H2 made since the last look,
-     * e.g. a trace file, get the umask's permissions). Never throws: a file that vanished meanwhile
-     * is skipped.
+     * e.g. a trace file, get the umask's permissions). Never throws: it runs every second on the
+     * housekeeping thread, and a file that vanished meanwhile (an H2 temporary file) or cannot be
+     * changed is still inside the 0700 directory.
      */
     public static void tightenFiles(Path dir) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 try {
-                    if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)
-                            && !Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS).equals(FILE)) {
-                        Files.setPosixFilePermissions(f, FILE);
+                    if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS) && !OwnerOnlyFiles.isOwnerOnly(f)) {
+                        OwnerOnlyFiles.tighten(f);
                     }
-                } catch (FileSystemException | UnsupportedOperationException e) {
-                    // vanished meanwhile (an H2 temp file), or not ours to change: the 0700 directory still covers it
+                } catch (IOException | UnsupportedOperationException e) {
+                    // vanished meanwhile, or not ours to change: the 0700 directory still covers it
                 }
             }
         } catch (IOException | UnsupportedOperationException e) {
@@ -87,16 +74,17 @@ public final class ServerDataDir {
         }
     }
 
-    /**
-     * @throws IllegalStateException if {@code dir} belongs to another user than this process's
-     */
-    private static void requireOwn(Path dir) throws IOException {
-        Object owner = Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        Object me = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        if (!owner.equals(me)) {
-            throw new IllegalStateException("the server data dir " + dir + " belongs to another user ("
-                    + Files.getOwner(dir).getName() + ", uid " + owner + "; this process runs as uid " + me
-                    + "): run the server as that user, or give it a data dir of its own");
+    /** The refusal, with the owner's uid: an operator compares it with the service user's. */
+    private static IllegalStateException notYours(Path dir, NotYoursException e) {
+        String uids;
+        try {
+            uids = ", uid " + Files.getAttribute(e.path(), "unix:uid", LinkOption.NOFOLLOW_LINKS) + "; this process runs as uid "
+                    + Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException unknown) {
+            uids = "";
         }
+        return new IllegalStateException("the server data dir " + dir + (e.path().equals(dir.toAbsolutePath().normalize())
+                ? "" : " holds " + e.path() + ", which") + " belongs to another user (" + e.owner() + uids
+                + "): run the server as that user, or give it a data dir of its own", e);
     }
 }

@@ -4,7 +4,8 @@
  * (with their Argon2id password hashes), sessions and the sign-in limits, the audit log,
  * statistics, the instance and data-directory locks, and the data directory's owner-only files.
  *
- * <p>May import: {@code server.protocol}, {@code store} (dialect and schema version), JDBC,
- * HikariCP, Flyway, spring-security-crypto (password hashing). Never {@code server.http}.
+ * <p>May import: {@code server.protocol}, {@code store} (dialect and schema version), {@code files}
+ * (the owner-only data dir, the client's rules), JDBC, HikariCP, Flyway, spring-security-crypto
+ * (password hashing). Never {@code server.http}.
  */
 package org.leasesync.server.store;

@@ -130,12 +130,14 @@ public final class DataDirectory {
      * What leasesync keeps in a data directory, by the start of the name: the H2 files and their
      * markers ({@code leasesync.*}: database, lock, trace, lock owner, takeover guard, creation and
      * clean-close markers, set-aside {@code *.unfinished} files), the window's {@code settings.json}
-     * (and unreadable ones moved aside) and the embedded server's {@code embedded-server.json}, with
-     * their temporary files ({@code <name>.<random>.tmp}); and, by the whole name, the directories
-     * {@code logs/} and {@code embedded-server/}.
+     * (and unreadable ones moved aside), the embedded server's {@code embedded-server.json} and the
+     * signed-in accounts' {@code accounts.json} (with its lock), with their temporary files
+     * ({@code <name>.<random>.tmp}); and, by the whole name, the directories {@code logs/},
+     * {@code embedded-server/} and {@code credentials/} (the token file, where no keyring answers).
      */
-    static final List<String> KEPT = List.of(FILE_BASE_NAME + ".", "settings.json", "embedded-server.json");
-    static final List<String> KEPT_DIRECTORIES = List.of("logs", "embedded-server");
+    static final List<String> KEPT = List.of(FILE_BASE_NAME + ".", "settings.json", "embedded-server.json",
+            "accounts.json");
+    static final List<String> KEPT_DIRECTORIES = List.of("logs", "embedded-server", "credentials");
 
     private static boolean kept(Path entry) {
         String name = entry.getFileName().toString();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -85,22 +84,6 @@ class DbusNotifierTest {
         assertThat(clicks.poll(20, TimeUnit.SECONDS)).isEqualTo(COURSES);
         session.waitUntil("closed after the click", () -> !notifier.isOpen(id) && displayed() == 0);
         assertThat(clicks).isEmpty();
-    }
-
-    @Test
-    void theSessionBusAddressIsAPathSocketFromTheEnvironmentOrTheRuntimeDirectory() throws Exception {
-        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")))
-                .contains("unix:path=/run/user/1000/bus");
-        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS",
-                "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/b,guid=1"))).contains("unix:path=/tmp/b,guid=1");
-        // the JDK's sockets cannot reach the abstract namespace: no notifications rather than a failure
-        assertThat(DbusNotifier.sessionBusAddress(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1")))
-                .isEmpty();
-        Files.createFile(tmp.resolve("bus"));
-        assertThat(DbusNotifier.sessionBusAddress(Map.of("XDG_RUNTIME_DIR", tmp.toString())))
-                .contains("unix:path=" + tmp.resolve("bus"));
-        assertThat(DbusNotifier.sessionBusAddress(Map.of("XDG_RUNTIME_DIR", tmp.resolve("none").toString()))).isEmpty();
-        assertThat(DbusNotifier.sessionBusAddress(Map.of())).isEmpty();
     }
 
     @Test
