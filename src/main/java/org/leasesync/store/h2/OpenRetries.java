@@ -74,7 +74,11 @@ public final class OpenRetries {
         Duration perAttempt = openTimeout.dividedBy(2);
         Random random = new Random();
         int unanswered = 0;
+        Path lockFile = Path.of(description.replace(".mv.db", ".lock.db"));
         while (true) {
+            // Whether another process served the file as this attempt began: one that closes it
+            // meanwhile ends its server and deletes the lock file, and this attempt then sees an EOF.
+            boolean served = Files.exists(lockFile);
             try {
                 Optional<T> opened = openOnce(attempt, closeLate, description, perAttempt);
                 if (opened.isPresent()) {
@@ -84,7 +88,7 @@ public final class OpenRetries {
                     throw unanswered(file, openTimeout);
                 }
             } catch (StoreException e) {
-                if (!isTransientOpenFailure(e.getMessage(), description) || System.nanoTime() > deadline) {
+                if (!isTransientOpenFailure(e.getMessage(), lockFile, served) || System.nanoTime() > deadline) {
                     throw e;
                 }
                 log.debug("database busy while opening, retrying: {}", e.getMessage());
@@ -145,7 +149,7 @@ public final class OpenRetries {
      * (the first becomes the automatic-mixed-mode server, and the role moves when it exits); the
      * others briefly see these failures. They are retried; anything else is reported at once.
      */
-    private static boolean isTransientOpenFailure(String message, String description) {
+    private static boolean isTransientOpenFailure(String message, Path lockFile, boolean servedAtStart) {
         String m = message.toLowerCase(Locale.ROOT);
         return H2Messages.isHandover(message) || m.contains("connection refused") || m.contains("session closed")
                 // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
@@ -153,7 +157,8 @@ public final class OpenRetries {
                 || m.contains("concurrent update") || m.contains("another process was faster")
                 // the process serving the file was killed while this one connected to it
                 || m.contains("connection reset")
-                // an EOF while another process serves the file is a handover, not damage
-                || m.contains("eofexception") && Files.exists(Path.of(description.replace(".mv.db", ".lock.db")));
+                // an EOF while another process serves the file, or served it when the attempt began,
+                // is a handover, not damage
+                || m.contains("eofexception") && (servedAtStart || Files.exists(lockFile));
     }
 }
