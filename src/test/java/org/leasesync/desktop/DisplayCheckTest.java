@@ -64,6 +64,11 @@ class DisplayCheckTest {
 
     record Run(int code, String out) { }
 
+    /** The line every failed command ends with: where its details were logged. */
+    private String logLine() {
+        return "leasesync: details are in the log files in " + tmp.resolve("data").resolve("logs") + "\n";
+    }
+
     /** The real launcher, without the test JVM's display settings, with {@code display} as DISPLAY (or none). */
     Run launcher(String display) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -82,16 +87,16 @@ class DisplayCheckTest {
     }
 
     @Test
-    void theLauncherWithoutADisplayPrintsOneLineAndExitsOne() throws Exception {
+    void theLauncherWithoutADisplaySaysWhatToDoAndWhereTheLogIsAndExitsOne() throws Exception {
         Run r = launcher(null);
         assertThat(r.code()).as(r.out()).isEqualTo(1);
         assertThat(r.out()).isEqualTo("leasesync: there is no display to open the window on: DISPLAY is not set. Run it "
                 + "on a desktop, set DISPLAY to a running X server, or start one with Xvfb (xvfb-run -a leasesync); the "
-                + "commands (leasesync --help) need no display\n");
+                + "commands (leasesync --help) need no display\n" + logLine());
     }
 
     @Test
-    void theLauncherOnADisplayNobodyAnswersPrintsOneLineAndExitsOne() throws Exception {
+    void theLauncherOnADisplayNobodyAnswersSaysWhatToDoAndWhereTheLogIsAndExitsOne() throws Exception {
         int n = 190;
         while (Files.exists(Path.of("/tmp/.X11-unix/X" + n)) || Files.exists(Path.of("/tmp/.X" + n + "-lock"))) {
             n++;
@@ -99,6 +104,6 @@ class DisplayCheckTest {
         Run r = launcher(":" + n);
         assertThat(r.code()).as(r.out()).isEqualTo(1);
         assertThat(r.out()).isEqualTo("leasesync: cannot open the display ':" + n + "' (DISPLAY): no X server answers "
-                + "there. Set DISPLAY to a running one, or start one with Xvfb (xvfb-run -a leasesync)\n");
+                + "there. Set DISPLAY to a running one, or start one with Xvfb (xvfb-run -a leasesync)\n" + logLine());
     }
 }

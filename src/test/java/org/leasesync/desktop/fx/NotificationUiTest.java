@@ -144,6 +144,8 @@ class NotificationUiTest {
         f.backend.embeddedServer().orElseThrow().faults().set(new FaultSettings(0, 0, 0, 0, 1000));
         for (int i = 1; i <= 3; i++) {
             int n = i;
+            // each 429 asks for a second (Retry-After: 1), and Sync now honours it like every trigger
+            time.elapse(Duration.ofSeconds(2));
             robot.clickOn("#sync-all");
             for (Scope s : Scope.values()) {
                 waitUntil(s + " failed " + n, () -> f.backend.runtime().store().history().history(new TaskKey("alice", s), 20)
