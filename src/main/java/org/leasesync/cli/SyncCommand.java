@@ -301,9 +301,12 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             default -> {
                 print(out, key, result.status().wireName(), result.runId(), msg,
                         key + " sync " + (result.status() == RunStatus.CANCELLED ? "cancelled" : "failed") + ": " + msg);
-                // stderr, so that standard output stays the one result line (or JSON) scripts read
-                LoggingSetup.activeLogFolder().ifPresent(f -> spec.commandLine().getErr()
-                        .println("leasesync: details are in the log files in " + f));
+                // stderr, so that standard output stays the one result line (or JSON) scripts read;
+                // a run cancelled by a stop signal failed at nothing, and the stop says so itself
+                if (result.status() != RunStatus.CANCELLED) {
+                    LoggingSetup.activeLogFolder().ifPresent(f -> spec.commandLine().getErr()
+                            .println("leasesync: details are in the log files in " + f));
+                }
                 return 1;
             }
         }
