@@ -46,7 +46,7 @@ public final class LoggingSetup {
     }
 
     /**
-     * Logs to {@code dataDir/logs/leasesync.log} from now on. Idempotent.
+     * Logs to {@code dataDir/logs/leasesync.YYYY-MM-DD.N.log} from now on (Logback prudent mode, so several processes share the files). Idempotent.
      *
      * @throws StoreException naming the directory and what to do when the data directory belongs to
      *     another account, is a file, or cannot be created or made owner-only

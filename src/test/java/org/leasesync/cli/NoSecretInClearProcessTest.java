@@ -161,10 +161,12 @@ class NoSecretInClearProcessTest {
             }
         }
         assertThat(files.keySet()).as("what was written, among the files read").contains(
-                "data/leasesync.mv.db", "data/logs/leasesync.log", "data/accounts.json", "data/credentials/tokens.json",
+                "data/leasesync.mv.db", "data/accounts.json", "data/credentials/tokens.json",
                 "data/settings.json", "data/embedded-server.json", "data/embedded-server/leasesync-server.mv.db",
                 "server/leasesync-server.mv.db", "users-add.out", "users-add.err", "serve-1.err", "serve-2.out",
                 "client-0.out", "client-0.err", "window-signed-in.log", "window-demo.log");
+        assertThat(files.keySet()).as("the client's log files, named by day and number")
+                .anyMatch(name -> name.matches("data/logs/leasesync\\.\\d{4}-\\d{2}-\\d{2}\\.\\d+\\.log"));
 
         // The control: what the user wrote is in clear in both H2 files (not encrypted at rest, nor
         // compressed), so a token stored there would be found the same way.
