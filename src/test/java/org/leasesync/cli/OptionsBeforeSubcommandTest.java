@@ -59,7 +59,7 @@ class OptionsBeforeSubcommandTest {
             Map.entry("--allow-insecure-http", "true"),
             Map.entry("--ca-file", "/tmp/leasesync-option-position-ca.pem"),
             Map.entry("--lease-ttl", "90s"),
-            Map.entry("--connect-timeout", "3s"),
+            Map.entry("--connect-timeout", "7s"),
             Map.entry("--read-timeout", "12s"),
             Map.entry("--call-timeout", "20s"),
             Map.entry("--schedule-interval", "2m"),
