@@ -70,7 +70,7 @@ class BadInputTest {
                 bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s", SYNC, "--lease-ttl", "0s"),
                 bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got -5s", SYNC, "--lease-ttl", "PT-5S"),
                 bad("--call-timeout (55s) must be shorter than 90% of --lease-ttl (1m)", SYNC, "--call-timeout", "55s"),
-                bad("HTTP timeouts must be between 1ms and 10m, got --connect-timeout 5s, --read-timeout 0s", SYNC,
+                bad("HTTP timeouts must be between 1ms and 10m, got --connect-timeout 3s, --read-timeout 0s", SYNC,
                         "--read-timeout", "0ms"),
                 bad("--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 1ms", SYNC,
                         "--db-open-timeout", "1ms"),

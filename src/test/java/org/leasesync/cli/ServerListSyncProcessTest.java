@@ -78,7 +78,7 @@ class ServerListSyncProcessTest {
             assertThat(edits.record(ALICE, "course-9")).isPresent();
         }
         assertThat(org.leasesync.testing.LogFiles.read(data))
-                .contains("INFO", "did not take the request (connection refused", dead + "/", "trying " + viaIp + "/")
+                .contains("INFO", "failed (REFUSED: connection refused", dead + "/", "trying " + viaIp + "/")
                 .contains("now using sync server " + viaIp + "/ (instead of " + dead + "/");
     }
 

@@ -20,8 +20,10 @@ import org.leasesync.sync.UnsendableEntryException;
  */
 class PushBodySizeTest {
 
-    static final String[] ID_PARTS = {"a", "Z", "9", "-", "\"", "\\", "/", " ", "é", "ß", "€", "日本", "😀", "\ud83d",
-        "\t", "\u0001", "\u007f", "\u0080", "\u07ff", "\u0800", "\uffff"};
+    // every character a record id may hold (RecordLimits: no control character, no unpaired
+    // surrogate, no white space at either end), across the UTF-8 lengths and JSON's escapes
+    static final String[] ID_PARTS = {"a", "Z", "9", "-", "\"", "\\", "/", " ", "é", "ß", "€", "日本", "😀",
+        "\u00a0", "\u00a1", "\u07ff", "\u0800", "\uffff"};
     static final String[] PAYLOADS = {"{}", "{\"title\":\"Algebra\",\"progress\":0.5}", "{ \"spaced\" : [ 1 , 2 ] }",
         "{\"t\":\"é😀\\u00e9\\n\",\"n\":1.0E-5,\"b\":true,\"z\":null}", "{\"nested\":{\"a\":[{\"b\":\"\\\"q\\\"\"}]}}"};
 
@@ -32,10 +34,11 @@ class PushBodySizeTest {
             List<OutboxEntry> entries = new ArrayList<>();
             int n = 1 + random.nextInt(4);
             for (int i = 0; i < n; i++) {
-                StringBuilder id = new StringBuilder();
+                StringBuilder id = new StringBuilder("a");   // never white space at either end
                 for (int p = 1 + random.nextInt(6); p > 0; p--) {
                     id.append(ID_PARTS[random.nextInt(ID_PARTS.length)]);
                 }
+                id.append('z');
                 long base = switch (random.nextInt(4)) {
                     case 0 -> 0;
                     case 1 -> random.nextInt(10);
