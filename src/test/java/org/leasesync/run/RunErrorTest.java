@@ -167,12 +167,13 @@ class RunErrorTest extends CoordinatorFixture {
         AtomicInteger calls = new AtomicInteger();
         RunStore failingOnce = new ForwardingRunStore(store.runs()) {
             @Override
-            public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, java.time.Instant now,
-                                  java.util.Optional<String> recovery) {
+            public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage,
+                                  java.time.Instant now, java.util.Optional<String> recovery) {
+                // the coordinator records a run with the id of the trigger that started it
                 if (calls.getAndIncrement() == 0) {
                     throw new StackOverflowError();
                 }
-                super.insertRun(fence, runId, source, stage, now, recovery);
+                super.insertRun(fence, runId, source, triggerId, stage, now, recovery);
             }
         };
         TaskRegistry registry = registry("a");
