@@ -7,7 +7,7 @@ import org.leasesync.run.TaskSource;
 /**
  * Whether an automatic trigger (timer, foreground, the retry once the server answers again) may ask
  * the coordinator at all — the pause, and an account that is signed out. The user's own actions
- * (Sync now, Retry, Check again) never pass through it.
+ * (Sync now, Retry, Check again) never go through it.
  */
 @FunctionalInterface
 public interface TriggerGate {

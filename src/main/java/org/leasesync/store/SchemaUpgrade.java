@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Reading a database's schema version and migrating it, the same way for the client's and the
  * server's databases: before Flyway runs, the version is read from its history table, a schema newer
- * than this program's is refused with {@link NewerSchemaException} (Flyway itself would pass over
+ * than this program's is refused with {@link NewerSchemaException} (Flyway itself would skip
  * "future" migrations and let this version's SQL meet tables it does not know), and the upgrade is
  * announced: a warning (so on the command line's stderr, and in the log file) "upgrading … from
  * schema N to M". Whoever calls {@link #migrate} has made sure it is the only one migrating and, on

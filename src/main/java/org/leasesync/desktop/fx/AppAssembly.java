@@ -122,7 +122,7 @@ public final class AppAssembly implements AutoCloseable {
         BackgroundViewModel[] desktopRef = new BackgroundViewModel[1];
         PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
                 reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
-        // automatic triggers pass the pause (the user's own reason, shown on the cards) and then the
+        // automatic triggers go through the pause gate (the user's own reason, shown on the cards) and then the
         // signed-out gate (no timer or window sync for an account the server no longer accepts)
         this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts().entries().stream()
                 .map(org.leasesync.desktop.WindowAccounts.Entry::user).toList(),
