@@ -131,7 +131,7 @@ class ChineseWindowUiTest {
 
         robot.interact(() -> robot.lookup("#settings-schedule-interval").queryAs(TextInputControl.class).setText("0s"));
         robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).isEqualTo(
+        assertThat(text(robot, "#settings-schedule-interval-error")).isEqualTo(
                 "定时同步间隔：不接受“0s”。请输入至少 1s 的时长，例如 30s、5m 或 1h。未保存任何内容。");
         robot.clickOn("#settings-cancel");
 
