@@ -182,6 +182,7 @@ final class DataView extends VBox {
         TableColumn<S, Object> c = new TableColumn<>(title);
         c.setCellValueFactory(cell -> new javafx.beans.property.ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
         c.setPrefWidth(width);
+        c.setCellFactory(col -> TableCells.withTooltip());   // a cut cell shows its whole text on hovering
         return c;
     }
 
