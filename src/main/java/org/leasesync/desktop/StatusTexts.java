@@ -173,9 +173,8 @@ public final class StatusTexts {
                          ServerUrls servers) {
         java.time.Duration skipWithin = java.time.Duration.ofNanos((long) (scheduleInterval.toNanos()
                 * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE));
-        return messages.get("footer.triggers", org.leasesync.client.DurationText.format(scheduleInterval),
-                org.leasesync.client.DurationText.format(skipWithin),
-                org.leasesync.client.DurationText.format(foregroundMinInterval)) + " " + servers(servers);
+        return messages.get("footer.triggers", messages.duration(scheduleInterval), messages.duration(skipWithin),
+                messages.duration(foregroundMinInterval)) + " " + servers(servers);
     }
 
     /**

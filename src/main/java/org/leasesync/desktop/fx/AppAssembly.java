@@ -198,7 +198,7 @@ public final class AppAssembly implements AutoCloseable {
                 accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);
-        scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, messages.locale());
         stage.setTitle("leasesync");
         stage.setScene(scene);
         this.placement = new WindowPlacement(stage, settingsFile);

@@ -135,7 +135,7 @@ final class SettingsDialog {
         root.setPadding(new Insets(16));
         root.setPrefWidth(640);
         Scene scene = new Scene(root);
-        scene.getStylesheets().add(SettingsDialog.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, m.locale());
         stage.setScene(scene);
         stage.setMinWidth(520);
     }

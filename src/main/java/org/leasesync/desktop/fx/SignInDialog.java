@@ -151,7 +151,7 @@ final class SignInDialog {
         root.setPrefWidth(620);
         root.getStyleClass().add("sign-in");
         Scene scene = new Scene(root);
-        scene.getStylesheets().add(SignInDialog.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, m.locale());
         stage.setScene(scene);
         stage.setOnCloseRequest(e -> vm.cancel());
 
