@@ -164,6 +164,40 @@ public final class ConflictCopies {
         });
     }
 
+    /**
+     * When the server applied the version a conflict has from it: known when this device has synced
+     * that version (its {@code serverTime}); empty otherwise (a push answered with a newer version).
+     */
+    public Optional<Instant> serverVersionTime(TaskKey key, JdbcLocalEdits.OutboxItem conflict) {
+        return db.query("read when version " + conflict.serverVersion() + " of " + conflict.recordId() + " was made",
+                c -> serverTime(c, key, conflict));
+    }
+
+    /**
+     * How many conflicts wait in each scope's outbox of {@code userId}: one grouped count, no payload
+     * read. A scope without conflicts is absent.
+     */
+    public java.util.Map<org.leasesync.lease.Scope, Integer> conflictCounts(String userId) {
+        return db.query("count the conflicts of " + userId, c -> {
+            java.util.Map<org.leasesync.lease.Scope, Integer> out = new java.util.EnumMap<>(org.leasesync.lease.Scope.class);
+            try (PreparedStatement ps = c.prepareStatement("SELECT scope, COUNT(*) FROM outbox WHERE user_id = ?"
+                    + " AND state = 'conflict' GROUP BY scope")) {
+                ps.setString(1, userId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        // a scope this version does not know (a newer one wrote it) has no card to show it on
+                        for (org.leasesync.lease.Scope s : org.leasesync.lease.Scope.values()) {
+                            if (s.wireName().equals(rs.getString(1))) {
+                                out.put(s, rs.getInt(2));
+                            }
+                        }
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
     /** The key's conflict copies, oldest first (empty: none). */
     public List<Copy> list(TaskKey key) {
         return db.query("read the conflict copies of " + key, c -> {
