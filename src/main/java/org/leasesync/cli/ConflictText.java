@@ -68,16 +68,23 @@ final class ConflictText {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("changeId", i.changeId());
         o.put("recordId", i.recordId());
-        o.put("mine", Map.of("baseVersion", i.baseVersion(), "deleted", i.deleted(), "payload", i.payloadJson(),
-                "madeAt", i.createdAt().toString()));
+        Map<String, Object> mine = new LinkedHashMap<>();
+        mine.put("baseVersion", i.baseVersion());
+        mine.put("deleted", i.deleted());
+        mine.put("payload", i.deleted() ? null : i.payloadJson());
+        mine.put("madeAt", i.createdAt().toString());
+        o.put("mine", mine);
         Map<String, Object> server = new LinkedHashMap<>();
         server.put("version", i.serverVersion());
         server.put("deleted", i.serverDeleted());
         server.put("payload", i.serverLacksRecord() ? null : i.serverPayloadJson());
         o.put("server", server);
-        o.put("differences", differences(i).stream()
-                .map(d -> Map.of("path", d.pointer(), "change", d.change().name().toLowerCase(java.util.Locale.ROOT)))
-                .toList());
+        o.put("differences", differences(i).stream().map(d -> {
+            Map<String, Object> one = new LinkedHashMap<>();   // a stable order for people reading the JSON
+            one.put("path", d.pointer());
+            one.put("change", d.change().name().toLowerCase(java.util.Locale.ROOT));
+            return one;
+        }).toList());
         return o;
     }
 
