@@ -208,8 +208,9 @@ public final class MainViewModel {
 
     /**
      * A sync of {@code key} asked for by saved local edits (debounced by the caller): the normal
-     * trigger path — the pause and signed-out gates, then the coordinator (a running run is joined).
-     * Does nothing for a user no longer shown. UI thread.
+     * trigger path — the pause and signed-out gates, then the coordinator. A run already going on may
+     * have pushed before the edit was saved, so it gets one follow-up run (later triggers merge into
+     * it). Does nothing for a user no longer shown. UI thread.
      */
     public void editTrigger(TaskKey key) {
         if (!key.userId().equals(currentUser.get())) {
@@ -220,7 +221,7 @@ public final class MainViewModel {
             if (refused.isPresent()) {
                 skipped(key, TaskSource.EDIT, refused.get());
             } else {
-                submitQuietly(TriggerRequest.of(key, TaskSource.EDIT));
+                submitQuietly(new TriggerRequest(key, TaskSource.EDIT, true, false));
             }
         });
     }
