@@ -42,9 +42,11 @@ public sealed interface KeyStatus
      * The states a card can show. The first six and {@link #SIGNED_OUT} are the kinds of the cases of {@link KeyStatus},
      * which {@link StatusTracker} publishes from runs and the database; {@link #PAUSED} and
      * {@link #OFFLINE} are shown by the window over an idle, failed or cancelled key while the user
-     * paused syncing or the server cannot be reached ({@link CardOverlay#shown}).
+     * paused syncing or the server cannot be reached, and {@link #CONFLICTS} over a key that would
+     * otherwise show as up to date (or paused, offline) while conflicts of it wait for the user
+     * ({@link CardOverlay#shown(KeyStatus)}).
      */
-    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT }
+    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT, CONFLICTS }
 
     /** Idle, or never synced when {@code lastSuccess} is empty. */
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {

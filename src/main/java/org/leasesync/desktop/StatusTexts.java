@@ -38,7 +38,8 @@ public final class StatusTexts {
      * try 14:05", else as {@link #headline(KeyStatus)}.
      */
     public String headline(KeyStatus s, CardOverlay overlay) {
-        return switch (overlay.shown(s.kind())) {
+        return switch (overlay.shown(s)) {
+            case CONFLICTS -> messages.get("card.conflicts", overlay.conflicts(s.key().scope()));
             case PAUSED -> pause(overlay.pause().orElseThrow(), overlay.now());
             case OFFLINE -> messages.get("card.offline", overlay.pending(s.key().scope()),
                     messages.time(nextTry(s, overlay)));
@@ -50,7 +51,16 @@ public final class StatusTexts {
     /** The second line under {@code overlay}; see {@link #detail(KeyStatus)}. */
     public String detail(KeyStatus s, CardOverlay overlay) {
         StringBuilder sb = new StringBuilder();
-        switch (overlay.shown(s.kind())) {
+        switch (overlay.shown(s)) {
+            case CONFLICTS -> {
+                sb.append(messages.get("card.conflicts.detail"));
+                overlay.pause().ifPresent(p -> sb.append(" · ").append(pause(p, overlay.now())));
+                if (overlay.pause().isEmpty() && overlay.offlineNextTry().isPresent()) {
+                    sb.append(" · ").append(messages.get("state.OFFLINE"));
+                }
+                s.lastSuccess().ifPresent(t -> sb.append(" · ").append(messages.get("card.lastSynced", time(t))));
+                return sb.toString();
+            }
             case PAUSED -> {
                 if (s instanceof KeyStatus.Failed f) {
                     sb.append(messages.get("card.paused.failed", f.reason().orElse(messages.get("status.unknownError"))));
@@ -111,7 +121,7 @@ public final class StatusTexts {
      * reads "Synced just now · 14:05:12" (a sync that ended within a second still shows that it ran).
      */
     public String headline(KeyStatus s, CardOverlay overlay, Instant now) {
-        if (s instanceof KeyStatus.Idle i && overlay.shown(i.kind()) == KeyStatus.Kind.IDLE) {
+        if (s instanceof KeyStatus.Idle i && overlay.shown(s) == KeyStatus.Kind.IDLE) {
             java.time.Duration ago = java.time.Duration.between(i.lastSynced(), now);
             if (!ago.isNegative() && ago.compareTo(JUST_NOW) < 0) {
                 return messages.get("card.syncedJustNow", time(i.lastSynced()));

@@ -66,6 +66,7 @@ public final class AppAssembly implements AutoCloseable {
     private final MainViewModel vm;
     private final DataViewModel data;
     private final HistoryViewModel history;
+    private final ConflictAssembly conflicts;
     private final QaViewModel qa;
     private final BackgroundViewModel desktop;
     private final ScheduleTrigger schedule;
@@ -136,6 +137,8 @@ public final class AppAssembly implements AutoCloseable {
                 r.name(), r.keptIn().orElse(""), r.reason().orElse(""))));
         loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
+        this.conflicts = new ConflictAssembly(rt.store().database(), rt.edits(), settings.time(), vm, data, actions, ui,
+                texts, rt.timer(), () -> stage);
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
                 rt.store().database()), vm, actions, ui, texts);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
@@ -341,6 +344,11 @@ public final class AppAssembly implements AutoCloseable {
         return vm;
     }
 
+    /** The conflict view and its window (tests). */
+    ConflictAssembly conflicts() {
+        return conflicts;
+    }
+
     public DataViewModel dataViewModel() {
         return data;
     }
@@ -394,6 +402,7 @@ public final class AppAssembly implements AutoCloseable {
             settingsDialog.stage().hide();
         }
         accounts.close();
+        conflicts.close();
         if (stage.isShowing()) {
             placement.save();
             // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the

@@ -147,7 +147,7 @@ class ChineseWindowUiTest {
         waitUntil("the summary counts the edit", () -> text(robot, "#data-summary").endsWith(" · 1 项本地编辑等待推送"));
         waitUntil("the edit in the outbox", () -> robot.lookup("#data-outbox .table-cell")
                 .match((javafx.scene.control.TableCell<?, ?> c) -> "等待推送".equals(c.getText())).tryQuery().isPresent());
-        assertThat(robot.lookup("#keep-mine").queryButton().getText()).isEqualTo("保留我的");
+        assertThat(robot.lookup("#resolve-conflict").queryButton().getText()).isEqualTo("冲突与副本…");
         assertThat(robot.lookup("#data-more").queryButton().getText()).isEqualTo("显示更多记录");
         assertThat(englishWords()).as("English words on the Data tab").isEmpty();
 
