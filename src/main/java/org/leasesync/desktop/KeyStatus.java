@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.run.Checkpoint;
 import org.leasesync.run.RunView;
+import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TaskKey;
 
 /**
@@ -104,14 +105,26 @@ public sealed interface KeyStatus
      * @param key the task key
      * @param lastSuccess see {@link KeyStatus#lastSuccess()}
      * @param run the running run ({@link RunView#local()} tells whether it is this process's)
-     * @param joinedByUser the user's own click joined this run rather than starting it
+     * @param joinedBy the trigger of this window that found the run going on and joined it instead of
+     *     starting one (the user's click, the timer, coming back to the window); empty when none did
      */
-    record Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, boolean joinedByUser)
+    record Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, Optional<TaskSource> joinedBy)
             implements KeyStatus {
         public Running {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lastSuccess, "lastSuccess");
             Objects.requireNonNull(run, "run");
+            Objects.requireNonNull(joinedBy, "joinedBy");
+        }
+
+        /** A run joined by the user's own click ({@code true}) or by nobody of this window. */
+        public Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, boolean joinedByUser) {
+            this(key, lastSuccess, run, joinedByUser ? Optional.of(TaskSource.MANUAL) : Optional.empty());
+        }
+
+        /** Whether the user's own click joined this run rather than starting it. */
+        public boolean joinedByUser() {
+            return joinedBy.equals(Optional.of(TaskSource.MANUAL));
         }
 
         @Override
@@ -122,6 +135,14 @@ public sealed interface KeyStatus
         /** The same run, joined by the user's own click. */
         Running withJoinedByUser() {
             return new Running(key, lastSuccess, run, true);
+        }
+
+        /**
+         * The same run, joined by {@code source}; the user's own click is kept over a timer or
+         * focus join of the same run, since it is what the user is waiting for.
+         */
+        Running withJoinedBy(TaskSource source) {
+            return joinedByUser() ? this : new Running(key, lastSuccess, run, Optional.of(source));
         }
     }
 

@@ -234,8 +234,8 @@ public final class StatusTexts {
         StringBuilder sb = new StringBuilder();
         if (s instanceof KeyStatus.Running running) {
             RunView r = running.run();
-            if (running.joinedByUser()) {
-                sb.append(joined(r));
+            if (running.joinedBy().isPresent()) {
+                sb.append(joined(r, running.joinedBy().get()));
             } else if (!r.progress().isBlank() && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
                 // with counts, the progress line under the headline says it
                 sb.append(capitalize(progress(r.progress())));
@@ -246,7 +246,7 @@ public final class StatusTexts {
             if (!r.local()) {
                 append(sb, messages.get("detail.otherProcessRunning"));
             }
-            if (running.joinedByUser() && !r.progress().isBlank()
+            if (running.joinedBy().isPresent() && !r.progress().isBlank()
                     && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
                 append(sb, progress(r.progress()));
             }
@@ -300,7 +300,20 @@ public final class StatusTexts {
 
     /** "Already syncing — started 14:03:07 by schedule; your request joined it". */
     public String joined(RunView r) {
-        return messages.get("detail.joined", time(r.startedAt()), sources(r));
+        return joined(r, TaskSource.MANUAL);
+    }
+
+    /**
+     * The join notice for the trigger that joined: the user's click ("your request joined it"), the
+     * timer ("the timer's sync joined it") or coming back to the window.
+     */
+    public String joined(RunView r, TaskSource by) {
+        String key = switch (by) {
+            case SCHEDULE -> "detail.joined.schedule";
+            case FOREGROUND -> "detail.joined.foreground";
+            default -> "detail.joined";
+        };
+        return messages.get(key, time(r.startedAt()), sources(r));
     }
 
     /** A scope's title on its card, in the language of {@code messages}. */
