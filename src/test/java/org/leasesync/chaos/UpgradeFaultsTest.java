@@ -15,6 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The chaos fault "killed during an upgrade" on its own: real server and agent processes, a data
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * directory and the edits reach the server.
  */
 @Timeout(600)
+@ProcessTest
 class UpgradeFaultsTest {
 
     @Test

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.Scope;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -47,6 +48,7 @@ import org.leasesync.desktop.notify.Notifier;
  * Chinese, and no English left in what the user sees (a scan of the rendered scene graph).
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class ChineseWindowUiTest {
 
     /** An ASCII word of more than 3 letters: English left untranslated. */

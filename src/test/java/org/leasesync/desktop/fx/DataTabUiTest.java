@@ -31,6 +31,7 @@ import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -46,6 +47,7 @@ import org.leasesync.desktop.PrettyJson;
  * and the conflict view's Keep mine says it restores the record, and keeping it does.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class DataTabUiTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");

@@ -35,6 +35,7 @@ import org.leasesync.run.TaskSource;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.JdbcRunStore;
 import org.leasesync.store.LocalStore;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -43,6 +44,7 @@ import org.leasesync.desktop.StatusTracker;
 
 /** History rows show merged triggers as counts; double-click or Enter opens every field of the run. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class HistoryDetailUiTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -53,6 +54,7 @@ import org.leasesync.server.demo.Seed;
  * account, every other setting kept.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class SettingsDialogUiTest {
 
     static final ObjectMapper JSON = new ObjectMapper();

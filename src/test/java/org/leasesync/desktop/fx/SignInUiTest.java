@@ -42,6 +42,7 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerAccounts;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -56,6 +57,7 @@ import org.testfx.framework.junit5.Start;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class SignInUiTest {
 
     static final String PASSWORD = "correct horse battery staple";
