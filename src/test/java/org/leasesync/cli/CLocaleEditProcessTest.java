@@ -1,5 +1,6 @@
 package org.leasesync.cli;
 
+import org.leasesync.testing.ProcessTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -25,6 +26,7 @@ import org.leasesync.testing.JavaProcess;
  * records. The Chinese bytes reach the child through the shell ({@code printf} octal escapes), so
  * the test JVM's own locale cannot change them on the way.
  */
+@ProcessTest
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CLocaleEditProcessTest {
 

@@ -1,5 +1,6 @@
 package org.leasesync.cli;
 
+import org.leasesync.testing.ProcessTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import org.leasesync.testing.JavaProcess;
  * its locale en_US): the log file and the console get UTF-8 bytes for '—' and Chinese, and the
  * window's language is Chinese. The child runs with the production {@code logback.xml}.
  */
+@ProcessTest
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class Utf8LogsProcessTest {
 

@@ -1,5 +1,6 @@
 package org.leasesync.remote;
 
+import org.leasesync.testing.PostgresTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -20,6 +21,7 @@ import org.leasesync.testing.ClientStack;
  * fault beyond the client's read timeout: a pull is answered late there, so it goes on to the second
  * instance at once, and the slow one is avoided afterwards.
  */
+@PostgresTest
 @Timeout(120)
 class SlowInstanceFailoverTest {
 

@@ -1,8 +1,10 @@
 package org.leasesync.store;
 
+import org.leasesync.testing.PostgresTest;
 import org.leasesync.testing.Postgres;
 
 /** {@link ConflictCopiesTest} on a real PostgreSQL, with the schema from {@code db/migration-postgresql}. */
+@PostgresTest
 class PostgresConflictCopiesTest extends ConflictCopiesTest {
     @Override
     LocalStore openStore() {

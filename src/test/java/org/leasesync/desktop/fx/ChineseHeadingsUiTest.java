@@ -1,5 +1,6 @@
 package org.leasesync.desktop.fx;
 
+import org.leasesync.testing.FxTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -22,6 +23,7 @@ import org.testfx.framework.junit5.Start;
  * text in the window's theme and stylesheet as the window applies them, has clearly more ink than the
  * same text at normal weight (with this machine's CJK font, which has no bold face, both drew the same).
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ChineseHeadingsUiTest {

@@ -1,5 +1,6 @@
 package org.leasesync.desktop.fx;
 
+import org.leasesync.testing.FxTest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.leasesync.desktop.fx.UiTestSupport.text;
 import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
@@ -50,6 +51,7 @@ import org.testfx.framework.junit5.Start;
  * server's asks first (Cancel changes nothing), then keeps the edit as a conflict copy, which Restore
  * makes an edit again.
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConflictViewUiTest {
