@@ -90,6 +90,7 @@ final class MainView {
         notice.getStyleClass().add("notice");
         notice.setWrapText(true);
         notice.textProperty().bind(desktop.noticeProperty());
+        notice.visibleProperty().bind(notice.textProperty().isNotEmpty());
         notice.setPadding(new Insets(6, 16, 6, 16));
         notice.setMaxWidth(Double.MAX_VALUE);
         Button dismiss = new Button("×");

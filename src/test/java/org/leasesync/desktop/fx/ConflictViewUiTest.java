@@ -93,8 +93,10 @@ class ConflictViewUiTest {
         synced();   // the card's state is read again after a run
 
         waitUntil("the card says so", () -> text(robot, "#status-course_sync").equals("1 conflict to resolve"));
-        assertThat(assembly.viewModel().card(Scope.COURSE_SYNC).kindProperty().get()).isEqualTo(KeyStatus.Kind.CONFLICTS);
-        assertThat(robot.lookup("#card-course_sync").query().getStyleClass()).contains("state-conflicts");
+        waitUntil("the card's state is conflicts", () -> assembly.viewModel().card(Scope.COURSE_SYNC).kindProperty().get()
+                == KeyStatus.Kind.CONFLICTS);
+        waitUntil("the card is styled as having conflicts",
+                () -> robot.lookup("#card-course_sync").query().getStyleClass().contains("state-conflicts"));
         robot.clickOn("#resolve-course_sync");
 
         waitUntil("both versions shown", () -> robot.lookup("#conflict-server").tryQuery().isPresent()
