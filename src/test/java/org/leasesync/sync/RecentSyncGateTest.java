@@ -204,7 +204,7 @@ class RecentSyncGateTest {
         }
         assertThat(asked).containsExactlyInAnyOrderEntriesOf(java.util.Map.of(TaskSource.SCHEDULE, true,
                 TaskSource.FOREGROUND, true, TaskSource.RETRY, true, TaskSource.MANUAL, false,
-                TaskSource.RECOVERY, false));
+                TaskSource.RECOVERY, false, TaskSource.EDIT, false));   // an edit's sync pushes it: never skipped
         assertThat(askedWithZero).containsEntry(TaskSource.FOREGROUND, false).containsEntry(TaskSource.SCHEDULE, true);
         assertThat(StartCheck.NONE.asks(TriggerRequest.of(key, TaskSource.SCHEDULE))).isFalse();
     }
