@@ -152,7 +152,10 @@ public final class App extends Application {
         Label startingText = new Label(messages().get("app.starting"));
         VBox starting = new VBox(16, spinner, startingText);
         starting.setAlignment(Pos.CENTER);
-        stage.setScene(new Scene(starting, 1180, 780));
+        stage.setScene(new Scene(starting));
+        // sized before it is first shown, by the rule the cards' window keeps: a "Starting…" pane larger
+        // than the screen's work area would otherwise open at whatever size the toolkit falls back to
+        WindowPlacement.beforeFirstShow(stage, org.leasesync.desktop.SettingsFile.peekWindowGeometry(settings.dataDir()));
         if (!startHidden) {
             stage.show();
         }
