@@ -197,8 +197,7 @@ public final class AppAssembly implements AutoCloseable {
         MainView view = new MainView(vm, data, history, this::openQa, footer, accounts.accounts(), accounts::openNew,
                 accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
-        // the stage's size is WindowPlacement's (a size given here would be the content's, frame not counted)
-        Scene scene = new Scene(view.root());
+        Scene scene = new Scene(view.root(), 1180, 780);   // the stage's own size is WindowPlacement's
         scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
         stage.setTitle("leasesync");
         stage.setScene(scene);
