@@ -22,5 +22,8 @@ MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sec
 # 340 -> 287 MB in docs/benchmarks.md); the serial collector starts fastest; every 5 s the C heap's
 # freed memory (the JIT compilers' arenas of the first seconds, ~20 MB) goes back to the system
 # (-XX:TrimNativeHeapInterval, in OpenJDK 17.0.9 and later; build.sh drops it for a runtime without it).
+# UTF-8 as the default charset whatever the locale, as Java 18+ has it (JEP 400): on Java 17 a C/POSIX
+# locale would make it ASCII and every other character of stdout, files and logs a '?'. The arguments
+# are decoded by the JVM in the locale's charset regardless; the launcher re-reads them as UTF-8.
 JAVA_OPTIONS=(-Xms16m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:+UseSerialGC -Xss512k
-              -XX:TrimNativeHeapInterval=5000)
+              -XX:TrimNativeHeapInterval=5000 -Dfile.encoding=UTF-8)

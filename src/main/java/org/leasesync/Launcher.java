@@ -8,13 +8,15 @@ import org.leasesync.chaos.ChaosCommand;
 import org.leasesync.chaos.ClusterCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
+import org.leasesync.cli.Utf8Input;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.lease.TimeSource;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a
  * plain {@code main} (not a JavaFX {@code Application}) so that JavaFX on the class path works.
- * With no subcommand it opens the window; with one it runs the CLI.
+ * With no subcommand it opens the window; with one it runs the CLI. The arguments are read as UTF-8
+ * whatever the locale ({@link Utf8Input}).
  */
 public final class Launcher {
 
@@ -22,9 +24,18 @@ public final class Launcher {
     }
 
     public static void main(String[] args) {
+        String[] utf8;
+        try {
+            utf8 = Utf8Input.arguments(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("leasesync: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui), new ChaosCommand(),
                 new ChaosAgentCommand(), new ClusterCommand());
-        int code = cl.execute(args);
+        Utf8Input.utf8OutputInAsciiLocale(cl);
+        int code = cl.execute(utf8);
         System.exit(code);
     }
 

@@ -30,6 +30,7 @@ final class AgentProcess {
     private final Map<Long, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final CompletableFuture<JsonNode> ready = new CompletableFuture<>();
+    private final CompletableFuture<Integer> migrationPaused = new CompletableFuture<>();
     private volatile boolean stopped;
     private volatile boolean killed;
 
@@ -81,6 +82,14 @@ final class AgentProcess {
     /** Completes with the agent's ready line, or exceptionally if it died first. */
     CompletableFuture<JsonNode> ready() {
         return ready;
+    }
+
+    /**
+     * Completes with k when the agent, started with the store's migration probe set to pause after
+     * statement k, has reached it; exceptionally if it died first. Never completes otherwise.
+     */
+    CompletableFuture<Integer> migrationPaused() {
+        return migrationPaused;
     }
 
     /** Sends a command; the future completes with its answer (or exceptionally if the process dies). */
@@ -170,6 +179,10 @@ final class AgentProcess {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
+                if (line.startsWith(UpgradeFaults.PAUSED_LINE)) {
+                    migrationPaused.complete(Integer.valueOf(line.substring(UpgradeFaults.PAUSED_LINE.length()).trim()));
+                    continue;
+                }
                 JsonNode msg;
                 try {
                     msg = Journal.JSON.readTree(line);
@@ -192,6 +205,7 @@ final class AgentProcess {
             // the process went away
         }
         ready.completeExceptionally(new IllegalStateException("agent " + slot + " exited before it was ready"));
+        migrationPaused.completeExceptionally(new IllegalStateException("agent " + slot + " exited before the pause"));
         failPending("exited");
     }
 

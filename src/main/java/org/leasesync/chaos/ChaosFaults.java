@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * point or at a random moment, its restart and a recovery trigger of its keys on another process of
  * the device; a freeze ({@code SIGSTOP}) at a crash point or at a random moment for longer than the
  * TTL while another process takes the key over, then {@code SIGCONT}; server faults (latency, 500,
- * 429, drop-after-apply, delay-after-apply beyond the call timeout) and their clearing; a
+ * 429 with a {@code Retry-After} of 1–3 s as delta-seconds or as an HTTP-date, drop-after-apply,
+ * delay-after-apply beyond the call timeout) and their clearing; a
  * {@code kill -9} and restart of the server; wall-clock jumps. Each fault is journaled and counted;
  * {@link #drain} ends them all.
  *
@@ -215,7 +216,8 @@ final class ChaosFaults {
         switch (rnd.nextInt(5)) {
             case 0 -> f.put("latencyMs", 20 + rnd.nextInt(280));
             case 1 -> f.put("failPush", 1 + rnd.nextInt(2));
-            case 2 -> f.put("throttle", 1 + rnd.nextInt(3));
+            case 2 -> f.put("throttle", 1 + rnd.nextInt(3)).put("throttleRetryAfterSeconds", 1 + rnd.nextInt(3))
+                    .put("throttleRetryAfterDate", rnd.nextBoolean());
             case 3 -> f.put("dropAfterApply", 1);
             default -> f.put("delayAfterApplyMs", s.callTimeout().toMillis() + 500);
         }

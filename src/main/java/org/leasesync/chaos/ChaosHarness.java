@@ -87,6 +87,7 @@ final class ChaosHarness {
     private AdminClient admin;
     private ChaosFleet fleet;
     private ChaosFaults faults;
+    private UpgradeFaults upgrades;
 
     ChaosHarness(Settings settings) {
         this.s = settings;
@@ -121,6 +122,7 @@ final class ChaosHarness {
             journal.write(journal.event("server-start"));
             admin = new AdminClient(server.url(), server.token("admin"));
             faults = new ChaosFaults(s, rnd, fleet, server, admin, journal, background);
+            upgrades = new UpgradeFaults(s, server, journal);
             fleet.startAll(Duration.ofSeconds(120));
             for (int round = 1; round <= s.rounds(); round++) {
                 ObjectNode r = journal.event("round");
@@ -179,8 +181,10 @@ final class ChaosHarness {
             faults.pause(fleet.pickSlot(rnd));
         } else if (dice < 87) {
             faults.pauseAtPoint(rnd.nextInt(fleet.slots() - 1), pick(CrashPoints.ALL), user, scope);
-        } else if (dice < 93) {
+        } else if (dice < 91) {
             fleet.send(fleet.pickSlot(rnd), cmd("switch").put("user", user));
+        } else if (dice < 93) {
+            upgrades.killDuringMigration(user, scope, 1 + rnd.nextInt(upgrades.statements()), 1 + rnd.nextInt(3));
         } else {
             fleet.send(fleet.pickSlot(rnd), cmd("cancel").put("user", user).put("scope", scope));
         }
@@ -190,6 +194,7 @@ final class ChaosHarness {
     private void drain() throws IOException, InterruptedException {
         s.progress().println("chaos: draining");
         journal.write(journal.event("drain"));
+        upgrades.drain();
         faults.drain();
         fleet.settleAll();
     }
@@ -219,7 +224,9 @@ final class ChaosHarness {
 
             @Override
             public Map<String, Evidence.Device> devices() {
-                return fleet.evidence();
+                Map<String, Evidence.Device> devices = new HashMap<>(fleet.evidence());
+                devices.putAll(upgrades.evidence());
+                return devices;
             }
 
             @Override
@@ -227,7 +234,11 @@ final class ChaosHarness {
                 return JournalFiles.readAll(s.workDir().resolve("journals"));
             }
         }, s.leaseTtl(), s.takeoverBound());
-        return Checker.check(ev, new ChaosReport.Counts(s.rounds(), faults.kills(), faultCount(), 0));
+        ChaosReport report = Checker.check(ev, new ChaosReport.Counts(s.rounds(), faults.kills() + upgrades.kills(),
+                faultCount(), 0));
+        s.progress().printf("chaos: upgrades: %d devices killed during a migration, %d not opened again%n",
+                upgrades.kills(), upgrades.violations().size());
+        return report.withViolations(upgrades.violations());
     }
 
     /** Faults so far: those injected, and every agent start on moved OS time. */

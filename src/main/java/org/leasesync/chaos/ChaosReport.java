@@ -36,6 +36,13 @@ record ChaosReport(Counts counts, List<Violation> violations, List<Long> takeove
         }
     }
 
+    /** This report with {@code more} violations added (found outside the checker, e.g. a directory that no longer opens). */
+    ChaosReport withViolations(List<Violation> more) {
+        List<Violation> all = new ArrayList<>(violations);
+        all.addAll(more);
+        return new ChaosReport(counts, all, takeoverMillis);
+    }
+
     /** Violations per counter (every counter present, zero when none). */
     Map<String, Integer> perCounter() {
         Map<String, Integer> m = new TreeMap<>();

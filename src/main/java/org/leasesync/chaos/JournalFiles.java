@@ -19,7 +19,8 @@ final class JournalFiles {
 
     /**
      * Every event of every {@code *.jsonl} file in {@code dir}, in {@code mono} order; agent events get
-     * a {@code device} field from their file name ({@code device-a-agent0-0.jsonl}). A torn last line
+     * a {@code device} field from their file name ({@code device-a-agent0-0.jsonl},
+     * {@code device-u3-agent0-1.jsonl}). A torn last line
      * (the process was killed while writing it) is skipped.
      */
     static List<JsonNode> readAll(Path dir) throws IOException {
@@ -27,7 +28,8 @@ final class JournalFiles {
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList()) {
                 String name = f.getFileName().toString();
-                String device = name.startsWith("device-") ? name.substring(0, "device-a".length()) : null;
+                int cut = name.indexOf("-agent");
+                String device = name.startsWith("device-") && cut > 0 ? name.substring(0, cut) : null;
                 for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
                     if (line.isBlank()) {
                         continue;

@@ -72,11 +72,13 @@ final class ServerProcess {
     }
 
     /**
-     * Starts the server and waits until it listens: up to 60 s, starting it again while it exits at
-     * once (port still busy, database not reachable yet).
+     * Starts the server and waits until it listens, starting it again while it exits at once (port
+     * still busy, database not reachable yet). A process that is still starting is waited for, not
+     * replaced: after a {@code kill -9} its start-up check of the database file can take a minute on
+     * a loaded machine, and a replacement would only start that check again. Up to 3 minutes in all.
      */
     void start() throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         IOException last = null;
         while (System.nanoTime() < deadline) {
             ProcessBuilder pb = new ProcessBuilder(command);
@@ -89,7 +91,7 @@ final class ServerProcess {
             reader.setDaemon(true);
             reader.start();
             try {
-                if (listening.get(30, TimeUnit.SECONDS)) {
+                if (listening.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     return;
                 }
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -99,7 +101,8 @@ final class ServerProcess {
             p.waitFor(10, TimeUnit.SECONDS);
             Thread.sleep(500);
         }
-        throw last != null ? last : new IOException("the server did not start within 60 s; see " + log);
+        throw last != null ? new IOException(last.getMessage() + "; see " + log, last)
+                : new IOException("the server did not start within 3 minutes; see " + log);
     }
 
     /**

@@ -2,7 +2,6 @@ package org.leasesync.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
@@ -98,7 +97,7 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
                 throw new IllegalArgumentException("--payload-file " + path + " is larger than "
                         + MAX_PAYLOAD_FILE_BYTES / (1024 * 1024) + " MiB; the sync server accepts at most 5 MiB per push");
             }
-            return new String(bytes, StandardCharsets.UTF_8);
+            return Utf8Input.text(bytes, "--payload-file " + path);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalArgumentException("--payload-file " + path + ": no such file");
         } catch (java.nio.file.AccessDeniedException e) {

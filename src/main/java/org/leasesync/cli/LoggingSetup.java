@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Appenders): each write takes an exclusive file lock and appends at the end, and the active file is
  * named by the pattern alone (no {@code file} property), so a roll-over only moves on to the next
  * name and never renames or deletes a file another process writes. Prudent mode does not support
- * compression, so the files are plain text. Bounds: a new file per day or after 10 MB, 7 days and
+ * compression, so the files are plain text, always UTF-8. Bounds: a new file per day or after 10 MB, 7 days and
  * 100 MB in all ({@code maxHistory}, {@code totalSizeCap}, also cleaned at every start).
  *
  * <p>The data directory and {@code logs/} are made (or tightened) owner-only first, and the log
@@ -67,6 +67,9 @@ public final class LoggingSetup {
         PatternLayoutEncoder enc = new PatternLayoutEncoder();
         enc.setContext(ctx);
         enc.setPattern("%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n");
+        // UTF-8 whatever the locale: without it Logback encodes in the JVM's default charset, which on
+        // Java 17 is ASCII in a C/POSIX locale or one not generated, writing '?' for '—' and every Chinese text
+        enc.setCharset(java.nio.charset.StandardCharsets.UTF_8);
         enc.start();
         RollingFileAppender<ILoggingEvent> file = new OwnerOnlyRollingFileAppender<>();
         file.setContext(ctx);

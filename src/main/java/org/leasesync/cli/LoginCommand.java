@@ -6,6 +6,8 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
@@ -108,6 +110,14 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
         if (p == null) {
             throw new IllegalArgumentException("no password given");
         }
+        for (char c : p) {
+            if (c == '\uFFFD') {
+                Arrays.fill(p, '\0');
+                // the terminal's charset is the locale's: in a C/POSIX locale every non-ASCII character is lost
+                throw new IllegalArgumentException("the password has characters this locale cannot read; run in a "
+                        + "UTF-8 locale (e.g. LANG=C.UTF-8) or give the password with --password-stdin");
+            }
+        }
         return p;
     }
 
@@ -119,8 +129,16 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
         } catch (IOException e) {
             throw new IllegalArgumentException("--password-stdin: standard input cannot be read (" + e.getMessage() + ")");
         }
-        CharBuffer chars = StandardCharsets.UTF_8.decode(ByteBuffer.wrap(bytes));
-        Arrays.fill(bytes, (byte) 0);
+        CharBuffer chars;
+        try {
+            // strict: a password with replaced characters would be refused by the server as wrong
+            chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("--password-stdin: standard input is not UTF-8 text");
+        } finally {
+            Arrays.fill(bytes, (byte) 0);
+        }
         int end = chars.limit();
         if (end > 0 && chars.get(end - 1) == '\n') {
             end--;

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.store.Database;
+import org.leasesync.store.ConflictCopies;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import picocli.CommandLine.Command;
@@ -33,6 +33,10 @@ public final class RecordsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
 
+    @Option(names = "--conflicts", description = "Show only the conflicts, each with both versions in full and the "
+            + "fields that differ marked, and the conflict copies that resolving kept (restorable).")
+    boolean conflicts;
+
     @Spec
     CommandSpec spec;
 
@@ -47,14 +51,19 @@ public final class RecordsCommand implements Callable<Integer> {
         Path dir = dataDir.resolve();
         List<JdbcLocalEdits.LocalRecord> records = List.of();
         List<JdbcLocalEdits.OutboxItem> outbox = List.of();
+        List<ConflictCopies.Copy> copies = List.of();
         if (DataDirectory.existsIn(dir)) {
             try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
                 JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
-                records = edits.records(key);
+                records = conflicts ? List.of() : edits.records(key);
                 outbox = edits.outbox(key);
+                copies = new ConflictCopies(store.database(), TimeSource.system()).list(key);
             }
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (conflicts) {
+            return printConflicts(out, key, outbox.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).toList(), copies);
+        }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", key.asString());
@@ -93,7 +102,32 @@ public final class RecordsCommand implements Callable<Integer> {
             if (outbox.stream().anyMatch(JdbcLocalEdits.OutboxItem::isSetAside)) {
                 out.println("edits set aside are never pushed on their own: see `leasesync outbox list`");
             }
+            if (outbox.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
+                out.println("both versions of each conflict in full: `leasesync records --conflicts "
+                        + ConflictText.keyArgs(key) + "`");
+            }
         }
+        if (!copies.isEmpty()) {
+            out.println(copies.size() + " conflict cop" + (copies.size() == 1 ? "y" : "ies")
+                    + " kept (restorable): `leasesync records --conflicts " + ConflictText.keyArgs(key) + "`");
+        }
+        return 0;
+    }
+
+    private int printConflicts(PrintWriter out, TaskKey key, List<JdbcLocalEdits.OutboxItem> open,
+                               List<ConflictCopies.Copy> copies) {
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", key.asString());
+            m.put("conflicts", open.stream().map(ConflictText::json).toList());
+            m.put("copies", copies.stream().map(ConflictText::json).toList());
+            out.println(Json.write(m));
+            return 0;
+        }
+        out.println(key + ": " + open.size() + (open.size() == 1 ? " conflict" : " conflicts") + " to resolve, "
+                + copies.size() + " conflict cop" + (copies.size() == 1 ? "y" : "ies") + " kept");
+        open.forEach(i -> ConflictText.print(out, key, i));
+        copies.forEach(k -> ConflictText.print(out, key, k));
         return 0;
     }
 }

@@ -3,7 +3,6 @@ package org.leasesync.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
@@ -188,7 +187,7 @@ public final class UsersCommand implements Callable<Integer> {
         /** The first line of {@code in}, without its line end; the whole text if it has none. */
         private String readPassword(InputStream in) {
             try {
-                String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                String text = Utf8Input.text(in.readAllBytes(), "the password on standard input");
                 int end = text.indexOf('\n');
                 String line = end < 0 ? text : text.substring(0, end);
                 return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;

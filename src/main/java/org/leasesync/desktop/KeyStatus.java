@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.run.Checkpoint;
 import org.leasesync.run.RunView;
+import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TaskKey;
 
 /**
@@ -41,9 +42,11 @@ public sealed interface KeyStatus
      * The states a card can show. The first six and {@link #SIGNED_OUT} are the kinds of the cases of {@link KeyStatus},
      * which {@link StatusTracker} publishes from runs and the database; {@link #PAUSED} and
      * {@link #OFFLINE} are shown by the window over an idle, failed or cancelled key while the user
-     * paused syncing or the server cannot be reached ({@link CardOverlay#shown}).
+     * paused syncing or the server cannot be reached, and {@link #CONFLICTS} over a key that would
+     * otherwise show as up to date (or paused, offline) while conflicts of it wait for the user
+     * ({@link CardOverlay#shown(KeyStatus)}).
      */
-    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT }
+    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT, CONFLICTS }
 
     /** Idle, or never synced when {@code lastSuccess} is empty. */
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
@@ -104,14 +107,26 @@ public sealed interface KeyStatus
      * @param key the task key
      * @param lastSuccess see {@link KeyStatus#lastSuccess()}
      * @param run the running run ({@link RunView#local()} tells whether it is this process's)
-     * @param joinedByUser the user's own click joined this run rather than starting it
+     * @param joinedBy the trigger of this window that found the run going on and joined it instead of
+     *     starting one (the user's click, the timer, coming back to the window); empty when none did
      */
-    record Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, boolean joinedByUser)
+    record Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, Optional<TaskSource> joinedBy)
             implements KeyStatus {
         public Running {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lastSuccess, "lastSuccess");
             Objects.requireNonNull(run, "run");
+            Objects.requireNonNull(joinedBy, "joinedBy");
+        }
+
+        /** A run joined by the user's own click ({@code true}) or by nobody of this window. */
+        public Running(TaskKey key, Optional<Instant> lastSuccess, RunView run, boolean joinedByUser) {
+            this(key, lastSuccess, run, joinedByUser ? Optional.of(TaskSource.MANUAL) : Optional.empty());
+        }
+
+        /** Whether the user's own click joined this run rather than starting it. */
+        public boolean joinedByUser() {
+            return joinedBy.equals(Optional.of(TaskSource.MANUAL));
         }
 
         @Override
@@ -122,6 +137,14 @@ public sealed interface KeyStatus
         /** The same run, joined by the user's own click. */
         Running withJoinedByUser() {
             return new Running(key, lastSuccess, run, true);
+        }
+
+        /**
+         * The same run, joined by {@code source}; the user's own click is kept over a timer or
+         * focus join of the same run, since it is what the user is waiting for.
+         */
+        Running withJoinedBy(TaskSource source) {
+            return joinedByUser() ? this : new Running(key, lastSuccess, run, Optional.of(source));
         }
     }
 

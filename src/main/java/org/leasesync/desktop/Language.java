@@ -8,7 +8,7 @@ import java.util.Locale;
  * {@code messages_zh_CN.properties} (Simplified Chinese); dates and times follow the locale.
  */
 public enum Language {
-    /** The system's locale ({@code Locale.getDefault()}); English where no translation exists. */
+    /** The system's language as the environment names it ({@link SystemLocale}); English where no translation exists. */
     SYSTEM("system"),
     ENGLISH("en"),
     CHINESE_SIMPLIFIED("zh-CN");

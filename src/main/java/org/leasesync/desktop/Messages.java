@@ -15,7 +15,7 @@ import java.util.ResourceBundle;
  * The user-facing texts of the desktop integration — tray, notifications, pause, offline, start at
  * login — from the resource bundle {@code org.leasesync.desktop.messages.properties} (UTF-8,
  * {@link MessageFormat} patterns), and times in the locale's own format ("15:00" in en-GB,
- * "3:00 PM" in en-US).
+ * "3:00 PM" in en-US) and durations in its words ("5 min", "5分钟").
  *
  * <p>Immutable and thread-safe.
  */
@@ -28,6 +28,7 @@ public final class Messages {
     private final ResourceBundle bundle;
     private final DateTimeFormatter shortTime;
     private final DateTimeFormatter shortDateTime;
+    private final com.ibm.icu.text.MeasureFormat durations;
 
     /** @throws MissingResourceException if the bundle is not on the class path (a packaging fault) */
     public Messages(Locale locale, ZoneId zone) {
@@ -38,6 +39,7 @@ public final class Messages {
                 ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES));
         this.shortTime = localized(null, FormatStyle.SHORT, locale, zone);
         this.shortDateTime = localized(FormatStyle.MEDIUM, FormatStyle.SHORT, locale, zone);
+        this.durations = com.ibm.icu.text.MeasureFormat.getInstance(locale, com.ibm.icu.text.MeasureFormat.FormatWidth.SHORT);
     }
 
     /**
@@ -105,6 +107,33 @@ public final class Messages {
     /** Whether the bundle has a text for {@code key}. */
     public boolean has(String key) {
         return bundle.containsKey(key);
+    }
+
+    /**
+     * A duration in words of the locale, with CLDR's short unit names through ICU's {@code MeasureFormat}:
+     * "5 min", "1 hr, 30 min", "250 ms" in English, "5分钟", "1小时30分钟" in Chinese. Each unit from days
+     * down to milliseconds that is not zero is shown; zero is "0 sec" ("0秒"). Negative durations are
+     * shown as their length.
+     */
+    public String duration(java.time.Duration d) {
+        java.time.Duration left = d.abs();
+        java.util.List<com.ibm.icu.util.Measure> parts = new java.util.ArrayList<>();
+        long[] amounts = {left.toDays(), left.toHoursPart(), left.toMinutesPart(), left.toSecondsPart(),
+                left.toMillisPart()};
+        com.ibm.icu.util.MeasureUnit[] units = {com.ibm.icu.util.MeasureUnit.DAY, com.ibm.icu.util.MeasureUnit.HOUR,
+                com.ibm.icu.util.MeasureUnit.MINUTE, com.ibm.icu.util.MeasureUnit.SECOND,
+                com.ibm.icu.util.MeasureUnit.MILLISECOND};
+        for (int i = 0; i < amounts.length; i++) {
+            if (amounts[i] != 0) {
+                parts.add(new com.ibm.icu.util.Measure(amounts[i], units[i]));
+            }
+        }
+        if (parts.isEmpty()) {
+            parts.add(new com.ibm.icu.util.Measure(0, com.ibm.icu.util.MeasureUnit.SECOND));
+        }
+        synchronized (durations) {   // ICU documents no thread-safety for MeasureFormat: one caller at a time
+            return durations.formatMeasures(parts.toArray(com.ibm.icu.util.Measure[]::new));
+        }
     }
 
     /** A time of day in the locale's short format, e.g. "15:00". */

@@ -14,7 +14,8 @@ import org.leasesync.lease.TimeSource;
 
 /**
  * The pause: which one is in force, kept across restarts in {@link SettingsFile}. As a
- * {@link TriggerGate} it refuses {@code schedule} and {@code foreground} triggers while a pause is
+ * {@link TriggerGate} it refuses {@code schedule}, {@code foreground} and {@code edit} triggers (the
+ * automatic ones) while a pause is
  * in force; every other source passes. A pause whose end has passed is over: it is cleared (and the
  * file updated) by the next {@link #tick()} or question.
  *
@@ -87,7 +88,7 @@ public final class PauseControl implements TriggerGate {
 
     @Override
     public Optional<String> refusal(TaskKey key, TaskSource source) {
-        if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND) {
+        if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND && source != TaskSource.EDIT) {
             return Optional.empty();
         }
         return active().map(p -> "sync is paused " + p.until().map(u -> "until " + u).orElse("until resumed"));

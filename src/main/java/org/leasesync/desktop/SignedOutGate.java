@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds back the automatic triggers of an account whose session the server refused: once a run of
- * this window ends signed out, the timer, coming back to the window and the retry after being
+ * this window ends signed out, the timer, coming back to the window, saving an edit and the retry after being
  * offline ask nothing for that user until it signs in again here — each would only be refused by the
  * server again. Sync now is the user's own and still runs (and ends signed out at once).
  *
@@ -37,7 +37,8 @@ public final class SignedOutGate implements TriggerGate, Consumer<RunEvent> {
 
     @Override
     public Optional<String> refusal(TaskKey key, TaskSource source) {
-        if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND && source != TaskSource.RETRY) {
+        if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND && source != TaskSource.RETRY
+                && source != TaskSource.EDIT) {
             return Optional.empty();
         }
         return signedOut.contains(key.userId())

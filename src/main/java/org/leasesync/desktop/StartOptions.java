@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * What a window start runs with: the command line's settings, with each start option the command
  * line did not give taken from {@code settings.json} when the file sets it (schedule interval,
- * foreground minimum interval), and the locale of the chosen language. The server and account come
+ * foreground minimum interval), and the locale of the chosen language: the settings' {@code language},
+ * else the system's as the environment names it ({@link SystemLocale}). The server and account come
  * from the command line or the signed-in accounts, never from the settings file.
  *
  * <p>Immutable.
@@ -35,9 +36,9 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
         Objects.requireNonNull(locale, "locale");
     }
 
-    /** As given, with the system locale and nothing from the command line (tests, and no settings file). */
+    /** As given, with the system's language and nothing from the command line (tests, and no settings file). */
     public static StartOptions of(Backend.AppSettings settings) {
-        return new StartOptions(settings, Set.of(), Locale.getDefault());
+        return new StartOptions(settings, Set.of(), SystemLocale.current());
     }
 
     /**
@@ -58,6 +59,6 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
     /** Reads {@code settings.json} of the command line's data directory (an unreadable one counts as empty) and merges. */
     public static StartOptions read(Backend.AppSettings cli, Set<String> given) {
         LaunchSettings file = SettingsFile.peek(cli.dataDir()).map(UserSettings::launch).orElse(LaunchSettings.NONE);
-        return merge(cli, given, file, Locale.getDefault());
+        return merge(cli, given, file, SystemLocale.current());
     }
 }

@@ -38,7 +38,8 @@ public final class StatusTexts {
      * try 14:05", else as {@link #headline(KeyStatus)}.
      */
     public String headline(KeyStatus s, CardOverlay overlay) {
-        return switch (overlay.shown(s.kind())) {
+        return switch (overlay.shown(s)) {
+            case CONFLICTS -> messages.get("card.conflicts", overlay.conflicts(s.key().scope()));
             case PAUSED -> pause(overlay.pause().orElseThrow(), overlay.now());
             case OFFLINE -> messages.get("card.offline", overlay.pending(s.key().scope()),
                     messages.time(nextTry(s, overlay)));
@@ -50,7 +51,16 @@ public final class StatusTexts {
     /** The second line under {@code overlay}; see {@link #detail(KeyStatus)}. */
     public String detail(KeyStatus s, CardOverlay overlay) {
         StringBuilder sb = new StringBuilder();
-        switch (overlay.shown(s.kind())) {
+        switch (overlay.shown(s)) {
+            case CONFLICTS -> {
+                sb.append(messages.get("card.conflicts.detail"));
+                overlay.pause().ifPresent(p -> sb.append(" · ").append(pause(p, overlay.now())));
+                if (overlay.pause().isEmpty() && overlay.offlineNextTry().isPresent()) {
+                    sb.append(" · ").append(messages.get("state.OFFLINE"));
+                }
+                s.lastSuccess().ifPresent(t -> sb.append(" · ").append(messages.get("card.lastSynced", time(t))));
+                return sb.toString();
+            }
             case PAUSED -> {
                 if (s instanceof KeyStatus.Failed f) {
                     sb.append(messages.get("card.paused.failed", f.reason().orElse(messages.get("status.unknownError"))));
@@ -111,7 +121,7 @@ public final class StatusTexts {
      * reads "Synced just now · 14:05:12" (a sync that ended within a second still shows that it ran).
      */
     public String headline(KeyStatus s, CardOverlay overlay, Instant now) {
-        if (s instanceof KeyStatus.Idle i && overlay.shown(i.kind()) == KeyStatus.Kind.IDLE) {
+        if (s instanceof KeyStatus.Idle i && overlay.shown(s) == KeyStatus.Kind.IDLE) {
             java.time.Duration ago = java.time.Duration.between(i.lastSynced(), now);
             if (!ago.isNegative() && ago.compareTo(JUST_NOW) < 0) {
                 return messages.get("card.syncedJustNow", time(i.lastSynced()));
@@ -173,9 +183,8 @@ public final class StatusTexts {
                          ServerUrls servers) {
         java.time.Duration skipWithin = java.time.Duration.ofNanos((long) (scheduleInterval.toNanos()
                 * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE));
-        return messages.get("footer.triggers", org.leasesync.client.DurationText.format(scheduleInterval),
-                org.leasesync.client.DurationText.format(skipWithin),
-                org.leasesync.client.DurationText.format(foregroundMinInterval)) + " " + servers(servers);
+        return messages.get("footer.triggers", messages.duration(scheduleInterval), messages.duration(skipWithin),
+                messages.duration(foregroundMinInterval)) + " " + servers(servers);
     }
 
     /**
@@ -234,8 +243,8 @@ public final class StatusTexts {
         StringBuilder sb = new StringBuilder();
         if (s instanceof KeyStatus.Running running) {
             RunView r = running.run();
-            if (running.joinedByUser()) {
-                sb.append(joined(r));
+            if (running.joinedBy().isPresent()) {
+                sb.append(joined(r, running.joinedBy().get()));
             } else if (!r.progress().isBlank() && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
                 // with counts, the progress line under the headline says it
                 sb.append(capitalize(progress(r.progress())));
@@ -246,7 +255,7 @@ public final class StatusTexts {
             if (!r.local()) {
                 append(sb, messages.get("detail.otherProcessRunning"));
             }
-            if (running.joinedByUser() && !r.progress().isBlank()
+            if (running.joinedBy().isPresent() && !r.progress().isBlank()
                     && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
                 append(sb, progress(r.progress()));
             }
@@ -300,7 +309,20 @@ public final class StatusTexts {
 
     /** "Already syncing — started 14:03:07 by schedule; your request joined it". */
     public String joined(RunView r) {
-        return messages.get("detail.joined", time(r.startedAt()), sources(r));
+        return joined(r, TaskSource.MANUAL);
+    }
+
+    /**
+     * The join notice for the trigger that joined: the user's click ("your request joined it"), the
+     * timer ("the timer's sync joined it") or coming back to the window.
+     */
+    public String joined(RunView r, TaskSource by) {
+        String key = switch (by) {
+            case SCHEDULE -> "detail.joined.schedule";
+            case FOREGROUND -> "detail.joined.foreground";
+            default -> "detail.joined";
+        };
+        return messages.get(key, time(r.startedAt()), sources(r));
     }
 
     /** A scope's title on its card, in the language of {@code messages}. */

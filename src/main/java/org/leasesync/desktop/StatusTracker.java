@@ -15,6 +15,7 @@ import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.RunHistory;
 import org.leasesync.run.RunView;
+import org.leasesync.run.TaskSource;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 
@@ -87,7 +88,8 @@ public final class StatusTracker implements Consumer<RunEvent> {
         TaskKey key = e.key();
         KeyStatus before = latest.get(key);
         KeyStatus next = switch (e.kind()) {
-            case STARTED, STAGE, PROGRESS, JOINED, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
+            case JOINED -> e.run().map(r -> joined(key, r, before, e.source())).orElse(null);
+            case STARTED, STAGE, PROGRESS, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
             case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message(), Optional.empty());
             case SKIPPED -> null;
@@ -166,8 +168,20 @@ public final class StatusTracker implements Consumer<RunEvent> {
     }
 
     private KeyStatus.Running running(TaskKey key, RunView r, KeyStatus before) {
-        boolean joined = before instanceof KeyStatus.Running b && b.joinedByUser() && b.run().runId().equals(r.runId());
-        return new KeyStatus.Running(key, lastSuccess(before), r, joined);
+        Optional<TaskSource> joinedBy = before instanceof KeyStatus.Running b && b.run().runId().equals(r.runId())
+                ? b.joinedBy() : Optional.empty();
+        return new KeyStatus.Running(key, lastSuccess(before), r, joinedBy);
+    }
+
+    /**
+     * A trigger joined the running run: a timer or focus trigger says so on the card as the user's
+     * click does (the click's own notice comes through {@link #userJoined}); other joins (a retry,
+     * a recovery) change nothing the user asked for.
+     */
+    private KeyStatus.Running joined(TaskKey key, RunView r, KeyStatus before, Optional<TaskSource> source) {
+        KeyStatus.Running now = running(key, r, before);
+        return source.filter(s -> s == TaskSource.SCHEDULE || s == TaskSource.FOREGROUND)
+                .map(now::withJoinedBy).orElse(now);
     }
 
     private KeyStatus finished(TaskKey key, RunResult r, KeyStatus before) {

@@ -39,7 +39,7 @@ final class HttpErrors {
         } catch (IOException | RuntimeException ignored) {
             // not our error format: keep the status line
         }
-        long retryAfter = retryAfterMillis(resp.header("Retry-After"), clock);
+        long retryAfter = retryAfterMillis(resp.header("Retry-After"), resp.header("Date"), clock);
         String plain = switch (resp.code()) {
             case 401 -> "signed out: the sync server no longer accepts this session";
             case 403 -> "the sync server refused access for this account";
@@ -67,6 +67,20 @@ final class HttpErrors {
      * @return the wait in milliseconds, or -1 when absent or unreadable (then no wait is imposed)
      */
     static long retryAfterMillis(String header, Clock clock) {
+        return retryAfterMillis(header, null, clock);
+    }
+
+    /**
+     * As {@link #retryAfterMillis(String, Clock)}, but an HTTP-date is read against the response's own
+     * {@code Date} header when it has a readable one: both are the server's clock, so a client whose
+     * wall clock is off (hours behind after a bad NTP step, say) still waits what the server meant
+     * instead of hours or not at all. Without a readable {@code Date}, against {@code clock}.
+     *
+     * @param header the {@code Retry-After} value, or null when absent
+     * @param date the response's {@code Date} value, or null when absent
+     * @return the wait in milliseconds, or -1 when {@code Retry-After} is absent or unreadable
+     */
+    static long retryAfterMillis(String header, String date, Clock clock) {
         if (header == null || header.isBlank()) {
             return -1;
         }
@@ -81,11 +95,23 @@ final class HttpErrors {
         } else {
             try {
                 ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
-                millis = Math.max(0, Duration.between(clock.instant(), at.toInstant()).toMillis());
+                millis = Math.max(0, Duration.between(serverNow(date, clock), at.toInstant()).toMillis());
             } catch (DateTimeException e) {
                 return -1;
             }
         }
         return Math.min(millis, LONGEST_RETRY_AFTER.toMillis());
+    }
+
+    /** The server's time of the response from its {@code Date} header, else this machine's {@code clock}. */
+    private static java.time.Instant serverNow(String date, Clock clock) {
+        if (date != null && !date.isBlank()) {
+            try {
+                return ZonedDateTime.parse(date.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            } catch (DateTimeException e) {
+                // unreadable: this machine's clock is the best there is
+            }
+        }
+        return clock.instant();
     }
 }

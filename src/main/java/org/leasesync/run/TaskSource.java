@@ -14,7 +14,9 @@ public enum TaskSource {
     FOREGROUND("foreground"),
     MANUAL("manual"),
     RETRY("retry"),
-    RECOVERY("recovery");
+    RECOVERY("recovery"),
+    /** A local edit was saved (the window syncs its key shortly after the last save). */
+    EDIT("edit");
 
     private final String wireName;
 

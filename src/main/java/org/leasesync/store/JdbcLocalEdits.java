@@ -307,38 +307,26 @@ public final class JdbcLocalEdits {
 
     /**
      * Resolves a conflict by keeping the local edit: it is rebased on the server's version and
-     * queued again. When the server deleted the record (or does not have it), pushing the edit
-     * restores it ({@link OutboxItem#serverLacksRecord()}; callers say so).
+     * queued again; the server's version is kept as a conflict copy ({@link ConflictCopies}). When the
+     * server deleted the record (or does not have it), pushing the edit restores it
+     * ({@link OutboxItem#serverLacksRecord()}; callers say so).
      *
      * @return false if there is no such conflict for this key
      */
     public boolean keepMine(TaskKey key, String changeId) {
-        return db.transaction("keep local edit " + changeId, c -> {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'pending',"
-                    + " base_version = server_version, server_version = NULL, server_payload = NULL, server_deleted = NULL"
-                    + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'")) {
-                JdbcLocalData.bindKey(ps, 1, key);
-                ps.setString(3, changeId);
-                return ps.executeUpdate() == 1;
-            }
-        });
+        return new ConflictCopies(db, time).resolve(key, changeId, ConflictCopies.Choice.KEEP_MINE, Optional.empty())
+                .isPresent();
     }
 
     /**
-     * Resolves a conflict by taking the server's version: the local edit is discarded (the user chose
-     * so); the server's record is fetched by the next sync.
+     * Resolves a conflict by taking the server's version: the local edit leaves the outbox and is kept
+     * as a conflict copy ({@link ConflictCopies}); the server's record is fetched by the next sync.
      *
      * @return false if there is no such conflict for this key
      */
     public boolean takeTheirs(TaskKey key, String changeId) {
-        return db.transaction("discard local edit " + changeId, c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'")) {
-                JdbcLocalData.bindKey(ps, 1, key);
-                ps.setString(3, changeId);
-                return ps.executeUpdate() == 1;
-            }
-        });
+        return new ConflictCopies(db, time).resolve(key, changeId, ConflictCopies.Choice.TAKE_SERVERS, Optional.empty())
+                .isPresent();
     }
 
     /** The key's outbox entry with {@code changeId}, if any. */

@@ -26,7 +26,7 @@ public enum SqlDialect {
      * both vendors). An open skips Flyway when the database is already there ({@link SchemaVersion});
      * {@code SchemaVersionTest} fails when a migration is added and this is not raised.
      */
-    public static final int LATEST_CLIENT_MIGRATION = 13;
+    public static final int LATEST_CLIENT_MIGRATION = 14;
 
     /** How long a statement waits for a row lock before giving up as contention (H2's {@code LOCK_TIMEOUT}). */
     public static final long LOCK_TIMEOUT_MILLIS = 10_000;

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.SlowTest;
 import picocli.CommandLine;
 
 /**
@@ -22,6 +23,7 @@ import picocli.CommandLine;
  * takeover epoch, an occurrence of a server job run twice, a job lease taken from a live instance);
  * never speed.
  */
+@SlowTest
 class BenchmarkSmokeTest {
 
     @TempDir

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.SlowTest;
 
 /**
  * The short, fixed-seed chaos run CI does on every build (docs/reliability.md): real server and
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * after a btime step), checked for overlapping runs, duplicate applications, lost edits, stuck keys,
  * cross-user writes and leases stolen from live holders.
  */
+@SlowTest
 class ChaosShortRunTest {
 
     static final long SEED = 20261130L;

@@ -11,8 +11,10 @@ import java.util.List;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /** The probe that finds a push or a server job run in flight, on the server's real tables in PostgreSQL. */
+@PostgresTest
 class ClaimProbeTest {
 
     @Test

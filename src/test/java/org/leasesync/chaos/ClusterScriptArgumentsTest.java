@@ -10,12 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * scale/cluster.sh refuses bad arguments before it touches anything (no namespace, no package, no
  * build): exit code 2 and one line naming the bad value. The run itself needs root and is
  * docs/scale-out.md's business.
  */
+@ProcessTest
 class ClusterScriptArgumentsTest {
 
     private static final Path SCRIPT = Path.of("scale", "cluster.sh");

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * The cluster harness end to end on loopback: three real {@code serve --db} processes on one real
@@ -26,6 +27,7 @@ import org.leasesync.testing.Postgres;
  * faults go to a recorder here (they need root and namespaces; scale/cluster.sh makes them real),
  * which proves the harness asks for them and heals each one.
  */
+@PostgresTest
 class ClusterShortRunTest {
 
     static final long SEED = 7L;

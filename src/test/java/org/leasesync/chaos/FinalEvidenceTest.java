@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The evidence the chaos checker judges must be one consistent cut of the run, also when a client
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code chaos-agent} (a full client runtime on an H2 data directory). Every step waits for an
  * answer; nothing sleeps.
  */
+@ProcessTest
 class FinalEvidenceTest {
 
     @Test

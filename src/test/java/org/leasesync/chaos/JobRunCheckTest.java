@@ -16,12 +16,14 @@ import org.leasesync.server.jobs.JobRun;
 import org.leasesync.server.jobs.JobRunner;
 import org.leasesync.server.jobs.JobTrigger;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * job_double_runs on the server's real job-run history: an occurrence completed twice, two grants
  * of one epoch, a stale run writing after a newer lease — and the takeovers, recoveries and
  * interruptions of a healthy cluster that are none of these.
  */
+@PostgresTest
 class JobRunCheckTest {
 
     private static final String S1 = "ls-s1/101/a";

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.KeyringSession;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.ServerApi;
 import org.leasesync.testing.TestCertificate;
 
@@ -36,6 +38,8 @@ import org.leasesync.testing.TestCertificate;
  * limits, which need the server's clock moved, are {@link SignInLockoutTest}.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@DesktopTest
+@ProcessTest
 class AccountsCliTest {
 
     static final String PASSWORD = "correct horse battery staple";

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.ServerApi;
 
 /**
@@ -28,6 +30,8 @@ import org.leasesync.testing.ServerApi;
  * both instances while they run.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@ProcessTest
+@PostgresTest
 class AccountsClusterCliTest {
 
     static final String PASSWORD = "carol's password";

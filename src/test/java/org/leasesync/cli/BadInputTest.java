@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.leasesync.testing.ProcessTest;
 import picocli.CommandLine;
 
 /**
@@ -24,6 +25,7 @@ import picocli.CommandLine;
  * exit code 2, and nothing touched — no data directory, no database, no lock, no log file.
  * In-process, with the file log reset before each case so every case starts as a fresh process.
  */
+@ProcessTest
 class BadInputTest {
 
     @TempDir

@@ -19,6 +19,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.LeaseHolderMain;
 import org.leasesync.testing.NativeAids;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.StartInstantMain;
 
 /**
@@ -31,6 +32,7 @@ import org.leasesync.testing.StartInstantMain;
  * and the holder keeps epoch 1. And {@code sync}'s watch of a holder that looks stopped holds when
  * the holder's wall clock runs hours ahead or behind (the {@code LD_PRELOAD} wall clock aid).
  */
+@ProcessTest
 class ClockStepProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -17,12 +17,14 @@ import org.leasesync.lease.TimeSource;
 import org.leasesync.store.DamagedFiles;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * A damaged local database file, met by every command as a real process: exit code 1, one plain
  * message naming the file and what to do, no stack trace, and the file byte for byte as it was —
  * never repaired, replaced by an empty database, renamed or deleted.
  */
+@ProcessTest
 class DamagedDatabaseTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "backup");

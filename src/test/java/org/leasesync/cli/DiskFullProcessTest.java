@@ -26,6 +26,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The disk fills up while a real {@code leasesync} process writes an outbox entry or a pulled page
@@ -34,6 +35,7 @@ import org.leasesync.testing.ClientStack;
  * covers the same at the JDBC boundary everywhere). The
  * command fails (exit 1) saying the disk is full, and no outbox entry is lost.
  */
+@ProcessTest
 class DiskFullProcessTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");

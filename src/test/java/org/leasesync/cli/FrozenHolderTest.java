@@ -19,12 +19,14 @@ import org.leasesync.lease.TimeSource;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The local database held by a leasesync process that hangs ({@code kill -STOP}): other commands
  * give up within {@code --db-open-timeout}, name the file and the holder's pid, say what to do,
  * exit 1 and change nothing.
  */
+@ProcessTest
 class FrozenHolderTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "backup");

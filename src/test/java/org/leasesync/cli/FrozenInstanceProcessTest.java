@@ -38,6 +38,8 @@ import org.leasesync.sync.SyncSettings;
 import org.leasesync.testing.ClientStack;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Two real {@code leasesync serve} processes on one PostgreSQL database, the first stopped with
@@ -47,6 +49,8 @@ import org.leasesync.testing.Postgres;
  * instance is continued and handles the request it had buffered.
  */
 @Timeout(240)
+@ProcessTest
+@PostgresTest
 class FrozenInstanceProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "message_sync");

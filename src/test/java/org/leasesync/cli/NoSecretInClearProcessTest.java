@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.testing.DesktopSession;
+import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.ServerApi;
 
 /**
@@ -46,6 +48,8 @@ import org.leasesync.testing.ServerApi;
  * (docs/security.md says why): there and nowhere else.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@DesktopTest
+@ProcessTest
 class NoSecretInClearProcessTest {
 
     static final ObjectMapper JSON = new ObjectMapper();

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.leasesync.testing.ProcessTest;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -29,6 +30,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * it is written (before or after the subcommand's name) or is refused with a usage error. The value
  * matrix parses in-process; the trial's three faults run as real processes.
  */
+@ProcessTest
 class OptionsBeforeSubcommandTest {
 
     @TempDir

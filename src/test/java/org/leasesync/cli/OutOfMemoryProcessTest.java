@@ -15,12 +15,14 @@ import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Issue 12, Kind 2: a real process whose run meets a real {@link OutOfMemoryError} does not limp on
  * with the key held: the run is recorded as failed, its lease is released, one plain line says why,
  * and the process exits with status 1 — so the next process takes the key at once.
  */
+@ProcessTest
 class OutOfMemoryProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -21,6 +21,7 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.OtherAccount;
 import org.leasesync.testing.OtherAccountProbe;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * What other accounts on the machine can reach of a client's data directory, with real processes:
@@ -32,6 +33,7 @@ import org.leasesync.testing.OtherAccountProbe;
  *
  * <p>Runs as root (as CI does) to hand directories to {@code nobody} and run the probe as it.
  */
+@ProcessTest
 class OwnerOnlyDataDirProcessTest {
 
     @TempDir

@@ -15,12 +15,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.OtherAccount;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The log file and its rolled, compressed archives are owner-only, though Logback creates both with
  * the process umask (Maven's JVM here runs under 022, where they would be 0644). On a logger
  * context of its own, so the test's logging is untouched.
  */
+@ProcessTest
 class OwnerOnlyRollingFileAppenderTest {
 
     @TempDir

@@ -21,8 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 import picocli.CommandLine;
 
+@PostgresTest
 class ServeCommandTest {
 
     private record Run(int exitCode, String out, String err) {

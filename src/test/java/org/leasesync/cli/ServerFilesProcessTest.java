@@ -20,6 +20,7 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * What {@code serve --data-dir} leaves on disk, with real processes: everything owner-only
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * directory of another user refused; and no password or session token in clear in any file the
  * server or the users command wrote — the data dir with its H2 files, standard output and error.
  */
+@ProcessTest
 class ServerFilesProcessTest {
 
     @TempDir

@@ -18,11 +18,13 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * {@code leasesync sync --server URL1,URL2,...} as a real process against the real reference
  * server: a first URL nobody listens on, then two URLs that reach the same server.
  */
+@ProcessTest
 class ServerListSyncProcessTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");

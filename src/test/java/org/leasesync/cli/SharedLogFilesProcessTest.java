@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Several real processes share one data directory's log folder across a roll-over: one process
@@ -27,6 +28,7 @@ import org.leasesync.testing.JavaProcess;
  * owner-only and their total stays under the 100 MB cap.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ProcessTest
 class SharedLogFilesProcessTest {
 
     static final int OTHERS = 4;

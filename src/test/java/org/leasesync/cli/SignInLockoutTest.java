@@ -19,6 +19,7 @@ import org.leasesync.server.demo.Seed;
 import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.store.SignInLimits;
 import org.leasesync.testing.MutableClock;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.ServerApi;
 
 /**
@@ -31,6 +32,7 @@ import org.leasesync.testing.ServerApi;
  * 15 minutes. The logins are real processes over HTTP.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@ProcessTest
 class SignInLockoutTest {
 
     static final String PASSWORD = "correct horse battery staple";

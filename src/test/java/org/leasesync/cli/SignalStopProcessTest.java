@@ -20,6 +20,7 @@ import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Issue 13, "SIGTERM logs a clean stop": {@code serve}, {@code sync} and the window, each a real
@@ -27,6 +28,7 @@ import org.leasesync.testing.JavaProcess;
  * exits with 143 (128 + SIGTERM), and a client's runs end "cancelled" with their leases free at once
  * — not after a TTL.
  */
+@ProcessTest
 class SignalStopProcessTest {
 
     @TempDir

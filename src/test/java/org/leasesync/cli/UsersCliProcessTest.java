@@ -18,6 +18,7 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * {@code leasesync users} as real processes on an H2 data dir: every subcommand, the refusals with
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one process's: exit 1 with a message saying so). The PostgreSQL side, where it works while
  * servers run, is {@code AccountsClusterProcessTest}.
  */
+@ProcessTest
 class UsersCliProcessTest {
 
     static final OkHttpClient HTTP = new OkHttpClient.Builder().retryOnConnectionFailure(false)

@@ -91,4 +91,69 @@ class StatusTrackerTest {
         StatusTexts zh = new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, java.time.ZoneOffset.UTC));
         assertThat(zh.headline(s)).isEqualTo("已退出登录 — 请重新登录");
     }
+
+    @Test
+    void aTimerOrFocusTriggerThatJoinsTheRunningRunSaysSoOnTheCardAndTheUsersClickIsKeptOverIt() throws Exception {
+        ManualTime time = new ManualTime();
+        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "c"), Duration.ofSeconds(60),
+                time, OwnerLiveness.neverProvable());
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newCachedThreadPool();
+        Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> {
+            running.countDown();
+            try {
+                finish.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return RunOutcome.succeeded();
+        }, workers, new LeaseKeeper(registry), null, null);
+        StatusTracker tracker = new StatusTracker(store.runs(), coordinator, Runnable::run, s -> { });
+        coordinator.addListener(tracker);
+        tracker.setUser("alice");
+        StatusTexts texts = new StatusTexts(new Messages(java.util.Locale.UK, java.time.ZoneOffset.UTC));
+        StatusTexts zh = new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, java.time.ZoneOffset.UTC));
+        try {
+            coordinator.submit(KEY, TaskSource.MANUAL);
+            assertThat(running.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(texts.detail(tracker.latest(KEY).orElseThrow())).doesNotContain("joined");
+
+            coordinator.submit(KEY, TaskSource.SCHEDULE);
+            KeyStatus byTimer = tracker.latest(KEY).orElseThrow();
+            assertThat(byTimer).isInstanceOfSatisfying(KeyStatus.Running.class,
+                    r -> assertThat(r.joinedBy()).contains(TaskSource.SCHEDULE));
+            assertThat(texts.detail(byTimer)).startsWith("Already syncing — started ").contains("by manual")
+                    .contains("the timer's sync joined it");
+            assertThat(zh.detail(byTimer)).contains("定时同步已加入这次同步");
+
+            coordinator.submit(KEY, TaskSource.FOREGROUND);
+            assertThat(texts.detail(tracker.latest(KEY).orElseThrow())).contains("coming back to the window joined it");
+
+            coordinator.submit(KEY, TaskSource.RECOVERY);   // not something this window's user asked for
+            assertThat(texts.detail(tracker.latest(KEY).orElseThrow())).contains("coming back to the window joined it");
+
+            userJoins(tracker, coordinator);
+            coordinator.submit(KEY, TaskSource.SCHEDULE);
+            assertThat(texts.detail(tracker.latest(KEY).orElseThrow())).as("the click is what the user waits for")
+                    .contains("your request joined it");
+        } finally {
+            finish.countDown();
+            workers.shutdown();
+            assertThat(workers.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        }
+        // the run ended: no join notice is left on the card
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (tracker.latest(KEY).orElseThrow().kind() == KeyStatus.Kind.RUNNING && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(texts.detail(tracker.latest(KEY).orElseThrow())).doesNotContain("joined");
+    }
+
+    /** The window's own click path: the submit result joined, and the view model tells the tracker. */
+    private static void userJoins(StatusTracker tracker, Coordinator coordinator) {
+        org.leasesync.run.SubmitResult r = coordinator.submit(KEY, TaskSource.MANUAL);
+        assertThat(r).isInstanceOf(org.leasesync.run.SubmitResult.Joined.class);
+        tracker.userJoined(KEY, ((org.leasesync.run.SubmitResult.Joined) r).running());
+    }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.OtherAccount;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Owner-only directories and files on the real file system: made 0700 / 0600, existing ones
@@ -21,6 +22,7 @@ import org.leasesync.testing.OtherAccount;
  * (That new ones are owner-only under any umask is shown by a real process under umask 022:
  * {@code cli.OwnerOnlyDataDirProcessTest}.)
  */
+@ProcessTest
 class OwnerOnlyFilesTest {
 
     @TempDir

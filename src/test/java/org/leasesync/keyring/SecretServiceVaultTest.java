@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.KeyringSession;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Tokens in a real GNOME Keyring on a private session bus, read back with secret-tool as a user would;
@@ -19,6 +21,8 @@ import org.leasesync.testing.KeyringSession;
  * locked); with no bus, or no Secret Service on it, the vaults fall back to the file and say why.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@DesktopTest
+@ProcessTest
 class SecretServiceVaultTest {
 
     @TempDir

@@ -8,11 +8,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The fallback file: owner-only, one token per slot, narrowed again when someone widened it, and
  * another account's folder or file refused (root, as the tests run here, could read it otherwise).
  */
+@ProcessTest
 class TokenFileTest {
 
     @TempDir

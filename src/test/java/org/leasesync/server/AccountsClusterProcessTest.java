@@ -24,6 +24,8 @@ import org.leasesync.Launcher;
 import org.leasesync.server.store.SignInLimits;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Accounts across a cluster of real {@code serve} processes on one PostgreSQL: {@code leasesync
@@ -32,6 +34,8 @@ import org.leasesync.testing.Postgres;
  * everywhere); a sign-out on one instance ends the token on the other; and the failed sign-ins of
  * one user are counted for the whole cluster.
  */
+@ProcessTest
+@PostgresTest
 class AccountsClusterProcessTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -33,6 +33,8 @@ import org.leasesync.Launcher;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
 import org.leasesync.server.demo.DemoData;
+import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Three {@code leasesync serve --db} processes started at once on one empty PostgreSQL database,
@@ -40,6 +42,8 @@ import org.leasesync.server.demo.DemoData;
  * token; changes raced through all of them apply once; and a claim left by a process killed with
  * {@code kill -9} stops holding its key as soon as PostgreSQL sees the process gone.
  */
+@ProcessTest
+@PostgresTest
 class ClusterProcessTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

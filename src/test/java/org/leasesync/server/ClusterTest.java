@@ -21,11 +21,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.store.ServerDatabaseConfig;
 import org.leasesync.server.store.ServerStats;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Three reference server instances in this JVM on one real PostgreSQL database: every server
  * promise holds across instances, whichever instance a request reaches.
  */
+@PostgresTest
 class ClusterTest {
 
     private static final int INSTANCES = 3;

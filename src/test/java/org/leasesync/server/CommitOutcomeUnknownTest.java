@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * A push whose connection breaks while it commits (real PostgreSQL: a deferred trigger makes the
@@ -21,6 +22,7 @@ import org.leasesync.server.store.ServerDatabaseConfig;
  * outcome is unknown — never "applied", never a plain failure — leaves no audit row of its own,
  * and can be resent with the same key.
  */
+@PostgresTest
 class CommitOutcomeUnknownTest {
 
     private ReferenceServer server;

@@ -17,12 +17,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.demo.DemoData;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Instances that start at the same moment on an empty PostgreSQL database migrate it once, seed
  * it once and agree on the admin token, every user's token and the database id (repeated, to
  * catch the races; ClusterProcessTest does the same with real processes).
  */
+@PostgresTest
 class ConcurrentStartTest {
 
     private static final int INSTANCES = 4;

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * A PostgreSQL of this test's own is stopped under a running server instance and started again
@@ -32,6 +33,7 @@ import org.leasesync.server.store.ServerDatabaseConfig;
  * afterwards the same instance serves again by itself, its instance lock taken again. Its job
  * scheduler lives through the outage and runs its jobs again afterwards.
  */
+@PostgresTest
 class DatabaseOutageTest {
 
     private static final String ALICE = TestClient.changesPath("alice", "course_sync");

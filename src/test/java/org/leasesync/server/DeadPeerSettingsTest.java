@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.leasesync.server.store.ServerDatabase;
 import org.leasesync.server.store.ServerDatabaseConfig;
 import org.leasesync.server.store.ServerInstanceId;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Every PostgreSQL session of a server instance carries the settings that let PostgreSQL notice a
@@ -17,6 +18,7 @@ import org.leasesync.server.store.ServerInstanceId;
  * died without closing its connections keeps its instance lock and row locks for hours
  * (docs/scale-out.md; the behaviour itself is checked by scale/host-lost.sh in network namespaces).
  */
+@PostgresTest
 class DeadPeerSettingsTest {
 
     @Test

@@ -101,6 +101,30 @@ class FaultsTest {
     }
 
     @Test
+    void throttleCanTellItsWaitAsAnHttpDateRoundedUpFromTheServersClock() throws Exception {
+        java.time.Instant now = java.time.Instant.parse("2026-12-02T07:28:00.250Z");
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withClock(java.time.Clock.fixed(now, java.time.ZoneOffset.UTC)));
+        client = new TestClient(server);
+        TestClient.Resp put = client.put("/v1/admin/faults", server.adminToken(),
+                "{\"throttle\":2,\"throttleRetryAfterSeconds\":3,\"throttleRetryAfterDate\":true}");
+        assertThat(put.status()).isEqualTo(200);
+
+        TestClient.Resp pull = client.pull("alice", "course_sync", null);
+
+        assertThat(pull.status()).isEqualTo(429);
+        // 07:28:00.250 rounds up to 07:28:01, plus 3 s; two-digit day, as IMF-fixdate requires
+        assertThat(pull.header("Retry-After")).isEqualTo("Wed, 02 Dec 2026 07:28:04 GMT");
+        assertThat(server.faults().snapshot().throttleRetryAfterDate()).isTrue();
+
+        client.put("/v1/admin/faults", server.adminToken(), "{\"throttleRetryAfterDate\":false}");
+        assertThat(client.pull("alice", "course_sync", null).header("Retry-After")).isEqualTo("3");
+        TestClient.Resp bad = client.put("/v1/admin/faults", server.adminToken(), "{\"throttleRetryAfterSeconds\":0}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().get("message").asText()).contains("throttleRetryAfterSeconds");
+    }
+
+    @Test
     void adminRequestsAreNeverThrottled() throws Exception {
         start("throttle=5");
 

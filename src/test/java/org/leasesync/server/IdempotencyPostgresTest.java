@@ -1,6 +1,10 @@
 package org.leasesync.server;
 
+import org.leasesync.testing.PostgresTest;
+
+
 /** {@link IdempotencyTest} against a real PostgreSQL. */
+@PostgresTest
 class IdempotencyPostgresTest extends IdempotencyTest {
 
     @Override

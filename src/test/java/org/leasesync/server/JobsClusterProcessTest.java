@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The server's jobs across three real {@code serve --db} processes on one PostgreSQL:
@@ -35,6 +37,8 @@ import org.leasesync.testing.Postgres;
  *   <li>B and C, scheduling the other jobs every second, run each occurrence on exactly one of them.</li>
  * </ul>
  */
+@ProcessTest
+@PostgresTest
 class JobsClusterProcessTest {
 
     private static final String[] SCHEDULED = {StandardJobs.EXPIRE_IDEMPOTENCY_KEYS, StandardJobs.PURGE_TOMBSTONES,

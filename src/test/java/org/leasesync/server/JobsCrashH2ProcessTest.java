@@ -13,12 +13,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * One server on an H2 file, killed with {@code kill -9} in the middle of a job run: the next server
  * on the same data directory takes the job over at once (the dead owner's process is provably gone
  * on this machine) and resumes it from its checkpoint, recorded as a takeover of the killed run.
  */
+@ProcessTest
 class JobsCrashH2ProcessTest {
 
     @TempDir

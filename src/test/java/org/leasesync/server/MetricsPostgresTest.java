@@ -11,12 +11,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.leasesync.testing.Postgres;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * {@link MetricsTest} against a real PostgreSQL, and a database lost under a running instance:
  * its 503 answers are counted as {@code unavailable{reason="database"}} while {@code /metrics}
  * itself keeps answering.
  */
+@PostgresTest
 class MetricsPostgresTest extends MetricsTest {
 
     @Override

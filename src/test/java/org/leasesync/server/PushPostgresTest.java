@@ -1,6 +1,10 @@
 package org.leasesync.server;
 
+import org.leasesync.testing.PostgresTest;
+
+
 /** {@link PushTest} against a real PostgreSQL. */
+@PostgresTest
 class PushPostgresTest extends PushTest {
 
     @Override

@@ -5,12 +5,14 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * {@link RestoreDetectionTest} on PostgreSQL: the backup is a copy of the whole database made with
  * {@code CREATE DATABASE ... TEMPLATE} while no server is connected (a file-level copy, like a
  * restored base backup), and the restore drops the database and creates it again from that copy.
  */
+@PostgresTest
 class RestoreDetectionPostgresTest extends RestoreDetectionTest {
 
     private final Postgres.Db db = Postgres.newDatabase();

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Found by the chaos harness: the server answered pushes whose commit H2 still held in its 500 ms
@@ -26,6 +27,7 @@ import org.leasesync.testing.JavaProcess;
  * were applied, had already removed them from its outbox. A file-backed server now writes every
  * commit before it answers.
  */
+@ProcessTest
 class ServerCrashTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

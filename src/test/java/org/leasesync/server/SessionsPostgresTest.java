@@ -1,6 +1,10 @@
 package org.leasesync.server;
 
+import org.leasesync.testing.PostgresTest;
+
+
 /** {@link SessionsTest} against a real PostgreSQL. */
+@PostgresTest
 class SessionsPostgresTest extends SessionsTest {
 
     @Override

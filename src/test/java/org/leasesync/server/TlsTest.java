@@ -21,12 +21,14 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * HTTPS with {@code serve --tls-cert/--tls-key}: certificates made here by openssl (RSA with a
  * PKCS#8 key, EC with a SEC 1 key), an OkHttp client that trusts exactly that certificate, the
  * embedded server and a real {@code serve} process.
  */
+@ProcessTest
 class TlsTest {
 
     @TempDir

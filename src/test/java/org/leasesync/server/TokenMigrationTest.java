@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -27,6 +28,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * turned them into sessions, and keeps no token in clear. On H2 and on PostgreSQL.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@PostgresTest
 class TokenMigrationTest {
 
     private static final String ALICE = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";

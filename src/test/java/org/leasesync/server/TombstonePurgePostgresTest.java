@@ -1,6 +1,10 @@
 package org.leasesync.server;
 
+import org.leasesync.testing.PostgresTest;
+
+
 /** {@link TombstonePurgeTest} on a real PostgreSQL. */
+@PostgresTest
 class TombstonePurgePostgresTest extends TombstonePurgeTest {
     @Override
     protected ServerConfig config() {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * A data directory's client id against real H2 files and real copies ({@code cp -a}): the same
@@ -27,6 +28,7 @@ import org.leasesync.lease.TimeSource;
  * once mint one id between them.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ProcessTest
 class DeviceIdentityTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "backup");

@@ -1,8 +1,10 @@
 package org.leasesync.store;
 
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link EditConfirmRaceTest} on a real PostgreSQL client store. */
+@PostgresTest
 class EditConfirmRacePostgresTest extends EditConfirmRaceTest {
     @Override
     LocalStore openStore() {

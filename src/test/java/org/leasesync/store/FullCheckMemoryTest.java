@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.store.h2.CleanCloseMarker;
 import org.leasesync.store.h2.DataDirectory;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The full start-up check (after an unclean close) reads a table larger than the heap: a read-only H2 that
@@ -19,6 +20,7 @@ import org.leasesync.store.h2.DataDirectory;
  * records and reported the intact file as damaged (issue 14 §6, third pass). Here: a real file of 60,000 records of 1 KB
  * each, checked in a child JVM with a 32 MB heap (H2 keeps a 16 MB page cache of its own).
  */
+@ProcessTest
 class FullCheckMemoryTest {
 
     @TempDir

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.store.h2.DatabaseFileCheck;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * A commit that returned survives the process being killed right after it: the next start finds the
@@ -23,6 +24,7 @@ import org.leasesync.store.h2.DatabaseFileCheck;
  * refused the file as damaged, on every start. Real child JVMs, real files, several rounds on one
  * data directory.
  */
+@ProcessTest
 class KillAfterAcknowledgedCommitTest {
 
     static final int ROUNDS = 6;

@@ -20,6 +20,7 @@ import org.leasesync.lease.StoreException;
 import org.leasesync.store.CommitThenDieMain.KillOutcome;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.store.h2.DatabaseFileCheck;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The start-up check and the file a process killed in the middle of a commit leaves: H2 wrote the
@@ -37,6 +38,7 @@ import org.leasesync.store.h2.DatabaseFileCheck;
  * the kill leaves at the state asked for ({@link KillOutcome}), whatever the load. One healthy layout
  * that came up only under load (4 attempts of 100) is kept as the file it was.
  */
+@ProcessTest
 class KillBetweenChunkAndHeaderTest {
 
     /** The most commits a child makes looking for the outcome (it came within two in every run seen). */

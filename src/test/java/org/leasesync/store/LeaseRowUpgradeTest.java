@@ -21,6 +21,7 @@ import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Upgrading a lease table of the 8-column form (client schema V9, server schema V6) to the
@@ -30,6 +31,7 @@ import org.leasesync.testing.Postgres;
  * old columns held), and leaves every fence valid: the holder releases with its old fence, the next
  * grant gets a higher epoch. On H2 and PostgreSQL, for the client's and the server's migrations.
  */
+@PostgresTest
 class LeaseRowUpgradeTest {
 
     /** The server schema's newest migration: whatever migrations come later, the upgrade lands on it. */

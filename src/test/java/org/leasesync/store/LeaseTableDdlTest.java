@@ -22,12 +22,14 @@ import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * The documented lease table ({@code lease-table-h2.sql}, {@code lease-table-postgresql.sql}) is the
  * client schema's lease table, column for column, and is all a foreign schema needs for the lease
  * store and the guard to run over its own pool ({@link DataSourceDatabase}), with job keys.
  */
+@PostgresTest
 class LeaseTableDdlTest {
 
     static final Duration TTL = Duration.ofSeconds(30);

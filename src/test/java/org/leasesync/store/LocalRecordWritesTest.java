@@ -17,12 +17,14 @@ import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushLimits;
 import org.leasesync.sync.RemoteRecord;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Issue 14 §5: a pulled page and a push's confirmed edits are written as one JDBC batch of upserts
  * (H2 {@code MERGE ... USING}, PostgreSQL {@code ON CONFLICT}); the rules stay those of the
  * statement-by-statement writes they replace — on both vendors.
  */
+@PostgresTest
 class LocalRecordWritesTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -12,8 +12,10 @@ import javax.sql.DataSource;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.Postgres;
 import org.junit.jupiter.api.Test;
+import org.leasesync.testing.PostgresTest;
 
 /** On a real PostgreSQL (a fresh database per test), with the client's schema for PostgreSQL. */
+@PostgresTest
 class PostgresJointGrantTest extends JointGrantContractTest {
 
     private Postgres.Db pg;

@@ -29,6 +29,7 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * The lease store on a real PostgreSQL, the way a server runs it: over its own HikariCP pool
@@ -38,6 +39,7 @@ import org.leasesync.testing.Postgres;
  * leaks out nor aborts the answer); a grant queued behind a locked row gives up as contention
  * (55P03); ordering by key does not depend on the database's collation.
  */
+@PostgresTest
 class PostgresLeaseStoreTest {
 
     static final Duration TTL = Duration.ofSeconds(60);

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.leasesync.lease.StoreException;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * What PostgreSQL does differently inside transactions, checked on a real server: the SQLSTATEs of
@@ -31,6 +32,7 @@ import org.leasesync.testing.Postgres;
  * recoverably} and one it swallowed by mistake is an error, never a silent rollback reported as a
  * commit; a broken connection is retried by {@link DataSourceDatabase} as on H2.
  */
+@PostgresTest
 class PostgresTransactionsTest {
 
     static final SqlDialect PG = SqlDialect.POSTGRESQL;

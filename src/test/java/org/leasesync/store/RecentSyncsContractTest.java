@@ -24,12 +24,14 @@ import org.leasesync.sync.RecentSyncGate;
 import org.leasesync.sync.TriggerSkip;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * The recent-sync storage on both vendors: a run's end is stamped on the store's monotonic clock in
  * the statement that ends it, the newest run is the highest epoch, a closed-by-recovery run has no
  * stamp, and skips come back newest first.
  */
+@PostgresTest
 class RecentSyncsContractTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -1,8 +1,10 @@
 package org.leasesync.store;
 
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link RecordLocksTest} on a real PostgreSQL client store. */
+@PostgresTest
 class RecordLocksPostgresTest extends RecordLocksTest {
     @Override
     Database openDatabase() {

@@ -12,12 +12,14 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * Opening a database whose schema is current skips Flyway ({@link SchemaVersion}); these tests pin
  * the check to Flyway's own history on real H2 and PostgreSQL and keep the latest version in step
  * with the migration files.
  */
+@PostgresTest
 class SchemaVersionTest {
 
     @TempDir

@@ -29,6 +29,7 @@ import org.leasesync.run.Stage;
 import org.leasesync.run.TaskSource;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * One trigger is recorded once, on both vendors: a merge repeated with the same trigger id records
@@ -36,6 +37,7 @@ import org.leasesync.testing.Postgres;
  * joined an earlier run takes that record over.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@PostgresTest
 class TriggerIdContractTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -12,11 +12,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Two real JVMs on one data directory (H2 automatic mixed mode) share one registry; the PostgreSQL
  * subclass runs the same two processes on one PostgreSQL database. Task keys and a job key.
  */
+@ProcessTest
 class TwoProcessLeaseTest {
 
     static final int ROUNDS = 300;

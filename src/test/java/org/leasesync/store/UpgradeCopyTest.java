@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.StoreException;
 import org.leasesync.store.h2.UpgradeCopy;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The copy taken before an upgrade: put back when one is found at the next start (the upgrade did not
@@ -24,6 +25,7 @@ import org.leasesync.store.h2.UpgradeCopy;
  * small tmpfs: needs root with CAP_SYS_ADMIN, as in CI, where a failed mount fails the test).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@ProcessTest
 class UpgradeCopyTest {
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)

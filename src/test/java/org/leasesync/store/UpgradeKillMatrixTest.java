@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.store.ServerDatabase;
 import org.leasesync.server.store.ServerDatabaseConfig;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * {@code kill -9} at every statement of every migration, from a data directory that holds data: a
@@ -33,6 +34,7 @@ import org.leasesync.testing.JavaProcess;
  * shares the rule and the code, {@code UpgradeCopy} under its data dir lock).
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
+@ProcessTest
 class UpgradeKillMatrixTest {
 
     @TempDir

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.store.ServerDatabase;
 import org.leasesync.server.store.ServerDatabaseConfig;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The rule for every pair of versions on one data directory, with real child JVMs: a migration that
@@ -25,6 +26,7 @@ import org.leasesync.testing.JavaProcess;
  * then uses it.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@ProcessTest
 class UpgradeRulesTest {
 
     @TempDir

@@ -21,6 +21,7 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Two devices made by copying one data directory ({@code cp -a}), syncing alternately with real
@@ -29,6 +30,7 @@ import org.leasesync.testing.JavaProcess;
  * number of runs, every edit of either copy reaches the server, and the copy's history says so.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
+@ProcessTest
 class CopiedDataDirProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "backup");

@@ -33,6 +33,7 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * design.md invariants 3 and 4 with real processes: a {@code leasesync sync} frozen with
@@ -41,6 +42,7 @@ import org.leasesync.testing.JavaProcess;
  * before it writes anything, and the server accepts nothing from it after the successor's first
  * request. The chaos harness does the same at random; this is the fixed case.
  */
+@ProcessTest
 class FrozenHolderProcessTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");

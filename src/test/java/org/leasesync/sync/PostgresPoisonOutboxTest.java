@@ -3,8 +3,10 @@ package org.leasesync.sync;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link PoisonOutboxTest} with the client's local store on a real PostgreSQL (schema V5 from db/migration-postgresql). */
+@PostgresTest
 class PostgresPoisonOutboxTest extends PoisonOutboxTest {
     @Override
     LocalStore openStore() {

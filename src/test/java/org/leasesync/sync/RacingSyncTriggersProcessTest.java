@@ -20,6 +20,7 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Racing {@code leasesync sync} processes for one key (10 s TTL, a slow server so that they join
@@ -28,6 +29,7 @@ import org.leasesync.testing.JavaProcess;
  * row carries its id.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
+@ProcessTest
 class RacingSyncTriggersProcessTest {
 
     static final int ROUNDS = 6;

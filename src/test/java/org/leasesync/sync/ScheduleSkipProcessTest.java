@@ -20,6 +20,7 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Two real "windows" — processes with the window's timer — on one data directory, started together
@@ -28,6 +29,7 @@ import org.leasesync.testing.JavaProcess;
  * least 80% of the interval apart on the machine's monotonic clock (whatever the wall clocks say),
  * and the skipped ticks are in the history.
  */
+@ProcessTest
 class ScheduleSkipProcessTest {
 
     private static final Duration INTERVAL = Duration.ofSeconds(2);

@@ -3,8 +3,10 @@ package org.leasesync.sync;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.Postgres;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link ServerRestoreSyncTest} with every device's local store on a real PostgreSQL. */
+@PostgresTest
 class ServerRestorePostgresSyncTest extends ServerRestoreSyncTest {
     @Override
     LocalStore openStore() {

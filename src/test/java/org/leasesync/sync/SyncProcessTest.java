@@ -23,8 +23,10 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /** Real `leasesync sync` processes: crashes (kill -9) and concurrent starts. */
+@ProcessTest
 class SyncProcessTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");

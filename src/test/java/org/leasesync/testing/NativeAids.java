@@ -3,7 +3,9 @@ package org.leasesync.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,10 +56,14 @@ public final class NativeAids {
             return lib;
         }
         Files.createDirectories(lib.getParent());
-        Path log = lib.resolveSibling(libName + ".gcc.log");
+        // Test JVMs run at once (docs/testing.md) and may build the same library together: each builds
+        // its own file and moves it into place whole, so none loads a half-written one.
+        String own = ProcessHandle.current().pid() + "-" + UUID.randomUUID();
+        Path log = lib.resolveSibling(libName + "." + own + ".gcc.log");
+        Path built = lib.resolveSibling(libName + "." + own + ".tmp");
         Process gcc;
         try {
-            gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", lib.toString(), source.toString(), "-ldl")
+            gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", built.toString(), source.toString(), "-ldl")
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         } catch (IOException e) {
             throw new AssertionError("gcc is needed to build the time aid " + source + ": install it "
@@ -67,6 +73,8 @@ public final class NativeAids {
             gcc.destroyForcibly();
             throw new AssertionError("gcc could not build " + lib + ":\n" + Files.readString(log));
         }
+        Files.move(built, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.deleteIfExists(log);
         return lib;
     }
 }

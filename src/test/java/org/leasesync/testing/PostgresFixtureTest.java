@@ -9,6 +9,7 @@ import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /** The PostgreSQL the tests use is real and gives each caller a database of its own. */
+@PostgresTest
 class PostgresFixtureTest {
 
     @Test

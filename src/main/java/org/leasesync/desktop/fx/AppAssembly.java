@@ -66,6 +66,7 @@ public final class AppAssembly implements AutoCloseable {
     private final MainViewModel vm;
     private final DataViewModel data;
     private final HistoryViewModel history;
+    private final ConflictAssembly conflicts;
     private final QaViewModel qa;
     private final BackgroundViewModel desktop;
     private final ScheduleTrigger schedule;
@@ -136,6 +137,8 @@ public final class AppAssembly implements AutoCloseable {
                 r.name(), r.keptIn().orElse(""), r.reason().orElse(""))));
         loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
+        this.conflicts = new ConflictAssembly(rt.store().database(), rt.edits(), settings.time(), vm, data, actions, ui,
+                texts, rt.timer(), () -> stage);
         this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
                 rt.store().database()), vm, actions, ui, texts);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
@@ -198,7 +201,7 @@ public final class AppAssembly implements AutoCloseable {
                 accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);   // the stage's own size is WindowPlacement's
-        scene.getStylesheets().add(AppAssembly.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, messages.locale());
         stage.setTitle("leasesync");
         stage.setScene(scene);
         this.placement = new WindowPlacement(stage, settingsFile);
@@ -341,6 +344,11 @@ public final class AppAssembly implements AutoCloseable {
         return vm;
     }
 
+    /** The conflict view and its window (tests). */
+    ConflictAssembly conflicts() {
+        return conflicts;
+    }
+
     public DataViewModel dataViewModel() {
         return data;
     }
@@ -394,6 +402,7 @@ public final class AppAssembly implements AutoCloseable {
             settingsDialog.stage().hide();
         }
         accounts.close();
+        conflicts.close();
         if (stage.isShowing()) {
             placement.save();
             // nothing may paint once the app stops (a running card's progress bar animates): on SIGTERM the

@@ -46,6 +46,8 @@ public final class BackgroundViewModel {
     private final ReadOnlyBooleanWrapper notificationsAvailable = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper startAtLogin = new ReadOnlyBooleanWrapper();
     private final ReadOnlyStringWrapper notice = new ReadOnlyStringWrapper("");
+    /** When a notice of something just done clears itself; empty for a notice that stays until dismissed. */
+    private Optional<Instant> noticeUntil = Optional.empty();
     private Optional<Instant> offlineNextTry = Optional.empty();
     private Map<Scope, Integer> pending = Map.of();
 
@@ -88,7 +90,10 @@ public final class BackgroundViewModel {
     /** Ends a pause whose time is up and refreshes what depends on the clock. Any thread. */
     void tick() {
         pause.tick();
-        ui.execute(this::showPause);
+        ui.execute(() -> {
+            showPause();
+            noticeUntil.filter(until -> !time.now().isBefore(until)).ifPresent(until -> dismissNotice());
+        });
     }
 
     private void showPause() {
@@ -197,9 +202,29 @@ public final class BackgroundViewModel {
         return notice.getReadOnlyProperty();
     }
 
-    /** Shows a notice. FX thread. */
+    /** Shows a notice that stays until the user dismisses it (no tray, settings unreadable, …). FX thread. */
     void notice(String text) {
         notice.set(text);
+        noticeUntil = Optional.empty();
+    }
+
+    /** How long a notice of something just done stays before it clears itself. */
+    static final java.time.Duration TRANSIENT_NOTICE = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Shows a notice of something just done ("Settings saved. …") that clears itself
+     * {@link #TRANSIENT_NOTICE} later by the injected clock (checked at each refresh), unless another
+     * notice replaced it. FX thread.
+     */
+    void transientNotice(String text) {
+        notice.set(text);
+        noticeUntil = Optional.of(time.now().plus(TRANSIENT_NOTICE));
+    }
+
+    /** Clears the notice (its close button). FX thread. */
+    public void dismissNotice() {
+        notice.set("");
+        noticeUntil = Optional.empty();
     }
 
     /** The desktop has no tray: says once (ever, per data directory) that closing the window quits. */

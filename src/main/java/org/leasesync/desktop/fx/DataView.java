@@ -94,20 +94,17 @@ final class DataView extends VBox {
         outbox.setPlaceholder(new Label(m.get("data.outbox.empty")));
         outbox.setPrefHeight(190);
         outbox.setMinHeight(150);
-        Button keep = new Button(m.get("data.keepMine"));
-        keep.setId("keep-mine");
-        keep.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.keepMine(r.changeId())));
-        outbox.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> keep.setText(vm.keepMineLabel(r)));
-        Button take = new Button(m.get("data.takeTheirs"));
-        take.setId("take-theirs");
-        take.setOnAction(e -> selectedConflict(outbox).ifPresent(r -> vm.takeTheirs(r.changeId())));
+        // both versions in full, what differs, and a confirmation before an edit is dropped: the conflict view
+        Button resolve = new Button(m.get("data.resolve"));
+        resolve.setId("resolve-conflict");
+        resolve.setOnAction(e -> vm.openConflicts(outbox.getSelectionModel().getSelectedItem()));
         Button discard = new Button(m.get("data.discard"));
         discard.setId("outbox-discard");
         discard.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.discard(r.changeId())));
         Button again = new Button(m.get("data.sendAgain"));
         again.setId("outbox-send-again");
         again.setOnAction(e -> selectedSetAside(outbox).ifPresent(r -> vm.sendAgain(r.changeId())));
-        HBox conflict = new HBox(8, new Label(m.get("data.selectedConflict")), keep, take);
+        HBox conflict = new HBox(8, new Label(m.get("data.selectedConflict")), resolve);
         conflict.setAlignment(Pos.CENTER_LEFT);
         HBox refused = new HBox(8, new Label(m.get("data.selectedRefused")), discard, again);
         refused.setAlignment(Pos.CENTER_LEFT);
@@ -156,10 +153,6 @@ final class DataView extends VBox {
                 conflictButtons, new Label(m.get("data.edit.title")), form, message);
     }
 
-    private static java.util.Optional<DataViewModel.OutboxRow> selectedConflict(TableView<DataViewModel.OutboxRow> t) {
-        return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isConflict);
-    }
-
     private static java.util.Optional<DataViewModel.OutboxRow> selectedSetAside(TableView<DataViewModel.OutboxRow> t) {
         return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isSetAside);
     }
@@ -182,6 +175,7 @@ final class DataView extends VBox {
         TableColumn<S, Object> c = new TableColumn<>(title);
         c.setCellValueFactory(cell -> new javafx.beans.property.ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
         c.setPrefWidth(width);
+        c.setCellFactory(col -> TableCells.withTooltip());   // a cut cell shows its whole text on hovering
         return c;
     }
 

@@ -92,6 +92,9 @@ public final class DataViewModel {
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private Editing editing;
+    private java.util.function.Consumer<TaskKey> afterEdit = key -> { };
+    private java.util.function.ToIntFunction<TaskKey> copyCount = key -> 0;
+    private java.util.function.BiConsumer<Scope, Optional<String>> opener = (s, c) -> { };
 
     /** With the system's format locale for its texts. */
     public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
@@ -167,12 +170,14 @@ public final class DataViewModel {
                     m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
                     i.isConflict() ? shorten(serverSide(i))
                             : i.isSetAside() ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown"))) : "",
-                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i) : ""))
+                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i, m) : ""))
                     .toList();
             long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
             long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
             long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
-            String text = summary(hasMore, recs.size(), pending, conflicts, setAside);
+            int kept = copyCount.applyAsInt(key);
+            String text = summary(hasMore, recs.size(), pending, conflicts, setAside)
+                    + (kept > 0 ? " · " + m.get("data.summary.copies", kept) : "");
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
                     records.setAll(rows);
@@ -245,27 +250,11 @@ public final class DataViewModel {
      */
     public void saveEdit(String recordId, String payloadText) {
         String user = main.currentUser();
-        String json;
-        try {
-            JsonNode n = JSON.readTree(payloadText == null ? "" : payloadText);
-            if (n == null || !n.isObject()) {
-                message.set(m.get("data.error.notObject"));
-                return;
-            }
-            json = n.toString();
-        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
-            message.set(m.get("data.error.limit", org.leasesync.protocol.RecordLimits.TOO_DEEP));
-            return;
-        } catch (JsonProcessingException e) {
-            message.set(m.get("data.error.notJson", e.getOriginalMessage()));
+        Optional<String> checked = checkedJson(payloadText, m, message::set);
+        if (checked.isEmpty()) {
             return;
         }
-        // The record limits, checked as the command line's edit and the push body check them.
-        Optional<String> limit = PayloadJson.problem(json);
-        if (limit.isPresent()) {
-            message.set(m.get("data.error.limit", limit.get()));
-            return;
-        }
+        String json = checked.get();
         if (recordId == null || recordId.isBlank()) {
             message.set(m.get("data.error.noId"));
             return;
@@ -281,12 +270,67 @@ public final class DataViewModel {
                                 saved.currentVersion() == 0 ? m.get("data.savedConflict.gone")
                                 : saved.currentDeleted() ? m.get("data.savedConflict.deleted")
                                 : m.get("data.savedConflict.now", Long.toString(saved.currentVersion())));
-                ui.execute(() -> message.set(text));
+                ui.execute(() -> {
+                    message.set(text);
+                    afterEdit.accept(key);
+                });
             } catch (IllegalArgumentException e) {
                 ui.execute(() -> message.set(e.getMessage()));
             }
             load();
         });
+    }
+
+    /**
+     * What happens after an edit was saved (called on the UI thread with its key): the conflict counts
+     * are read again and a sync of the key follows shortly. Set once, before the tab is used.
+     */
+    public void setAfterEdit(java.util.function.Consumer<TaskKey> afterEdit) {
+        this.afterEdit = Objects.requireNonNull(afterEdit);
+    }
+
+    /** How many conflict copies a key has, for the summary (read on the background executor). Set once. */
+    public void setCopyCount(java.util.function.ToIntFunction<TaskKey> count) {
+        this.copyCount = Objects.requireNonNull(count);
+    }
+
+    /** What Conflicts and copies opens: the conflict view of a scope, at a conflict's change id if one is selected. */
+    public void setConflictOpener(java.util.function.BiConsumer<Scope, Optional<String>> opener) {
+        this.opener = Objects.requireNonNull(opener);
+    }
+
+    /** "Conflicts and copies…": opens the conflict view at {@code selected} when it is a conflict. UI thread. */
+    public void openConflicts(OutboxRow selected) {
+        opener.accept(scope.get(), Optional.ofNullable(selected).filter(OutboxRow::isConflict).map(OutboxRow::changeId));
+    }
+
+    /**
+     * {@code text} as compact JSON, if it is a JSON object within the record limits (checked as the
+     * command line's edit and the push body check them); else empty, after {@code problem} got the
+     * message saying why.
+     */
+    static Optional<String> checkedJson(String text, Messages m, java.util.function.Consumer<String> problem) {
+        String json;
+        try {
+            JsonNode n = JSON.readTree(text == null ? "" : text);
+            if (n == null || !n.isObject()) {
+                problem.accept(m.get("data.error.notObject"));
+                return Optional.empty();
+            }
+            json = n.toString();
+        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+            problem.accept(m.get("data.error.limit", org.leasesync.protocol.RecordLimits.TOO_DEEP));
+            return Optional.empty();
+        } catch (JsonProcessingException e) {
+            problem.accept(m.get("data.error.notJson", e.getOriginalMessage()));
+            return Optional.empty();
+        }
+        Optional<String> limit = PayloadJson.problem(json);
+        if (limit.isPresent()) {
+            problem.accept(m.get("data.error.limit", limit.get()));
+            return Optional.empty();
+        }
+        return Optional.of(json);
     }
 
     /**
@@ -371,7 +415,7 @@ public final class DataViewModel {
     }
 
     /** What keeping a conflict's edit does, in the user's words (as {@link JdbcLocalEdits.OutboxItem#keepMineMeans}). */
-    private String keepMineMeans(JdbcLocalEdits.OutboxItem i) {
+    static String keepMineMeans(JdbcLocalEdits.OutboxItem i, Messages m) {
         if (i.serverDeleted()) {
             return m.get("data.keepMeans.restores", i.recordId());
         }
@@ -382,36 +426,5 @@ public final class DataViewModel {
     String shorten(String text) {
         return text == null || text.length() <= SHOWN_CHARS ? text
                 : m.get("data.shortened", text.substring(0, SHOWN_CHARS), text.length());
-    }
-
-    /** The Keep mine button's text for the selected row: it says when keeping restores the record. */
-    public String keepMineLabel(OutboxRow selected) {
-        return m.get(selected != null && selected.serverLacksRecord() ? "data.keepMine.restores" : "data.keepMine");
-    }
-
-    /**
-     * Keeps the local edit of a conflict (it is rebased on the server's version and pushed again);
-     * the message says what that does, e.g. that it restores a record deleted on the server.
-     */
-    public void keepMine(String changeId) {
-        TaskKey key = new TaskKey(main.currentUser(), scope.get());
-        background.execute(() -> {
-            Optional<JdbcLocalEdits.OutboxItem> conflict = edits.entry(key, changeId)
-                    .filter(JdbcLocalEdits.OutboxItem::isConflict);
-            boolean ok = conflict.isPresent() && edits.keepMine(key, changeId);
-            String text = ok ? m.get("data.kept", keepMineMeans(conflict.get())) : m.get("data.conflictGone");
-            ui.execute(() -> message.set(text));
-            load();
-        });
-    }
-
-    /** Takes the server's version of a conflict (the local edit is discarded). */
-    public void takeTheirs(String changeId) {
-        TaskKey key = new TaskKey(main.currentUser(), scope.get());
-        background.execute(() -> {
-            boolean ok = edits.takeTheirs(key, changeId);
-            ui.execute(() -> message.set(m.get(ok ? "data.tookTheirs" : "data.conflictGone")));
-            load();
-        });
     }
 }

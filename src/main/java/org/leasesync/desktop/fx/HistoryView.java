@@ -15,6 +15,9 @@ import org.leasesync.desktop.Messages;
 /** The history tab: one row per run of the chosen task key, and one per skipped timer trigger. */
 final class HistoryView extends VBox {
 
+    /** The widest a column gets; a longer cell is cut, with its whole text in its tooltip and the detail view. */
+    static final double MAX_COLUMN_WIDTH = 420;
+
     HistoryView(HistoryViewModel vm) {
         setSpacing(10);
         setPadding(new Insets(14));
@@ -37,8 +40,9 @@ final class HistoryView extends VBox {
         table.getColumns().add(DataView.col(m.get("history.col.result"), r -> r.result(), 150));
         table.getColumns().add(DataView.col(m.get("history.col.stages"), r -> r.stages(), 260));
         table.getColumns().add(DataView.col(m.get("history.col.epoch"), r -> r.epoch(), 55));
-        table.getColumns().add(DataView.dataCol(m.get("history.col.owner"), r -> r.owner(), 220));
+        // the owner id (long, the same on most rows) is in the detail view, not a column of its own
         table.getColumns().add(DataView.dataCol(m.get("history.col.message"), r -> r.error(), 300));
+        TableCells.fitToContent(table, MAX_COLUMN_WIDTH);
         table.setPlaceholder(new Label(m.get("history.empty")));
         table.setRowFactory(t -> {
             javafx.scene.control.TableRow<HistoryViewModel.Row> row = new javafx.scene.control.TableRow<>();

@@ -91,10 +91,21 @@ final class MainView {
         notice.setWrapText(true);
         notice.textProperty().bind(desktop.noticeProperty());
         notice.visibleProperty().bind(notice.textProperty().isNotEmpty());
-        notice.managedProperty().bind(notice.visibleProperty());
         notice.setPadding(new Insets(6, 16, 6, 16));
         notice.setMaxWidth(Double.MAX_VALUE);
-        root.setTop(new VBox(top, banner, notice));
+        Button dismiss = new Button("×");
+        dismiss.setId("notice-dismiss");
+        dismiss.getStyleClass().addAll("flat", "notice-dismiss");
+        dismiss.setAccessibleText(messages.get("notice.dismiss"));
+        dismiss.setTooltip(new javafx.scene.control.Tooltip(messages.get("notice.dismiss")));
+        dismiss.setOnAction(e -> desktop.dismissNotice());
+        HBox.setHgrow(notice, Priority.ALWAYS);
+        HBox noticeBar = new HBox(notice, dismiss);
+        noticeBar.setAlignment(Pos.CENTER_LEFT);
+        noticeBar.getStyleClass().add("notice");
+        noticeBar.visibleProperty().bind(notice.textProperty().isNotEmpty());
+        noticeBar.managedProperty().bind(noticeBar.visibleProperty());
+        root.setTop(new VBox(top, banner, noticeBar));
 
         VBox cards = new VBox(12);
         cards.setPadding(new Insets(16));

@@ -52,6 +52,7 @@ public final class MainViewModel {
     private final TimeSource time;
     private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
     private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
+    private java.util.function.Consumer<Scope> resolver = scope -> { };
     private CardOverlay overlay;
     private java.util.function.Function<String, java.util.Optional<String>> prepare = user -> java.util.Optional.empty();
 
@@ -178,8 +179,51 @@ public final class MainViewModel {
      */
     public void setOverlay(CardOverlay o) {
         overlay = (o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of()))
-                .withAccountSignedOut(overlay.accountSignedOut());
+                .withAccountSignedOut(overlay.accountSignedOut()).withConflicts(overlay.conflicts());
         reapply();
+    }
+
+    /**
+     * The conflicts waiting in the signed-in user's outbox, per scope ({@code user}: whose they are; a
+     * count of another user is dropped). A card with conflicts offers Resolve, and shows "1 conflict to
+     * resolve" where it would show up to date, paused or offline ({@link CardOverlay#shown(KeyStatus)}).
+     * UI thread.
+     */
+    public void setConflicts(String user, Map<Scope, Integer> counts) {
+        if (user.equals(currentUser.get()) && !overlay.conflicts().equals(counts)) {
+            overlay = overlay.withConflicts(counts);
+            reapply();
+        }
+    }
+
+    /** What the cards' Resolve opens (the conflict view of a scope). Set once, before the cards show. */
+    public void setResolver(java.util.function.Consumer<Scope> resolver) {
+        this.resolver = Objects.requireNonNull(resolver);
+    }
+
+    /** "Resolve" on a card: opens the conflicts of its key. UI thread. */
+    public void resolve(Scope scope) {
+        resolver.accept(scope);
+    }
+
+    /**
+     * A sync of {@code key} asked for by saved local edits (debounced by the caller): the normal
+     * trigger path — the pause and signed-out gates, then the coordinator. A run already going on may
+     * have pushed before the edit was saved, so it gets one follow-up run (later triggers merge into
+     * it). Does nothing for a user no longer shown. UI thread.
+     */
+    public void editTrigger(TaskKey key) {
+        if (!key.userId().equals(currentUser.get())) {
+            return;
+        }
+        background.execute(() -> {
+            java.util.Optional<String> refused = gate.refusal(key, TaskSource.EDIT);
+            if (refused.isPresent()) {
+                skipped(key, TaskSource.EDIT, refused.get());
+            } else {
+                submitQuietly(new TriggerRequest(key, TaskSource.EDIT, true, false));
+            }
+        });
     }
 
     /**
@@ -243,7 +287,7 @@ public final class MainViewModel {
         String old = currentUser.get();
         currentUser.set(user);
         cards.values().forEach(ScopeCardModel::reset);
-        overlay = overlay.withSkipped(Map.of());
+        overlay = overlay.withSkipped(Map.of()).withConflicts(Map.of());
         banner.set(old == null ? "" : texts.messages().get("banner.signedInAs", user));
         background.execute(() -> {
             if (old != null) {

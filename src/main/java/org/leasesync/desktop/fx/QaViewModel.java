@@ -141,7 +141,7 @@ public final class QaViewModel {
             for (LeaseRecord l : registry.leases()) {
                 rows.add(new LeaseRow(l.key().asString(), m.get(l.isHeld() ? "qa.lease.held" : "qa.lease.free"),
                         l.isHeld() ? l.ownerText() : "—", Long.toString(l.epoch()),
-                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> m.get("qa.expiresIn", Long.toString(d.toSeconds())))
+                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> m.duration(java.time.Duration.ofSeconds(d.toSeconds())))
                                 .orElse(m.get("qa.expiresUnknown"))));
             }
             String stats = server.map(s -> {
@@ -182,7 +182,8 @@ public final class QaViewModel {
         }
         try {
             server.get().faults().set(new FaultSettings(latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
-            faultMessage.set(m.get("qa.faults.set", latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
+            faultMessage.set(m.get("qa.faults.set", m.duration(java.time.Duration.ofMillis(latencyMs)), failPush,
+                    dropAfterApply, m.duration(java.time.Duration.ofMillis(delayAfterApplyMs)), throttle));
             return true;
         } catch (IllegalArgumentException e) {
             faultMessage.set(e.getMessage());

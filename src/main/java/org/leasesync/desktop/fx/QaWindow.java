@@ -99,7 +99,7 @@ final class QaWindow {
                 title(m.get("qa.section.faults")), grid, apply, faultMsg);
         root.setPadding(new Insets(14));
         Scene scene = new Scene(root, 880, 760);
-        scene.getStylesheets().add(QaWindow.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, m.locale());
         root.getStyleClass().add("main");
         stage.setScene(scene);
         javafx.animation.Timeline tick = new javafx.animation.Timeline(new javafx.animation.KeyFrame(

@@ -71,6 +71,9 @@ final class ScopeCard extends VBox {
                 sync.getStyleClass().add("accent");
             }
         });
+        Button resolve = button(m.get("card.resolve"), "resolve-" + id, false);
+        resolve.setOnAction(e -> vm.resolve(scope));
+        bindVisible(resolve, model.resolveVisibleProperty());
         Button followUp = button(m.get("card.followUp"), "followup-" + id, false);
         followUp.setOnAction(e -> vm.syncAgainAfter(scope));
         bindVisible(followUp, model.followUpVisibleProperty());
@@ -88,7 +91,7 @@ final class ScopeCard extends VBox {
         // is, so they never appear under the pointer of the button just clicked.
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        HBox top = new HBox(8, dot, title, spacer, retry, check, followUp, signInButton, sync);
+        HBox top = new HBox(8, dot, title, spacer, resolve, retry, check, followUp, signInButton, sync);
         top.setAlignment(Pos.CENTER_LEFT);
         headline.setMaxWidth(Double.MAX_VALUE);
         HBox.setHgrow(headline, Priority.ALWAYS);

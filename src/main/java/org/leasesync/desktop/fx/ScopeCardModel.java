@@ -28,6 +28,7 @@ public final class ScopeCardModel {
     private final ReadOnlyBooleanWrapper checkAgainVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper signInVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper cancelVisible = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper resolveVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper progressVisible = new ReadOnlyBooleanWrapper(false);
     private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(
@@ -59,13 +60,14 @@ public final class ScopeCardModel {
     /** Shows {@code s} under {@code overlay} at {@code now} ("Synced just now" right after a sync). */
     void apply(KeyStatus s, CardOverlay overlay, StatusTexts texts, java.time.Instant now) {
         status = s;
-        KeyStatus.Kind shown = overlay.shown(s.kind());
+        KeyStatus.Kind shown = overlay.shown(s);
         headline.set(texts.headline(s, overlay, now));
         detail.set(texts.detail(s, overlay));
         kind.set(shown);
         retryVisible.set(shown == KeyStatus.Kind.FAILED);
         checkAgainVisible.set(s instanceof KeyStatus.NeedsAttention);
         signInVisible.set(shown == KeyStatus.Kind.SIGNED_OUT);
+        resolveVisible.set(overlay.conflicts(scope) > 0);
         if (s instanceof KeyStatus.Running running) {
             RunView r = running.run();
             cancelVisible.set(r.local());
@@ -91,6 +93,7 @@ public final class ScopeCardModel {
         retryVisible.set(false);
         checkAgainVisible.set(false);
         signInVisible.set(false);
+        resolveVisible.set(false);
         cancelVisible.set(false);
         followUpVisible.set(false);
         progressVisible.set(false);
@@ -139,6 +142,11 @@ public final class ScopeCardModel {
     /** Whether the card offers Sign in (the server refused the account's session). */
     public ReadOnlyBooleanProperty signInVisibleProperty() {
         return signInVisible.getReadOnlyProperty();
+    }
+
+    /** Whether the card offers Resolve (conflicts of its key wait for the user), whatever its state. */
+    public ReadOnlyBooleanProperty resolveVisibleProperty() {
+        return resolveVisible.getReadOnlyProperty();
     }
 
     public ReadOnlyBooleanProperty cancelVisibleProperty() {

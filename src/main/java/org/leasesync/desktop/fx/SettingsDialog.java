@@ -55,10 +55,14 @@ final class SettingsDialog {
         TextField schedule = field("settings-schedule-interval", vm.scheduleIntervalProperty());
         row = add(grid, row, m.get("settings.scheduleInterval"), schedule, m.get("settings.scheduleInterval.help"),
                 vm.commandLineNote(StartOptions.SCHEDULE_INTERVAL), "settings-schedule-interval-note");
+        grid.add(FieldErrors.line("settings-schedule-interval-error", vm.scheduleIntervalErrorProperty(), schedule),
+                1, row++);
         TextField foreground = field("settings-foreground-min-interval", vm.foregroundMinIntervalProperty());
         row = add(grid, row, m.get("settings.foregroundMinInterval"), foreground,
                 m.get("settings.foregroundMinInterval.help"), vm.commandLineNote(StartOptions.FOREGROUND_MIN_INTERVAL),
                 "settings-foreground-min-interval-note");
+        grid.add(FieldErrors.line("settings-foreground-min-interval-error", vm.foregroundMinIntervalErrorProperty(),
+                foreground), 1, row++);
 
         grid.add(section(m.get("settings.section.desktop")), 0, row++, 2, 1);
         CheckBox notify = new CheckBox(m.get("menu.notifications"));
@@ -106,15 +110,10 @@ final class SettingsDialog {
         row = add(grid, row, m.get("settings.account"), accountRow, m.get("settings.account.help"),
                 vm.commandLineNote(StartOptions.SERVER), "settings-account-note");
 
-        Label error = new Label();
-        error.setId("settings-error");
+        // each field's error is on its own reserved line under it, and the file's error has its line
+        // here: an error appearing or going never moves Save and Cancel
+        Label error = FieldErrors.line("settings-error", vm.saveErrorProperty(), null);
         error.getStyleClass().add("settings-error");
-        error.setWrapText(true);
-        error.textProperty().bind(vm.errorProperty());
-        error.visibleProperty().bind(error.textProperty().isNotEmpty());
-        error.managedProperty().bind(error.visibleProperty());
-        // the dialog grows to show the error (and shrinks back), rather than cutting it and the hints short
-        error.textProperty().addListener((o, a, b) -> javafx.application.Platform.runLater(stage::sizeToScene));
 
         Button save = new Button(m.get("settings.save"));
         save.setId("settings-save");
@@ -136,7 +135,7 @@ final class SettingsDialog {
         root.setPadding(new Insets(16));
         root.setPrefWidth(640);
         Scene scene = new Scene(root);
-        scene.getStylesheets().add(SettingsDialog.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, m.locale());
         stage.setScene(scene);
         stage.setMinWidth(520);
     }

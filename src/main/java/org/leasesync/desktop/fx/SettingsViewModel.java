@@ -48,6 +48,9 @@ public final class SettingsViewModel {
     private final BooleanProperty startAtLogin = new SimpleBooleanProperty();
     private final ObjectProperty<Language> language = new SimpleObjectProperty<>(Language.SYSTEM);
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper scheduleError = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper foregroundError = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper saveError = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper("");
 
     /**
@@ -61,7 +64,20 @@ public final class SettingsViewModel {
         this.start = Objects.requireNonNull(start);
         this.m = Objects.requireNonNull(messages);
         this.applyIntervals = Objects.requireNonNull(applyIntervals);
+        // a field's error is about the value that was refused: editing the field clears it
+        scheduleInterval.addListener((o, a, b) -> clear(scheduleError));
+        foregroundMinInterval.addListener((o, a, b) -> clear(foregroundError));
         reset();
+    }
+
+    private void clear(ReadOnlyStringWrapper fieldError) {
+        fieldError.set("");
+        error.set(joined());
+    }
+
+    private String joined() {
+        return java.util.stream.Stream.of(scheduleError.get(), foregroundError.get(), saveError.get())
+                .filter(t -> !t.isEmpty()).collect(java.util.stream.Collectors.joining(" "));
     }
 
     /** Fills the fields from the file (a value the file does not set: the one in force). */
@@ -74,6 +90,9 @@ public final class SettingsViewModel {
         notifications.set(desktop.notificationsProperty().get());
         startAtLogin.set(desktop.startAtLoginProperty().get());
         language.set(l.language());
+        scheduleError.set("");
+        foregroundError.set("");
+        saveError.set("");
         error.set("");
     }
 
@@ -101,9 +120,27 @@ public final class SettingsViewModel {
         return language;
     }
 
-    /** Why the last {@link #save()} refused, naming the field and the allowed values; empty when it did not. */
+    /**
+     * Why the last {@link #save()} refused, naming each field and the allowed values, all at once
+     * (and the file error, if that was why); empty when it did not.
+     */
     public ReadOnlyStringProperty errorProperty() {
         return error.getReadOnlyProperty();
+    }
+
+    /** What is wrong with the schedule interval as the last {@link #save()} found it; empty when nothing or once edited. */
+    public ReadOnlyStringProperty scheduleIntervalErrorProperty() {
+        return scheduleError.getReadOnlyProperty();
+    }
+
+    /** What is wrong with the foreground minimum interval as the last {@link #save()} found it; empty when nothing or once edited. */
+    public ReadOnlyStringProperty foregroundMinIntervalErrorProperty() {
+        return foregroundError.getReadOnlyProperty();
+    }
+
+    /** Why the last {@link #save()} could not write the file; empty when it could (or did not get that far). */
+    public ReadOnlyStringProperty saveErrorProperty() {
+        return saveError.getReadOnlyProperty();
     }
 
     /** What the last successful {@link #save()} did, e.g. "Settings saved. Language changes apply at the next start." */
@@ -138,24 +175,26 @@ public final class SettingsViewModel {
      *     nothing was saved) or the file could not be written (it says so; nothing changed)
      */
     public boolean save() {
-        Duration schedule;
-        Duration foreground;
-        try {
-            schedule = duration(scheduleInterval.get(), LaunchSettings.MIN_SCHEDULE_INTERVAL,
-                    "settings.error.scheduleInterval");
-            foreground = duration(foregroundMinInterval.get(), Duration.ZERO, "settings.error.foregroundMinInterval");
-        } catch (Refused r) {
-            error.set(r.getMessage());
+        saveError.set("");
+        Optional<Duration> checkedSchedule = checked(scheduleInterval.get(), LaunchSettings.MIN_SCHEDULE_INTERVAL,
+                "settings.error.scheduleInterval", scheduleError);
+        Optional<Duration> checkedForeground = checked(foregroundMinInterval.get(), Duration.ZERO,
+                "settings.error.foregroundMinInterval", foregroundError);
+        error.set(joined());
+        if (checkedSchedule.isEmpty() || checkedForeground.isEmpty()) {
             result.set("");
             return false;
         }
+        Duration schedule = checkedSchedule.get();
+        Duration foreground = checkedForeground.get();
         UserSettings before = file.current();
         LaunchSettings next = new LaunchSettings(Optional.of(schedule), Optional.of(foreground), language.get());
         try {
             file.update(s -> s.withLaunch(next));
         } catch (LeasesyncException e) {
             log.warn("settings not saved: {}", e.getMessage());
-            error.set(m.get("banner.settingsNotSaved", e.getMessage()));
+            saveError.set(m.get("banner.settingsNotSaved", e.getMessage()));
+            error.set(joined());
             return false;
         }
         error.set("");
@@ -174,11 +213,23 @@ public final class SettingsViewModel {
         boolean nextStart = !before.launch().language().equals(next.language());
         result.set(nextStart ? m.get("settings.saved.nextStart") : m.get("settings.saved"));
         if (nextStart) {
-            desktop.notice(result.get());   // the dialog closes; the window says what is still to come
+            desktop.transientNotice(result.get());   // the dialog closes; the window says what is still to come
         }
         log.info("settings saved: schedule {}, foreground minimum {}, language {}", DurationText.format(schedule),
                 DurationText.format(foreground), next.language().tag());
         return true;
+    }
+
+    /** The field's duration, or empty with {@code fieldError} saying what is wrong (set either way). */
+    private Optional<Duration> checked(String text, Duration min, String errorKey, ReadOnlyStringWrapper fieldError) {
+        try {
+            Duration d = duration(text, min, errorKey);
+            fieldError.set("");
+            return Optional.of(d);
+        } catch (Refused r) {
+            fieldError.set(r.getMessage());
+            return Optional.empty();
+        }
     }
 
     private Duration duration(String text, Duration min, String errorKey) {

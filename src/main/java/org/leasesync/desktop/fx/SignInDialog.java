@@ -1,6 +1,5 @@
 package org.leasesync.desktop.fx;
 
-import javafx.css.PseudoClass;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.Node;
@@ -38,9 +37,7 @@ import org.leasesync.desktop.fx.SignInViewModel.Field;
 final class SignInDialog {
 
     /** The line under a field: room for two lines of the hint's size, whether or not it has text. */
-    static final double ERROR_LINE_HEIGHT = 34;
-
-    private static final PseudoClass DANGER = PseudoClass.getPseudoClass("danger");
+    static final double ERROR_LINE_HEIGHT = FieldErrors.LINE_HEIGHT;
 
     private final Stage stage = new Stage();
     private final SignInViewModel vm;
@@ -102,7 +99,7 @@ final class SignInDialog {
         fingerprint.textProperty().bind(vm.fingerprintProperty());
         fingerprint.visibleProperty().bind(vm.fingerprintProperty().isNotEmpty());
         fingerprint.setPrefRowCount(2);
-        fitLine(fingerprint);
+        FieldErrors.hold(fingerprint);
         javafx.scene.control.Tooltip fix = new javafx.scene.control.Tooltip();
         fix.textProperty().bind(vm.errorProperty(Field.CA_FILE));
         fingerprint.setTooltip(fix);
@@ -110,7 +107,7 @@ final class SignInDialog {
         caError.visibleProperty().bind(vm.fingerprintProperty().isEmpty());
         StackPane caLine = new StackPane(caError, fingerprint);
         caLine.setAlignment(Pos.TOP_LEFT);
-        fitLine(caLine);
+        FieldErrors.hold(caLine);
         row = add(grid, row, m.get("signin.caFile"), caRow, null, caLine);
         CheckBox insecure = new CheckBox(m.get("signin.allowInsecure"));
         insecure.setId("signin-allow-insecure");
@@ -124,8 +121,8 @@ final class SignInDialog {
         error.getStyleClass().add("settings-error");
         error.setWrapText(true);
         error.textProperty().bind(vm.errorProperty());
-        fitLine(error);
-        tooltip(error);
+        FieldErrors.hold(error);
+        FieldErrors.tooltip(error);
 
         ProgressIndicator spinner = new ProgressIndicator();
         spinner.setMaxSize(16, 16);
@@ -154,7 +151,7 @@ final class SignInDialog {
         root.setPrefWidth(620);
         root.getStyleClass().add("sign-in");
         Scene scene = new Scene(root);
-        scene.getStylesheets().add(SignInDialog.class.getResource("app.css").toExternalForm());
+        AppStyle.apply(scene, m.locale());
         stage.setScene(scene);
         stage.setOnCloseRequest(e -> vm.cancel());
 
@@ -187,39 +184,14 @@ final class SignInDialog {
 
     /** The line under a field for what is wrong with it; it marks the field while it has text. */
     private Label errorLine(String id, Field field) {
-        Label l = new Label();
-        l.setId(id);
-        l.getStyleClass().add("field-error");
-        l.setWrapText(true);
-        l.setAlignment(Pos.TOP_LEFT);
-        l.textProperty().bind(vm.errorProperty(field));
-        fitLine(l);
-        tooltip(l);
+        Label l = FieldErrors.line(id, vm.errorProperty(field), null);
         vm.errorProperty(field).addListener((o, a, b) -> {
-            Node input = inputs.get(field);
+            Node input = inputs.get(field);   // looked up late: some fields are made after their line
             if (input != null) {
-                input.pseudoClassStateChanged(DANGER, !b.isEmpty());
+                input.pseudoClassStateChanged(FieldErrors.DANGER, !b.isEmpty());
             }
         });
         return l;
-    }
-
-    /** The whole text on hovering, for a line too long for its two lines (a long list of unreachable URLs). */
-    private static void tooltip(Label l) {
-        javafx.scene.control.Tooltip tip = new javafx.scene.control.Tooltip();
-        tip.textProperty().bind(l.textProperty());
-        tip.setWrapText(true);
-        tip.setMaxWidth(560);
-        l.tooltipProperty().bind(javafx.beans.binding.Bindings.when(l.textProperty().isEmpty())
-                .then((javafx.scene.control.Tooltip) null).otherwise(tip));
-    }
-
-    /** Holds a line at exactly {@link #ERROR_LINE_HEIGHT}, empty or not, so nothing below it moves. */
-    private static void fitLine(Region r) {
-        r.setMinHeight(ERROR_LINE_HEIGHT);
-        r.setPrefHeight(ERROR_LINE_HEIGHT);
-        r.setMaxHeight(ERROR_LINE_HEIGHT);
-        r.setMaxWidth(Double.MAX_VALUE);
     }
 
     private int add(GridPane grid, int row, String label, Node input, Field field, Region line) {

@@ -276,10 +276,9 @@ public final class SignInViewModel {
         focus.set(firstWrong().orElse(focus.get()));
     }
 
-    /** "4 min 10 s", "45 s": how long to wait, whole seconds (rounded up). */
+    /** "4 min, 10 sec", "45 sec" ("4分钟10秒"): how long to wait, whole seconds (rounded up). */
     private String wait(Duration d) {
-        long s = Math.max(1, (d.toMillis() + 999) / 1000);
-        return s < 60 ? m.get("signin.wait.seconds", s) : m.get("signin.wait.minutes", s / 60, s % 60);
+        return m.duration(Duration.ofSeconds(Math.max(1, (d.toMillis() + 999) / 1000)));
     }
 
     private Optional<Field> firstWrong() {

@@ -60,6 +60,7 @@ final class TrayController {
     void watch() {
         for (Scope s : Scope.values()) {
             vm.card(s).kindProperty().addListener((o, a, b) -> update());
+            vm.card(s).headlineProperty().addListener((o, a, b) -> update());   // "2 conflicts" after "1 conflict"
         }
         vm.addStatusListener(s -> update());
         desktop.pausedProperty().addListener((o, a, b) -> update());
@@ -79,7 +80,13 @@ final class TrayController {
             }
         }
         TrayState state = TrayState.worst(shown);
-        String label = messages.get("state." + state.name());
+        int conflicts = 0;
+        for (Scope s : Scope.values()) {
+            conflicts += vm.overlay().conflicts(s);
+        }
+        // the count is what the user has to do: "2 conflicts to resolve", as on the cards
+        String label = state == TrayState.CONFLICTS ? messages.get("card.conflicts", conflicts)
+                : messages.get("state." + state.name());
         String tooltip = last.map(t -> messages.get("tray.tooltip", label, messages.moment(t, time.now())))
                 .orElseGet(() -> messages.get("tray.tooltip.never", label));
         return new TrayPort.TrayView(state, tooltip, desktop.pausedProperty().get());

@@ -110,6 +110,11 @@ public final class AwtTray implements TrayPort {
         popup.add(item("tray.settings", menu.settings()));
         popup.addSeparator();
         popup.add(item("tray.quit", menu.quit()));
+        // items without a font of their own take the popup's (MenuComponent.getFont asks the parent)
+        MenuFont.forTexts(menuTexts(initial)).ifPresent(f -> {
+            popup.setFont(f);
+            log.info("tray menu font: {}", f.getFamily(java.util.Locale.ROOT));
+        });
         icon = new TrayIcon(icons.draw(initial.state(), size), initial.tooltip(), popup);
         icon.setImageAutoSize(true);
         icon.addActionListener(e -> menu.open().run());
@@ -157,6 +162,19 @@ public final class AwtTray implements TrayPort {
     }
 
     private static final int PAUSE_INDEX = 4;   // status, separator, open, sync all, then pause/resume
+
+    /** Every text the menu shows: its items, the pause choices and the status line. */
+    java.util.List<String> menuTexts(TrayView initial) {
+        java.util.List<String> texts = new java.util.ArrayList<>(java.util.List.of(initial.tooltip()));
+        for (String k : new String[] {"tray.open", "tray.syncAll", "tray.pause", "tray.resume", "tray.settings",
+                "tray.quit"}) {
+            texts.add(messages.get(k));
+        }
+        for (Pause.Option o : Pause.Option.values()) {
+            texts.add(messages.get("pause." + o.name()));
+        }
+        return texts;
+    }
 
     private MenuItem item(String key, Runnable action) {
         MenuItem i = new MenuItem(messages.get(key));

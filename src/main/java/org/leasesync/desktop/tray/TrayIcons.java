@@ -95,6 +95,13 @@ final class TrayIcons {
                         java.awt.geom.Arc2D.OPEN));
                 g.fill(new java.awt.geom.Rectangle2D.Double(cx - s * 0.7, cy - s * 0.4, s * 1.4, s * 1.1));
             }
+            case CONFLICTS -> {
+                // two arrows meeting: two versions of one record
+                g.draw(new Line2D.Double(cx - s * 0.8, cy - s * 0.35, cx + s * 0.8, cy - s * 0.35));
+                g.draw(new Line2D.Double(cx + s * 0.8, cy - s * 0.35, cx + s * 0.35, cy - s * 0.75));
+                g.draw(new Line2D.Double(cx + s * 0.8, cy + s * 0.35, cx - s * 0.8, cy + s * 0.35));
+                g.draw(new Line2D.Double(cx - s * 0.8, cy + s * 0.35, cx - s * 0.35, cy + s * 0.75));
+            }
             case FAILED, NEEDS_ATTENTION -> {
                 g.draw(new Line2D.Double(cx, cy - s * 0.8, cx, cy + s * 0.15));
                 g.fill(new Ellipse2D.Double(cx - s * 0.2, cy + s * 0.5, s * 0.4, s * 0.4));

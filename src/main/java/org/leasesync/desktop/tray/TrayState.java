@@ -12,6 +12,8 @@ public enum TrayState {
     SYNCING(0x54AEFF),
     PAUSED(0x6E7781),
     OFFLINE(0x24292F),
+    /** Conflicts wait for the user: nothing is broken, but only the user can settle them. */
+    CONFLICTS(0xBC4C00),
     FAILED(0xCF222E),
     /** The server refused the session: nothing syncs until the user signs in again. */
     SIGNED_OUT(0x8250DF),
@@ -35,6 +37,7 @@ public enum TrayState {
             case RUNNING -> SYNCING;
             case PAUSED -> PAUSED;
             case OFFLINE -> OFFLINE;
+            case CONFLICTS -> CONFLICTS;
             case FAILED -> FAILED;
             case NEEDS_ATTENTION -> NEEDS_ATTENTION;
             case SIGNED_OUT -> SIGNED_OUT;

@@ -24,6 +24,8 @@ public final class FaultSwitches {
     private final AtomicInteger dropAfterApply = new AtomicInteger();
     private final AtomicLong delayAfterApplyMs = new AtomicLong();
     private final AtomicInteger throttle = new AtomicInteger();
+    private volatile long throttleRetryAfterSeconds = FaultSettings.DEFAULT_RETRY_AFTER_SECONDS;
+    private volatile boolean throttleRetryAfterDate;
 
     /** Creates switches with every fault off. */
     public FaultSwitches() {
@@ -48,6 +50,8 @@ public final class FaultSwitches {
         dropAfterApply.set(s.dropAfterApply());
         delayAfterApplyMs.set(s.delayAfterApplyMs());
         throttle.set(s.throttle());
+        throttleRetryAfterSeconds = s.throttleRetryAfterSeconds();
+        throttleRetryAfterDate = s.throttleRetryAfterDate();
         log.info("faults set to {}", s);
     }
 
@@ -59,7 +63,17 @@ public final class FaultSwitches {
     /** A consistent-enough snapshot (each value is read atomically, not all together). */
     public FaultSettings snapshot() {
         return new FaultSettings(latencyMs.get(), failPush.get(), dropAfterApply.get(),
-                delayAfterApplyMs.get(), throttle.get());
+                delayAfterApplyMs.get(), throttle.get(), throttleRetryAfterSeconds, throttleRetryAfterDate);
+    }
+
+    /** The wait a throttled request is told, seconds (1 or more). */
+    public long throttleRetryAfterSeconds() {
+        return throttleRetryAfterSeconds;
+    }
+
+    /** Whether a throttled request's {@code Retry-After} is an HTTP-date rather than delta-seconds. */
+    public boolean throttleRetryAfterDate() {
+        return throttleRetryAfterDate;
     }
 
     /** Delay applied before every user request; zero when off. */

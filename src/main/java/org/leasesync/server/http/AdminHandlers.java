@@ -23,7 +23,8 @@ import org.leasesync.server.store.StatsStore;
 public final class AdminHandlers {
 
     private static final Set<String> FAULT_FIELDS =
-            Set.of("latencyMs", "failPush", "dropAfterApply", "delayAfterApplyMs", "throttle");
+            Set.of("latencyMs", "failPush", "dropAfterApply", "delayAfterApplyMs", "throttle",
+                    "throttleRetryAfterSeconds", "throttleRetryAfterDate");
     static final int AUDIT_DEFAULT_LIMIT = 1000;
     static final int AUDIT_MAX_LIMIT = 10_000;
     static final int JOB_RUNS_DEFAULT = 10;
@@ -76,7 +77,9 @@ public final class AdminHandlers {
                     (int) number(body, "failPush", now.failPush()),
                     (int) number(body, "dropAfterApply", now.dropAfterApply()),
                     number(body, "delayAfterApplyMs", now.delayAfterApplyMs()),
-                    (int) number(body, "throttle", now.throttle()));
+                    (int) number(body, "throttle", now.throttle()),
+                    number(body, "throttleRetryAfterSeconds", now.throttleRetryAfterSeconds()),
+                    flag(body, "throttleRetryAfterDate", now.throttleRetryAfterDate()));
         } catch (IllegalArgumentException e) {
             throw ApiError.badRequest(e.getMessage());
         }
@@ -182,5 +185,16 @@ public final class AdminHandlers {
             throw ApiError.badRequest(name + " must be an integer but was " + n);
         }
         return n.asLong();
+    }
+
+    private static boolean flag(JsonNode body, String name, boolean current) {
+        JsonNode n = body.get(name);
+        if (n == null) {
+            return current;
+        }
+        if (!n.isBoolean()) {
+            throw ApiError.badRequest(name + " must be true or false but was " + n);
+        }
+        return n.asBoolean();
     }
 }

@@ -48,6 +48,8 @@ public final class ApiRouter implements HttpHandler {
     private final StatsStore stats;
     private final AuditLog audits;
     private final Clock clock;
+    private static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter
+            .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.ROOT).withZone(java.time.ZoneOffset.UTC);
     private final ServerMetrics metrics;
     private final Map<String, Handler> health;
     private final Map<String, Handler> scrape;
@@ -259,7 +261,7 @@ public final class ApiRouter implements HttpHandler {
             Thread.sleep(latencyMs);
         }
         if (faults.takeThrottle()) {
-            throw new ApiError(429, "rate_limited", "too many requests; retry after 1 second", 1);
+            throw throttled();
         }
         Session session = auth.requireUser(authorization, s.get(2));
         audit.authUser(s.get(2));
@@ -267,6 +269,22 @@ public final class ApiRouter implements HttpHandler {
         String runId = ProtocolHeaders.optionalToken(ProtocolHeaders.SYNC_RUN_ID,
                 ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
         return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival, audit, session));
+    }
+
+    /**
+     * The throttle fault's answer: 429 with {@code Retry-After} as delta-seconds or, when the switches
+     * say so, as an IMF-fixdate (RFC 9110 §5.6.7) of the server's wall clock rounded up to the next
+     * whole second plus the wait, so a client whose clock agrees waits at least the wait either way.
+     */
+    private ApiError throttled() {
+        long seconds = faults.throttleRetryAfterSeconds();
+        String value = Long.toString(seconds);
+        if (faults.throttleRetryAfterDate()) {
+            long ms = clock.millis();
+            Instant at = Instant.ofEpochSecond(Math.floorDiv(ms + 999, 1000) + seconds);
+            value = HTTP_DATE.format(at);
+        }
+        return ApiError.rateLimited(value, "too many requests; retry after " + seconds + " s");
     }
 
     private Map<String, Handler> endpoint(List<String> s) {

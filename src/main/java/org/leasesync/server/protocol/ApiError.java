@@ -23,6 +23,14 @@ public final class ApiError extends RuntimeException {
         this(status, code, message, Map.of());
     }
 
+    /**
+     * {@code 429 rate_limited} with {@code Retry-After: retryAfter} as given: delta-seconds or an
+     * HTTP-date (RFC 9110 §10.2.3).
+     */
+    public static ApiError rateLimited(String retryAfter, String message) {
+        return new ApiError(429, "rate_limited", message, Map.of(ProtocolHeaders.RETRY_AFTER, retryAfter));
+    }
+
     /** An error with {@code Retry-After: retryAfterSeconds}. */
     public ApiError(int status, String code, String message, long retryAfterSeconds) {
         this(status, code, message, Map.of(ProtocolHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds)));

@@ -116,6 +116,9 @@ public final class ServerDatabase implements AutoCloseable {
                     ds = h2Pool(url);
                 }
                 migrate(ds, Dialect.H2, url, found);
+                if (copy != null && !found.empty() && found.highest() < FIRST_WITHOUT_CLEAR_TOKENS) {
+                    ds = rewritten(ds, url);
+                }
                 if (copy != null) {
                     copy.discard();
                 }
@@ -208,6 +211,26 @@ public final class ServerDatabase implements AutoCloseable {
             throw new IllegalStateException("cannot open the server database " + url + " (is another server "
                     + "using this data dir?): " + rootMessage(e), e);
         }
+    }
+
+    /** The first schema that holds no bearer token in clear (V8 turned them into hashed sessions). */
+    static final int FIRST_WITHOUT_CLEAR_TOKENS = 8;
+
+    /**
+     * Closes the file with {@code SHUTDOWN COMPACT} and opens it again: the migration that dropped the
+     * clear tokens leaves their old pages in the file's free space, which H2's own compaction at close
+     * (bounded to 200 ms) does not always rewrite on a loaded machine. A full compaction rewrites the
+     * live data and truncates the rest, so no token of an older server stays readable in the file.
+     */
+    private static HikariDataSource rewritten(HikariDataSource ds, String url) {
+        try (Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+            st.execute("SHUTDOWN COMPACT");
+        } catch (SQLException e) {
+            log.debug("compaction after the upgrade: {}", e.toString());   // the connection ends with the shutdown
+        } finally {
+            ds.close();
+        }
+        return h2Pool(url);
     }
 
     /** Closes an H2 file so that it can be copied: nobody else has it (this server holds the data dir). */

@@ -24,6 +24,7 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -33,6 +34,7 @@ import org.leasesync.desktop.StatusTexts;
 
 /** The real window (headless Monocle in CI), the real coordinator, the embedded reference server. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class AppUiTest {
 
     static final TaskKey ALICE_COURSES = TaskKey.of("alice", "course_sync");

@@ -20,8 +20,10 @@ import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.desktop.Backend;
 import org.leasesync.testing.OtherAccount;
+import org.leasesync.testing.ProcessTest;
 
 /** The window's start path ({@link Backend#start}) without JavaFX: what it does before any window exists. */
+@ProcessTest
 class BackendStartTest {
 
     @TempDir

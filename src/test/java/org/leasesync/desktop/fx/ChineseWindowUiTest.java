@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.Scope;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -47,6 +48,7 @@ import org.leasesync.desktop.notify.Notifier;
  * Chinese, and no English left in what the user sees (a scan of the rendered scene graph).
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class ChineseWindowUiTest {
 
     /** An ASCII word of more than 3 letters: English left untranslated. */
@@ -131,7 +133,7 @@ class ChineseWindowUiTest {
 
         robot.interact(() -> robot.lookup("#settings-schedule-interval").queryAs(TextInputControl.class).setText("0s"));
         robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).isEqualTo(
+        assertThat(text(robot, "#settings-schedule-interval-error")).isEqualTo(
                 "定时同步间隔：不接受“0s”。请输入至少 1s 的时长，例如 30s、5m 或 1h。未保存任何内容。");
         robot.clickOn("#settings-cancel");
 
@@ -147,7 +149,7 @@ class ChineseWindowUiTest {
         waitUntil("the summary counts the edit", () -> text(robot, "#data-summary").endsWith(" · 1 项本地编辑等待推送"));
         waitUntil("the edit in the outbox", () -> robot.lookup("#data-outbox .table-cell")
                 .match((javafx.scene.control.TableCell<?, ?> c) -> "等待推送".equals(c.getText())).tryQuery().isPresent());
-        assertThat(robot.lookup("#keep-mine").queryButton().getText()).isEqualTo("保留我的");
+        assertThat(robot.lookup("#resolve-conflict").queryButton().getText()).isEqualTo("冲突与副本…");
         assertThat(robot.lookup("#data-more").queryButton().getText()).isEqualTo("显示更多记录");
         assertThat(englishWords()).as("English words on the Data tab").isEmpty();
 

@@ -31,6 +31,7 @@ import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -43,9 +44,10 @@ import org.leasesync.desktop.PrettyJson;
  * embedded server: an edit is based on the version shown when the user selected the record, so
  * another device's version pulled before Save makes it a conflict (and the message says so) instead
  * of overwriting it; a conflict with a record deleted on the server shows "deleted on the server",
- * the Keep mine button says it restores the record, and keeping it does.
+ * and the conflict view's Keep mine says it restores the record, and keeping it does.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class DataTabUiTest {
 
     static final TaskKey ALICE = TaskKey.of("alice", "course_sync");
@@ -85,7 +87,7 @@ class DataTabUiTest {
 
         waitUntil("saved", () -> text(robot, "#data-message").startsWith("Saved"));
         assertThat(text(robot, "#data-message")).isEqualTo("Saved as a conflict: course-1 changed since you saw version 1"
-                + " (now version 2). Keep mine or take the server's below.");
+                + " (now version 2). Conflicts and copies… shows both versions to choose from.");
         JdbcLocalEdits.OutboxItem entry = edits().outbox(ALICE).get(0);
         assertThat(entry.isConflict()).isTrue();
         assertThat(entry.baseVersion()).isEqualTo(1);
@@ -123,12 +125,15 @@ class DataTabUiTest {
         waitUntil("conflict", () -> edits().outbox(ALICE).stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict));
 
         robot.clickOn(cell(robot, "#data-outbox", "deleted on the server (v2)"));
-        assertThat(robot.lookup("#keep-mine").queryAs(Button.class).getText()).isEqualTo("Keep mine (restores it)");
-        robot.clickOn("#keep-mine");
+        robot.clickOn("#resolve-conflict");
+        waitUntil("the conflict view", () -> robot.lookup("#conflict-keep-mine").tryQuery().isPresent()
+                && robot.lookup("#conflict-keep-mine").queryAs(Button.class).getText().equals("Keep mine (restores it)"));
+        assertThat(text(robot, "#conflict-server-caption")).isEqualTo("Deleted on the server (version 2)");
+        robot.clickOn("#conflict-keep-mine");
 
-        waitUntil("kept", () -> text(robot, "#data-message").startsWith("Kept"));
-        assertThat(text(robot, "#data-message"))
-                .isEqualTo("Kept your version: the next sync restores course-2, which was deleted on the server.");
+        waitUntil("kept", () -> text(robot, "#conflict-message").startsWith("Kept"));
+        assertThat(text(robot, "#conflict-message")).matches("Kept your version: the next sync restores course-2, which was"
+                + " deleted on the server\\. The server's version is kept as conflict copy \\d+\\.");
         synced();
         assertThat(edits().record(ALICE, "course-2").orElseThrow().deleted()).isFalse();
         assertThat(serverPayload("course-2")).contains("mine");

@@ -20,7 +20,9 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.testing.DesktopSession;
+import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.Screenshots;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.tray.TrayState;
@@ -33,6 +35,8 @@ import org.leasesync.desktop.tray.TrayStateTest;
  * window, right-clicking the tray icon, choosing menu entries, clicking a notification), against
  * a reference server in this JVM whose faults the test switches.
  */
+@DesktopTest
+@ProcessTest
 class DesktopProcessTest {
 
     @TempDir

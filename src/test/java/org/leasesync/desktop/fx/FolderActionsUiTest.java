@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.client.NamedThreads;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -31,6 +32,7 @@ import org.leasesync.desktop.Messages;
  * can open folders (headless Monocle has none), a dialog shows the path with a working Copy button.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class FolderActionsUiTest {
 
     @TempDir

@@ -35,6 +35,7 @@ import org.leasesync.run.TaskSource;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.JdbcRunStore;
 import org.leasesync.store.LocalStore;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -43,6 +44,7 @@ import org.leasesync.desktop.StatusTracker;
 
 /** History rows show merged triggers as counts; double-click or Enter opens every field of the run. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class HistoryDetailUiTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
@@ -125,6 +127,34 @@ class HistoryDetailUiTest {
         waitUntil("detail open again", () -> robot.lookup("#history-detail").tryQuery().isPresent());
         assertThat(details(robot)).contains("Run id: run-7");
         closeDetails(robot);
+    }
+
+    @Test
+    void columnsFitTheirContentNoneIsCutShortAndACutCellShowsItsWholeTextOnHovering(FxRobot robot) {
+        waitUntil("row loaded", () -> history.rows().size() == 1);
+        TableView<?> table = robot.lookup("#history-table").queryAs(TableView.class);
+        HistoryViewModel.Row run = history.rows().get(0);
+        assertThat(table.getColumns()).extracting(javafx.scene.control.TableColumn::getText)
+                .as("the owner id is in the detail view only").doesNotContain("Owner");
+        for (javafx.scene.control.TableColumn<?, ?> c : table.getColumns()) {
+            double needed = TableCells.contentWidth((TableView) table, (javafx.scene.control.TableColumn) c,
+                    Double.MAX_VALUE);
+            assertThat(c.getWidth()).as("column %s", c.getText())
+                    .isGreaterThanOrEqualTo(Math.min(needed, HistoryView.MAX_COLUMN_WIDTH) - 0.5)
+                    .isLessThanOrEqualTo(HistoryView.MAX_COLUMN_WIDTH + 0.5);
+        }
+        // "succeeded at 6:…" and "Ep…" were cut: the result and epoch columns show their whole text
+        javafx.scene.control.TableCell<?, ?> result = cell(robot, run.result());
+        assertThat(result.getTooltip()).isNotNull();
+        assertThat(result.getTooltip().getText()).isEqualTo(run.result());
+        javafx.scene.control.TableCell<?, ?> sources = cell(robot, run.sources());
+        assertThat(sources.getTooltip().getText())
+                .isEqualTo("manual (joined by schedule × 12, foreground × 3, manual × 1)");
+    }
+
+    private static javafx.scene.control.TableCell<?, ?> cell(FxRobot robot, String text) {
+        return robot.lookup("#history-table .table-cell").queryAllAs(javafx.scene.control.TableCell.class).stream()
+                .filter(c -> text.equals(c.getText())).findFirst().orElseThrow(() -> new AssertionError("no cell " + text));
     }
 
     private static String details(FxRobot robot) {

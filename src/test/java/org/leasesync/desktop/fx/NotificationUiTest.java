@@ -18,6 +18,7 @@ import org.leasesync.desktop.notify.NotificationPolicy.Notice;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -29,6 +30,7 @@ import org.leasesync.desktop.notify.NotificationPolicy;
  * notifier (the real D-Bus path is tested by DbusNotifierTest and DesktopProcessTest).
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class NotificationUiTest {
 
     static final TaskKey COURSES = TaskKey.of("alice", "course_sync");

@@ -21,6 +21,7 @@ import org.leasesync.remote.ServerUrls;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.server.ServerConfig;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -30,6 +31,7 @@ import org.leasesync.desktop.KeyStatus;
 
 /** A real reference server that is down when the window opens and comes back on its port. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class OfflineUiTest {
 
     static final TaskKey COURSES = TaskKey.of("alice", "course_sync");

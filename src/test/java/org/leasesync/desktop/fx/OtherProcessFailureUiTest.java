@@ -20,8 +20,10 @@ import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ManualTime;
+import org.leasesync.testing.ProcessTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -34,6 +36,8 @@ import org.leasesync.desktop.Backend;
  * H2 file; the real window on the embedded server.
  */
 @ExtendWith(ApplicationExtension.class)
+@ProcessTest
+@FxTest
 class OtherProcessFailureUiTest {
 
     static final TaskKey ALICE_COURSES = TaskKey.of("alice", "course_sync");

@@ -19,6 +19,7 @@ import org.leasesync.run.RunRecord;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -27,6 +28,7 @@ import org.leasesync.desktop.KeyStatus;
 
 /** Pause from the window: skipped triggers, Sync now while paused, persisted across a restart, ending by itself. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class PauseUiTest {
 
     static final TaskKey COURSES = TaskKey.of("alice", "course_sync");

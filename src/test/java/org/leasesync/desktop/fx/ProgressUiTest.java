@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -27,6 +28,7 @@ import org.leasesync.desktop.Backend;
 
 /** A running card's progress bar: indeterminate while pulling, n of the outbox while pushing, gone after. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class ProgressUiTest {
 
     static final TaskKey ALICE_COURSES = TaskKey.of("alice", "course_sync");

@@ -11,12 +11,14 @@ import javafx.scene.layout.HBox;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The render caches the window turns off: Prism's region cache (unless decided) and scroll panes' viewport images. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class RenderMemoryTest {
 
     ScrollPane uncached;

@@ -23,6 +23,7 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -35,6 +36,7 @@ import org.leasesync.desktop.Backend;
  * window, coordinator and embedded server; clicks through the robot at the button's screen point.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class RetryDoubleClickUiTest {
 
     static final TaskKey ALICE_COURSES = TaskKey.of("alice", "course_sync");

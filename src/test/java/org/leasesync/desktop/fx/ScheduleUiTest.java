@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -21,6 +22,7 @@ import org.leasesync.desktop.Backend;
 
 /** The timer trigger with a short interval. */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class ScheduleUiTest {
 
     @TempDir

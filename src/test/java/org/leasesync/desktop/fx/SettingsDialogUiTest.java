@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -37,6 +38,7 @@ import org.leasesync.client.AccountService;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Language;
+import org.leasesync.testing.ManualTime;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StartOptions;
 import org.leasesync.desktop.notify.Notifier;
@@ -52,6 +54,7 @@ import org.leasesync.server.demo.Seed;
  * account, every other setting kept.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class SettingsDialogUiTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -69,7 +72,11 @@ class SettingsDialogUiTest {
     }
 
     void open(FxRobot robot, Duration scheduleInterval, Set<String> fromCommandLine) {
-        Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), scheduleInterval, TimeSource.system());
+        open(robot, scheduleInterval, fromCommandLine, TimeSource.system());
+    }
+
+    void open(FxRobot robot, Duration scheduleInterval, Set<String> fromCommandLine, TimeSource time) {
+        Backend.AppSettings s = UiTestSupport.settings(tmp.resolve("data"), scheduleInterval, time);
         robot.interact(() -> {
             // accounts without a session bus: a moved token goes to the owner-only file, never a real keyring
             backend = Backend.start(s, new AccountService(tmp.resolve("data"), Map.of(), TimeSource.system()));
@@ -144,29 +151,86 @@ class SettingsDialogUiTest {
     }
 
     @Test
-    void invalidValuesAreRefusedNamingTheFieldAndTheRangeAndNothingIsSaved(FxRobot robot) throws Exception {
+    void invalidValuesAreRefusedBesideTheirFieldsAllAtOnceWithoutMovingTheButtonsAndNothingIsSaved(FxRobot robot)
+            throws Exception {
         open(robot, Duration.ofHours(1), Set.of());
         openFromTheMenu(robot);
+        javafx.geometry.Point2D saveBefore = screenBounds(robot, "#settings-save");
         type(robot, "#settings-schedule-interval", "500ms");
         robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).isEqualTo("Schedule interval: '500ms' is not allowed. "
-                + "Enter a duration of at least 1s, e.g. 30s, 5m or 1h. Nothing was saved.");
+        assertThat(text(robot, "#settings-schedule-interval-error")).isEqualTo("Schedule interval: '500ms' is not "
+                + "allowed. Enter a duration of at least 1s, e.g. 30s, 5m or 1h. Nothing was saved.");
+        assertThat(text(robot, "#settings-foreground-min-interval-error")).isEmpty();
+        assertThat(marked(robot, "#settings-schedule-interval")).isTrue();
+        assertThat(marked(robot, "#settings-foreground-min-interval")).isFalse();
         assertThat(dialogShowing()).isTrue();
         assertThat(file()).doesNotExist();
 
-        type(robot, "#settings-schedule-interval", "10m");
+        // both wrong: both said at once, each beside its field
         type(robot, "#settings-foreground-min-interval", "soon");
         robot.clickOn("#settings-save");
-        assertThat(text(robot, "#settings-error")).startsWith("Foreground minimum interval: 'soon' is not allowed. "
-                + "Enter a duration of 0s or more");
-        assertThat(file()).doesNotExist();
+        assertThat(text(robot, "#settings-schedule-interval-error")).startsWith("Schedule interval: '500ms'");
+        assertThat(text(robot, "#settings-foreground-min-interval-error")).startsWith("Foreground minimum interval: "
+                + "'soon' is not allowed. Enter a duration of 0s or more");
+        assertThat(marked(robot, "#settings-foreground-min-interval")).isTrue();
+        assertThat(screenBounds(robot, "#settings-save")).as("Save did not move").isEqualTo(saveBefore);
 
+        // editing a field clears its error and its mark, the other stays
+        type(robot, "#settings-schedule-interval", "10m");
+        assertThat(text(robot, "#settings-schedule-interval-error")).isEmpty();
+        assertThat(marked(robot, "#settings-schedule-interval")).isFalse();
+        assertThat(text(robot, "#settings-foreground-min-interval-error")).isNotEmpty();
+        robot.clickOn("#settings-save");
+        assertThat(text(robot, "#settings-foreground-min-interval-error")).startsWith("Foreground minimum interval");
+        assertThat(screenBounds(robot, "#settings-save")).as("Save did not move").isEqualTo(saveBefore);
         assertThat(file()).doesNotExist();
         assertThat(assembly.scheduleInterval()).isEqualTo(Duration.ofHours(1));   // nothing applied either
 
         robot.clickOn("#settings-cancel");
         waitUntil("the dialog closed", () -> !dialogShowing());
         assertThat(file()).doesNotExist();
+        openFromTheMenu(robot);
+        assertThat(text(robot, "#settings-foreground-min-interval-error")).as("reopened: the last refusal is gone")
+                .isEmpty();
+        robot.clickOn("#settings-cancel");
+    }
+
+    @Test
+    void theSavedNoticeClearsItselfByTheClockAndCanBeDismissed(FxRobot robot) throws Exception {
+        ManualTime time = new ManualTime();
+        open(robot, Duration.ofHours(1), Set.of(), time);
+        openFromTheMenu(robot);
+        robot.interact(() -> robot.lookup("#settings-language").queryAs(javafx.scene.control.ComboBox.class)
+                .setValue(Language.CHINESE_SIMPLIFIED));
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+        assertThat(text(robot, "#notice")).isEqualTo("Settings saved. A new language applies at the next start.");
+
+        time.elapse(BackgroundViewModel.TRANSIENT_NOTICE.minusSeconds(1));
+        Thread.sleep(AppAssembly.REFRESH.toMillis() * 2);   // two refreshes: not due yet, so it stays
+        assertThat(text(robot, "#notice")).isNotEmpty();
+        time.elapse(Duration.ofSeconds(1));
+        waitUntil("the notice cleared itself", () -> text(robot, "#notice").isEmpty()
+                && !robot.lookup("#notice-dismiss").query().getParent().isVisible());
+
+        openFromTheMenu(robot);
+        robot.interact(() -> robot.lookup("#settings-language").queryAs(javafx.scene.control.ComboBox.class)
+                .setValue(Language.ENGLISH));
+        robot.clickOn("#settings-save");
+        waitUntil("the dialog closed", () -> !dialogShowing());
+        assertThat(text(robot, "#notice")).startsWith("Settings saved.");
+        robot.clickOn("#notice-dismiss");
+        assertThat(text(robot, "#notice")).isEmpty();
+    }
+
+    private static boolean marked(FxRobot robot, String id) {
+        return robot.lookup(id).query().getPseudoClassStates().contains(FieldErrors.DANGER);
+    }
+
+    /** Where a node's layout box sits on the screen (its focus ring, which grows when clicked, left out). */
+    private static javafx.geometry.Point2D screenBounds(FxRobot robot, String id) {
+        javafx.scene.Node n = robot.lookup(id).query();
+        return n.localToScreen(n.getLayoutBounds().getMinX(), n.getLayoutBounds().getMinY());
     }
 
     @Test

@@ -164,12 +164,12 @@ class SignInViewModelTest {
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.of(Duration.ofSeconds(250)));
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.PASSWORD);
-        assertThat(error(vm, Field.PASSWORD)).isEqualTo("Too many failed sign-ins: try again in 4 min 10 s (at 10:04). "
+        assertThat(error(vm, Field.PASSWORD)).isEqualTo("Too many failed sign-ins: try again in 4 mins, 10 secs (at 10:04). "
                 + "Until then even the right password is refused.");
 
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.of(Duration.ofMillis(44_100)));
         vm.submit("secret");
-        assertThat(error(vm, Field.PASSWORD)).startsWith("Too many failed sign-ins: try again in 45 s (at 10:00).");
+        assertThat(error(vm, Field.PASSWORD)).startsWith("Too many failed sign-ins: try again in 45 secs (at 10:00).");
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.empty());
         vm.submit("secret");
         assertThat(error(vm, Field.PASSWORD)).isEqualTo("Too many failed sign-ins: try again later. Until then even the "

@@ -19,6 +19,7 @@ import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -32,6 +33,7 @@ import org.leasesync.desktop.tray.TrayState;
  * DesktopProcessTest) and without one; the start-at-login menu.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class TrayUiTest {
 
     @TempDir

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.Scope;
+import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -38,6 +39,7 @@ import org.leasesync.desktop.WindowGeometry;
  * opens the QA tools beside it as an ordinary window.
  */
 @ExtendWith(ApplicationExtension.class)
+@FxTest
 class WindowGeometryUiTest {
 
     @TempDir

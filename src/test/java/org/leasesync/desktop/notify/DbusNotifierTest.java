@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.desktop.notify.NotificationPolicy.Notice;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.testing.DesktopSession;
+import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.Screenshots;
 
 /**
@@ -22,6 +23,7 @@ import org.leasesync.testing.Screenshots;
  * {@code dbus-monitor}, what is shown is asked of {@code dunstctl}, and the click is a real mouse
  * click on dunst's window.
  */
+@DesktopTest
 class DbusNotifierTest {
 
     static final TaskKey COURSES = TaskKey.of("alice", "course_sync");

@@ -26,6 +26,14 @@ public class TrayStateTest {
     }
 
     @Test
+    void conflictsAreWorseThanUpToDateAndOfflineAndBetterThanAFailure() {
+        assertThat(TrayState.of(KeyStatus.Kind.CONFLICTS)).isEqualTo(TrayState.CONFLICTS);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.IDLE, KeyStatus.Kind.CONFLICTS, KeyStatus.Kind.RUNNING,
+                KeyStatus.Kind.PAUSED, KeyStatus.Kind.OFFLINE))).isEqualTo(TrayState.CONFLICTS);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.CONFLICTS, KeyStatus.Kind.FAILED))).isEqualTo(TrayState.FAILED);
+    }
+
+    @Test
     void everyStateShowsItsOwnBadgeColourAndNoOtherStatesColour() {
         TrayIcons icons = new TrayIcons();
         for (int size : new int[] {16, 22, 24, 32, 48}) {

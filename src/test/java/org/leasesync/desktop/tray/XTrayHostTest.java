@@ -7,12 +7,14 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.DesktopSession;
+import org.leasesync.testing.DesktopTest;
 
 /**
  * {@link XTrayHost} against a real X server (Xvfb) with and without a real XEmbed tray host
  * ({@code trayer}): the answer that lets the tray skip AWT must be right both ways, since a wrong
  * "absent" would lose the tray icon.
  */
+@DesktopTest
 class XTrayHostTest {
 
     @TempDir

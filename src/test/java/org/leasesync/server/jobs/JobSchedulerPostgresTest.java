@@ -1,8 +1,10 @@
 package org.leasesync.server.jobs;
 
 import org.leasesync.store.SqlDialect;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link JobSchedulerContract} on a real PostgreSQL. */
+@PostgresTest
 class JobSchedulerPostgresTest extends JobSchedulerContract {
     @Override
     SqlDialect dialect() {

@@ -1,8 +1,10 @@
 package org.leasesync.server.jobs;
 
 import org.leasesync.store.SqlDialect;
+import org.leasesync.testing.PostgresTest;
 
 /** {@link StandardJobsContract} on a real PostgreSQL. */
+@PostgresTest
 class StandardJobsPostgresTest extends StandardJobsContract {
     @Override
     SqlDialect dialect() {

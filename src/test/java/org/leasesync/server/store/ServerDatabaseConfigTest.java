@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
+import org.leasesync.testing.PostgresTest;
 
+@PostgresTest
 class ServerDatabaseConfigTest {
 
     private static final String URL = "jdbc:postgresql://db.example:5432/sync";

@@ -18,6 +18,7 @@ import org.leasesync.server.PostgresDatabases;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.TestClient;
+import org.leasesync.testing.PostgresTest;
 
 /**
  * The statistics are counted in memory and written to the database by a flush, not by each
@@ -25,6 +26,7 @@ import org.leasesync.server.TestClient;
  * keeps what it could not write, and the instances of a cluster write theirs every second and
  * when they close.
  */
+@PostgresTest
 class StatsFlushTest {
 
     private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");

@@ -21,12 +21,14 @@ import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.LeaseHolderMain;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * H2's lock file of a host process that provably died is taken over at once; a live (or stopped)
  * host's lock file, and any lock file whose owner cannot be proven dead, is left to H2. Real child
  * JVMs on a real data directory, killed with SIGKILL.
  */
+@ProcessTest
 class StaleLockFileTest {
 
     private static final TaskKey KEY = TaskKey.of("alice", "course_sync");

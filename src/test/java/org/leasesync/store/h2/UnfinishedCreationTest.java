@@ -18,6 +18,7 @@ import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.StoreException;
 import org.leasesync.store.Database;
 import org.leasesync.store.SqlDialect;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * A first start killed before the schema was ready (found by a break-it trial: {@code kill -9} within
@@ -26,6 +27,7 @@ import org.leasesync.store.SqlDialect;
  * nothing of the user's was ever in it. Such a file is now set aside and the database created again;
  * any other file is judged as before.
  */
+@ProcessTest
 class UnfinishedCreationTest {
 
     @TempDir
