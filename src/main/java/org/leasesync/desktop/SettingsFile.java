@@ -165,6 +165,30 @@ public final class SettingsFile {
      * malformed (logged).
      */
     public synchronized Optional<WindowGeometry> windowGeometry() {
+        return geometryOf(raw, file);
+    }
+
+    /**
+     * The main window's last size and position as the file in {@code dataDir} has it now, read
+     * without loading it (nothing is moved aside or written), for placing the window before the
+     * settings are loaded.
+     *
+     * @return empty when there is no file, it is unreadable, or it holds no (well-formed) geometry
+     */
+    public static Optional<WindowGeometry> peekWindowGeometry(Path dataDir) {
+        Path f = dataDir.resolve(NAME);
+        try {
+            if (!Files.isRegularFile(f)) {
+                return Optional.empty();
+            }
+            JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
+            return tree != null && tree.isObject() ? geometryOf(tree, f) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<WindowGeometry> geometryOf(JsonNode raw, Path file) {
         JsonNode w = raw.get(WINDOW);
         if (w == null || w.isNull()) {
             return Optional.empty();

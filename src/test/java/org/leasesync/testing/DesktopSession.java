@@ -49,6 +49,9 @@ public final class DesktopSession implements AutoCloseable {
     private final int display;
     private final String busAddress;
     private final List<Process> processes = new ArrayList<>();
+    private boolean panel;
+    private Process trayer;
+    private int trayStarts;
 
     private DesktopSession(Path dir, int display, String busAddress) {
         this.dir = dir;
@@ -63,6 +66,16 @@ public final class DesktopSession implements AutoCloseable {
      * @throws AssertionError naming the packages to install when a program is missing
      */
     public static DesktopSession start(Path dir, boolean tray) throws IOException, InterruptedException {
+        return start(dir, tray, "1280x800", false);
+    }
+
+    /**
+     * Like {@link #start(Path, boolean)} on a screen of {@code screen} pixels ({@code "1366x768"});
+     * with {@code panel}, the tray is a panel along the bottom edge that reserves its strip (a
+     * partial strut), so the work area is the screen less 24 px, as on a laptop with a taskbar.
+     */
+    public static DesktopSession start(Path dir, boolean tray, String screen, boolean panel)
+            throws IOException, InterruptedException {
         List<String> missing = new ArrayList<>();
         PROGRAMS.forEach((program, pkg) -> {
             if (which(program).isEmpty() && !missing.contains(pkg)) {
@@ -81,7 +94,7 @@ public final class DesktopSession implements AutoCloseable {
             if (Files.exists(Path.of("/tmp/.X11-unix/X" + n)) || Files.exists(Path.of("/tmp/.X" + n + "-lock"))) {
                 continue;
             }
-            Process p = new ProcessBuilder("Xvfb", ":" + n, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+            Process p = new ProcessBuilder("Xvfb", ":" + n, "-screen", "0", screen + "x24", "-nolisten", "tcp", "-noreset")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("xvfb-" + n + ".log").toFile()).start();
             int display0 = n;
             // ready when a client can connect (the socket file alone comes a moment earlier)
@@ -98,15 +111,14 @@ public final class DesktopSession implements AutoCloseable {
         }
         Path bus = dir.resolve("bus");
         DesktopSession s = new DesktopSession(dir, display, "unix:path=" + bus);
+        s.panel = panel;
         s.processes.add(xvfb);
         try {
             s.spawn("openbox", List.of("openbox"));
             s.waitUntil("openbox manages the display", () -> s.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
                     .contains("window id"));
             if (tray) {
-                s.spawn("trayer", List.of("trayer", "--edge", "top", "--align", "right", "--widthtype", "request",
-                        "--height", "24", "--SetDockType", "true", "--transparent", "false", "--tint", "0x30363d"));
-                s.waitUntil("trayer owns the tray", () -> s.run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
+                s.startTray();
             }
             s.spawn("dbus", List.of("dbus-daemon", "--session", "--nofork", "--address=" + s.busAddress,
                     "--print-address=1"));
@@ -140,6 +152,37 @@ public final class DesktopSession implements AutoCloseable {
             throw e;
         }
         return s;
+    }
+
+    /** Starts the tray host ({@code trayer}) and waits until it owns the tray; see {@link #killTray()}. */
+    public void startTray() throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("trayer", "--edge", panel ? "bottom" : "top", "--align", "right",
+                "--widthtype", "request", "--height", "24", "--SetDockType", "true", "--transparent", "false",
+                "--tint", "0x30363d"));
+        if (panel) {
+            cmd.addAll(List.of("--SetPartialStrut", "true"));
+        }
+        trayer = spawn("trayer-" + (++trayStarts), cmd);
+        waitUntil("trayer owns the tray", () -> run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
+    }
+
+    /** Ends the tray host with SIGKILL, as a crashing panel, and waits until its panel is gone. */
+    public void killTray() throws InterruptedException {
+        Process p = trayer;
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+        processes.remove(p);
+        waitUntil("trayer's panel is gone", () -> !run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
+    }
+
+    /** The window id of the tray host's panel, if one runs. */
+    public Optional<String> trayPanel() {
+        for (String line : run("xwininfo", "-root", "-tree").split("\n")) {
+            if (line.contains("\"panel\": (\"panel\" \"trayer\")")) {
+                return Optional.of(line.strip().split("\\s+")[0]);
+            }
+        }
+        return Optional.empty();
     }
 
     /** {@code DISPLAY} and {@code DBUS_SESSION_BUS_ADDRESS} of this session, for child processes. */

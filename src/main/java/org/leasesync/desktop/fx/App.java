@@ -21,6 +21,7 @@ import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.DisplayCheck;
 import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.SingleInstance;
 import org.leasesync.desktop.StartOptions;
 
 /**
@@ -40,6 +41,8 @@ public final class App extends Application {
     private static volatile Backend.AppSettings settings;
     private static volatile StartOptions options;
     private static volatile int exitCode;
+    /** This launch's hold on the data directory's one window; another launch asks it to show the window. */
+    private static volatile SingleInstance instance;
 
     private volatile Backend backend;
     private AppAssembly assembly;
@@ -69,6 +72,13 @@ public final class App extends Application {
      */
     public static int launch(Backend.AppSettings s, java.util.Set<String> given) {
         DisplayCheck.check(System.getenv(), System.getProperties());
+        SingleInstance.Claim claim = SingleInstance.claim(s.dataDir(), SingleInstance.ANSWER_WITHIN);
+        if (claim instanceof SingleInstance.Claim.Shown) {
+            System.out.println("leasesync already runs on " + s.dataDir().toAbsolutePath().normalize()
+                    + "; its window was brought to the front");
+            return 0;
+        }
+        instance = ((SingleInstance.Claim.First) claim).instance();
         options = StartOptions.read(s, given);
         settings = options.settings();
         exitCode = 0;
@@ -77,6 +87,8 @@ public final class App extends Application {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {
             throw DisplayCheck.explain(e, System.getenv());
+        } finally {
+            instance.close();
         }
         return exitCode;
     }
@@ -112,6 +124,7 @@ public final class App extends Application {
         if (closeBackend()) {
             log.info("stopped cleanly");
         }
+        instance.close();
     }
 
     /** Closes the backend once; true if this call closed it. */
@@ -139,7 +152,10 @@ public final class App extends Application {
         Label startingText = new Label(messages().get("app.starting"));
         VBox starting = new VBox(16, spinner, startingText);
         starting.setAlignment(Pos.CENTER);
-        stage.setScene(new Scene(starting, 1180, 780));
+        stage.setScene(new Scene(starting));
+        // sized before it is first shown, by the rule the cards' window keeps: a "Starting…" pane larger
+        // than the screen's work area would otherwise open at whatever size the toolkit falls back to
+        WindowPlacement.beforeFirstShow(stage, org.leasesync.desktop.SettingsFile.peekWindowGeometry(settings.dataDir()));
         if (!startHidden) {
             stage.show();
         }
@@ -161,6 +177,16 @@ public final class App extends Application {
         }, "app-start");
         starter.setDaemon(true);
         starter.start();
+        instance.onShow(() -> Platform.runLater(() -> showFromAnotherLaunch(stage)));
+    }
+
+    /** Another launch on this data directory asked for the window: shown, restored and raised. FX thread. */
+    private void showFromAnotherLaunch(Stage stage) {
+        if (assembly != null) {
+            assembly.lifecycle().open();
+        } else {
+            WindowLifecycle.raise(stage);   // still starting
+        }
     }
 
     private void showCards(Stage stage, Backend b) {

@@ -200,7 +200,7 @@ public final class AppAssembly implements AutoCloseable {
         MainView view = new MainView(vm, data, history, this::openQa, footer, accounts.accounts(), accounts::openNew,
                 accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
-        Scene scene = new Scene(view.root(), 1180, 780);
+        Scene scene = new Scene(view.root(), 1180, 780);   // the stage's own size is WindowPlacement's
         AppStyle.apply(scene, messages.locale());
         stage.setTitle("leasesync");
         stage.setScene(scene);

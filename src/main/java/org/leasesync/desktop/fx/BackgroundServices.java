@@ -101,6 +101,11 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
             }
 
             @Override
+            public void withdraw(long id) {
+                notifier.withdraw(id);
+            }
+
+            @Override
             public void close() {
                 // the real one is closed by BackgroundServices
             }

@@ -85,6 +85,11 @@ final class WindowLifecycle {
 
     /** Shows the window (from the tray, a notification, or a start in the tray without one). */
     void open() {
+        raise(stage);
+    }
+
+    /** Shows {@code stage}, restores it when iconified and brings it to the front. FX thread. */
+    static void raise(Stage stage) {
         if (stage.isIconified()) {
             stage.setIconified(false);
         }

@@ -1,5 +1,7 @@
 package org.leasesync.desktop.fx;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import javafx.geometry.Rectangle2D;
 import javafx.stage.Screen;
@@ -13,9 +15,10 @@ import org.leasesync.desktop.WindowGeometry;
 
 /**
  * Where the app's windows go: the main window gets its minimum size and the size, position and
- * maximized state it had last time ({@link SettingsFile#windowGeometry()}) — the position only when
- * it lies on a screen that is there now, so a window last seen on an unplugged monitor opens
- * centred on the primary one; the QA tools window opens beside the main window.
+ * maximized state it had last time ({@link SettingsFile#windowGeometry()}), fitted to the work areas
+ * of the screens there now ({@link WindowGeometry#place}: a window last seen on an unplugged monitor
+ * opens centred on the primary one, one larger than its screen is made to fit); the QA tools window
+ * opens beside the main window.
  *
  * <p>FX thread only.
  */
@@ -33,25 +36,16 @@ final class WindowPlacement {
         this.settings = settings;
     }
 
-    /** Sets the minimum size and the saved geometry; call before the window is first shown. */
+    /**
+     * Sets the minimum size and, unless the window is showing already ({@link #beforeFirstShow}
+     * placed it), the saved geometry fitted to the screens there now; then keeps track of the
+     * normal bounds and saves them whenever the window hides.
+     */
     void restore() {
-        stage.setMinWidth(WindowGeometry.MIN_WIDTH);
-        stage.setMinHeight(WindowGeometry.MIN_HEIGHT);
-        Optional<WindowGeometry> saved = settings.windowGeometry().map(WindowGeometry::atLeastMinimum);
-        if (saved.isPresent()) {
-            WindowGeometry g = saved.get();
-            stage.setWidth(g.width());
-            stage.setHeight(g.height());
-            if (onAScreen(g)) {
-                stage.setX(g.x());
-                stage.setY(g.y());
-            } else {
-                log.info("the window's last position ({}, {}) is on no screen now; centring it", g.x(), g.y());
-                stage.centerOnScreen();
-            }
-            stage.setMaximized(g.maximized());
-            normal = new Rectangle2D(stage.getX(), stage.getY(), g.width(), g.height());
+        if (!stage.isShowing()) {
+            beforeFirstShow(stage, settings.windowGeometry());
         }
+        normal = new Rectangle2D(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight());
         javafx.beans.InvalidationListener track = o -> {
             if (!stage.isMaximized() && !stage.isIconified() && stage.isShowing()) {
                 normal = new Rectangle2D(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight());
@@ -64,10 +58,62 @@ final class WindowPlacement {
         stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> save());
     }
 
-    /** Whether the top-left corner area of {@code g} is on a screen that exists now. */
-    static boolean onAScreen(WindowGeometry g) {
-        // the title bar's area: a window whose top edge is visible somewhere can be dragged back
-        return !Screen.getScreensForRectangle(g.x(), g.y(), Math.min(g.width(), 200), 40).isEmpty();
+    /**
+     * Gives a window not shown yet its minimum size and the size and position it opens at
+     * ({@link WindowGeometry#place}: the saved geometry, or the first-start size, fitted to the
+     * work areas of the screens there now). Every way the window first appears goes through this —
+     * shown at start, or started in the tray and opened later — so none opens at a size the toolkit
+     * chose. FX thread.
+     *
+     * @param kept the saved geometry ({@link SettingsFile#windowGeometry()}), empty on a first start
+     */
+    static void beforeFirstShow(Stage stage, Optional<WindowGeometry> kept) {
+        stage.setMinWidth(WindowGeometry.MIN_WIDTH);
+        stage.setMinHeight(WindowGeometry.MIN_HEIGHT);
+        Optional<WindowGeometry> saved = kept.map(WindowGeometry::atLeastMinimum);
+        WindowGeometry g = WindowGeometry.place(saved, workAreas());
+        if (saved.isPresent() && (g.x() != saved.get().x() || g.y() != saved.get().y())) {
+            log.info("the window's last place ({}, {}, {} x {}) is not wholly on a screen now; opening it at ({}, {}, {} x {})",
+                    saved.get().x(), saved.get().y(), saved.get().width(), saved.get().height(), g.x(), g.y(),
+                    g.width(), g.height());
+        }
+        apply(stage, g);
+        // GTK maps a new window at the size it computes from the scene (clamped to the minimum size),
+        // not at the one set before: once the window is there, the placement is applied again
+        javafx.event.EventHandler<WindowEvent>[] once = new javafx.event.EventHandler[1];
+        once[0] = e -> {
+            stage.removeEventHandler(WindowEvent.WINDOW_SHOWN, once[0]);
+            if (!g.maximized()) {
+                apply(stage, g);
+            }
+        };
+        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, once[0]);
+    }
+
+    private static void apply(Stage stage, WindowGeometry g) {
+        stage.setWidth(g.width());
+        stage.setHeight(g.height());
+        stage.setX(g.x());
+        stage.setY(g.y());
+        stage.setMaximized(g.maximized());
+    }
+
+    /** The work areas of the screens there now, the primary screen's first. */
+    static List<WindowGeometry.Area> workAreas() {
+        List<WindowGeometry.Area> areas = new ArrayList<>();
+        Screen primary = Screen.getPrimary();
+        areas.add(area(primary));
+        for (Screen s : Screen.getScreens()) {
+            if (!s.equals(primary)) {
+                areas.add(area(s));
+            }
+        }
+        return areas;
+    }
+
+    private static WindowGeometry.Area area(Screen s) {
+        Rectangle2D b = s.getVisualBounds();
+        return new WindowGeometry.Area(b.getMinX(), b.getMinY(), b.getWidth(), b.getHeight());
     }
 
     /** The geometry to keep: the normal bounds and whether the window is maximized. */

@@ -98,7 +98,11 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
             return;   // another account's runs (e.g. cancelled by a switch) are not the user's concern now
         }
         try {
-            for (NotificationPolicy.Notice n : policy.observe(observe(key), offline.getAsBoolean())) {
+            NotificationPolicy.Observation now = observe(key);
+            if (now.failuresInARow() == 0) {
+                withdrawFailing(key);
+            }
+            for (NotificationPolicy.Notice n : policy.observe(now, offline.getAsBoolean())) {
                 if (enabled.getAsBoolean()) {
                     deliver(n);
                 } else {
@@ -126,6 +130,29 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         long id = notifier.show(policy.merge(together), replaces);
         if (id != 0) {
             open.put(n.kind(), new Open(id, n.key().userId(), List.copyOf(together)));
+        }
+    }
+
+    /**
+     * {@code key} no longer fails: a "keeps failing" notification left on screen about it is no
+     * longer true, so it is withdrawn, or, when it names other keys too, shown without this one.
+     * Notifier thread.
+     */
+    private void withdrawFailing(TaskKey key) {
+        Open o = open.get(NotificationPolicy.Notice.Kind.FAILING);
+        if (o == null || o.notices().stream().noneMatch(n -> n.key().equals(key))) {
+            return;
+        }
+        List<NotificationPolicy.Notice> rest = o.notices().stream().filter(n -> !n.key().equals(key)).toList();
+        if (rest.isEmpty() || !notifier.isOpen(o.id())) {
+            open.remove(NotificationPolicy.Notice.Kind.FAILING);
+            notifier.withdraw(o.id());
+            log.info("{} syncs again: its \"keeps failing\" notification is withdrawn", key);
+            return;
+        }
+        long id = notifier.show(policy.merge(rest), o.id());
+        if (id != 0) {
+            open.put(NotificationPolicy.Notice.Kind.FAILING, new Open(id, o.user(), rest));
         }
     }
 

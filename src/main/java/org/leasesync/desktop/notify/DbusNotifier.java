@@ -125,6 +125,21 @@ public final class DbusNotifier implements Notifier {
     }
 
     @Override
+    public void withdraw(long id) {
+        if (id == 0 || shown.remove(new UInt32(id)) == null) {
+            return;
+        }
+        try {
+            service.CloseNotification(new UInt32(id));
+            log.info("notification {} withdrawn", id);
+        } catch (DBusExecutionException | LinkageError e) {
+            log.warn("the notification service did not withdraw notification {}: {}", id, e.getMessage());
+        } catch (RuntimeException e) {
+            log.warn("could not withdraw notification {}: {}", id, e.toString());
+        }
+    }
+
+    @Override
     public void close() {
         try {
             bus.removeSigHandler(FreedesktopNotifications.ActionInvoked.class, onAction);

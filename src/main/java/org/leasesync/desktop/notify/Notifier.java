@@ -25,6 +25,10 @@ public interface Notifier extends AutoCloseable {
         }
 
         @Override
+        public void withdraw(long id) {
+        }
+
+        @Override
         public void close() {
         }
     };
@@ -42,6 +46,12 @@ public interface Notifier extends AutoCloseable {
 
     /** Whether the notification {@code id} is still shown (not closed, dismissed or expired). */
     boolean isOpen(long id);
+
+    /**
+     * Takes the notification {@code id} off the screen (it is no longer true). Nothing happens for
+     * one already closed or 0; a failure is logged, never thrown. May block for one call on the bus.
+     */
+    void withdraw(long id);
 
     @Override
     void close();

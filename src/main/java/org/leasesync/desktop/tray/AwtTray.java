@@ -133,9 +133,32 @@ public final class AwtTray implements TrayPort {
             icon = null;
             return false;
         }
+        // A tray host that restarts (a panel crash, a session's panel replaced) takes the embedded icon
+        // with it, and AWT docks it again into the new host only sometimes: on every new host the icon
+        // is taken out and put in again, so it is there whichever way AWT's own re-dock went.
+        tray.addPropertyChangeListener("systemTray", e -> {
+            if (e.getNewValue() != null && icon != null && !removed) {
+                EventQueue.invokeLater(this::dockAgain);
+            }
+        });
         apply(initial);
         log.info("tray icon installed ({} px)", size);
         return true;
+    }
+
+    /** Puts the icon into a tray host that came after it was added (AWT event thread). */
+    private void dockAgain() {
+        if (icon == null || removed) {
+            return;
+        }
+        SystemTray tray = SystemTray.getSystemTray();
+        tray.remove(icon);
+        try {
+            tray.add(icon);
+            log.info("tray icon put into the tray host that started");
+        } catch (AWTException | IllegalArgumentException e) {
+            log.warn("the new tray host refused the icon: {}", e.getMessage());
+        }
     }
 
     private static final int PAUSE_INDEX = 4;   // status, separator, open, sync all, then pause/resume

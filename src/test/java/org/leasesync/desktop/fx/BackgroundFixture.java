@@ -93,6 +93,16 @@ final class BackgroundFixture implements AutoCloseable {
             return open.containsKey(id);
         }
 
+        /** The ids withdrawn, in order. */
+        final List<Long> withdrawn = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void withdraw(long id) {
+            if (open.remove(id) != null) {
+                withdrawn.add(id);
+            }
+        }
+
         /** How many notifications were opened (a replaced one counts once). */
         long opened() {
             return ids.get();

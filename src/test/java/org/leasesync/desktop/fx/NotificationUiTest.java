@@ -5,6 +5,7 @@ import static org.leasesync.desktop.fx.UiTestSupport.text;
 import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import javafx.scene.Node;
 import javafx.scene.control.TabPane;
@@ -118,18 +119,20 @@ class NotificationUiTest {
         });
         assertThat(stage.getScene().lookup("#card-message_sync").getStyleClass()).doesNotContain("highlight");
 
-        // a success ends the episode; a new streak notifies again
+        // a success ends the episode and withdraws the "keeps failing" notification still on screen
         f.backend.embeddedServer().get().faults().clear();
         robot.clickOn("#retry-course_sync");
         waitUntil("up to date", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
+        waitUntil("the notification withdrawn", () -> f.notifier.withdrawn.equals(List.of(1L)));
+        assertThat(f.notifier.isOpen(1)).isFalse();
+        // a new streak notifies again
         f.backend.embeddedServer().get().faults().set(new FaultSettings(0, 0, 0, 0, 1000));
         failOnce(robot, 1);
         failOnce(robot, 2);
         failOnce(robot, 3);
         waitUntil("a second notification", () -> f.notifier.shown.size() == 2);
-        // the first is still open: the new episode updates it rather than stacking a second
-        assertThat(f.notifier.opened()).isEqualTo(1);
-        f.notifier.dismiss(1);
+        assertThat(f.notifier.opened()).isEqualTo(2);
+        f.notifier.dismiss(2);
         f.backend.embeddedServer().get().faults().clear();
         robot.clickOn("#retry-course_sync");
         waitUntil("up to date", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
@@ -137,7 +140,7 @@ class NotificationUiTest {
         failOnce(robot, 1);
         failOnce(robot, 2);
         failOnce(robot, 3);
-        waitUntil("a new notification once the old one was dismissed", () -> f.notifier.opened() == 2);
+        waitUntil("a new notification once the old one was dismissed", () -> f.notifier.opened() == 3);
     }
 
     @Test

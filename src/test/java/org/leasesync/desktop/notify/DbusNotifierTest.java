@@ -89,6 +89,29 @@ class DbusNotifierTest {
     }
 
     @Test
+    void aWithdrawnNotificationLeavesTheScreenThroughCloseNotification() throws Exception {
+        session = DesktopSession.start(tmp.resolve("desktop"), false);
+        Path monitorLog = tmp.resolve("desktop/monitor.log");
+        session.spawn("monitor", List.of("dbus-monitor", "--address", session.busAddress(),
+                "interface='org.freedesktop.Notifications'"));
+        session.waitUntil("dbus-monitor watching", () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
+        notifier = DbusNotifier.connect(session.busAddress(), "Open", k -> { });
+        long id = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses: sync keeps failing",
+                "It failed 3 times in a row.", 3, "HTTP 500"), 0);
+        session.waitUntil("dunst shows it", () -> displayed() == 1);
+
+        notifier.withdraw(id);
+        session.waitUntil("dunst no longer shows it", () -> displayed() == 0);
+        assertThat(notifier.isOpen(id)).isFalse();
+        session.waitUntil("CloseNotification seen on the bus", () -> read(monitorLog).contains("member=CloseNotification"));
+        assertThat(read(monitorLog).substring(read(monitorLog).indexOf("member=CloseNotification")))
+                .contains("uint32 " + id);
+        notifier.withdraw(id);   // already withdrawn: nothing more is sent
+        Thread.sleep(300);
+        assertThat(read(monitorLog).split("member=CloseNotification", -1)).hasSize(2);
+    }
+
+    @Test
     void aBusThatIsNotThereIsAClearError() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> DbusNotifier.connect(
                 "unix:path=" + tmp.resolve("no-bus"), "Open", k -> { }))
