@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * Decides whether an owner is provably dead. "Not provable" is the safe answer: a live but slow
- * owner must never be declared dead (design.md invariant 3).
+ * owner must never be declared dead (invariant 3, time: docs/architecture.md).
  *
  * <p>Implementations must be thread-safe and must not block for long.
  */

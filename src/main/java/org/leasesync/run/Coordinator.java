@@ -22,7 +22,7 @@ import org.leasesync.lease.TaskRegistry;
  * Trigger coordination: every trigger only asks; the coordinator decides, per task key, whether to
  * start a run, join the running one, queue one follow-up, skip, or report that the key needs
  * attention. At most one run per key runs at a time — within this process by a per-key monitor and
- * across processes by the lease (design.md invariant 1).
+ * across processes by the lease (invariant 1, one run per task key at a time: docs/architecture.md).
  *
  * <p>The parts: this class decides what a trigger gets; {@link RunJoiner} joins a running run, here
  * or in another process; {@link RunStarter} recovers an unfinished run and records the new one; {@link RunLifecycle} executes a run and ends it (record, release,

@@ -19,7 +19,7 @@ import java.util.Optional;
  *   <li>{@code pushing} with a batch but no idempotency key (or a key but no batch) → {@code ask}.</li>
  *   <li>{@code pushing} → {@code resume}: query the in-flight key before sending anything.</li>
  * </ol>
- * Anything unrecognised or inconsistent fails closed (design.md invariant 6).
+ * Anything unrecognised or inconsistent fails closed (invariant 6, fail closed: docs/architecture.md).
  */
 public final class RecoveryPolicy {
 

@@ -73,7 +73,7 @@ public final class DataViewModel {
     /** Table cells show at most this many characters of a record's content. */
     static final int SHOWN_CHARS = 300;
 
-    /** Records read per page of the records table (issue 14 §6: never all records at once). */
+    /** Records read per page of the records table (never all records at once). */
     public static final int PAGE_SIZE = 200;
 
     /** The record the edit form was filled from, and the version shown then. */
@@ -168,7 +168,8 @@ public final class DataViewModel {
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
             // A page and one more row (to know whether more follow), never all records and never a
-            // count of them: COUNT(*) of 1,000,000 records took 3 s (docs/benchmarks.md, issue 14).
+            // count of them: COUNT(*) of 1,000,000 records takes seconds
+            // (docs/benchmarks.md).
             var page = edits.recordsPage(key, Optional.empty(), PAGE_SIZE + 1);
             boolean hasMore = page.size() > PAGE_SIZE;
             var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;

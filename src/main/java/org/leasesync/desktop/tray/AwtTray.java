@@ -23,7 +23,7 @@ import org.leasesync.desktop.Pause;
 
 /**
  * The tray icon through AWT's {@link SystemTray}: on Linux an XEmbed tray icon
- * (docs/architecture.md, "Tray and notifications", says why this library). Every AWT call runs on
+ * (docs/architecture.md, "Living in the background", says why this library). Every AWT call runs on
  * AWT's event thread; the menu's actions are called there and hand over to the FX thread
  * themselves ({@link TrayPort.TrayMenu}). AWT is started only when the X server reports a tray host
  * or cannot be asked ({@link XTrayHost}); without one, {@link #install} returns false at once.

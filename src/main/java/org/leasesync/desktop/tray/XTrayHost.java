@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * (via JNA): the owner of the selection {@code _NET_SYSTEM_TRAY_S<screen>} on the display's default
  * screen — the same question AWT's {@code SystemTray.isSupported()} asks on Linux, without starting
  * AWT (its toolkit, its own X connection, ~300 classes and their native memory), which a desktop
- * without a tray would load for nothing (docs/benchmarks.md, issue 14 §4).
+ * without a tray would load for nothing (docs/benchmarks.md, start-up against a bare window).
  *
  * <p>Thread-safe; {@link #query} blocks for one round trip to the X server (it opens and closes its
  * own connection).
@@ -28,7 +28,7 @@ final class XTrayHost {
         PRESENT,
         /** No one owns the selection (or the atom was never created): no tray on this display now. */
         ABSENT,
-        /** The question could not be asked (no libX11, no display, an error): ask AWT as before. */
+        /** The question could not be asked (no libX11, no display, an error): ask AWT. */
         UNKNOWN
     }
 

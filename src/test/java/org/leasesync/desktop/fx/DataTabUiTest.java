@@ -40,7 +40,7 @@ import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.PrettyJson;
 
 /**
- * The window's Data tab (issue 12, kind 3), clicked through with TestFX on the real app and the
+ * The window's Data tab, clicked through with TestFX on the real app and the
  * embedded server: an edit is based on the version shown when the user selected the record, so
  * another device's version pulled before Save makes it a conflict (and the message says so) instead
  * of overwriting it; a conflict with a record deleted on the server shows "deleted on the server",
