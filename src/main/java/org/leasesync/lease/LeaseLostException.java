@@ -6,6 +6,7 @@ package org.leasesync.lease;
  * (e.g. account switched). Design.md invariant 4: a fenced run can write nothing.
  */
 public class LeaseLostException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
 
     private final Fence fence;
     private final LeaseLoss reason;

@@ -6,6 +6,7 @@ package org.leasesync.lease;
  * Messages say what and where, for a human; the cause is kept for the log.
  */
 public class LeasesyncException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
 
     public LeasesyncException(String message) {
         super(message);

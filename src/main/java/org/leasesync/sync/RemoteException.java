@@ -9,6 +9,7 @@ import org.leasesync.lease.LeasesyncException;
  * the idempotency key before sending anything again (invariant 7, query before retry: docs/architecture.md).
  */
 public class RemoteException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
 
     /** What is known about the request's effect. */
     public enum Kind {

@@ -98,6 +98,8 @@ public final class StaleLockFile {
      * @return true when the lock file was deleted; false when there was none, it was not provably
      *     stale, or anything could not be read (then H2's own wait applies)
      */
+    // "try": the file lock is held for the block, only its close is used
+    @SuppressWarnings("try")
     public static boolean removeIfHostDead(Path dataDir, OwnerLiveness liveness) {
         Path lock = dataDir.resolve(LOCK_FILE);
         try {
