@@ -1,5 +1,7 @@
 package org.leasesync.lease;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A write was refused because its lease is no longer current: the epoch moved (taken over after
  * expiry), the lease expired locally without a successful renewal, or the run was cancelled
@@ -11,7 +13,7 @@ public class LeaseLostException extends LeasesyncException {
     private final Fence fence;
     private final LeaseLoss reason;
 
-    public LeaseLostException(Fence fence, LeaseLoss reason, String detail) {
+    public LeaseLostException(Fence fence, LeaseLoss reason, @Nullable String detail) {
         super("lease lost for " + fence.key() + " (epoch " + fence.epoch() + "): " + reason.describe()
                 + (detail == null || detail.isBlank() ? "" : " — " + detail));
         this.fence = fence;

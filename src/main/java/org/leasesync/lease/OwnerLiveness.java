@@ -12,6 +12,8 @@ import java.util.Optional;
 public interface OwnerLiveness {
 
     /**
+     * Whether {@code owner} is proven dead.
+     *
      * @return true only if {@code owner} certainly no longer runs (e.g. same host and its process
      *     is gone or its pid now belongs to a process with another start time); false when alive or
      *     when that cannot be proven (another host, missing process information)

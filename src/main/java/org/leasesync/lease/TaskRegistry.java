@@ -318,13 +318,14 @@ public final class TaskRegistry {
      *     (owner, epoch, heartbeat) is stamped with it
      */
     private boolean isStale(LeaseRecord held, long nowNanos) {
-        if (held.hasUnreadableOwner()) {
+        String storedOwner = held.ownerText();
+        if (storedOwner != null && held.owner().isEmpty()) {
             // A damaged row: nobody can prove its holder dead, and nobody renews under a text no
             // process writes — so its heartbeat stays still and it is taken over after one TTL.
             log.log(System.Logger.Level.WARNING, "{0}: the lease row names an owner that cannot be read (''{1}'', "
                     + "epoch {2}); taking it over once its heartbeat has not changed for {3}", held.key(),
-                    held.ownerText(), held.epoch(), observationTtl(held));
-            return observedUnchanged(held, held.ownerText(), nowNanos);
+                    storedOwner, held.epoch(), observationTtl(held));
+            return observedUnchanged(held, storedOwner, nowNanos);
         }
         OwnerId holder = held.owner().orElseThrow();
         if (holder.equals(owner)) {

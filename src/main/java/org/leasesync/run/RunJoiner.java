@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.TaskKey;
@@ -32,7 +33,7 @@ final class RunJoiner {
     static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
 
     /** What {@link #acquireOrJoinRemote} got: the lease (the key was freed), or the join answer. */
-    record Acquired(Optional<HeldLease> lease, SubmitResult joined) { }
+    record Acquired(Optional<HeldLease> lease, @Nullable SubmitResult joined) { }
 
     private final TaskRegistry registry;
     private final RunStore runs;
