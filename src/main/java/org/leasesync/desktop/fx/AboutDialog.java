@@ -38,10 +38,10 @@ final class AboutDialog {
         GridPane facts = new GridPane();
         facts.setHgap(8);
         facts.setVgap(6);
-        facts.addRow(0, new Label(m.get("about.runtime")), selectable("about-runtime", info.runtime()));
-        facts.addRow(1, new Label(m.get("about.dataDir")), selectable("about-data-dir", info.dataDir().toString()),
+        facts.addRow(0, caption(m.get("about.runtime")), selectable("about-runtime", info.runtime()));
+        facts.addRow(1, caption(m.get("about.dataDir")), selectable("about-data-dir", info.dataDir().toString()),
                 openButton("about-open-data", m, folders::openData));
-        facts.addRow(2, new Label(m.get("about.logFolder")),
+        facts.addRow(2, caption(m.get("about.logFolder")),
                 selectable("about-log-folder", info.logFolder().toString()),
                 openButton("about-open-logs", m, folders::openLogs));
 
@@ -59,7 +59,7 @@ final class AboutDialog {
         copyRow.setAlignment(Pos.CENTER_LEFT);
 
         VBox content = new VBox(10, name, pitch, facts, copyRow);
-        content.setPadding(new Insets(4, 0, 0, 0));
+        content.setPadding(new Insets(8, 12, 4, 12));
         // JavaFX's own "Close" follows the JVM's locale, not the window's language
         Alert alert = new Alert(Alert.AlertType.NONE, "",
                 new ButtonType(m.get("dialog.close"), ButtonBar.ButtonData.CANCEL_CLOSE));
@@ -73,6 +73,12 @@ final class AboutDialog {
         alert.setResizable(true);
         AppStyle.apply(alert.getDialogPane().getScene(), m.locale());
         alert.show();
+    }
+
+    private static Label caption(String text) {
+        Label l = new Label(text);
+        l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);   // a caption is never cut to "…"
+        return l;
     }
 
     private static TextField selectable(String id, String text) {

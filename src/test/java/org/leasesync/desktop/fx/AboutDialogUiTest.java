@@ -66,6 +66,11 @@ class AboutDialogUiTest {
         assertThat(pom.find()).as("the pom's own version").isTrue();
         assertThat(robot.lookup("#about-version").queryLabeled().getText()).isEqualTo("leasesync " + pom.group(1));
 
+        // every caption whole, never cut to "…"
+        robot.lookup("#about-dialog .label").queryAllAs(javafx.scene.control.Label.class).stream()
+                .filter(l -> l.isVisible() && l.getText() != null && !l.getText().isEmpty()).forEach(l ->
+                assertThat(l.getWidth()).as("width of '%s'", l.getText()).isGreaterThanOrEqualTo(l.prefWidth(-1) - 0.5));
+
         Path data = tmp.resolve("data").toAbsolutePath();
         assertThat(text(robot, "#about-data-dir")).isEqualTo(data.toString());
         assertThat(text(robot, "#about-log-folder")).isEqualTo(data.resolve("logs").toString());
