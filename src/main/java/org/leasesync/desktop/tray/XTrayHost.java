@@ -85,4 +85,52 @@ final class XTrayHost {
             return Answer.UNKNOWN;
         }
     }
+
+    /**
+     * Watches who owns the tray selection, on a connection of its own, so that a tray host that
+     * restarts is noticed even when AWT, seeing one owner replaced by the next, reports no change.
+     *
+     * <p>Not thread-safe: one thread calls {@link #owner()} and {@link #close()}.
+     */
+    static final class OwnerWatch implements AutoCloseable {
+        private final Xlib x;
+        private final Pointer display;
+        private final NativeLong atom;
+
+        private OwnerWatch(Xlib x, Pointer display, NativeLong atom) {
+            this.x = x;
+            this.display = display;
+            this.atom = atom;
+        }
+
+        /**
+         * Opens a connection to {@code display} for watching.
+         *
+         * @return the watch, or empty when libX11 or the display cannot be had (never throws)
+         */
+        static java.util.Optional<OwnerWatch> open(String display) {
+            try {
+                Xlib x = Native.load("X11", Xlib.class);
+                Pointer d = x.XOpenDisplay(display);
+                if (d == null) {
+                    return java.util.Optional.empty();
+                }
+                NativeLong atom = x.XInternAtom(d, "_NET_SYSTEM_TRAY_S" + x.XDefaultScreen(d), 0);
+                return java.util.Optional.of(new OwnerWatch(x, d, atom));
+            } catch (RuntimeException | LinkageError e) {
+                log.debug("tray host: cannot watch the selection ({})", e.toString());
+                return java.util.Optional.empty();
+            }
+        }
+
+        /** The window that owns the tray selection now, 0 when no tray host does. One round trip. */
+        long owner() {
+            return x.XGetSelectionOwner(display, atom).longValue();
+        }
+
+        @Override
+        public void close() {
+            x.XCloseDisplay(display);
+        }
+    }
 }
