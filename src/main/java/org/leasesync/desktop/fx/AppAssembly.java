@@ -175,7 +175,8 @@ public final class AppAssembly implements AutoCloseable {
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
 
-        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit());
+        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit(),
+                parts.tray()::iconShown);
         this.accounts = new AccountsAssembly(backend.accounts(), vm, ui, messages, settings.time(), foregroundDue,
                 () -> stage, lifecycle::open);
         this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
@@ -430,6 +431,11 @@ public final class AppAssembly implements AutoCloseable {
 
         @Override
         public void remove() {
+        }
+
+        @Override
+        public boolean iconShown() {
+            return false;
         }
     }
 }

@@ -25,27 +25,41 @@ final class WindowLifecycle {
     private final BackgroundViewModel desktop;
     private final Consumer<Boolean> implicitExit;
     private final Runnable exit;
+    private final java.util.function.BooleanSupplier iconShown;
     private final javafx.event.EventHandler<WindowEvent> onClose = this::onClose;
     private boolean tray;
     /** The user closed the window while no tray was known: that quits, whatever the tray answers later. */
     private boolean closedToQuit;
+    /** The window was hidden to an icon the user could see before the tray's answer came. */
+    private boolean hiddenBeforeAnswer;
 
     /**
      * @param implicitExit {@code Platform::setImplicitExit}
      * @param exit ends the app ({@code Platform::exit}; {@link App#stop()} closes everything)
+     * @param iconShown whether the tray icon can be seen now ({@code TrayPort::iconShown}): a close
+     *        after the user saw the icon hides the window there even before the tray's answer arrives
      */
     WindowLifecycle(Stage stage, MainViewModel vm, BackgroundViewModel desktop, Consumer<Boolean> implicitExit,
-                    Runnable exit) {
+                    Runnable exit, java.util.function.BooleanSupplier iconShown) {
         this.stage = Objects.requireNonNull(stage);
         this.vm = Objects.requireNonNull(vm);
         this.desktop = Objects.requireNonNull(desktop);
         this.implicitExit = Objects.requireNonNull(implicitExit);
         this.exit = Objects.requireNonNull(exit);
+        this.iconShown = Objects.requireNonNull(iconShown);
         stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, onClose);
     }
 
     private void onClose(WindowEvent e) {
-        if (tray) {
+        if (!tray && iconShown.getAsBoolean()) {
+            // The icon is in the tray and its answer is on its way to this thread: the user closed a
+            // window whose icon they can see, which hides it there (JavaFX must not end with it).
+            implicitExit.accept(false);
+            hiddenBeforeAnswer = true;
+            e.consume();
+            stage.hide();
+            log.info("window closed; leasesync keeps running in the tray");
+        } else if (tray) {
             e.consume();
             stage.hide();
             log.info("window closed; leasesync keeps running in the tray");
@@ -77,6 +91,9 @@ final class WindowLifecycle {
             log.info("closing the window hides it in the tray");
         } else {
             desktop.noTray();
+            if (hiddenBeforeAnswer) {
+                implicitExit.accept(true);   // the icon went away again: closing quits from now on
+            }
             if (!stage.isShowing() && !closedToQuit) {
                 open();   // started hidden, but there is no tray to come back from
             }

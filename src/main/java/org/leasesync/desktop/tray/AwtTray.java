@@ -40,6 +40,8 @@ public final class AwtTray implements TrayPort {
     /** Made when a tray host is there: it reads the PNG through ImageIO, ~60 classes a trayless desktop never needs. */
     private TrayIcons icons;
     private TrayIcon icon;
+    /** {@link #icon} for the watch thread, which only compares it. */
+    private volatile TrayIcon iconShown;
     private PopupMenu popup;
     private MenuItem status;
     private Menu pauseMenu;
@@ -129,63 +131,97 @@ public final class AwtTray implements TrayPort {
                 }
             }
         });
+        iconShown = icon;   // before the add: the tray host can show the icon before add returns
         try {
             tray.add(icon);
         } catch (AWTException e) {
             log.warn("the system tray refused the icon: {}", e.getMessage());
             icon = null;
+            iconShown = null;
             return false;
         }
         // A tray host that restarts (a panel crash, a session's panel replaced) takes the embedded icon
         // with it, and AWT docks it again into the new host only sometimes: on every new host the icon
         // is taken out and put in again, so it is there whichever way AWT's own re-dock went.
-        tray.addPropertyChangeListener("systemTray", e -> {
-            if (e.getNewValue() != null && icon != null && !removed) {
-                EventQueue.invokeLater(this::dockAgain);
-            }
-        });
-        watchHost(System.getenv("DISPLAY"));
+        if (!watchHost(System.getenv("DISPLAY"))) {
+            // no watch of our own (no libX11 through JNA): AWT's own signal is all there is
+            tray.addPropertyChangeListener("systemTray", e -> {
+                if (e.getNewValue() != null && icon != null && !removed) {
+                    EventQueue.invokeLater(this::dockAgain);
+                }
+            });
+        }
         apply(initial);
         log.info("tray icon installed ({} px)", size);
         return true;
     }
 
     /**
-     * Every {@link #HOST_POLL}, asks the X server who owns the tray selection; a new owner is a tray
-     * host that (re)started, and the icon is put into it. AWT's own "systemTray" property change
-     * misses a host replaced by the next one before AWT saw it gone (the value stays the same
-     * SystemTray object, so no event fires), which left the icon out of a restarted panel.
+     * Every {@link #HOST_POLL}, reads what the X server said about the tray selection
+     * ({@link XTrayHost.OwnerWatch}) and keeps the icon in the tray host there is:
+     * <ul>
+     * <li>a tray host that started since the last look gets the icon put into it. AWT's own
+     * "systemTray" property change misses a host replaced by the next one before AWT saw it gone
+     * (the value stays the same SystemTray object, so no event fires);
+     * <li>an icon that AWT took out of the SystemTray is put back while a host is there. AWT removes
+     * the icon itself when it sees its window handed back to the root window (what the X server does
+     * with a dead host's embedded windows), and that removal can come after the new host was already
+     * served, leaving no icon at all.
+     * </ul>
+     *
+     * @return false when no watch could be opened (no X display or no libX11): the caller then relies
+     *         on AWT's own signal
      */
-    private void watchHost(String display) {
+    private boolean watchHost(String display) {
         if (display == null || display.isBlank()) {
-            return;
+            return false;
         }
-        XTrayHost.OwnerWatch.open(display).ifPresent(w -> {
-            watch = w;
-            hostWatch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "tray-host-watch");
-                t.setDaemon(true);
-                return t;
-            });
-            long[] last = {w.owner()};
-            hostWatch.scheduleWithFixedDelay(() -> {
-                if (removed) {
-                    return;
-                }
-                long now = w.owner();
-                if (now != last[0]) {
-                    last[0] = now;
-                    if (now != 0) {
-                        log.info("a tray host started (window 0x{}); putting the icon into it", Long.toHexString(now));
-                        EventQueue.invokeLater(this::dockAgain);
-                    }
-                }
-            }, HOST_POLL.toMillis(), HOST_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        java.util.Optional<XTrayHost.OwnerWatch> opened = XTrayHost.OwnerWatch.open(display);
+        if (opened.isEmpty()) {
+            return false;
+        }
+        XTrayHost.OwnerWatch w = opened.get();
+        watch = w;
+        hostWatch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tray-host-watch");
+            t.setDaemon(true);
+            return t;
         });
+        SystemTray tray = SystemTray.getSystemTray();
+        hostWatch.scheduleWithFixedDelay(() -> {
+            if (removed) {
+                return;
+            }
+            XTrayHost.OwnerWatch.Seen seen = w.poll();
+            if (seen.newHost()) {
+                log.info("a tray host started (window 0x{}); putting the icon into it", Long.toHexString(seen.owner()));
+                EventQueue.invokeLater(this::dockAgain);
+            } else if (seen.owner() != 0 && !java.util.Arrays.asList(tray.getTrayIcons()).contains(iconShown)) {
+                EventQueue.invokeLater(this::putBackIfGone);
+            }
+        }, HOST_POLL.toMillis(), HOST_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
     }
 
-    /** How often the tray selection's owner is asked: one round trip to the X server. */
+    /** How often the tray selection is looked at: queued events read, one round trip to the X server. */
     static final java.time.Duration HOST_POLL = java.time.Duration.ofSeconds(1);
+
+    /** Puts the icon back when AWT took it out of the tray while a host is there (AWT event thread). */
+    private void putBackIfGone() {
+        if (icon == null || removed) {
+            return;
+        }
+        SystemTray tray = SystemTray.getSystemTray();
+        if (java.util.Arrays.asList(tray.getTrayIcons()).contains(icon)) {
+            return;
+        }
+        try {
+            tray.add(icon);
+            log.info("the tray icon was out of the tray; put it back");
+        } catch (AWTException | IllegalArgumentException e) {
+            log.warn("the tray host refused the icon: {}", e.getMessage());
+        }
+    }
 
     /** Puts the icon into a tray host that came after it was added (AWT event thread). */
     private void dockAgain() {
@@ -247,6 +283,11 @@ public final class AwtTray implements TrayPort {
     }
 
     @Override
+    public boolean iconShown() {
+        return iconShown != null && !removed;
+    }
+
+    @Override
     public void remove() {
         if (removed) {
             return;
@@ -265,6 +306,7 @@ public final class AwtTray implements TrayPort {
                 if (icon != null) {
                     SystemTray.getSystemTray().remove(icon);
                     icon = null;
+                    iconShown = null;
                 }
             } finally {
                 done.complete(null);

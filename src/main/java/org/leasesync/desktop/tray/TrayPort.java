@@ -23,6 +23,15 @@ public interface TrayPort {
     void remove();
 
     /**
+     * Whether a user can see the icon in the tray now: true from the moment {@link #install} starts
+     * putting it there (the tray host may show it before {@code install} returns) until
+     * {@link #remove()} or a failed install. A close of the window is read against this, not against
+     * {@code install}'s answer, which reaches the window's thread a moment after the icon is seen.
+     * Any thread; never blocks.
+     */
+    boolean iconShown();
+
+    /**
      * What the tray shows.
      *
      * @param state the icon's state

@@ -43,11 +43,60 @@ final class XTrayHost {
 
         int XDefaultScreen(Pointer display);
 
+        NativeLong XRootWindow(Pointer display, int screen);
+
         NativeLong XInternAtom(Pointer display, String name, int onlyIfExists);
 
         NativeLong XGetSelectionOwner(Pointer display, NativeLong selection);
 
+        int XSelectInput(Pointer display, NativeLong window, NativeLong eventMask);
+
+        int XPending(Pointer display);
+
+        int XNextEvent(Pointer display, Pointer event);
+
         int XCloseDisplay(Pointer display);
+    }
+
+    /** A connection of our own to one X server, with the tray selection's atom of its default screen. */
+    private static final class Connection {
+        final Xlib x;
+        final Pointer display;
+        final int screen;
+        /** 0 when {@code onlyIfExists} was asked and no tray host ever claimed the selection. */
+        final NativeLong atom;
+
+        private Connection(Xlib x, Pointer display, boolean onlyIfExists) {
+            this.x = x;
+            this.display = display;
+            this.screen = x.XDefaultScreen(display);
+            this.atom = x.XInternAtom(display, "_NET_SYSTEM_TRAY_S" + screen, onlyIfExists ? 1 : 0);
+        }
+
+        /** Opens a connection, or empty when libX11 cannot be loaded or the display cannot be opened. */
+        static java.util.Optional<Connection> open(String name, boolean onlyIfExists) {
+            Objects.requireNonNull(name, "display");
+            try {
+                Xlib x = Native.load("X11", Xlib.class);
+                Pointer d = x.XOpenDisplay(name);
+                if (d == null) {
+                    log.debug("tray host: cannot open X display {}", name);
+                    return java.util.Optional.empty();
+                }
+                return java.util.Optional.of(new Connection(x, d, onlyIfExists));
+            } catch (RuntimeException | LinkageError e) {
+                log.debug("tray host: cannot ask the X server ({})", e.toString());
+                return java.util.Optional.empty();
+            }
+        }
+
+        long owner() {
+            return atom.longValue() == 0 ? 0 : x.XGetSelectionOwner(display, atom).longValue();
+        }
+
+        void close() {
+            x.XCloseDisplay(display);
+        }
     }
 
     private XTrayHost() {
@@ -62,45 +111,49 @@ final class XTrayHost {
      *         opened or anything else fails (never throws)
      */
     static Answer query(String display) {
-        Objects.requireNonNull(display, "display");
+        java.util.Optional<Connection> opened = Connection.open(display, true);
+        if (opened.isEmpty()) {
+            return Answer.UNKNOWN;
+        }
+        Connection c = opened.get();
         try {
-            Xlib x = Native.load("X11", Xlib.class);
-            Pointer d = x.XOpenDisplay(display);
-            if (d == null) {
-                log.debug("tray host: cannot open X display {}", display);
-                return Answer.UNKNOWN;
-            }
-            try {
-                String selection = "_NET_SYSTEM_TRAY_S" + x.XDefaultScreen(d);
-                NativeLong atom = x.XInternAtom(d, selection, 1);   // None if no tray host ever claimed it
-                if (atom.longValue() == 0) {
-                    return Answer.ABSENT;
-                }
-                return x.XGetSelectionOwner(d, atom).longValue() == 0 ? Answer.ABSENT : Answer.PRESENT;
-            } finally {
-                x.XCloseDisplay(d);
-            }
+            return c.owner() == 0 ? Answer.ABSENT : Answer.PRESENT;
         } catch (RuntimeException | LinkageError e) {
             log.debug("tray host: cannot ask the X server ({}); asking AWT", e.toString());
             return Answer.UNKNOWN;
+        } finally {
+            c.close();
         }
     }
 
     /**
-     * Watches who owns the tray selection, on a connection of its own, so that a tray host that
-     * restarts is noticed even when AWT, seeing one owner replaced by the next, reports no change.
+     * Watches the tray selection on a connection of its own, so that every tray host that starts is
+     * seen, including one that AWT misses. The system tray specification has each new tray host
+     * announce itself with a {@code MANAGER} client message to the root window; those messages queue
+     * on this connection between two {@link #poll()} calls, so a host that came and went, or one
+     * whose window got the same id as the one before it (the X server hands a restarted client's ids
+     * out again), is seen all the same, which comparing the owner's window id alone does not do.
      *
-     * <p>Not thread-safe: one thread calls {@link #owner()} and {@link #close()}.
+     * <p>Not thread-safe: one thread calls {@link #poll()} and {@link #close()}.
      */
     static final class OwnerWatch implements AutoCloseable {
-        private final Xlib x;
-        private final Pointer display;
-        private final NativeLong atom;
+        /** {@code StructureNotifyMask}: the mask the specification sends {@code MANAGER} with. */
+        private static final long STRUCTURE_NOTIFY_MASK = 1L << 17;
+        /** {@code ClientMessage} event type. */
+        private static final int CLIENT_MESSAGE = 33;
+        /** {@code sizeof(XEvent)}: a union padded to 24 C longs. */
+        private static final int XEVENT_SIZE = 24 * Native.LONG_SIZE;
 
-        private OwnerWatch(Xlib x, Pointer display, NativeLong atom) {
-            this.x = x;
-            this.display = display;
-            this.atom = atom;
+        private final Connection c;
+        private final NativeLong manager;
+        private final com.sun.jna.Memory event = new com.sun.jna.Memory(XEVENT_SIZE);
+        private long lastOwner;
+
+        private OwnerWatch(Connection c) {
+            this.c = c;
+            this.manager = c.x.XInternAtom(c.display, "MANAGER", 0);
+            c.x.XSelectInput(c.display, c.x.XRootWindow(c.display, c.screen), new NativeLong(STRUCTURE_NOTIFY_MASK));
+            this.lastOwner = c.owner();
         }
 
         /**
@@ -109,28 +162,44 @@ final class XTrayHost {
          * @return the watch, or empty when libX11 or the display cannot be had (never throws)
          */
         static java.util.Optional<OwnerWatch> open(String display) {
+            java.util.Optional<Connection> opened = Connection.open(display, false);
             try {
-                Xlib x = Native.load("X11", Xlib.class);
-                Pointer d = x.XOpenDisplay(display);
-                if (d == null) {
-                    return java.util.Optional.empty();
-                }
-                NativeLong atom = x.XInternAtom(d, "_NET_SYSTEM_TRAY_S" + x.XDefaultScreen(d), 0);
-                return java.util.Optional.of(new OwnerWatch(x, d, atom));
+                return opened.map(OwnerWatch::new);
             } catch (RuntimeException | LinkageError e) {
+                opened.ifPresent(Connection::close);
                 log.debug("tray host: cannot watch the selection ({})", e.toString());
                 return java.util.Optional.empty();
             }
         }
 
-        /** The window that owns the tray selection now, 0 when no tray host does. One round trip. */
-        long owner() {
-            return x.XGetSelectionOwner(display, atom).longValue();
+        /**
+         * What happened to the tray selection since the last poll (or since {@link #open}).
+         *
+         * @param owner the window that owns the selection now; 0 when no tray host does
+         * @param newHost a tray host started since the last poll and owns the selection now
+         */
+        record Seen(long owner, boolean newHost) {
+        }
+
+        /** Reads the queued events (no round trip when there are none) and asks the owner (one round trip). */
+        Seen poll() {
+            boolean announced = false;
+            while (c.x.XPending(c.display) > 0) {
+                c.x.XNextEvent(c.display, event);
+                if (event.getInt(0) == CLIENT_MESSAGE && event.getNativeLong(5L * Native.LONG_SIZE).equals(manager)
+                        && event.getNativeLong(8L * Native.LONG_SIZE).equals(c.atom)) {
+                    announced = true;   // data.l[1] is the selection the new manager took
+                }
+            }
+            long owner = c.owner();
+            boolean changed = owner != lastOwner;
+            lastOwner = owner;
+            return new Seen(owner, owner != 0 && (announced || changed));
         }
 
         @Override
         public void close() {
-            x.XCloseDisplay(display);
+            c.close();
         }
     }
 }

@@ -60,6 +60,11 @@ final class BackgroundFixture implements AutoCloseable {
             removed = true;
         }
 
+        @Override
+        public boolean iconShown() {
+            return menu != null && !removed;
+        }
+
         TrayView last() {
             return views.get(views.size() - 1);
         }

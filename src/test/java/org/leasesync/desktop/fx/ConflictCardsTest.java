@@ -97,6 +97,11 @@ class ConflictCardsTest {
             @Override
             public void remove() {
             }
+
+            @Override
+            public boolean iconShown() {
+                return false;
+            }
         }, vm, desktop, texts.messages(), time);
         vm.start();
         return new Window(vm, data, conflicts, tray, pause);

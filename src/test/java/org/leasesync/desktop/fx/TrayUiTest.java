@@ -26,6 +26,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.Pause;
+import org.leasesync.desktop.tray.TrayPort;
 import org.leasesync.desktop.tray.TrayState;
 
 /**
@@ -210,6 +211,27 @@ class TrayUiTest {
         assertThat(f.exits).as("the close before the icon was a quit").hasValue(1);
         assertThat(f.implicitExit).as("tray mode never switched on").isEmpty();
         assertThat(stage.isShowing()).isFalse();
+    }
+
+    @Test
+    void closingTheWindowOnceTheIconIsSeenHidesItThereBeforeTheAnswerArrives(FxRobot robot) {
+        // The tray host shows the icon while the tray's answer is still on its way to the FX thread;
+        // a user (or a test) who sees the icon and closes the window at once means "to the tray".
+        robot.interact(() -> {
+            f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
+                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
+            f.assembly.show();
+        });
+        f.tray.install(new TrayPort.TrayMenu(() -> { }, () -> { }, o -> { }, () -> { }, () -> { }, () -> { }),
+                new TrayPort.TrayView(TrayState.UP_TO_DATE, "", false));   // the icon is up; no answer yet
+        requestClose(robot);
+        assertThat(stage.isShowing()).isFalse();
+        assertThat(f.implicitExit).as("JavaFX must outlive the window hidden to the icon").containsExactly(false);
+        assertThat(f.assembly.installTray()).isTrue();
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertThat(f.exits).as("a close to a visible icon is not a quit").hasValue(0);
+        assertThat(stage.isShowing()).isFalse();
+        assertThat(f.implicitExit).doesNotContain(true);
     }
 
     @Test

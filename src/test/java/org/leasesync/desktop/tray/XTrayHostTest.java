@@ -37,6 +37,30 @@ class XTrayHostTest {
     }
 
     @Test
+    void theWatchSeesEveryRestartedTrayHostEvenUnderTheSameWindowId() throws Exception {
+        try (DesktopSession session = DesktopSession.start(tmp.resolve("desktop"), true)) {
+            String display = ":" + session.display();
+            session.waitUntil("the tray host is seen", () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
+            try (XTrayHost.OwnerWatch watch = XTrayHost.OwnerWatch.open(display).orElseThrow()) {
+                XTrayHost.OwnerWatch.Seen first = watch.poll();
+                assertThat(first.owner()).isNotZero();
+                assertThat(first.newHost()).as("the host that was there at open is not new").isFalse();
+                for (int i = 1; i <= 3; i++) {
+                    // no poll between the kill and the start: the gap with no owner is never seen, and
+                    // Xvfb gives the restarted host's window the id the last one had (seen here each
+                    // time), so only the host's MANAGER announcement tells the two apart
+                    session.killTray();
+                    session.startTray();
+                    session.waitUntil("the restarted host owns the tray", () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
+                    XTrayHost.OwnerWatch.Seen seen = watch.poll();
+                    assertThat(seen.newHost()).as("restart %d is seen", i).isTrue();
+                    assertThat(watch.poll().newHost()).as("and seen once").isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
     void aDisplayThatCannotBeOpenedIsUnknownSoAwtIsAsked() {
         int n = 7321;
         while (Files.exists(Path.of("/tmp/.X11-unix/X" + n))) {
