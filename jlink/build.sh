@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds leasesync's installers (issue 6; see README "Install"):
+# Builds leasesync's installers (see README "Install"):
 #   target/runtime          a jlink runtime: only the JDK and JavaFX modules the app needs, with
 #                           JavaFX's native libraries inside it (nothing is extracted into $HOME)
 #   target/dist/leasesync   a jpackage app image: bin/leasesync (the window and every CLI subcommand)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up and idle memory of leasesync against a bare JavaFX window (issue 14 §4, docs/benchmarks.md).
+# Start-up and idle memory of leasesync against a bare JavaFX window (docs/benchmarks.md).
 #
 # Launches, interleaved, N rounds of:
 #   bare      org.leasesync.bench.BareWindow (test sources): one Stage of leasesync's size, one Label

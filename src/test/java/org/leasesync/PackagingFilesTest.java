@@ -28,6 +28,21 @@ class PackagingFilesTest {
     }
 
     @Test
+    void theMenuEntrySpeaksToUsersInBothLanguages() throws Exception {
+        String entry = read("jlink/resources/leasesync.desktop");
+        // jpackage's own Comment is its --description, written for developers: the entry has its own
+        assertThat(entry).doesNotContain("APPLICATION_DESCRIPTION");
+        for (String key : new String[] {"Name", "GenericName", "Comment", "Keywords"}) {
+            assertThat(entry).containsPattern("(?m)^" + key + "=\\S.*$");
+            Matcher zh = Pattern.compile("(?m)^" + Pattern.quote(key + "[zh_CN]") + "=(.+)$").matcher(entry);
+            assertThat(zh.find()).as(key + "[zh_CN]").isTrue();
+            if (!key.equals("Name")) {   // the product's name stays leasesync in every language
+                assertThat(zh.group(1)).as(key + "[zh_CN] in Chinese").containsPattern("\\p{IsHan}");
+            }
+        }
+    }
+
+    @Test
     void theMaintainerFieldIsNameAndAddress() throws Exception {
         // jpackage writes "Maintainer: <--vendor> <<--linux-deb-maintainer>>": the option takes the address only
         String config = read("jlink/config.sh");

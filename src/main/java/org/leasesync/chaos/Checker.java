@@ -12,7 +12,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Checks a chaos history against leasesync's promises (design.md §2) and counts violations:
+ * Checks a chaos history against leasesync's promises (docs/architecture.md, "Invariants") and counts
+ * violations:
  * <ol>
  *   <li><b>overlaps</b> (invariants 1 and 4): on one device, a local write of epoch {@code e} that
  *       <i>began</i> after a grant of a higher epoch of its key had <i>committed</i> (both stamps on

@@ -42,7 +42,7 @@ final class ClusterFaults {
     private final PrintStream progress;
     private final AtomicBoolean[] down;
     /** The network fault each instance has now (null: none); index 0 is the database's link. */
-    private final AtomicReference<NetworkFaults.Kind>[] netFault;
+    private final java.util.List<AtomicReference<NetworkFaults.Kind>> netFault;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger killsMidPush = new AtomicInteger();
     private final AtomicInteger killsMidJob = new AtomicInteger();
@@ -62,10 +62,8 @@ final class ClusterFaults {
         this.progress = progress;
         this.down = new AtomicBoolean[instances.count() + 1];
         java.util.Arrays.setAll(down, k -> new AtomicBoolean());
-        @SuppressWarnings("unchecked")
-        AtomicReference<NetworkFaults.Kind>[] faults = new AtomicReference[instances.count() + 1];
-        java.util.Arrays.setAll(faults, k -> new AtomicReference<>());
-        this.netFault = faults;
+        this.netFault = java.util.stream.IntStream.rangeClosed(0, instances.count())
+                .mapToObj(k -> new AtomicReference<NetworkFaults.Kind>()).toList();
     }
 
     int kills() {
@@ -142,7 +140,7 @@ final class ClusterFaults {
         int victim = holder.or(() -> jobRunner).map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
         boolean midJob = instances.instanceId(victim).map(runningJobs::contains).orElse(false);
         down[victim].set(true);
-        boolean hostLost = wholeHost && netFault[victim].compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
+        boolean hostLost = wholeHost && netFault.get(victim).compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
         instances.kill9(victim);   // after a lost host: only reaps the process
         kills.incrementAndGet();
         if (holder.isPresent()) {
@@ -167,7 +165,7 @@ final class ClusterFaults {
             return true;
         } catch (IOException e) {
             progress.println("cluster: could not lose the host of instance " + k + ": " + e.getMessage() + " (kill -9 instead)");
-            netFault[k].set(null);
+            netFault.get(k).set(null);
             return false;
         }
     }
@@ -187,7 +185,7 @@ final class ClusterFaults {
         long shortMs = 2000 + rnd.nextInt(6000);
         boolean longCut = rnd.nextInt(20) == 0;   // longer than PostgreSQL's dead-peer detection (about 15 s)
         long lastsMs = longCut ? 20_000 + rnd.nextInt(15_000) : shortMs;
-        AtomicReference<NetworkFaults.Kind> slot = netFault[kind == NetworkFaults.Kind.DB_LINK_DOWN ? 0 : k];
+        AtomicReference<NetworkFaults.Kind> slot = netFault.get(kind == NetworkFaults.Kind.DB_LINK_DOWN ? 0 : k);
         if (draining || !slot.compareAndSet(null, kind)) {
             return;
         }
@@ -240,7 +238,7 @@ final class ClusterFaults {
         try {
             if (freshHost) {
                 network.set(NetworkFaults.Kind.HOST_LOST, k, 0, false);
-                netFault[k].set(null);
+                netFault.get(k).set(null);
             }
             instances.start(k);
             journal.serverStart(k);
@@ -255,7 +253,7 @@ final class ClusterFaults {
 
     /** Whether the harness can reach instance {@code k} (its link is not down). */
     private boolean reachable(int k) {
-        return netFault[k].get() != NetworkFaults.Kind.LINK_DOWN;
+        return netFault.get(k).get() != NetworkFaults.Kind.LINK_DOWN;
     }
 
     private int downCount() {

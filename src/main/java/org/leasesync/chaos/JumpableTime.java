@@ -10,7 +10,7 @@ import org.leasesync.lease.TimeSource;
 /**
  * The system's time with a wall clock that can be jumped forward or back at run time (an NTP step,
  * a sleep/resume, a manual change), the way the chaos harness moves a client's clock. Monotonic time
- * is the system's and never jumps (design.md invariant 3). Thread-safe; never blocks.
+ * is the system's and never jumps (invariant 3, time: docs/architecture.md). Thread-safe; never blocks.
  */
 final class JumpableTime implements TimeSource {
 

@@ -9,7 +9,7 @@ import java.util.random.RandomGenerator;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How an agent process sees time, moved the way the operating system moves it (issue 12): its wall
+ * How an agent process sees time, moved the way the operating system moves it: its wall
  * clock hours ahead of or behind every other process (the {@code wallclock_shift.c} aid: what
  * Debian's libfaketime does with {@code FAKETIME_DONT_FAKE_MONOTONIC=1}, without breaking the JVM's
  * timed waits, which libfaketime makes return at once; docs/reliability.md), or the

@@ -7,7 +7,8 @@ import java.util.Map;
 import org.leasesync.lease.OwnerId;
 
 /**
- * The {@code stolen} counter (design.md invariant 3, issue 12): a lease must never be taken from a
+ * The {@code stolen} counter (invariant 3, time: docs/architecture.md): a lease must never be
+ * taken from a
  * live, heart-beating holder. A takeover (a {@code grant} event with {@code tookOverEpoch}) is legal
  * only if the holder's process had been killed before it ({@code kill} event, {@code sent} stamp;
  * for a process that exited on its own, {@code agent-exit}, its last journaled event), or if it came at least one TTL after the holder's last heartbeat (its grant or a successful

@@ -18,7 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * The {@code leasesync} command: with no subcommand it opens the desktop window; with one it runs
  * the CLI. Exit codes: 0 success, 1 failure, 2 usage error (plus the codes a subcommand documents).
  */
-@Command(name = "leasesync", mixinStandardHelpOptions = true, version = "leasesync 0.1.0",
+@Command(name = "leasesync", mixinStandardHelpOptions = true, versionProvider = LeasesyncCommand.Version.class,
         description = {"A desktop sync client that never runs the same sync task twice at once.",
                 "Without a subcommand: opens the window — with --server, as a signed-in account (leasesync login), "
                         + "else the embedded demo server."},
@@ -27,6 +27,15 @@ import picocli.CommandLine.Model.CommandSpec;
                 OutboxCommand.class, ServeCommand.class, UsersCommand.class, StatusCommand.class,
                 HistoryCommand.class, CommandLine.HelpCommand.class})
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
+
+    /** {@code --version}: the build's version, so the number lives only in the pom. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"leasesync " + org.leasesync.client.ProductVersion.get()};
+        }
+    }
+
 
     @Mixin
     DataDirMixin dataDir;

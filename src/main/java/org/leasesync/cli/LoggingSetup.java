@@ -93,7 +93,7 @@ public final class LoggingSetup {
             root.setLevel(Level.INFO);
         }
         // With the file in place, warnings go there only: the console keeps the command's own
-        // one-line messages (and errors), as the README promises.
+        // one-line messages (and errors), as docs/troubleshooting.md promises.
         var console = root.getAppender("CONSOLE");
         if (console != null) {
             ch.qos.logback.classic.filter.ThresholdFilter errorsOnly = new ch.qos.logback.classic.filter.ThresholdFilter();

@@ -111,6 +111,9 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 dataDir.openTimeout(), "leasesync sync", chosen.transport());
     }
 
+    // "try": the signal handlers are held for the run, only their close is used (javac does not
+    // honour the annotation on a resource whose initializer is a lambda)
+    @SuppressWarnings("try")
     @Override
     public Integer call() throws InterruptedException {
         if (config == null) {

@@ -135,7 +135,7 @@ public final class ConflictDiff {
             return out;
         }
         out.add(new Line("{", all));
-        Iterator<Map.Entry<String, JsonNode>> fields = n.fields();
+        Iterator<Map.Entry<String, JsonNode>> fields = n.properties().iterator();
         while (fields.hasNext()) {
             Map.Entry<String, JsonNode> f = fields.next();
             boolean differs = all || differingFields.contains(f.getKey());

@@ -32,16 +32,23 @@ public final class Autostart {
     /** The environment variable the entry sets; the window starts hidden in the tray when it is 1. */
     public static final String START_HIDDEN_ENV = "LEASESYNC_START_HIDDEN";
 
+    /** The icon's name in the user's icon theme when no installed icon file is next to the launcher. */
+    static final String ICON_NAME = "leasesync";
+
     private final Path entry;
+    private final Path themeIcon;
     private final Optional<List<String>> command;
 
     /**
      * @param configHome the XDG config directory ({@link #configHome})
+     * @param dataHome the XDG data directory ({@link #dataHome}), where the icon goes when the app has
+     *     no installed icon file (run from the jar)
      * @param command the command line that starts this app, empty when there is none to write
      *     (e.g. started from classes by Maven)
      */
-    public Autostart(Path configHome, Optional<List<String>> command) {
+    public Autostart(Path configHome, Path dataHome, Optional<List<String>> command) {
         this.entry = configHome.resolve("autostart").resolve(FILE);
+        this.themeIcon = dataHome.resolve("icons/hicolor/256x256/apps").resolve(ICON_NAME + ".png");
         this.command = Objects.requireNonNull(command, "command").map(List::copyOf);
         this.command.ifPresent(c -> {
             if (c.isEmpty() || c.stream().anyMatch(a -> a.indexOf('\n') >= 0 || a.indexOf('\r') >= 0)) {
@@ -57,6 +64,15 @@ public final class Autostart {
             return Path.of(xdg);
         }
         return Path.of(userHome, ".config");
+    }
+
+    /** {@code $XDG_DATA_HOME} when it is set to an absolute path, else {@code ~/.local/share}. */
+    public static Path dataHome(Map<String, String> env, String userHome) {
+        String xdg = env.get("XDG_DATA_HOME");
+        if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+            return Path.of(xdg);
+        }
+        return Path.of(userHome, ".local", "share");
     }
 
     /**
@@ -117,7 +133,7 @@ public final class Autostart {
                 // specification asks; an existing one is the user's and other programs', left as it is.
                 OwnerOnlyFiles.directory(entry.getParent());
             }
-            OwnerOnlyFiles.writeString(entry, entryText(cmd));
+            OwnerOnlyFiles.writeString(entry, entryText(cmd, icon(cmd)));
         } catch (IOException e) {
             throw new LeasesyncException("could not write " + entry + ": " + e.getMessage(), e);
         }
@@ -136,12 +152,40 @@ public final class Autostart {
         }
     }
 
-    /** The desktop entry for {@code command}. */
-    static String entryText(List<String> command) {
+    /**
+     * The entry's {@code Icon=}: the installed app image's own icon file ({@code APP/lib/leasesync.png}
+     * beside {@code APP/bin/leasesync}) when there is one, else the app's icon written into the user's
+     * icon theme and named, so that a session's list of startup programs shows it either way.
+     */
+    private String icon(List<String> cmd) throws IOException {
+        Path launcher = Path.of(cmd.get(0));
+        Path bin = launcher.getParent();
+        if (bin != null && bin.getFileName() != null && bin.getFileName().toString().equals("bin")
+                && bin.getParent() != null) {
+            Path installed = bin.getParent().resolve("lib").resolve(ICON_NAME + ".png");
+            if (Files.isRegularFile(installed)) {
+                return installed.toAbsolutePath().toString();
+            }
+        }
+        try (var in = Autostart.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
+            if (in == null) {
+                return ICON_NAME;
+            }
+            Files.createDirectories(themeIcon.getParent());
+            Files.copy(in, themeIcon, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return ICON_NAME;
+    }
+
+    /** The desktop entry for {@code command} with {@code icon} (an absolute path or a theme icon name). */
+    static String entryText(List<String> command, String icon) {
         return "[Desktop Entry]\n"
                 + "Type=Application\n"
                 + "Name=leasesync\n"
+                + "Name[zh_CN]=leasesync\n"
                 + "Comment=Keeps your courses, messages and settings in sync in the background\n"
+                + "Comment[zh_CN]=在后台同步你的课程、消息和设置\n"
+                + "Icon=" + icon + "\n"
                 + "Exec=env " + START_HIDDEN_ENV + "=1 " + exec(command) + "\n"
                 + "Terminal=false\n"
                 + "X-GNOME-Autostart-enabled=true\n";

@@ -11,9 +11,10 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * An immutable status snapshot of one task key, published by {@link StatusTracker} and shown by
- * one card of the window (design.md invariant 10: always one of idle, running, failed, needs
- * attention). Each case carries the values its state has, so a reader asks for a value by asking
- * for the case ({@code s instanceof KeyStatus.Failed f}) and never finds it missing.
+ * one card of the window (docs/architecture.md, invariant 10, the user is never left guessing:
+ * always one of idle, running, failed, needs attention). Each case carries the values its state
+ * has, so a reader asks for a value by asking for the case ({@code s instanceof KeyStatus.Failed f})
+ * and never finds it missing.
  *
  * <p>A pause or the server being unreachable is not a case: the window shows them over the stored
  * state ({@link CardOverlay}), which comes back as it was once they end.

@@ -429,6 +429,8 @@ public final class SettingsFile {
 
     /** A value of the wrong shape; the message names the key. */
     private static final class Unreadable extends LeasesyncException {
+        private static final long serialVersionUID = 1L;
+
         Unreadable(String message) {
             super(message);
         }

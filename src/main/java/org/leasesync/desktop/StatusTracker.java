@@ -22,7 +22,8 @@ import org.leasesync.lease.TaskKey;
 /**
  * Turns coordinator events and stored runs into {@link KeyStatus} snapshots for the signed-in
  * user and hands them to the UI through an injected executor ({@code Platform::runLater} in the
- * app, direct in tests). Snapshots of any other user are never published (design.md invariant 8).
+ * app, direct in tests). Snapshots of any other user are never published (invariant 8, accounts are
+ * isolated: docs/architecture.md).
  *
  * <p>Thread-safe: events arrive on worker threads, refreshes on the timer thread.
  */

@@ -5,6 +5,7 @@ package org.leasesync.keyring;
  * collection to keep a token in. Then a token goes to the owner-only {@link TokenFile} instead.
  */
 public class KeyringUnavailableException extends KeyringException {
+    private static final long serialVersionUID = 1L;
 
     public KeyringUnavailableException(String message) {
         super(message);

@@ -1,5 +1,7 @@
 package org.leasesync.lease;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the process does after a fatal error ({@link #isFatal}) in one of the registry's threads —
  * after the registry has already ended what it could: the run that hit it is recorded as failed
@@ -26,7 +28,7 @@ public interface FatalErrorHandler {
      * time it is caught. Anything else (a {@code StackOverflowError}, an {@code AssertionError}, a
      * {@code LinkageError}, any exception) ends only the run that threw it.
      */
-    static boolean isFatal(Throwable error) {
+    static boolean isFatal(@Nullable Throwable error) {
         return error instanceof VirtualMachineError && !(error instanceof StackOverflowError);
     }
 
@@ -34,8 +36,8 @@ public interface FatalErrorHandler {
      * Calls the handler if {@code error} is fatal; a handler that throws is ignored (the error is
      * already logged).
      */
-    static void report(FatalErrorHandler handler, Throwable error) {
-        if (handler == null || !isFatal(error)) {
+    static void report(@Nullable FatalErrorHandler handler, @Nullable Throwable error) {
+        if (handler == null || error == null || !isFatal(error)) {
             return;
         }
         try {

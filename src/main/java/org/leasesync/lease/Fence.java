@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * What every write under a lease carries: the lease key, the owner and the epoch (fencing token) of
  * the lease. A write is committed only if this triple is still the current lease row
- * (design.md invariant 4).
+ * (invariant 4, fencing: docs/architecture.md).
  *
  * <p>Immutable and thread-safe.
  *

@@ -50,7 +50,7 @@ public record JobKey(String name) implements LeaseKey {
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            boolean letterOrDigit = c >= 'a' && c <= 'z' || c >= '0' && c <= '9';
+            boolean letterOrDigit = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
             if (i == 0 && !letterOrDigit) {
                 throw new IllegalArgumentException("job name " + quote(name)
                         + " must start with a lower-case letter or a digit");

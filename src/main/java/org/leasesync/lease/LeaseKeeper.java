@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The heartbeat: renews every tracked lease (of any {@link LeaseKey}, task key or job key) once a
@@ -28,7 +29,7 @@ public final class LeaseKeeper implements AutoCloseable {
     private final TaskRegistry registry;
     private final Set<HeldLease> tracked = ConcurrentHashMap.newKeySet();
     private final FatalErrorHandler fatal;
-    private volatile ScheduledFuture<?> task;
+    private volatile @Nullable ScheduledFuture<?> task;
 
     /** A keeper whose fatal errors are only logged. */
     public LeaseKeeper(TaskRegistry registry) {
@@ -66,6 +67,8 @@ public final class LeaseKeeper implements AutoCloseable {
      *
      * @return how many leases were found lost in this pass
      */
+    // a concurrent key set: its iterator is weakly consistent, so removing while iterating is safe
+    @SuppressWarnings("ModifyCollectionInEnhancedForLoop")
     public int renewDue() {
         int lostCount = 0;
         long now = registry.time().monotonicNanos();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One row of the lease table as read from the store: a snapshot, possibly stale the moment it is
@@ -24,7 +25,7 @@ import java.util.Optional;
  * @param ownerText the stored owner id as it is, null when the key is free
  */
 public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
-                          Duration ttl, Instant renewedAt, Instant expiresAt, String ownerText) {
+                          Duration ttl, Instant renewedAt, Instant expiresAt, @Nullable String ownerText) {
 
     public LeaseRecord {
         Objects.requireNonNull(key, "key");

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Storage SPI for lease rows, implemented by the {@code store} package. Holds no lease policy: when
  * a takeover is allowed is decided by {@link TaskRegistry}; this interface only executes atomic
- * conditional writes (design.md invariant 2). Works with any {@link LeaseKey}: task keys and job
+ * conditional writes (invariant 2, a grant is one atomic conditional write: docs/architecture.md). Works
+ * with any {@link LeaseKey}: task keys and job
  * keys share one table, told apart by their written form.
  *
  * <p>A store that can also grant inside a transaction shared with other writes implements

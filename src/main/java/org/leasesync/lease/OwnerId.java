@@ -62,7 +62,7 @@ public record OwnerId(String host, long pid, ProcessStart start, String nonce) {
         }
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
                 return false;
             }
         }

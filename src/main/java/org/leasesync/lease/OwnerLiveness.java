@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * Decides whether an owner is provably dead. "Not provable" is the safe answer: a live but slow
- * owner must never be declared dead (design.md invariant 3).
+ * owner must never be declared dead (invariant 3, time: docs/architecture.md).
  *
  * <p>Implementations must be thread-safe and must not block for long.
  */
@@ -12,6 +12,8 @@ import java.util.Optional;
 public interface OwnerLiveness {
 
     /**
+     * Whether {@code owner} is proven dead.
+     *
      * @return true only if {@code owner} certainly no longer runs (e.g. same host and its process
      *     is gone or its pid now belongs to a process with another start time); false when alive or
      *     when that cannot be proven (another host, missing process information)

@@ -76,7 +76,7 @@ final class ProcFs {
         if (close < 0) {
             throw new IllegalArgumentException("no ')' in a /proc/PID/stat line");
         }
-        String[] f = stat.substring(close + 1).trim().split("\\s+");
+        String[] f = stat.substring(close + 1).trim().split("\\s+", -1);
         if (f.length < 20) {
             throw new IllegalArgumentException("a /proc/PID/stat line has " + (f.length + 2) + " fields, fewer than 22");
         }

@@ -12,7 +12,7 @@ import java.util.Optional;
  * <p>Why not {@code ProcessHandle.Info.startInstant()}: that is the kernel's boot time ({@code btime}
  * in {@code /proc/stat}) plus the start ticks, and {@code btime} moves whenever the wall clock is
  * stepped (NTP step, manual change), so two processes that read it on either side of a step disagree
- * about the start of every process — and a live owner looked like a recycled pid (issue 12).
+ * about the start of every process — and a live owner would look like a recycled pid.
  *
  * <p>Three kinds, told apart by their written form:
  * <ul>

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * The data domain of a task. Adding a scope is a code change (design.md §1).
+ * The data domain of a task. Adding a scope is a code change (docs/architecture.md, "Vocabulary").
  *
  * <p>Each constant has a stable wire name ({@link #wireName()}) used in task keys, SQL rows, the
  * sync protocol's paths and the CLI.

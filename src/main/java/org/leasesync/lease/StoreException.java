@@ -6,6 +6,7 @@ package org.leasesync.lease;
  * or the operation.
  */
 public class StoreException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
 
     public StoreException(String message, Throwable cause) {
         super(message, cause);

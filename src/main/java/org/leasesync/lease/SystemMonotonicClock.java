@@ -77,8 +77,8 @@ final class SystemMonotonicClock {
         if (timensOffsets == null) {
             return "";
         }
-        for (String line : timensOffsets.split("\n")) {
-            String[] f = line.trim().split("\\s+");
+        for (String line : timensOffsets.split("\n", -1)) {
+            String[] f = line.trim().split("\\s+", -1);
             if (f.length == 3 && f[0].equals("monotonic")) {
                 return f[1].equals("0") && f[2].equals("0") ? "" : f[1] + "." + f[2];
             }
@@ -88,7 +88,7 @@ final class SystemMonotonicClock {
 
     /** The first figure of {@code /proc/uptime} ("12345.67 ...") in nanoseconds. */
     static long uptimeNanos(String uptime) {
-        String first = uptime.trim().split("\\s+")[0];
+        String first = uptime.trim().split("\\s+", -1)[0];
         int dot = first.indexOf('.');
         long seconds = Long.parseLong(dot < 0 ? first : first.substring(0, dot));
         String frac = dot < 0 ? "" : (first.substring(dot + 1) + "000000000").substring(0, 9);

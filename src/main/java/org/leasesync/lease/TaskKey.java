@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * The identity of one business task: a user id and a {@link Scope}, written {@code userId|scope}
  * (e.g. {@code alice|course_sync}). Deduplication is by task key, never by trigger; a different
- * user or a different scope is a different task (design.md §1). A task key is a {@link LeaseKey}; the
+ * user or a different scope is a different task (docs/architecture.md, "Vocabulary"). A task key is a
+ * {@link LeaseKey}; the
  * other kind is a {@link JobKey}, whose written form never contains {@code |}.
  *
  * <p>Immutable and thread-safe.

@@ -54,7 +54,7 @@ public final class TaskRegistry {
 
     /**
      * How long after a read that found a live other holder a losing attempt may answer "held" from
-     * its failed conditional write alone, without reading the row again (issue 14 §1). Only the read
+     * its failed conditional write alone, without reading the row again. Only the read
      * can lead to a takeover (a stale or provably dead holder, our own orphan) or to the insert of a
      * deleted row, so each of those is noticed at most this much later; a release is never noticed
      * later (the conditional write grants a free key). Well below the shortest TTL (100 ms), counted
@@ -125,8 +125,8 @@ public final class TaskRegistry {
         Objects.requireNonNull(key, "key");
         // Another thread of this registry holds the key, or is being granted it right now: that is
         // contention, answered without the database. Without this check, a row naming us whose
-        // grant the other thread had not noted in `held` yet looked like our orphan and was taken
-        // over, so two threads held the key (found by the lease benchmark, docs/benchmarks.md).
+        // grant the other thread has not noted in `held` yet would look like our orphan and be taken
+        // over, so two threads would hold the key.
         if (held.putIfAbsent(key, GRANTING) != null) {
             return Optional.empty();
         }
@@ -295,7 +295,7 @@ public final class TaskRegistry {
         if (!current.get().isHeld()) {
             return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile
         }
-        // The observation's clock starts after the read returned — never before it (issue 12): a
+        // The observation's clock starts after the read returned — never before it: a
         // holder's renewal that the read saw started before this instant, so one TTL from here never
         // ends before its lease does, however long this thread stalled before or during the read.
         if (!isStale(current.get(), time.monotonicNanos())) {
@@ -318,13 +318,14 @@ public final class TaskRegistry {
      *     (owner, epoch, heartbeat) is stamped with it
      */
     private boolean isStale(LeaseRecord held, long nowNanos) {
-        if (held.hasUnreadableOwner()) {
+        String storedOwner = held.ownerText();
+        if (storedOwner != null && held.owner().isEmpty()) {
             // A damaged row: nobody can prove its holder dead, and nobody renews under a text no
             // process writes — so its heartbeat stays still and it is taken over after one TTL.
             log.log(System.Logger.Level.WARNING, "{0}: the lease row names an owner that cannot be read (''{1}'', "
                     + "epoch {2}); taking it over once its heartbeat has not changed for {3}", held.key(),
-                    held.ownerText(), held.epoch(), observationTtl(held));
-            return observedUnchanged(held, held.ownerText(), nowNanos);
+                    storedOwner, held.epoch(), observationTtl(held));
+            return observedUnchanged(held, storedOwner, nowNanos);
         }
         OwnerId holder = held.owner().orElseThrow();
         if (holder.equals(owner)) {

@@ -5,7 +5,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The only way business code reads time (design.md invariant 3): a wall clock for what is shown
+ * The only way business code reads time (invariant 3, time: docs/architecture.md): a wall clock for what
+ * is shown
  * and stored, and a monotonic clock for every lease timing decision, so a wall-clock jump (NTP
  * step, sleep/resume, manual change) can neither steal a live lease nor keep a dead one.
  *

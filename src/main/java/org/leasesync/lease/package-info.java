@@ -6,6 +6,16 @@
  * ({@link org.leasesync.lease.LeaseKeeper}), fences (epochs) and the lease-lost signal, and time
  * (wall and monotonic) as an injected source. Shared by the client and the server.
  *
- * <p>May import: the JDK only (logging through {@link java.lang.System.Logger}).
+ * <p>Nullness, here and in {@code run} (JSpecify, checked by NullAway in the build): every type is
+ * non-null unless marked {@link org.jspecify.annotations.Nullable}, and such a mark says null is a
+ * real value there, documented where it is used (a lease-lost detail, a free key's owner text). A
+ * public method whose result may be absent returns {@link java.util.Optional}, not null; values
+ * check their non-null arguments in their constructors.
+ *
+ * <p>May import: the JDK only (logging through {@link java.lang.System.Logger}), and JSpecify's
+ * nullness annotations.
  */
+@NullMarked
 package org.leasesync.lease;
+
+import org.jspecify.annotations.NullMarked;

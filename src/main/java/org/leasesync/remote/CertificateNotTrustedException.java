@@ -10,6 +10,7 @@ import org.leasesync.sync.RemoteException;
  * gives them before trusting it with {@code --ca-file}.
  */
 public final class CertificateNotTrustedException extends RemoteException {
+    private static final long serialVersionUID = 1L;
 
     /** The {@link #code()} of this error. */
     public static final String CODE = "untrusted_certificate";

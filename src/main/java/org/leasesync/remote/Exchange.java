@@ -152,6 +152,9 @@ final class Exchange {
     }
 
     /** @param reader reads the 2xx body; null when the answer has none to read */
+    // "try": the cancellation registration is held for the call, only its close is used (javac does
+    // not honour the annotation on a resource whose initializer is a method reference)
+    @SuppressWarnings("try")
     private <T> T execute(Request template, String what, String server, boolean isPush, long deadlineNanos,
                           BodyReader<T> reader) {
         Probe probe = new Probe();
@@ -306,6 +309,7 @@ final class Exchange {
      * whether another URL may be tried. Carries the error a caller gets when no other URL is tried.
      */
     static final class AttemptFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
 
         private final String server;
         private final FailureClass failure;

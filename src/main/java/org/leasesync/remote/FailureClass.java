@@ -9,7 +9,7 @@ package org.leasesync.remote;
  * <p>Next step per class: an idempotent read (pull, push-status query, sign-out) goes to the next
  * URL after any class; a push or a sign-in goes to the next URL only when the class proves the
  * request did nothing; otherwise the push is ambiguous and the caller asks the cluster about its
- * idempotency key before sending anything again (design.md invariant 7).
+ * idempotency key before sending anything again (invariant 7, query before retry: docs/architecture.md).
  */
 public enum FailureClass {
 

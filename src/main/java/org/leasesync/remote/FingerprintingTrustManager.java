@@ -26,6 +26,7 @@ final class FingerprintingTrustManager extends X509ExtendedTrustManager {
 
     /** A server certificate chain that no trusted authority vouches for. */
     static final class Untrusted extends CertificateException {
+        private static final long serialVersionUID = 1L;
 
         private final String sha256;
         private final String subject;

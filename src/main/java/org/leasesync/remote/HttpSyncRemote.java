@@ -36,7 +36,8 @@ import org.leasesync.sync.UnsendableEntryException;
  * The v1 protocol (docs/protocol.md) over OkHttp. One shared {@link OkHttpClient} (derived with
  * {@code newBuilder()} so pools and dispatchers are shared), bearer auth in an interceptor, every
  * response closed, and {@code retryOnConnectionFailure(false)}: OkHttp never resends a push on its
- * own (design.md invariant 7). Non-2xx answers become {@link RemoteException} of kind HTTP;
+ * own (invariant 7, query before retry: docs/architecture.md). Non-2xx answers become {@link
+ * RemoteException} of kind HTTP;
  * after a timeout, dropped connection, unreadable 2xx body or a gateway's {@code 502}/{@code 504}
  * on a push the kind is AMBIGUOUS.
  *
@@ -127,7 +128,7 @@ public final class HttpSyncRemote implements SyncRemote {
      * A fresh shared client for the application (one per process) that talks to {@code servers} only.
      * When none of them is {@code https}, the client is cleartext-only: OkHttp then builds no TLS
      * socket factory and loads no trust store (the JDK's ~150 CA certificates and ~350 security
-     * classes, several MB of a window's memory; docs/benchmarks.md, issue 14 §4). Such a client
+     * classes, several MB of a window's memory; docs/benchmarks.md). Such a client
      * fails a call to an {@code https} URL with an {@code IOException}. The URLs are not checked for
      * plain http to other machines here (see {@link #newSharedClient(ServerUrls, TransportSecurity)}).
      */

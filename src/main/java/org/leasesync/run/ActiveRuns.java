@@ -8,7 +8,8 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * The runs executing in this process, one per task key at most, and the per-key monitor that orders
- * every decision about a key within this process (design.md invariant 1; across processes the lease
+ * every decision about a key within this process (invariant 1, one run per task key at a time:
+ * docs/architecture.md; across processes the lease
  * does).
  *
  * <p>Thread-safe. Nothing here blocks except on the monitors callers take.

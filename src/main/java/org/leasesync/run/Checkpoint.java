@@ -8,8 +8,8 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * The durable record of a key's last confirmed stage and position, read on recovery. Written only
- * through guarded writes, in the same local transaction as the data it describes (design.md
- * invariant 5).
+ * through guarded writes, in the same local transaction as the data it describes (invariant 5,
+ * checkpoints in the data's transaction: docs/architecture.md).
  *
  * @param key the task key
  * @param runId the run that wrote it

@@ -22,7 +22,7 @@ import org.leasesync.lease.TaskRegistry;
  * Trigger coordination: every trigger only asks; the coordinator decides, per task key, whether to
  * start a run, join the running one, queue one follow-up, skip, or report that the key needs
  * attention. At most one run per key runs at a time — within this process by a per-key monitor and
- * across processes by the lease (design.md invariant 1).
+ * across processes by the lease (invariant 1, one run per task key at a time: docs/architecture.md).
  *
  * <p>The parts: this class decides what a trigger gets; {@link RunJoiner} joins a running run, here
  * or in another process; {@link RunStarter} recovers an unfinished run and records the new one; {@link RunLifecycle} executes a run and ends it (record, release,
@@ -44,7 +44,6 @@ public final class Coordinator implements AutoCloseable {
 
     private final TaskRegistry registry;
     private final RunStore runs;
-    private final LeaseKeeper keeper;
     private final ActiveRuns active = new ActiveRuns();
     private final RunEvents events;
     private final RunStarter starter;
@@ -80,7 +79,6 @@ public final class Coordinator implements AutoCloseable {
                        FatalErrorHandler fatal) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.runs = Objects.requireNonNull(runs, "runs");
-        this.keeper = Objects.requireNonNull(keeper, "keeper");
         this.events = new RunEvents(Objects.requireNonNull(fatal, "fatal"));
         this.starter = new RunStarter(runs, registry.time());
         this.jointStart = registry.canGrantJointly(runs);
@@ -89,7 +87,7 @@ public final class Coordinator implements AutoCloseable {
         this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
                 key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
         this.lifecycle = new RunLifecycle(registry, runs, Objects.requireNonNull(runner, "runner"),
-                Objects.requireNonNull(workers, "workers"), keeper, active, events, retries, () -> closed,
+                Objects.requireNonNull(workers, "workers"), Objects.requireNonNull(keeper, "keeper"), active, events, retries, () -> closed,
                 (key, sources) -> submit(TriggerRequest.of(key, sources.get(0)), sources.subList(1, sources.size())),
                 fatal, waits);
     }
@@ -190,7 +188,7 @@ public final class Coordinator implements AutoCloseable {
             if (lease.isEmpty()) {
                 RunJoiner.Acquired acquired = joiner.acquireOrJoinRemote(request);
                 if (acquired.lease().isEmpty()) {
-                    return acquired.joined();
+                    return Objects.requireNonNull(acquired.joined(), "no lease and no join");
                 }
                 lease = acquired.lease();
             }
@@ -359,9 +357,5 @@ public final class Coordinator implements AutoCloseable {
     @Override
     public void close() {
         shutdown(Duration.ofSeconds(5));
-    }
-
-    private java.time.Instant now() {
-        return registry.time().now();
     }
 }

@@ -3,6 +3,7 @@ package org.leasesync.run;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.TaskKey;
 
@@ -23,8 +24,9 @@ final class LocalRun {
     final CompletableFuture<RunResult> completion = new CompletableFuture<>();
     volatile RunView view;
     /** Sources of the one follow-up run queued behind this one; null when none is queued. */
-    volatile List<TaskSource> followUpSources;
-    volatile String cancelReason;
+    volatile @Nullable List<TaskSource> followUpSources;
+    /** Why the run was cancelled; null until it is. */
+    volatile @Nullable String cancelReason;
 
     LocalRun(String runId, HeldLease lease, TriggerRequest request, Optional<RecoveryDecision> recovery,
              Optional<Checkpoint> checkpoint, RunView view) {

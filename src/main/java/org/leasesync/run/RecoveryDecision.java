@@ -1,7 +1,7 @@
 package org.leasesync.run;
 
 /**
- * What to do on taking over a key whose last run did not finish (design.md §1).
+ * What to do on taking over a key whose last run did not finish (docs/architecture.md, "Vocabulary").
  *
  * @param action the decision
  * @param reason a plain sentence explaining it, shown in history and for {@code ask}

@@ -19,7 +19,7 @@ import java.util.Optional;
  *   <li>{@code pushing} with a batch but no idempotency key (or a key but no batch) → {@code ask}.</li>
  *   <li>{@code pushing} → {@code resume}: query the in-flight key before sending anything.</li>
  * </ol>
- * Anything unrecognised or inconsistent fails closed (design.md invariant 6).
+ * Anything unrecognised or inconsistent fails closed (invariant 6, fail closed: docs/architecture.md).
  */
 public final class RecoveryPolicy {
 
@@ -27,6 +27,8 @@ public final class RecoveryPolicy {
     }
 
     /**
+     * The recovery decision for a key whose last run is still marked running.
+     *
      * @param unfinished the last run of the key, still marked running
      * @param checkpoint the key's checkpoint, if any
      */
@@ -50,17 +52,19 @@ public final class RecoveryPolicy {
         boolean hasBatch = cp.pushBatchId().isPresent() || !cp.pushChangeIds().isEmpty();
         boolean hasKey = cp.idempotencyKey().isPresent();
         switch (cp.stage().get()) {
-            case DONE:
+            case DONE -> {
                 return new RecoveryDecision(RecoveryDecision.Action.SKIP,
                         "the interrupted run " + cp.runId() + " had finished its work");
-            case PULLING:
+            }
+            case PULLING -> {
                 if (hasBatch != hasKey) {
                     return ask("the checkpoint of run " + cp.runId()
                             + " records a push batch without its idempotency key (or the reverse)");
                 }
                 return new RecoveryDecision(RecoveryDecision.Action.RESUME,
                         "resuming the interrupted pull from cursor " + cp.pullCursor().orElse("(start)"));
-            case PUSHING:
+            }
+            case PUSHING -> {
                 if (hasBatch != hasKey) {
                     return ask("the checkpoint of run " + cp.runId()
                             + " records a push batch without its idempotency key (or the reverse)");
@@ -69,8 +73,10 @@ public final class RecoveryPolicy {
                         ? "resuming the interrupted push; asking the server about idempotency key "
                                 + cp.idempotencyKey().get() + " before sending anything"
                         : "resuming at the push stage; no batch was in flight");
-            default:
+            }
+            default -> {
                 return ask("unexpected checkpoint stage " + cp.stageText());
+            }
         }
     }
 

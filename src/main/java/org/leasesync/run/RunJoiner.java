@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
 
 /**
- * Joining the key's running run instead of starting a second one (design.md "join", "follow-up"):
+ * Joining the key's running run instead of starting a second one (docs/architecture.md, "Vocabulary"):
  * <ul>
  *   <li>a run of this process ({@link #joinLocal}): the trigger is recorded as merged into it, or —
  *       a manual "sync again after this" — queues the one follow-up, into which later triggers
@@ -32,7 +33,7 @@ final class RunJoiner {
     static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
 
     /** What {@link #acquireOrJoinRemote} got: the lease (the key was freed), or the join answer. */
-    record Acquired(Optional<HeldLease> lease, SubmitResult joined) { }
+    record Acquired(Optional<HeldLease> lease, @Nullable SubmitResult joined) { }
 
     private final TaskRegistry registry;
     private final RunStore runs;
@@ -81,8 +82,8 @@ final class RunJoiner {
             // older than it looks. A read of the lease row, then a stall of this process's database calls
             // (e.g. while H2 hands its AUTO_SERVER over from a killed host) would otherwise join a run whose
             // owner died meanwhile. The registry reads the row again (its last read is older than
-            // REREAD_AFTER), so a holder that died in between is taken over now (chaos run, seed 20261130:
-            // joined 3.6 s after the kill). A live holder costs one statement more.
+            // REREAD_AFTER), so a holder that died in between is taken over now. A live holder
+            // costs one statement more.
             Optional<HeldLease> lease = registry.tryAcquire(key);
             if (lease.isPresent()) {
                 return new Acquired(lease, null);

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.leasesync.lease.FatalErrorHandler;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseKeeper;
@@ -133,7 +134,7 @@ final class RunLifecycle {
      *
      * @param error what ended the run, if it threw; handed to the fatal-error handler at the end
      */
-    private void finish(LocalRun run, RunOutcome outcome, Throwable error) {
+    private void finish(LocalRun run, RunOutcome outcome, @Nullable Throwable error) {
         TaskKey key = run.key();
         boolean recorded = false;
         List<TaskSource> queued = null;
@@ -192,7 +193,7 @@ final class RunLifecycle {
         // The process hears of a fatal error before anyone waiting for the run does.
         FatalErrorHandler.report(fatal, fatalSeen);
         run.completion.complete(result != null ? result : new RunResult(run.runId, key, RunStatus.FAILED,
-                Optional.of(FatalErrorHandler.describe(fatalSeen)), registry.time().now(), recorded));
+                Optional.of(FatalErrorHandler.describe(java.util.Objects.requireNonNull(fatalSeen, "no result without an error"))), registry.time().now(), recorded));
         if (!closed.getAsBoolean() && queued != null && !queued.isEmpty()) {
             try {
                 followUp.accept(key, queued);
@@ -236,7 +237,7 @@ final class RunLifecycle {
      *
      * @return what the release threw, or null
      */
-    static Throwable releaseQuietly(TaskRegistry registry, HeldLease lease) {
+    static @Nullable Throwable releaseQuietly(TaskRegistry registry, HeldLease lease) {
         try {
             registry.release(lease);
             return null;

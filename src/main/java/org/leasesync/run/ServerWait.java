@@ -3,6 +3,7 @@ package org.leasesync.run;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sync server's request not to contact it about a task key before a time: its {@code Retry-After}
@@ -30,7 +31,7 @@ public record ServerWait(Instant until, Instant askedAt, String reason) {
      *
      * @return the time it ends as seen from {@code now}, or null when it is over
      */
-    public Instant endsAt(Instant now) {
+    public @Nullable Instant endsAt(Instant now) {
         Instant end = now.isBefore(askedAt) ? now.plus(Duration.between(askedAt, until)) : until;
         return now.isBefore(end) ? end : null;
     }

@@ -3,7 +3,7 @@ package org.leasesync.run;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Where a run is: {@code pulling}, {@code pushing} or {@code done} (design.md §1). */
+/** Where a run is: {@code pulling}, {@code pushing} or {@code done} (docs/architecture.md, "Vocabulary"). */
 public enum Stage {
     PULLING("pulling"),
     PUSHING("pushing"),

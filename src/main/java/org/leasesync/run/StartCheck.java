@@ -43,6 +43,8 @@ public interface StartCheck {
     }
 
     /**
+     * Whether the trigger needs a run at all, asked once its lease is held.
+     *
      * @return a plain reason why the trigger needs no run (the coordinator then releases the lease
      *     and answers {@link SubmitResult.Skipped} with it); empty to start the run
      * @throws RuntimeException if the check cannot be made; the coordinator releases the lease and

@@ -5,7 +5,7 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * The coordinator's answer to a trigger. Contention is a value: joining a running run is a normal
- * outcome, not an exception (style.md habit 2).
+ * outcome, not an exception.
  */
 public sealed interface SubmitResult {
 

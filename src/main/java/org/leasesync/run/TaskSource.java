@@ -7,7 +7,7 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * What asked for a run. The source never takes part in deduplication (that is by {@link TaskKey}
- * only); it is recorded with every trigger for diagnosis (design.md §1).
+ * only); it is recorded with every trigger for diagnosis (docs/architecture.md, "Vocabulary").
  */
 public enum TaskSource {
     SCHEDULE("schedule"),

@@ -9,7 +9,7 @@ import org.leasesync.lease.TaskKey;
  * @param key the task key
  * @param source what asked
  * @param followUp if the key is already running, ask for exactly one more run after it
- *     (design.md "follow-up"); later triggers merge into that follow-up
+ *     (docs/architecture.md, "Vocabulary"); later triggers merge into that follow-up
  * @param checkAgain the user asked to re-check a run that needs attention: bypasses the
  *     needs-attention gate and resumes from the checkpoint (never a silent restart)
  * @param discardUnconfirmed the user chose to give up on confirming a push whose outcome is unknown:

@@ -5,6 +5,12 @@
  * run store SPI ({@link org.leasesync.run.RunStore} for the coordinator's fenced writes,
  * {@link org.leasesync.run.RunHistory} for reads).
  *
- * <p>May import: the JDK and {@code lease}.
+ * <p>Nullness as in {@code lease}: non-null unless marked {@link org.jspecify.annotations.Nullable},
+ * {@link java.util.Optional} for absent results of public methods.
+ *
+ * <p>May import: the JDK, {@code lease} and JSpecify's nullness annotations.
  */
+@NullMarked
 package org.leasesync.run;
+
+import org.jspecify.annotations.NullMarked;

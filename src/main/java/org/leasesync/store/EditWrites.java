@@ -12,7 +12,7 @@ import java.util.UUID;
 import org.leasesync.lease.TaskKey;
 
 /**
- * Saving a local edit into the outbox (issue 12, kind 3), in the caller's transaction:
+ * Saving a local edit into the outbox, in the caller's transaction, never over a change it did not see:
  * <ol>
  *   <li>lock the record ({@link RecordLocks}), so that a push of its previous edit being confirmed
  *       right now either finishes first (and this edit reads the confirmed version) or starts after

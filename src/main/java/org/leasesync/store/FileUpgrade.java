@@ -37,6 +37,8 @@ final class FileUpgrade {
     private FileUpgrade() {
     }
 
+    // "try": the upgrade guards are held for their blocks, only their close is used
+    @SuppressWarnings("try")
     static Database open(Path dir, Duration openTimeout, OwnerId self, OwnerLiveness liveness, UpgradeNotice notice) {
         Path file = DataDirectory.databaseFile(dir);
         UpgradeCopy copy = UpgradeCopy.of(file);

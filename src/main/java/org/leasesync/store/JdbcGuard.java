@@ -11,7 +11,8 @@ import org.leasesync.lease.LeaseLostException;
 import org.leasesync.lease.StoreException;
 
 /**
- * The one guarded-write primitive (design.md invariant 4): runs a local transaction that commits
+ * The one guarded-write primitive (invariant 4, fencing: docs/architecture.md): runs a local transaction
+ * that commits
  * only if (key, owner, epoch) is still the current lease row. Works for any lease key (a sync run's
  * task key, a server job's job key) over any {@link SqlDatabase} whose schema holds the lease table
  * and the tables the work writes. The lease row is locked

@@ -47,7 +47,7 @@ import org.leasesync.lease.StoreException;
  * values), so no grant reads the row back; the rest of the returned row is what the statement
  * wrote. (H2 caches a {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} in the session and then
  * pays for invalidating its cached result on every later write of that session; the generated
- * keys of a plain {@code UPDATE} cost nothing of the kind: docs/benchmarks.md, issue 11.)
+ * keys of a plain {@code UPDATE} cost nothing of the kind: docs/benchmarks.md, lease acquire + release.)
  * Renew, release and raising the epoch are {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}; zero
  * rows means the fence is no longer current.
  *
@@ -65,7 +65,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
 
     /**
      * The grant's conditional update up to its free branch; parameters 1–4 bound by {@link #bindGrant}.
-     * Five values per grant: the row has no column that only repeats another (issue 14 §1: the
+     * Five values per grant: the row has no column that only repeats another (the
      * expiry is {@code renewed_at_ms + ttl_ms}, computed when a row is read).
      */
     private static final String GRANT_IF_FREE = "UPDATE lease SET owner_id = ?, epoch = epoch + 1,"

@@ -26,7 +26,8 @@ import org.leasesync.sync.ResyncSummary;
 
 /**
  * Local records, outbox and checkpoint in SQL. Every run write is one {@link JdbcGuard} transaction
- * that also writes the checkpoint (design.md invariant 5) and touches only the fence's user and
+ * that also writes the checkpoint (invariant 5, checkpoints in the data's transaction:
+ * docs/architecture.md) and touches only the fence's user and
  * scope (invariant 8).
  *
  * <p>Thread-safe; blocks on the database.
@@ -48,7 +49,7 @@ public final class JdbcLocalData implements LocalData {
      * The seqs of the next push batch: user, scope, limit. Only the oldest unconfirmed edit of each
      * record is eligible. Ordered by seq, spelled as the index {@code outbox_by_key} (user and scope
      * fixed, state 'pending') so H2 walks it in order and stops after the batch instead of sorting
-     * every pending edit (issue 14 §5).
+     * every pending edit.
      */
     static final String PENDING_SEQS_SQL = "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
             + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"

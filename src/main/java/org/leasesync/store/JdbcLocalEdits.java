@@ -17,7 +17,7 @@ import org.leasesync.sync.PushLimits;
 /**
  * The user's side of the local data: reading records, making edits (which go to the outbox),
  * and resolving conflicts. Edits are not run writes: they take no lease. Every query is scoped
- * to one user and scope (design.md invariant 8).
+ * to one user and scope (invariant 8, accounts are isolated: docs/architecture.md).
  *
  * <p>Thread-safe; blocks on the database.
  */

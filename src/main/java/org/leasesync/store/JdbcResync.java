@@ -113,8 +113,8 @@ final class JdbcResync {
     /**
      * Removed, changed, new, and own edits lost: the copy ({@code p}) against the downloaded records
      * ({@code l}), counted by the database in two joins on the primary key, so the memory used does
-     * not grow with the number of records (issue 14 §6; it was two maps of every record's state).
-     * Same as before: a record gone or deleted now that was alive is removed; alive in both with
+     * not grow with the number of records.
+     * A record gone or deleted now that was alive is removed; alive in both with
      * another version or content is changed; alive now and absent or deleted before is new; an own
      * edit is lost unless the record has the same version, deletion and (when alive) content.
      */

@@ -8,6 +8,7 @@ import org.leasesync.lease.StoreException;
  * command line exits with 1 and prints the message; the window shows it.
  */
 public final class NewerSchemaException extends StoreException {
+    private static final long serialVersionUID = 1L;
 
     private final int found;
     private final int known;

@@ -12,7 +12,7 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * Per-record locks (table {@code record_lock}) that serialise saving an edit of a record with
- * confirming a push of it (issue 12, kind 3): without them, an edit saved while the previous edit of
+ * confirming a push of it: without them, an edit saved while the previous edit of
  * the same record is being confirmed reads the old version and the confirmation's rebase cannot see
  * the uncommitted edit, so the new edit keeps a stale base and comes back as a conflict with the
  * user's own edit.
@@ -60,7 +60,7 @@ final class RecordLocks {
     /**
      * Locks several records of {@code key}: the existing lock rows, in record-id order, with one
      * statement (an array of ids joined to the table, so each id is a primary-key look-up; an
-     * {@code IN} list would not use the index on H2, issue 14 §5), then any missing row is created
+     * {@code IN} list would not use the index on H2), then any missing row is created
      * one by one in record-id order as {@link #lock} does. Callers must be serialized per key (see
      * the class comment): the two passes together are not one global order.
      */

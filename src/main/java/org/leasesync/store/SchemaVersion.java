@@ -11,7 +11,7 @@ import javax.sql.DataSource;
  * Whether a database's schema is already at a given migration version, read from Flyway's own
  * history table ({@code flyway_schema_history}) with one query, so that opening an up-to-date
  * database does not load Flyway at all (~390 classes and its plugin registry, the largest single
- * item of a window's start-up after JavaFX; docs/benchmarks.md, issue 14 §4). Flyway's marker row
+ * item of a window's start-up after JavaFX; docs/benchmarks.md). Flyway's marker row
  * for the creation of its table (type {@code TABLE}, no version) is passed over. Anything else — no
  * history table, a failed or missing version, a version beyond {@code latest}, a repeatable or
  * baseline entry, any error — answers "not current", and the caller runs Flyway as before, which

@@ -36,8 +36,8 @@ public interface SqlDatabase {
 
     /**
      * {@link #query(String, SqlWork)} with the description built only when a message needs it: for
-     * the lease store's hot path, where building "grant the lease for KEY" on every call was a
-     * measurable share of an acquire + release (docs/benchmarks.md, issue 14 §1).
+     * the lease store's hot path, where building "grant the lease for KEY" on every call would be a
+     * measurable share of an acquire + release (docs/benchmarks.md, lease acquire + release).
      *
      * @param what builds the short description; called only when a failure is reported
      * @throws StoreException as {@link #query(String, SqlWork)}

@@ -115,7 +115,7 @@ public enum SqlDialect {
      * {@link #recoverably} for one prepared statement's {@code executeUpdate}, without building a
      * lambda for it: on H2 and in auto-commit mode the statement simply runs; only inside a
      * PostgreSQL transaction does it run in a savepoint. For the lease store's grants, which run on
-     * every acquire (docs/benchmarks.md, issue 14 §1, fourth pass).
+     * every acquire (docs/benchmarks.md, lease acquire + release).
      *
      * @return the statement's update count
      * @throws SQLException the statement's failure, unchanged (after the rollback to the savepoint)

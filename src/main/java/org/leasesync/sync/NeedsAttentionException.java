@@ -4,6 +4,8 @@ import org.leasesync.lease.LeasesyncException;
 
 /** The outcome of a step is unknown and cannot be confirmed: the run fails closed. */
 public class NeedsAttentionException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
+
     public NeedsAttentionException(String message) {
         super(message);
     }

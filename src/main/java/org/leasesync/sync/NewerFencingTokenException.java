@@ -11,6 +11,7 @@ import org.leasesync.lease.LeasesyncException;
  * tells the two apart by whether the lease row is still the run's.
  */
 public class NewerFencingTokenException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
 
     private final long epoch;
 

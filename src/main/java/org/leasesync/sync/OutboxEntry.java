@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A local edit waiting to be pushed. It leaves the outbox only when the server confirms it
- * (design.md invariant 9). Immutable: a second edit of the same record is a second entry.
+ * (invariant 9, nothing is lost: docs/architecture.md). Immutable: a second edit of the same record is a
+ * second entry.
  *
  * @param seq the local order
  * @param changeId client-generated, unique, sent with the push; the server applies a change id at most once

@@ -17,7 +17,7 @@ import org.leasesync.run.RunProgress;
  * The push stage of a sync run:
  * <ol>
  *   <li>A batch left in flight by an earlier run is settled first: its idempotency key is queried
- *       before anything is sent (design.md invariant 7).</li>
+ *       before anything is sent (invariant 7, query before retry: docs/architecture.md).</li>
  *   <li>Then, per batch of pending outbox entries: save batch and key in the checkpoint, send, and on
  *       an ambiguous result (timeout, dropped connection, unreadable answer) query the key before
  *       anything else: completed → confirm; unknown → resend the same key with the identical body;

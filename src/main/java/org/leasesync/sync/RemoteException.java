@@ -6,9 +6,10 @@ import org.leasesync.lease.LeasesyncException;
  * A call to the sync server failed. The {@link Kind} says what the client may conclude about a
  * push: only {@link Kind#NOT_SENT} proves the server never saw it; after {@link Kind#AMBIGUOUS} the
  * server may have applied it (OkHttp's {@code Call.execute()} contract), so the client must query
- * the idempotency key before sending anything again (design.md invariant 7).
+ * the idempotency key before sending anything again (invariant 7, query before retry: docs/architecture.md).
  */
 public class RemoteException extends LeasesyncException {
+    private static final long serialVersionUID = 1L;
 
     /** What is known about the request's effect. */
     public enum Kind {

@@ -46,6 +46,8 @@ public final class SyncWorker implements TaskRunner {
         this.pullStage = new PullStage(remote, local, settings);
     }
 
+    // "try": the cancellation scope is held for the block, only its close is used
+    @SuppressWarnings("try")
     @Override
     public RunOutcome run(RunContext ctx) throws InterruptedException {
         // a cancel or a lost lease ends the call in flight at once, and refuses the next one

@@ -8,6 +8,7 @@ package org.leasesync.sync;
  * the others.
  */
 public class UnsendableEntryException extends RemoteException {
+    private static final long serialVersionUID = 1L;
 
     private final String changeId;
 

@@ -6,7 +6,7 @@ import javafx.scene.control.Label;
 import javafx.stage.Stage;
 
 /**
- * The reference of the start-up benchmark (issue 14 §4, {@code jlink/startup-vs-bare.sh}): a bare
+ * The reference of the start-up benchmark ({@code jlink/startup-vs-bare.sh}): a bare
  * JavaFX window — one Stage of leasesync's size with one Label, titled {@code bare-window} — started
  * the way leasesync is (a plain {@code main} that launches the Application, JavaFX on the class
  * path), so the script can launch both with the same runtime and JVM options.

@@ -13,12 +13,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The benchmark suite of issues 7 and 11 (docs/benchmarks.md). Run it with
+ * The benchmark suite (docs/benchmarks.md). Run it with
  * {@code mvn -B -ntp -Pbench test-compile exec:exec}; options through
  * {@code -Dbench.args="--only lease --rounds 3"}. Prints one {@code name value unit} line per
  * figure (medians over interleaved rounds) and {@code ratio.NAME value x} lines.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks (issues 7 and 11)")
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "leasesync benchmarks")
 public final class BenchMain implements Callable<Integer> {
 
     /** The benchmark items. */

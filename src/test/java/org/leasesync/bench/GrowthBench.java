@@ -28,21 +28,21 @@ import org.leasesync.testing.ClientStack;
 import org.leasesync.store.h2.DataDirectory;
 
 /**
- * Issue 14 §6: cost as data grows. Two data directories — one empty, one holding {@code records}
+ * Cost as data grows. Two data directories — one empty, one holding {@code records}
  * local records and {@code runs} runs of history of the synced key — measured interleaved, the
  * empty one being the reference each figure is divided by:
  * <ul>
  *   <li>{@code open}: {@link LocalStore#openFile} after a clean close (the start-up check and
  *       open; the check's row read is skipped, {@code CleanCloseMarker});</li>
  *   <li>{@code open.fullcheck}: the same with the clean-close marker removed (as after a crash:
- *       the check reads every row) — the figure before issue 14;</li>
+ *       the check reads every row) — what a start after a crash costs;</li>
  *   <li>{@code sync}: one sync run of the key that pulls {@code page} new records from the
  *       in-process reference server (and pushes nothing), with its retention prune;</li>
  *   <li>{@code datatab}: the Data tab's first page and record count.</li>
  * </ul>
  * Memory is the heap in use after a full GC with the store open, per directory, in this JVM (after
- * the sync and the first page, as the app; and after the bench's own {@code COUNT(*)}, the figure
- * before branch i14n), and, per directory and round, the open, sync, heap and RSS of a child JVM with
+ * the sync and the first page, as the app; and after the bench's own {@code COUNT(*)}, which the
+ * app does not do), and, per directory and round, the open, sync, heap and RSS of a child JVM with
  * the app's heap options that opens the directory alone ({@link GrowthChild}).
  */
 final class GrowthBench {
@@ -180,7 +180,7 @@ final class GrowthBench {
                 sample(f, p, name + ".datatab", (System.nanoTime() - d0) / 1e6, "ms");
                 sample(f, p, name + ".heap", heapAfterGc(), "MB");   // what the app has done: open, sync, first page
                 long c0 = System.nanoTime();
-                long count = edits.recordCount(KEY);   // what it read before issue 14 (all records; now only counted)
+                long count = edits.recordCount(KEY);   // a count of every record: what the Data tab does not do
                 sample(f, p, name + ".count", (System.nanoTime() - c0) / 1e6, "ms");
                 if (page == 0 || count < page) {
                     throw new IllegalStateException(name + ": the data tab read " + page + " of " + count);

@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 import org.leasesync.server.jobs.StandardJobs;
 
 /**
- * Item 6 (issue 11 §6): the server's jobs on real {@code leasesync serve --db} processes
+ * The server's jobs on real {@code leasesync serve --db} processes
  * ({@link ServerProcess}) on one PostgreSQL. Per round, on a fresh database:
  * <ol>
  *   <li><b>Due → started.</b> {@code instances} servers schedule three jobs ({@code

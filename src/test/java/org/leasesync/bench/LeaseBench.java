@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.leasesync.store.SqlDialect;
 
 /**
- * Item 1, the fair lease harness (issue 11 §6): leasesync's registry against ShedLock's JDBC
+ * The fair lease harness: leasesync's registry against ShedLock's JDBC
  * provider and raw conditional SQL. Every contender runs in a JVM of its own
  * ({@link LeaseBenchChild}, same JVM options for all) and gets a fresh database of its own on the
  * same backend and URL form, behind a HikariCP pool of its own with identical settings

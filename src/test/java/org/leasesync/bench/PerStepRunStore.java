@@ -13,8 +13,8 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 
 /**
- * The reference for issue 14 §2: the same run store, but the start of a run goes step by step as
- * before (every read on its own connection, every write its own flushed commit): it forwards every
+ * The trigger benchmark's reference: the same run store, but the start of a run goes step by step
+ * (every read on its own connection, every write its own flushed commit): it forwards every
  * method except {@link RunStore#inOneTransaction} and {@link RunStore#highestEpoch}, whose defaults
  * run the work against this store and read the last run.
  */

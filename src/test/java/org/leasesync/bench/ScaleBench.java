@@ -30,7 +30,7 @@ import org.leasesync.testing.ClientStack;
 import org.leasesync.testing.Postgres;
 
 /**
- * Item 5 (issue 11 §6): the reference server scaled out — push and pull throughput through 1, 2
+ * The reference server scaled out — push and pull throughput through 1, 2
  * and 3 real {@code leasesync serve --db} processes ({@link ServerProcess}) on one PostgreSQL, and
  * one instance on H2 (its file, {@code --data-dir}) against one on PostgreSQL. Six client streams
  * (alice and bob, each in three scopes, so no two streams share a user+scope and wait for each

@@ -13,7 +13,7 @@ import org.leasesync.testing.JavaProcess;
  * The figure is the wall-clock time from the kill to the grant in the new process, which includes
  * starting its JVM and opening the database (taking over H2's file lock from the dead process). With
  * a provably dead owner (same machine, pid gone) the grant follows at once; without proof it
- * waits one TTL of observation. Issue 14 §3's goal is {@code opening_to_grant} of the provable case: from
+ * waits one TTL of observation. The goal is {@code opening_to_grant} of the provable case: from
  * the new process's first attempt to open the database to the grant, at most 1 s.
  */
 final class TakeoverBench {

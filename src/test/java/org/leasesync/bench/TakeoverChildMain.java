@@ -20,7 +20,7 @@ import org.leasesync.store.LocalStore;
  * process does), prints {@code HELD epoch}, and waits to be killed. {@code take DIR TTL_MS
  * provable|unprovable}: prints {@code OPENED wallMillis} once the database is open, then tries every
  * 5 ms and prints {@code GRANTED wallMillis epoch}; before its first attempt to open the database it
- * prints {@code OPENING wallMillis} (the start of the crash-takeover goal of issue 14 §3); with {@code unprovable} its registry cannot prove
+ * prints {@code OPENING wallMillis} (the start of the crash-takeover goal); with {@code unprovable} its registry cannot prove
  * any owner dead ({@link OwnerLiveness#neverProvable()}), so only the TTL frees the key.
  */
 public final class TakeoverChildMain {

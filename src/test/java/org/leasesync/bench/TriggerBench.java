@@ -90,11 +90,11 @@ final class TriggerBench {
                 Work work = new Work();
                 Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> work.run(ctx.key()), workers,
                         new LeaseKeeper(registry), null, null);
-                // Issue 14 §2's reference, interleaved with the idle starts: the same store with the
+                // The reference, interleaved with the idle starts: the same store with the
                 // start of a run done step by step (one commit per step), on other keys.
                 Coordinator perStep = new Coordinator(registry, new PerStepRunStore(store.runs()),
                         ctx -> work.run(ctx.key()), workers, new LeaseKeeper(registry), null, null);
-                // The next lever of issue 14 §2, measured but not applied: the app's URL with 64 parsed
+                // A lever measured but not applied: the app's URL with 64 parsed
                 // statements kept per connection instead of H2's 8, a database of its own, interleaved.
                 LocalStore qc64Store = storage.equals("mem") ? null : LocalStore.of(Database.open(DataDirectory.fileUrl(
                         Files.createDirectories(workDir.resolve("trigger-file-qc64"))) + ";QUERY_CACHE_SIZE=64",

@@ -23,7 +23,7 @@ import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.StartInstantMain;
 
 /**
- * Issue 12, kind 1: a wall-clock step never makes a live process dead. The kernel's boot time
+ * A wall-clock step never makes a live process dead. The kernel's boot time
  * ({@code btime}) moves with every step, and {@code ProcessHandle}'s start instant is derived from it,
  * so a process started after a step saw every older process's start shifted and took a live,
  * renewing holder's pid for recycled ("provably dead; taking over", epoch 2). With real processes:

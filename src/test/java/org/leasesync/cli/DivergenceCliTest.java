@@ -27,7 +27,7 @@ import org.leasesync.testing.ClientStack;
 import picocli.CommandLine;
 
 /**
- * Issue 12, kind 3, from the command line (the real commands on a real data directory, a real
+ * Data that must not silently diverge, from the command line (the real commands on a real data directory, a real
  * reference server on loopback, another device as a real client): {@code edit --base-version} saves
  * an edit on a record that changed since as a conflict (exit 5) and {@code resolve} settles it; a
  * conflict with a record deleted on the server says so in {@code records} (text and JSON) and

@@ -119,6 +119,17 @@ class HelpAndUsageErrorsTest {
     }
 
     @Test
+    void versionIsThePomsVersion() throws java.io.IOException {
+        java.util.regex.Matcher pom = java.util.regex.Pattern
+                .compile("<artifactId>leasesync</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml")));
+        assertThat(pom.find()).isTrue();
+        Result r = run("--version");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).isEqualTo("leasesync " + pom.group(1) + "\n");
+    }
+
+    @Test
     void anUnknownCommandIsNamedAsOneWithTheCommandsThereAre() {
         Result r = run("bogus");
         assertThat(r.code()).isEqualTo(2);

@@ -26,7 +26,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Issue 13, "options given before a subcommand are silently ignored": every option applies wherever
+ * No option given before a subcommand is silently ignored: every option applies wherever
  * it is written (before or after the subcommand's name) or is refused with a usage error. The value
  * matrix parses in-process; the trial's three faults run as real processes.
  */

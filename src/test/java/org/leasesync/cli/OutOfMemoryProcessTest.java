@@ -18,7 +18,7 @@ import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
- * Issue 12, Kind 2: a real process whose run meets a real {@link OutOfMemoryError} does not limp on
+ * A real process whose run meets a real {@link OutOfMemoryError} does not limp on
  * with the key held: the run is recorded as failed, its lease is released, one plain line says why,
  * and the process exits with status 1 — so the next process takes the key at once.
  */

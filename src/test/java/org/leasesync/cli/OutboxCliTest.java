@@ -26,7 +26,7 @@ import org.leasesync.store.LocalStore;
 import picocli.CommandLine;
 
 /**
- * Issue 12, Kind 2, from the command line: {@code edit} refuses an edit that can never be pushed
+ * From the command line: {@code edit} refuses an edit that can never be pushed
  * (with the limit) and reads large content from {@code --payload-file} or standard input; an edit
  * the server refuses for good is set aside by {@code sync}, which says so, while the others are
  * pushed; {@code outbox list} shows why, {@code outbox discard} and {@code send-again} are the way out.

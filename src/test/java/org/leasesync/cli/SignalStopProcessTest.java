@@ -23,7 +23,7 @@ import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
- * Issue 13, "SIGTERM logs a clean stop": {@code serve}, {@code sync} and the window, each a real
+ * SIGTERM logs a clean stop: {@code serve}, {@code sync} and the window, each a real
  * process stopped with SIGTERM ({@link Process#destroy()}) mid-work. Each says it stopped cleanly,
  * exits with 143 (128 + SIGTERM), and a client's runs end "cancelled" with their leases free at once
  * — not after a TTL.

@@ -52,7 +52,7 @@ class StatusCommandTest {
         assertThat(Files.exists(dir)).isFalse();
     }
 
-    /** A holder whose clock runs 3 h ahead: its expiry is not shown as "in 3 h" (issue 12, kind 1). */
+    /** A holder whose clock runs 3 h ahead: its expiry is not shown as "in 3 h". */
     @Test
     void statusDoesNotCompareAHolderClockHoursAheadWithItsOwn() throws Exception {
         Path dir = tmp.resolve("skewed");

@@ -29,7 +29,7 @@ class AutostartTest {
 
     @Test
     void enableWritesTheDesktopEntryAndDisableRemovesIt() throws Exception {
-        Autostart a = new Autostart(dir, Optional.of(List.of("/opt/leasesync/bin/leasesync")));
+        Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
         assertThat(a.available()).isTrue();
         assertThat(a.enabled()).isFalse();
         a.enable();
@@ -40,12 +40,20 @@ class AutostartTest {
                 [Desktop Entry]
                 Type=Application
                 Name=leasesync
+                Name[zh_CN]=leasesync
                 Comment=Keeps your courses, messages and settings in sync in the background
+                Comment[zh_CN]=在后台同步你的课程、消息和设置
+                Icon=leasesync
                 Exec=env LEASESYNC_START_HIDDEN=1 /opt/leasesync/bin/leasesync
                 Terminal=false
                 X-GNOME-Autostart-enabled=true
                 """);
         assertThat(perms(entry)).as("owner-only like every file leasesync writes").isEqualTo("rw-------");
+        // no installed icon beside that launcher: the app's own icon, put into the user's icon theme
+        Path themed = dir.resolve("data-home").resolve("icons/hicolor/256x256/apps/leasesync.png");
+        try (var in = Autostart.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
+            assertThat(Files.readAllBytes(themed)).isEqualTo(in.readAllBytes());
+        }
         assertThat(perms(entry.getParent())).as("made here: 0700, as XDG asks").isEqualTo("rwx------");
         a.enable();   // again: replaced, still one entry
         assertThat(Files.list(entry.getParent())).containsExactly(entry);
@@ -56,10 +64,23 @@ class AutostartTest {
     }
 
     @Test
+    void anInstalledAppImageNamesItsOwnIconFile() throws Exception {
+        Path app = dir.resolve("opt/leasesync");
+        Files.createDirectories(app.resolve("bin"));
+        Files.createDirectories(app.resolve("lib"));
+        Files.write(app.resolve("lib/leasesync.png"), new byte[] {1, 2, 3});
+        Autostart a = new Autostart(dir, dir.resolve("data-home"),
+                Optional.of(List.of(app.resolve("bin/leasesync").toString())));
+        a.enable();
+        assertThat(Files.readString(a.entry())).contains("\nIcon=" + app.resolve("lib/leasesync.png") + "\n");
+        assertThat(dir.resolve("data-home").resolve("icons")).doesNotExist();
+    }
+
+    @Test
     void anExistingAutostartDirectoryIsTheUsersAndKeepsItsPermissions() throws Exception {
         Path autostart = Files.createDirectories(dir.resolve("autostart"));
         Files.setPosixFilePermissions(autostart, PosixFilePermissions.fromString("rwxr-xr-x"));
-        new Autostart(dir, Optional.of(List.of("/opt/leasesync/bin/leasesync"))).enable();
+        new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync"))).enable();
         assertThat(perms(autostart)).isEqualTo("rwxr-xr-x");
         assertThat(perms(autostart.resolve(Autostart.FILE))).isEqualTo("rw-------");
     }
@@ -77,7 +98,7 @@ class AutostartTest {
 
     @Test
     void withoutALauncherCommandNothingCanBeWritten() {
-        Autostart a = new Autostart(dir, Optional.empty());
+        Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.empty());
         assertThat(a.available()).isFalse();
         assertThatThrownBy(a::enable).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("run the installed app or leasesync.jar");
@@ -86,14 +107,14 @@ class AutostartTest {
 
     @Test
     void aCommandWithALineBreakIsRefused() {
-        assertThatThrownBy(() -> new Autostart(dir, Optional.of(List.of("/bin/x", "a\nb"))))
+        assertThatThrownBy(() -> new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/bin/x", "a\nb"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no line breaks");
     }
 
     @Test
     void aWriteThatFailsNamesTheEntry() throws Exception {
         Files.writeString(dir.resolve("autostart"), "a file where the directory should be");
-        Autostart a = new Autostart(dir, Optional.of(List.of("/opt/leasesync/bin/leasesync")));
+        Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
         assertThatThrownBy(a::enable).isInstanceOf(LeasesyncException.class)
                 .hasMessageContaining(dir.resolve("autostart/leasesync.desktop").toString());
     }

@@ -20,7 +20,7 @@ import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
- * Issue 13: without a display (or GTK 3) the window says so in one plain line and exits 1 — no
+ * Without a display (or GTK 3) the window says so in one plain line and exits 1 — no
  * stack trace. The rules as functions, and the real launcher as a process.
  */
 @ProcessTest

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A lease row's stored times are the holder's wall clock: compared with this process's clock only as
- * a hint, and never trusted when the two may be hours apart (issue 12, kind 1).
+ * a hint, and never trusted when the two may be hours apart.
  */
 class LeaseRecordClockTest {
 

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** Owner ids carry a start that no wall-clock step changes; older owner ids still parse (issue 12, kind 1). */
+/** Owner ids carry a start that no wall-clock step changes; older owner ids still parse. */
 class ProcessStartTest {
 
     @Test

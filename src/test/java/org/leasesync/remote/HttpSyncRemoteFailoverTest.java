@@ -35,7 +35,7 @@ import org.leasesync.testing.ClientStack;
 
 /**
  * Several server URLs against scripted servers on loopback: which requests go where, in which
- * order, and what is never sent twice (design.md invariant 7).
+ * order, and what is never sent twice (invariant 7, query before retry: docs/architecture.md).
  */
 class HttpSyncRemoteFailoverTest {
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.RemoteRecord;
 
-/** Issue 14 §5: the pull answer is read with the streaming parser, payloads kept exactly as sent. */
+/** The pull answer is read with the streaming parser, payloads kept exactly as sent. */
 class PullPageReaderTest {
 
     final ObjectMapper mapper = new ObjectMapper();

@@ -143,7 +143,7 @@ class CoordinatorTest extends CoordinatorFixture {
     }
 
     /**
-     * Regression (ChaosShortRunTest, seed 20261130): a trigger read the lease row while its holder was
+     * A stall between the read and the join: a trigger read the lease row while its holder was
      * alive, then its database calls stalled while the holder was killed; it joined the dead run 3.6 s
      * after the kill. The join now asks the registry once more, which reads the row again and takes
      * the key over from the holder that is provably dead by then.
@@ -191,7 +191,7 @@ class CoordinatorTest extends CoordinatorFixture {
     }
 
     /**
-     * Issue 12, Kind 2: a lease table that went back in time (its row reset) granted epochs below the
+     * A lease table that went back in time (its row reset) granted epochs below the
      * recorded runs; a needs-attention run of the higher epoch stayed "last" for good, so even a
      * successful check-again never unblocked the key.
      */

@@ -24,7 +24,7 @@ import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TimeSource;
 
 /**
- * Issue 12, Kind 2: a run that ends with an {@link Error} — or any thread of the coordinator that
+ * A run that ends with an {@link Error} — or any thread of the coordinator that
  * meets one — never leaves its key held, renewed, active or joined: the run ends as failed with what
  * happened, the lease is free, and the next trigger starts a run.
  */

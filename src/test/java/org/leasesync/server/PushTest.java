@@ -231,7 +231,7 @@ class PushTest extends ServerTestBase {
 
     @Test
     void eachChangeIsDecidedAgainstTheStateTheSamePushsEarlierChangesLeft() throws Exception {
-        // The push reads its change ids and records once and writes them as batches (issue 14 §5):
+        // The push reads its change ids and records once and writes them as batches:
         // a record created and changed in one push, a change id repeated in it, and a conflict with a
         // version the push itself produced must come out as if each change were applied in turn.
         String body = TestClient.body(

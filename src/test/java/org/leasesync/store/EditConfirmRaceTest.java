@@ -30,7 +30,7 @@ import org.leasesync.sync.PushResult;
 import org.leasesync.sync.RemoteRecord;
 
 /**
- * Issue 12, kind 3: an edit saved while the previous edit of the same record is being confirmed.
+ * An edit saved while the previous edit of the same record is being confirmed.
  * Two real threads race on a real database, again and again: one confirms the pending edit of
  * {@code course-1} (the server applied it as version v+1), the other saves the next edit of the same
  * record at the same moment. Whichever commits first, the new edit must end up based on v+1 — the

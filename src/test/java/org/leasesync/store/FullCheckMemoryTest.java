@@ -17,7 +17,7 @@ import org.leasesync.testing.ProcessTest;
 /**
  * The full start-up check (after an unclean close) reads a table larger than the heap: a read-only H2 that
  * held a whole {@code SELECT *} result in memory ran out of it with the app's 256 MB heap on 1,000,000
- * records and reported the intact file as damaged (issue 14 §6, third pass). Here: a real file of 60,000 records of 1 KB
+ * records and reported the intact file as damaged. Here: a real file of 60,000 records of 1 KB
  * each, checked in a child JVM with a 32 MB heap (H2 keeps a 16 MB page cache of its own).
  */
 @ProcessTest

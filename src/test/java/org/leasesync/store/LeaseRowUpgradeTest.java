@@ -25,7 +25,7 @@ import org.leasesync.testing.PostgresTest;
 
 /**
  * Upgrading a lease table of the 8-column form (client schema V9, server schema V6) to the
- * 6-column one (client V10, server V7; issue 14 §1) keeps every row's key, owner, epoch, heartbeat,
+ * 6-column one (client V10, server V7) keeps every row's key, owner, epoch, heartbeat,
  * TTL and renewal time, reads the same {@link LeaseRecord} as before (the expiry, no longer stored,
  * is {@code renewed_at_ms + ttl_ms} for a held key and the release time for a free one — what the
  * old columns held), and leaves every fence valid: the holder releases with its old fence, the next

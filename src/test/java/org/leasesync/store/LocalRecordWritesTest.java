@@ -20,7 +20,7 @@ import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
 /**
- * Issue 14 §5: a pulled page and a push's confirmed edits are written as one JDBC batch of upserts
+ * A pulled page and a push's confirmed edits are written as one JDBC batch of upserts
  * (H2 {@code MERGE ... USING}, PostgreSQL {@code ON CONFLICT}); the rules stay those of the
  * statement-by-statement writes they replace — on both vendors.
  */

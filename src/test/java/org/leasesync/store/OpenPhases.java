@@ -12,7 +12,7 @@ import org.leasesync.store.h2.DatabaseFileCheck;
 import org.leasesync.store.h2.DataDirectory;
 
 /**
- * Benchmark support (issue 14 §6, {@code GrowthBench} {@code growth_open}): the steps of
+ * Benchmark support ({@code GrowthBench} {@code growth_open}): the steps of
  * {@link Database#openFile} timed one by one in a fresh JVM, so that the difference between opening a
  * big and an empty data directory can be put on a step: the start-up check
  * ({@link DatabaseFileCheck#check}), H2's open of the file (the first connection on the app's URL), the

@@ -17,7 +17,7 @@ import org.leasesync.lease.TaskKey;
 
 /**
  * {@link RecordLocks#lockAll}: the existing lock rows are locked with one statement (an array of
- * ids joined to the table, issue 14 §5), missing rows are created and locked, and nothing else is
+ * ids joined to the table), missing rows are created and locked, and nothing else is
  * locked — checked from a second real connection with {@code FOR UPDATE NOWAIT}. H2 here;
  * PostgreSQL in a subclass.
  */

@@ -208,7 +208,7 @@ abstract class RegistryContractTest {
     }
 
     /**
-     * Issue 12, kind 1: the "same heartbeat for one TTL" observation starts when the observed row was
+     * The "same heartbeat for one TTL" observation starts when the observed row was
      * read. An acquiring thread stalls between asking and reading (GC, SIGSTOP, a wait for a pooled
      * connection) for more than half a TTL while the holder renews; it reads the renewed row, then asks
      * again within the holder's renewal interval: the holder renewed half a TTL ago, so nothing may be
@@ -496,7 +496,7 @@ abstract class RegistryContractTest {
         assertThat(cp.stageText()).isEqualTo("half-done");
     }
 
-    /** Issue 12, Kind 2: a lease row with an owner id nobody can parse failed every grant of its key, forever. */
+    /** A lease row with an owner id nobody can parse failed every grant of its key, forever. */
     @Test
     void aLeaseRowWithAnUnreadableOwnerIsListedAndTakenOverAfterOneTtlLikeAnySilentHolder() {
         HeldLease old = a.tryAcquire(KEY).orElseThrow();

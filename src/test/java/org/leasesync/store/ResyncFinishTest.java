@@ -24,7 +24,7 @@ import org.leasesync.sync.ResyncSummary;
 
 /**
  * The end of a full re-download ({@link JdbcResync#finish}) compares the copy of the local records
- * with the downloaded ones in SQL (issue 14 §6: constant memory for 1,000,000 records). On real H2
+ * with the downloaded ones in SQL (constant memory for 1,000,000 records). On real H2
  * (memory and the app's file URL): a hand-made case with its counts written out, and random cases
  * checked against the earlier algorithm (two maps of every record's state, kept here as the
  * reference), including what becomes a conflict and the server state written into it.

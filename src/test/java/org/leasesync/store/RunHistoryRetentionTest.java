@@ -29,7 +29,7 @@ import org.leasesync.lease.TaskRegistry;
 import org.leasesync.run.TaskSource;
 import org.leasesync.testing.ManualTime;
 
-/** Run-history retention (issue 14 §6) on a real H2 database, through the real coordinator. */
+/** Run-history retention on a real H2 database, through the real coordinator. */
 class RunHistoryRetentionTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");

@@ -28,7 +28,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, Kind 2: stored state nobody can read (a damaged checkpoint naming a push whose entries
+ * Stored state nobody can read (a damaged checkpoint naming a push whose entries
  * are gone) fails closed as needs attention — and the way out the user is shown works with the real
  * worker and server: check again says what is wrong, discard gets the key going, the edits waiting
  * behind it are pushed, and the next ordinary trigger starts.

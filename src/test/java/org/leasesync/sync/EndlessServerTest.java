@@ -23,7 +23,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, Kind 2: a server that never lets a run finish — a pull that always says "more" without
+ * A server that never lets a run finish — a pull that always says "more" without
  * moving on, a push answered without results — kept the run, its renewed lease and its key for ever
  * (every later trigger joined it). Now the run ends as failed with the reason, keeping what it did.
  */

@@ -36,7 +36,7 @@ import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
- * design.md invariants 3 and 4 with real processes: a {@code leasesync sync} frozen with
+ * invariant 3, time: docs/architecture.md and 4 with real processes: a {@code leasesync sync} frozen with
  * {@code SIGSTOP} in the middle of its run for longer than the TTL (a laptop lid, a debugger, a
  * swapped-out process) is taken over by another process; when it wakes it learns it lost the lease
  * before it writes anything, and the server accepts nothing from it after the successor's first

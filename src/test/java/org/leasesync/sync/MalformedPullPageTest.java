@@ -24,7 +24,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 14 §5: pull pages are read with a streaming parser. A page that is cut short or malformed
+ * Pull pages are read with a streaming parser. A page that is cut short or malformed
  * ends the run with a clear reason and loses nothing: the pages before it stay applied with their
  * cursor, nothing of it is applied, and the next run asks again from the saved cursor.
  */

@@ -38,7 +38,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, Kind 2: one outbox entry the server can never accept blocks nothing behind it. Against
+ * One outbox entry the server can never accept blocks nothing behind it. Against
  * the real reference server on loopback — directly, or through a proxy (MockWebServer forwarding to
  * it) that plays a stricter server or a proxy with a smaller body limit. Every case checks that the
  * other entries were applied exactly once and that no idempotency key was ever sent with two bodies.

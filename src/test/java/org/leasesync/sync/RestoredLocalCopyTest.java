@@ -20,7 +20,7 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, Kind 2: the local database restored from an older copy (a backup, a VM snapshot) has a
+ * The local database restored from an older copy (a backup, a VM snapshot) has a
  * lease table whose epochs are behind the fencing tokens the sync server has already seen from this
  * device. Every run was then refused as "taken over" until the epochs caught up again — thousands of
  * runs for a device that synced every few minutes. Now the first run raises the epoch and the next

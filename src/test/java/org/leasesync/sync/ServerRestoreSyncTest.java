@@ -25,8 +25,8 @@ import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, kind 3: the sync server restored from an older backup (same database id, lower
- * sequence). The issue's smallest input, with three real client stacks against a real, file-backed
+ * The sync server restored from an older backup (same database id, lower
+ * sequence). The smallest input, with three real client stacks against a real, file-backed
  * reference server whose files are copied back: the server is backed up after a first sync; device
  * Y edits a record and adds one, device X pulls both and edits two records; the backup is restored;
  * device Z edits the same record and adds one. Before the fix X never got Z's record and kept Y's

@@ -18,7 +18,7 @@ import org.leasesync.store.SavedEdit;
 import org.leasesync.testing.ClientStack;
 
 /**
- * Issue 12, kind 3, through the store API with a real client and the real reference server: an
+ * Through the store API with a real client and the real reference server: an
  * edit is based on the version the user saw, so another device's version pulled between seeing and
  * saving makes it a conflict instead of being silently overwritten; the user's own confirmed edit in
  * between is no conflict; and a conflict with a record deleted on the server says so, and keeping

@@ -221,7 +221,7 @@ public final class App extends Application {
      * on a daemon thread {@code startup-settle}. The serial collector shrinks the heap only in a full
      * collection; without one, the ~20 MB that start-up grew it by (class loading, the first sync, the
      * theme's CSS) stay committed all day. With the launcher's {@code -XX:MaxHeapFreeRatio=30} the heap
-     * goes back to its live size plus 30 % (docs/benchmarks.md, issue 14 §4). One pause of a few tens of
+     * goes back to its live size plus 30 % (docs/benchmarks.md). One pause of a few tens of
      * milliseconds, on no user action.
      */
     private static void settleHeapLater() {

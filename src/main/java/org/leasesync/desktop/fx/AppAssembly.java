@@ -94,7 +94,8 @@ public final class AppAssembly implements AutoCloseable {
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
         this(backend, settings, stage, ui, new HostDesktop(Messages.system(), NoTray.INSTANCE,
                 clicked -> Notifier.NONE,
-                new Autostart(settings.dataDir().resolve("no-autostart"), Optional.empty()), exit -> { }, () -> { },
+                new Autostart(settings.dataDir().resolve("no-autostart"), settings.dataDir().resolve("no-autostart"),
+                        Optional.empty()), exit -> { }, () -> { },
                 HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX));
     }
 

@@ -68,7 +68,7 @@ final class BackgroundControls {
         menu.getItems().addAll(0, java.util.List.of(first, add, out, new SeparatorMenuItem()));
     }
 
-    /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, quit. */
+    /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, about, quit. */
     static MenuButton appMenu(BackgroundViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
                               Runnable quit) {
         MenuItem settings = new MenuItem(m.get("menu.settings"));
@@ -102,10 +102,14 @@ final class BackgroundControls {
         data.setId("menu-open-data");
         data.setOnAction(e -> folders.openData());
 
+        MenuItem about = new MenuItem(m.get("menu.about"));
+        about.setId("menu-about");
+
         MenuButton menu = new MenuButton(m.get("menu.button"), null, settings, new SeparatorMenuItem(), notify, login,
                 new SeparatorMenuItem(), logs, data,
-                new SeparatorMenuItem(), exit);
+                new SeparatorMenuItem(), about, exit);
         menu.setId("app-menu");
+        about.setOnAction(e -> AboutDialog.show(menu.getScene().getWindow(), AboutInfo.of(folders), folders, m));
         return menu;
     }
 }

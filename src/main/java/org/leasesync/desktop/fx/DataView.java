@@ -123,6 +123,8 @@ final class DataView extends VBox {
         payload.setPromptText(m.get("data.edit.payloadPrompt"));
         payload.setPrefRowCount(2);
         HBox.setHgrow(payload, Priority.ALWAYS);
+        id.textProperty().bindBidirectional(vm.editor().recordIdProperty());
+        payload.textProperty().bindBidirectional(vm.editor().payloadProperty());
         records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
             if (r != null) {
                 vm.startEditing(r);

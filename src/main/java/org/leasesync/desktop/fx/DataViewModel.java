@@ -33,7 +33,7 @@ import org.leasesync.desktop.StatusTexts;
  */
 public final class DataViewModel {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
+    static final ObjectMapper JSON = new ObjectMapper()
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -73,7 +73,7 @@ public final class DataViewModel {
     /** Table cells show at most this many characters of a record's content. */
     static final int SHOWN_CHARS = 300;
 
-    /** Records read per page of the records table (issue 14 §6: never all records at once). */
+    /** Records read per page of the records table (never all records at once). */
     public static final int PAGE_SIZE = 200;
 
     /** The record the edit form was filled from, and the version shown then. */
@@ -92,6 +92,7 @@ public final class DataViewModel {
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private Editing editing;
+    private final DataEditor editor = new DataEditor();
     private java.util.function.Consumer<TaskKey> afterEdit = key -> { };
     private java.util.function.ToIntFunction<TaskKey> copyCount = key -> 0;
     private java.util.function.BiConsumer<Scope, Optional<String>> opener = (s, c) -> { };
@@ -112,10 +113,12 @@ public final class DataViewModel {
         // another key's records: a message about the previous key's edit no longer applies
         scope.addListener((o, a, b) -> {
             message.set("");
+            editor.clear();
             load();
         });
         main.currentUserProperty().addListener((o, a, b) -> {
             message.set("");
+            editor.clear();
             load();
         });
     }
@@ -127,6 +130,11 @@ public final class DataViewModel {
 
     public ObjectProperty<Scope> scopeProperty() {
         return scope;
+    }
+
+    /** The edit form's texts, which follow the record once an edit saved from it has left the outbox. */
+    DataEditor editor() {
+        return editor;
     }
 
     /** The texts of the tab's labels, in the window's language. */
@@ -160,11 +168,15 @@ public final class DataViewModel {
         TaskKey key = new TaskKey(user, scope.get());
         background.execute(() -> {
             // A page and one more row (to know whether more follow), never all records and never a
-            // count of them: COUNT(*) of 1,000,000 records took 3 s (docs/benchmarks.md, issue 14).
+            // count of them: COUNT(*) of 1,000,000 records takes seconds
+            // (docs/benchmarks.md).
             var page = edits.recordsPage(key, Optional.empty(), PAGE_SIZE + 1);
             boolean hasMore = page.size() > PAGE_SIZE;
             var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
+            Optional<DataEditor.Saved> look = editor.pendingLook(key);
+            var current = look.flatMap(sv -> edits.record(key, sv.recordId()));
+            var changeIds = items.stream().map(JdbcLocalEdits.OutboxItem::changeId).collect(java.util.stream.Collectors.toSet());
             List<RecordRow> rows = recordRows(recs, items);
             List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), state(i),
                     m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
@@ -184,6 +196,7 @@ public final class DataViewModel {
                     more.set(hasMore);
                     outbox.setAll(out);
                     summary.set(text);
+                    look.ifPresent(sv -> editor.afterReload(sv, changeIds, current, message));
                 }
             });
         });
@@ -271,6 +284,7 @@ public final class DataViewModel {
                                 : saved.currentDeleted() ? m.get("data.savedConflict.deleted")
                                 : m.get("data.savedConflict.now", Long.toString(saved.currentVersion())));
                 ui.execute(() -> {
+                    editor.saved(new DataEditor.Saved(key, id, saved.changeId(), json, text));
                     message.set(text);
                     afterEdit.accept(key);
                 });

@@ -70,6 +70,7 @@ record HostDesktop(Messages messages, TrayPort tray, Function<Consumer<TaskKey>,
                 });
         return new HostDesktop(m, new AwtTray(m), notifier,
                 new Autostart(Autostart.configHome(System.getenv(), System.getProperty("user.home")),
+                        Autostart.dataHome(System.getenv(), System.getProperty("user.home")),
                         Autostart.launcherCommand(autostartArgs)),
                 javafx.application.Platform::setImplicitExit, javafx.application.Platform::exit, PROBE_FIRST, PROBE_MAX);
     }

@@ -153,7 +153,7 @@ final class MainView {
      * A tab whose content is built when it is first selected, and which loads on every selection.
      * The Data and History tabs hold tables (TableView, TextArea, their skins and CSS): built at
      * start-up they cost ~1,500 JavaFX classes and their heap before the user ever opens them
-     * (docs/benchmarks.md, issue 14 §4).
+     * (docs/benchmarks.md, start-up against a bare window).
      */
     private static Tab lazyTab(String text, String id, java.util.function.Supplier<Node> content, Runnable onSelected) {
         Tab tab = new Tab(text);

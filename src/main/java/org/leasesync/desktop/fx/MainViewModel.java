@@ -154,7 +154,8 @@ public final class MainViewModel {
         return texts;
     }
 
-    /** Applies a snapshot if it belongs to the signed-in user (design.md invariant 8). UI thread. */
+    /** Applies a snapshot if it belongs to the signed-in user (invariant 8, accounts are isolated:
+     * docs/architecture.md). UI thread. */
     void apply(KeyStatus s) {
         if (!s.key().userId().equals(currentUser.get())) {
             return;

@@ -5,7 +5,7 @@ import javafx.scene.Node;
 import javafx.scene.control.ScrollPane;
 
 /**
- * Two JavaFX render caches the window does without (docs/benchmarks.md, issue 14 §4). A heap dump of
+ * Two JavaFX render caches the window does without (docs/benchmarks.md). A heap dump of
  * the idle window showed 11.7 MB of its 16 MB of {@code int[]} in them when Prism renders in software
  * (under Xvfb, and on a desktop without usable OpenGL), where a texture is an {@code int[]} on the Java
  * heap; with OpenGL they are textures of the same size in the driver:

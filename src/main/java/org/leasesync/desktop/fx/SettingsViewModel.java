@@ -247,6 +247,8 @@ public final class SettingsViewModel {
 
     /** A field the dialog refuses; the message names it and what is allowed. */
     private static final class Refused extends LeasesyncException {
+        private static final long serialVersionUID = 1L;
+
         Refused(String message) {
             super(message);
         }

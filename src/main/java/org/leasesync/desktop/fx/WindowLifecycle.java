@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * What closing the window means. With a tray icon, closing hides the window and everything keeps
  * running (timer, retries, notifications): JavaFX must then not end when its last window hides
  * ({@code Platform.setImplicitExit(false)}), and only Quit ends the app. Without a tray, closing
- * quits as before, and the window says so once.
+ * quits the app, and the window says so once.
  *
  * <p>FX thread only.
  */

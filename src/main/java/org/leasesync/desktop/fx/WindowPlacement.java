@@ -80,14 +80,15 @@ final class WindowPlacement {
         apply(stage, g);
         // GTK maps a new window at the size it computes from the scene (clamped to the minimum size),
         // not at the one set before: once the window is there, the placement is applied again
-        javafx.event.EventHandler<WindowEvent>[] once = new javafx.event.EventHandler[1];
-        once[0] = e -> {
-            stage.removeEventHandler(WindowEvent.WINDOW_SHOWN, once[0]);
-            if (!g.maximized()) {
-                apply(stage, g);
+        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, new javafx.event.EventHandler<WindowEvent>() {
+            @Override
+            public void handle(WindowEvent e) {
+                stage.removeEventHandler(WindowEvent.WINDOW_SHOWN, this);
+                if (!g.maximized()) {
+                    apply(stage, g);
+                }
             }
-        };
-        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, once[0]);
+        });
     }
 
     private static void apply(Stage stage, WindowGeometry g) {

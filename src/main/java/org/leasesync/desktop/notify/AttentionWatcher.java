@@ -99,9 +99,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         }
         try {
             NotificationPolicy.Observation now = observe(key);
-            if (now.failuresInARow() == 0) {
-                withdrawFailing(key);
-            }
+            withdrawWhatNoLongerHolds(now);
             for (NotificationPolicy.Notice n : policy.observe(now, offline.getAsBoolean())) {
                 if (enabled.getAsBoolean()) {
                     deliver(n);
@@ -134,25 +132,40 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
     }
 
     /**
-     * {@code key} no longer fails: a "keeps failing" notification left on screen about it is no
-     * longer true, so it is withdrawn, or, when it names other keys too, shown without this one.
-     * Notifier thread.
+     * A notification left on screen about something no longer true of {@code now}'s key (it syncs
+     * again, its state is known again, its conflicts are settled, it is signed in again) is withdrawn,
+     * or, when it names other keys too, shown again without this one. Notifier thread.
      */
-    private void withdrawFailing(TaskKey key) {
-        Open o = open.get(NotificationPolicy.Notice.Kind.FAILING);
+    private void withdrawWhatNoLongerHolds(NotificationPolicy.Observation now) {
+        if (now.failuresInARow() == 0) {
+            withdraw(NotificationPolicy.Notice.Kind.FAILING, now.key(), "syncs again");
+        }
+        if (now.attention().isEmpty()) {
+            withdraw(NotificationPolicy.Notice.Kind.NEEDS_ATTENTION, now.key(), "no longer needs attention");
+        }
+        if (now.conflicts().isEmpty()) {
+            withdraw(NotificationPolicy.Notice.Kind.CONFLICT, now.key(), "has no conflict left");
+        }
+        if (now.signedOut().isEmpty()) {
+            withdraw(NotificationPolicy.Notice.Kind.SIGNED_OUT, now.key(), "is signed in again");
+        }
+    }
+
+    private void withdraw(NotificationPolicy.Notice.Kind kind, TaskKey key, String why) {
+        Open o = open.get(kind);
         if (o == null || o.notices().stream().noneMatch(n -> n.key().equals(key))) {
             return;
         }
         List<NotificationPolicy.Notice> rest = o.notices().stream().filter(n -> !n.key().equals(key)).toList();
         if (rest.isEmpty() || !notifier.isOpen(o.id())) {
-            open.remove(NotificationPolicy.Notice.Kind.FAILING);
+            open.remove(kind);
             notifier.withdraw(o.id());
-            log.info("{} syncs again: its \"keeps failing\" notification is withdrawn", key);
+            log.info("{} {}: its {} notification is withdrawn", key, why, kind);
             return;
         }
         long id = notifier.show(policy.merge(rest), o.id());
         if (id != 0) {
-            open.put(NotificationPolicy.Notice.Kind.FAILING, new Open(id, o.user(), rest));
+            open.put(kind, new Open(id, o.user(), rest));
         }
     }
 

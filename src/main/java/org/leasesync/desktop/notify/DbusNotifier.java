@@ -32,6 +32,9 @@ public final class DbusNotifier implements Notifier {
 
     private static final Logger log = LoggerFactory.getLogger(DbusNotifier.class);
 
+    /** The menu entry's file name without {@code .desktop}, as jpackage names it ({@code PACKAGE-NAME}). */
+    static final String DESKTOP_ENTRY = "leasesync-leasesync";
+
     private final DBusConnection bus;
     private final FreedesktopNotifications service;
     private final Consumer<TaskKey> clicked;
@@ -39,6 +42,7 @@ public final class DbusNotifier implements Notifier {
     private final Map<UInt32, TaskKey> shown = new ConcurrentHashMap<>();
     private final DBusSigHandler<FreedesktopNotifications.ActionInvoked> onAction;
     private final DBusSigHandler<FreedesktopNotifications.NotificationClosed> onClosed;
+    private final Optional<NotificationIcon> icon = NotificationIcon.load();
 
     private DbusNotifier(DBusConnection bus, String openLabel, Consumer<TaskKey> clicked) throws DBusException {
         this.bus = bus;
@@ -99,8 +103,12 @@ public final class DbusNotifier implements Notifier {
     public long show(NotificationPolicy.Notice n, long replaces) {
         byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION
                 || n.kind() == NotificationPolicy.Notice.Kind.SIGNED_OUT ? 2 : 1);   // critical : normal
-        Map<String, Variant<?>> hints = Map.of("urgency", new Variant<>(urgency),
-                "category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
+        Map<String, Variant<?>> hints = new java.util.HashMap<>();
+        hints.put("urgency", new Variant<>(urgency));
+        hints.put("category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
+        // the icon: the menu entry's (installed) and the pixels themselves (any way it runs)
+        hints.put("desktop-entry", new Variant<>(DESKTOP_ENTRY));
+        icon.ifPresent(i -> hints.put("image-data", new Variant<>(i, NotificationIcon.SIGNATURE)));
         try {
             UInt32 id = service.Notify("leasesync", new UInt32(replaces), "", n.title(), n.body(),
                     List.of("default", openLabel), hints, -1);

@@ -23,7 +23,7 @@ import org.leasesync.desktop.Pause;
 
 /**
  * The tray icon through AWT's {@link SystemTray}: on Linux an XEmbed tray icon
- * (docs/architecture.md, "Tray and notifications", says why this library). Every AWT call runs on
+ * (docs/architecture.md, "Living in the background", says why this library). Every AWT call runs on
  * AWT's event thread; the menu's actions are called there and hand over to the FX thread
  * themselves ({@link TrayPort.TrayMenu}). AWT is started only when the X server reports a tray host
  * or cannot be asked ({@link XTrayHost}); without one, {@link #install} returns false at once.
@@ -47,6 +47,9 @@ public final class AwtTray implements TrayPort {
     private boolean pausedShown;
     private int size;
     private volatile boolean removed;
+    /** Polls the tray selection's owner while the icon is installed; null without X or before install. */
+    private java.util.concurrent.ScheduledExecutorService hostWatch;
+    private XTrayHost.OwnerWatch watch;
     /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
     private volatile boolean awtAsked;
 
@@ -141,10 +144,48 @@ public final class AwtTray implements TrayPort {
                 EventQueue.invokeLater(this::dockAgain);
             }
         });
+        watchHost(System.getenv("DISPLAY"));
         apply(initial);
         log.info("tray icon installed ({} px)", size);
         return true;
     }
+
+    /**
+     * Every {@link #HOST_POLL}, asks the X server who owns the tray selection; a new owner is a tray
+     * host that (re)started, and the icon is put into it. AWT's own "systemTray" property change
+     * misses a host replaced by the next one before AWT saw it gone (the value stays the same
+     * SystemTray object, so no event fires), which left the icon out of a restarted panel.
+     */
+    private void watchHost(String display) {
+        if (display == null || display.isBlank()) {
+            return;
+        }
+        XTrayHost.OwnerWatch.open(display).ifPresent(w -> {
+            watch = w;
+            hostWatch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "tray-host-watch");
+                t.setDaemon(true);
+                return t;
+            });
+            long[] last = {w.owner()};
+            hostWatch.scheduleWithFixedDelay(() -> {
+                if (removed) {
+                    return;
+                }
+                long now = w.owner();
+                if (now != last[0]) {
+                    last[0] = now;
+                    if (now != 0) {
+                        log.info("a tray host started (window 0x{}); putting the icon into it", Long.toHexString(now));
+                        EventQueue.invokeLater(this::dockAgain);
+                    }
+                }
+            }, HOST_POLL.toMillis(), HOST_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        });
+    }
+
+    /** How often the tray selection's owner is asked: one round trip to the X server. */
+    static final java.time.Duration HOST_POLL = java.time.Duration.ofSeconds(1);
 
     /** Puts the icon into a tray host that came after it was added (AWT event thread). */
     private void dockAgain() {
@@ -211,6 +252,10 @@ public final class AwtTray implements TrayPort {
             return;
         }
         removed = true;
+        if (hostWatch != null) {
+            hostWatch.execute(watch::close);   // on its own thread, after any poll under way
+            hostWatch.shutdown();              // ends the polling
+        }
         if (!awtAsked || GraphicsEnvironment.isHeadless()) {
             return;   // AWT never started: nothing to remove, and no toolkit to start just to quit
         }

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * (via JNA): the owner of the selection {@code _NET_SYSTEM_TRAY_S<screen>} on the display's default
  * screen — the same question AWT's {@code SystemTray.isSupported()} asks on Linux, without starting
  * AWT (its toolkit, its own X connection, ~300 classes and their native memory), which a desktop
- * without a tray would load for nothing (docs/benchmarks.md, issue 14 §4).
+ * without a tray would load for nothing (docs/benchmarks.md, start-up against a bare window).
  *
  * <p>Thread-safe; {@link #query} blocks for one round trip to the X server (it opens and closes its
  * own connection).
@@ -28,7 +28,7 @@ final class XTrayHost {
         PRESENT,
         /** No one owns the selection (or the atom was never created): no tray on this display now. */
         ABSENT,
-        /** The question could not be asked (no libX11, no display, an error): ask AWT as before. */
+        /** The question could not be asked (no libX11, no display, an error): ask AWT. */
         UNKNOWN
     }
 
@@ -83,6 +83,54 @@ final class XTrayHost {
         } catch (RuntimeException | LinkageError e) {
             log.debug("tray host: cannot ask the X server ({}); asking AWT", e.toString());
             return Answer.UNKNOWN;
+        }
+    }
+
+    /**
+     * Watches who owns the tray selection, on a connection of its own, so that a tray host that
+     * restarts is noticed even when AWT, seeing one owner replaced by the next, reports no change.
+     *
+     * <p>Not thread-safe: one thread calls {@link #owner()} and {@link #close()}.
+     */
+    static final class OwnerWatch implements AutoCloseable {
+        private final Xlib x;
+        private final Pointer display;
+        private final NativeLong atom;
+
+        private OwnerWatch(Xlib x, Pointer display, NativeLong atom) {
+            this.x = x;
+            this.display = display;
+            this.atom = atom;
+        }
+
+        /**
+         * Opens a connection to {@code display} for watching.
+         *
+         * @return the watch, or empty when libX11 or the display cannot be had (never throws)
+         */
+        static java.util.Optional<OwnerWatch> open(String display) {
+            try {
+                Xlib x = Native.load("X11", Xlib.class);
+                Pointer d = x.XOpenDisplay(display);
+                if (d == null) {
+                    return java.util.Optional.empty();
+                }
+                NativeLong atom = x.XInternAtom(d, "_NET_SYSTEM_TRAY_S" + x.XDefaultScreen(d), 0);
+                return java.util.Optional.of(new OwnerWatch(x, d, atom));
+            } catch (RuntimeException | LinkageError e) {
+                log.debug("tray host: cannot watch the selection ({})", e.toString());
+                return java.util.Optional.empty();
+            }
+        }
+
+        /** The window that owns the tray selection now, 0 when no tray host does. One round trip. */
+        long owner() {
+            return x.XGetSelectionOwner(display, atom).longValue();
+        }
+
+        @Override
+        public void close() {
+            x.XCloseDisplay(display);
         }
     }
 }

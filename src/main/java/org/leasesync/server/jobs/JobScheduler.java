@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *       <em>later</em> than this clock's current one — written by an instance whose clock runs
  *       ahead, or this clock was stepped back — does not stop the job until this clock catches up
  *       (hours): once that record has stayed unchanged for a whole interval on this instance's
- *       monotonic clock, the next slot after it is due here (issue 12). Slots only ever go up.</li>
+ *       monotonic clock, the next slot after it is due here, whatever the clocks say. Slots only go up.</li>
  *   <li>For a due job it asks {@code TaskRegistry.tryAcquire(job:NAME)} with this instance's
  *       {@link OwnerId}; a held key is left to its holder (it is taken over by the registry's rule
  *       only once the holder is provably dead, or unchanged for a whole TTL). A granted lease is

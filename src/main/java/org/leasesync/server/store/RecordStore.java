@@ -88,7 +88,7 @@ public final class RecordStore {
      * A page of changes: user, scope, since, limit. The same order as by seq alone (user and scope are
      * fixed), spelled as the index {@code sync_records_by_seq} so H2 walks it and stops after the page;
      * {@code ORDER BY seq} alone made it read every record after the cursor and sort them, for each
-     * page (issue 14 §5).
+     * page.
      */
     static final String CHANGES_SINCE_SQL = "SELECT record_id, record_version, deleted, payload, seq, updated_at_ms"
             + " FROM sync_records WHERE user_id = ? AND scope = ? AND seq > ? ORDER BY user_id, scope, seq"
@@ -199,7 +199,7 @@ public final class RecordStore {
      * The rows of an array of ids (parameter 1) joined to a table: H2 and PostgreSQL walk the array
      * and look each id up by primary key, in one statement. (An {@code IN (...)} list would be one
      * statement too, but H2 uses an index for one only on an index's first column: it read every
-     * record of the user+scope, for each push, 5× slower; issue 14 §5.)
+     * record of the user+scope, for each push, 5× slower.)
      */
     static final String IDS = "UNNEST(CAST(? AS VARCHAR ARRAY)) AS ids(id)";
 

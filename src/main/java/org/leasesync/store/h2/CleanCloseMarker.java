@@ -18,8 +18,8 @@ import org.leasesync.store.Database;
 
 /**
  * Lets the start-up check ({@link DatabaseFileCheck}) skip its full read of every row when the
- * database file is exactly as leasesync left it at a clean close (issue 14 §6: the check read
- * 1,000,000 records at every start).
+ * database file is exactly as leasesync left it at a clean close (the full check would read
+ * every row, a million records of a big data directory, at every start).
  *
  * <p>After the last connection of this process closed the file and no other process has it open,
  * {@link #writeIfAtRest} records the file's identity next to it ({@code leasesync.mv.db.clean}): its

@@ -390,6 +390,8 @@ public final class DatabaseFileCheck {
 
     /** The file is open in another process (or this one): it is not checked. */
     private static final class InUse extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         InUse() {
             super(null, null, false, false);
         }

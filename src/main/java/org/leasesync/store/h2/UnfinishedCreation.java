@@ -74,6 +74,8 @@ public final class UnfinishedCreation {
      *
      * @return true when they were moved aside (the caller then creates a new database)
      */
+    // "try": the file lock is held for the block, only its close is used
+    @SuppressWarnings("try")
     public static boolean setAsideIfCreatorDied(Path dataDir, OwnerLiveness liveness) {
         Path marker = dataDir.resolve(MARKER);
         Path file = dataDir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");

@@ -143,7 +143,7 @@ final class BackgroundFixture implements AutoCloseable {
         HostDesktop parts = new HostDesktop(new Messages(LOCALE, ZONE), tray, clicked -> {
             notifier.clicked = clicked;
             return notifier;
-        }, new Autostart(configHome, Optional.of(List.of("/opt/leasesync/bin/leasesync"))), implicitExit::add,
+        }, new Autostart(configHome, configHome.resolveSibling("share"), Optional.of(List.of("/opt/leasesync/bin/leasesync"))), implicitExit::add,
                 exits::incrementAndGet, probeFirst, probeMax);
         AppAssembly a;
         try {

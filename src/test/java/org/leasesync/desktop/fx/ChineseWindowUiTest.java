@@ -89,7 +89,7 @@ class ChineseWindowUiTest {
         robot.interact(() -> {
             backend = Backend.start(s);
             HostDesktop parts = new HostDesktop(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneId.of("Asia/Shanghai")),
-                    tray, clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), Optional.empty()),
+                    tray, clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), tmp.resolve("config").resolveSibling("share"), Optional.empty()),
                     exit -> { }, () -> { }, HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             assembly = new AppAssembly(backend, new StartOptions(s, Set.of(), Locale.SIMPLIFIED_CHINESE), stage,
                     Platform::runLater, parts);

@@ -83,7 +83,7 @@ class ConflictCardsTest {
         ConflictAssembly conflicts = new ConflictAssembly(store.database(), edits, time, vm, data, direct, direct, texts,
                 scheduler, () -> null);
         BackgroundViewModel desktop = new BackgroundViewModel(vm, settings, pause,
-                new Autostart(tmp.resolve("autostart"), Optional.empty()), direct, direct, time, texts);
+                new Autostart(tmp.resolve("autostart"), tmp.resolve("autostart").resolveSibling("share"), Optional.empty()), direct, direct, time, texts);
         TrayController tray = new TrayController(new TrayPort() {
             @Override
             public boolean install(TrayMenu menu, TrayView initial) {

@@ -40,7 +40,7 @@ import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.PrettyJson;
 
 /**
- * The window's Data tab (issue 12, kind 3), clicked through with TestFX on the real app and the
+ * The window's Data tab, clicked through with TestFX on the real app and the
  * embedded server: an edit is based on the version shown when the user selected the record, so
  * another device's version pulled before Save makes it a conflict (and the message says so) instead
  * of overwriting it; a conflict with a record deleted on the server shows "deleted on the server",
@@ -137,6 +137,46 @@ class DataTabUiTest {
         synced();
         assertThat(edits().record(ALICE, "course-2").orElseThrow().deleted()).isFalse();
         assertThat(serverPayload("course-2")).contains("mine");
+    }
+
+    @Test
+    void theSavedMessageClearsOnceTheEditIsPushedAndTheFormKeepsWhatWasPushed(FxRobot robot) throws Exception {
+        openDataTab(robot);
+        robot.clickOn(cell(robot, "#data-records", "course-1"));
+        typePayload(robot, "{\"title\": \"pushed\"}");
+        robot.clickOn("#edit-save");
+        waitUntil("saved", () -> text(robot, "#data-message").equals("Saved locally. The next sync pushes it."));
+        synced();
+        waitUntil("pushed", () -> edits().outbox(ALICE).isEmpty());
+        waitUntil("the message, no longer true, cleared", () -> text(robot, "#data-message").isEmpty());
+        assertThat(serverPayload("course-1")).contains("pushed");
+        assertThat(robot.lookup("#edit-payload").queryAs(javafx.scene.control.TextArea.class).getText())
+                .isEqualTo("{\"title\":\"pushed\"}");
+    }
+
+    @Test
+    void takingTheServersVersionPutsItIntoTheFormInPlaceOfTheDiscardedEdit(FxRobot robot) throws Exception {
+        openDataTab(robot);
+        robot.clickOn(cell(robot, "#data-records", "course-1"));
+        otherDevice("course-1", 1, false, "{\"title\":\"other device\"}");
+        synced();
+        waitUntil("version 2 arrived", () -> edits().record(ALICE, "course-1").orElseThrow().version() == 2);
+        typePayload(robot, "{\"title\": \"mine\"}");
+        robot.clickOn("#edit-save");
+        waitUntil("saved as a conflict", () -> text(robot, "#data-message").startsWith("Saved as a conflict"));
+        String changeId = edits().outbox(ALICE).get(0).changeId();
+        assertThat(edits().takeTheirs(ALICE, changeId)).isTrue();
+        robot.clickOn("#data-reload");
+        waitUntil("the server's version in the form", () -> robot.lookup("#edit-payload")
+                .queryAs(javafx.scene.control.TextArea.class).getText().equals("{\"title\":\"other device\"}"));
+        assertThat(text(robot, "#data-message")).isEmpty();
+
+        // text typed after a save is the user's: a later reload never replaces it
+        typePayload(robot, "{\"title\": \"still typing\"}");
+        robot.clickOn("#data-reload");
+        robot.sleep(300);
+        assertThat(robot.lookup("#edit-payload").queryAs(javafx.scene.control.TextArea.class).getText())
+                .isEqualTo("{\"title\": \"still typing\"}");
     }
 
     /** Types {@code json} into the edit form's content field, replacing what the selection put there. */

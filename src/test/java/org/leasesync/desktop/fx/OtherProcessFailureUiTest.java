@@ -30,7 +30,7 @@ import org.testfx.framework.junit5.Start;
 import org.leasesync.desktop.Backend;
 
 /**
- * Issue 13: a {@code leasesync sync} from the command line against another server, on the window's
+ * A {@code leasesync sync} from the command line against another server, on the window's
  * data directory, fails; the window's card shows that failure and says it came from another process
  * (which program, its pid) and which server — not this window's. A real CLI process on the shared
  * H2 file; the real window on the embedded server.

@@ -31,8 +31,8 @@ import org.testfx.framework.junit5.Start;
 import org.leasesync.desktop.Backend;
 
 /**
- * Issue 13: double-clicking Retry (or a click as the automatic retry starts) must not land on
- * Cancel, which used to appear where Retry was and cancelled the run just started. The real
+ * Double-clicking Retry (or a click as the automatic retry starts) must not land on
+ * Cancel, which appears where Retry was and would cancel the run just started. The real
  * window, coordinator and embedded server; clicks through the robot at the button's screen point.
  */
 @ExtendWith(ApplicationExtension.class)

@@ -81,7 +81,7 @@ class SettingsDialogUiTest {
             // accounts without a session bus: a moved token goes to the owner-only file, never a real keyring
             backend = Backend.start(s, new AccountService(tmp.resolve("data"), Map.of(), TimeSource.system()));
             HostDesktop parts = new HostDesktop(new Messages(Locale.UK, BackgroundFixture.ZONE), tray,
-                    clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), Optional.of(List.of("/bin/true"))),
+                    clicked -> Notifier.NONE, new Autostart(tmp.resolve("config"), tmp.resolve("config").resolveSibling("share"), Optional.of(List.of("/bin/true"))),
                     exit -> { }, () -> { }, HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             assembly = new AppAssembly(backend, new StartOptions(s, fromCommandLine, Locale.UK), stage,
                     Platform::runLater, parts);

@@ -101,7 +101,7 @@ class SignInUiTest {
             backend = Backend.start(s, new AccountService(data(), Map.of(), TimeSource.system()));
             HostDesktop parts = new HostDesktop(new Messages(Locale.UK, BackgroundFixture.ZONE),
                     tray, clicked -> Notifier.NONE,
-                    new Autostart(tmp.resolve("config"), Optional.empty()), exit -> { }, () -> { },
+                    new Autostart(tmp.resolve("config"), tmp.resolve("config").resolveSibling("share"), Optional.empty()), exit -> { }, () -> { },
                     HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
             assembly = new AppAssembly(backend, new StartOptions(s, Set.of(), Locale.UK), stage, Platform::runLater,
                     parts);

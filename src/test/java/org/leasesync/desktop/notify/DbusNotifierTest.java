@@ -67,6 +67,10 @@ class DbusNotifierTest {
         String call = read(monitorLog);
         assertThat(call).contains("member=Notify").contains("string \"leasesync\"").contains("string \"default\"")
                 .contains("string \"Open\"").contains("It failed 3 times in a row");
+        // the app icon: its pixels (64×64 RGBA) and the menu entry that names it
+        assertThat(call).contains("string \"image-data\"").containsPattern(
+                "variant\\s+struct \\{\\s+int32 64\\s+int32 64\\s+int32 256\\s+boolean true\\s+int32 8\\s+int32 4")
+                .contains("string \"desktop-entry\"").contains("string \"leasesync-leasesync\"");
 
         long again = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses, Messages: sync keeps failing",
                 "Each failed at least 3 times in a row. Last error: the sync server failed (HTTP 500)", 3, "HTTP 500"), id);

@@ -242,7 +242,7 @@ abstract class JobRunContract {
         assertThat(state(flaky.name()).lastCompletedSlot()).isEqualTo(3L);
     }
 
-    /** Issue 12, Kind 2: an Error in a batch ended nothing; the run stayed 'running' and the tick died. */
+    /** An Error in a batch ended nothing; the run stayed 'running' and the tick died. */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"stack-overflow", "assertion"})
     void aBatchEndingWithAnErrorEndsTheRunAsFailedRollsItBackAndTheNextRunRecovers(String kind) throws Exception {

@@ -126,7 +126,7 @@ abstract class JobSchedulerContract {
     }
 
     /**
-     * Issue 12: a clock stepped back by hours (or a last occurrence recorded by an instance whose
+     * A clock stepped back by hours (or a last occurrence recorded by an instance whose
      * clock runs hours ahead) does not stop the jobs until this clock catches up: after one interval
      * without a newer occurrence, the next one runs here, once per interval.
      */

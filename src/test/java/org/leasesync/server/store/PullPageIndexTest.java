@@ -8,7 +8,7 @@ import java.sql.ResultSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 §5: a pull page walks {@code sync_records_by_seq} in order and stops after the page. With
+ * A pull page walks {@code sync_records_by_seq} in order and stops after the page. With
  * {@code ORDER BY seq} alone H2 read every record after the cursor and sorted them, for each page —
  * a full pull cost O(records²).
  */

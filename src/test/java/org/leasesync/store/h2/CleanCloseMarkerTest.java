@@ -16,7 +16,7 @@ import org.leasesync.lease.StoreException;
 import org.leasesync.store.DamagedFiles;
 import org.leasesync.store.Database;
 
-/** The start-up check skips its row read only for a file unchanged since a clean close (issue 14 §6). */
+/** The start-up check skips its row read only for a file unchanged since a clean close. */
 class CleanCloseMarkerTest {
 
     @TempDir
