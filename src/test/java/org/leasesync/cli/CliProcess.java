@@ -63,9 +63,7 @@ final class CliProcess {
     private static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args,
                                     List<String> prefix) throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.addAll(JavaProcess.jvm());
         cmd.add("-Dlogback.configurationFile=" + productionLogging());
         cmd.add("-cp");
         cmd.add(JavaProcess.classPath());

@@ -41,8 +41,8 @@ class FrozenHolderTest {
         try (LocalStore store = LocalStore.openFile(dir)) {
             new JdbcLocalEdits(store.database(), TimeSource.system()).addEdit(ALICE, "settings", "{\"a\":1}", false);
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", JavaProcess.classPath(), HoldDatabaseMain.class.getName(), dir.toString()));
+        List<String> cmd = JavaProcess.jvm();
+        cmd.addAll(List.of("-cp", JavaProcess.classPath(), HoldDatabaseMain.class.getName(), dir.toString()));
         Process holder = new ProcessBuilder(cmd).redirectError(tmp.resolve("holder.err").toFile()).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));

@@ -115,8 +115,8 @@ class SignalStopProcessTest {
         Path data = tmp.resolve("window");
         Path log = data;   // the data directory: LogFiles reads all its log files
         // the real window, on Monocle's headless glass (what the UI tests use), with a 1 s timer
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-Dglass.platform=Monocle", "-Dmonocle.platform=Headless", "-Dprism.order=sw",
+        List<String> cmd = JavaProcess.jvm();
+        cmd.addAll(List.of("-Dglass.platform=Monocle", "-Dmonocle.platform=Headless", "-Dprism.order=sw",
                 "-Dtestfx.headless=true", "-cp", JavaProcess.classPath(), Launcher.class.getName(),
                 "--data-dir", data.toString(), "--server", server[0], "--user", "alice", "--token", server[1],
                 "--schedule-interval", "1s"));

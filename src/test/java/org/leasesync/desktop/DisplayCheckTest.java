@@ -73,8 +73,8 @@ class DisplayCheckTest {
 
     /** The real launcher, without the test JVM's display settings, with {@code display} as DISPLAY (or none). */
     Run launcher(String display) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", JavaProcess.classPath(), Launcher.class.getName(), "--data-dir",
+        List<String> cmd = JavaProcess.jvm();
+        cmd.addAll(List.of("-cp", JavaProcess.classPath(), Launcher.class.getName(), "--data-dir",
                 tmp.resolve("data").toString()));
         Path out = tmp.resolve("launcher.out");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());

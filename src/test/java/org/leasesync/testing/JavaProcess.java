@@ -7,8 +7,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Starts a real child JVM on the test class path (for multi-process and crash tests). */
+/**
+ * Starts a real child JVM on the test class path (for multi-process and crash tests).
+ *
+ * <p>Every child is started with {@link #jvm()}: flags for a short-lived JVM that cut its start-up
+ * CPU, which on a machine of two cores is most of what the process tests cost. C1 only
+ * ({@code TieredStopAtLevel=1}) with one compiler thread, and the serial collector (no parallel GC
+ * threads to start, no concurrent marking): a child runs for seconds, not for the minutes C2 and G1
+ * pay off in. None of the children's tests is about the JVM's flags, its collector or its compiler,
+ * so the product code they run behaves the same (a heap that runs out runs out under either
+ * collector); a test that measures a child's memory ({@code FullCheckMemoryTest}) sets its own.
+ */
 public final class JavaProcess {
+
+    /** The flags every child JVM gets, after {@code java}; see the class comment for why. */
+    private static final List<String> CHILD_FLAGS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-Xshare:auto");
 
     private JavaProcess() {
     }
@@ -19,16 +33,29 @@ public final class JavaProcess {
         return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
     }
 
+    /** The {@code java} binary of this JVM. */
+    public static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /**
+     * The start of a child's command line: {@code java} and the start-up flags of a short-lived
+     * child (a new list the caller may add to; the class path and main class come next).
+     */
+    public static List<String> jvm() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java());
+        cmd.addAll(CHILD_FLAGS);
+        return cmd;
+    }
+
     public static Process start(Class<?> main, Path log, String... args) throws IOException {
         return start(main, log, Map.of(), args);
     }
 
     /** Like {@link #start(Class, Path, String...)}, with {@code env} added to the child's environment. */
     public static Process start(Class<?> main, Path log, Map<String, String> env, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:TieredStopAtLevel=1");
+        List<String> cmd = jvm();
         cmd.add("-cp");
         cmd.add(classPath());
         cmd.add(main.getName());

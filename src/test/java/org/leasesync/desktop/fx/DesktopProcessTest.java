@@ -324,8 +324,8 @@ class DesktopProcessTest {
 
     /** A leasesync command as its own process, {@code stdin} on its standard input; fails unless it exits 0. */
     String cli(String stdin, Map<String, String> env, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", JavaProcess.classPath(), Launcher.class.getName()));
+        List<String> cmd = JavaProcess.jvm();
+        cmd.addAll(List.of("-cp", JavaProcess.classPath(), Launcher.class.getName()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
