@@ -167,7 +167,7 @@ public final class Autostart {
                 return installed.toAbsolutePath().toString();
             }
         }
-        try (var in = Autostart.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
+        try (var in = AppIcon.open()) {
             if (in == null) {
                 return ICON_NAME;
             }

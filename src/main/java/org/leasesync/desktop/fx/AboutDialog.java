@@ -8,8 +8,6 @@ import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
-import javafx.scene.input.Clipboard;
-import javafx.scene.input.ClipboardContent;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
@@ -50,9 +48,7 @@ final class AboutDialog {
         Label copied = new Label();
         copied.setId("about-copied");
         copy.setOnAction(e -> {
-            ClipboardContent c = new ClipboardContent();
-            c.putString(info.details(m));
-            Clipboard.getSystemClipboard().setContent(c);
+            Clipboards.copy(info.details(m));
             copied.setText(m.get("folder.copied"));
         });
         javafx.scene.layout.HBox copyRow = new javafx.scene.layout.HBox(8, copy, copied);

@@ -143,7 +143,7 @@ public final class App extends Application {
     public void start(Stage stage) {
         onSignal = StopSignals.install(this::stopOnSignal);
         stage.setTitle("leasesync");
-        var icon = App.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png");
+        var icon = org.leasesync.desktop.AppIcon.open();
         if (icon != null) {
             stage.getIcons().add(new Image(icon));
         }

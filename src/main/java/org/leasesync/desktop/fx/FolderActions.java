@@ -11,7 +11,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ButtonType;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
-import javafx.scene.input.ClipboardContent;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
@@ -96,9 +95,7 @@ final class FolderActions {
         Label copied = new Label();
         copied.setId("folder-copied");
         copy.setOnAction(e -> {
-            ClipboardContent c = new ClipboardContent();
-            c.putString(path.getText());
-            javafx.scene.input.Clipboard.getSystemClipboard().setContent(c);
+            Clipboards.copy(path.getText());
             copied.setText(messages.get("folder.copied"));
         });
         HBox row = new HBox(8, path, copy);

@@ -61,9 +61,7 @@ final class HistoryDetail {
         copyButton.setId("history-detail-copy");
         copyButton.addEventFilter(javafx.event.ActionEvent.ACTION, e -> {
             e.consume();   // copying does not close the dialog
-            javafx.scene.input.ClipboardContent c = new javafx.scene.input.ClipboardContent();
-            c.putString(asText(row));
-            javafx.scene.input.Clipboard.getSystemClipboard().setContent(c);
+            Clipboards.copy(asText(row));
         });
         dialog.show();
         return dialog;

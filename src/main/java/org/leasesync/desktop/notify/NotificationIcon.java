@@ -53,14 +53,14 @@ public final class NotificationIcon extends Struct {
     }
 
     /**
-     * The icon from the PNG resource {@code /org/leasesync/desktop/leasesync.png}, scaled to
+     * The app's icon ({@link org.leasesync.desktop.AppIcon}), scaled to
      * {@value #SIZE}×{@value #SIZE}.
      *
      * @return the icon, or empty when the resource is missing or cannot be decoded (notifications are
      *         then sent without one)
      */
     static Optional<NotificationIcon> load() {
-        try (InputStream in = NotificationIcon.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
+        try (InputStream in = org.leasesync.desktop.AppIcon.open()) {
             BufferedImage src = in == null ? null : ImageIO.read(in);
             return src == null ? Optional.empty() : Optional.of(of(src));
         } catch (IOException | RuntimeException e) {

@@ -25,7 +25,7 @@ final class TrayIcons {
 
     TrayIcons() {
         BufferedImage icon = null;
-        try (InputStream in = TrayIcons.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
+        try (InputStream in = org.leasesync.desktop.AppIcon.open()) {
             if (in != null) {
                 icon = ImageIO.read(in);
             }
