@@ -8,13 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javafx.application.Platform;
 import javafx.scene.control.TextField;
 import javafx.stage.Stage;
-import javafx.stage.Window;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.desktop.Backend;
 import org.leasesync.testing.FxTest;
@@ -38,23 +36,17 @@ class AboutDialogUiTest {
     AppAssembly assembly;
     Stage stage;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         this.stage = stage;
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
+        assembly = window.open(stage, settings);
+        backend = window.backend();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> {
-            Window.getWindows().stream().filter(w -> w != stage).toList().forEach(Window::hide);
-            assembly.close();
-        });
-        backend.close();
-    }
 
     @Test
     void aboutShowsTheBuildsVersionAndThisWindowsFoldersAndCopiesThem(FxRobot robot) throws Exception {

@@ -9,13 +9,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javafx.application.Platform;
 import javafx.scene.control.ComboBox;
 import javafx.stage.Stage;
 import javafx.stage.Window;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
@@ -47,21 +46,18 @@ class AppUiTest {
     ReferenceServer server;
     Stage stage;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         this.stage = stage;
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
+        assembly = window.open(stage, settings);
+        backend = window.backend();
         server = backend.embeddedServer().orElseThrow();
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     /** Waits for the start-up state (including a foreground sync on opening) to settle, then zeroes the server's stats. */
     void settle(FxRobot robot) {

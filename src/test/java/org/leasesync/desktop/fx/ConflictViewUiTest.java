@@ -13,16 +13,15 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javafx.application.Platform;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.KeyStatus;
@@ -67,20 +66,17 @@ class ConflictViewUiTest {
     AppAssembly assembly;
     ReferenceServer server;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
+        assembly = window.open(stage, settings);
+        backend = window.backend();
         server = backend.embeddedServer().orElseThrow();
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     @Test
     void aConflictIsShownInFullSettledWithAConfirmationAndItsCopyRestored(FxRobot robot) throws Exception {

@@ -9,14 +9,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import javafx.application.Platform;
 import javafx.scene.control.Button;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
@@ -59,20 +58,17 @@ class DataTabUiTest {
     AppAssembly assembly;
     ReferenceServer server;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
+        assembly = window.open(stage, settings);
+        backend = window.backend();
         server = backend.embeddedServer().orElseThrow();
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     @Test
     void anEditOfARecordAnotherDeviceChangedAfterItWasSelectedIsSavedAsAConflict(FxRobot robot) throws Exception {

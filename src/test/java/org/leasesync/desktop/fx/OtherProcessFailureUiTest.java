@@ -8,11 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import javafx.application.Platform;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.run.RunOrigin;
@@ -48,19 +47,16 @@ class OtherProcessFailureUiTest {
     Backend backend;
     AppAssembly assembly;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
+        assembly = window.open(stage, settings);
+        backend = window.backend();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     @Test
     void aFailedSyncOfTheCommandLineAgainstAnotherServerSaysWhereItCameFrom(FxRobot robot) throws Exception {

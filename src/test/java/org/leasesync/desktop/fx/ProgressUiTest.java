@@ -8,13 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javafx.application.Platform;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ProgressIndicator;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
@@ -40,20 +39,17 @@ class ProgressUiTest {
     AppAssembly assembly;
     ReferenceServer server;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
+        assembly = window.open(stage, settings);
+        backend = window.backend();
         server = backend.embeddedServer().orElseThrow();
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     void settle(FxRobot robot) {
         for (Scope s : Scope.values()) {

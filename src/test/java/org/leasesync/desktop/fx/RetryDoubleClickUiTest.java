@@ -7,14 +7,13 @@ import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import javafx.application.Platform;
 import javafx.geometry.Bounds;
 import javafx.geometry.Point2D;
 import javafx.scene.control.Button;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
@@ -48,20 +47,17 @@ class RetryDoubleClickUiTest {
     AppAssembly assembly;
     ReferenceServer server;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofHours(1), time);
-        backend = Backend.start(settings);
+        assembly = window.open(stage, settings);
+        backend = window.backend();
         server = backend.embeddedServer().orElseThrow();
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     List<RunRecord> history() {
         return backend.runtime().store().history().history(ALICE_COURSES, 100);

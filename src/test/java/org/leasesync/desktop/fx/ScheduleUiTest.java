@@ -5,11 +5,10 @@ import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import javafx.application.Platform;
 import javafx.stage.Stage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
@@ -30,19 +29,16 @@ class ScheduleUiTest {
     Backend backend;
     AppAssembly assembly;
 
+    @RegisterExtension
+    final AppWindow window = new AppWindow();
+
     @Start
     void start(Stage stage) {
         var settings = UiTestSupport.settings(tmp.resolve("data"), Duration.ofSeconds(1), TimeSource.system());
-        backend = Backend.start(settings);
-        assembly = new AppAssembly(backend, settings, stage, Platform::runLater);
-        assembly.show();
+        assembly = window.open(stage, settings);
+        backend = window.backend();
     }
 
-    @AfterEach
-    void tearDown(FxRobot robot) {
-        robot.interact(() -> assembly.close());
-        backend.close();
-    }
 
     @Test
     void shortTimerIntervalFiresAScheduleRun(FxRobot robot) {
