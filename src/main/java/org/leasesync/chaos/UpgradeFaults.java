@@ -27,6 +27,7 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
+import org.leasesync.store.SqlDialect;
 
 /**
  * The chaos fault "killed during an upgrade": a device of its own ({@code device-uN}) whose data
@@ -88,10 +89,10 @@ final class UpgradeFaults {
         if (statements < 0) {
             Path scratch = Files.createDirectories(s.workDir().resolve("upgrades").resolve("count"));
             String url = url(scratch);
-            Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/migration")
+            Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
                     .target(String.valueOf(OLD_SCHEMA)).load().migrate();
             AtomicInteger n = new AtomicInteger();
-            Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/migration")
+            Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
                     .callbacks(new StatementCounter(n)).load().migrate();
             statements = n.get();
             try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement st = c.createStatement()) {
@@ -248,7 +249,7 @@ final class UpgradeFaults {
             throws IOException, SQLException {
         Files.createDirectories(dir);
         String url = url(dir);
-        Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/migration")
+        Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
                 .target(String.valueOf(OLD_SCHEMA)).load().migrate();
         try (Connection c = DriverManager.getConnection(url, "sa", "")) {
             try (PreparedStatement id = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {

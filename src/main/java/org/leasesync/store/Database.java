@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The local database: H2 (or PostgreSQL, {@link #open(String, String, String, String, int)}) through
- * a HikariCP pool, schema migrated by Flyway from {@code classpath:db/migration} (H2) or
- * {@code classpath:db/migration-postgresql} (PostgreSQL). Runs its work through a
+ * a HikariCP pool, schema migrated by Flyway from the locations of its dialect
+ * ({@link SqlDialect#clientMigrations()}). Runs its work through a
  * {@link DataSourceDatabase}; what a failure means for the user is {@link DatabaseFailures}'s.
  *
  * <p>A file database lives in the data directory ({@link DataDirectory}) and is opened in H2's
@@ -199,8 +199,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
 
     /**
      * Opens any JDBC URL (H2 or PostgreSQL) with the given credentials and migrates it with the
-     * migrations of its dialect ({@link SqlDialect#clientMigrations()}: {@code db/migration} for H2,
-     * {@code db/migration-postgresql} for PostgreSQL). On PostgreSQL every connection waits at most
+     * migrations of its dialect ({@link SqlDialect#clientMigrations()}: {@code db/migration-common}
+     * and {@code db/migration} for H2 or {@code db/migration-postgresql} for PostgreSQL). On PostgreSQL every connection waits at most
      * {@link SqlDialect#LOCK_TIMEOUT_MILLIS} for a row lock, as H2 URLs here ask for.
      *
      * @param user the database user (H2's default is {@code sa})

@@ -80,16 +80,16 @@ public final class SchemaUpgrade {
      * Migrates to {@code latest} with Flyway, however long it takes, announcing it when the database
      * held a schema.
      *
-     * @param location the migrations, e.g. {@code classpath:db/migration}
+     * @param locations the migrations' Flyway locations ({@link SqlDialect#clientMigrations()})
      * @param what how to name the database in the log ("the local database …")
      * @throws RuntimeException Flyway's, when a migration fails
      */
-    public static void migrate(DataSource ds, String location, Found from, int latest, String what) {
+    public static void migrate(DataSource ds, String[] locations, Found from, int latest, String what) {
         if (!from.empty()) {
             log.warn("upgrading {} from schema {} to {}… (leave it running until it finishes)", what, from.highest(),
                     latest);
         }
-        Flyway.configure().dataSource(ds).locations(location).failOnMissingLocations(true)
+        Flyway.configure().dataSource(ds).locations(locations).failOnMissingLocations(true)
                 .callbacks(new MigrationProbe()).load().migrate();
         if (!from.empty()) {
             log.info("upgraded {} to schema {}", what, latest);
@@ -102,11 +102,11 @@ public final class SchemaUpgrade {
      *
      * @throws NewerSchemaException as {@link #refuseNewer}
      */
-    public static void migrateInPlace(DataSource ds, String location, int latest, String what) {
+    public static void migrateInPlace(DataSource ds, String[] locations, int latest, String what) {
         Found found = read(ds, latest);
         refuseNewer(found, latest, what);
         if (!found.current()) {
-            migrate(ds, location, found, latest, what);
+            migrate(ds, locations, found, latest, what);
         }
     }
 }

@@ -7,7 +7,7 @@ import org.leasesync.lease.StoreException;
  * What the lease store ({@link JdbcLeaseStore}) and the guarded-write primitive ({@link JdbcGuard})
  * need from a SQL database: its dialect, a name for messages, and two ways to run work on a pooled
  * connection. Implemented by the client's {@link Database} (H2 or PostgreSQL, schema migrated from
- * {@code db/migration}) and by {@link DataSourceDatabase} over any {@link javax.sql.DataSource}
+ * {@link SqlDialect#clientMigrations()}) and by {@link DataSourceDatabase} over any {@link javax.sql.DataSource}
  * (e.g. a server's own HikariCP pool and schema, which must include the lease table:
  * {@code org/leasesync/store/lease-table-*.sql}, docs/architecture.md "The store over any SQL
  * database").

@@ -194,14 +194,20 @@ public enum SqlDialect {
     }
 
     /**
-     * Where the client's Flyway migrations for this vendor live: {@code classpath:db/migration} (H2,
-     * the files existing user databases have applied) and {@code classpath:db/migration-postgresql}
-     * (the same schema in PostgreSQL's types).
+     * Where the client's Flyway migrations for this vendor live: {@code classpath:db/migration-common}
+     * (the migrations that are the same SQL on both vendors) and the vendor's own,
+     * {@code classpath:db/migration} (H2) or {@code classpath:db/migration-postgresql} (the same
+     * schema in PostgreSQL's types). Applied migrations never change (Flyway checks their checksums,
+     * and existing user databases have applied them); a new one is written once, in the common
+     * location, unless its SQL truly differs. A fresh array.
      */
-    public String clientMigrations() {
-        return switch (this) {
-            case H2 -> "classpath:db/migration";
-            case POSTGRESQL -> "classpath:db/migration-postgresql";
+    public String[] clientMigrations() {
+        return new String[] {
+            switch (this) {
+                case H2 -> "classpath:db/migration";
+                case POSTGRESQL -> "classpath:db/migration-postgresql";
+            },
+            "classpath:db/migration-common"
         };
     }
 }

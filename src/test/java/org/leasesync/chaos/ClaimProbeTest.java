@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
@@ -20,7 +21,7 @@ class ClaimProbeTest {
     @Test
     void findsTheInstanceWhoseJobRunIsStillRunningAndNoOtherOne() throws Exception {
         Postgres.Db pg = Postgres.newDatabase();
-        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations("classpath:db/server-postgresql")
+        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations(Dialect.POSTGRESQL.migrations())
                 .load().migrate();
         ClaimProbe probe = new ClaimProbe(new ClusterDatabase(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD));
         execute(pg, "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms, ended_at_ms,"

@@ -15,6 +15,7 @@ import org.leasesync.server.jobs.JobResult;
 import org.leasesync.server.jobs.JobRun;
 import org.leasesync.server.jobs.JobRunner;
 import org.leasesync.server.jobs.JobTrigger;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
@@ -152,7 +153,7 @@ class JobRunCheckTest {
     @Test
     void readsEveryRunFromTheServersRealTableOnPostgresql() throws SQLException {
         Postgres.Db pg = Postgres.newDatabase();
-        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations("classpath:db/server-postgresql")
+        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations(Dialect.POSTGRESQL.migrations())
                 .load().migrate();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)) {
             String insert = "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"

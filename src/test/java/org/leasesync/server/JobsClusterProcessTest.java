@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 import org.leasesync.testing.ProcessTest;
@@ -66,7 +67,7 @@ class JobsClusterProcessTest {
     void aKilledInstancesJobIsResumedElsewhereAndEachOccurrenceRunsOnce() throws Exception {
         db = Postgres.newDatabase();
         Flyway.configure().dataSource(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)
-                .locations("classpath:db/server-postgresql").load().migrate();
+                .locations(Dialect.POSTGRESQL.migrations()).load().migrate();
         long now = System.currentTimeMillis();
         for (int i = 0; i < 10; i++) {
             update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"

@@ -18,6 +18,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -41,7 +42,7 @@ class TokenMigrationTest {
         ds.setURL("jdbc:h2:file:" + dir.toAbsolutePath().resolve("leasesync-server"));
         ds.setUser("sa");
         ds.setPassword("");
-        makeOldDatabase(ds, "classpath:db/server");
+        makeOldDatabase(ds, Dialect.H2.migrations());
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");
         }
@@ -68,7 +69,7 @@ class TokenMigrationTest {
         ds.setUrl(db.jdbcUrl());
         ds.setUser(Postgres.USER);
         ds.setPassword(Postgres.PASSWORD);
-        makeOldDatabase(ds, "classpath:db/server-postgresql");
+        makeOldDatabase(ds, Dialect.POSTGRESQL.migrations());
 
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults()
                 .withDatabase(PostgresDatabases.of(db)).withSeed(org.leasesync.server.demo.Seed.NONE))) {
@@ -82,7 +83,7 @@ class TokenMigrationTest {
     }
 
     /** V1..V7 exactly as they ran before accounts, then rows as that server wrote them. */
-    private static void makeOldDatabase(DataSource ds, String location) throws Exception {
+    private static void makeOldDatabase(DataSource ds, String[] location) throws Exception {
         Flyway.configure().dataSource(ds).locations(location).target("7").load().migrate();
         try (Connection c = ds.getConnection()) {
             for (String[] u : new String[][] {{"alice", ALICE}, {"bob", BOB}}) {

@@ -20,6 +20,7 @@ import org.leasesync.lease.JobKey;
 import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
@@ -43,21 +44,21 @@ class LeaseRowUpgradeTest {
     @Test
     void h2ClientSchemaV9ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.h2("upgrade-client")) {
-            upgrade(ds, SqlDialect.H2, "classpath:db/migration", "9", SqlDialect.LATEST_CLIENT_MIGRATION);
+            upgrade(ds, SqlDialect.H2, SqlDialect.H2.clientMigrations(), "9", SqlDialect.LATEST_CLIENT_MIGRATION);
         }
     }
 
     @Test
     void h2ServerSchemaV6ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.h2("upgrade-server")) {
-            upgrade(ds, SqlDialect.H2, "classpath:db/server", "6", LATEST_SERVER_MIGRATION);
+            upgrade(ds, SqlDialect.H2, Dialect.H2.migrations(), "6", LATEST_SERVER_MIGRATION);
         }
     }
 
     @Test
     void postgresqlClientSchemaV9ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.postgres(Postgres.newDatabase(), 10_000)) {
-            upgrade(ds, SqlDialect.POSTGRESQL, "classpath:db/migration-postgresql", "9",
+            upgrade(ds, SqlDialect.POSTGRESQL, SqlDialect.POSTGRESQL.clientMigrations(), "9",
                     SqlDialect.LATEST_CLIENT_MIGRATION);
         }
     }
@@ -65,11 +66,11 @@ class LeaseRowUpgradeTest {
     @Test
     void postgresqlServerSchemaV6ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.postgres(Postgres.newDatabase(), 10_000)) {
-            upgrade(ds, SqlDialect.POSTGRESQL, "classpath:db/server-postgresql", "6", LATEST_SERVER_MIGRATION);
+            upgrade(ds, SqlDialect.POSTGRESQL, Dialect.POSTGRESQL.migrations(), "6", LATEST_SERVER_MIGRATION);
         }
     }
 
-    private static void upgrade(DataSource ds, SqlDialect dialect, String location, String oldVersion, int latest)
+    private static void upgrade(DataSource ds, SqlDialect dialect, String[] location, String oldVersion, int latest)
             throws Exception {
         Flyway.configure().dataSource(ds).locations(location).target(oldVersion).load().migrate();
         assertThat(columns(ds)).as("the old lease row").containsExactly("task_key", "owner_id", "epoch",
@@ -88,7 +89,7 @@ class LeaseRowUpgradeTest {
         assertThat(columns(ds)).as("the new lease row").containsExactly("task_key", "owner_id", "epoch",
                 "heartbeat", "ttl_ms", "renewed_at_ms");
         assertThat(SchemaVersion.isCurrent(ds, latest)).isTrue();
-        JdbcLeaseStore store = new JdbcLeaseStore(new DataSourceDatabase(ds, dialect, "upgraded " + location));
+        JdbcLeaseStore store = new JdbcLeaseStore(new DataSourceDatabase(ds, dialect, "upgraded " + String.join(",", location)));
         assertThat(store.read(held)).contains(new LeaseRecord(held, Optional.of(HOLDER), 5, 7,
                 Duration.ofSeconds(30), Instant.ofEpochMilli(2_000), Instant.ofEpochMilli(32_000)));
         assertThat(store.read(free)).contains(new LeaseRecord(free, Optional.empty(), 3, 4,

@@ -20,6 +20,7 @@ import org.leasesync.lease.LeaseLostException;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.testing.ManualTime;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
@@ -59,14 +60,14 @@ class LeaseTableDdlTest {
     void theSyncServersMigrationsCreateTheSameLeaseTableOnBothVendors() throws Exception {
         // The server's V5__jobs.sql copies the DDL for its jobs' leases: it must not drift from it.
         try (Database client = Database.openInMemory(); HikariDataSource server = Pools.h2("server-schema")) {
-            org.flywaydb.core.Flyway.configure().dataSource(server).locations("classpath:db/server").load().migrate();
+            org.flywaydb.core.Flyway.configure().dataSource(server).locations(Dialect.H2.migrations()).load().migrate();
             assertThat(leaseTable(server)).isEqualTo(leaseTable(client.dataSource()));
         }
         Postgres.Db client = Postgres.newDatabase();
         Postgres.Db serverDb = Postgres.newDatabase();
         try (Database migrated = Database.open(client.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + client.name(), 2);
              HikariDataSource server = Pools.postgres(serverDb, 10_000)) {
-            org.flywaydb.core.Flyway.configure().dataSource(server).locations("classpath:db/server-postgresql").load().migrate();
+            org.flywaydb.core.Flyway.configure().dataSource(server).locations(Dialect.POSTGRESQL.migrations()).load().migrate();
             assertThat(leaseTable(server)).isEqualTo(leaseTable(migrated.dataSource()));
         }
     }

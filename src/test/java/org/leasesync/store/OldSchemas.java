@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.flywaydb.core.Flyway;
+import org.leasesync.server.store.Dialect;
 
 /**
  * Data directories as an older leasesync left them: the schema at an older version, built with this
@@ -28,7 +29,7 @@ final class OldSchemas {
     /** A client data directory at schema {@code target} (1 or more; 2+ holds local records and unsent edits). */
     static void client(Path dataDir, int target) throws SQLException {
         String url = "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("leasesync");
-        Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/migration").target(String.valueOf(target))
+        Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations()).target(String.valueOf(target))
                 .load().migrate();
         try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement st = c.createStatement()) {
             st.execute("INSERT INTO lease (task_key, owner_id, epoch, heartbeat, ttl_ms, granted_at_ms, renewed_at_ms,"
@@ -59,7 +60,7 @@ final class OldSchemas {
     /** A server data directory at schema {@code target} (1 or more) holding a user, a token and a record. */
     static void server(Path dataDir, int target) throws SQLException {
         String url = "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("leasesync-server");
-        Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/server").target(String.valueOf(target))
+        Flyway.configure().dataSource(url, "sa", "").locations(Dialect.H2.migrations()).target(String.valueOf(target))
                 .load().migrate();
         try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement st = c.createStatement()) {
             st.execute("INSERT INTO sync_users (user_id, token, created_at_ms) VALUES ('alice', 'token-of-alice', 1700000000000)");

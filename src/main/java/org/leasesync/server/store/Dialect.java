@@ -29,6 +29,9 @@ public enum Dialect {
     H2("classpath:db/server"),
     POSTGRESQL("classpath:db/server-postgresql");
 
+    /** Where the migrations that are the same SQL on both vendors live. */
+    private static final String COMMON_MIGRATIONS = "classpath:db/server-common";
+
     /**
      * The highest version among the server's migrations (the same for both vendors): opening a
      * database already there skips Flyway ({@link org.leasesync.store.SchemaVersion}); a test fails
@@ -42,9 +45,13 @@ public enum Dialect {
         this.migrations = migrations;
     }
 
-    /** The Flyway location of this vendor's migrations. */
-    String migrations() {
-        return migrations;
+    /**
+     * The Flyway locations of this vendor's migrations: its own files, where the SQL differs, and
+     * the common ones. Applied migrations never change (Flyway checks their checksums); a new one
+     * is written once, in the common location, unless its SQL truly differs. A fresh array.
+     */
+    public String[] migrations() {
+        return new String[] {migrations, COMMON_MIGRATIONS};
     }
 
     /**

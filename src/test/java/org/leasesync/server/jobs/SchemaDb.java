@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.flywaydb.core.Flyway;
+import org.leasesync.server.store.Dialect;
 import org.leasesync.store.DataSourceDatabase;
 import org.leasesync.store.SqlDialect;
 import org.leasesync.testing.Postgres;
@@ -35,7 +36,7 @@ final class SchemaDb implements AutoCloseable {
         cfg.setUsername("sa");
         cfg.setPassword("");
         cfg.setMaximumPoolSize(8);
-        return migrated(new HikariDataSource(cfg), SqlDialect.H2, "classpath:db/server", "H2 job test schema");
+        return migrated(new HikariDataSource(cfg), SqlDialect.H2, Dialect.H2.migrations(), "H2 job test schema");
     }
 
     static SchemaDb postgres() {
@@ -46,7 +47,7 @@ final class SchemaDb implements AutoCloseable {
         cfg.setPassword(Postgres.PASSWORD);
         cfg.setMaximumPoolSize(8);
         cfg.setConnectionInitSql(SqlDialect.POSTGRESQL.connectionInitSql());
-        return migrated(new HikariDataSource(cfg), SqlDialect.POSTGRESQL, "classpath:db/server-postgresql",
+        return migrated(new HikariDataSource(cfg), SqlDialect.POSTGRESQL, Dialect.POSTGRESQL.migrations(),
                 "PostgreSQL " + pg.name());
     }
 
@@ -54,7 +55,7 @@ final class SchemaDb implements AutoCloseable {
         return dialect == SqlDialect.H2 ? h2() : postgres();
     }
 
-    private static SchemaDb migrated(HikariDataSource pool, SqlDialect dialect, String location, String description) {
+    private static SchemaDb migrated(HikariDataSource pool, SqlDialect dialect, String[] location, String description) {
         Flyway.configure().dataSource(pool).locations(location).load().migrate();
         return new SchemaDb(pool, dialect, description);
     }
