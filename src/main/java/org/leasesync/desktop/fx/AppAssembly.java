@@ -5,7 +5,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
@@ -45,6 +44,8 @@ public final class AppAssembly implements AutoCloseable {
 
     /** How often stored state is re-read (runs of other processes, scheduled retries). */
     static final Duration REFRESH = Duration.ofSeconds(2);
+    /** The same while the window is hidden in the tray: only the icon's state can be this late. */
+    static final Duration HIDDEN_REFRESH = Duration.ofSeconds(30);
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AppAssembly.class);
 
@@ -76,7 +77,7 @@ public final class AppAssembly implements AutoCloseable {
     private final TrayController tray;
     private final WindowLifecycle lifecycle;
     private final BackgroundServices services;
-    private ScheduledFuture<?> refresher;
+    private StatusRefresher refresher;
     private QaWindow qaWindow;
     private final StartOptions start;
     /** The background triggers' check on the intervals in force (replaced when the settings change them). */
@@ -291,8 +292,9 @@ public final class AppAssembly implements AutoCloseable {
         foreground.install();
         schedule.start();
         tray.watch();
-        refresher = backend.runtime().timer().scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(),
-                REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        refresher = new StatusRefresher(backend.runtime().timer(), stage.showingProperty(), REFRESH, HIDDEN_REFRESH,
+                this::refresh);
+        refresher.start();
         services.start();
     }
 
@@ -391,7 +393,7 @@ public final class AppAssembly implements AutoCloseable {
     public void close() {
         schedule.close();
         if (refresher != null) {
-            refresher.cancel(false);
+            refresher.close();
         }
         services.close();
         backend.runtime().coordinator().removeListener(onRunEvent);
