@@ -137,6 +137,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void theSharedJsonMappersImportOnlyTheJdkAndJackson() {
+        // One configured mapper per kind of JSON for every package that may import Jackson: it sits
+        // below all of them, so it may know nothing of leasesync.
+        classes().that().resideInAPackage("org.leasesync.json..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "com.fasterxml.jackson..",
+                        "org.leasesync.json..")
+                .check(MAIN);
+    }
+
+    @Test
     void theStoreIsNoHttpServerOrFrontEnd() {
         noClasses().that().resideInAPackage("org.leasesync.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("okhttp3..", "com.sun.net.httpserver..",
@@ -195,7 +205,7 @@ class ArchitectureTest {
         classes().that().resideInAPackage("org.leasesync.keyring..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "org.freedesktop..",
                         "com.fasterxml.jackson..", "org.slf4j..", "org.leasesync.keyring..", "org.leasesync.lease..",
-                        "org.leasesync.files..")
+                        "org.leasesync.files..", "org.leasesync.json..")
                 .check(MAIN);
         noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
                         "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")

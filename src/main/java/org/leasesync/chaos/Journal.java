@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.leasesync.json.JsonMappers;
 
 /**
  * One process's part of the chaos history: a JSON-lines file, one event per line, each stamped with
@@ -18,7 +19,7 @@ import java.nio.file.Path;
  */
 final class Journal implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.PLAIN;
 
     private final FileOutputStream out;
     private final long pid = ProcessHandle.current().pid();

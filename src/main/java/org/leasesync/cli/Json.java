@@ -2,12 +2,12 @@ package org.leasesync.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import org.leasesync.json.JsonMappers;
 
 /** The CLI's JSON output (Jackson). Thread-safe. */
 final class Json {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper MAPPER = JsonMappers.INDENTED;
 
     private Json() {
     }

@@ -2,7 +2,6 @@ package org.leasesync.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -18,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.json.JsonMappers;
 import org.leasesync.keyring.TokenVault;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.remote.ServerUrls;
@@ -44,7 +44,7 @@ public final class AccountsFile {
     /** The file's name in the data directory. */
     public static final String NAME = "accounts.json";
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = JsonMappers.INDENTED;
 
     private final Path file;
 

@@ -1,7 +1,6 @@
 package org.leasesync.client;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -16,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.leasesync.json.JsonMappers;
 
 /**
  * How the two versions of a conflict differ, field by field: the RFC 6902 JSON Patch that turns the
@@ -29,9 +29,7 @@ import java.util.Set;
 public final class ConflictDiff {
 
     /** Numbers kept as written ({@code 0.10} is not {@code 0.1}): a diff must not report what is equal as text. */
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    private static final ObjectMapper JSON = JsonMappers.CONTENT;
     private static final ObjectWriter PRETTY = JSON.writerWithDefaultPrettyPrinter();
 
     /** What one difference is, from this device's side. */

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.json.JsonMappers;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.server.ReferenceServer;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedDemo implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedDemo.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.PLAIN;
 
     private final Path dataDir;
     private ReferenceServer server;

@@ -2,7 +2,6 @@ package org.leasesync.desktop;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -19,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.json.JsonMappers;
 import org.leasesync.lease.LeasesyncException;
 import org.leasesync.lease.TimeSource;
 
@@ -60,7 +60,7 @@ public final class SettingsFile {
     /** The file's name in the data directory. */
     public static final String NAME = "settings.json";
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = JsonMappers.INDENTED;
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
             .withZone(ZoneOffset.UTC);
 

@@ -2,7 +2,6 @@ package org.leasesync.keyring;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -16,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.json.JsonMappers;
 
 /**
  * Tokens in an owner-only file, where no Secret Service answers (no session bus, no keyring
@@ -40,7 +40,7 @@ public final class TokenFile implements TokenVault {
     /** The file's name in it. */
     public static final String NAME = "tokens.json";
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = JsonMappers.INDENTED;
 
     private final Path dir;
     private final Path file;

@@ -7,7 +7,8 @@
  * directory). No token is ever logged or put into a message. Where the session bus is
  * ({@link org.leasesync.keyring.SessionBus}) is looked up here for the window's notifications too.
  *
- * <p>May import: the JDK, dbus-java, Jackson, SLF4J, {@code lease} (the exception root) and
- * {@code files}. Nothing else of leasesync: the client composition builds on this package.
+ * <p>May import: the JDK, dbus-java, Jackson, SLF4J, {@code lease} (the exception root),
+ * {@code files} and {@code json} (the shared mappers). Nothing else of leasesync: the client
+ * composition builds on this package.
  */
 package org.leasesync.keyring;

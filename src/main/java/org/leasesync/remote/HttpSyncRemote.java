@@ -53,7 +53,11 @@ import org.leasesync.sync.UnsendableEntryException;
 public final class HttpSyncRemote implements SyncRemote {
 
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
-    /** Parses answers within the limits every protocol message keeps ({@link RecordLimits}). */
+    /**
+     * Parses answers within the limits every protocol message keeps ({@link RecordLimits}), and
+     * ignores fields a newer server adds. Its own mapper, not one of {@code JsonMappers}': the
+     * limits are the protocol's, bounding what an untrusted server may make this process hold.
+     */
     private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)

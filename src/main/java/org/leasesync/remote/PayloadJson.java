@@ -21,7 +21,8 @@ public final class PayloadJson {
 
     /**
      * The payload parser: one JSON value and nothing after it, decimals kept exactly, the record
-     * limits as Jackson's stream constraints (a longer document is refused once compacted).
+     * limits as Jackson's stream constraints (a longer document is refused once compacted). Its own
+     * mapper, not {@code JsonMappers.CONTENT}: the payload depth limit is a record's, not a message's.
      */
     private static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()

@@ -27,6 +27,10 @@ import org.leasesync.sync.RemoteException;
 public final class SessionsClient {
 
     private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
+    /**
+     * Ignores fields a newer server adds to its session answers; its own mapper, as the shared
+     * ones ({@code JsonMappers}) refuse a field they do not know.
+     */
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 

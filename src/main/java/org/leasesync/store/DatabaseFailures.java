@@ -91,9 +91,8 @@ final class DatabaseFailures {
         if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
             hint = "Another process holds the database and does not answer; stop other leasesync processes "
                     + "using this data directory and try again.";
-        } else if (lower.contains("corrupt") || lower.contains("file is") || lower.contains("unsupported")
-                || lower.contains("90030") || lower.contains("90048") || lower.contains("format")
-                || lower.contains("eofexception")) {
+        } else if (StoreFailures.isDamagedOrForeignFile(e) || lower.contains("corrupt") || lower.contains("file is")
+                || lower.contains("unsupported") || lower.contains("format") || lower.contains("eofexception")) {
             hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
                     + "(keep a copy) to start with an empty one, or restore a backup.";
         } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {

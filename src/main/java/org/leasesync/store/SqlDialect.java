@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import org.h2.api.ErrorCode;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
 import org.leasesync.store.h2.H2Messages;
@@ -56,9 +57,10 @@ public enum SqlDialect {
             return false;
         }
         return switch (this) {
-            // 40001 deadlock/serialization, HYT00 lock timeout, 90131 concurrent update
-            case H2 -> state.equals("40001") || state.equals("HYT00") || state.equals("90131");
-            // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available (lock_timeout, NOWAIT)
+            case H2 -> e.getErrorCode() == ErrorCode.DEADLOCK_1 || e.getErrorCode() == ErrorCode.LOCK_TIMEOUT_1
+                    || e.getErrorCode() == ErrorCode.CONCURRENT_UPDATE_1;
+            // SQLSTATEs, as pgjdbc gives no vendor code: 40001 serialization failure, 40P01 deadlock,
+            // 55P03 lock not available (lock_timeout, NOWAIT)
             case POSTGRESQL -> state.equals("40001") || state.equals("40P01") || state.equals("55P03");
         };
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Optional;
+import org.h2.api.ErrorCode;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStoreException;
 
@@ -53,19 +54,36 @@ final class StoreFailures {
                 || m.contains("not enough space");
     }
 
-    /** H2 has closed the database (after a fatal error, or on shutdown). */
+    /**
+     * H2 has closed the database (after a fatal error, or on shutdown). The text is for an
+     * exception that carries the message but not H2's code.
+     */
     static boolean isClosedDatabase(SQLException e) {
-        return e.getErrorCode() == 90098 || e.getErrorCode() == 90121
+        return e.getErrorCode() == ErrorCode.DATABASE_IS_CLOSED || e.getErrorCode() == ErrorCode.DATABASE_CALLED_AT_SHUTDOWN
                 || String.valueOf(e.getMessage()).contains("has been closed");
     }
 
     /** H2 found the file damaged while reading it. */
     static boolean isCorrupt(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException s && s.getErrorCode() == 90030) {
+            if (t instanceof SQLException s && s.getErrorCode() == ErrorCode.FILE_CORRUPTED_1) {
                 return true;
             }
             if (t instanceof MVStoreException m && m.getErrorCode() == DataUtils.ERROR_FILE_CORRUPT) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An H2 exception in {@code e}'s causes says the file is damaged or is no H2 file of a
+     * version it reads.
+     */
+    static boolean isDamagedOrForeignFile(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException s && (s.getErrorCode() == ErrorCode.FILE_CORRUPTED_1
+                    || s.getErrorCode() == ErrorCode.FILE_VERSION_ERROR_1)) {
                 return true;
             }
         }

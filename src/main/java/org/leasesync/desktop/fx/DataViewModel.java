@@ -17,6 +17,7 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import org.leasesync.json.JsonMappers;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.store.JdbcLocalEdits;
@@ -33,9 +34,7 @@ import org.leasesync.desktop.StatusTexts;
  */
 public final class DataViewModel {
 
-    static final ObjectMapper JSON = new ObjectMapper()
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    static final ObjectMapper JSON = JsonMappers.CONTENT;
 
     /** A record row. */
     public record RecordRow(String id, long version, String content, String syncedAt, String localEdit) {

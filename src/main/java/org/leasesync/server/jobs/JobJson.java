@@ -3,11 +3,12 @@ package org.leasesync.server.jobs;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.leasesync.json.JsonMappers;
 
 /** Job positions as JSON text (checkpoints) and back. Thread-safe. */
 final class JobJson {
 
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final ObjectMapper MAPPER = JsonMappers.PLAIN;
     /** Longest position text ({@code job_checkpoints.position_json}). */
     static final int MAX_POSITION_CHARS = 2000;
 

@@ -13,7 +13,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import org.leasesync.protocol.RecordLimits;
 
-/** The server's JSON mappers and request fingerprinting. Thread-safe. */
+/**
+ * The server's JSON mappers and request fingerprinting. Thread-safe.
+ *
+ * <p>Its own mappers, not {@code org.leasesync.json}'s: every one bounds what it parses by the
+ * protocol's {@link RecordLimits} (requests come from untrusted clients), and this package imports
+ * nothing of leasesync but those limits.
+ */
 public final class Json {
 
     /**

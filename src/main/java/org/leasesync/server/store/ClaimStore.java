@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.h2.api.ErrorCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,7 +130,7 @@ public final class ClaimStore {
     private static boolean isRace(SQLException e) {
         // serialization failures and deadlocks are races; connection failures are not
         String state = e.getSQLState();
-        return state != null && (state.startsWith("40") || state.equals("90131"));
+        return state != null && (state.startsWith("40") || state.equals(ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1)));
     }
 
     /**

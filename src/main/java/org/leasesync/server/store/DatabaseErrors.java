@@ -10,23 +10,32 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import org.h2.api.ErrorCode;
 
 /**
  * What a database error means for the answer, on H2 and PostgreSQL alike. Stateless.
  */
 public final class DatabaseErrors {
 
-    /** SQLSTATEs of a database that cannot be reached or is going away (PostgreSQL and H2). */
+    /**
+     * SQLSTATEs of a database that cannot be reached or is going away (PostgreSQL and H2). Both
+     * vendors are matched by SQLSTATE, as pgjdbc gives no vendor code; H2's are those of its codes.
+     */
     private static final Set<String> UNAVAILABLE = Set.of(
             "57P01",   // admin_shutdown: the server is shutting down or the session was terminated
             "57P02",   // crash_shutdown
             "57P03",   // cannot_connect_now: starting up, in recovery
             "53300",   // too_many_connections
-            "90098",   // H2: database closed
-            "90121",   // H2: database called at shutdown
-            "90067");  // H2: connection broken
-    /** SQLSTATEs of a transaction that lost a race and may simply be tried again. */
-    private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "55P03", "HYT00", "50200", "90131");
+            ErrorCode.getState(ErrorCode.DATABASE_IS_CLOSED),
+            ErrorCode.getState(ErrorCode.DATABASE_CALLED_AT_SHUTDOWN),
+            ErrorCode.getState(ErrorCode.CONNECTION_BROKEN_1));
+    /**
+     * SQLSTATEs of a transaction that lost a race and may simply be tried again: serialization
+     * failure (40001, H2's deadlock too), PostgreSQL's deadlock and lock timeout, H2's lock timeout
+     * (HYT00) and concurrent update.
+     */
+    private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "55P03",
+            ErrorCode.getState(ErrorCode.LOCK_TIMEOUT_1), ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1));
 
     private static final int MAX_CHAIN = 20;
 
