@@ -93,6 +93,14 @@ class WindowGeometryProcessTest {
         return org.leasesync.testing.LogFiles.read(tmp.resolve("data"));
     }
 
+    static int occurrences(String text, String line) {
+        int n = 0;
+        for (int i = text.indexOf(line); i >= 0; i = text.indexOf(line, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     /** The work area the window manager gives: x, y, width, height. */
     int[] workArea() {
         String out = session.check("xprop", "-root", "_NET_WORKAREA");
@@ -178,8 +186,11 @@ class WindowGeometryProcessTest {
 
         // started hidden (autostart), then opened from the tray: the saved geometry, not a default
         writeSaved("{ \"x\" : 100.0, \"y\" : 60.0, \"width\" : 900.0, \"height\" : 600.0, \"maximized\" : false }");
+        // the log already holds the first start's line: wait for this start's own
+        String hides = "closing the window hides it in the tray";
+        int before = occurrences(log(), hides);
         app = launch(true);
-        session.waitUntil("closing hides to the tray", () -> log().contains("closing the window hides it in the tray"));
+        session.waitUntil("closing hides to the tray", () -> occurrences(log(), hides) > before);
         assertThat(session.visibleWindows("^leasesync$")).isEmpty();
         Process again = launch(false);   // opening it: another launch shows the running window
         assertThat(again.waitFor(60, TimeUnit.SECONDS)).isTrue();
