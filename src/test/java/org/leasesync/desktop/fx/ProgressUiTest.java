@@ -71,7 +71,7 @@ class ProgressUiTest {
         settle(robot);
         ProgressBar bar = robot.lookup("#progress-course_sync").queryAs(ProgressBar.class);
         javafx.scene.Node row = robot.lookup("#progress-row-course_sync").query();
-        assertThat(row.isVisible()).isFalse();
+        assertThat(UiTestSupport.onFx(row::isVisible)).isFalse();
         for (int i = 1; i <= 3; i++) {
             backend.runtime().edits().addEdit(ALICE_COURSES, "course-" + i, "{\"title\":\"T" + i + "\"}", false);
         }
@@ -84,12 +84,12 @@ class ProgressUiTest {
         });
         server.faults().setLatency(Duration.ofMillis(700));
         robot.clickOn("#sync-course_sync");
-        waitUntil("bar shown while pulling", () -> row.isVisible()
-                && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS);
+        waitUntil("bar shown while pulling", () -> UiTestSupport.onFx(() -> row.isVisible()
+                && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS));
         assertThat(text(robot, "#progress-text-course_sync")).isIn("Starting…", "Pulling…", "Pulled 1 page · no records",
                 "Pulled 1 page · 1 record");
         waitUntil("pushing counted", () -> text(robot, "#progress-text-course_sync").equals("Pushed 0 of 3 changes"));
-        assertThat(bar.getProgress()).isEqualTo(0.0);
+        assertThat(UiTestSupport.onFx(bar::getProgress)).isEqualTo(0.0);
         String[] shown = {""};
         try {
             waitUntil("finished", () -> (shown[0] = text(robot, "#status-course_sync")).startsWith("Up to date"));
@@ -97,7 +97,7 @@ class ProgressUiTest {
             throw new AssertionError(e.getMessage() + "; the card said '" + shown[0] + "' ("
                     + text(robot, "#detail-course_sync") + ")", e);
         }
-        assertThat(row.isVisible()).isFalse();
+        assertThat(UiTestSupport.onFx(row::isVisible)).isFalse();
         assertThat(seen).contains("bar 0.0", "bar 1.0", "text Pushed 0 of 3 changes", "text Pushed 3 of 3 changes");
         assertThat(seen.indexOf("text Pushed 0 of 3 changes")).isLessThan(seen.indexOf("text Pushed 3 of 3 changes"));
         assertThat(backend.runtime().edits().pendingCount(ALICE_COURSES)).isZero();

@@ -33,8 +33,33 @@ final class UiTestSupport {
         }
     }
 
+    /**
+     * The text of the label {@code id}, read on the FX thread: the view sets a card's properties one
+     * after another in one FX event, so a read from the test thread could see the new headline with
+     * the old progress row; after a read on the FX thread, the whole event that set the text is visible.
+     */
     static String text(FxRobot robot, String id) {
-        return robot.lookup(id).queryAs(Label.class).getText();
+        Label label = robot.lookup(id).queryAs(Label.class);
+        return onFx(label::getText);
+    }
+
+    /** {@code read} run on the FX thread (at once when called there), its result returned; blocks until then. */
+    static <T> T onFx(java.util.concurrent.Callable<T> read) {
+        if (javafx.application.Platform.isFxApplicationThread()) {
+            try {
+                return read.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        try {
+            return WaitForAsyncUtils.asyncFx(read).get(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted reading on the FX thread", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("reading on the FX thread failed", e);
+        }
     }
 
     /**
