@@ -16,7 +16,8 @@ import java.util.Map;
  * threads to start, no concurrent marking): a child runs for seconds, not for the minutes C2 and G1
  * pay off in. None of the children's tests is about the JVM's flags, its collector or its compiler,
  * so the product code they run behaves the same (a heap that runs out runs out under either
- * collector); a test that measures a child's memory ({@code FullCheckMemoryTest}) sets its own.
+ * collector); a test that measures a child's memory ({@code FullCheckMemoryTest}) sets its own. The
+ * classes of the jars come mapped from a class-data archive made once per build ({@link ChildArchive}).
  */
 public final class JavaProcess {
 
@@ -27,10 +28,13 @@ public final class JavaProcess {
     private JavaProcess() {
     }
 
-    /** The class path of this test JVM (Surefire's real one when available). */
+    /**
+     * The class path of this test JVM (Surefire's real one when available), its jars first so that the
+     * children's class-data archive ({@link ChildArchive}) fits it.
+     */
     public static String classPath() {
         String cp = System.getProperty("surefire.test.class.path");
-        return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
+        return ChildArchive.jarsFirst(cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp);
     }
 
     /** The {@code java} binary of this JVM. */
@@ -46,6 +50,11 @@ public final class JavaProcess {
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
         cmd.addAll(CHILD_FLAGS);
+        ChildArchive.path(classPath()).ifPresent(jsa -> {
+            cmd.add("-XX:SharedArchiveFile=" + jsa);
+            // a child whose class path the archive does not fit runs without it, and says nothing
+            cmd.add("-Xlog:cds*=off");
+        });
         return cmd;
     }
 
