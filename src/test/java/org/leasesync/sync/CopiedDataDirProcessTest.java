@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.lease.TaskKey;
@@ -25,16 +24,18 @@ import org.leasesync.testing.ProcessTest;
 
 /**
  * Two devices made by copying one data directory ({@code cp -a}), syncing alternately with real
- * {@code leasesync sync} processes against a real server for 60 switches: the copy is noticed at its
- * first open and becomes a device of its own, so no run is ever refused, both epochs stay at the
- * number of runs, every edit of either copy reaches the server, and the copy's history says so.
+ * {@code leasesync sync} processes against a real server for 20 switches (an edit every fourth): the
+ * copy is noticed at its first open and becomes a device of its own, so no run is ever refused, both
+ * epochs stay at the number of runs, every edit of either copy reaches the server, and the copy's history says so.
  */
-@Timeout(value = 20, unit = TimeUnit.MINUTES)
 @ProcessTest
 class CopiedDataDirProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "backup");
-    static final int SWITCHES = 60;
+    // Each switch is a child JVM; 20 alternate the two copies ten times each, enough for a refusal,
+    // an epoch jump or a lost edit to show on either side.
+    static final int SWITCHES = 20;
+    static final int EDIT_EVERY = 4;
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
@@ -65,7 +66,7 @@ class CopiedDataDirProcessTest {
         int syncs = 1;
         for (int turn = 1; turn <= SWITCHES; turn++) {
             Path dir = turn % 2 == 1 ? b : a;
-            if (turn % 10 == 0) {
+            if (turn % EDIT_EVERY == 0) {
                 changes.add(edit(dir, (dir == a ? "a-" : "b-") + turn));
             }
             sync(dir, "turn" + turn);
@@ -92,7 +93,7 @@ class CopiedDataDirProcessTest {
             assertThat(firstOfCopy.recovery().orElse("")).contains("new device", idA, idB);
             assertThat(runs.get(0).recovery()).isEmpty();
         }
-        assertThat(changes).hasSize(8);
+        assertThat(changes).hasSize(2 + SWITCHES / EDIT_EVERY);
         assertThat(server.stats().appliedIn("alice", "backup")).as("every edit of either copy, once")
                 .containsAllEntriesOf(changes.stream().collect(java.util.stream.Collectors.toMap(c -> c, c -> 1)));
     }
