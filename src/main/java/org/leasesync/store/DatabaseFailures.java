@@ -46,6 +46,14 @@ final class DatabaseFailures {
      * @param what what was being done, e.g. "record the end of run r1"
      */
     StoreException statementFailed(String what, SQLException e) {
+        // First: once H2 has closed the database after a refused write, every later call fails with an
+        // error that still carries that write failure as its cause; "try again" would be wrong for it,
+        // since only a new start opens the database again.
+        String because = closedBecause;
+        if (because != null && StoreFailures.isClosedDatabase(e)) {
+            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
+                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
+        }
         Optional<String> writeFailure = StoreFailures.writeFailure(e);
         if (writeFailure.isPresent()) {
             fileSuspect = true;
@@ -54,11 +62,6 @@ final class DatabaseFailures {
             return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
                     + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
                     + "again (restart leasesync if it keeps failing).", e);
-        }
-        String because = closedBecause;
-        if (because != null && StoreFailures.isClosedDatabase(e)) {
-            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
-                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
         }
         if (StoreFailures.isCorrupt(e)) {
             fileSuspect = true;

@@ -43,12 +43,13 @@ class FullDiskTest {
                     .isInstanceOf(StoreException.class)
                     .hasMessageStartingWith("could not add a local edit of settings-3 for alice|backup in " + file
                             + ": the disk is full (No space left on device)")
-                    .hasMessageContaining("nothing of this step was saved", "Free some space");
+                    .hasMessageContaining("nothing of this step was saved")
+                    .hasMessageContaining("Free some space");
             assertThatThrownBy(() -> edits.outbox(ALICE))
                     .as("H2 closed the database; later calls say why")
                     .isInstanceOf(StoreException.class)
-                    .hasMessageContaining(file.toString(), "the database was closed after an earlier write failed "
-                            + "(the disk is full");
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining("the database was closed after an earlier write failed (the disk is full");
         } finally {
             FullDiskFilePath.FULL.set(false);
             db.close();
