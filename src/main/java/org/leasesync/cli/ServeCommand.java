@@ -297,15 +297,4 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
     }
-
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            try {
-                return Durations.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
-    }
 }

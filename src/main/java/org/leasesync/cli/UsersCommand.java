@@ -298,7 +298,7 @@ public final class UsersCommand implements Callable<Integer> {
         boolean json;
 
         @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d",
-                converter = ServeCommand.DurationConverter.class,
+                converter = DurationConverter.class,
                 description = "The servers' --session-idle, for which sessions are live and when they end "
                         + "(default: ${DEFAULT-VALUE}).")
         Duration idle;

@@ -1,49 +1,25 @@
 package org.leasesync.client;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.leasesync.duration.DurationGrammar;
 
 /**
- * The written form of a duration setting: {@code 250ms}, {@code 60s}, {@code 5m}, {@code 2h},
- * {@code 1d}, or ISO-8601 ({@code PT60S}). Used by the command line (through its picocli converter)
- * and the window alike. Stateless and thread-safe.
+ * The written form of a duration setting, read by {@link DurationGrammar} (the grammar of the
+ * command line, the window and the server alike) and written in its shortest unit. Stateless and
+ * thread-safe.
  */
 public final class DurationText {
-
-    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
     private DurationText() {
     }
 
     /**
-     * Reads a duration.
+     * Reads a duration: {@link DurationGrammar#parse}.
      *
      * @throws IllegalArgumentException naming the bad text and the accepted forms
      */
     public static Duration parse(String value) {
-        String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-        Matcher m = SIMPLE.matcher(v);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        if (v.startsWith("pt") || v.startsWith("p")) {
-            try {
-                return Duration.parse(v.toUpperCase(Locale.ROOT));
-            } catch (DateTimeParseException e) {
-                // fall through to the message below
-            }
-        }
-        throw new IllegalArgumentException("'" + value + "' is not a duration; use e.g. 250ms, 60s, 5m, 2h, 1d or PT60S");
+        return DurationGrammar.parse(value);
     }
 
     /** Formats a duration the way {@link #parse} reads it (e.g. {@code 60s}, {@code 250ms}). */

@@ -70,7 +70,7 @@ class BadInputTest {
                         + "a bearer token is visible ASCII only (RFC 6750)", List.of("sync", "--user", "alice", "--scope",
                         "backup", "--server", "http://127.0.0.1:1"), "--token", "bad\ntoken"),
                 bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s", SYNC, "--lease-ttl", "0s"),
-                bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got -5s", SYNC, "--lease-ttl", "PT-5S"),
+                bad("Invalid value for option '--lease-ttl': 'PT-5S' is a negative duration", SYNC, "--lease-ttl", "PT-5S"),
                 bad("--call-timeout (55s) must be shorter than 90% of --lease-ttl (1m)", SYNC, "--call-timeout", "55s"),
                 bad("HTTP timeouts must be between 1ms and 10m, got --connect-timeout 3s, --read-timeout 0s", SYNC,
                         "--read-timeout", "0ms"),
@@ -121,7 +121,7 @@ class BadInputTest {
                 bad("--schedule-interval must be at least 1s, got 500ms", List.of(), "--schedule-interval", "500ms"),
                 bad("--call-timeout (1s) must be shorter than 90% of --lease-ttl (1s)", List.of(), "--lease-ttl", "1s",
                         "--call-timeout", "1s"),
-                bad("--foreground-min-interval must not be negative, got -1s", List.of(), "--foreground-min-interval",
+                bad("Invalid value for option '--foreground-min-interval': 'PT-1S' is a negative duration", List.of(), "--foreground-min-interval",
                         "PT-1S"));
     }
 

@@ -56,7 +56,7 @@ class ServeCommandTest {
             "--job-interval=vacuum=1m | unknown job 'vacuum'; known jobs: expire-idempotency-keys, prune-audit",
             "--job-interval=prune-audit | expected NAME=DURATION or NAME=off but was 'prune-audit'",
             "--job-interval=prune-audit=10ms | the interval of job prune-audit must be between 100ms and 30d (or off)",
-            "--job-interval=prune-audit=often | bad duration 'often'",
+            "--job-interval=prune-audit=often | 'often' is not a duration",
             "--job-lease-ttl=50ms   | job lease TTL: lease TTL must be between 100ms and 1 day",
             "--audit-retention=0s   | audit retention must be positive",
             "--tombstone-retention=0s | tombstone retention must be positive",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import org.leasesync.duration.DurationGrammar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,7 +41,7 @@ class FaultSpecTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'" + spec + "'")
                 .hasMessageContaining("fail-push=N")
-                .hasMessageContaining("PT2S");
+                .hasMessageContaining(DurationGrammar.ACCEPTED_FORMS);
     }
 
     @Test
