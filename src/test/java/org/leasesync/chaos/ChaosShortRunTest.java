@@ -8,6 +8,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.SlowTest;
+import org.leasesync.testing.JavaProcess;
 
 /**
  * The short, fixed-seed chaos run CI does on every build (docs/reliability.md): real server and
@@ -26,7 +27,7 @@ class ChaosShortRunTest {
     void aShortFixedSeedChaosRunKeepsEveryPromise(@TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS) Path work) throws Exception {
         OsTime.Libraries libs = OsTime.buildAids(work.resolve("native"));   // fails naming gcc if it is missing
         ChaosHarness.Settings settings = new ChaosHarness.Settings(ROUNDS, SEED, 3, work, Duration.ofSeconds(3),
-                Duration.ofSeconds(2), ChaosCommand.javaCommand(), new PrintStream(System.out, true), libs);
+                Duration.ofSeconds(2), JavaProcess.launcher("-Xmx160m"), new PrintStream(System.out, true), libs);
         ChaosHarness harness = new ChaosHarness(settings);
         ChaosReport report = harness.run();
         System.out.println(report.summaryLine());

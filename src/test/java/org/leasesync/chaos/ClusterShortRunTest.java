@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
@@ -58,7 +59,7 @@ class ClusterShortRunTest {
         }
         RecordingNetworkFaults net = new RecordingNetworkFaults();
         ClusterHarness.Settings settings = new ClusterHarness.Settings(ROUNDS, SEED, specs, List.of(), db.jdbcUrl(), db.env(),
-                net, work, Duration.ofSeconds(3), Duration.ofSeconds(2), ChaosCommand.javaCommand(),
+                net, work, Duration.ofSeconds(3), Duration.ofSeconds(2), JavaProcess.launcher("-Xmx160m"),
                 new PrintStream(System.out, true));
 
         ClusterReport report = new ClusterHarness(settings).run();

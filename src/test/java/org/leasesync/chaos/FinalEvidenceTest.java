@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.ProcessTest;
+import org.leasesync.testing.JavaProcess;
 
 /**
  * The evidence the chaos checker judges must be one consistent cut of the run, also when a client
@@ -38,13 +39,13 @@ class FinalEvidenceTest {
         Path journals = Files.createDirectories(work.resolve("journals"));
         Path logs = Files.createDirectories(work.resolve("logs"));
         Path dataDir = Files.createDirectories(work.resolve("device-a"));
-        ServerProcess server = ServerProcess.h2(ChaosCommand.javaCommand(), freePort(),
+        ServerProcess server = ServerProcess.h2(JavaProcess.launcher("-Xmx160m"), freePort(),
                 Files.createDirectories(work.resolve("server")), logs.resolve("server.log"));
         AgentProcess agent = null;
         try {
             server.start();
             AdminClient admin = new AdminClient(server.url(), server.token("admin"));
-            List<String> cmd = new ArrayList<>(ChaosCommand.javaCommand());
+            List<String> cmd = new ArrayList<>(JavaProcess.launcher("-Xmx160m"));
             cmd.addAll(List.of("chaos-agent", "--data-dir", dataDir.toString(), "--server", server.url(),
                     "--token", "alice=" + server.token("alice"), "--token", "bob=" + server.token("bob"),
                     "--journal", journals.resolve("device-a-agent0-0.jsonl").toString(),

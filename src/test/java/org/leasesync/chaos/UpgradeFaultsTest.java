@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.ProcessTest;
+import org.leasesync.testing.JavaProcess;
 
 /**
  * The chaos fault "killed during an upgrade" on its own: real server and agent processes, a data
@@ -32,7 +33,7 @@ class UpgradeFaultsTest {
             throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosHarness.Settings s = new ChaosHarness.Settings(1, 1, 2, work, Duration.ofSeconds(3), Duration.ofSeconds(2),
-                ChaosCommand.javaCommand(), new PrintStream(progress, true, StandardCharsets.UTF_8), null);
+                JavaProcess.launcher("-Xmx160m"), new PrintStream(progress, true, StandardCharsets.UTF_8), null);
         Files.createDirectories(work.resolve("journals"));
         Files.createDirectories(work.resolve("logs"));
         int port;

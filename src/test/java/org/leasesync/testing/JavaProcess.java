@@ -58,6 +58,19 @@ public final class JavaProcess {
         return cmd;
     }
 
+    /**
+     * The command of a leasesync child up to its arguments: {@link #jvm()}, {@code flags} (which win over
+     * the start-up flags, e.g. a smaller heap), the class path and the app's main class.
+     */
+    public static List<String> launcher(String... flags) {
+        List<String> cmd = jvm();
+        cmd.addAll(List.of(flags));
+        cmd.add("-cp");
+        cmd.add(classPath());
+        cmd.add("org.leasesync.Launcher");
+        return cmd;
+    }
+
     public static Process start(Class<?> main, Path log, String... args) throws IOException {
         return start(main, log, Map.of(), args);
     }
