@@ -40,11 +40,18 @@ import org.leasesync.run.TriggerRequest;
  * scope), {@code jump} (millis), {@code arm} (point), {@code disarm}, {@code settle} (user, scope,
  * timeoutMs), {@code quit}.
  *
- * <p>Commands run concurrently on their own threads; answers are written whole, one per line.
+ * <p>Commands run concurrently on their own threads, except {@code arm}, {@code disarm} and
+ * {@code release}, which take effect in the order they were sent; answers are written whole, one per line.
  */
 final class ChaosAgent {
 
     private static final TaskSource[] SOURCES = TaskSource.values();
+    /**
+     * The crash-point commands, handled on the reader thread in the order they were sent: on the pool
+     * a drain's {@code disarm} could run before the {@code arm} written just before it, leaving a point
+     * armed that then fires during the final settle and gets the process killed with runs in flight.
+     */
+    private static final java.util.Set<String> IN_ORDER = java.util.Set.of("arm", "disarm", "release");
 
     private final ClientRuntime rt;
     private final Journal journal;
@@ -101,7 +108,11 @@ final class ChaosAgent {
                 journal.write(journal.event("agent-quit"));
                 return 0;
             }
-            agent.commands.execute(() -> agent.handle(cmd));
+            if (IN_ORDER.contains(cmd.path("cmd").asText())) {
+                agent.handle(cmd);   // never blocks; must not overtake nor be overtaken
+            } else {
+                agent.commands.execute(() -> agent.handle(cmd));
+            }
         }
         rt.close(java.time.Duration.ofSeconds(5));
         return 0;

@@ -171,18 +171,12 @@ final class ChaosFleet {
      * 90 s).
      */
     void settleAll() throws IOException, InterruptedException {
-        for (int slot = 0; slot < agents.length(); slot++) {
-            AgentProcess a = agents.get(slot);
-            if (a != null && a.stopped()) {
-                a.sigcont();
-            }
-            if (a == null || !a.alive()) {
-                start(slot, a == null ? 0 : a.incarnation + 1);
-            }
-        }
-        awaitReady(Duration.ofSeconds(120));
+        bringBack();
         for (int round = 0; round < 2; round++) {   // twice: device B's pushes reach device A and back
             for (int slot : new int[] {0, agents.length() - 1}) {
+                // A process killed since (a point it had armed fired on its way out of the faults)
+                // left its runs recorded as running: only a run of a live process recovers them.
+                bringBack();
                 List<CompletableFuture<JsonNode>> settled = new ArrayList<>();
                 for (String u : ChaosHarness.USERS) {
                     for (String sc : ChaosHarness.SCOPES) {
@@ -201,6 +195,20 @@ final class ChaosFleet {
                 }
             }
         }
+    }
+
+    /** Continues every stopped process, starts again every dead one, and waits until all are ready. */
+    private void bringBack() throws IOException, InterruptedException {
+        for (int slot = 0; slot < agents.length(); slot++) {
+            AgentProcess a = agents.get(slot);
+            if (a != null && a.stopped()) {
+                a.sigcont();
+            }
+            if (a == null || !a.alive()) {
+                start(slot, a == null ? 0 : a.incarnation + 1);
+            }
+        }
+        awaitReady(Duration.ofSeconds(120));
     }
 
     /** Asks every process to quit (kills those that do not within 20 s). Blocks. */
