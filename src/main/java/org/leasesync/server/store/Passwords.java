@@ -24,8 +24,14 @@ public final class Passwords {
 
     private static final Argon2PasswordEncoder ENCODER = new Argon2PasswordEncoder(16, 32, 1, 19_456, 2);
     private static final Semaphore RUNNING = new Semaphore(CONCURRENT, true);
-    /** Compared with when there is no hash to compare with, so that a refusal takes as long either way. */
-    private static final String DUMMY = ENCODER.encode("no account has this password");
+    /**
+     * Compared with when there is no hash to compare with, so that a refusal takes as long either way:
+     * a hash of a fixed phrase with the same parameters as {@link #ENCODER}'s, written out rather than
+     * made when the class loads, so that no process pays a hash it may never compare with (its salt
+     * need not be secret or random: no account has it).
+     */
+    static final String DUMMY = "$argon2id$v=19$m=19456,t=2,p=1$N0rap1Jqf8LDqy0L0u1SyQ$"
+            + "S6EcEzRJJCf3arSSzGxqaotoZ/CZNWUKE9OkOteK/Ao";
 
     private Passwords() {
     }
