@@ -17,8 +17,9 @@ import org.junit.platform.launcher.TestIdentifier;
  * Writes, per test class, the CPU seconds it cost and its wall seconds to
  * {@code target/test-cpu/PID.tsv} (one line per class: class, CPU s, wall s).
  *
- * <p>Why: on two cores the full build is bound by CPU, not by waiting, so what makes it long is the
- * CPU each class burns, which Surefire's reports do not say. The CPU is this test JVM's own plus that
+ * <p>Why: on two cores the full build is bound mostly by CPU, so what makes it long is the CPU each
+ * class burns, which Surefire's reports do not say; a class whose wall time is far above its CPU
+ * is waiting, which a second test JVM overlaps. The CPU is this test JVM's own plus that
  * of every child process it has reaped ({@code /proc/self/stat}: utime, stime, cutime, cstime), so a
  * class that starts child JVMs, Xvfb or PostgreSQL is charged for them once they exit; an embedded
  * PostgreSQL still running when its class ends is charged to the class that stops it. Exact when one
