@@ -239,6 +239,64 @@ abstract class LeaseContractTest {
         assertThat(stalled.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
     }
 
+    /** The takeover write matches exactly the row the observer read: any change since grants nothing. */
+    @Test
+    void aTakeoverOfARowThatChangedSinceItWasReadGrantsNothing() {
+        HeldLease held = a.tryAcquire(KEY).orElseThrow();
+        LeaseRecord observed = leases.read(KEY).orElseThrow();
+        assertThat(a.renew(held)).isTrue();
+        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(observed))).as("renewed").isEmpty();
+        LeaseRecord renewed = leases.read(KEY).orElseThrow();
+        assertThat(renewed.owner()).contains(a.owner());
+        assertThat(renewed.epoch()).isEqualTo(1);
+        assertThat(renewed.heartbeat()).isEqualTo(2);
+        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(),
+                Optional.of(new LeaseRecord(KEY, Optional.of(b.owner()), 1, 2, TTL, time.now(), time.now().plus(TTL)))))
+                .as("another owner than the one stored").isEmpty();
+        assertThat(a.release(held)).isTrue();
+        HeldLease again = a.tryAcquire(KEY).orElseThrow();
+        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(renewed))).as("re-granted").isEmpty();
+        LeaseRecord current = leases.read(KEY).orElseThrow();
+        assertThat(current.epoch()).isEqualTo(2);
+        LeaseRecord taken = leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(current)).orElseThrow();
+        assertThat(taken.epoch()).isEqualTo(3);
+        assertThat(taken.heartbeat()).isEqualTo(current.heartbeat() + 1);
+        assertThat(a.renew(again)).isFalse();
+    }
+
+    /**
+     * The holder's row moves on after the observer judged it stale and before the takeover write (a
+     * holder that was paused renews; its own clock decides whether it may, not the observer's):
+     * nothing is taken.
+     */
+    @Test
+    void aHolderThatRenewsBetweenTheObserversReadAndItsTakeoverKeepsItsLease() {
+        HeldLease held = a.tryAcquire(KEY).orElseThrow();
+        AtomicInteger renewals = new AtomicInteger(1);
+        LeaseStore racing = new ForwardingLeaseStore(leases) {
+            @Override
+            public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId o, Duration ttl, java.time.Instant now,
+                                                  Optional<LeaseRecord> takeOver) {
+                if (takeOver.isPresent() && renewals.getAndDecrement() > 0) {
+                    assertThat(leases.renew(held.fence(), TTL, now)).isTrue();
+                }
+                return super.tryGrant(key, o, ttl, now, takeOver);
+            }
+        };
+        TaskRegistry c = new TaskRegistry(racing, owner("c"), TTL, time, OwnerLiveness.neverProvable());
+        assertThat(c.tryAcquire(KEY)).isEmpty();
+        time.elapse(TTL.multipliedBy(8).dividedBy(10));
+        assertThat(a.renew(held)).isTrue();
+        assertThat(c.tryAcquire(KEY)).isEmpty();   // the heartbeat moved: c's count starts again
+        time.elapse(TTL);
+        assertThat(c.tryAcquire(KEY)).as("stale by c's count, renewed before the write").isEmpty();
+        assertThat(renewals).hasValue(0);
+        LeaseRecord row = leases.read(KEY).orElseThrow();
+        assertThat(row.owner()).contains(a.owner());
+        assertThat(row.epoch()).isEqualTo(1);
+        assertThat(row.heartbeat()).isEqualTo(3);
+    }
+
     /** A lease store that forwards every call; tests override what they disturb. */
     static class ForwardingLeaseStore implements LeaseStore {
         private final LeaseStore d;
