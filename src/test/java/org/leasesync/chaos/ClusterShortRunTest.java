@@ -19,6 +19,7 @@ import org.leasesync.server.jobs.StandardJobs;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The cluster harness end to end on loopback: three real {@code serve --db} processes on one real
@@ -28,6 +29,7 @@ import org.leasesync.testing.PostgresTest;
  * faults go to a recorder here (they need root and namespaces; scale/cluster.sh makes them real),
  * which proves the harness asks for them and heals each one.
  */
+@ProcessTest
 @PostgresTest
 class ClusterShortRunTest {
 

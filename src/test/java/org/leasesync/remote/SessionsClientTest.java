@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.sync.RemoteException;
 import org.leasesync.testing.TestCertificate;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * Sign-in and sign-out as protocol §12 scripts them, on MockWebServer; over real TLS with a certificate
  * openssl made: trusted through the CA file, refused without it naming its SHA-256 fingerprint.
  */
+@ProcessTest
 class SessionsClientTest {
 
     static final String TOKEN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";

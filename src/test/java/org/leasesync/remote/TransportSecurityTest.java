@@ -11,8 +11,10 @@ import okhttp3.HttpUrl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.TestCertificate;
+import org.leasesync.testing.ProcessTest;
 
 /** Plain http only to this machine unless allowed; the CA file's certificates, read or refused in words. */
+@ProcessTest
 class TransportSecurityTest {
 
     @TempDir

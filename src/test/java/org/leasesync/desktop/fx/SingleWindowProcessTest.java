@@ -21,6 +21,8 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * One window per data directory, with real launches of the app under Xvfb with {@code openbox},
@@ -29,6 +31,8 @@ import org.leasesync.testing.JavaProcess;
  * line's commands on the same data directory are not affected; and after the first is killed with
  * SIGKILL (its socket left behind), the next launch starts as the window.
  */
+@DesktopTest
+@ProcessTest
 @Timeout(300)
 class SingleWindowProcessTest {
 

@@ -20,12 +20,16 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The tray icon survives its tray host: the real app under Xvfb and openbox, whose {@code trayer}
  * is killed (SIGKILL, as a crashing panel) and started again, several times; each time the icon is
  * embedded in the new panel, and the window (hidden to the tray) can still be reached.
  */
+@DesktopTest
+@ProcessTest
 @Timeout(400)
 class TrayRestartProcessTest {
 

@@ -21,6 +21,8 @@ import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * The window's size and place on a real 1366 × 768 screen (Xvfb) whose bottom 24 px a panel
@@ -29,6 +31,8 @@ import org.leasesync.testing.JavaProcess;
  * hidden (autostart) and opened later, and shown again after closing to the tray — with a position on
  * a monitor that is gone brought back onto the screen.
  */
+@DesktopTest
+@ProcessTest
 @Timeout(300)
 class WindowGeometryProcessTest {
 
