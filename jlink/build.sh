@@ -57,7 +57,7 @@ for jar in target/lib/*.jar; do
 done
 
 java_options=()
-for opt in "${JAVA_OPTIONS[@]}"; do
+for opt in "${JAVA_OPTIONS[@]}" "${FX_MODULE_OPTIONS[@]}"; do
   # an option this runtime does not know would stop the launcher from starting at all (checked together
   # with the ones before it: -XX:MaxHeapFreeRatio=30 is valid only after -XX:MinHeapFreeRatio=10)
   if target/runtime/bin/java "${java_options[@]}" "$opt" -version >/dev/null 2>&1; then

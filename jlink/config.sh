@@ -25,5 +25,16 @@ MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sec
 # UTF-8 as the default charset whatever the locale, as Java 18+ has it (JEP 400): on Java 17 a C/POSIX
 # locale would make it ASCII and every other character of stdout, files and logs a '?'. The arguments
 # are decoded by the JVM in the locale's charset regardless; the launcher re-reads them as UTF-8.
+# No hsperfdata counters (-XX:-UsePerfData): their sampler woke the "VM Periodic Task" thread 20 times a
+# second all day, ~0.13 CPU-s a minute in the tray (docs/benchmarks.md); jcmd still attaches by pid, only
+# jps/jstat no longer list the process.
 JAVA_OPTIONS=(-Xms16m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:+UseSerialGC -Xss512k
-              -XX:TrimNativeHeapInterval=5000 -Dfile.encoding=UTF-8)
+              -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData -Dfile.encoding=UTF-8)
+
+# JVM options of the launcher that only apply with JavaFX as named modules (the jlink image; run as a jar,
+# JavaFX is on the class path and the JVM would warn about an unknown module): they let PulseGate stop
+# JavaFX's 60 Hz pulse timer while no window shows (idle in the tray), which it reaches by reflection.
+# Without them the app works as before, its FX thread waking 60 times a second in the tray.
+FX_MODULE_OPTIONS=(--add-exports=javafx.graphics/com.sun.javafx.tk=ALL-UNNAMED
+                   --add-exports=javafx.graphics/com.sun.glass.ui=ALL-UNNAMED
+                   --add-opens=javafx.graphics/com.sun.javafx.tk.quantum=ALL-UNNAMED)

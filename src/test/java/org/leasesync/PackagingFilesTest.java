@@ -56,6 +56,14 @@ class PackagingFilesTest {
     }
 
     @Test
+    void theLauncherRunsWithoutThePerfDataSampler() throws Exception {
+        // its 50 ms sampling woke the JVM 20 times a second in the tray (docs/benchmarks.md)
+        Matcher options = Pattern.compile("(?ms)^JAVA_OPTIONS=\\((.*?)\\)$").matcher(read("jlink/config.sh"));
+        assertThat(options.find()).isTrue();
+        assertThat(options.group(1).split("\\s+")).contains("-XX:-UsePerfData");
+    }
+
+    @Test
     void theInstallPutsLeasesyncOnThePathAndTheRemovalTakesItAway() throws Exception {
         assertThat(read("jlink/resources/postinst")).contains("ln -sf /opt/leasesync/bin/leasesync /usr/bin/leasesync");
         assertThat(read("jlink/resources/prerm"))

@@ -78,6 +78,8 @@ public final class AppAssembly implements AutoCloseable {
     private final WindowLifecycle lifecycle;
     private final BackgroundServices services;
     private StatusRefresher refresher;
+    /** Stops JavaFX's pulse while no window shows (the window hidden in the tray); empty until shown. */
+    private Optional<PulseGate> pulseGate = Optional.empty();
     private QaWindow qaWindow;
     private final StartOptions start;
     /** The background triggers' check on the intervals in force (replaced when the settings change them). */
@@ -296,6 +298,7 @@ public final class AppAssembly implements AutoCloseable {
                 this::refresh);
         refresher.start();
         services.start();
+        pulseGate = PulseGate.installOnToolkit();
     }
 
     private void refresh() {
@@ -391,6 +394,7 @@ public final class AppAssembly implements AutoCloseable {
      */
     @Override
     public void close() {
+        pulseGate.ifPresent(PulseGate::close);
         schedule.close();
         if (refresher != null) {
             refresher.close();

@@ -96,6 +96,7 @@ class TrayUiTest {
         assertThat(f.implicitExit).containsExactly(false);   // JavaFX must outlive its hidden window
         requestClose(robot);
         assertThat(stage.isShowing()).isFalse();
+        assertThat(PulseGateTest.pulseRunning()).as("hidden in the tray: JavaFX's pulse is stopped").isFalse();
         assertThat(f.exits.get()).isZero();
         TaskKey backup = TaskKey.of("alice", "backup");
         int before = f.backend.runtime().store().history().history(backup, 100).size();
@@ -108,6 +109,7 @@ class TrayUiTest {
 
         f.tray.menu.open().run();
         waitUntil("window open again", stage::isShowing);
+        assertThat(PulseGateTest.pulseRunning()).as("shown again: JavaFX's pulse runs").isTrue();
 
         f.tray.menu.pause().accept(Pause.Option.UNTIL_RESUMED);
         waitUntil("tray paused", () -> f.tray.last().paused() && f.tray.last().state() == TrayState.PAUSED);
