@@ -34,6 +34,12 @@ public final class StatusTracker implements Consumer<RunEvent> {
     private final Executor ui;
     private final Consumer<KeyStatus> sink;
     private final Map<TaskKey, KeyStatus> latest = new ConcurrentHashMap<>();
+    /**
+     * Events published per key, and the lock under which an event's state and a refresh's read are
+     * published: a refresh publishes only if no event came since it began reading ({@link #publishRead}).
+     */
+    private final Map<TaskKey, Long> events = new ConcurrentHashMap<>();
+    private final Object publishing = new Object();
     private final Optional<String> selfOwner;
     private final Optional<java.util.function.Function<TaskKey, RunOrigin>> self;
     private volatile String user;
@@ -95,16 +101,24 @@ public final class StatusTracker implements Consumer<RunEvent> {
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message(), Optional.empty());
             case SKIPPED -> null;
         };
-        if (next != null) {
-            publish(next);
-        } else if (e.kind() == RunEvent.Kind.SKIPPED) {
+        synchronized (publishing) {
+            events.merge(key, 1L, Long::sum);
+            if (next != null) {
+                publish(next);
+            }
+        }
+        if (next == null && e.kind() == RunEvent.Kind.SKIPPED) {
             refresh(key);
         }
     }
 
     /** The user's own click joined {@code run}: show "your request joined it". */
     public void userJoined(TaskKey key, RunView run) {
-        publish(running(key, run, latest.get(key)).withJoinedByUser());
+        KeyStatus joined = running(key, run, latest.get(key)).withJoinedByUser();
+        synchronized (publishing) {
+            events.merge(key, 1L, Long::sum);
+            publish(joined);
+        }
     }
 
     /** Re-reads every key of the signed-in user from the database (runs of other processes included). */
@@ -120,13 +134,14 @@ public final class StatusTracker implements Consumer<RunEvent> {
 
     /** Re-reads one key; a key running in this process is left to its events. Blocks on the database. */
     public void refresh(TaskKey key) {
+        long eventsBefore = events.getOrDefault(key, 0L);
         if (coordinator.isRunningLocally(key)) {
             return;
         }
         Optional<Instant> lastSuccess = runs.lastSucceeded(key).flatMap(RunRecord::endedAt);
         Optional<RunView> running = coordinator.runningRun(key);
         if (running.isPresent()) {
-            publish(running(key, running.get(), latest.get(key)));
+            publishRead(eventsBefore, running(key, running.get(), latest.get(key)));
             return;
         }
         Optional<RunRecord> last = runs.lastRun(key);
@@ -144,7 +159,21 @@ public final class StatusTracker implements Consumer<RunEvent> {
                 default -> KeyStatus.idle(key, lastSuccess);
             };
         }
-        publish(s);
+        publishRead(eventsBefore, s);
+    }
+
+    /**
+     * Publishes what {@link #refresh} read, unless an event of the key was published since the read
+     * began: a run of this process that started meanwhile was read as a running row without its local
+     * handle ("running in another leasesync process"), or a run that finished meanwhile as still
+     * running, and the event's state is the newer one.
+     */
+    private void publishRead(long eventsBefore, KeyStatus s) {
+        synchronized (publishing) {
+            if (events.getOrDefault(s.key(), 0L) == eventsBefore) {
+                publish(s);
+            }
+        }
     }
 
     /** Who made {@code r}, when it is not this process (an owner id other than this process's). */

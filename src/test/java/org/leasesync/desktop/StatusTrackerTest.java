@@ -15,7 +15,10 @@ import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunHistory;
 import org.leasesync.run.RunOutcome;
+import org.leasesync.run.RunView;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.Stage;
 import org.leasesync.lease.TaskKey;
@@ -155,5 +158,46 @@ class StatusTrackerTest {
         org.leasesync.run.SubmitResult r = coordinator.submit(KEY, TaskSource.MANUAL);
         assertThat(r).isInstanceOf(org.leasesync.run.SubmitResult.Joined.class);
         tracker.userJoined(KEY, ((org.leasesync.run.SubmitResult.Joined) r).running());
+    }
+
+    @Test
+    void aRefreshThatReadTheRowOfARunStartingHereDoesNotOverwriteItsStartedEvent() {
+        ManualTime time = new ManualTime();
+        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "d"), Duration.ofSeconds(60),
+                time, OwnerLiveness.neverProvable());
+        HeldLease lease = registry.tryAcquire(KEY).orElseThrow();
+        // the run's row is committed; its local handle is not registered yet (the coordinator's start)
+        store.runs().insertRun(lease.fence(), "run-4", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+        Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> RunOutcome.succeeded(),
+                Runnable::run, new LeaseKeeper(registry), null, null);
+        RunView local = new RunView("run-4", KEY, lease.fence().epoch(), lease.fence().owner().asString(),
+                TaskSource.MANUAL, List.of(), time.now(), Optional.of(Stage.PULLING), "pulling", true, false);
+        StatusTracker[] tracker = new StatusTracker[1];
+        boolean[] delivered = {false};
+        // the STARTED event arrives while the refresh is reading the database
+        RunHistory reading = (RunHistory) java.lang.reflect.Proxy.newProxyInstance(RunHistory.class.getClassLoader(),
+                new Class<?>[] {RunHistory.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("lastSucceeded") && !delivered[0]) {
+                        delivered[0] = true;
+                        tracker[0].accept(new RunEvent(RunEvent.Kind.STARTED, KEY, Optional.of(local),
+                                Optional.of(TaskSource.MANUAL), Optional.empty(), Optional.empty()));
+                    }
+                    try {
+                        return method.invoke(store.runs(), args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        List<KeyStatus> published = new ArrayList<>();
+        tracker[0] = new StatusTracker(reading, coordinator, Runnable::run, published::add);
+
+        tracker[0].setUser("alice");
+
+        assertThat(delivered[0]).isTrue();
+        assertThat(tracker[0].latest(KEY).orElseThrow()).isInstanceOfSatisfying(KeyStatus.Running.class,
+                r -> assertThat(r.run().local()).as("this process's run, as its event said").isTrue());
+        assertThat(published.stream().filter(p -> p.key().equals(KEY)).toList()).last()
+                .isInstanceOfSatisfying(KeyStatus.Running.class, r -> assertThat(r.run().local()).isTrue());
+        registry.release(lease);
     }
 }
