@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  *       in its user+scope nor is still in that device's outbox;</li>
  *   <li><b>stuck</b> (invariant 3, fail closed but never stuck): a run still recorded as running after
  *       the final drain, or a key whose owner was killed and that no successor held within the
- *       takeover bound;</li>
+ *       takeover bound ({@link StuckKeys});</li>
  *   <li><b>cross_user</b> (invariant 8): an accepted request whose token belongs to another user than
  *       its path, or a record of one user (server or local) written for another;</li>
  *   <li><b>stolen</b> (invariant 3): a lease taken over from a holder that was neither killed nor
@@ -50,11 +50,11 @@ final class Checker {
         serverFencing(ev, "overlaps", violations);
         duplicates(ev, violations);
         lost(ev, violations);
-        stuck(ev, violations);
+        StuckKeys.check(ev, violations);
         crossUser(ev, violations);
         StolenLeases.check(ev, violations);
         int runs = ev.devices().values().stream().mapToInt(Evidence.Device::runCount).sum();
-        return new ChaosReport(inputs.withRuns(runs), violations, takeoverMillis(ev));
+        return new ChaosReport(inputs.withRuns(runs), violations, StuckKeys.takeoverMillis(ev));
     }
 
     // ---- overlaps -------------------------------------------------------------------------------
@@ -185,145 +185,6 @@ final class Checker {
                         e.path("mono").asLong(), null));
             }
         }
-    }
-
-    // ---- stuck ----------------------------------------------------------------------------------
-
-    private static void stuck(Evidence ev, List<ChaosReport.Violation> out) {
-        ev.devices().forEach((name, d) -> {
-            for (String run : d.unfinishedRuns()) {
-                out.add(new ChaosReport.Violation("stuck", "run " + run + " on " + name
-                        + " is still recorded as running after the drain", List.of()));
-            }
-        });
-        for (Takeover t : takeovers(ev)) {
-            long killed = t.kill.path("mono").asLong();
-            if (t.successorMono < 0) {
-                out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed and no successor "
-                        + "ever held the key", ev, e -> deviceKey(e).equals(t.key), killed, null));
-                continue;
-            }
-            String device = t.kill.path("device").asText();
-            for (JsonNode e : ev.events()) {
-                long m = e.path("mono").asLong();
-                if (m > t.successorMono) {
-                    break;
-                }
-                if (m > killed + ev.takeoverBound().toNanos() && type(e, "joined") && !e.path("local").asBoolean(true)
-                        && deviceKey(e).equals(t.key) && e.path("epoch").asLong() == t.epoch) {
-                    // While a process of the device is stopped (SIGSTOP), it may be the host of the device's
-                    // shared H2 database, and then every database call of the device waits (a known limit,
-                    // reliability.md): that time does not count against the bound.
-                    long frozen = frozenNanos(ev, device, killed, m);
-                    if (m - frozen <= killed + ev.takeoverBound().toNanos()) {
-                        continue;
-                    }
-                    out.add(violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed, and "
-                            + (m - killed) / 1_000_000 + " ms later (bound " + ev.takeoverBound().toMillis()
-                            + " ms" + (frozen > 0 ? ", plus " + frozen / 1_000_000 + " ms while a process of the device was stopped" : "")
-                            + ") a trigger still joined its run instead of taking the key over", ev,
-                            x -> deviceKey(x).equals(t.key), killed, e));
-                    break;
-                }
-            }
-        }
-    }
-
-    /**
-     * How long, within {@code [from, to]}, some process of {@code device} was stopped: from each
-     * {@code pause} event of the harness to the {@code resume} of the same victim (or {@code to}). A
-     * pause that names no device counts for every device.
-     */
-    static long frozenNanos(Evidence ev, String device, long from, long to) {
-        Map<Long, Long> pausedSince = new HashMap<>();
-        long total = 0;
-        for (JsonNode e : ev.events()) {
-            long m = e.path("mono").asLong();
-            if (m > to) {
-                break;
-            }
-            boolean sameDevice = !e.has("device") || e.path("device").asText().equals(device);
-            if (type(e, "pause") && sameDevice) {
-                pausedSince.putIfAbsent(e.path("victim").asLong(), m);
-            } else if (type(e, "resume")) {
-                Long since = pausedSince.remove(e.path("victim").asLong());
-                if (since != null) {
-                    total += Math.max(0, Math.min(m, to) - Math.max(since, from));
-                }
-            }
-        }
-        for (long since : pausedSince.values()) {
-            total += Math.max(0, to - Math.max(since, from));
-        }
-        return total;
-    }
-
-    /** A key held by a killed process, and when a successor first held it (-1: never). */
-    private record Takeover(JsonNode kill, String key, long epoch, long successorMono) {
-    }
-
-    private static List<Takeover> takeovers(Evidence ev) {
-        List<Takeover> out = new ArrayList<>();
-        for (JsonNode kill : ev.events()) {
-            if (!type(kill, "kill") || !kill.path("survivors").asBoolean()) {
-                continue;
-            }
-            long pid = kill.path("victim").asLong();
-            long at = kill.path("mono").asLong();
-            Map<String, Long> held = new HashMap<>();   // device|key -> epoch
-            for (JsonNode e : ev.events()) {
-                if (e.path("mono").asLong() > at) {
-                    break;
-                }
-                if (e.path("pid").asLong() != pid) {
-                    continue;
-                }
-                if (type(e, "grant")) {
-                    held.put(deviceKey(e), e.path("epoch").asLong());
-                } else if (type(e, "release")) {
-                    held.remove(deviceKey(e), e.path("epoch").asLong());
-                }
-            }
-            for (Map.Entry<String, Long> h : held.entrySet()) {
-                long successor = -1;
-                for (JsonNode e : ev.events()) {
-                    if (e.path("mono").asLong() > at && type(e, "grant") && deviceKey(e).equals(h.getKey())
-                            && e.path("epoch").asLong() > h.getValue()) {
-                        successor = e.path("mono").asLong();
-                        break;
-                    }
-                }
-                out.add(new Takeover(kill, h.getKey(), h.getValue(), successor));
-            }
-        }
-        return out;
-    }
-
-    /**
-     * For the report: milliseconds from the first trigger of a dead owner's key (the first join of
-     * its run, or the successor's grant itself) to the successor's grant.
-     */
-    private static List<Long> takeoverMillis(Evidence ev) {
-        List<Long> ms = new ArrayList<>();
-        for (Takeover t : takeovers(ev)) {
-            if (t.successorMono < 0) {
-                continue;
-            }
-            long asked = t.successorMono;
-            for (JsonNode e : ev.events()) {
-                long m = e.path("mono").asLong();
-                if (m >= t.successorMono) {
-                    break;
-                }
-                if (m > t.kill.path("mono").asLong() && type(e, "joined") && deviceKey(e).equals(t.key)
-                        && e.path("epoch").asLong() == t.epoch) {
-                    asked = m;
-                    break;
-                }
-            }
-            ms.add((t.successorMono - asked) / 1_000_000);
-        }
-        return ms;
     }
 
     // ---- cross-user -----------------------------------------------------------------------------

@@ -9,10 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -105,13 +103,13 @@ public final class SettingsFile {
         try {
             JsonNode tree = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
             if (tree == null || !tree.isObject()) {
-                throw new Unreadable("it is not a JSON object");
+                throw new SettingsJson.Unreadable("it is not a JSON object");
             }
-            UserSettings s = parse((ObjectNode) tree);
+            UserSettings s = SettingsJson.parse((ObjectNode) tree);
             raw = (ObjectNode) tree;
             current = s;
             return new Loaded(s, Optional.empty());
-        } catch (IOException | Unreadable e) {
+        } catch (IOException | SettingsJson.Unreadable e) {
             String reason = e instanceof com.fasterxml.jackson.core.JsonProcessingException j
                     ? "not valid JSON at line " + lineOf(j) + ": " + j.getOriginalMessage()
                     : e.getMessage();
@@ -148,7 +146,7 @@ public final class SettingsFile {
     public synchronized UserSettings update(UnaryOperator<UserSettings> change) {
         UserSettings next = Objects.requireNonNull(change.apply(current), "changed settings");
         ObjectNode tree = raw.deepCopy();
-        write(tree, next);
+        SettingsJson.write(tree, next);
         try {
             OwnerOnlyFiles.directory(file.getParent());
             OwnerOnlyFiles.writeString(file, JSON.writeValueAsString(tree) + "\n");
@@ -307,35 +305,6 @@ public final class SettingsFile {
                 : Optional.of(v.asText());
     }
 
-    private static UserSettings parse(ObjectNode o) {
-        boolean notifications = bool(o, "notifications", UserSettings.DEFAULTS.notifications());
-        boolean startAtLogin = bool(o, "startAtLogin", UserSettings.DEFAULTS.startAtLogin());
-        boolean noTray = bool(o, "noTrayNoticeShown", UserSettings.DEFAULTS.noTrayNoticeShown());
-        Optional<Pause> pause = Optional.empty();
-        JsonNode p = o.get("pause");
-        if (p != null && !p.isNull()) {
-            if (!p.isObject()) {
-                throw new Unreadable("\"pause\" must be null or an object, got " + p);
-            }
-            JsonNode until = p.get("until");
-            if (until != null && !until.isNull()) {
-                if (!until.isTextual()) {
-                    throw new Unreadable("\"pause.until\" must be a time like \"2026-11-30T15:00:00Z\", got " + until);
-                }
-                try {
-                    pause = Optional.of(new Pause(Optional.of(Instant.parse(until.asText()))));
-                } catch (DateTimeParseException e) {
-                    throw new Unreadable("\"pause.until\" must be a time like \"2026-11-30T15:00:00Z\", got " + until);
-                }
-            } else if (p.path("untilResumed").asBoolean(false)) {
-                pause = Optional.of(Pause.untilResumed());
-            } else {
-                throw new Unreadable("\"pause\" needs \"until\" or \"untilResumed\": true, got " + p);
-            }
-        }
-        return new UserSettings(notifications, startAtLogin, pause, noTray, launch(o));
-    }
-
     /**
      * Reads the settings without changing anything: empty when there is no file or it cannot be
      * read (the window's own {@link #load()} then reports and moves it). Used before the start.
@@ -347,92 +316,13 @@ public final class SettingsFile {
                 return Optional.empty();
             }
             JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
-            return tree != null && tree.isObject() ? Optional.of(parse((ObjectNode) tree)) : Optional.empty();
+            return tree != null && tree.isObject() ? Optional.of(SettingsJson.parse((ObjectNode) tree)) : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
     }
 
-    private static LaunchSettings launch(ObjectNode o) {
-        Optional<java.time.Duration> schedule = duration(o, "scheduleInterval");
-        Optional<java.time.Duration> foreground = duration(o, "foregroundMinInterval");
-        Language language = Language.SYSTEM;
-        JsonNode lang = o.get("language");
-        if (lang != null && !lang.isNull()) {
-            try {
-                language = Language.ofTag(lang.asText());
-            } catch (IllegalArgumentException e) {
-                throw new Unreadable("\"language\": " + e.getMessage());
-            }
-        }
-        try {
-            return new LaunchSettings(schedule, foreground, language);
-        } catch (IllegalArgumentException e) {
-            throw new Unreadable(e.getMessage());
-        }
-    }
-
-    private static Optional<java.time.Duration> duration(ObjectNode o, String key) {
-        JsonNode v = o.get(key);
-        if (v == null || v.isNull()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(org.leasesync.client.DurationText.parse(v.isTextual() ? v.asText() : v.toString()));
-        } catch (IllegalArgumentException e) {
-            throw new Unreadable("\"" + key + "\": " + e.getMessage());
-        }
-    }
-
-    private static void writeLaunch(ObjectNode o, LaunchSettings l) {
-        putOrRemove(o, "scheduleInterval", l.scheduleInterval().map(org.leasesync.client.DurationText::format));
-        putOrRemove(o, "foregroundMinInterval", l.foregroundMinInterval().map(org.leasesync.client.DurationText::format));
-        if (l.language() == Language.SYSTEM) {
-            o.remove("language");
-        } else {
-            o.put("language", l.language().tag());
-        }
-    }
-
-    private static void putOrRemove(ObjectNode o, String key, Optional<String> value) {
-        value.ifPresentOrElse(v -> o.put(key, v), () -> o.remove(key));
-    }
-
-    private static void write(ObjectNode o, UserSettings s) {
-        o.put("notifications", s.notifications());
-        o.put("startAtLogin", s.startAtLogin());
-        if (s.pause().isEmpty()) {
-            o.putNull("pause");
-        } else {
-            ObjectNode p = JsonNodeFactory.instance.objectNode();
-            s.pause().get().until().ifPresentOrElse(u -> p.put("until", u.toString()), () -> p.put("untilResumed", true));
-            o.set("pause", p);
-        }
-        o.put("noTrayNoticeShown", s.noTrayNoticeShown());
-        writeLaunch(o, s.launch());
-    }
-
-    private static boolean bool(ObjectNode o, String key, boolean dflt) {
-        JsonNode v = o.get(key);
-        if (v == null || v.isNull()) {
-            return dflt;
-        }
-        if (!v.isBoolean()) {
-            throw new Unreadable("\"" + key + "\" must be true or false, got " + v);
-        }
-        return v.booleanValue();
-    }
-
     private static int lineOf(com.fasterxml.jackson.core.JsonProcessingException e) {
         return e.getLocation() == null ? 0 : e.getLocation().getLineNr();
-    }
-
-    /** A value of the wrong shape; the message names the key. */
-    private static final class Unreadable extends LeasesyncException {
-        private static final long serialVersionUID = 1L;
-
-        Unreadable(String message) {
-            super(message);
-        }
     }
 }

@@ -1,20 +1,15 @@
 package org.leasesync.server;
 
 import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.leasesync.server.jobs.JobScheduler;
@@ -79,8 +74,7 @@ public final class ReferenceServer implements AutoCloseable {
     private final DemoSeeder seeder;
     private final List<String> seeded;
     private final boolean https;
-    /** The sessions {@link #tokenFor} made in this instance, by user: it answers the same token while it is live. */
-    private final Map<String, String> tokens = new ConcurrentHashMap<>();
+    private final ProgrammaticSessions programmatic;
     private final FaultSwitches faults;
     private final StatsStore stats;
     private final ClaimStore claims;
@@ -99,6 +93,7 @@ public final class ReferenceServer implements AutoCloseable {
         this.db = db;
         this.accounts = accounts;
         this.sessions = sessions;
+        this.programmatic = new ProgrammaticSessions(accounts, sessions);
         this.seeder = seeder;
         this.seeded = List.copyOf(seeded);
         this.https = http instanceof HttpsServer;
@@ -157,21 +152,9 @@ public final class ReferenceServer implements AutoCloseable {
                     new PushStatusHandler(claims, keys, cfg.clock()),
                     new AdminHandlers(stats, faults, audits, jobs),
                     new SessionHandlers(accounts, sessions, new SignInLimits(db, cfg.clock())));
-            InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(cfg.bindAddress()), cfg.port());
-            HttpServer http;
-            if (cfg.tls() == null) {
-                http = HttpServer.create(address, 64);
-            } else {
-                HttpsServer secure = HttpsServer.create(address, 64);
-                secure.setHttpsConfigurator(new HttpsConfigurator(cfg.tls().context()));
-                http = secure;
-            }
-            executor = Executors.newFixedThreadPool(THREADS, namedThreads());
-            housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "sync-server-housekeeping");
-                t.setDaemon(true);
-                return t;
-            });
+            HttpServer http = ServerListener.bind(cfg);
+            executor = ServerListener.workers(THREADS);
+            housekeeping = ServerListener.housekeeping();
             housekeeping.scheduleWithFixedDelay(() -> {
                 claims.retryPendingReleases();
                 db.maintain();
@@ -216,15 +199,6 @@ public final class ReferenceServer implements AutoCloseable {
         }
     }
 
-    private static ThreadFactory namedThreads() {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, "sync-server-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
     /** E.g. {@code http://127.0.0.1:8787}, {@code https://…} with TLS; no trailing slash. */
     public String baseUrl() {
         InetSocketAddress a = http.getAddress();
@@ -250,27 +224,8 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code user} does not match {@code [A-Za-z0-9._-]{1,64}}
      * @throws IllegalStateException if the database fails
      */
-    public String tokenFor(String user) {
-        return sessionToken(user, false);
-    }
-
-    private synchronized String sessionToken(String user, boolean admin) {
-        AccountStore.requireName(user);
-        try {
-            String known = tokens.get(user);
-            if (known != null && sessions.authenticate(known).isPresent()) {
-                return known;
-            }
-            accounts.ensure(user, admin);
-            if (admin && !accounts.find(user).orElseThrow().admin()) {
-                throw new IllegalStateException("the account " + user + " exists without the admin flag");
-            }
-            String token = sessions.create(user, admin ? "ReferenceServer.adminToken" : "ReferenceServer.tokenFor").token();
-            tokens.put(user, token);
-            return token;
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot make a session for " + user + ": " + e.getMessage(), e);
-        }
+    public synchronized String tokenFor(String user) {
+        return programmatic.token(user, false);
     }
 
     /**
@@ -311,8 +266,8 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalStateException if the database fails, or an account {@code admin} exists
      *     without the admin flag
      */
-    public String adminToken() {
-        return sessionToken(DemoSeeder.ADMIN, true);
+    public synchronized String adminToken() {
+        return programmatic.token(DemoSeeder.ADMIN, true);
     }
 
     /** The live fault switches; changes take effect for following requests. */

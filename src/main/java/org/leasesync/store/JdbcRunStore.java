@@ -203,8 +203,8 @@ public final class JdbcRunStore implements RunStore {
                     ps.executeUpdate();
                 }
             }
-            insertTrigger(c, runId, firstTriggerId(c, triggerId), source, false, now);
-            insertStage(c, runId, stage.wireName(), now);
+            RunRowWrites.insertTrigger(c, runId, RunRowWrites.firstTriggerId(c, triggerId), source, false, now);
+            RunRowWrites.insertStage(c, runId, stage.wireName(), now);
             return null;
         });
         deviceNote.ifPresent(n -> n.noted(fence.taskKey()));
@@ -214,19 +214,10 @@ public final class JdbcRunStore implements RunStore {
     public void enterStage(Fence fence, String runId, Stage stage, Instant now) {
         fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record stage " + stage + " of run " + runId, c -> {
-            updateStage(c, runId, stage);
-            insertStage(c, runId, stage.wireName(), now);
+            RunRowWrites.updateStage(c, runId, stage);
+            RunRowWrites.insertStage(c, runId, stage.wireName(), now);
             return null;
         });
-    }
-
-    /** Sets the run's current stage inside a caller's guarded transaction (with a checkpoint write). */
-    static void updateStage(Connection c, String runId, Stage stage) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE run SET stage = ? WHERE run_id = ?")) {
-            ps.setString(1, stage.wireName());
-            ps.setString(2, runId);
-            ps.executeUpdate();
-        }
     }
 
     @Override
@@ -293,7 +284,7 @@ public final class JdbcRunStore implements RunStore {
                 }
             }
             if (triggerId == null) {
-                insertTrigger(c, runId, null, source, true, now);
+                RunRowWrites.insertTrigger(c, runId, null, source, true, now);
                 return true;
             }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_trigger (run_id, trigger_id, source, merged,"
@@ -387,50 +378,6 @@ public final class JdbcRunStore implements RunStore {
     @Override
     public List<RunRecord> lastRunPerKey() {
         return history.lastRunPerKey();
-    }
-
-    /**
-     * The id a new run's first trigger row carries. A trigger is recorded once: its merge into an
-     * earlier run (it joined, asked again and got the key) moves to the run that answers it. Were it
-     * already the first trigger of another run (a repeated start after a broken connection), that
-     * run keeps the id and this row has none.
-     */
-    private static String firstTriggerId(Connection c, String triggerId) throws SQLException {
-        if (triggerId == null) {
-            return null;
-        }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM run_trigger WHERE trigger_id = ? AND merged = TRUE")) {
-            ps.setString(1, triggerId);
-            ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM run_trigger WHERE trigger_id = ?")) {
-            ps.setString(1, triggerId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? null : triggerId;
-            }
-        }
-    }
-
-    private static void insertTrigger(Connection c, String runId, String triggerId, TaskSource source, boolean merged,
-                                      Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO run_trigger (run_id, trigger_id, source, merged, at_ms) VALUES (?, ?, ?, ?, ?)")) {
-            ps.setString(1, runId);
-            ps.setString(2, triggerId);
-            ps.setString(3, source.wireName());
-            ps.setBoolean(4, merged);
-            ps.setLong(5, now.toEpochMilli());
-            ps.executeUpdate();
-        }
-    }
-
-    static void insertStage(Connection c, String runId, String stage, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, ?, ?)")) {
-            ps.setString(1, runId);
-            ps.setString(2, stage);
-            ps.setLong(3, now.toEpochMilli());
-            ps.executeUpdate();
-        }
     }
 
     private static String clip(String s) {

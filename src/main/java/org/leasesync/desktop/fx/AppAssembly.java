@@ -5,7 +5,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.client.ClientRuntime;
@@ -15,8 +14,6 @@ import org.leasesync.run.RunEvent;
 import org.leasesync.run.StartCheck;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.run.TriggerRequest;
-import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.FolderOpener;
 import org.leasesync.desktop.ForegroundPolicy;
@@ -28,8 +25,6 @@ import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.StartOptions;
 import org.leasesync.desktop.StatusTexts;
 import org.leasesync.desktop.StatusTracker;
-import org.leasesync.desktop.notify.Notifier;
-import org.leasesync.desktop.tray.TrayPort;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
@@ -53,7 +48,6 @@ public final class AppAssembly implements AutoCloseable {
     private final Backend.AppSettings settings;
     private final Stage stage;
     private final Executor ui;
-    private final HostDesktop parts;
     private final ExecutorService actionThread = Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
@@ -83,23 +77,15 @@ public final class AppAssembly implements AutoCloseable {
     private QaWindow qaWindow;
     private final StartOptions start;
     /** The background triggers' check on the intervals in force (replaced when the settings change them). */
-    private final java.util.concurrent.atomic.AtomicReference<StartCheck> backgroundCheck =
-            new java.util.concurrent.atomic.AtomicReference<>();
-    private final javafx.beans.property.StringProperty footer = new javafx.beans.property.SimpleStringProperty("");
-    private final SettingsViewModel settingsModel;
-    private SettingsDialog settingsDialog;
+    private final BackgroundCheck backgroundCheck;
+    private final WindowFooter footer;
+    private final SettingsWindow settingsWindow;
     private final WindowPlacement placement;
     private final AccountsAssembly accounts;
-    /** The schedule and foreground intervals in force, for the footer. FX thread. */
-    private final Duration[] intervals;
 
     /** With no tray, no notifications and no autostart (the UI tests that do not test them). */
     public AppAssembly(Backend backend, Backend.AppSettings settings, Stage stage, Executor ui) {
-        this(backend, settings, stage, ui, new HostDesktop(Messages.system(), NoTray.INSTANCE,
-                clicked -> Notifier.NONE,
-                new Autostart(settings.dataDir().resolve("no-autostart"), settings.dataDir().resolve("no-autostart"),
-                        Optional.empty()), exit -> { }, () -> { },
-                HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX));
+        this(backend, settings, stage, ui, BareDesktop.of(settings.dataDir()));
     }
 
     /** @param ui runs on the FX thread ({@code Platform::runLater}) */
@@ -118,7 +104,6 @@ public final class AppAssembly implements AutoCloseable {
         this.settings = settings;
         this.stage = stage;
         this.ui = ui;
-        this.parts = parts;
         ClientRuntime rt = backend.runtime();
         Messages messages = parts.messages();
         StatusTexts texts = new StatusTexts(messages);
@@ -147,34 +132,19 @@ public final class AppAssembly implements AutoCloseable {
                 rt.store().database()), vm, actions, ui, texts);
         this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
                 settings.time(), messages);
-        // The background triggers ask whether the key synced moments ago, in this window or another
-        // one on the data directory (RecentSyncGate): the coordinator with the lease granted, so two
-        // windows cannot both sync; the triggers beforehand, so an unnecessary one takes no lease.
-        backgroundCheck.set(rt.recentSyncs().backgroundTriggers(settings.scheduleInterval(),
-                settings.foregroundMinInterval()));
-        StartCheck background = new StartCheck() {   // follows the check in force (settings may replace it)
-            @Override
-            public java.util.Optional<String> skipReason(TriggerRequest request) {
-                return backgroundCheck.get().skipReason(request);
-            }
-
-            @Override
-            public boolean asks(TriggerRequest request) {
-                return backgroundCheck.get().asks(request);
-            }
-        };
-        rt.coordinator().setStartCheck(background);
+        this.backgroundCheck = new BackgroundCheck(rt.recentSyncs(), settings.scheduleInterval(),
+                settings.foregroundMinInterval());
+        rt.coordinator().setStartCheck(backgroundCheck);
         this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
                 () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
-                    boolean due = background.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isEmpty();
+                    boolean due = backgroundCheck.due(key, TaskSource.SCHEDULE);
                     if (!due) {
                         ui.execute(history::load);   // the skip is in the history now
                     }
                     return due;
                 })));
         this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
-        java.util.function.Predicate<TaskKey> foregroundDue =
-                key -> background.skipReason(TriggerRequest.of(key, TaskSource.FOREGROUND)).isEmpty();
+        java.util.function.Predicate<TaskKey> foregroundDue = key -> backgroundCheck.due(key, TaskSource.FOREGROUND);
         this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
 
@@ -184,25 +154,15 @@ public final class AppAssembly implements AutoCloseable {
                 () -> stage, lifecycle::open);
         this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
                 () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
-        this.onRunEvent = e -> {
-            services.accept(e);
-            if (e.kind() == RunEvent.Kind.FINISHED) {
-                ui.execute(() -> {
-                    data.load();
-                    history.load();
-                });
-            } else if (e.kind() == RunEvent.Kind.SKIPPED) {
-                ui.execute(history::load);   // e.g. a timer tick found unnecessary with the lease granted
-            }
-        };
+        this.onRunEvent = new RunEventReloads(services, data, history, ui);
         rt.coordinator().addListener(onRunEvent);
         this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
 
-        this.intervals = new Duration[] {settings.scheduleInterval(), settings.foregroundMinInterval()};
-        showFooter(texts, settings.scheduleInterval(), settings.foregroundMinInterval());
-        vm.currentUserProperty().addListener((o, a, b) -> showFooter(texts, intervals[0], intervals[1]));
-        this.settingsModel = new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals);
-        MainView view = new MainView(vm, data, history, this::openQa, footer, accounts.accounts(), accounts::openNew,
+        this.footer = new WindowFooter(texts, backend.accounts(), backend::servers, vm, settings.scheduleInterval(),
+                settings.foregroundMinInterval());
+        this.settingsWindow = new SettingsWindow(new SettingsViewModel(settingsFile, desktop, start, messages,
+                this::applyIntervals), accounts, stage, messages);
+        MainView view = new MainView(vm, data, history, this::openQa, footer.text(), accounts.accounts(), accounts::openNew,
                 accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
         Scene scene = new Scene(view.root(), 1180, 780);   // the stage's own size is WindowPlacement's
@@ -213,38 +173,25 @@ public final class AppAssembly implements AutoCloseable {
         placement.restore();
     }
 
-    /** The footer: the intervals in force and the shown account's server. FX thread. */
-    private void showFooter(StatusTexts texts, Duration scheduleInterval, Duration foregroundMinInterval) {
-        intervals[0] = scheduleInterval;
-        intervals[1] = foregroundMinInterval;
-        footer.set(texts.footer(scheduleInterval, foregroundMinInterval, backend.accounts().entry(vm.currentUser())
-                .map(org.leasesync.desktop.WindowAccounts.Entry::servers).orElse(backend.servers())));
-    }
-
     /**
      * New intervals from the settings dialog, for the running window: the timer is re-armed, and the
      * background triggers judge "synced moments ago" by the new values. FX thread.
      */
     private void applyIntervals(Duration scheduleInterval, Duration foregroundMinInterval) {
-        backgroundCheck.set(backend.runtime().recentSyncs().backgroundTriggers(scheduleInterval, foregroundMinInterval));
+        backgroundCheck.setIntervals(scheduleInterval, foregroundMinInterval);
         schedule.setInterval(scheduleInterval);
-        showFooter(new StatusTexts(parts.messages()), scheduleInterval, foregroundMinInterval);
+        footer.show(scheduleInterval, foregroundMinInterval);
         log.info("intervals changed in the settings: schedule {}, foreground minimum {}",
                 DurationText.format(scheduleInterval), DurationText.format(foregroundMinInterval));
     }
 
     /** Opens the settings dialog (the window's menu and the tray's). FX thread. */
     void openSettings() {
-        if (settingsDialog == null) {
-            settingsDialog = new SettingsDialog(settingsModel, accounts.accounts(), accounts::openNew, stage,
-                    parts.messages());
-        }
-        lifecycle.open();
-        settingsDialog.show();
+        settingsWindow.open(lifecycle::open);
     }
 
     boolean settingsDialogShowing() {
-        return settingsDialog != null && settingsDialog.stage().isShowing();
+        return settingsWindow.showing();
     }
 
     AccountsAssembly accounts() {
@@ -256,7 +203,7 @@ public final class AppAssembly implements AutoCloseable {
     }
 
     SettingsViewModel settingsViewModel() {
-        return settingsModel;
+        return settingsWindow.model();
     }
 
     /** The timer's interval in force. */
@@ -266,7 +213,7 @@ public final class AppAssembly implements AutoCloseable {
 
     /** The background triggers' check in force. */
     StartCheck backgroundCheck() {
-        return backgroundCheck.get();
+        return backgroundCheck.inForce();
     }
 
     /**
@@ -319,24 +266,7 @@ public final class AppAssembly implements AutoCloseable {
      * @return whether the tray icon is there
      */
     public boolean installTray() {
-        java.util.concurrent.CompletableFuture<TrayPort.TrayView> initial = new java.util.concurrent.CompletableFuture<>();
-        ui.execute(() -> initial.complete(tray.view()));
-        boolean ok;
-        try {
-            ok = tray.install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, this::openSettings, lifecycle::quit);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            ok = false;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            log.warn("no tray: {}", e.toString());
-            ok = false;
-        }
-        boolean installed = ok;
-        ui.execute(() -> {
-            lifecycle.trayReady(installed);
-            tray.update();
-        });
-        return installed;
+        return tray.installFromBackground(ui, lifecycle, this::openSettings);
     }
 
     void openQa() {
@@ -406,9 +336,7 @@ public final class AppAssembly implements AutoCloseable {
         if (qaWindow != null) {
             qaWindow.stage().hide();
         }
-        if (settingsDialog != null) {
-            settingsDialog.stage().hide();
-        }
+        settingsWindow.hide();
         accounts.close();
         conflicts.close();
         if (stage.isShowing()) {
@@ -420,28 +348,5 @@ public final class AppAssembly implements AutoCloseable {
         tray.remove();
         lifecycle.dispose();
         actionThread.shutdownNow();
-    }
-
-    /** A desktop without a tray. */
-    enum NoTray implements TrayPort {
-        INSTANCE;
-
-        @Override
-        public boolean install(TrayMenu menu, TrayView initial) {
-            return false;
-        }
-
-        @Override
-        public void show(TrayView view) {
-        }
-
-        @Override
-        public void remove() {
-        }
-
-        @Override
-        public boolean iconShown() {
-            return false;
-        }
     }
 }

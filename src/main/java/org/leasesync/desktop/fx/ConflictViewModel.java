@@ -303,7 +303,7 @@ public final class ConflictViewModel {
                 : m.get("conflict.differs", String.join(", ", diff.stream().map(this::difference).toList()));
         String keepLabel = m.get(i.serverLacksRecord() ? "conflict.keepMine.restores" : "conflict.keepMine");
         return new ConflictRow(i.changeId(), i.recordId(), i.recordId(), mineCaption, mine, serverCaption, server, differs,
-                i.deleted() ? "{}" : ConflictDiff.pretty(i.payloadJson()), keepLabel, DataViewModel.keepMineMeans(i, m));
+                i.deleted() ? "{}" : ConflictDiff.pretty(i.payloadJson()), keepLabel, DataRowTexts.keepMineMeans(i, m));
     }
 
     private String difference(ConflictDiff.Difference d) {

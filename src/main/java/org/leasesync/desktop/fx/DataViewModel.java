@@ -69,9 +69,6 @@ public final class DataViewModel {
         }
     }
 
-    /** Table cells show at most this many characters of a record's content. */
-    static final int SHOWN_CHARS = 300;
-
     /** Records read per page of the records table (never all records at once). */
     public static final int PAGE_SIZE = 200;
 
@@ -84,6 +81,7 @@ public final class DataViewModel {
     private final Executor ui;
     private final StatusTexts texts;
     private final Messages m;
+    private final DataRowTexts rowTexts;
     private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.COURSE_SYNC);
     private final ObservableList<RecordRow> records = FXCollections.observableArrayList();
     private final ObservableList<OutboxRow> outbox = FXCollections.observableArrayList();
@@ -109,6 +107,7 @@ public final class DataViewModel {
         this.ui = ui;
         this.texts = Objects.requireNonNull(texts, "texts");
         this.m = texts.messages();
+        this.rowTexts = new DataRowTexts(m, texts);
         // another key's records: a message about the previous key's edit no longer applies
         scope.addListener((o, a, b) -> {
             message.set("");
@@ -176,18 +175,13 @@ public final class DataViewModel {
             Optional<DataEditor.Saved> look = editor.pendingLook(key);
             var current = look.flatMap(sv -> edits.record(key, sv.recordId()));
             var changeIds = items.stream().map(JdbcLocalEdits.OutboxItem::changeId).collect(java.util.stream.Collectors.toSet());
-            List<RecordRow> rows = recordRows(recs, items);
-            List<OutboxRow> out = items.stream().map(i -> new OutboxRow(i.changeId(), i.recordId(), state(i),
-                    m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
-                    i.isConflict() ? shorten(serverSide(i))
-                            : i.isSetAside() ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown"))) : "",
-                    texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i, m) : ""))
-                    .toList();
+            List<RecordRow> rows = rowTexts.recordRows(recs, items);
+            List<OutboxRow> out = items.stream().map(rowTexts::outboxRow).toList();
             long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
             long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
             long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
             int kept = copyCount.applyAsInt(key);
-            String text = summary(hasMore, recs.size(), pending, conflicts, setAside)
+            String text = rowTexts.summary(hasMore, recs.size(), pending, conflicts, setAside)
                     + (kept > 0 ? " · " + m.get("data.summary.copies", kept) : "");
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get()) {
@@ -223,7 +217,7 @@ public final class DataViewModel {
             boolean hasMore = page.size() > PAGE_SIZE;
             var recs = hasMore ? page.subList(0, PAGE_SIZE) : page;
             var items = edits.outbox(key);
-            List<RecordRow> rows = recordRows(recs, items);
+            List<RecordRow> rows = rowTexts.recordRows(recs, items);
             ui.execute(() -> {
                 if (user.equals(main.currentUser()) && key.scope() == scope.get() && records.size() == shown
                         && records.get(shown - 1).id().equals(after)) {
@@ -373,71 +367,5 @@ public final class DataViewModel {
             ui.execute(() -> message.set(shown));
             load();
         });
-    }
-
-    private List<RecordRow> recordRows(List<JdbcLocalEdits.LocalRecord> recs, List<JdbcLocalEdits.OutboxItem> items) {
-        return recs.stream().map(r -> new RecordRow(r.id(), r.version(),
-                r.deleted() ? m.get("data.deleted") : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
-                .toList();
-    }
-
-    /** "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve · 1 edit refused by the server". */
-    private String summary(boolean hasMore, int shown, long pending, long conflicts, long setAside) {
-        StringBuilder sb = new StringBuilder(hasMore ? m.get("data.summary.moreThan", PAGE_SIZE)
-                : m.get("data.summary.records", shown));
-        sb.append(" · ").append(m.get("data.summary.pending", pending));
-        if (conflicts > 0) {
-            sb.append(" · ").append(m.get("data.summary.conflicts", conflicts));
-        }
-        if (setAside > 0) {
-            sb.append(" · ").append(m.get("data.summary.refused", setAside));
-        }
-        return sb.toString();
-    }
-
-    /** The records table's "Local edit" cell: the state of the record's edits in the outbox, if any. */
-    private String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
-        List<JdbcLocalEdits.OutboxItem> mine = items.stream().filter(i -> i.recordId().equals(recordId)).toList();
-        if (mine.isEmpty()) {
-            return "";
-        }
-        if (mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
-            return m.get("data.state.conflict");
-        }
-        return m.get(mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "data.state.pending" : "data.state.refused");
-    }
-
-    /** {@code pending}, {@code conflict}, {@code refused} or {@code unknown}. */
-    private static String state(JdbcLocalEdits.OutboxItem i) {
-        if (i.isPending() || i.isConflict()) {
-            return i.state();
-        }
-        return i.isRejected() ? "refused" : "unknown";
-    }
-
-    /**
-     * The server's side of a conflict in the user's words (as {@link JdbcLocalEdits.OutboxItem#serverSide},
-     * which the command line prints): "deleted on the server (v3)", "not on the server" or "v3 {...}".
-     */
-    private String serverSide(JdbcLocalEdits.OutboxItem i) {
-        String version = Long.toString(i.serverVersion());
-        if (i.serverDeleted()) {
-            return m.get("data.server.deleted", version);
-        }
-        return i.serverVersion() == 0 ? m.get("data.server.absent") : m.get("data.server.version", version, i.serverPayloadJson());
-    }
-
-    /** What keeping a conflict's edit does, in the user's words (as {@link JdbcLocalEdits.OutboxItem#keepMineMeans}). */
-    static String keepMineMeans(JdbcLocalEdits.OutboxItem i, Messages m) {
-        if (i.serverDeleted()) {
-            return m.get("data.keepMeans.restores", i.recordId());
-        }
-        return i.serverVersion() == 0 ? m.get("data.keepMeans.creates", i.recordId())
-                : m.get("data.keepMeans.pushes", i.recordId(), Long.toString(i.serverVersion()));
-    }
-
-    String shorten(String text) {
-        return text == null || text.length() <= SHOWN_CHARS ? text
-                : m.get("data.shortened", text.substring(0, SHOWN_CHARS), text.length());
     }
 }

@@ -5,7 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.KeyStatus;
@@ -18,10 +22,12 @@ import org.leasesync.desktop.tray.TrayState;
  * cards ({@link TrayState#worst}), the tooltip that state and the last successful sync, the menu
  * Pause or Resume. The menu's actions come from the tray's thread and are handed to the FX thread.
  *
- * <p>{@link #view()} and {@link #update()} on the FX thread; {@link #install} off it (it blocks while
- * the tray starts).
+ * <p>{@link #view()} and {@link #update()} on the FX thread; {@link #install} and
+ * {@link #installFromBackground} off it (they block while the tray starts).
  */
 final class TrayController {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TrayController.class);
 
     private final TrayPort port;
     private final MainViewModel vm;
@@ -54,6 +60,36 @@ final class TrayController {
                 () -> ui.execute(quit));
         installed = port.install(menu, initial);
         return installed;
+    }
+
+    /**
+     * Puts the icon into the tray with the view of this moment (read on {@code ui}), then on {@code ui}
+     * tells {@code lifecycle} whether closing the window can hide it there, and shows the state. Blocks
+     * while the tray starts (up to 10 s for the first view): call it off the FX thread.
+     *
+     * @param ui runs on the FX thread
+     * @param settings opens the settings dialog, for the menu
+     * @return whether the tray icon is there
+     */
+    boolean installFromBackground(Executor ui, WindowLifecycle lifecycle, Runnable settings) {
+        CompletableFuture<TrayPort.TrayView> initial = new CompletableFuture<>();
+        ui.execute(() -> initial.complete(view()));
+        boolean ok;
+        try {
+            ok = install(initial.get(10, TimeUnit.SECONDS), ui, lifecycle::open, settings, lifecycle::quit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ok = false;
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("no tray: {}", e.toString());
+            ok = false;
+        }
+        boolean result = ok;
+        ui.execute(() -> {
+            lifecycle.trayReady(result);
+            update();
+        });
+        return result;
     }
 
     /** Listens to the cards and the pause; call once on the FX thread. */
