@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.testing.ForwardingLeaseStore;
 import org.leasesync.testing.InMemoryLeaseStore;
 import org.leasesync.testing.ManualTime;
 
@@ -188,7 +189,7 @@ class TaskRegistryTest {
     @Test
     void aGrantWhoseAnswerWasLostIsTakenBackAsAnOrphanWithTheNextEpoch() {
         AtomicBoolean loseAnswer = new AtomicBoolean(true);
-        LeaseStore lossy = new ForwardingStore(store) {
+        LeaseStore lossy = new ForwardingLeaseStore(store) {
             @Override
             public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId o, Duration ttl, Instant now) {
                 Optional<LeaseRecord> granted = super.grantIfNew(key, o, ttl, now);
@@ -306,55 +307,5 @@ class TaskRegistryTest {
         assertThat(epochs).containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, grants).boxed().toList());
         assertThat(row().epoch()).isEqualTo(grants);
         assertThat(row().isHeld()).isFalse();
-    }
-
-    /** A lease store that forwards every call; a test overrides what it disturbs. */
-    private static class ForwardingStore implements LeaseStore {
-        private final LeaseStore d;
-
-        ForwardingStore(LeaseStore d) {
-            this.d = d;
-        }
-
-        @Override
-        public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId o, Duration ttl, Instant now,
-                                              Optional<LeaseRecord> takeOver) {
-            return d.tryGrant(key, o, ttl, now, takeOver);
-        }
-
-        @Override
-        public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId o, Duration ttl, Instant now) {
-            return d.grantIfFree(key, o, ttl, now);
-        }
-
-        @Override
-        public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId o, Duration ttl, Instant now) {
-            return d.grantIfNew(key, o, ttl, now);
-        }
-
-        @Override
-        public boolean renew(Fence fence, Duration ttl, Instant now) {
-            return d.renew(fence, ttl, now);
-        }
-
-        @Override
-        public boolean release(Fence fence, Instant now) {
-            return d.release(fence, now);
-        }
-
-        @Override
-        public boolean raiseEpoch(Fence fence, long newEpoch, Instant now) {
-            return d.raiseEpoch(fence, newEpoch, now);
-        }
-
-        @Override
-        public Optional<LeaseRecord> read(LeaseKey key) {
-            return d.read(key);
-        }
-
-        @Override
-        public List<LeaseRecord> readAll() {
-            return d.readAll();
-        }
     }
 }

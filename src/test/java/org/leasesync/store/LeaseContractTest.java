@@ -21,6 +21,7 @@ import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.testing.ForwardingLeaseStore;
 import org.leasesync.testing.ManualTime;
 
 /**
@@ -295,56 +296,6 @@ abstract class LeaseContractTest {
         assertThat(row.owner()).contains(a.owner());
         assertThat(row.epoch()).isEqualTo(1);
         assertThat(row.heartbeat()).isEqualTo(3);
-    }
-
-    /** A lease store that forwards every call; tests override what they disturb. */
-    static class ForwardingLeaseStore implements LeaseStore {
-        private final LeaseStore d;
-
-        ForwardingLeaseStore(LeaseStore d) {
-            this.d = d;
-        }
-
-        @Override
-        public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now,
-                                              Optional<LeaseRecord> takeOver) {
-            return d.tryGrant(key, owner, ttl, now, takeOver);
-        }
-
-        @Override
-        public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
-            return d.grantIfFree(key, owner, ttl, now);
-        }
-
-        @Override
-        public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, java.time.Instant now) {
-            return d.grantIfNew(key, owner, ttl, now);
-        }
-
-        @Override
-        public boolean renew(Fence fence, Duration ttl, java.time.Instant now) {
-            return d.renew(fence, ttl, now);
-        }
-
-        @Override
-        public boolean release(Fence fence, java.time.Instant now) {
-            return d.release(fence, now);
-        }
-
-        @Override
-        public boolean raiseEpoch(Fence fence, long newEpoch, java.time.Instant now) {
-            return d.raiseEpoch(fence, newEpoch, now);
-        }
-
-        @Override
-        public Optional<LeaseRecord> read(LeaseKey key) {
-            return d.read(key);
-        }
-
-        @Override
-        public List<LeaseRecord> readAll() {
-            return d.readAll();
-        }
     }
 
     @Test

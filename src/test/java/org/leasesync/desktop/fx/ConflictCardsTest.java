@@ -84,25 +84,7 @@ class ConflictCardsTest {
                 scheduler, () -> null);
         BackgroundViewModel desktop = new BackgroundViewModel(vm, settings, pause,
                 new Autostart(tmp.resolve("autostart"), tmp.resolve("autostart").resolveSibling("share"), Optional.empty()), direct, direct, time, texts);
-        TrayController tray = new TrayController(new TrayPort() {
-            @Override
-            public boolean install(TrayMenu menu, TrayView initial) {
-                return false;
-            }
-
-            @Override
-            public void show(TrayView view) {
-            }
-
-            @Override
-            public void remove() {
-            }
-
-            @Override
-            public boolean iconShown() {
-                return false;
-            }
-        }, vm, desktop, texts.messages(), time);
+        TrayController tray = new TrayController(BareDesktop.NoTray.INSTANCE, vm, desktop, texts.messages(), time);
         vm.start();
         return new Window(vm, data, conflicts, tray, pause);
     }
