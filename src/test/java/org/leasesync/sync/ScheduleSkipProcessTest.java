@@ -35,7 +35,7 @@ class ScheduleSkipProcessTest {
     private static final Duration INTERVAL = Duration.ofSeconds(2);
     private static final Duration RUN_FOR = INTERVAL.multipliedBy(10);
 
-    @TempDir
+    @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
 
     /** One run as stored: epoch order, status, end on the monotonic clock. */
@@ -66,7 +66,9 @@ class ScheduleSkipProcessTest {
                 List<Run> runs = runs(store, key);
                 long ticks = ticks(s, null);
                 long skipped = ticks(s, "skipped");
-                assertThat(runs).as("%s: ticks %d", key, ticks).allSatisfy(r -> {
+                // the windows' output (their log included) says why a run did not end as succeeded
+                assertThat(runs).as("%s: ticks %d; window 0:%n%s%nwindow 1:%n%s", key, ticks, out(0), out(1))
+                        .allSatisfy(r -> {
                     assertThat(r.status()).isEqualTo("succeeded");
                     assertThat(r.clock()).isEqualTo(clock);
                 });
