@@ -1,16 +1,15 @@
 package org.leasesync;
 
-import java.util.Optional;
-import org.leasesync.desktop.fx.App;
-import org.leasesync.desktop.Backend;
 import org.leasesync.chaos.ChaosAgentCommand;
 import org.leasesync.chaos.ChaosCommand;
 import org.leasesync.chaos.ClusterCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.cli.Utf8Input;
-import org.leasesync.run.RetryPolicy;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.fx.App;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.RetryPolicy;
 
 /**
  * The main class of {@code leasesync.jar}, the jpackage launcher and {@code mvn javafx:run}: a
@@ -20,8 +19,7 @@ import org.leasesync.lease.TimeSource;
  */
 public final class Launcher {
 
-    private Launcher() {
-    }
+    private Launcher() {}
 
     public static void main(String[] args) {
         String[] utf8;
@@ -32,17 +30,28 @@ public final class Launcher {
             System.exit(2);
             return;
         }
-        picocli.CommandLine cl = LeasesyncCommand.commandLine(new LeasesyncCommand(Launcher::gui), new ChaosCommand(),
-                new ChaosAgentCommand(), new ClusterCommand());
+        picocli.CommandLine cl = LeasesyncCommand.commandLine(
+                new LeasesyncCommand(Launcher::gui), new ChaosCommand(), new ChaosAgentCommand(), new ClusterCommand());
         Utf8Input.utf8OutputInAsciiLocale(cl);
         int code = cl.execute(utf8);
         System.exit(code);
     }
 
     private static int gui(GuiOptions o) {
-        return App.launch(new Backend.AppSettings(o.dataDir(), o.server(), o.user(), o.token(), o.leaseTtl(), o.http(),
-                o.scheduleInterval(), o.foregroundMinInterval(), RetryPolicy.DEFAULT, TimeSource.system(), o.dbOpenTimeout(),
-                o.transport()), o.given());
+        return App.launch(
+                new Backend.AppSettings(
+                        o.dataDir(),
+                        o.server(),
+                        o.user(),
+                        o.token(),
+                        o.leaseTtl(),
+                        o.http(),
+                        o.scheduleInterval(),
+                        o.foregroundMinInterval(),
+                        RetryPolicy.DEFAULT,
+                        TimeSource.system(),
+                        o.dbOpenTimeout(),
+                        o.transport()),
+                o.given());
     }
-
 }

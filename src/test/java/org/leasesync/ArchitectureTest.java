@@ -1,7 +1,6 @@
 package org.leasesync;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
@@ -29,17 +28,30 @@ class ArchitectureTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("org.leasesync");
 
-    private static final String[] UI_AND_IO = {"javafx..", "java.sql..", "javax.sql..", "okhttp3..",
-        "com.fasterxml.jackson..", "com.sun.net.httpserver..", "org.h2..", "com.zaxxer..", "org.flywaydb..",
-        "org.slf4j..", "ch.qos.logback..", "picocli.."};
+    private static final String[] UI_AND_IO = {
+        "javafx..",
+        "java.sql..",
+        "javax.sql..",
+        "okhttp3..",
+        "com.fasterxml.jackson..",
+        "com.sun.net.httpserver..",
+        "org.h2..",
+        "com.zaxxer..",
+        "org.flywaydb..",
+        "org.slf4j..",
+        "ch.qos.logback..",
+        "picocli.."
+    };
 
     @Test
     void everyPackageSaysWhatItHoldsAndMayImport() throws IOException {
         Path root = Path.of("src/main/java");
         List<Path> missing;
         try (Stream<Path> dirs = Files.walk(root)) {
-            missing = dirs.filter(Files::isDirectory).filter(ArchitectureTest::holdsJava)
-                    .filter(d -> !Files.exists(d.resolve("package-info.java"))).toList();
+            missing = dirs.filter(Files::isDirectory)
+                    .filter(ArchitectureTest::holdsJava)
+                    .filter(d -> !Files.exists(d.resolve("package-info.java")))
+                    .toList();
         }
         assertThat(missing).as("packages without a package-info.java").isEmpty();
     }
@@ -49,8 +61,10 @@ class ArchitectureTest {
         // A class past that size has always turned out to do two jobs here; split it by job.
         List<String> tooLong;
         try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
-            tooLong = files.filter(f -> f.toString().endsWith(".java")).filter(f -> lines(f) > 450)
-                    .map(f -> f + " (" + lines(f) + " lines)").toList();
+            tooLong = files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> lines(f) > 450)
+                    .map(f -> f + " (" + lines(f) + " lines)")
+                    .toList();
         }
         assertThat(tooLong).as("classes over 450 lines").isEmpty();
     }
@@ -78,8 +92,12 @@ class ArchitectureTest {
 
     @Test
     void registryAndSyncImportNoJavaFxJdbcHttpOrJson() {
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..")
-                .should().dependOnClassesThat().resideInAnyPackage(UI_AND_IO)
+        noClasses()
+                .that()
+                .resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(UI_AND_IO)
                 .check(MAIN);
     }
 
@@ -88,25 +106,40 @@ class ArchitectureTest {
         // The lease layer is generic over lease keys (task keys and the server's job keys) and is
         // shared by the client and the server: it must stay free of any library and of runs. The
         // nullness annotations are types only, read by the compiler's checks.
-        classes().that().resideInAPackage("org.leasesync.lease..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.jspecify.annotations..",
-                        "org.leasesync.lease..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.lease..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "org.jspecify.annotations..", "org.leasesync.lease..")
                 .check(MAIN);
     }
 
     @Test
     void runsBuildOnLeasesOnly() {
-        classes().that().resideInAPackage("org.leasesync.run..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.jspecify.annotations..",
-                        "org.leasesync.lease..", "org.leasesync.run..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.run..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..", "org.jspecify.annotations..", "org.leasesync.lease..", "org.leasesync.run..")
                 .check(MAIN);
     }
 
     @Test
     void syncUsesNoStoreRemoteOrServerImplementation() {
-        classes().that().resideInAPackage("org.leasesync.sync..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.lease..",
-                        "org.leasesync.run..", "org.leasesync.sync..", "org.leasesync.protocol..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.sync..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..",
+                        "org.leasesync.lease..",
+                        "org.leasesync.run..",
+                        "org.leasesync.sync..",
+                        "org.leasesync.protocol..")
                 .check(MAIN);
     }
 
@@ -114,16 +147,29 @@ class ArchitectureTest {
     void theRecordLimitsImportOnlyTheJdk() {
         // One definition of what a record may be, shared by the client and the server: it sits below
         // both, so it may know nothing of either.
-        classes().that().resideInAPackage("org.leasesync.protocol..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.protocol..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.protocol..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "org.leasesync.protocol..")
                 .check(MAIN);
     }
 
     @Test
     void theH2FileLayerKnowsNothingAboveIt() {
-        classes().that().resideInAPackage("org.leasesync.store.h2..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.h2..", "org.slf4j..",
-                        "org.leasesync.lease..", "org.leasesync.files..", "org.leasesync.store.h2..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.store.h2..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..",
+                        "org.h2..",
+                        "org.slf4j..",
+                        "org.leasesync.lease..",
+                        "org.leasesync.files..",
+                        "org.leasesync.store.h2..")
                 .check(MAIN);
     }
 
@@ -131,8 +177,12 @@ class ArchitectureTest {
     void ownerOnlyFilesImportOnlyTheJdk() {
         // Every writer of the client, down to the H2 file layer, and the server's data dir make their
         // directories and files through org.leasesync.files: it must sit below all of them.
-        classes().that().resideInAPackage("org.leasesync.files..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.leasesync.files..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.files..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "org.leasesync.files..")
                 .check(MAIN);
     }
 
@@ -140,34 +190,60 @@ class ArchitectureTest {
     void theSharedJsonMappersImportOnlyTheJdkAndJackson() {
         // One configured mapper per kind of JSON for every package that may import Jackson: it sits
         // below all of them, so it may know nothing of leasesync.
-        classes().that().resideInAPackage("org.leasesync.json..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "com.fasterxml.jackson..",
-                        "org.leasesync.json..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.json..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "com.fasterxml.jackson..", "org.leasesync.json..")
                 .check(MAIN);
     }
 
     @Test
     void theStoreIsNoHttpServerOrFrontEnd() {
-        noClasses().that().resideInAPackage("org.leasesync.store..")
-                .should().dependOnClassesThat().resideInAnyPackage("okhttp3..", "com.sun.net.httpserver..",
-                        "org.leasesync.remote..", "org.leasesync.server..", "org.leasesync.client..",
-                        "org.leasesync.cli..", "org.leasesync.desktop..", "org.leasesync.chaos..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.store..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "okhttp3..",
+                        "com.sun.net.httpserver..",
+                        "org.leasesync.remote..",
+                        "org.leasesync.server..",
+                        "org.leasesync.client..",
+                        "org.leasesync.cli..",
+                        "org.leasesync.desktop..",
+                        "org.leasesync.chaos..")
                 .check(MAIN);
     }
 
     @Test
     void theProtocolClientKnowsNoStoreServerOrFrontEnd() {
-        noClasses().that().resideInAPackage("org.leasesync.remote..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.leasesync.store..",
-                        "org.leasesync.server..", "org.leasesync.client..", "org.leasesync.cli..",
-                        "org.leasesync.desktop..", "org.leasesync.chaos..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.remote..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "java.sql..",
+                        "org.leasesync.store..",
+                        "org.leasesync.server..",
+                        "org.leasesync.client..",
+                        "org.leasesync.cli..",
+                        "org.leasesync.desktop..",
+                        "org.leasesync.chaos..")
                 .check(MAIN);
     }
 
     @Test
     void onlyTheWindowImportsJavaFx() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.fx..", "org.leasesync")
-                .should().dependOnClassesThat().resideInAnyPackage("javafx..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop.fx..", "org.leasesync")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("javafx..")
                 .check(MAIN);
     }
 
@@ -177,23 +253,43 @@ class ArchitectureTest {
         // notifications (D-Bus) are the window's, like JavaFX: the CLI, the server and the sync core
         // stay usable with no desktop at all. The one exception is the keyring (the Secret Service on the
         // session bus), which the command line signs in with too: without a bus it falls back to a file.
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.awt..", "com.sun.jna..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("java.awt..", "com.sun.jna..")
                 .check(MAIN);
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync.keyring..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.freedesktop..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync.keyring..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.freedesktop..")
                 .check(MAIN);
     }
 
     @Test
     void theTrayAndTheBusEachLiveInTheirOwnPackage() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.tray..")
-                .should().dependOnClassesThat().haveFullyQualifiedName("java.awt.SystemTray")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.awt.TrayIcon")
-                .orShould().dependOnClassesThat().resideInAnyPackage("com.sun.jna..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop.tray..")
+                .should()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("java.awt.SystemTray")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("java.awt.TrayIcon")
+                .orShould()
+                .dependOnClassesThat()
+                .resideInAnyPackage("com.sun.jna..")
                 .check(MAIN);
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop.notify..", "org.leasesync.keyring..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.freedesktop..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop.notify..", "org.leasesync.keyring..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.freedesktop..")
                 .check(MAIN);
     }
 
@@ -202,26 +298,53 @@ class ArchitectureTest {
         // Where tokens are kept: the Secret Service (dbus-java) or an owner-only file (Jackson, made
         // through the one owner-only implementation). The client composition builds on it; it knows
         // nothing of leasesync but the exception root and the owner-only files.
-        classes().that().resideInAPackage("org.leasesync.keyring..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "org.freedesktop..",
-                        "com.fasterxml.jackson..", "org.slf4j..", "org.leasesync.keyring..", "org.leasesync.lease..",
-                        "org.leasesync.files..", "org.leasesync.json..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.keyring..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..",
+                        "javax..",
+                        "org.freedesktop..",
+                        "com.fasterxml.jackson..",
+                        "org.slf4j..",
+                        "org.leasesync.keyring..",
+                        "org.leasesync.lease..",
+                        "org.leasesync.files..",
+                        "org.leasesync.json..")
                 .check(MAIN);
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
-                        "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.keyring..")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "org.leasesync.lease..",
+                        "org.leasesync.run..",
+                        "org.leasesync.sync..",
+                        "org.leasesync.store..",
+                        "org.leasesync.remote..",
+                        "org.leasesync.server..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.leasesync.keyring..")
                 .check(MAIN);
     }
 
     @Test
     void theDesktopPolicyIsFreeOfUiToolkits() {
-        noClasses().that().resideInAnyPackage("org.leasesync.desktop", "org.leasesync.desktop.notify..",
-                        "org.leasesync.desktop.tray..")
-                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "org.leasesync.desktop.fx..")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "org.leasesync.desktop", "org.leasesync.desktop.notify..", "org.leasesync.desktop.tray..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("javafx..", "org.leasesync.desktop.fx..")
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.desktop")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.desktop.tray..",
-                        "org.leasesync.desktop.notify..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.desktop")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.desktop.tray..", "org.leasesync.desktop.notify..")
                 .check(MAIN);
     }
 
@@ -230,18 +353,26 @@ class ArchitectureTest {
         // A view builds controls and binds them; what it shows and does comes from its view model,
         // so no view reaches the runs, the store, the server or the network itself. The data domains
         // (Scope) are the one value of the layers below a view names: one card per scope.
-        classes().that().resideInAPackage("org.leasesync.desktop.fx")
-                .and().haveNameMatching(".*\\.[A-Za-z]*(View|Window|Dialog|Card|Detail|Controls)(\\$.*)?")
-                .should().onlyDependOnClassesThat(resideInAnyPackage("java..", "javafx..",
-                        "org.leasesync.desktop.fx..", "org.leasesync.desktop")
-                        .or(equivalentTo(org.leasesync.lease.Scope.class)))
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.desktop.fx")
+                .and()
+                .haveNameMatching(".*\\.[A-Za-z]*(View|Window|Dialog|Card|Detail|Controls)(\\$.*)?")
+                .should()
+                .onlyDependOnClassesThat(
+                        resideInAnyPackage("java..", "javafx..", "org.leasesync.desktop.fx..", "org.leasesync.desktop")
+                                .or(equivalentTo(org.leasesync.lease.Scope.class)))
                 .check(MAIN);
     }
 
     @Test
     void nothingButTheLauncherAndTheDesktopImportsTheDesktop() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.desktop..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.desktop..", "org.leasesync")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.desktop..")
                 .check(MAIN);
     }
 
@@ -251,30 +382,60 @@ class ArchitectureTest {
         // org.leasesync.client.ClientRuntime, which the window (desktop) and the command line (cli)
         // both use. Neither imports the other: the CLI never starts the window itself — the launcher
         // (org.leasesync.Launcher) hands it a function that does — and the window never needs picocli.
-        noClasses().that().resideInAPackage("org.leasesync.desktop..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "picocli..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.desktop..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.cli..", "picocli..")
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.cli..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.desktop..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.leasesync.desktop..")
                 .check(MAIN);
     }
 
     @Test
     void theClientCompositionKnowsNoFrontEndAndNoLayerBelowKnowsIt() {
-        noClasses().that().resideInAPackage("org.leasesync.client..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.cli..", "org.leasesync.desktop..",
-                        "org.leasesync.chaos..", "org.leasesync.server..", "javafx..", "picocli..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.client..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.leasesync.cli..",
+                        "org.leasesync.desktop..",
+                        "org.leasesync.chaos..",
+                        "org.leasesync.server..",
+                        "javafx..",
+                        "picocli..")
                 .check(MAIN);
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
-                        "org.leasesync.store..", "org.leasesync.remote..", "org.leasesync.server..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.client..")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "org.leasesync.lease..",
+                        "org.leasesync.run..",
+                        "org.leasesync.sync..",
+                        "org.leasesync.store..",
+                        "org.leasesync.remote..",
+                        "org.leasesync.server..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.leasesync.client..")
                 .check(MAIN);
     }
 
     @Test
     void nothingButTheLauncherImportsTheChaosHarness() {
-        noClasses().that().resideOutsideOfPackages("org.leasesync.chaos..", "org.leasesync")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.chaos..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.leasesync.chaos..", "org.leasesync")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.chaos..")
                 .check(MAIN);
     }
 
@@ -284,9 +445,17 @@ class ArchitectureTest {
         // it may import the lease layer and the store (JdbcLeaseStore, JdbcGuard over its own pool,
         // docs/architecture.md "The server as a registry user"); it never imports the client's runs
         // and sync, its protocol client, the CLI, the window or the chaos harness.
-        noClasses().that().resideInAPackage("org.leasesync.server..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.run..", "org.leasesync.sync..",
-                        "org.leasesync.remote..", "org.leasesync.cli..", "org.leasesync.desktop..",
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.leasesync.run..",
+                        "org.leasesync.sync..",
+                        "org.leasesync.remote..",
+                        "org.leasesync.cli..",
+                        "org.leasesync.desktop..",
                         "org.leasesync.chaos..")
                 .check(MAIN);
     }
@@ -295,49 +464,95 @@ class ArchitectureTest {
     void theServersJobsDependOnTheRegistryAndStoreNotOnTheServerAroundThem() {
         // server.jobs is the server's registry user; the server wires it (ServerJobs) and reads the
         // tombstone horizon from it, never the other way round.
-        noClasses().that().resideInAPackage("org.leasesync.server.jobs..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server",
-                        "org.leasesync.server.http..", "org.leasesync.server.store..", "org.leasesync.server.demo..",
-                        "org.leasesync.server.protocol..", "org.leasesync.server.faults..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server.jobs..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.leasesync.server",
+                        "org.leasesync.server.http..",
+                        "org.leasesync.server.store..",
+                        "org.leasesync.server.demo..",
+                        "org.leasesync.server.protocol..",
+                        "org.leasesync.server.faults..")
                 .check(MAIN);
     }
 
     @Test
     void theServersLayersPointDownward() {
         // protocol values at the bottom, then the stores, then HTTP, then the composition.
-        classes().that().resideInAPackage("org.leasesync.server.protocol..")
-                .should().onlyDependOnClassesThat(resideOutsideOfPackage("org.leasesync..")
+        classes()
+                .that()
+                .resideInAPackage("org.leasesync.server.protocol..")
+                .should()
+                .onlyDependOnClassesThat(resideOutsideOfPackage("org.leasesync..")
                         .or(resideInAnyPackage("org.leasesync.server.protocol..", "org.leasesync.protocol..")))
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.server.faults..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..",
-                        "org.leasesync.server.store..", "org.leasesync.server.demo..", "org.leasesync.server.jobs..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server.faults..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.leasesync.server",
+                        "org.leasesync.server.http..",
+                        "org.leasesync.server.store..",
+                        "org.leasesync.server.demo..",
+                        "org.leasesync.server.jobs..")
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.server.store..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..",
-                        "org.leasesync.server.demo..", "org.leasesync.server.faults..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server.store..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.leasesync.server",
+                        "org.leasesync.server.http..",
+                        "org.leasesync.server.demo..",
+                        "org.leasesync.server.faults..")
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.server.demo..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server.demo..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.server", "org.leasesync.server.http..")
                 .check(MAIN);
-        noClasses().that().resideInAPackage("org.leasesync.server.http..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.leasesync.server", "org.leasesync.server.demo..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.leasesync.server.http..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.leasesync.server", "org.leasesync.server.demo..")
                 .check(MAIN);
     }
 
     @Test
     void theLeaseLayerAndTheStoreKnowNothingOfTheServer() {
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.store..")
-                .should().dependOnClassesThat().resideInAPackage("org.leasesync.server..")
+        noClasses()
+                .that()
+                .resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.store..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.leasesync.server..")
                 .check(MAIN);
     }
 
     @Test
     void businessCodeReadsTimeOnlyThroughTheInjectedSource() {
-        noClasses().that().resideInAnyPackage("org.leasesync.lease..", "org.leasesync.run..", "org.leasesync.sync..",
-                        "org.leasesync.store..", "org.leasesync.server..")
-                .should().callMethod(java.time.Instant.class, "now")
-                .orShould().callMethod(System.class, "currentTimeMillis")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "org.leasesync.lease..",
+                        "org.leasesync.run..",
+                        "org.leasesync.sync..",
+                        "org.leasesync.store..",
+                        "org.leasesync.server..")
+                .should()
+                .callMethod(java.time.Instant.class, "now")
+                .orShould()
+                .callMethod(System.class, "currentTimeMillis")
                 .check(MAIN);
     }
 }

@@ -22,9 +22,10 @@ class PackagingFilesTest {
     @Test
     void theDesktopEntrysStartupWmClassIsTheWindowsWmClass() throws Exception {
         // JavaFX names the window's WM_CLASS after the Application class (checked with xprop under Xvfb:
-        // "org.leasesync.desktop.fx.App", "org.leasesync.desktop.fx.App"); docks group the window with its menu entry by it
-        assertThat(read("jlink/resources/leasesync.desktop")).containsPattern("(?m)^StartupWMClass="
-                + Pattern.quote(App.class.getName()) + "$");
+        // "org.leasesync.desktop.fx.App", "org.leasesync.desktop.fx.App"); docks group the window with its menu entry
+        // by it
+        assertThat(read("jlink/resources/leasesync.desktop"))
+                .containsPattern("(?m)^StartupWMClass=" + Pattern.quote(App.class.getName()) + "$");
     }
 
     @Test
@@ -34,9 +35,10 @@ class PackagingFilesTest {
         assertThat(entry).doesNotContain("APPLICATION_DESCRIPTION");
         for (String key : new String[] {"Name", "GenericName", "Comment", "Keywords"}) {
             assertThat(entry).containsPattern("(?m)^" + key + "=\\S.*$");
-            Matcher zh = Pattern.compile("(?m)^" + Pattern.quote(key + "[zh_CN]") + "=(.+)$").matcher(entry);
+            Matcher zh = Pattern.compile("(?m)^" + Pattern.quote(key + "[zh_CN]") + "=(.+)$")
+                    .matcher(entry);
             assertThat(zh.find()).as(key + "[zh_CN]").isTrue();
-            if (!key.equals("Name")) {   // the product's name stays leasesync in every language
+            if (!key.equals("Name")) { // the product's name stays leasesync in every language
                 assertThat(zh.group(1)).as(key + "[zh_CN] in Chinese").containsPattern("\\p{IsHan}");
             }
         }
@@ -52,7 +54,8 @@ class PackagingFilesTest {
         assertThat(email.find()).isTrue();
         assertThat(vendor.group(1)).doesNotContain("<", ">", "@");
         assertThat(email.group(1)).matches("[a-z0-9._-]+@[a-z0-9.-]+");
-        assertThat(read("jlink/build.sh")).contains("--vendor \"$VENDOR\"", "--linux-deb-maintainer \"$MAINTAINER_EMAIL\"");
+        assertThat(read("jlink/build.sh"))
+                .contains("--vendor \"$VENDOR\"", "--linux-deb-maintainer \"$MAINTAINER_EMAIL\"");
     }
 
     @Test

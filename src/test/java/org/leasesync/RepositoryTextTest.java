@@ -44,8 +44,26 @@ class RepositoryTextTest {
     private static final Path MIGRATIONS = Path.of("src/main/resources/db");
 
     private static final Set<String> TEXT_SUFFIXES = Set.of(
-            ".java", ".md", ".sql", ".properties", ".xml", ".sh", ".c", ".css", ".fxml", ".conf", ".cfg",
-            ".service", ".desktop", ".txt", ".yml", ".yaml", ".json", ".py", ".jfc", ".toml");
+            ".java",
+            ".md",
+            ".sql",
+            ".properties",
+            ".xml",
+            ".sh",
+            ".c",
+            ".css",
+            ".fxml",
+            ".conf",
+            ".cfg",
+            ".service",
+            ".desktop",
+            ".txt",
+            ".yml",
+            ".yaml",
+            ".json",
+            ".py",
+            ".jfc",
+            ".toml");
 
     record Rule(String what, String regex) {
         Pattern pattern() {
@@ -68,8 +86,10 @@ class RepositoryTextTest {
                 }
             }
         }
-        assertThat(found).as("lines that tell history or point outside the repository; say the invariant"
-                + " or the reason instead, and put the story in the commit message").isEmpty();
+        assertThat(found)
+                .as("lines that tell history or point outside the repository; say the invariant"
+                        + " or the reason instead, and put the story in the commit message")
+                .isEmpty();
     }
 
     @Test
@@ -79,8 +99,10 @@ class RepositoryTextTest {
         assertThat(matches("seen in the chaos run, seed " + 1_234_567)).isTrue();
         assertThat(matches("the fourth" + " pass of the lease benchmark")).isTrue();
         assertThat(matches("measured on branch `i" + "14h`")).isTrue();
-        assertThat(matches("the epoch is the fencing token; a stale one is refused")).isFalse();
-        assertThat(matches("java -jar target/leasesync.jar chaos --rounds 1000 --seed 42")).isFalse();
+        assertThat(matches("the epoch is the fencing token; a stale one is refused"))
+                .isFalse();
+        assertThat(matches("java -jar target/leasesync.jar chaos --rounds 1000 --seed 42"))
+                .isFalse();
         assertThat(matches("docs/protocol.md §4.2, HTTP 409, &#160;")).isFalse();
     }
 
@@ -92,14 +114,19 @@ class RepositoryTextTest {
         List<Path> files = new ArrayList<>();
         for (String root : List.of("src", "docs", "jlink", "scale")) {
             try (Stream<Path> walk = Files.walk(Path.of(root))) {
-                walk.filter(Files::isRegularFile).filter(RepositoryTextTest::isText)
-                        .filter(f -> !f.startsWith(MIGRATIONS)).sorted().forEach(files::add);
+                walk.filter(Files::isRegularFile)
+                        .filter(RepositoryTextTest::isText)
+                        .filter(f -> !f.startsWith(MIGRATIONS))
+                        .sorted()
+                        .forEach(files::add);
             }
         }
         for (String single : List.of("README.md", "pom.xml", ".ci/run")) {
             files.add(Path.of(single));
         }
-        assertThat(files).as("the repository's text files, read from the repository root").hasSizeGreaterThan(100);
+        assertThat(files)
+                .as("the repository's text files, read from the repository root")
+                .hasSizeGreaterThan(100);
         return files;
     }
 

@@ -24,7 +24,9 @@ final class AdminClient {
     private final String baseUrl;
     private final String adminToken;
     private final OkHttpClient http = new OkHttpClient.Builder()
-            .connectTimeout(Duration.ofSeconds(2)).callTimeout(Duration.ofSeconds(30)).build();
+            .connectTimeout(Duration.ofSeconds(2))
+            .callTimeout(Duration.ofSeconds(30))
+            .build();
 
     AdminClient(String baseUrl, String adminToken) {
         this.baseUrl = baseUrl;
@@ -33,14 +35,22 @@ final class AdminClient {
 
     /** {@code PUT /v1/admin/faults} with the given settings (others unchanged). */
     void setFaults(ObjectNode settings) throws IOException {
-        Request req = new Request.Builder().url(baseUrl + "/v1/admin/faults").header("Authorization", "Bearer " + adminToken)
-                .put(RequestBody.create(settings.toString(), JSON_TYPE)).build();
+        Request req = new Request.Builder()
+                .url(baseUrl + "/v1/admin/faults")
+                .header("Authorization", "Bearer " + adminToken)
+                .put(RequestBody.create(settings.toString(), JSON_TYPE))
+                .build();
         call(req);
     }
 
     void clearFaults() throws IOException {
-        setFaults(Journal.JSON.createObjectNode().put("latencyMs", 0).put("failPush", 0).put("dropAfterApply", 0)
-                .put("delayAfterApplyMs", 0).put("throttle", 0));
+        setFaults(Journal.JSON
+                .createObjectNode()
+                .put("latencyMs", 0)
+                .put("failPush", 0)
+                .put("dropAfterApply", 0)
+                .put("delayAfterApplyMs", 0)
+                .put("throttle", 0));
     }
 
     /** Every audit entry, in seq order ({@code GET /v1/admin/audit}, paged). */
@@ -48,9 +58,15 @@ final class AdminClient {
         List<JsonNode> all = new ArrayList<>();
         long after = 0;
         while (true) {
-            HttpUrl url = HttpUrl.get(baseUrl + "/v1/admin/audit").newBuilder()
-                    .addQueryParameter("after", String.valueOf(after)).addQueryParameter("limit", "5000").build();
-            JsonNode page = call(new Request.Builder().url(url).header("Authorization", "Bearer " + adminToken).build());
+            HttpUrl url = HttpUrl.get(baseUrl + "/v1/admin/audit")
+                    .newBuilder()
+                    .addQueryParameter("after", String.valueOf(after))
+                    .addQueryParameter("limit", "5000")
+                    .build();
+            JsonNode page = call(new Request.Builder()
+                    .url(url)
+                    .header("Authorization", "Bearer " + adminToken)
+                    .build());
             for (JsonNode e : page.path("entries")) {
                 all.add(e);
                 after = e.path("seq").asLong();
@@ -66,12 +82,16 @@ final class AdminClient {
         List<JsonNode> all = new ArrayList<>();
         String cursor = null;
         while (true) {
-            HttpUrl.Builder url = HttpUrl.get(base + "/v1/users/" + user + "/scopes/" + scope + "/changes").newBuilder()
+            HttpUrl.Builder url = HttpUrl.get(base + "/v1/users/" + user + "/scopes/" + scope + "/changes")
+                    .newBuilder()
                     .addQueryParameter("limit", "1000");
             if (cursor != null) {
                 url.addQueryParameter("since", cursor);
             }
-            JsonNode page = call(new Request.Builder().url(url.build()).header("Authorization", "Bearer " + userToken).build());
+            JsonNode page = call(new Request.Builder()
+                    .url(url.build())
+                    .header("Authorization", "Bearer " + userToken)
+                    .build());
             page.path("changes").forEach(all::add);
             cursor = page.path("nextCursor").asText();
             if (!page.path("hasMore").asBoolean()) {
@@ -82,7 +102,9 @@ final class AdminClient {
 
     /** {@code GET /health} (no token): the instance's id; an IOException when it does not answer 200. */
     String instanceId() throws IOException {
-        return call(new Request.Builder().url(baseUrl + "/health").build()).path("instanceId").asText();
+        return call(new Request.Builder().url(baseUrl + "/health").build())
+                .path("instanceId")
+                .asText();
     }
 
     private JsonNode call(Request req) throws IOException {

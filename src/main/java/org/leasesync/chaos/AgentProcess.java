@@ -48,8 +48,14 @@ final class AgentProcess {
      * Starts {@code command} with {@code env} added to its environment, its standard error going to
      * {@code log}. Does not wait for it to be ready.
      */
-    static AgentProcess start(int slot, int incarnation, List<String> command, Map<String, String> env, Path log,
-                              Consumer<JsonNode> onHit) throws IOException {
+    static AgentProcess start(
+            int slot,
+            int incarnation,
+            List<String> command,
+            Map<String, String> env,
+            Path log,
+            Consumer<JsonNode> onHit)
+            throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -152,7 +158,7 @@ final class AgentProcess {
         if (stopped) {
             sigcont();
         }
-        killed = true;   // asked to end: not an unexpected exit
+        killed = true; // asked to end: not an unexpected exit
         try {
             send(Journal.JSON.createObjectNode().put("cmd", "quit")).get(seconds, TimeUnit.SECONDS);
             process.waitFor(seconds, TimeUnit.SECONDS);
@@ -176,29 +182,32 @@ final class AgentProcess {
     }
 
     private void read(Consumer<JsonNode> onHit) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.startsWith(UpgradeFaults.PAUSED_LINE)) {
-                    migrationPaused.complete(Integer.valueOf(line.substring(UpgradeFaults.PAUSED_LINE.length()).trim()));
+                    migrationPaused.complete(Integer.valueOf(
+                            line.substring(UpgradeFaults.PAUSED_LINE.length()).trim()));
                     continue;
                 }
                 JsonNode msg;
                 try {
                     msg = Journal.JSON.readTree(line);
                 } catch (IOException e) {
-                    continue;   // not a protocol line
+                    continue; // not a protocol line
                 }
                 switch (msg.path("type").asText()) {
                     case "agent-ready" -> ready.complete(msg);
                     case "hit" -> onHit.accept(msg);
                     case "reply" -> {
-                        CompletableFuture<JsonNode> f = pending.remove(msg.path("id").asLong());
+                        CompletableFuture<JsonNode> f =
+                                pending.remove(msg.path("id").asLong());
                         if (f != null) {
                             f.complete(msg);
                         }
                     }
-                    default -> { }
+                    default -> {}
                 }
             }
         } catch (IOException e) {

@@ -12,8 +12,7 @@ import java.util.TreeMap;
  */
 final class AuditSummary {
 
-    private AuditSummary() {
-    }
+    private AuditSummary() {}
 
     /** E.g. {@code audit: 2412 requests; 388 pushes committed, 512 changes applied, 41 replays; refused: 503 unavailable=37, ...}. */
     static String of(List<JsonNode> audit) {
@@ -26,16 +25,24 @@ final class AuditSummary {
             if (status >= 400) {
                 refused.merge(status + " " + a.path("code").asText("?"), 1, Integer::sum);
             } else if ("push".equals(a.path("op").asText())) {
-                if (a.path("applied").isEmpty() && (!a.path("duplicates").isEmpty() || !a.path("conflicts").isEmpty())) {
-                    replays++;   // or a push whose every change was a duplicate or a conflict
+                if (a.path("applied").isEmpty()
+                        && (!a.path("duplicates").isEmpty()
+                                || !a.path("conflicts").isEmpty())) {
+                    replays++; // or a push whose every change was a duplicate or a conflict
                 } else {
                     pushes++;
                 }
                 applied += a.path("applied").size();
             }
         }
-        StringBuilder b = new StringBuilder("audit: ").append(audit.size()).append(" requests; ").append(pushes)
-                .append(" pushes committed, ").append(applied).append(" changes applied, ").append(replays)
+        StringBuilder b = new StringBuilder("audit: ")
+                .append(audit.size())
+                .append(" requests; ")
+                .append(pushes)
+                .append(" pushes committed, ")
+                .append(applied)
+                .append(" changes applied, ")
+                .append(replays)
                 .append(" pushes applied nothing (replays, duplicates, conflicts); refused:");
         if (refused.isEmpty()) {
             b.append(" none");

@@ -18,12 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunEvent;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.run.TriggerRequest;
 
@@ -86,11 +86,14 @@ final class ChaosAgent {
             }
         });
         org.leasesync.client.ExitOnFatalError onFatal = org.leasesync.client.ExitOnFatalError.forThisProcess();
-        ClientRuntime rt = ClientRuntime.open(config, org.leasesync.store.LocalStore.openFile(config.dataDir(),
-                config.dbOpenTimeout()), new ClientRuntime.Ports(
-                leases -> new JournalingLeaseStore(leases, journal),
-                remote -> new JournalingRemote(remote, points),
-                local -> new JournalingLocalData(local, journal, points)), onFatal);
+        ClientRuntime rt = ClientRuntime.open(
+                config,
+                org.leasesync.store.LocalStore.openFile(config.dataDir(), config.dbOpenTimeout()),
+                new ClientRuntime.Ports(
+                        leases -> new JournalingLeaseStore(leases, journal),
+                        remote -> new JournalingRemote(remote, points),
+                        local -> new JournalingLocalData(local, journal, points)),
+                onFatal);
         onFatal.closing(rt);
         ChaosAgent agent = new ChaosAgent(rt, journal, time, points, out);
         rt.coordinator().addListener(agent::journalRunEvent);
@@ -109,7 +112,7 @@ final class ChaosAgent {
                 return 0;
             }
             if (IN_ORDER.contains(cmd.path("cmd").asText())) {
-                agent.handle(cmd);   // never blocks; must not overtake nor be overtaken
+                agent.handle(cmd); // never blocks; must not overtake nor be overtaken
             } else {
                 agent.commands.execute(() -> agent.handle(cmd));
             }
@@ -133,7 +136,8 @@ final class ChaosAgent {
                     e.put("offsetMillis", time.offset().toMillis());
                     journal.write(e);
                 }
-                case "arm" -> points.arm(cmd.path("point").asText(), cmd.path("pause").asBoolean(false));
+                case "arm" ->
+                    points.arm(cmd.path("point").asText(), cmd.path("pause").asBoolean(false));
                 case "release" -> points.release();
                 case "disarm" -> points.disarm();
                 case "settle" -> settle(cmd, r);
@@ -155,8 +159,8 @@ final class ChaosAgent {
         List<CompletableFuture<String>> all = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             TaskSource s = "mixed".equals(source) ? SOURCES[i % SOURCES.length] : TaskSource.parse(source);
-            all.add(CompletableFuture.supplyAsync(() -> kind(rt.coordinator().submit(TriggerRequest.of(key, s))),
-                    commands));
+            all.add(CompletableFuture.supplyAsync(
+                    () -> kind(rt.coordinator().submit(TriggerRequest.of(key, s))), commands));
         }
         ArrayNode results = r.putArray("results");
         for (CompletableFuture<String> f : all) {
@@ -208,8 +212,10 @@ final class ChaosAgent {
      */
     private void settle(JsonNode cmd, ObjectNode r) throws InterruptedException {
         TaskKey key = key(cmd);
-        org.leasesync.store.JdbcLocalData eligible = new org.leasesync.store.JdbcLocalData(rt.store().database(), time);
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cmd.path("timeoutMs").asLong(60_000));
+        org.leasesync.store.JdbcLocalData eligible =
+                new org.leasesync.store.JdbcLocalData(rt.store().database(), time);
+        long deadline = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(cmd.path("timeoutMs").asLong(60_000));
         int attempts = 0;
         String last = "none";
         while (System.nanoTime() < deadline) {
@@ -221,7 +227,8 @@ final class ChaosAgent {
             if (s instanceof SubmitResult.Started started) {
                 try {
                     RunResult result = started.handle().completion().get(60, TimeUnit.SECONDS);
-                    last = result.status().wireName() + result.message().map(m -> ": " + m).orElse("");
+                    last = result.status().wireName()
+                            + result.message().map(m -> ": " + m).orElse("");
                     // Entries queued behind an edit in conflict wait for the user, not for another run.
                     boolean sendable = !eligible.pendingOutbox(key, 1).isEmpty();
                     if (result.status() == RunStatus.SUCCEEDED && !sendable) {
@@ -236,8 +243,12 @@ final class ChaosAgent {
         }
         r.put("attempts", attempts);
         r.put("last", last);
-        r.put("pending", rt.edits().outbox(key).stream().filter(i -> !i.isConflict()).count());
-        r.put("conflicts", rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count());
+        r.put(
+                "pending",
+                rt.edits().outbox(key).stream().filter(i -> !i.isConflict()).count());
+        r.put(
+                "conflicts",
+                rt.edits().outbox(key).stream().filter(i -> i.isConflict()).count());
     }
 
     private void journalRunEvent(RunEvent ev) {

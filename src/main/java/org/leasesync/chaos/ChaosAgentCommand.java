@@ -5,10 +5,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.leasesync.client.ClientConfig;
 import org.leasesync.cli.DurationConverter;
-import org.leasesync.run.RetryPolicy;
+import org.leasesync.client.ClientConfig;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.run.RetryPolicy;
 import org.leasesync.sync.SyncSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,7 +17,10 @@ import picocli.CommandLine.Option;
  * {@code leasesync chaos-agent}: one client process driven by the chaos harness (hidden; see
  * {@link ChaosAgent} for its line protocol).
  */
-@Command(name = "chaos-agent", hidden = true, mixinStandardHelpOptions = true,
+@Command(
+        name = "chaos-agent",
+        hidden = true,
+        mixinStandardHelpOptions = true,
         description = "A client process driven by `leasesync chaos` over standard input (not for direct use).")
 public final class ChaosAgentCommand implements Callable<Integer> {
 
@@ -43,10 +46,16 @@ public final class ChaosAgentCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         JumpableTime time = new JumpableTime(Clock.systemUTC());
         Duration connect = callTimeout.dividedBy(2);
-        ClientConfig config = new ClientConfig(dataDir, server, tokens, leaseTtl,
-                new HttpSettings(connect, callTimeout, callTimeout),
-                new SyncSettings(20, 5, 6, Duration.ofMillis(100), Duration.ofHours(24)),
-                new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3), time).withProgram("leasesync chaos-agent");
+        ClientConfig config = new ClientConfig(
+                        dataDir,
+                        server,
+                        tokens,
+                        leaseTtl,
+                        new HttpSettings(connect, callTimeout, callTimeout),
+                        new SyncSettings(20, 5, 6, Duration.ofMillis(100), Duration.ofHours(24)),
+                        new RetryPolicy(Duration.ofMillis(300), Duration.ofSeconds(2), 3),
+                        time)
+                .withProgram("leasesync chaos-agent");
         try (Journal journal = new Journal(journalFile)) {
             return ChaosAgent.serve(config, time, journal, System.out);
         }

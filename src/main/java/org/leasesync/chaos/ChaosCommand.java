@@ -10,53 +10,83 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.leasesync.cli.DurationConverter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leasesync chaos}: the randomized crash, clock and network harness with its checker
  * (docs/reliability.md). Exit codes: 0 no violation; 1 a violation (or the harness could not run);
  * 2 usage error.
  */
-@Command(name = "chaos", mixinStandardHelpOptions = true,
-        description = {"Run the reference server and several client processes under random kills, pauses, clock jumps "
-                + "(also below the JVM: wall clocks hours off, btime steps) and server faults for N rounds, then check the "
-                + "history: no overlapping runs, no change applied twice, no edit lost, no key stuck, nothing across users, "
-                + "no lease taken from a live holder.",
-                "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 "
-                        + "stolen=0); "
-                        + "exit code 0 when every counter is zero, 1 otherwise (with the seed and the history that shows each fault)."})
+@Command(
+        name = "chaos",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the reference server and several client processes under random kills, pauses, clock jumps "
+                    + "(also below the JVM: wall clocks hours off, btime steps) and server faults for N rounds, then check the "
+                    + "history: no overlapping runs, no change applied twice, no edit lost, no key stuck, nothing across users, "
+                    + "no lease taken from a live holder.",
+            "Prints one summary line (rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 "
+                    + "stolen=0); "
+                    + "exit code 0 when every counter is zero, 1 otherwise (with the seed and the history that shows each fault)."
+        })
 public final class ChaosCommand implements Callable<Integer> {
 
-    @Option(names = "--rounds", defaultValue = "100", paramLabel = "N", description = "Rounds of faults (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rounds",
+            defaultValue = "100",
+            paramLabel = "N",
+            description = "Rounds of faults (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--seed", paramLabel = "S", description = "Random seed; the same seed gives the same schedule of actions. "
-            + "Default: a random one (printed).")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            description = "Random seed; the same seed gives the same schedule of actions. "
+                    + "Default: a random one (printed).")
     Long seed;
 
-    @Option(names = "--agents", defaultValue = "3", paramLabel = "N",
-            description = "Client processes on the shared data directory, 2..8 (default ${DEFAULT-VALUE}; a second device adds one more).")
+    @Option(
+            names = "--agents",
+            defaultValue = "3",
+            paramLabel = "N",
+            description =
+                    "Client processes on the shared data directory, 2..8 (default ${DEFAULT-VALUE}; a second device adds one more).")
     int agents;
 
-    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where data, journals and logs go (must not exist or be empty). "
-            + "Default: a new temporary directory, deleted after a clean run.")
+    @Option(
+            names = "--work-dir",
+            paramLabel = "DIR",
+            description = "Where data, journals and logs go (must not exist or be empty). "
+                    + "Default: a new temporary directory, deleted after a clean run.")
     Path workDir;
 
-    @Option(names = "--lease-ttl", defaultValue = "3s", converter = DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--lease-ttl",
+            defaultValue = "3s",
+            converter = DurationConverter.class,
+            paramLabel = "DURATION",
             description = "The clients' lease TTL (default ${DEFAULT-VALUE}); pauses last 1.3-2 TTLs.")
     Duration leaseTtl;
 
-    @Option(names = "--call-timeout", defaultValue = "2s", converter = DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--call-timeout",
+            defaultValue = "2s",
+            converter = DurationConverter.class,
+            paramLabel = "DURATION",
             description = "The clients' HTTP call timeout, below 90%% of the TTL (default ${DEFAULT-VALUE}).")
     Duration callTimeout;
 
     @Option(names = "--keep", description = "Keep the work directory after a clean run too.")
     boolean keep;
 
-    @Option(names = "--os-time-faults", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--os-time-faults",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Also move agents' time the way the operating system does (default on): wall clocks hours "
                     + "ahead or behind and btime shifted as after a clock step (LD_PRELOAD aids built with gcc into the "
                     + "work directory). --no-os-time-faults: only the injected clock jumps.")
@@ -73,9 +103,17 @@ public final class ChaosCommand implements Callable<Integer> {
         }
         boolean temp = workDir == null;
         ChaosHarness.Settings settings;
-        try {   // validate everything before anything is printed or created
-            settings = new ChaosHarness.Settings(rounds, s, agents, temp ? Path.of("unused") : workDir, leaseTtl,
-                    callTimeout, javaCommand(), System.out, null);
+        try { // validate everything before anything is printed or created
+            settings = new ChaosHarness.Settings(
+                    rounds,
+                    s,
+                    agents,
+                    temp ? Path.of("unused") : workDir,
+                    leaseTtl,
+                    callTimeout,
+                    javaCommand(),
+                    System.out,
+                    null);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -96,7 +134,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        settings = new ChaosHarness.Settings(rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), System.out, libs);
+        settings = new ChaosHarness.Settings(
+                rounds, s, agents, dir, leaseTtl, callTimeout, javaCommand(), System.out, libs);
         PrintStream out = System.out;
         out.println("chaos: seed=" + s + " rounds=" + rounds + " work-dir=" + dir);
         ChaosHarness harness = new ChaosHarness(settings);
@@ -128,7 +167,13 @@ public final class ChaosCommand implements Callable<Integer> {
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", cp,
+        cmd.addAll(List.of(
+                "-Xmx160m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                "-cp",
+                cp,
                 "org.leasesync.Launcher"));
         return cmd;
     }

@@ -56,8 +56,14 @@ final class ChaosFaults {
      * @param journal the harness journal
      * @param background where restarts, recoveries, heals and wake-ups run
      */
-    ChaosFaults(ChaosHarness.Settings settings, Random rnd, ChaosFleet fleet, ServerProcess server, AdminClient admin,
-                Journal journal, ScheduledExecutorService background) {
+    ChaosFaults(
+            ChaosHarness.Settings settings,
+            Random rnd,
+            ChaosFleet fleet,
+            ServerProcess server,
+            AdminClient admin,
+            Journal journal,
+            ScheduledExecutorService background) {
         this.s = settings;
         this.rnd = rnd;
         this.fleet = fleet;
@@ -105,12 +111,15 @@ final class ChaosFaults {
         fleet.send(slot, cmd("arm").put("point", point).put("pause", pause));
         fleet.storm(slot, user, scope, 1);
         int incarnation = a.incarnation;
-        background.schedule(() -> {
-            AgentProcess now = fleet.agent(slot);
-            if (now != null && now.incarnation == incarnation && now.alive() && !now.stopped()) {
-                fleet.send(slot, cmd("disarm"));
-            }
-        }, 4, TimeUnit.SECONDS);
+        background.schedule(
+                () -> {
+                    AgentProcess now = fleet.agent(slot);
+                    if (now != null && now.incarnation == incarnation && now.alive() && !now.stopped()) {
+                        fleet.send(slot, cmd("disarm"));
+                    }
+                },
+                4,
+                TimeUnit.SECONDS);
     }
 
     /** Called on the agent's reader thread when an armed point fires: kill -9 at once. */
@@ -153,17 +162,17 @@ final class ChaosFaults {
         long sent = System.nanoTime();
         a.kill9();
         ObjectNode e = journal.event("kill");
-        e.put("sent", sent);   // before SIGKILL: the victim may be dead from here on
+        e.put("sent", sent); // before SIGKILL: the victim may be dead from here on
         e.put("victim", pid);
         e.put("slot", a.slot);
         e.put("device", fleet.device(a.slot));
         e.put("why", why);
-        e.put("exited", !a.alive());   // false: still exiting after 10 s (e.g. stuck in I/O), not yet provably dead
-        e.put("survivors", fleet.device(a.slot).equals("device-a"));   // device B has one process: nobody to take over
+        e.put("exited", !a.alive()); // false: still exiting after 10 s (e.g. stuck in I/O), not yet provably dead
+        e.put("survivors", fleet.device(a.slot).equals("device-a")); // device B has one process: nobody to take over
         journal.write(e);
         kills.incrementAndGet();
         if (draining) {
-            return;   // the drain restarts it
+            return; // the drain restarts it
         }
         background.execute(() -> {
             try {
@@ -190,8 +199,13 @@ final class ChaosFaults {
                     int slot = fleet.pickUsableOnDeviceA();
                     if (slot >= 0) {
                         try {
-                            JsonNode r = fleet.agent(slot).send(cmd("trigger").put("user", k[0]).put("scope", k[1])
-                                    .put("source", "recovery").put("threads", 1)).get(10, TimeUnit.SECONDS);
+                            JsonNode r = fleet.agent(slot)
+                                    .send(cmd("trigger")
+                                            .put("user", k[0])
+                                            .put("scope", k[1])
+                                            .put("source", "recovery")
+                                            .put("threads", 1))
+                                    .get(10, TimeUnit.SECONDS);
                             String result = r.path("results").path(0).asText();
                             if (!result.equals("joined-elsewhere") && !result.startsWith("error")) {
                                 return;
@@ -216,28 +230,36 @@ final class ChaosFaults {
         switch (rnd.nextInt(5)) {
             case 0 -> f.put("latencyMs", 20 + rnd.nextInt(280));
             case 1 -> f.put("failPush", 1 + rnd.nextInt(2));
-            case 2 -> f.put("throttle", 1 + rnd.nextInt(3)).put("throttleRetryAfterSeconds", 1 + rnd.nextInt(3))
-                    .put("throttleRetryAfterDate", rnd.nextBoolean());
+            case 2 ->
+                f.put("throttle", 1 + rnd.nextInt(3))
+                        .put("throttleRetryAfterSeconds", 1 + rnd.nextInt(3))
+                        .put("throttleRetryAfterDate", rnd.nextBoolean());
             case 3 -> f.put("dropAfterApply", 1);
             default -> f.put("delayAfterApplyMs", s.callTimeout().toMillis() + 500);
         }
         try {
             admin.setFaults(f);
         } catch (IOException e) {
-            return;   // the server is restarting
+            return; // the server is restarting
         }
         ObjectNode e = journal.event("fault");
         e.set("fault", f);
         journal.write(e);
         faults.incrementAndGet();
         if (f.has("latencyMs") || f.has("delayAfterApplyMs")) {
-            background.schedule(() -> {
-                try {
-                    admin.setFaults(Journal.JSON.createObjectNode().put("latencyMs", 0).put("delayAfterApplyMs", 0));
-                } catch (IOException ignored) {
-                    // the next clear or the drain does it
-                }
-            }, 1 + rnd.nextInt(3), TimeUnit.SECONDS);
+            background.schedule(
+                    () -> {
+                        try {
+                            admin.setFaults(Journal.JSON
+                                    .createObjectNode()
+                                    .put("latencyMs", 0)
+                                    .put("delayAfterApplyMs", 0));
+                        } catch (IOException ignored) {
+                            // the next clear or the drain does it
+                        }
+                    },
+                    1 + rnd.nextInt(3),
+                    TimeUnit.SECONDS);
         }
     }
 
@@ -289,20 +311,26 @@ final class ChaosFaults {
         journal.write(e);
         faults.incrementAndGet();
         String[] k = hit.path("key").asText().split("\\|");
-        background.schedule(() -> {
-            int other = fleet.pickUsableOnDeviceA();
-            if (other >= 0) {
-                fleet.storm(other, k[0], k[1], 2);
-            }
-        }, s.leaseTtl().toMillis() + 100, TimeUnit.MILLISECONDS);
+        background.schedule(
+                () -> {
+                    int other = fleet.pickUsableOnDeviceA();
+                    if (other >= 0) {
+                        fleet.storm(other, k[0], k[1], 2);
+                    }
+                },
+                s.leaseTtl().toMillis() + 100,
+                TimeUnit.MILLISECONDS);
         long ms = s.leaseTtl().toMillis() * (13 + ThreadLocalRandom.current().nextInt(8)) / 10;
-        background.schedule(() -> {
-            a.sigcont();
-            ObjectNode r = journal.event("resume");
-            r.put("victim", a.pid());
-            journal.write(r);
-            a.send(cmd("release"));
-        }, ms, TimeUnit.MILLISECONDS);
+        background.schedule(
+                () -> {
+                    a.sigcont();
+                    ObjectNode r = journal.event("resume");
+                    r.put("victim", a.pid());
+                    journal.write(r);
+                    a.send(cmd("release"));
+                },
+                ms,
+                TimeUnit.MILLISECONDS);
     }
 
     /** SIGSTOP for 1.3 to 2 TTLs while the same device keeps triggering; then SIGCONT. */
@@ -323,16 +351,20 @@ final class ChaosFaults {
             for (String sc : ChaosHarness.SCOPES) {
                 int other = fleet.pickUsableOnDeviceA();
                 if (other >= 0 && fleet.device(other).equals(fleet.device(slot))) {
-                    background.schedule(() -> fleet.storm(other, u, sc, 1), s.leaseTtl().toMillis() + 200, TimeUnit.MILLISECONDS);
+                    background.schedule(
+                            () -> fleet.storm(other, u, sc, 1), s.leaseTtl().toMillis() + 200, TimeUnit.MILLISECONDS);
                 }
             }
         }
-        background.schedule(() -> {
-            a.sigcont();
-            ObjectNode r = journal.event("resume");
-            r.put("victim", a.pid());
-            journal.write(r);
-        }, ms, TimeUnit.MILLISECONDS);
+        background.schedule(
+                () -> {
+                    a.sigcont();
+                    ObjectNode r = journal.event("resume");
+                    r.put("victim", a.pid());
+                    journal.write(r);
+                },
+                ms,
+                TimeUnit.MILLISECONDS);
     }
 
     /**

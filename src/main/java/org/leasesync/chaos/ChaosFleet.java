@@ -62,8 +62,12 @@ final class ChaosFleet {
      * @param osTime the OS time of each start
      * @param hits where crash-point hits go
      */
-    ChaosFleet(ChaosHarness.Settings settings, ServerProcess server, Journal journal, OsTimeFaults osTime,
-               HitListener hits) {
+    ChaosFleet(
+            ChaosHarness.Settings settings,
+            ServerProcess server,
+            Journal journal,
+            OsTimeFaults osTime,
+            HitListener hits) {
         this.s = settings;
         this.server = server;
         this.journal = journal;
@@ -118,12 +122,24 @@ final class ChaosFleet {
 
     /** One local edit of {@code record}, numbered across the fleet (a process that is not usable uses its number up). */
     void edit(int slot, String user, String scope, String record) {
-        send(slot, cmd("edit").put("user", user).put("scope", scope).put("record", record).put("n", edits.incrementAndGet()));
+        send(
+                slot,
+                cmd("edit")
+                        .put("user", user)
+                        .put("scope", scope)
+                        .put("record", record)
+                        .put("n", edits.incrementAndGet()));
     }
 
     /** A trigger storm: syncs of the key from {@code threads} threads at once, each of a mixed source. */
     void storm(int slot, String user, String scope, int threads) {
-        send(slot, cmd("trigger").put("user", user).put("scope", scope).put("source", "mixed").put("threads", threads));
+        send(
+                slot,
+                cmd("trigger")
+                        .put("user", user)
+                        .put("scope", scope)
+                        .put("source", "mixed")
+                        .put("threads", threads));
     }
 
     /** Starts every slot and waits until each is ready (bounded by {@code timeout}). Blocks. */
@@ -141,20 +157,41 @@ final class ChaosFleet {
     void start(int slot, int incarnation) throws IOException {
         String dev = device(slot);
         List<String> cmd = new ArrayList<>(s.javaCommand());
-        cmd.addAll(List.of("chaos-agent", "--data-dir", dataDir(dev).toString(), "--server", server.url(),
-                "--token", "alice=" + server.token("alice"), "--token", "bob=" + server.token("bob"),
-                "--journal", s.workDir().resolve("journals").resolve(dev + "-agent" + slot + "-" + incarnation + ".jsonl").toString(),
-                "--lease-ttl", s.leaseTtl().toMillis() + "ms", "--call-timeout", s.callTimeout().toMillis() + "ms"));
+        cmd.addAll(List.of(
+                "chaos-agent",
+                "--data-dir",
+                dataDir(dev).toString(),
+                "--server",
+                server.url(),
+                "--token",
+                "alice=" + server.token("alice"),
+                "--token",
+                "bob=" + server.token("bob"),
+                "--journal",
+                s.workDir()
+                        .resolve("journals")
+                        .resolve(dev + "-agent" + slot + "-" + incarnation + ".jsonl")
+                        .toString(),
+                "--lease-ttl",
+                s.leaseTtl().toMillis() + "ms",
+                "--call-timeout",
+                s.callTimeout().toMillis() + "ms"));
         OsTime os = osTime.forStart(slot, incarnation);
-        AgentProcess a = AgentProcess.start(slot, incarnation, cmd, osTime.environment(os),
-                s.workDir().resolve("logs").resolve("agent" + slot + ".log"), hit -> hits.hit(slot, incarnation, hit));
+        AgentProcess a = AgentProcess.start(
+                slot,
+                incarnation,
+                cmd,
+                osTime.environment(os),
+                s.workDir().resolve("logs").resolve("agent" + slot + ".log"),
+                hit -> hits.hit(slot, incarnation, hit));
         agents.set(slot, a);
-        a.onUnexpectedExit(() -> {   // e.g. a crash: its leases may be taken over at once, as after a kill
-            ObjectNode x = journal.event("agent-exit");
-            x.put("victim", a.pid());
-            x.put("slot", slot);
-            journal.write(x);
-        });
+        a.onUnexpectedExit(
+                () -> { // e.g. a crash: its leases may be taken over at once, as after a kill
+                    ObjectNode x = journal.event("agent-exit");
+                    x.put("victim", a.pid());
+                    x.put("slot", slot);
+                    journal.write(x);
+                });
         osTime.started(os);
         ObjectNode e = journal.event("agent-start");
         e.put("slot", slot);
@@ -172,7 +209,7 @@ final class ChaosFleet {
      */
     void settleAll() throws IOException, InterruptedException {
         bringBack();
-        for (int round = 0; round < 2; round++) {   // twice: device B's pushes reach device A and back
+        for (int round = 0; round < 2; round++) { // twice: device B's pushes reach device A and back
             for (int slot : new int[] {0, agents.length() - 1}) {
                 // A process killed since (a point it had armed fired on its way out of the faults)
                 // left its runs recorded as running: only a run of a live process recovers them.
@@ -180,7 +217,11 @@ final class ChaosFleet {
                 List<CompletableFuture<JsonNode>> settled = new ArrayList<>();
                 for (String u : ChaosHarness.USERS) {
                     for (String sc : ChaosHarness.SCOPES) {
-                        settled.add(agents.get(slot).send(cmd("settle").put("user", u).put("scope", sc).put("timeoutMs", 60_000)));
+                        settled.add(agents.get(slot)
+                                .send(cmd("settle")
+                                        .put("user", u)
+                                        .put("scope", sc)
+                                        .put("timeoutMs", 60_000)));
                     }
                 }
                 for (CompletableFuture<JsonNode> f : settled) {
@@ -250,7 +291,7 @@ final class ChaosFleet {
                                 + s.workDir().resolve("logs").resolve("agent" + slot + ".log"));
                     }
                     try {
-                        start(slot, a.incarnation + 1);   // e.g. the database was changing hosts
+                        start(slot, a.incarnation + 1); // e.g. the database was changing hosts
                     } catch (IOException io) {
                         throw new IllegalStateException("cannot start agent " + slot + ": " + io.getMessage(), io);
                     }

@@ -52,8 +52,16 @@ final class ChaosHarness {
      * @param osTime the libraries that move agents' time the way the OS does ({@link OsTime}), or null
      *     for none (every agent on the machine's own clocks)
      */
-    record Settings(int rounds, long seed, int agents, Path workDir, Duration leaseTtl, Duration callTimeout,
-                    List<String> javaCommand, PrintStream progress, OsTime.Libraries osTime) {
+    record Settings(
+            int rounds,
+            long seed,
+            int agents,
+            Path workDir,
+            Duration leaseTtl,
+            Duration callTimeout,
+            List<String> javaCommand,
+            PrintStream progress,
+            OsTime.Libraries osTime) {
 
         Settings {
             if (rounds < 1) {
@@ -113,10 +121,14 @@ final class ChaosHarness {
         Path journals = Files.createDirectories(s.workDir().resolve("journals"));
         Path logs = Files.createDirectories(s.workDir().resolve("logs"));
         journal = new Journal(journals.resolve("harness.jsonl"));
-        server = ServerProcess.h2(s.javaCommand(), freePort(), Files.createDirectories(s.workDir().resolve("server")),
+        server = ServerProcess.h2(
+                s.javaCommand(),
+                freePort(),
+                Files.createDirectories(s.workDir().resolve("server")),
                 logs.resolve("server.log"));
         // the faults need the started server, the agents' hits need the faults: the agents start after both
-        fleet = new ChaosFleet(s, server, journal, osTime, (slot, incarnation, hit) -> faults.onHit(slot, incarnation, hit));
+        fleet = new ChaosFleet(
+                s, server, journal, osTime, (slot, incarnation, hit) -> faults.onHit(slot, incarnation, hit));
         try {
             server.start();
             journal.write(journal.event("server-start"));
@@ -135,8 +147,10 @@ final class ChaosHarness {
                 }
                 Thread.sleep(150 + rnd.nextInt(450));
                 if (round % 25 == 0 || round == s.rounds()) {
-                    s.progress().printf("chaos: round %d/%d kills=%d faults=%d%n", round, s.rounds(), faults.kills(),
-                            faultCount());
+                    s.progress()
+                            .printf(
+                                    "chaos: round %d/%d kills=%d faults=%d%n",
+                                    round, s.rounds(), faults.kills(), faultCount());
                 }
             }
             drain();
@@ -200,44 +214,49 @@ final class ChaosHarness {
     }
 
     private ChaosReport check() throws IOException {
-        Evidence ev = FinalEvidence.read(new FinalEvidence.Sources() {
-            @Override
-            public void stopClients() {
-                fleet.quitAll();
-            }
-
-            @Override
-            public List<JsonNode> audit() throws IOException {
-                return admin.audit();
-            }
-
-            @Override
-            public Map<String, List<JsonNode>> serverRecords() throws IOException {
-                Map<String, List<JsonNode>> records = new HashMap<>();
-                for (String u : USERS) {
-                    for (String sc : SCOPES) {
-                        records.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+        Evidence ev = FinalEvidence.read(
+                new FinalEvidence.Sources() {
+                    @Override
+                    public void stopClients() {
+                        fleet.quitAll();
                     }
-                }
-                return records;
-            }
 
-            @Override
-            public Map<String, Evidence.Device> devices() {
-                Map<String, Evidence.Device> devices = new HashMap<>(fleet.evidence());
-                devices.putAll(upgrades.evidence());
-                return devices;
-            }
+                    @Override
+                    public List<JsonNode> audit() throws IOException {
+                        return admin.audit();
+                    }
 
-            @Override
-            public List<JsonNode> journals() throws IOException {
-                return JournalFiles.readAll(s.workDir().resolve("journals"));
-            }
-        }, s.leaseTtl(), s.takeoverBound());
-        ChaosReport report = Checker.check(ev, new ChaosReport.Counts(s.rounds(), faults.kills() + upgrades.kills(),
-                faultCount(), 0));
-        s.progress().printf("chaos: upgrades: %d devices killed during a migration, %d not opened again%n",
-                upgrades.kills(), upgrades.violations().size());
+                    @Override
+                    public Map<String, List<JsonNode>> serverRecords() throws IOException {
+                        Map<String, List<JsonNode>> records = new HashMap<>();
+                        for (String u : USERS) {
+                            for (String sc : SCOPES) {
+                                records.put(u + "|" + sc, admin.records(server.url(), server.token(u), u, sc));
+                            }
+                        }
+                        return records;
+                    }
+
+                    @Override
+                    public Map<String, Evidence.Device> devices() {
+                        Map<String, Evidence.Device> devices = new HashMap<>(fleet.evidence());
+                        devices.putAll(upgrades.evidence());
+                        return devices;
+                    }
+
+                    @Override
+                    public List<JsonNode> journals() throws IOException {
+                        return JournalFiles.readAll(s.workDir().resolve("journals"));
+                    }
+                },
+                s.leaseTtl(),
+                s.takeoverBound());
+        ChaosReport report = Checker.check(
+                ev, new ChaosReport.Counts(s.rounds(), faults.kills() + upgrades.kills(), faultCount(), 0));
+        s.progress()
+                .printf(
+                        "chaos: upgrades: %d devices killed during a migration, %d not opened again%n",
+                        upgrades.kills(), upgrades.violations().size());
         return report.withViolations(upgrades.violations());
     }
 

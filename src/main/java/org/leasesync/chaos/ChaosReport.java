@@ -58,8 +58,14 @@ record ChaosReport(Counts counts, List<Violation> violations, List<Long> takeove
     /** {@code rounds=N kills=K faults=F runs=R overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 stolen=0}. */
     String summaryLine() {
         StringBuilder b = new StringBuilder();
-        b.append("rounds=").append(counts.rounds()).append(" kills=").append(counts.kills())
-                .append(" faults=").append(counts.faults()).append(" runs=").append(counts.runs());
+        b.append("rounds=")
+                .append(counts.rounds())
+                .append(" kills=")
+                .append(counts.kills())
+                .append(" faults=")
+                .append(counts.faults())
+                .append(" runs=")
+                .append(counts.runs());
         Map<String, Integer> per = perCounter();
         for (String c : COUNTERS) {
             b.append(' ').append(c).append('=').append(per.get(c));
@@ -74,7 +80,7 @@ record ChaosReport(Counts counts, List<Violation> violations, List<Long> takeove
         }
         List<Long> sorted = new ArrayList<>(takeoverMillis);
         sorted.sort(null);
-        return "takeovers=" + sorted.size() + " takeover_p50_ms=" + sorted.get(sorted.size() / 2)
-                + " takeover_max_ms=" + sorted.get(sorted.size() - 1);
+        return "takeovers=" + sorted.size() + " takeover_p50_ms=" + sorted.get(sorted.size() / 2) + " takeover_max_ms="
+                + sorted.get(sorted.size() - 1);
     }
 }

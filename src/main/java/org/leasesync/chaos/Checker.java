@@ -41,8 +41,7 @@ import java.util.function.Predicate;
  */
 final class Checker {
 
-    private Checker() {
-    }
+    private Checker() {}
 
     static ChaosReport check(Evidence ev, ChaosReport.Counts inputs) {
         List<ChaosReport.Violation> violations = new ArrayList<>();
@@ -53,7 +52,9 @@ final class Checker {
         StuckKeys.check(ev, violations);
         crossUser(ev, violations);
         StolenLeases.check(ev, violations);
-        int runs = ev.devices().values().stream().mapToInt(Evidence.Device::runCount).sum();
+        int runs = ev.devices().values().stream()
+                .mapToInt(Evidence.Device::runCount)
+                .sum();
         return new ChaosReport(inputs.withRuns(runs), violations, StuckKeys.takeoverMillis(ev));
     }
 
@@ -71,8 +72,13 @@ final class Checker {
             Set<Long> seen = new HashSet<>();
             for (JsonNode grant : g.getValue()) {
                 if (!seen.add(grant.path("epoch").asLong())) {
-                    out.add(violation("overlaps", "two grants of epoch " + grant.path("epoch").asLong() + " for "
-                            + g.getKey(), ev, e -> deviceKey(e).equals(g.getKey()), grant.path("mono").asLong(), grant));
+                    out.add(violation(
+                            "overlaps",
+                            "two grants of epoch " + grant.path("epoch").asLong() + " for " + g.getKey(),
+                            ev,
+                            e -> deviceKey(e).equals(g.getKey()),
+                            grant.path("mono").asLong(),
+                            grant));
                 }
             }
         }
@@ -85,11 +91,19 @@ final class Checker {
             for (JsonNode grant : grants.getOrDefault(deviceKey(w), List.of())) {
                 if (grant.path("epoch").asLong() > epoch && grant.path("mono").asLong() < began) {
                     long lateMs = (began - grant.path("mono").asLong()) / 1_000_000;
-                    out.add(violation("overlaps", "on " + w.path("device").asText() + ", a write (" + w.path("op").asText()
-                            + ") of " + w.path("key").asText() + " epoch " + epoch + " began " + lateMs
-                            + " ms after epoch " + grant.path("epoch").asLong() + " was granted, and was committed",
-                            ev, e -> deviceKey(e).equals(deviceKey(w)) && epochBetween(e, epoch, grant.path("epoch").asLong()),
-                            firstGrantMono(grants.get(deviceKey(w)), epoch, grant), w));
+                    out.add(violation(
+                            "overlaps",
+                            "on " + w.path("device").asText() + ", a write ("
+                                    + w.path("op").asText()
+                                    + ") of " + w.path("key").asText() + " epoch " + epoch + " began " + lateMs
+                                    + " ms after epoch " + grant.path("epoch").asLong()
+                                    + " was granted, and was committed",
+                            ev,
+                            e -> deviceKey(e).equals(deviceKey(w))
+                                    && epochBetween(
+                                            e, epoch, grant.path("epoch").asLong()),
+                            firstGrantMono(grants.get(deviceKey(w)), epoch, grant),
+                            w));
                     break;
                 }
             }
@@ -106,29 +120,46 @@ final class Checker {
         Map<String, Long> highest = new HashMap<>();
         Set<String> completedKeys = new HashSet<>();
         for (JsonNode a : ev.audit()) {
-            if (a.path("fencingToken").isNull() || a.path("fencingToken").isMissingNode() || a.path("status").asInt() >= 400) {
+            if (a.path("fencingToken").isNull()
+                    || a.path("fencingToken").isMissingNode()
+                    || a.path("status").asInt() >= 400) {
                 continue;
             }
-            String idem = a.path("op").asText().equals("push") ? a.path("idempotencyKey").asText("") : "";
+            String idem = a.path("op").asText().equals("push")
+                    ? a.path("idempotencyKey").asText("")
+                    : "";
             if (!idem.isEmpty() && !completedKeys.add(a.path("pathUser").asText() + " " + idem)) {
-                continue;   // a replay of a completed push: answered from storage, no fencing check, nothing applied
+                continue; // a replay of a completed push: answered from storage, no fencing check, nothing applied
             }
-            String stream = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " client " + a.path("clientId").asText();
+            String stream = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " client "
+                    + a.path("clientId").asText();
             long token = a.path("fencingToken").asLong();
             Long before = highest.get(stream);
             if (before != null && token < before) {
-                out.add(new ChaosReport.Violation(counter, "the server accepted " + a.path("op").asText() + " #"
-                        + a.path("seq").asLong() + " of " + stream + " with fencing token " + token + " after it had accepted token "
-                        + before, auditHistory(ev, x -> (x.path("pathUser").asText() + "|" + x.path("scope").asText() + " client "
-                        + x.path("clientId").asText()).equals(stream), a.path("seq").asLong())));
+                out.add(new ChaosReport.Violation(
+                        counter,
+                        "the server accepted " + a.path("op").asText() + " #"
+                                + a.path("seq").asLong() + " of " + stream + " with fencing token " + token
+                                + " after it had accepted token "
+                                + before,
+                        auditHistory(
+                                ev,
+                                x -> (x.path("pathUser").asText() + "|"
+                                                + x.path("scope").asText() + " client "
+                                                + x.path("clientId").asText())
+                                        .equals(stream),
+                                a.path("seq").asLong())));
             }
             highest.merge(stream, token, Math::max);
         }
     }
 
     private static long firstGrantMono(List<JsonNode> grants, long epoch, JsonNode fallback) {
-        return grants.stream().filter(g -> g.path("epoch").asLong() == epoch).mapToLong(g -> g.path("mono").asLong())
-                .findFirst().orElse(fallback.path("mono").asLong());
+        return grants.stream()
+                .filter(g -> g.path("epoch").asLong() == epoch)
+                .mapToLong(g -> g.path("mono").asLong())
+                .findFirst()
+                .orElse(fallback.path("mono").asLong());
     }
 
     private static boolean epochBetween(JsonNode e, long low, long high) {
@@ -143,14 +174,17 @@ final class Checker {
         Map<String, List<JsonNode>> appliedBy = new HashMap<>();
         for (JsonNode a : ev.audit()) {
             for (JsonNode id : a.path("applied")) {
-                String where = a.path("pathUser").asText() + "|" + a.path("scope").asText();
-                appliedBy.computeIfAbsent("change " + id.asText() + " of " + where, k -> new ArrayList<>()).add(a);
+                String where =
+                        a.path("pathUser").asText() + "|" + a.path("scope").asText();
+                appliedBy
+                        .computeIfAbsent("change " + id.asText() + " of " + where, k -> new ArrayList<>())
+                        .add(a);
             }
         }
         appliedBy.forEach((change, entries) -> {
             if (entries.size() > 1) {
-                out.add(new ChaosReport.Violation("duplicates", change + " was applied " + entries.size()
-                        + " times", lines(entries)));
+                out.add(new ChaosReport.Violation(
+                        "duplicates", change + " was applied " + entries.size() + " times", lines(entries)));
             }
         });
     }
@@ -163,7 +197,7 @@ final class Checker {
      * device's outbox of its user+scope.
      */
     static void lost(Evidence ev, List<ChaosReport.Violation> out) {
-        Set<String> applied = new HashSet<>();   // "user|scope changeId"
+        Set<String> applied = new HashSet<>(); // "user|scope changeId"
         for (JsonNode a : ev.audit()) {
             String where = a.path("pathUser").asText() + "|" + a.path("scope").asText() + " ";
             a.path("applied").forEach(id -> applied.add(where + id.asText()));
@@ -176,13 +210,20 @@ final class Checker {
             String changeId = e.path("changeId").asText();
             String key = e.path("key").asText();
             Evidence.Device device = ev.devices().get(e.path("device").asText());
-            boolean pending = device != null && device.outbox().getOrDefault(key, Set.of()).contains(changeId);
+            boolean pending = device != null
+                    && device.outbox().getOrDefault(key, Set.of()).contains(changeId);
             if (!applied.contains(key + " " + changeId) && !pending) {
-                out.add(violation("lost", "edit " + changeId + " of " + e.path("key").asText() + " (record "
-                        + e.path("record").asText() + ") on " + e.path("device").asText()
-                        + " was never applied and is no longer in the outbox", ev,
-                        x -> changeId.equals(x.path("changeId").asText()) || deviceKey(x).equals(deviceKey(e)),
-                        e.path("mono").asLong(), null));
+                out.add(violation(
+                        "lost",
+                        "edit " + changeId + " of " + e.path("key").asText() + " (record "
+                                + e.path("record").asText() + ") on "
+                                + e.path("device").asText()
+                                + " was never applied and is no longer in the outbox",
+                        ev,
+                        x -> changeId.equals(x.path("changeId").asText())
+                                || deviceKey(x).equals(deviceKey(e)),
+                        e.path("mono").asLong(),
+                        null));
             }
         }
     }
@@ -191,9 +232,13 @@ final class Checker {
 
     private static void crossUser(Evidence ev, List<ChaosReport.Violation> out) {
         for (JsonNode a : ev.audit()) {
-            if (a.path("status").asInt() < 400 && !a.path("authUser").asText().equals(a.path("pathUser").asText())) {
-                out.add(new ChaosReport.Violation("cross_user", "the server accepted a request of "
-                        + a.path("authUser").asText() + " on " + a.path("pathUser").asText() + "'s path", lines(List.of(a))));
+            if (a.path("status").asInt() < 400
+                    && !a.path("authUser").asText().equals(a.path("pathUser").asText())) {
+                out.add(new ChaosReport.Violation(
+                        "cross_user",
+                        "the server accepted a request of " + a.path("authUser").asText() + " on "
+                                + a.path("pathUser").asText() + "'s path",
+                        lines(List.of(a))));
             }
         }
         ev.serverRecords().forEach((key, records) -> {
@@ -201,21 +246,26 @@ final class Checker {
             for (JsonNode r : records) {
                 String owner = r.path("payload").path("owner").asText(user);
                 if (!owner.equals(user)) {
-                    out.add(new ChaosReport.Violation("cross_user", "the server holds record " + r.path("id").asText()
-                            + " of " + key + " written for " + owner, lines(List.of(r))));
+                    out.add(new ChaosReport.Violation(
+                            "cross_user",
+                            "the server holds record " + r.path("id").asText() + " of " + key + " written for " + owner,
+                            lines(List.of(r))));
                 }
             }
         });
-        ev.devices().forEach((name, d) -> d.localRecords().forEach((key, payloads) -> {
-            String user = key.substring(0, key.indexOf('|'));
-            for (String p : payloads) {
-                String owner = owner(p, user);
-                if (!owner.equals(user)) {
-                    out.add(new ChaosReport.Violation("cross_user", "device " + name + " holds a record of " + key
-                            + " written for " + owner, List.of(p)));
-                }
-            }
-        }));
+        ev.devices()
+                .forEach((name, d) -> d.localRecords().forEach((key, payloads) -> {
+                    String user = key.substring(0, key.indexOf('|'));
+                    for (String p : payloads) {
+                        String owner = owner(p, user);
+                        if (!owner.equals(user)) {
+                            out.add(new ChaosReport.Violation(
+                                    "cross_user",
+                                    "device " + name + " holds a record of " + key + " written for " + owner,
+                                    List.of(p)));
+                        }
+                    }
+                }));
     }
 
     private static String owner(String payloadJson, String fallback) {
@@ -233,14 +283,15 @@ final class Checker {
 
     private static final int MAX_HISTORY = 60;
 
-    static ChaosReport.Violation violation(String counter, String what, Evidence ev, Predicate<JsonNode> relevant,
-                                                   long fromMono, JsonNode last) {
+    static ChaosReport.Violation violation(
+            String counter, String what, Evidence ev, Predicate<JsonNode> relevant, long fromMono, JsonNode last) {
         long toMono = last == null ? Long.MAX_VALUE : last.path("mono").asLong();
         List<JsonNode> events = new ArrayList<>();
         for (JsonNode e : ev.events()) {
             long m = e.path("mono").asLong();
-            if (m >= fromMono && m <= toMono && (relevant.test(e) || type(e, "kill") || type(e, "server-kill")
-                    || type(e, "partition"))) {
+            if (m >= fromMono
+                    && m <= toMono
+                    && (relevant.test(e) || type(e, "kill") || type(e, "server-kill") || type(e, "partition"))) {
                 events.add(e);
             }
         }
@@ -249,7 +300,8 @@ final class Checker {
             cut.addAll(events.subList(events.size() - MAX_HISTORY / 2, events.size()));
             events = cut;
         }
-        long origin = ev.events().isEmpty() ? 0 : ev.events().get(0).path("mono").asLong();
+        long origin =
+                ev.events().isEmpty() ? 0 : ev.events().get(0).path("mono").asLong();
         List<String> lines = new ArrayList<>();
         for (JsonNode e : events) {
             lines.add(String.format("%+10.3fs %s", (e.path("mono").asLong() - origin) / 1e9, e));
@@ -258,8 +310,11 @@ final class Checker {
     }
 
     private static List<String> auditHistory(Evidence ev, Predicate<JsonNode> relevant, long toSeq) {
-        List<JsonNode> entries = ev.audit().stream().filter(relevant).filter(a -> a.path("seq").asLong() <= toSeq)
-                .sorted(Comparator.comparingLong(a -> a.path("seq").asLong())).toList();
+        List<JsonNode> entries = ev.audit().stream()
+                .filter(relevant)
+                .filter(a -> a.path("seq").asLong() <= toSeq)
+                .sorted(Comparator.comparingLong(a -> a.path("seq").asLong()))
+                .toList();
         return lines(entries.subList(Math.max(0, entries.size() - 12), entries.size()));
     }
 

@@ -40,7 +40,8 @@ final class ClaimProbe {
         }
         long deadline = System.nanoTime() + within.toNanos();
         try (Connection c = db.connect(TIMEOUT);
-             PreparedStatement ps = c.prepareStatement("SELECT instance_id FROM idempotency_claims WHERE instance_id = ANY (?)")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT instance_id FROM idempotency_claims WHERE instance_id = ANY (?)")) {
             ps.setArray(1, c.createArrayOf("varchar", instanceIds.toArray()));
             do {
                 try (ResultSet rs = ps.executeQuery()) {
@@ -67,8 +68,9 @@ final class ClaimProbe {
         if (instanceIds.isEmpty()) {
             return out;
         }
-        try (Connection c = db.connect(TIMEOUT); PreparedStatement ps = c.prepareStatement(
-                "SELECT DISTINCT instance_id FROM job_runs WHERE result = 'running' AND instance_id = ANY (?)")) {
+        try (Connection c = db.connect(TIMEOUT);
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT DISTINCT instance_id FROM job_runs WHERE result = 'running' AND instance_id = ANY (?)")) {
             ps.setArray(1, c.createArrayOf("varchar", instanceIds.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -59,8 +59,15 @@ final class ClientFleet {
     private final Duration callTimeout;
     private final PrintStream progress;
 
-    ClientFleet(List<Device> devices, List<String> prefix, List<String> javaCommand, Map<String, String> tokens,
-                Path workDir, Duration leaseTtl, Duration callTimeout, PrintStream progress) {
+    ClientFleet(
+            List<Device> devices,
+            List<String> prefix,
+            List<String> javaCommand,
+            Map<String, String> tokens,
+            Path workDir,
+            Duration leaseTtl,
+            Duration callTimeout,
+            PrintStream progress) {
         this.devices = List.copyOf(devices);
         for (int d = 0; d < devices.size(); d++) {
             for (int p = 0; p < devices.get(d).processes(); p++) {
@@ -131,16 +138,25 @@ final class ClientFleet {
                 Map<String, CompletableFuture<JsonNode>> settled = new java.util.LinkedHashMap<>();
                 for (String u : users) {
                     for (String sc : scopes) {
-                        settled.put(u + "|" + sc, agents.get(slot).send(Journal.JSON.createObjectNode().put("cmd", "settle")
-                                .put("user", u).put("scope", sc).put("timeoutMs", 60_000)));
+                        settled.put(
+                                u + "|" + sc,
+                                agents.get(slot)
+                                        .send(Journal.JSON
+                                                .createObjectNode()
+                                                .put("cmd", "settle")
+                                                .put("user", u)
+                                                .put("scope", sc)
+                                                .put("timeoutMs", 60_000)));
                     }
                 }
                 for (Map.Entry<String, CompletableFuture<JsonNode>> f : settled.entrySet()) {
                     try {
                         JsonNode r = f.getValue().get(90, TimeUnit.SECONDS);
                         if (!r.path("settled").asBoolean()) {
-                            unsettled.add(d.name() + " " + f.getKey() + ": " + r.path("last").asText() + " (pending "
-                                    + r.path("pending").asInt() + ", in conflict " + r.path("conflicts").asInt() + ")");
+                            unsettled.add(d.name() + " " + f.getKey() + ": "
+                                    + r.path("last").asText() + " (pending "
+                                    + r.path("pending").asInt() + ", in conflict "
+                                    + r.path("conflicts").asInt() + ")");
                         }
                     } catch (ExecutionException | TimeoutException e) {
                         unsettled.add(d.name() + " " + f.getKey() + ": settle failed: " + e);
@@ -184,13 +200,30 @@ final class ClientFleet {
         Device d = devices.get(deviceOfSlot.get(slot));
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(javaCommand);
-        cmd.addAll(List.of("chaos-agent", "--data-dir", Files.createDirectories(workDir.resolve(d.name())).toString(),
-                "--server", String.join(",", d.serverUrls()),
-                "--journal", workDir.resolve("journals").resolve(d.name() + "-agent" + slot + "-" + incarnation + ".jsonl").toString(),
-                "--lease-ttl", leaseTtl.toMillis() + "ms", "--call-timeout", callTimeout.toMillis() + "ms"));
+        cmd.addAll(List.of(
+                "chaos-agent",
+                "--data-dir",
+                Files.createDirectories(workDir.resolve(d.name())).toString(),
+                "--server",
+                String.join(",", d.serverUrls()),
+                "--journal",
+                workDir.resolve("journals")
+                        .resolve(d.name() + "-agent" + slot + "-" + incarnation + ".jsonl")
+                        .toString(),
+                "--lease-ttl",
+                leaseTtl.toMillis() + "ms",
+                "--call-timeout",
+                callTimeout.toMillis() + "ms"));
         tokens.forEach((user, token) -> cmd.addAll(List.of("--token", user + "=" + token)));
-        agents.set(slot, AgentProcess.start(slot, incarnation, cmd, java.util.Map.of(), workDir.resolve("logs").resolve("agent" + slot + ".log"),
-                hit -> { }));
+        agents.set(
+                slot,
+                AgentProcess.start(
+                        slot,
+                        incarnation,
+                        cmd,
+                        java.util.Map.of(),
+                        workDir.resolve("logs").resolve("agent" + slot + ".log"),
+                        hit -> {}));
     }
 
     private void awaitReady(Duration timeout) throws IOException, InterruptedException {
@@ -206,7 +239,7 @@ final class ClientFleet {
                         throw new IOException("client process " + slot + " does not start; see "
                                 + workDir.resolve("logs").resolve("agent" + slot + ".log"));
                     }
-                    start(slot, a.incarnation + 1);   // e.g. the device's database was changing hosts
+                    start(slot, a.incarnation + 1); // e.g. the device's database was changing hosts
                 } catch (TimeoutException e) {
                     throw new IOException("client process " + slot + " was not ready within " + timeout);
                 }

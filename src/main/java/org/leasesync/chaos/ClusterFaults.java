@@ -43,6 +43,7 @@ final class ClusterFaults {
     private final AtomicBoolean[] down;
     /** The network fault each instance has now (null: none); index 0 is the database's link. */
     private final java.util.List<AtomicReference<NetworkFaults.Kind>> netFault;
+
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger killsMidPush = new AtomicInteger();
     private final AtomicInteger killsMidJob = new AtomicInteger();
@@ -51,8 +52,14 @@ final class ClusterFaults {
     private final AtomicInteger hostsLost = new AtomicInteger();
     private volatile boolean draining;
 
-    ClusterFaults(ServerInstances instances, NetworkFaults network, ClaimProbe probe, Journal journal, Random rnd,
-                  ScheduledExecutorService background, PrintStream progress) {
+    ClusterFaults(
+            ServerInstances instances,
+            NetworkFaults network,
+            ClaimProbe probe,
+            Journal journal,
+            Random rnd,
+            ScheduledExecutorService background,
+            PrintStream progress) {
         this.instances = instances;
         this.network = network;
         this.probe = probe;
@@ -63,7 +70,8 @@ final class ClusterFaults {
         this.down = new AtomicBoolean[instances.count() + 1];
         java.util.Arrays.setAll(down, k -> new AtomicBoolean());
         this.netFault = java.util.stream.IntStream.rangeClosed(0, instances.count())
-                .mapToObj(k -> new AtomicReference<NetworkFaults.Kind>()).toList();
+                .mapToObj(k -> new AtomicReference<NetworkFaults.Kind>())
+                .toList();
     }
 
     int kills() {
@@ -76,8 +84,8 @@ final class ClusterFaults {
 
     /** One line for the progress output: what was injected. */
     String describe() {
-        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run in flight: " + killsMidJob + ", whole host: "
-                + hostsLost + ") partitions=" + partitions + " drop-after-apply=" + drops;
+        return "kills=" + kills + " (a push in flight: " + killsMidPush + ", a job run in flight: " + killsMidJob
+                + ", whole host: " + hostsLost + ") partitions=" + partitions + " drop-after-apply=" + drops;
     }
 
     /** Arms {@code drop-after-apply=1} on a seeded instance: its next push is applied, then its connection dropped. */
@@ -90,7 +98,7 @@ final class ClusterFaults {
         try {
             instances.admin(k).setFaults(f);
         } catch (IOException e) {
-            return;   // partitioned from the harness or restarting: no fault
+            return; // partitioned from the harness or restarting: no fault
         }
         drops.incrementAndGet();
         journal.fault(k, f);
@@ -111,7 +119,7 @@ final class ClusterFaults {
     void killMidWork(Runnable provoke) throws InterruptedException {
         int seeded = 1 + rnd.nextInt(instances.count());
         long restartAfterMs = 500 + rnd.nextInt(2500);
-        boolean hold = rnd.nextInt(3) != 0;   // else the kill may land inside the push's transaction
+        boolean hold = rnd.nextInt(3) != 0; // else the kill may land inside the push's transaction
         boolean wholeHost = rnd.nextInt(4) == 0;
         boolean jobFirst = rnd.nextBoolean();
         if (draining || downCount() >= instances.count() - 1) {
@@ -135,13 +143,15 @@ final class ClusterFaults {
         provoke.run();
         Set<String> runningJobs = probe.runningJobs(byId.keySet());
         Optional<String> jobRunner = runningJobs.stream().findFirst();
-        Optional<String> holder = jobFirst && jobRunner.isPresent() ? Optional.empty()
+        Optional<String> holder = jobFirst && jobRunner.isPresent()
+                ? Optional.empty()
                 : probe.awaitClaim(byId.keySet(), Duration.ofSeconds(3));
         int victim = holder.or(() -> jobRunner).map(byId::get).orElse(up.contains(seeded) ? seeded : up.get(0));
         boolean midJob = instances.instanceId(victim).map(runningJobs::contains).orElse(false);
         down[victim].set(true);
-        boolean hostLost = wholeHost && netFault.get(victim).compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
-        instances.kill9(victim);   // after a lost host: only reaps the process
+        boolean hostLost =
+                wholeHost && netFault.get(victim).compareAndSet(null, NetworkFaults.Kind.HOST_LOST) && loseHost(victim);
+        instances.kill9(victim); // after a lost host: only reaps the process
         kills.incrementAndGet();
         if (holder.isPresent()) {
             killsMidPush.incrementAndGet();
@@ -164,7 +174,8 @@ final class ClusterFaults {
             hostsLost.incrementAndGet();
             return true;
         } catch (IOException e) {
-            progress.println("cluster: could not lose the host of instance " + k + ": " + e.getMessage() + " (kill -9 instead)");
+            progress.println(
+                    "cluster: could not lose the host of instance " + k + ": " + e.getMessage() + " (kill -9 instead)");
             netFault.get(k).set(null);
             return false;
         }
@@ -178,12 +189,17 @@ final class ClusterFaults {
      */
     void partition() {
         int dice = rnd.nextInt(100);
-        NetworkFaults.Kind kind = dice < 30 ? NetworkFaults.Kind.DB_CUT : dice < 60 ? NetworkFaults.Kind.CLIENT_CUT
-                : dice < 75 ? NetworkFaults.Kind.LINK_DOWN : dice < 90 ? NetworkFaults.Kind.LOSS : NetworkFaults.Kind.DB_LINK_DOWN;
+        NetworkFaults.Kind kind = dice < 30
+                ? NetworkFaults.Kind.DB_CUT
+                : dice < 60
+                        ? NetworkFaults.Kind.CLIENT_CUT
+                        : dice < 75
+                                ? NetworkFaults.Kind.LINK_DOWN
+                                : dice < 90 ? NetworkFaults.Kind.LOSS : NetworkFaults.Kind.DB_LINK_DOWN;
         int k = 1 + rnd.nextInt(instances.count());
         int lossPercent = 10 + rnd.nextInt(21);
         long shortMs = 2000 + rnd.nextInt(6000);
-        boolean longCut = rnd.nextInt(20) == 0;   // longer than PostgreSQL's dead-peer detection (about 15 s)
+        boolean longCut = rnd.nextInt(20) == 0; // longer than PostgreSQL's dead-peer detection (about 15 s)
         long lastsMs = longCut ? 20_000 + rnd.nextInt(15_000) : shortMs;
         AtomicReference<NetworkFaults.Kind> slot = netFault.get(kind == NetworkFaults.Kind.DB_LINK_DOWN ? 0 : k);
         if (draining || !slot.compareAndSet(null, kind)) {
@@ -199,16 +215,19 @@ final class ClusterFaults {
         }
         partitions.incrementAndGet();
         journal.partition(kind, k, true, how, lastsMs);
-        background.schedule(() -> {
-            try {
-                journal.partition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
-            } catch (IOException e) {
-                progress.println("cluster: could not heal " + kind.label + " on instance " + k + ": " + e.getMessage()
-                        + " (the drain heals everything)");
-            } finally {
-                slot.set(null);
-            }
-        }, lastsMs, TimeUnit.MILLISECONDS);
+        background.schedule(
+                () -> {
+                    try {
+                        journal.partition(kind, k, false, network.set(kind, k, lossPercent, false), 0);
+                    } catch (IOException e) {
+                        progress.println("cluster: could not heal " + kind.label + " on instance " + k + ": "
+                                + e.getMessage() + " (the drain heals everything)");
+                    } finally {
+                        slot.set(null);
+                    }
+                },
+                lastsMs,
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -220,7 +239,7 @@ final class ClusterFaults {
      */
     void drain() throws IOException, InterruptedException {
         draining = true;
-        background.shutdown();   // delayed heals and restarts still run
+        background.shutdown(); // delayed heals and restarts still run
         if (!background.awaitTermination(120, TimeUnit.SECONDS)) {
             progress.println("cluster: background heals/restarts still running after 120 s");
         }
@@ -243,7 +262,8 @@ final class ClusterFaults {
             instances.start(k);
             journal.serverStart(k);
         } catch (IOException e) {
-            progress.println("cluster: instance " + k + " did not restart: " + e.getMessage() + " (the drain tries again)");
+            progress.println(
+                    "cluster: instance " + k + " did not restart: " + e.getMessage() + " (the drain tries again)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {

@@ -51,9 +51,19 @@ final class ClusterHarness {
      * @param javaCommand this program in a child JVM
      * @param progress where progress lines go
      */
-    record Settings(int rounds, long seed, List<ServerInstances.Spec> instances, List<String> clientPrefix, String dbUrl,
-                    Map<String, String> dbEnv, NetworkFaults network, Path workDir, Duration leaseTtl, Duration callTimeout,
-                    List<String> javaCommand, PrintStream progress) {
+    record Settings(
+            int rounds,
+            long seed,
+            List<ServerInstances.Spec> instances,
+            List<String> clientPrefix,
+            String dbUrl,
+            Map<String, String> dbEnv,
+            NetworkFaults network,
+            Path workDir,
+            Duration leaseTtl,
+            Duration callTimeout,
+            List<String> javaCommand,
+            PrintStream progress) {
 
         Settings {
             if (rounds < 1) {
@@ -63,9 +73,10 @@ final class ClusterHarness {
                 throw new IllegalArgumentException("a cluster needs 2..9 instances, got " + instances.size());
             }
             if (!dbEnv.containsKey("LEASESYNC_DB_USER")) {
-                throw new IllegalArgumentException("LEASESYNC_DB_USER is not set: the instances need the database user");
+                throw new IllegalArgumentException(
+                        "LEASESYNC_DB_USER is not set: the instances need the database user");
             }
-            new ClusterDatabase(dbUrl, dbEnv.get("LEASESYNC_DB_USER"), dbEnv.get("LEASESYNC_DB_PASSWORD"));   // validates
+            new ClusterDatabase(dbUrl, dbEnv.get("LEASESYNC_DB_USER"), dbEnv.get("LEASESYNC_DB_PASSWORD")); // validates
             instances = List.copyOf(instances);
             clientPrefix = List.copyOf(clientPrefix);
             dbEnv = Map.copyOf(dbEnv);
@@ -99,19 +110,25 @@ final class ClusterHarness {
         Path logs = Files.createDirectories(s.workDir().resolve("logs"));
         ClusterJobs jobs = ClusterJobs.forRounds(s.rounds());
         s.progress().println("cluster: " + jobs.describe());
-        ServerInstances instances = new ServerInstances(s.instances(), s.javaCommand(), s.dbUrl(), s.dbEnv(), logs,
-                jobs::serveArgs);
+        ServerInstances instances =
+                new ServerInstances(s.instances(), s.javaCommand(), s.dbUrl(), s.dbEnv(), logs, jobs::serveArgs);
         ClusterDatabase db = s.database();
         try (Journal journal = new Journal(s.workDir().resolve("journals").resolve("harness.jsonl"))) {
             try {
                 instances.startAll();
                 journal.write(journal.event("cluster-start"));
-                fleet = new ClientFleet(devices(instances.urls()), s.clientPrefix(), s.javaCommand(),
-                        Map.of("alice", instances.token("alice"), "bob", instances.token("bob")), s.workDir(),
-                        s.leaseTtl(), s.callTimeout(), s.progress());
-                fleet.startAll(Duration.ofSeconds(180));
-                ClusterFaults faults = new ClusterFaults(instances, s.network(), new ClaimProbe(db), journal, rnd, background,
+                fleet = new ClientFleet(
+                        devices(instances.urls()),
+                        s.clientPrefix(),
+                        s.javaCommand(),
+                        Map.of("alice", instances.token("alice"), "bob", instances.token("bob")),
+                        s.workDir(),
+                        s.leaseTtl(),
+                        s.callTimeout(),
                         s.progress());
+                fleet.startAll(Duration.ofSeconds(180));
+                ClusterFaults faults = new ClusterFaults(
+                        instances, s.network(), new ClaimProbe(db), journal, rnd, background, s.progress());
                 rounds(journal, faults);
                 s.progress().println("cluster: draining (" + faults.describe() + ")");
                 journal.write(journal.event("drain"));
@@ -119,9 +136,12 @@ final class ClusterHarness {
                 List<String> unsettled = fleet.settleAll(ChaosHarness.USERS, ChaosHarness.SCOPES);
                 fleet.quitAll();
                 List<JsonNode> audit = readAudit(instances);
-                instances.stopAll();   // a run paused by --job-pause ends now (interrupted): the job history is final
-                return check(audit, readJobRuns(db), new ClusterReport.Counts(instances.count(), s.rounds(), faults.kills(),
-                        faults.partitions()), unsettled);
+                instances.stopAll(); // a run paused by --job-pause ends now (interrupted): the job history is final
+                return check(
+                        audit,
+                        readJobRuns(db),
+                        new ClusterReport.Counts(instances.count(), s.rounds(), faults.kills(), faults.partitions()),
+                        unsettled);
             } finally {
                 background.shutdownNow();
                 if (fleet != null) {
@@ -170,8 +190,13 @@ final class ClusterHarness {
         String user = pick(ChaosHarness.USERS);
         String scope = pick(ChaosHarness.SCOPES);
         for (int i = 0; i < 2; i++) {
-            fleet.send(fleet.pickSlot(rnd), cmd("trigger").put("user", user).put("scope", scope).put("source", "mixed")
-                    .put("threads", 1 + rnd.nextInt(4)));
+            fleet.send(
+                    fleet.pickSlot(rnd),
+                    cmd("trigger")
+                            .put("user", user)
+                            .put("scope", scope)
+                            .put("source", "mixed")
+                            .put("threads", 1 + rnd.nextInt(4)));
         }
     }
 
@@ -180,21 +205,43 @@ final class ClusterHarness {
         String user = pick(ChaosHarness.USERS);
         String scope = pick(ChaosHarness.SCOPES);
         for (int slot = 0; slot < fleet.slots(); slot++) {
-            fleet.send(slot, cmd("edit").put("user", user).put("scope", scope).put("record", "r" + rnd.nextInt(4))
-                    .put("n", ++editCounter));
-            fleet.send(slot, cmd("trigger").put("user", user).put("scope", scope).put("source", "mixed").put("threads", 2));
+            fleet.send(
+                    slot,
+                    cmd("edit")
+                            .put("user", user)
+                            .put("scope", scope)
+                            .put("record", "r" + rnd.nextInt(4))
+                            .put("n", ++editCounter));
+            fleet.send(
+                    slot,
+                    cmd("trigger")
+                            .put("user", user)
+                            .put("scope", scope)
+                            .put("source", "mixed")
+                            .put("threads", 2));
         }
     }
 
     /** One local edit; one in four deletes its record (so that purge-tombstones has tombstones to purge). */
     private void edit(int slot) {
-        fleet.send(slot, cmd("edit").put("user", pick(ChaosHarness.USERS)).put("scope", pick(ChaosHarness.SCOPES))
-                .put("record", "r" + rnd.nextInt(4)).put("n", ++editCounter).put("delete", rnd.nextInt(4) == 0));
+        fleet.send(
+                slot,
+                cmd("edit")
+                        .put("user", pick(ChaosHarness.USERS))
+                        .put("scope", pick(ChaosHarness.SCOPES))
+                        .put("record", "r" + rnd.nextInt(4))
+                        .put("n", ++editCounter)
+                        .put("delete", rnd.nextInt(4) == 0));
     }
 
     private void storm(int slot, int threads) {
-        fleet.send(slot, cmd("trigger").put("user", pick(ChaosHarness.USERS)).put("scope", pick(ChaosHarness.SCOPES))
-                .put("source", "mixed").put("threads", threads));
+        fleet.send(
+                slot,
+                cmd("trigger")
+                        .put("user", pick(ChaosHarness.USERS))
+                        .put("scope", pick(ChaosHarness.SCOPES))
+                        .put("source", "mixed")
+                        .put("threads", threads));
     }
 
     /** The server's audit, from the first instance that answers. */
@@ -215,19 +262,28 @@ final class ClusterHarness {
         try (Connection c = db.connect(Duration.ofSeconds(30))) {
             return JobRunCheck.read(c);
         } catch (SQLException e) {
-            throw new IOException("the server's job runs could not be read from " + db.jdbcUrl() + " (job_runs): "
-                    + e.getMessage(), e);
+            throw new IOException(
+                    "the server's job runs could not be read from " + db.jdbcUrl() + " (job_runs): " + e.getMessage(),
+                    e);
         }
     }
 
-    private ClusterReport check(List<JsonNode> audit, List<JobRun> jobRuns, ClusterReport.Counts counts,
-                                List<String> unsettled) throws IOException {
+    private ClusterReport check(
+            List<JsonNode> audit, List<JobRun> jobRuns, ClusterReport.Counts counts, List<String> unsettled)
+            throws IOException {
         List<String> lines = audit.stream().map(JsonNode::toString).toList();
         Files.write(s.workDir().resolve("audit.jsonl"), lines, StandardCharsets.UTF_8);
-        Files.write(s.workDir().resolve("job-runs.txt"), jobRuns.stream().map(JobRunCheck::describe).toList(),
+        Files.write(
+                s.workDir().resolve("job-runs.txt"),
+                jobRuns.stream().map(JobRunCheck::describe).toList(),
                 StandardCharsets.UTF_8);
-        Evidence ev = new Evidence(JournalFiles.readAll(s.workDir().resolve("journals")), audit, fleet.evidence(),
-                Map.of(), s.leaseTtl(), s.leaseTtl());
+        Evidence ev = new Evidence(
+                JournalFiles.readAll(s.workDir().resolve("journals")),
+                audit,
+                fleet.evidence(),
+                Map.of(),
+                s.leaseTtl(),
+                s.leaseTtl());
         s.progress().println("cluster: " + AuditSummary.of(audit));
         return ClusterReport.check(ev, jobRuns, counts, unsettled);
     }

@@ -30,8 +30,14 @@ import org.leasesync.server.jobs.StandardJobs;
  * @param batchSize rows per job batch ({@code --job-batch-size})
  * @param pauses instance number (from 1) → the job its runs pause ({@code --job-pause})
  */
-record ClusterJobs(Map<String, Duration> intervals, Duration leaseTtl, Duration keyRetention, Duration tombstoneRetention,
-                   Duration auditRetention, int batchSize, Map<Integer, String> pauses) {
+record ClusterJobs(
+        Map<String, Duration> intervals,
+        Duration leaseTtl,
+        Duration keyRetention,
+        Duration tombstoneRetention,
+        Duration auditRetention,
+        int batchSize,
+        Map<Integer, String> pauses) {
 
     /** Intervals at 200 rounds and below. */
     static final Map<String, Duration> BASE_INTERVALS = Map.of(
@@ -64,19 +70,34 @@ record ClusterJobs(Map<String, Duration> intervals, Duration leaseTtl, Duration 
         double scale = Math.max(1.0, rounds / 200.0);
         Map<String, Duration> intervals = new LinkedHashMap<>();
         for (String job : StandardJobs.NAMES) {
-            intervals.put(job, Duration.ofMillis(Math.round(BASE_INTERVALS.get(job).toMillis() * scale)));
+            intervals.put(
+                    job, Duration.ofMillis(Math.round(BASE_INTERVALS.get(job).toMillis() * scale)));
         }
-        return new ClusterJobs(intervals, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5),
-                AUDIT_RETENTION, 2, Map.of(1, StandardJobs.PURGE_TOMBSTONES, 2, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS));
+        return new ClusterJobs(
+                intervals,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
+                AUDIT_RETENTION,
+                2,
+                Map.of(1, StandardJobs.PURGE_TOMBSTONES, 2, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS));
     }
 
     /** The {@code serve} options of instance {@code k} (from 1). */
     List<String> serveArgs(int k) {
         List<String> args = new ArrayList<>();
         intervals.forEach((job, every) -> args.addAll(List.of("--job-interval", job + "=" + every.toMillis() + "ms")));
-        args.addAll(List.of("--job-lease-ttl", leaseTtl.toMillis() + "ms", "--key-retention", keyRetention.toMillis() + "ms",
-                "--tombstone-retention", tombstoneRetention.toMillis() + "ms", "--audit-retention",
-                auditRetention.toDays() + "d", "--job-batch-size", String.valueOf(batchSize)));
+        args.addAll(List.of(
+                "--job-lease-ttl",
+                leaseTtl.toMillis() + "ms",
+                "--key-retention",
+                keyRetention.toMillis() + "ms",
+                "--tombstone-retention",
+                tombstoneRetention.toMillis() + "ms",
+                "--audit-retention",
+                auditRetention.toDays() + "d",
+                "--job-batch-size",
+                String.valueOf(batchSize)));
         if (pauses.containsKey(k)) {
             args.addAll(List.of("--job-pause", pauses.get(k)));
         }
@@ -86,11 +107,20 @@ record ClusterJobs(Map<String, Duration> intervals, Duration leaseTtl, Duration 
     /** One line for the progress output. */
     String describe() {
         StringBuilder b = new StringBuilder("jobs every");
-        intervals.forEach((job, every) -> b.append(' ').append(job).append('=').append(every.toMillis()).append("ms"));
-        b.append(", lease TTL ").append(leaseTtl.toMillis()).append(" ms, key and tombstone retention ")
-                .append(keyRetention.toMillis()).append('/').append(tombstoneRetention.toMillis()).append(" ms, batches of ")
-                .append(batchSize).append(", paused after the first batch:");
-        new java.util.TreeMap<>(pauses).forEach((k, job) -> b.append(" instance ").append(k).append(' ').append(job));
+        intervals.forEach((job, every) ->
+                b.append(' ').append(job).append('=').append(every.toMillis()).append("ms"));
+        b.append(", lease TTL ")
+                .append(leaseTtl.toMillis())
+                .append(" ms, key and tombstone retention ")
+                .append(keyRetention.toMillis())
+                .append('/')
+                .append(tombstoneRetention.toMillis())
+                .append(" ms, batches of ")
+                .append(batchSize)
+                .append(", paused after the first batch:");
+        new java.util.TreeMap<>(pauses)
+                .forEach(
+                        (k, job) -> b.append(" instance ").append(k).append(' ').append(job));
         return b.toString();
     }
 }

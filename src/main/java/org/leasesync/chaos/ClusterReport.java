@@ -20,11 +20,16 @@ import org.leasesync.server.jobs.JobRun;
  * @param jobHistoryGaps why the job check could not see every job run (the server trimmed a job's
  *     history, or no job ran at all): a partial check must not pass as a clean one, so the run fails
  */
-record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, String jobNote, List<String> unsettled,
-                     List<String> jobHistoryGaps) {
+record ClusterReport(
+        Counts counts,
+        List<ChaosReport.Violation> violations,
+        String jobNote,
+        List<String> unsettled,
+        List<String> jobHistoryGaps) {
 
     /** The counter names of the summary line, in order. */
-    static final List<String> COUNTERS = List.of("duplicates", "lost", "overlaps", "fencing_violations", "job_double_runs");
+    static final List<String> COUNTERS =
+            List.of("duplicates", "lost", "overlaps", "fencing_violations", "job_double_runs");
 
     ClusterReport {
         violations = List.copyOf(violations);
@@ -33,8 +38,7 @@ record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, Stri
     }
 
     /** What the harness did. */
-    record Counts(int instances, int rounds, int kills, int partitions) {
-    }
+    record Counts(int instances, int rounds, int kills, int partitions) {}
 
     /**
      * Runs every check of a cluster run.
@@ -74,8 +78,14 @@ record ClusterReport(Counts counts, List<ChaosReport.Violation> violations, Stri
     /** {@code instances=3 rounds=N kills=K partitions=P duplicates=0 lost=0 overlaps=0 fencing_violations=0 job_double_runs=0}. */
     String summaryLine() {
         StringBuilder b = new StringBuilder();
-        b.append("instances=").append(counts.instances()).append(" rounds=").append(counts.rounds())
-                .append(" kills=").append(counts.kills()).append(" partitions=").append(counts.partitions());
+        b.append("instances=")
+                .append(counts.instances())
+                .append(" rounds=")
+                .append(counts.rounds())
+                .append(" kills=")
+                .append(counts.kills())
+                .append(" partitions=")
+                .append(counts.partitions());
         Map<String, Integer> per = perCounter();
         for (String c : COUNTERS) {
             b.append(' ').append(c).append('=').append(per.get(c));

@@ -17,18 +17,17 @@ final class CrashPoints {
 
     /** Every point, in run order (the harness picks from it by index, so the order is part of its schedule). */
     static final List<String> ALL = List.of(
-            "pull.requesting",      // before a pull request is sent
-            "pull.applied",         // a page and its cursor committed
-            "push.checkpointed",    // batch + idempotency key saved, nothing sent yet
-            "push.answered",        // the server answered the push; the confirmation is not written yet
-            "push.confirmed",       // the confirmation committed
-            "run.done");            // the done checkpoint committed
+            "pull.requesting", // before a pull request is sent
+            "pull.applied", // a page and its cursor committed
+            "push.checkpointed", // batch + idempotency key saved, nothing sent yet
+            "push.answered", // the server answered the push; the confirmation is not written yet
+            "push.confirmed", // the confirmation committed
+            "run.done"); // the done checkpoint committed
 
     private final Journal journal;
     private final Consumer<ObjectNode> tellHarness;
     /** An armed point: {@code pause} means the thread waits for {@link #release} instead of a kill. */
-    private record Arm(String point, boolean pause) {
-    }
+    private record Arm(String point, boolean pause) {}
 
     private final AtomicReference<Arm> armed = new AtomicReference<>();
     private volatile java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
@@ -87,7 +86,7 @@ final class CrashPoints {
                 journal.write(woke);
                 return;
             }
-            while (true) {            // wait for kill -9
+            while (true) { // wait for kill -9
                 try {
                     Thread.sleep(60_000);
                 } catch (InterruptedException ignored) {

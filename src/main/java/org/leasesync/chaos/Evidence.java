@@ -17,8 +17,13 @@ import java.util.Set;
  * @param leaseTtl the agents' lease TTL
  * @param takeoverBound how long after a kill a successor must hold the dead owner's key
  */
-record Evidence(List<JsonNode> events, List<JsonNode> audit, Map<String, Device> devices,
-                Map<String, List<JsonNode>> serverRecords, Duration leaseTtl, Duration takeoverBound) {
+record Evidence(
+        List<JsonNode> events,
+        List<JsonNode> audit,
+        Map<String, Device> devices,
+        Map<String, List<JsonNode>> serverRecords,
+        Duration leaseTtl,
+        Duration takeoverBound) {
 
     Evidence {
         events = List.copyOf(events);
@@ -37,8 +42,12 @@ record Evidence(List<JsonNode> events, List<JsonNode> audit, Map<String, Device>
      * @param unfinishedRuns run ids still recorded as running
      * @param localRecords local record payloads by {@code user|scope}
      */
-    record Device(String clientId, Map<String, Set<String>> outbox, int runCount, List<String> unfinishedRuns,
-                  Map<String, List<String>> localRecords) {
+    record Device(
+            String clientId,
+            Map<String, Set<String>> outbox,
+            int runCount,
+            List<String> unfinishedRuns,
+            Map<String, List<String>> localRecords) {
 
         Device {
             Map<String, Set<String>> copy = new java.util.HashMap<>();

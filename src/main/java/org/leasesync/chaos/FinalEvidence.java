@@ -40,11 +40,10 @@ final class FinalEvidence {
         List<JsonNode> journals() throws IOException;
     }
 
-    private FinalEvidence() {
-    }
+    private FinalEvidence() {}
 
     static Evidence read(Sources sources, Duration leaseTtl, Duration takeoverBound) throws IOException {
-        sources.stopClients();   // first: once the audit is read, no client can confirm a push any more
+        sources.stopClients(); // first: once the audit is read, no client can confirm a push any more
         List<JsonNode> audit = sources.audit();
         Map<String, List<JsonNode>> serverRecords = sources.serverRecords();
         Map<String, Evidence.Device> devices = sources.devices();

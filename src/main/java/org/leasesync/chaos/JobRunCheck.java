@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +47,9 @@ import org.leasesync.server.jobs.JobTrigger;
  */
 final class JobRunCheck {
 
-    private static final String COLUMNS = "run_id, job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
-            + " started_at_ms, ended_at_ms, result, processed, detail";
+    private static final String COLUMNS =
+            "run_id, job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
+                    + " started_at_ms, ended_at_ms, result, processed, detail";
 
     /**
      * @param violations one per violation, with the runs that show it
@@ -63,8 +63,7 @@ final class JobRunCheck {
         }
     }
 
-    private JobRunCheck() {
-    }
+    private JobRunCheck() {}
 
     /**
      * Every row of {@code job_runs}, oldest first. Blocks on the database.
@@ -76,11 +75,22 @@ final class JobRunCheck {
     static List<JobRun> read(Connection c) throws SQLException {
         List<JobRun> runs = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM job_runs ORDER BY run_id");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                runs.add(new JobRun(rs.getLong(1), rs.getString(2), longOrNull(rs, 3), JobTrigger.parse(rs.getString(4)),
-                        rs.getString(5), rs.getString(6), rs.getLong(7), longOrNull(rs, 8), rs.getLong(9), longOrNull(rs, 10),
-                        JobResult.parse(rs.getString(11)), rs.getLong(12), rs.getString(13)));
+                runs.add(new JobRun(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        longOrNull(rs, 3),
+                        JobTrigger.parse(rs.getString(4)),
+                        rs.getString(5),
+                        rs.getString(6),
+                        rs.getLong(7),
+                        longOrNull(rs, 8),
+                        rs.getLong(9),
+                        longOrNull(rs, 10),
+                        JobResult.parse(rs.getString(11)),
+                        rs.getLong(12),
+                        rs.getString(13)));
             }
         }
         return runs;
@@ -88,10 +98,12 @@ final class JobRunCheck {
 
     /** Checks a whole job-run history (any order). */
     static Result check(List<JobRun> runs) {
-        List<JobRun> sorted = runs.stream().sorted(Comparator.comparingLong(JobRun::runId)).toList();
+        List<JobRun> sorted =
+                runs.stream().sorted(Comparator.comparingLong(JobRun::runId)).toList();
         List<ChaosReport.Violation> out = new ArrayList<>();
         Map<String, List<JobRun>> byJob = new TreeMap<>();
-        sorted.forEach(r -> byJob.computeIfAbsent(r.job(), k -> new ArrayList<>()).add(r));
+        sorted.forEach(
+                r -> byJob.computeIfAbsent(r.job(), k -> new ArrayList<>()).add(r));
         byJob.values().forEach(jobRuns -> {
             completedTwice(jobRuns, out);
             oneEpochTwoInstances(jobRuns, out);
@@ -117,8 +129,11 @@ final class JobRunCheck {
         }
         oks.forEach((slot, done) -> {
             if (done.size() > 1) {
-                out.add(new ChaosReport.Violation("job_double_runs", "job " + done.get(0).job() + " occurrence (slot) " + slot
-                        + " ended ok in " + done.size() + " runs", lines(done)));
+                out.add(new ChaosReport.Violation(
+                        "job_double_runs",
+                        "job " + done.get(0).job() + " occurrence (slot) " + slot + " ended ok in " + done.size()
+                                + " runs",
+                        lines(done)));
             }
         });
     }
@@ -126,13 +141,17 @@ final class JobRunCheck {
     /** (b) Two runs of one epoch on different instances: two grants of one epoch. */
     private static void oneEpochTwoInstances(List<JobRun> runs, List<ChaosReport.Violation> out) {
         Map<Long, List<JobRun>> byEpoch = new TreeMap<>();
-        runs.forEach(r -> byEpoch.computeIfAbsent(r.epoch(), k -> new ArrayList<>()).add(r));
+        runs.forEach(
+                r -> byEpoch.computeIfAbsent(r.epoch(), k -> new ArrayList<>()).add(r));
         byEpoch.forEach((epoch, same) -> {
             Set<String> instances = new HashSet<>();
             same.forEach(r -> instances.add(r.instanceId()));
             if (instances.size() > 1) {
-                out.add(new ChaosReport.Violation("job_double_runs", "job " + same.get(0).job() + " ran under epoch " + epoch
-                        + " on " + instances.size() + " instances (two grants of one epoch)", lines(same)));
+                out.add(new ChaosReport.Violation(
+                        "job_double_runs",
+                        "job " + same.get(0).job() + " ran under epoch " + epoch + " on " + instances.size()
+                                + " instances (two grants of one epoch)",
+                        lines(same)));
             }
         });
     }
@@ -147,10 +166,15 @@ final class JobRunCheck {
             runs.stream()
                     .filter(newer -> newer.epoch() > done.epoch() && newer.startedAtMs() < done.endedAtMs())
                     .min(Comparator.comparingLong(JobRun::startedAtMs))
-                    .ifPresent(newer -> out.add(new ChaosReport.Violation("job_double_runs", "run " + done.runId() + " of job "
-                            + done.job() + " (epoch " + done.epoch() + ") ended " + done.result().wire() + " " + (done.endedAtMs() - newer.startedAtMs())
-                            + " ms after run " + newer.runId() + " of epoch " + newer.epoch() + " had started: it wrote after "
-                            + "a newer lease was granted", lines(List.of(done, newer)))));
+                    .ifPresent(newer -> out.add(new ChaosReport.Violation(
+                            "job_double_runs",
+                            "run " + done.runId() + " of job "
+                                    + done.job() + " (epoch " + done.epoch() + ") ended "
+                                    + done.result().wire() + " " + (done.endedAtMs() - newer.startedAtMs())
+                                    + " ms after run " + newer.runId() + " of epoch " + newer.epoch()
+                                    + " had started: it wrote after "
+                                    + "a newer lease was granted",
+                            lines(List.of(done, newer)))));
         }
     }
 
@@ -175,17 +199,35 @@ final class JobRunCheck {
         StringBuilder b = new StringBuilder().append(runs.size()).append(" server job runs checked (");
         String sep = "";
         for (Map.Entry<String, List<JobRun>> e : byJob.entrySet()) {
-            long processed = e.getValue().stream().filter(r -> r.result() == JobResult.OK).mapToLong(JobRun::processed).sum();
-            b.append(sep).append(e.getKey()).append(' ').append(e.getValue().size()).append(" runs, ").append(processed)
+            long processed = e.getValue().stream()
+                    .filter(r -> r.result() == JobResult.OK)
+                    .mapToLong(JobRun::processed)
+                    .sum();
+            b.append(sep)
+                    .append(e.getKey())
+                    .append(' ')
+                    .append(e.getValue().size())
+                    .append(" runs, ")
+                    .append(processed)
                     .append(" rows processed");
             sep = "; ";
         }
-        b.append("): ").append(triggers.getOrDefault(JobTrigger.TAKEOVER, 0)).append(" takeovers, ")
-                .append(triggers.getOrDefault(JobTrigger.RECOVERY, 0)).append(" recoveries, ")
-                .append(occurrences.size()).append(" occurrences (").append(completed.size()).append(" completed); results");
-        results.forEach((result, n) -> b.append(' ').append(result.wire()).append('=').append(n));
-        b.append("; at most ").append(byJob.values().stream().mapToInt(List::size).max().orElse(0)).append(" of ")
-                .append(JobRunner.KEEP_RUNS).append(" runs kept per job");
+        b.append("): ")
+                .append(triggers.getOrDefault(JobTrigger.TAKEOVER, 0))
+                .append(" takeovers, ")
+                .append(triggers.getOrDefault(JobTrigger.RECOVERY, 0))
+                .append(" recoveries, ")
+                .append(occurrences.size())
+                .append(" occurrences (")
+                .append(completed.size())
+                .append(" completed); results");
+        results.forEach(
+                (result, n) -> b.append(' ').append(result.wire()).append('=').append(n));
+        b.append("; at most ")
+                .append(byJob.values().stream().mapToInt(List::size).max().orElse(0))
+                .append(" of ")
+                .append(JobRunner.KEEP_RUNS)
+                .append(" runs kept per job");
         return b.toString();
     }
 
@@ -195,10 +237,13 @@ final class JobRunCheck {
 
     /** One run as evidence: every column but the detail's length limit. */
     static String describe(JobRun r) {
-        return "run " + r.runId() + " " + r.job() + " slot " + r.slot() + " " + r.trigger().wire()
+        return "run " + r.runId() + " " + r.job() + " slot " + r.slot() + " "
+                + r.trigger().wire()
                 + (r.resumedFrom() == null ? "" : " (resumed run " + r.resumedFrom() + ")") + " epoch " + r.epoch()
-                + " on " + r.instanceId() + " [" + r.startedAtMs() + ", " + (r.endedAtMs() == null ? "…" : r.endedAtMs())
-                + "] " + r.result().wire() + " processed " + r.processed() + (r.detail() == null ? "" : " — " + r.detail());
+                + " on " + r.instanceId() + " [" + r.startedAtMs() + ", "
+                + (r.endedAtMs() == null ? "…" : r.endedAtMs())
+                + "] " + r.result().wire() + " processed " + r.processed()
+                + (r.detail() == null ? "" : " — " + r.detail());
     }
 
     private static Long longOrNull(ResultSet rs, int column) throws SQLException {

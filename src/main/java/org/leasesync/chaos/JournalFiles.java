@@ -14,8 +14,7 @@ import java.util.stream.Stream;
 /** Reads and merges the journals of one chaos run. Stateless. */
 final class JournalFiles {
 
-    private JournalFiles() {
-    }
+    private JournalFiles() {}
 
     /**
      * Every event of every {@code *.jsonl} file in {@code dir}, in {@code mono} order; agent events get
@@ -26,7 +25,8 @@ final class JournalFiles {
     static List<JsonNode> readAll(Path dir) throws IOException {
         List<JsonNode> all = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList()) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList()) {
                 String name = f.getFileName().toString();
                 int cut = name.indexOf("-agent");
                 String device = name.startsWith("device-") && cut > 0 ? name.substring(0, cut) : null;

@@ -6,10 +6,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.leasesync.lease.Fence;
+import org.leasesync.lease.LeaseKey;
 import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.LeaseStore;
 import org.leasesync.lease.OwnerId;
-import org.leasesync.lease.LeaseKey;
 
 /**
  * The lease table with grants, renewals and releases journaled. A {@code grant} or {@code renew}
@@ -29,8 +29,8 @@ final class JournalingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                          Optional<LeaseRecord> takeOver) {
+    public Optional<LeaseRecord> tryGrant(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         long began = System.nanoTime();
         Optional<LeaseRecord> granted = delegate.tryGrant(key, owner, ttl, now, takeOver);
         granted.ifPresent(g -> {

@@ -24,8 +24,13 @@ final class JournalingRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
-                         long fencingToken, String runId) {
+    public PullPage pull(
+            TaskKey key,
+            Optional<String> cursor,
+            Optional<String> pushedPosition,
+            int limit,
+            long fencingToken,
+            String runId) {
         points.reached("pull.requesting", key, fencingToken);
         return delegate.pull(key, cursor, pushedPosition, limit, fencingToken, runId);
     }

@@ -43,7 +43,7 @@ final class JumpableTime implements TimeSource {
 
     @Override
     public Optional<String> monotonicClockId() {
-        return SYSTEM.monotonicClockId();   // the system's monotonic clock, whatever the wall clock says
+        return SYSTEM.monotonicClockId(); // the system's monotonic clock, whatever the wall clock says
     }
 
     private static final TimeSource SYSTEM = TimeSource.system();

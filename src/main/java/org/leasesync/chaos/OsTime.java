@@ -5,8 +5,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.random.RandomGenerator;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 
 /**
  * How an agent process sees time, moved the way the operating system moves it: its wall
@@ -24,7 +24,12 @@ import java.util.concurrent.TimeUnit;
 record OsTime(Kind kind, long amount) {
 
     /** What is moved. */
-    enum Kind { NORMAL, AHEAD, BEHIND, BTIME }
+    enum Kind {
+        NORMAL,
+        AHEAD,
+        BEHIND,
+        BTIME
+    }
 
     static final OsTime NORMAL = new OsTime(Kind.NORMAL, 0);
 
@@ -52,8 +57,12 @@ record OsTime(Kind kind, long amount) {
             case NORMAL -> Map.of();
             // only the wall clock is off: System.nanoTime stays the machine's CLOCK_MONOTONIC, as the
             // journals (and the product's lease timing) need
-            case AHEAD, BEHIND -> Map.of("LD_PRELOAD", libs.wallclockShift().toString(),
-                    "WALLCLOCK_SHIFT", Long.toString((kind == Kind.AHEAD ? 1 : -1) * amount * 3600));
+            case AHEAD, BEHIND ->
+                Map.of(
+                        "LD_PRELOAD",
+                        libs.wallclockShift().toString(),
+                        "WALLCLOCK_SHIFT",
+                        Long.toString((kind == Kind.AHEAD ? 1 : -1) * amount * 3600));
             case BTIME -> Map.of("LD_PRELOAD", libs.btimeShift().toString(), "BTIME_SHIFT", Long.toString(amount));
         };
     }
@@ -85,14 +94,16 @@ record OsTime(Kind kind, long amount) {
      * @throws IOException naming the fix when gcc is missing or fails
      */
     static Libraries buildAids(Path dir) throws IOException, InterruptedException {
-        return new Libraries(build(dir, "wallclock_shift.c", "libwallclock.so"), build(dir, "btime_shift.c", "libbtime.so"));
+        return new Libraries(
+                build(dir, "wallclock_shift.c", "libwallclock.so"), build(dir, "btime_shift.c", "libbtime.so"));
     }
 
     private static Path build(Path dir, String sourceName, String libName) throws IOException, InterruptedException {
         Path source = dir.resolve(sourceName);
         try (InputStream in = OsTime.class.getResourceAsStream(sourceName)) {
             if (in == null) {
-                throw new IOException("the resource org/leasesync/chaos/" + sourceName + " is missing (a broken build)");
+                throw new IOException(
+                        "the resource org/leasesync/chaos/" + sourceName + " is missing (a broken build)");
             }
             Files.createDirectories(dir);
             Files.write(source, in.readAllBytes());
@@ -102,10 +113,14 @@ record OsTime(Kind kind, long amount) {
         Process gcc;
         try {
             gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", lib.toString(), source.toString(), "-ldl")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
         } catch (IOException e) {
-            throw new IOException("gcc is needed to build the OS time aids (apt-get install gcc), "
-                    + "or run with --no-os-time-faults: " + e.getMessage(), e);
+            throw new IOException(
+                    "gcc is needed to build the OS time aids (apt-get install gcc), "
+                            + "or run with --no-os-time-faults: " + e.getMessage(),
+                    e);
         }
         if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
             gcc.destroyForcibly();

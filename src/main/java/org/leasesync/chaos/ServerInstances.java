@@ -59,8 +59,13 @@ final class ServerInstances {
      * @param logs where each instance's standard error goes ({@code instance-K.log})
      * @param extraArgs more {@code serve} options of instance K (e.g. the jobs' settings, {@link ClusterJobs#serveArgs})
      */
-    ServerInstances(List<Spec> specs, List<String> javaCommand, String dbUrl, Map<String, String> dbEnv, Path logs,
-                    java.util.function.IntFunction<List<String>> extraArgs) {
+    ServerInstances(
+            List<Spec> specs,
+            List<String> javaCommand,
+            String dbUrl,
+            Map<String, String> dbEnv,
+            Path logs,
+            java.util.function.IntFunction<List<String>> extraArgs) {
         this.specs = List.copyOf(specs);
         this.instanceIds = new String[specs.size()];
         this.logs = logs;
@@ -68,8 +73,19 @@ final class ServerInstances {
             Spec s = specs.get(k - 1);
             List<String> cmd = new ArrayList<>(s.prefix());
             cmd.addAll(javaCommand);
-            cmd.addAll(List.of("serve", "--db", dbUrl, "--bind", s.host(), "--port", String.valueOf(s.port()),
-                    "--db-pool-size", "5", "--audit", "--seed", "demo"));
+            cmd.addAll(List.of(
+                    "serve",
+                    "--db",
+                    dbUrl,
+                    "--bind",
+                    s.host(),
+                    "--port",
+                    String.valueOf(s.port()),
+                    "--db-pool-size",
+                    "5",
+                    "--audit",
+                    "--seed",
+                    "demo"));
             cmd.addAll(extraArgs.apply(k));
             processes.add(new ServerProcess(cmd, dbEnv, s.url(), logs.resolve("instance-" + k + ".log")));
         }
@@ -103,7 +119,8 @@ final class ServerInstances {
         try {
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
         } catch (CompletionException e) {
-            throw new IOException("a server instance did not start: " + e.getCause().getMessage(), e.getCause());
+            throw new IOException(
+                    "a server instance did not start: " + e.getCause().getMessage(), e.getCause());
         }
         ServerProcess first = processes.get(0);
         AdminClient[] a = new AdminClient[count()];
@@ -120,7 +137,7 @@ final class ServerInstances {
         try {
             instanceIds[k - 1] = new AdminClient(p.url(), "").instanceId();
         } catch (IOException e) {
-            instanceIds[k - 1] = null;   // its database is not reachable right now: the claim probe skips it
+            instanceIds[k - 1] = null; // its database is not reachable right now: the claim probe skips it
         }
     }
 
@@ -167,12 +184,14 @@ final class ServerInstances {
                 return;
             } catch (IOException e) {
                 long tookMs = (System.nanoTime() - began) / 1_000_000;
-                progress.println("cluster: instance " + k + " did not clear its faults (" + e + " after " + tookMs + " ms)"
-                        + (dumped ? "" : "; its threads: " + dumpThreads(k)));
+                progress.println("cluster: instance " + k + " did not clear its faults (" + e + " after " + tookMs
+                        + " ms)" + (dumped ? "" : "; its threads: " + dumpThreads(k)));
                 dumped = true;
                 if (System.nanoTime() > deadline) {
-                    throw new IOException("instance " + k + " did not answer its admin API for " + within.toSeconds()
-                            + " s after the faults were lifted", e);
+                    throw new IOException(
+                            "instance " + k + " did not answer its admin API for " + within.toSeconds()
+                                    + " s after the faults were lifted",
+                            e);
                 }
                 Thread.sleep(1000);
             }
@@ -192,8 +211,12 @@ final class ServerInstances {
             return "no jstack in " + jstack.getParent();
         }
         try {
-            Process p = new ProcessBuilder(jstack.toString(), String.valueOf(processes.get(k - 1).pid()))
-                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(
+                            jstack.toString(),
+                            String.valueOf(processes.get(k - 1).pid()))
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
             if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return "jstack did not finish; partial dump in " + out;

@@ -43,8 +43,15 @@ final class ServerProcess {
     /** {@code serve --port PORT --data-dir DIR --audit} on 127.0.0.1: the chaos harness's one server. */
     static ServerProcess h2(List<String> javaCommand, int port, Path dataDir, Path log) {
         List<String> cmd = new ArrayList<>(javaCommand);
-        cmd.addAll(List.of("serve", "--port", String.valueOf(port), "--data-dir", dataDir.toString(), "--audit",
-                "--seed", "demo"));
+        cmd.addAll(List.of(
+                "serve",
+                "--port",
+                String.valueOf(port),
+                "--data-dir",
+                dataDir.toString(),
+                "--audit",
+                "--seed",
+                "demo"));
         return new ServerProcess(cmd, Map.of(), "http://127.0.0.1:" + port, log);
     }
 
@@ -101,7 +108,8 @@ final class ServerProcess {
             p.waitFor(10, TimeUnit.SECONDS);
             Thread.sleep(500);
         }
-        throw last != null ? new IOException(last.getMessage() + "; see " + log, last)
+        throw last != null
+                ? new IOException(last.getMessage() + "; see " + log, last)
                 : new IOException("the server did not start within 3 minutes; see " + log);
     }
 
@@ -115,7 +123,9 @@ final class ServerProcess {
             return;
         }
         try {
-            new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+            new ProcessBuilder("kill", "-" + name, Long.toString(p.pid()))
+                    .start()
+                    .waitFor(10, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot send SIG" + name + " to the server " + p.pid(), e);
         }

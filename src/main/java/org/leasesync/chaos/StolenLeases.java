@@ -21,14 +21,13 @@ import org.leasesync.lease.OwnerId;
  */
 final class StolenLeases {
 
-    private StolenLeases() {
-    }
+    private StolenLeases() {}
 
     static void check(Evidence ev, List<ChaosReport.Violation> out) {
         long ttl = ev.leaseTtl().toNanos();
-        Map<String, List<Long>> beats = new HashMap<>();   // device|key#epoch -> began of each heartbeat write
-        Map<Long, Long> killSent = new HashMap<>();        // pid -> first SIGKILL sent (or last sign of life)
-        Map<Long, Long> lastEvent = new HashMap<>();       // pid -> its last journaled event
+        Map<String, List<Long>> beats = new HashMap<>(); // device|key#epoch -> began of each heartbeat write
+        Map<Long, Long> killSent = new HashMap<>(); // pid -> first SIGKILL sent (or last sign of life)
+        Map<Long, Long> lastEvent = new HashMap<>(); // pid -> its last journaled event
         for (JsonNode e : ev.events()) {
             lastEvent.merge(e.path("pid").asLong(), e.path("mono").asLong(), Math::max);
         }
@@ -42,7 +41,10 @@ final class StolenLeases {
                 beats.computeIfAbsent(beatKey(e, e.path("epoch").asLong()), k -> new java.util.ArrayList<>())
                         .add(e.path("began").asLong());
             } else if (Checker.type(e, "kill")) {
-                killSent.merge(e.path("victim").asLong(), e.path("sent").asLong(e.path("mono").asLong()), Math::min);
+                killSent.merge(
+                        e.path("victim").asLong(),
+                        e.path("sent").asLong(e.path("mono").asLong()),
+                        Math::min);
             }
         }
         for (JsonNode g : ev.events()) {
@@ -51,7 +53,7 @@ final class StolenLeases {
             }
             String holder = g.path("tookOverOwner").asText();
             if (holder.equals(g.path("owner").asText())) {
-                continue;   // its own orphan
+                continue; // its own orphan
             }
             long at = g.path("mono").asLong();
             long epoch = g.path("tookOverEpoch").asLong();
@@ -66,11 +68,18 @@ final class StolenLeases {
                 continue;
             }
             long ms = (at - lastBeat) / 1_000_000;
-            out.add(Checker.violation("stolen", "on " + g.path("device").asText() + ", " + g.path("key").asText()
-                    + " epoch " + epoch + " was taken over by " + g.path("owner").asText() + " " + ms
-                    + " ms after its live holder " + holder + " last heart-beat (TTL " + ev.leaseTtl().toMillis()
-                    + " ms; the holder was not killed)", ev, e -> Checker.deviceKey(e).equals(Checker.deviceKey(g)),
-                    lastBeat, g));
+            out.add(Checker.violation(
+                    "stolen",
+                    "on " + g.path("device").asText() + ", " + g.path("key").asText()
+                            + " epoch " + epoch + " was taken over by "
+                            + g.path("owner").asText() + " " + ms
+                            + " ms after its live holder " + holder + " last heart-beat (TTL "
+                            + ev.leaseTtl().toMillis()
+                            + " ms; the holder was not killed)",
+                    ev,
+                    e -> Checker.deviceKey(e).equals(Checker.deviceKey(g)),
+                    lastBeat,
+                    g));
         }
     }
 

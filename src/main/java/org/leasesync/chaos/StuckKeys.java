@@ -16,21 +16,28 @@ import java.util.Map;
  */
 final class StuckKeys {
 
-    private StuckKeys() {
-    }
+    private StuckKeys() {}
 
     static void check(Evidence ev, List<ChaosReport.Violation> out) {
         ev.devices().forEach((name, d) -> {
             for (String run : d.unfinishedRuns()) {
-                out.add(new ChaosReport.Violation("stuck", "run " + run + " on " + name
-                        + " is still recorded as running after the drain", List.of()));
+                out.add(new ChaosReport.Violation(
+                        "stuck",
+                        "run " + run + " on " + name + " is still recorded as running after the drain",
+                        List.of()));
             }
         });
         for (Takeover t : takeovers(ev)) {
             long killed = t.kill.path("mono").asLong();
             if (t.successorMono < 0) {
-                out.add(Checker.violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed and no successor "
-                        + "ever held the key", ev, e -> Checker.deviceKey(e).equals(t.key), killed, null));
+                out.add(Checker.violation(
+                        "stuck",
+                        "the owner of " + t.key + " (epoch " + t.epoch + ") was killed and no successor "
+                                + "ever held the key",
+                        ev,
+                        e -> Checker.deviceKey(e).equals(t.key),
+                        killed,
+                        null));
                 continue;
             }
             String device = t.kill.path("device").asText();
@@ -39,8 +46,11 @@ final class StuckKeys {
                 if (m > t.successorMono) {
                     break;
                 }
-                if (m > killed + ev.takeoverBound().toNanos() && Checker.type(e, "joined") && !e.path("local").asBoolean(true)
-                        && Checker.deviceKey(e).equals(t.key) && e.path("epoch").asLong() == t.epoch) {
+                if (m > killed + ev.takeoverBound().toNanos()
+                        && Checker.type(e, "joined")
+                        && !e.path("local").asBoolean(true)
+                        && Checker.deviceKey(e).equals(t.key)
+                        && e.path("epoch").asLong() == t.epoch) {
                     // While a process of the device is stopped (SIGSTOP), it may be the host of the device's
                     // shared H2 database, and then every database call of the device waits (a known limit,
                     // reliability.md): that time does not count against the bound.
@@ -48,11 +58,21 @@ final class StuckKeys {
                     if (m - frozen <= killed + ev.takeoverBound().toNanos()) {
                         continue;
                     }
-                    out.add(Checker.violation("stuck", "the owner of " + t.key + " (epoch " + t.epoch + ") was killed, and "
-                            + (m - killed) / 1_000_000 + " ms later (bound " + ev.takeoverBound().toMillis()
-                            + " ms" + (frozen > 0 ? ", plus " + frozen / 1_000_000 + " ms while a process of the device was stopped" : "")
-                            + ") a trigger still joined its run instead of taking the key over", ev,
-                            x -> Checker.deviceKey(x).equals(t.key), killed, e));
+                    out.add(Checker.violation(
+                            "stuck",
+                            "the owner of " + t.key + " (epoch " + t.epoch + ") was killed, and "
+                                    + (m - killed) / 1_000_000 + " ms later (bound "
+                                    + ev.takeoverBound().toMillis()
+                                    + " ms"
+                                    + (frozen > 0
+                                            ? ", plus " + frozen / 1_000_000
+                                                    + " ms while a process of the device was stopped"
+                                            : "")
+                                    + ") a trigger still joined its run instead of taking the key over",
+                            ev,
+                            x -> Checker.deviceKey(x).equals(t.key),
+                            killed,
+                            e));
                     break;
                 }
             }
@@ -89,8 +109,7 @@ final class StuckKeys {
     }
 
     /** A key held by a killed process, and when a successor first held it (-1: never). */
-    private record Takeover(JsonNode kill, String key, long epoch, long successorMono) {
-    }
+    private record Takeover(JsonNode kill, String key, long epoch, long successorMono) {}
 
     private static List<Takeover> takeovers(Evidence ev) {
         List<Takeover> out = new ArrayList<>();
@@ -100,7 +119,7 @@ final class StuckKeys {
             }
             long pid = kill.path("victim").asLong();
             long at = kill.path("mono").asLong();
-            Map<String, Long> held = new HashMap<>();   // device|key -> epoch
+            Map<String, Long> held = new HashMap<>(); // device|key -> epoch
             for (JsonNode e : ev.events()) {
                 if (e.path("mono").asLong() > at) {
                     break;
@@ -117,7 +136,9 @@ final class StuckKeys {
             for (Map.Entry<String, Long> h : held.entrySet()) {
                 long successor = -1;
                 for (JsonNode e : ev.events()) {
-                    if (e.path("mono").asLong() > at && Checker.type(e, "grant") && Checker.deviceKey(e).equals(h.getKey())
+                    if (e.path("mono").asLong() > at
+                            && Checker.type(e, "grant")
+                            && Checker.deviceKey(e).equals(h.getKey())
                             && e.path("epoch").asLong() > h.getValue()) {
                         successor = e.path("mono").asLong();
                         break;
@@ -145,7 +166,9 @@ final class StuckKeys {
                 if (m >= t.successorMono) {
                     break;
                 }
-                if (m > t.kill.path("mono").asLong() && Checker.type(e, "joined") && Checker.deviceKey(e).equals(t.key)
+                if (m > t.kill.path("mono").asLong()
+                        && Checker.type(e, "joined")
+                        && Checker.deviceKey(e).equals(t.key)
                         && e.path("epoch").asLong() == t.epoch) {
                     asked = m;
                     break;

@@ -87,15 +87,25 @@ final class UpgradeFaults {
      */
     int statements() throws IOException {
         if (statements < 0) {
-            Path scratch = Files.createDirectories(s.workDir().resolve("upgrades").resolve("count"));
+            Path scratch =
+                    Files.createDirectories(s.workDir().resolve("upgrades").resolve("count"));
             String url = url(scratch);
-            Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
-                    .target(String.valueOf(OLD_SCHEMA)).load().migrate();
+            Flyway.configure()
+                    .dataSource(url, "sa", "")
+                    .locations(SqlDialect.H2.clientMigrations())
+                    .target(String.valueOf(OLD_SCHEMA))
+                    .load()
+                    .migrate();
             AtomicInteger n = new AtomicInteger();
-            Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
-                    .callbacks(new StatementCounter(n)).load().migrate();
+            Flyway.configure()
+                    .dataSource(url, "sa", "")
+                    .locations(SqlDialect.H2.clientMigrations())
+                    .callbacks(new StatementCounter(n))
+                    .load()
+                    .migrate();
             statements = n.get();
-            try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement st = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(url, "sa", "");
+                    Statement st = c.createStatement()) {
                 st.execute("SHUTDOWN");
             } catch (SQLException e) {
                 throw new IOException("cannot close the scratch database in " + scratch + ": " + e.getMessage(), e);
@@ -155,7 +165,9 @@ final class UpgradeFaults {
     /** The upgrade devices left unusable: each a {@code stuck} violation. */
     List<ChaosReport.Violation> violations() {
         synchronized (devices) {
-            return bricked.stream().map(b -> new ChaosReport.Violation("stuck", b, List.of())).toList();
+            return bricked.stream()
+                    .map(b -> new ChaosReport.Violation("stuck", b, List.of()))
+                    .toList();
         }
     }
 
@@ -180,14 +192,15 @@ final class UpgradeFaults {
             journal.write(edit);
         }
 
-        AgentProcess first = start(device, 0, Map.of("JAVA_TOOL_OPTIONS",
-                "-Dleasesync.test.migration.pauseAfterStatement=" + statement));
+        AgentProcess first = start(
+                device, 0, Map.of("JAVA_TOOL_OPTIONS", "-Dleasesync.test.migration.pauseAfterStatement=" + statement));
         boolean paused = false;
         try {
             paused = first.migrationPaused().get(120, TimeUnit.SECONDS) == statement;
         } catch (TimeoutException | ExecutionException notPaused) {
-            s.progress().println("chaos: " + device + " did not reach migration statement " + statement
-                    + " (" + notPaused.getMessage() + "); killed anyway");
+            s.progress()
+                    .println("chaos: " + device + " did not reach migration statement " + statement + " ("
+                            + notPaused.getMessage() + "); killed anyway");
         }
         long sent = System.nanoTime();
         first.kill9();
@@ -196,9 +209,9 @@ final class UpgradeFaults {
         k.put("victim", first.pid());
         k.put("device", device);
         k.put("why", "migration statement " + statement);
-        k.put("paused", paused);   // false: killed elsewhere (it never reached the statement in 120 s)
+        k.put("paused", paused); // false: killed elsewhere (it never reached the statement in 120 s)
         k.put("exited", !first.alive());
-        k.put("survivors", false);   // alone on its directory, holding no lease: nothing to take over
+        k.put("survivors", false); // alone on its directory, holding no lease: nothing to take over
         journal.write(k);
         kills.incrementAndGet();
 
@@ -217,10 +230,11 @@ final class UpgradeFaults {
         opened.put("device", device);
         journal.write(opened);
         try {
-            JsonNode r = again.send(cmd("settle").put("user", user).put("scope", scope).put("timeoutMs", 60_000))
+            JsonNode r = again.send(
+                            cmd("settle").put("user", user).put("scope", scope).put("timeoutMs", 60_000))
                     .get(90, TimeUnit.SECONDS);
             if (!r.path("settled").asBoolean()) {
-                s.progress().println("chaos: " + device + " did not settle: " + r);   // its edits stay in its outbox
+                s.progress().println("chaos: " + device + " did not settle: " + r); // its edits stay in its outbox
             }
         } catch (TimeoutException | ExecutionException e3) {
             s.progress().println("chaos: " + device + " settle failed: " + e3);
@@ -231,11 +245,26 @@ final class UpgradeFaults {
 
     private AgentProcess start(String device, int incarnation, Map<String, String> env) throws IOException {
         List<String> cmd = new ArrayList<>(s.javaCommand());
-        cmd.addAll(List.of("chaos-agent", "--data-dir", dir(device).toString(), "--server", server.url(),
-                "--token", "alice=" + server.token("alice"), "--token", "bob=" + server.token("bob"),
-                "--journal", s.workDir().resolve("journals").resolve(device + "-agent0-" + incarnation + ".jsonl").toString(),
-                "--lease-ttl", s.leaseTtl().toMillis() + "ms", "--call-timeout", s.callTimeout().toMillis() + "ms"));
-        AgentProcess a = AgentProcess.start(-1, incarnation, cmd, env, log(device), hit -> { });
+        cmd.addAll(List.of(
+                "chaos-agent",
+                "--data-dir",
+                dir(device).toString(),
+                "--server",
+                server.url(),
+                "--token",
+                "alice=" + server.token("alice"),
+                "--token",
+                "bob=" + server.token("bob"),
+                "--journal",
+                s.workDir()
+                        .resolve("journals")
+                        .resolve(device + "-agent0-" + incarnation + ".jsonl")
+                        .toString(),
+                "--lease-ttl",
+                s.leaseTtl().toMillis() + "ms",
+                "--call-timeout",
+                s.callTimeout().toMillis() + "ms"));
+        AgentProcess a = AgentProcess.start(-1, incarnation, cmd, env, log(device), hit -> {});
         ObjectNode e = journal.event("agent-start");
         e.put("slot", -1);
         e.put("agentPid", a.pid());
@@ -249,15 +278,21 @@ final class UpgradeFaults {
             throws IOException, SQLException {
         Files.createDirectories(dir);
         String url = url(dir);
-        Flyway.configure().dataSource(url, "sa", "").locations(SqlDialect.H2.clientMigrations())
-                .target(String.valueOf(OLD_SCHEMA)).load().migrate();
+        Flyway.configure()
+                .dataSource(url, "sa", "")
+                .locations(SqlDialect.H2.clientMigrations())
+                .target(String.valueOf(OLD_SCHEMA))
+                .load()
+                .migrate();
         try (Connection c = DriverManager.getConnection(url, "sa", "")) {
-            try (PreparedStatement id = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
+            try (PreparedStatement id =
+                    c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
                 id.setString(1, "chaos-" + device);
                 id.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (user_id, scope, change_id, record_id,"
-                    + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, 0, FALSE, ?, ?, 'pending')")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO outbox (user_id, scope, change_id, record_id,"
+                            + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, 0, FALSE, ?, ?, 'pending')")) {
                 for (int i = 1; i <= edits; i++) {
                     ps.setString(1, user);
                     ps.setString(2, scope);

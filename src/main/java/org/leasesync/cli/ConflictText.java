@@ -18,8 +18,7 @@ import org.leasesync.store.JdbcLocalEdits;
  */
 final class ConflictText {
 
-    private ConflictText() {
-    }
+    private ConflictText() {}
 
     /** The differences of a conflict (this device's edit against the server's version). */
     static List<ConflictDiff.Difference> differences(JdbcLocalEdits.OutboxItem i) {
@@ -36,8 +35,12 @@ final class ConflictText {
         if (!i.deleted()) {
             printLines(out, ConflictDiff.lines(i.payloadJson(), fields));
         }
-        out.println("  server's: " + (i.serverDeleted() ? "deleted on the server (version " + i.serverVersion() + ")"
-                : i.serverVersion() == 0 ? "not on the server" : "version " + i.serverVersion() + " on the server"));
+        out.println("  server's: "
+                + (i.serverDeleted()
+                        ? "deleted on the server (version " + i.serverVersion() + ")"
+                        : i.serverVersion() == 0
+                                ? "not on the server"
+                                : "version " + i.serverVersion() + " on the server"));
         if (!i.serverLacksRecord()) {
             printLines(out, ConflictDiff.lines(i.serverPayloadJson(), fields));
         }
@@ -49,10 +52,13 @@ final class ConflictText {
     /** Prints one conflict copy in full. */
     static void print(PrintWriter out, TaskKey key, ConflictCopies.Copy k) {
         out.println("conflict copy " + k.id() + " of record " + k.recordId() + ": "
-                + (k.side() == ConflictCopies.Side.MINE ? "your edit (based on version " + k.version() + ")"
-                        + k.madeAt().map(t -> ", made " + t).orElse("")
-                        : k.version() == 0 ? "the server had no such record"
-                        : "the server's version " + k.version() + k.madeAt().map(t -> ", applied " + t).orElse(""))
+                + (k.side() == ConflictCopies.Side.MINE
+                        ? "your edit (based on version " + k.version() + ")"
+                                + k.madeAt().map(t -> ", made " + t).orElse("")
+                        : k.version() == 0
+                                ? "the server had no such record"
+                                : "the server's version " + k.version()
+                                        + k.madeAt().map(t -> ", applied " + t).orElse(""))
                 + ", set aside " + k.resolvedAt());
         if (k.deleted()) {
             out.println("    (a deletion)");
@@ -79,12 +85,17 @@ final class ConflictText {
         server.put("deleted", i.serverDeleted());
         server.put("payload", i.serverLacksRecord() ? null : i.serverPayloadJson());
         o.put("server", server);
-        o.put("differences", differences(i).stream().map(d -> {
-            Map<String, Object> one = new LinkedHashMap<>();   // a stable order for people reading the JSON
-            one.put("path", d.pointer());
-            one.put("change", d.change().name().toLowerCase(java.util.Locale.ROOT));
-            return one;
-        }).toList());
+        o.put(
+                "differences",
+                differences(i).stream()
+                        .map(d -> {
+                            Map<String, Object> one =
+                                    new LinkedHashMap<>(); // a stable order for people reading the JSON
+                            one.put("path", d.pointer());
+                            one.put("change", d.change().name().toLowerCase(java.util.Locale.ROOT));
+                            return one;
+                        })
+                        .toList());
         return o;
     }
 
@@ -114,12 +125,13 @@ final class ConflictText {
             if (sb.length() > 0) {
                 sb.append(", ");
             }
-            sb.append(switch (d.change()) {
-                case CHANGED -> d.path() + " (changed)";
-                case ONLY_MINE -> d.path() + " (only in yours)";
-                case ONLY_SERVER -> d.path() + " (only in the server's)";
-                case WHOLE_RECORD -> "the whole record";
-            });
+            sb.append(
+                    switch (d.change()) {
+                        case CHANGED -> d.path() + " (changed)";
+                        case ONLY_MINE -> d.path() + " (only in yours)";
+                        case ONLY_SERVER -> d.path() + " (only in the server's)";
+                        case WHOLE_RECORD -> "the whole record";
+                    });
         }
         return sb.toString();
     }

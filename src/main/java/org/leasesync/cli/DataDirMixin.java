@@ -1,25 +1,30 @@
 package org.leasesync.cli;
 
-import org.leasesync.client.DataDirs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.leasesync.store.Database;
-import picocli.CommandLine.Option;
+import org.leasesync.client.DataDirs;
 import org.leasesync.store.h2.OpenRetries;
+import picocli.CommandLine.Option;
 
 /** The local database options shared by every command: {@code --data-dir} and {@code --db-open-timeout}. */
 public final class DataDirMixin {
 
-    @Option(names = "--data-dir", paramLabel = "DIR",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
             description = "Data directory (local database, logs). Default: $LEASESYNC_DATA_DIR, "
                     + "else $XDG_DATA_HOME/leasesync, else ~/.local/share/leasesync.")
     Path dataDir;
 
-    @Option(names = "--db-open-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--db-open-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             defaultValue = "${env:LEASESYNC_DB_OPEN_TIMEOUT:-40s}",
-            description = "How long opening the local database waits for another leasesync process that holds it "
-                    + "but does not answer (stopped or hung), 200ms..10m. Default: $LEASESYNC_DB_OPEN_TIMEOUT, else 40s.")
+            description =
+                    "How long opening the local database waits for another leasesync process that holds it "
+                            + "but does not answer (stopped or hung), 200ms..10m. Default: $LEASESYNC_DB_OPEN_TIMEOUT, else 40s.")
     Duration openTimeout;
 
     /**
@@ -30,8 +35,8 @@ public final class DataDirMixin {
     public Path resolve() {
         Path p = DataDirs.resolve(dataDir);
         if (Files.exists(p) && !Files.isDirectory(p)) {
-            throw new IllegalArgumentException("the data directory " + p + " is a file, not a directory; choose another "
-                    + "one with --data-dir or LEASESYNC_DATA_DIR");
+            throw new IllegalArgumentException("the data directory " + p
+                    + " is a file, not a directory; choose another " + "one with --data-dir or LEASESYNC_DATA_DIR");
         }
         return p;
     }

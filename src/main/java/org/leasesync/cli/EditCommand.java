@@ -8,22 +8,25 @@ import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.remote.PayloadJson;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
-import org.leasesync.sync.OutboxEntry;
-import org.leasesync.remote.PayloadJson;
-import org.leasesync.sync.PushLimits;
 import org.leasesync.store.SavedEdit;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PushLimits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code leasesync edit}: a local edit into the outbox (pushed by the next sync). */
-@Command(name = "edit", mixinStandardHelpOptions = true,
-        description = "Make a local edit of a record; it waits in the outbox until a sync pushes it and the server confirms it.")
+@Command(
+        name = "edit",
+        mixinStandardHelpOptions = true,
+        description =
+                "Make a local edit of a record; it waits in the outbox until a sync pushes it and the server confirms it.")
 public final class EditCommand implements Callable<Integer>, WritesDataDir {
 
     @Mixin
@@ -35,17 +38,23 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--id", required = true, description = "Record id (new or existing).")
     String id;
 
-    @Option(names = "--payload", description = "The record's new content, a JSON object, e.g. '{\"title\":\"Algebra\",\"progress\":0.5}'.")
+    @Option(
+            names = "--payload",
+            description = "The record's new content, a JSON object, e.g. '{\"title\":\"Algebra\",\"progress\":0.5}'.")
     String payload;
 
-    @Option(names = "--payload-file", paramLabel = "PATH",
+    @Option(
+            names = "--payload-file",
+            paramLabel = "PATH",
             description = "Read the record's new content (a JSON object) from this file; '-' reads standard input.")
     String payloadFile;
 
     @Option(names = "--delete", description = "Delete the record instead.")
     boolean delete;
 
-    @Option(names = "--base-version", paramLabel = "N",
+    @Option(
+            names = "--base-version",
+            paramLabel = "N",
             description = "The record's version you saw (the VERSION column of 'records'; 0 = you saw no such record). "
                     + "If the record has changed since, the edit is saved as a conflict instead of overwriting that "
                     + "change (exit code " + EditCommand.SAVED_AS_CONFLICT + "). Without it, the edit is based on "
@@ -82,8 +91,8 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         }
         // Refused before the data directory is touched when it cannot fit whatever the record's
         // version (the smallest base version makes the smallest push); the store checks it exactly.
-        PushLimits.checkFits(new OutboxEntry(0, "00000000-0000-0000-0000-000000000000", id, 0, delete, json,
-                java.time.Instant.EPOCH));
+        PushLimits.checkFits(new OutboxEntry(
+                0, "00000000-0000-0000-0000-000000000000", id, 0, delete, json, java.time.Instant.EPOCH));
     }
 
     /** Files larger than this are refused unread: even pretty-printed, such an edit could never be pushed. */
@@ -94,8 +103,9 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
         try (InputStream in = path.equals("-") ? System.in : Files.newInputStream(Path.of(path))) {
             byte[] bytes = in.readNBytes((int) MAX_PAYLOAD_FILE_BYTES + 1);
             if (bytes.length > MAX_PAYLOAD_FILE_BYTES) {
-                throw new IllegalArgumentException("--payload-file " + path + " is larger than "
-                        + MAX_PAYLOAD_FILE_BYTES / (1024 * 1024) + " MiB; the sync server accepts at most 5 MiB per push");
+                throw new IllegalArgumentException(
+                        "--payload-file " + path + " is larger than " + MAX_PAYLOAD_FILE_BYTES / (1024 * 1024)
+                                + " MiB; the sync server accepts at most 5 MiB per push");
             }
             return Utf8Input.text(bytes, "--payload-file " + path);
         } catch (java.nio.file.NoSuchFileException e) {
@@ -120,21 +130,31 @@ public final class EditCommand implements Callable<Integer>, WritesDataDir {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             SavedEdit saved;
             try {
-                saved = edits.saveEdit(key, id, json, delete,
+                saved = edits.saveEdit(
+                        key,
+                        id,
+                        json,
+                        delete,
                         baseVersion == null ? OptionalLong.empty() : OptionalLong.of(baseVersion));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             String what = (delete ? "delete" : "edit") + " of " + id + " for " + key;
             if (saved.conflict()) {
-                spec.commandLine().getOut().println("saved " + what + " as a conflict (change " + saved.changeId()
-                        + "): you saw version " + baseVersion + " but " + now(saved) + "; nothing is pushed until you"
-                        + " resolve it: leasesync resolve --user " + Views.shellQuote(key.userId()) + " --scope "
-                        + key.scope() + " --change " + saved.changeId() + " --keep-mine (or --take-theirs)");
+                spec.commandLine()
+                        .getOut()
+                        .println("saved " + what + " as a conflict (change " + saved.changeId()
+                                + "): you saw version " + baseVersion + " but " + now(saved)
+                                + "; nothing is pushed until you"
+                                + " resolve it: leasesync resolve --user " + Views.shellQuote(key.userId())
+                                + " --scope "
+                                + key.scope() + " --change " + saved.changeId() + " --keep-mine (or --take-theirs)");
                 return SAVED_AS_CONFLICT;
             }
-            spec.commandLine().getOut().println("queued " + what + " as change " + saved.changeId() + " (based on version "
-                    + saved.baseVersion() + "; " + edits.pendingCount(key) + " waiting to be pushed)");
+            spec.commandLine()
+                    .getOut()
+                    .println("queued " + what + " as change " + saved.changeId() + " (based on version "
+                            + saved.baseVersion() + "; " + edits.pendingCount(key) + " waiting to be pushed)");
             return 0;
         }
     }

@@ -3,8 +3,8 @@ package org.leasesync.cli;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.leasesync.remote.HttpSettings;
 import org.leasesync.client.Account;
+import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
 
@@ -28,10 +28,19 @@ import org.leasesync.remote.TransportSecurity;
  * @param account the signed-in account the window starts with (its servers and user are {@code server}
  *     and {@code user}; its token is read from the keyring just before the window starts)
  */
-public record GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                         Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                         Duration foregroundMinInterval, Duration dbOpenTimeout, java.util.Set<String> given,
-                         TransportSecurity transport, Optional<Account> account) {
+public record GuiOptions(
+        Path dataDir,
+        Optional<ServerUrls> server,
+        Optional<String> user,
+        Optional<String> token,
+        Duration leaseTtl,
+        HttpSettings http,
+        Duration scheduleInterval,
+        Duration foregroundMinInterval,
+        Duration dbOpenTimeout,
+        java.util.Set<String> given,
+        TransportSecurity transport,
+        Optional<Account> account) {
 
     public GuiOptions {
         given = java.util.Set.copyOf(given);
@@ -40,17 +49,47 @@ public record GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<Str
     }
 
     /** With {@link TransportSecurity#DEFAULT} and no account. */
-    public GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                      Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval,
-                      Duration dbOpenTimeout, java.util.Set<String> given) {
-        this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, dbOpenTimeout,
-                given, TransportSecurity.DEFAULT, Optional.empty());
+    public GuiOptions(
+            Path dataDir,
+            Optional<ServerUrls> server,
+            Optional<String> user,
+            Optional<String> token,
+            Duration leaseTtl,
+            HttpSettings http,
+            Duration scheduleInterval,
+            Duration foregroundMinInterval,
+            Duration dbOpenTimeout,
+            java.util.Set<String> given) {
+        this(
+                dataDir,
+                server,
+                user,
+                token,
+                leaseTtl,
+                http,
+                scheduleInterval,
+                foregroundMinInterval,
+                dbOpenTimeout,
+                given,
+                TransportSecurity.DEFAULT,
+                Optional.empty());
     }
 
     /** The same options with the account's token. */
     public GuiOptions withToken(String token) {
-        return new GuiOptions(dataDir, server, user, Optional.of(token), leaseTtl, http, scheduleInterval,
-                foregroundMinInterval, dbOpenTimeout, given, transport, account);
+        return new GuiOptions(
+                dataDir,
+                server,
+                user,
+                Optional.of(token),
+                leaseTtl,
+                http,
+                scheduleInterval,
+                foregroundMinInterval,
+                dbOpenTimeout,
+                given,
+                transport,
+                account);
     }
 
     /** Never the token. */
@@ -62,17 +101,48 @@ public record GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<Str
     }
 
     /** With nothing given explicitly. */
-    public GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                      Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval,
-                      Duration dbOpenTimeout) {
-        this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, dbOpenTimeout,
+    public GuiOptions(
+            Path dataDir,
+            Optional<ServerUrls> server,
+            Optional<String> user,
+            Optional<String> token,
+            Duration leaseTtl,
+            HttpSettings http,
+            Duration scheduleInterval,
+            Duration foregroundMinInterval,
+            Duration dbOpenTimeout) {
+        this(
+                dataDir,
+                server,
+                user,
+                token,
+                leaseTtl,
+                http,
+                scheduleInterval,
+                foregroundMinInterval,
+                dbOpenTimeout,
                 java.util.Set.of());
     }
 
     /** With the default database open timeout. */
-    public GuiOptions(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                      Duration leaseTtl, HttpSettings http, Duration scheduleInterval, Duration foregroundMinInterval) {
-        this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
+    public GuiOptions(
+            Path dataDir,
+            Optional<ServerUrls> server,
+            Optional<String> user,
+            Optional<String> token,
+            Duration leaseTtl,
+            HttpSettings http,
+            Duration scheduleInterval,
+            Duration foregroundMinInterval) {
+        this(
+                dataDir,
+                server,
+                user,
+                token,
+                leaseTtl,
+                http,
+                scheduleInterval,
+                foregroundMinInterval,
                 org.leasesync.store.h2.OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 }

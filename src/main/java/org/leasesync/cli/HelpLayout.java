@@ -23,8 +23,7 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  */
 final class HelpLayout {
 
-    private HelpLayout() {
-    }
+    private HelpLayout() {}
 
     /** Uses this layout for {@code line} and every subcommand it has now. */
     static void install(CommandLine line) {
@@ -39,8 +38,8 @@ final class HelpLayout {
         }
 
         @Override
-        public Layout createDefaultLayout(List<OptionSpec> options, List<PositionalParamSpec> positionals,
-                                          ColorScheme scheme) {
+        public Layout createDefaultLayout(
+                List<OptionSpec> options, List<PositionalParamSpec> positionals, ColorScheme scheme) {
             Layout base = super.createDefaultLayout(options, positionals, scheme);
             return new SpaceWrappingLayout(scheme, base.textTable(), base.optionRenderer(), base.parameterRenderer());
         }
@@ -51,8 +50,11 @@ final class HelpLayout {
         /** Continuation lines are indented like picocli's own. */
         private static final String CONTINUATION = "  ";
 
-        SpaceWrappingLayout(ColorScheme scheme, Help.TextTable table, Help.IOptionRenderer options,
-                            Help.IParameterRenderer parameters) {
+        SpaceWrappingLayout(
+                ColorScheme scheme,
+                Help.TextTable table,
+                Help.IOptionRenderer options,
+                Help.IParameterRenderer parameters) {
             super(scheme, table, options, parameters);
         }
 
@@ -75,8 +77,9 @@ final class HelpLayout {
                     for (int c = 0; c < row.length - 1; c++) {
                         r[c] = i == 0 ? row[c] : colorScheme.text("");
                     }
-                    Text line = text.substring(lines.get(i)[0], lines.get(i)[1]);   // keeps styles, parses nothing
-                    r[row.length - 1] = i == 0 ? line : colorScheme.text(CONTINUATION).concat(line);
+                    Text line = text.substring(lines.get(i)[0], lines.get(i)[1]); // keeps styles, parses nothing
+                    r[row.length - 1] =
+                            i == 0 ? line : colorScheme.text(CONTINUATION).concat(line);
                     out.add(r);
                 }
             }

@@ -8,24 +8,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.store.Database;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import org.leasesync.sync.TriggerSkip;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-import org.leasesync.store.h2.DataDirectory;
 
 /**
  * {@code leasesync history --key 'alice|course_sync'}: a key's runs, newest first, each preceded by
  * the timer triggers skipped because it had just synced; the triggers that joined a run are counted
  * per source ("joined by schedule × 12, foreground × 3"). Read-only.
  */
-@Command(name = "history", mixinStandardHelpOptions = true,
+@Command(
+        name = "history",
+        mixinStandardHelpOptions = true,
         description = "Show a task key's runs, newest first: sources (first and merged), owner, epoch, stages "
                 + "with times, result and error; and, above each run, the timer triggers skipped because the key "
                 + "had just synced.")
@@ -34,7 +35,10 @@ public final class HistoryCommand implements Callable<Integer> {
     @Mixin
     DataDirMixin dataDir;
 
-    @Option(names = "--key", required = true, paramLabel = "USER|SCOPE",
+    @Option(
+            names = "--key",
+            required = true,
+            paramLabel = "USER|SCOPE",
             description = "Task key, e.g. 'alice|course_sync' (quote it: '|' is a shell pipe).")
     String key;
 
@@ -67,7 +71,9 @@ public final class HistoryCommand implements Callable<Integer> {
             skipped = Map.of();
         } else {
             try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
-                runs = store.history().history(taskKey, limit).stream().map(Views.RunView::of).toList();
+                runs = store.history().history(taskKey, limit).stream()
+                        .map(Views.RunView::of)
+                        .toList();
                 // at most one skip per window and run: ten windows' worth is plenty
                 skipped = TriggerSkip.byRun(new JdbcRecentSyncs(store.database()).skips(taskKey, 10 * limit));
             }
@@ -87,8 +93,8 @@ public final class HistoryCommand implements Callable<Integer> {
                 out.println(Views.local(s.at()) + "  skipped  " + s.source().wireName() + " trigger");
                 out.println("    owner " + s.owner() + "  — " + s.reason());
             }
-            String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " (joined by "
-                    + counts(r.mergedSourceCounts()) + ")");
+            String sources = r.firstSource()
+                    + (r.mergedSources().isEmpty() ? "" : " (joined by " + counts(r.mergedSourceCounts()) + ")");
             out.println(Views.local(Instant.parse(r.startedAt())) + "  " + r.status() + "  epoch " + r.epoch()
                     + "  started by " + sources);
             out.println("    run " + r.runId() + "  owner " + r.owner());
@@ -97,11 +103,16 @@ public final class HistoryCommand implements Callable<Integer> {
             }
             StringBuilder st = new StringBuilder("    stages:");
             for (var s : r.stages()) {
-                st.append(' ').append(s.stage()).append(" @ ").append(Views.local(Instant.parse(s.at()))).append(';');
+                st.append(' ')
+                        .append(s.stage())
+                        .append(" @ ")
+                        .append(Views.local(Instant.parse(s.at())))
+                        .append(';');
             }
             out.println(st);
-            out.println("    ended: " + (r.endedAt() == null ? "(still running)" : Views.local(Instant.parse(r.endedAt())))
-                    + (r.error() == null ? "" : "  — " + r.error()));
+            out.println(
+                    "    ended: " + (r.endedAt() == null ? "(still running)" : Views.local(Instant.parse(r.endedAt())))
+                            + (r.error() == null ? "" : "  — " + r.error()));
             if (r.note() != null) {
                 out.println("    note: " + r.note());
             }
@@ -111,7 +122,8 @@ public final class HistoryCommand implements Callable<Integer> {
 
     /** "schedule × 12, foreground × 3" (see {@link org.leasesync.run.SourceCounts#text()}). */
     private static String counts(Map<String, Integer> bySource) {
-        return bySource.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue())
+        return bySource.entrySet().stream()
+                .map(e -> e.getKey() + " × " + e.getValue())
                 .collect(java.util.stream.Collectors.joining(", "));
     }
 }

@@ -8,16 +8,29 @@ import picocli.CommandLine.Option;
 /** HTTP timeout options shared by the commands that talk to a server. */
 public final class HttpOptions {
 
-    @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-3s}", description = "TCP connect timeout, 1ms..10m. Default: $LEASESYNC_CONNECT_TIMEOUT, else 3s.")
+    @Option(
+            names = "--connect-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "${env:LEASESYNC_CONNECT_TIMEOUT:-3s}",
+            description = "TCP connect timeout, 1ms..10m. Default: $LEASESYNC_CONNECT_TIMEOUT, else 3s.")
     Duration connect;
 
-    @Option(names = "--read-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_READ_TIMEOUT:-30s}", description = "Read timeout per response, 1ms..10m. Default: $LEASESYNC_READ_TIMEOUT, else 30s.")
+    @Option(
+            names = "--read-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "${env:LEASESYNC_READ_TIMEOUT:-30s}",
+            description = "Read timeout per response, 1ms..10m. Default: $LEASESYNC_READ_TIMEOUT, else 30s.")
     Duration read;
 
-    @Option(names = "--call-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}", description = "Whole-call timeout (trying further --server URLs included), 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
+    @Option(
+            names = "--call-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "${env:LEASESYNC_CALL_TIMEOUT:-45s}",
+            description =
+                    "Whole-call timeout (trying further --server URLs included), 1ms..10m, under 90%% of the lease TTL. Default: $LEASESYNC_CALL_TIMEOUT, else 45s.")
     Duration call;
 
     /** What {@code --server} means, for the commands' help. */

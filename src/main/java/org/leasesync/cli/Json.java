@@ -9,8 +9,7 @@ final class Json {
 
     private static final ObjectMapper MAPPER = JsonMappers.INDENTED;
 
-    private Json() {
-    }
+    private Json() {}
 
     static String write(Object value) {
         try {

@@ -15,8 +15,10 @@ import picocli.CommandLine.Spec;
  */
 public final class KeyOptions {
 
-    @Option(names = "--user", description = "User id. Default: the signed-in account's user, when one account is "
-            + "signed in (several: name one).")
+    @Option(
+            names = "--user",
+            description = "User id. Default: the signed-in account's user, when one account is "
+                    + "signed in (several: name one).")
     String user;
 
     @Spec(Spec.Target.MIXEE)
@@ -63,12 +65,16 @@ public final class KeyOptions {
     }
 
     private String accountUser() {
-        DataDirMixin dir = mixee == null ? null : OptionsBeforeSubcommand.dataDirMixin(mixee).orElse(null);
+        DataDirMixin dir = mixee == null
+                ? null
+                : OptionsBeforeSubcommand.dataDirMixin(mixee).orElse(null);
         if (dir == null) {
             throw new IllegalArgumentException("--user is required");
         }
         try {
-            return AccountService.forThisProcess(dir.resolve()).choose(Optional.empty(), Optional.empty()).user();
+            return AccountService.forThisProcess(dir.resolve())
+                    .choose(Optional.empty(), Optional.empty())
+                    .user();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--user is not given, and " + e.getMessage());
         }

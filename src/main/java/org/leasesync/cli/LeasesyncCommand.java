@@ -9,23 +9,39 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The {@code leasesync} command: with no subcommand it opens the desktop window; with one it runs
  * the CLI. Exit codes: 0 success, 1 failure, 2 usage error (plus the codes a subcommand documents).
  */
-@Command(name = "leasesync", mixinStandardHelpOptions = true, versionProvider = LeasesyncCommand.Version.class,
-        description = {"A desktop sync client that never runs the same sync task twice at once.",
-                "Without a subcommand: opens the window — with --server, as a signed-in account (leasesync login), "
-                        + "else the embedded demo server."},
-        subcommands = {LoginCommand.class, LogoutCommand.class, AccountsCommand.class, SyncCommand.class,
-                EditCommand.class, ResolveCommand.class, RecordsCommand.class,
-                OutboxCommand.class, ServeCommand.class, UsersCommand.class, StatusCommand.class,
-                HistoryCommand.class, CommandLine.HelpCommand.class})
+@Command(
+        name = "leasesync",
+        mixinStandardHelpOptions = true,
+        versionProvider = LeasesyncCommand.Version.class,
+        description = {
+            "A desktop sync client that never runs the same sync task twice at once.",
+            "Without a subcommand: opens the window — with --server, as a signed-in account (leasesync login), "
+                    + "else the embedded demo server."
+        },
+        subcommands = {
+            LoginCommand.class,
+            LogoutCommand.class,
+            AccountsCommand.class,
+            SyncCommand.class,
+            EditCommand.class,
+            ResolveCommand.class,
+            RecordsCommand.class,
+            OutboxCommand.class,
+            ServeCommand.class,
+            UsersCommand.class,
+            StatusCommand.class,
+            HistoryCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir {
 
     /** {@code --version}: the build's version, so the number lives only in the pom. */
@@ -36,17 +52,21 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
     }
 
-
     @Mixin
     DataDirMixin dataDir;
 
-    @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
-            + " E.g. https://sync.example.org or http://127.0.0.1:8787. Default: the signed-in account's (the newest sign-in, or --user's); "
-            + "with none, start the embedded reference server with demo data and sign in as alice.")
+    @Option(
+            names = "--server",
+            paramLabel = "URL[,URL...]",
+            description = HttpOptions.SERVER_HELP
+                    + " E.g. https://sync.example.org or http://127.0.0.1:8787. Default: the signed-in account's (the newest sign-in, or --user's); "
+                    + "with none, start the embedded reference server with demo data and sign in as alice.")
     String server;
 
-    @Option(names = "--user", paramLabel = "USER", description = "User to sync as: with --server and a token, or the "
-            + "signed-in account of this user.")
+    @Option(
+            names = "--user",
+            paramLabel = "USER",
+            description = "User to sync as: with --server and a token, or the " + "signed-in account of this user.")
     String user;
 
     @Mixin
@@ -61,12 +81,18 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     @Mixin
     HttpOptions httpOptions;
 
-    @Option(names = "--schedule-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--schedule-interval",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             defaultValue = "${env:LEASESYNC_SCHEDULE_INTERVAL:-5m}",
             description = "Timer trigger interval (±10%% jitter). Default: $LEASESYNC_SCHEDULE_INTERVAL, else 5m.")
     java.time.Duration scheduleInterval;
 
-    @Option(names = "--foreground-min-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--foreground-min-interval",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             defaultValue = "${env:LEASESYNC_FOREGROUND_MIN_INTERVAL:-1m}",
             description = "No sync on coming back to the window when the key synced successfully less than this ago. "
                     + "Default: $LEASESYNC_FOREGROUND_MIN_INTERVAL, else 1m.")
@@ -88,8 +114,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     public void validate() {
         Optional<ServerChoice.Chosen> chosen = chooseServer();
         if (scheduleInterval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
-            throw new IllegalArgumentException("--schedule-interval must be at least 1s, got "
-                    + DurationConverter.format(scheduleInterval));
+            throw new IllegalArgumentException(
+                    "--schedule-interval must be at least 1s, got " + DurationConverter.format(scheduleInterval));
         }
         if (foregroundMinInterval.isNegative()) {
             throw new IllegalArgumentException("--foreground-min-interval must not be negative, got "
@@ -103,9 +129,17 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         }
         java.util.Set<String> given = given(System.getenv());
         chosen.filter(c -> c.account().isPresent()).ifPresent(c -> given.add(WINDOW_ACCOUNT));
-        options = new GuiOptions(dataDir.resolve(), chosen.map(ServerChoice.Chosen::servers),
-                chosen.map(ServerChoice.Chosen::user), chosen.flatMap(ServerChoice.Chosen::token), ttl, http,
-                scheduleInterval, foregroundMinInterval, dataDir.openTimeout(), given,
+        options = new GuiOptions(
+                dataDir.resolve(),
+                chosen.map(ServerChoice.Chosen::servers),
+                chosen.map(ServerChoice.Chosen::user),
+                chosen.flatMap(ServerChoice.Chosen::token),
+                ttl,
+                http,
+                scheduleInterval,
+                foregroundMinInterval,
+                dataDir.openTimeout(),
+                given,
                 chosen.map(ServerChoice.Chosen::transport).orElse(org.leasesync.remote.TransportSecurity.DEFAULT),
                 chosen.flatMap(ServerChoice.Chosen::account));
     }
@@ -116,26 +150,33 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      */
     private Optional<ServerChoice.Chosen> chooseServer() {
         if (server != null || tokenOptions.given()) {
-            return Optional.of(ServerChoice.choose(dataDir.resolve(), server, user, tokenOptions, transportOptions,
-                    System.getenv(), System.in));
+            return Optional.of(ServerChoice.choose(
+                    dataDir.resolve(), server, user, tokenOptions, transportOptions, System.getenv(), System.in));
         }
         Optional<org.leasesync.client.Account> account;
         try {
             account = org.leasesync.client.AccountService.forThisProcess(dataDir.resolve())
                     .forWindow(Optional.ofNullable(user));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--user needs --server (with a token) or a signed-in account of that "
-                    + "user: " + e.getMessage());
+            throw new IllegalArgumentException(
+                    "--user needs --server (with a token) or a signed-in account of that " + "user: " + e.getMessage());
         }
         if (account.isEmpty()) {
             if (transportOptions.given()) {
-                throw new IllegalArgumentException("--allow-insecure-http and --ca-file go with --server or a signed-in "
-                        + "account; the embedded demo server needs neither");
+                throw new IllegalArgumentException(
+                        "--allow-insecure-http and --ca-file go with --server or a signed-in "
+                                + "account; the embedded demo server needs neither");
             }
             return Optional.empty();
         }
-        return Optional.of(ServerChoice.choose(dataDir.resolve(), null, account.get().user(), tokenOptions,
-                transportOptions, System.getenv(), System.in));
+        return Optional.of(ServerChoice.choose(
+                dataDir.resolve(),
+                null,
+                account.get().user(),
+                tokenOptions,
+                transportOptions,
+                System.getenv(),
+                System.in));
     }
 
     /** The window options that were given (on the command line or by environment), so they win over settings.json. */
@@ -144,9 +185,12 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
         if (server != null) {
             given.add("--server");
         }
-        for (String[] o : new String[][] {{"--schedule-interval", "LEASESYNC_SCHEDULE_INTERVAL"},
-                {"--foreground-min-interval", "LEASESYNC_FOREGROUND_MIN_INTERVAL"}}) {
-            boolean onCommandLine = spec != null && spec.commandLine().getParseResult() != null
+        for (String[] o : new String[][] {
+            {"--schedule-interval", "LEASESYNC_SCHEDULE_INTERVAL"},
+            {"--foreground-min-interval", "LEASESYNC_FOREGROUND_MIN_INTERVAL"}
+        }) {
+            boolean onCommandLine = spec != null
+                    && spec.commandLine().getParseResult() != null
                     && spec.commandLine().getParseResult().hasMatchedOption(o[0]);
             String fromEnv = env.get(o[1]);
             if (onCommandLine || (fromEnv != null && !fromEnv.isBlank())) {
@@ -235,9 +279,10 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
     private static void logFolderFooter(CommandLine cl) {
         String folder;
         try {
-            folder = LoggingSetup.logFolder(org.leasesync.client.DataDirs.resolve(null)).toString();
+            folder = LoggingSetup.logFolder(org.leasesync.client.DataDirs.resolve(null))
+                    .toString();
         } catch (RuntimeException e) {
-            folder = "<data dir>/logs";   // a bad $LEASESYNC_DATA_DIR is reported when a command uses it
+            folder = "<data dir>/logs"; // a bad $LEASESYNC_DATA_DIR is reported when a command uses it
         }
         String footer = "%nLog files: " + folder.replace("%", "%%") + " (with --data-dir DIR: DIR/logs), "
                 + "a file per day and per 10 MB, 7 days kept, shared by every leasesync process of that directory.";
@@ -258,7 +303,8 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
      * the file system untouched. Only then is the data directory created and the log file opened.
      */
     private static void prepare(Object command, CommandLine line) {
-        DataDirMixin mixin = OptionsBeforeSubcommand.dataDirMixin(line.getCommandSpec()).orElse(null);
+        DataDirMixin mixin =
+                OptionsBeforeSubcommand.dataDirMixin(line.getCommandSpec()).orElse(null);
         if (mixin == null) {
             return;
         }
@@ -280,17 +326,19 @@ public final class LeasesyncCommand implements Callable<Integer>, WritesDataDir 
             existing = existing.getParent();
         }
         if (existing != null && !java.nio.file.Files.isWritable(existing)) {
-            throw new ParameterException(line, "cannot use the data directory " + dir + ": "
-                    + (existing.equals(dir) ? "it is" : existing + " is") + " not writable; choose another one with "
-                    + "--data-dir or LEASESYNC_DATA_DIR, or fix its permissions");
+            throw new ParameterException(
+                    line,
+                    "cannot use the data directory " + dir + ": "
+                            + (existing.equals(dir) ? "it is" : existing + " is")
+                            + " not writable; choose another one with "
+                            + "--data-dir or LEASESYNC_DATA_DIR, or fix its permissions");
         }
         try {
             LoggingSetup.addFileLog(dir);
         } catch (org.leasesync.lease.StoreException e) {
-            throw new ParameterException(line, e.getMessage());   // names the directory and what to do
+            throw new ParameterException(line, e.getMessage()); // names the directory and what to do
         } catch (RuntimeException e) {
             throw new ParameterException(line, "cannot use the data directory: " + e.getMessage());
         }
     }
-
 }

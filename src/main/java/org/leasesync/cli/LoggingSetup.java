@@ -42,8 +42,7 @@ public final class LoggingSetup {
     /** The log files' names in {@code logs/}: a day and a number, never compressed (prudent mode). */
     static final String FILE_NAME_PATTERN = "leasesync.%d{yyyy-MM-dd}.%i.log";
 
-    private LoggingSetup() {
-    }
+    private LoggingSetup() {}
 
     /**
      * Logs to {@code dataDir/logs/leasesync.YYYY-MM-DD.N.log} from now on (Logback prudent mode, so several processes share the files). Idempotent.
@@ -61,8 +60,10 @@ public final class LoggingSetup {
         try {
             OwnerOnlyFiles.directory(dir);
         } catch (IOException e) {
-            throw new StoreException("cannot create the logs directory " + dir + ": " + e.getMessage()
-                    + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
+            throw new StoreException(
+                    "cannot create the logs directory " + dir + ": " + e.getMessage()
+                            + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.",
+                    e);
         }
         PatternLayoutEncoder enc = new PatternLayoutEncoder();
         enc.setContext(ctx);
@@ -74,7 +75,7 @@ public final class LoggingSetup {
         RollingFileAppender<ILoggingEvent> file = new OwnerOnlyRollingFileAppender<>();
         file.setContext(ctx);
         file.setName("FILE");
-        file.setPrudent(true);   // no setFile: in prudent mode the pattern names the active file
+        file.setPrudent(true); // no setFile: in prudent mode the pattern names the active file
         SizeAndTimeBasedRollingPolicy<ILoggingEvent> policy = new SizeAndTimeBasedRollingPolicy<>();
         policy.setContext(ctx);
         policy.setParent(file);
@@ -96,7 +97,8 @@ public final class LoggingSetup {
         // one-line messages (and errors), as docs/troubleshooting.md promises.
         var console = root.getAppender("CONSOLE");
         if (console != null) {
-            ch.qos.logback.classic.filter.ThresholdFilter errorsOnly = new ch.qos.logback.classic.filter.ThresholdFilter();
+            ch.qos.logback.classic.filter.ThresholdFilter errorsOnly =
+                    new ch.qos.logback.classic.filter.ThresholdFilter();
             errorsOnly.setLevel("ERROR");
             errorsOnly.setContext(ctx);
             errorsOnly.start();

@@ -18,10 +18,10 @@ import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leasesync login}: signs in with the user's password ({@code POST /v1/sessions}), keeps the
@@ -30,15 +30,19 @@ import picocli.CommandLine.Model.CommandSpec;
  * the token could not be kept), 2 usage error, 6 wrong user name or password, 7 too many attempts
  * (wait), 8 the server's certificate is not trusted.
  */
-@Command(name = "login", mixinStandardHelpOptions = true,
-        description = {"Sign in to a sync server and keep the session for sync, status, records, edit, outbox, "
-                + "resolve and the window.",
-                "The session token goes to the desktop keyring (Secret Service: GNOME Keyring, KWallet, …); where none "
-                        + "answers (no session bus, no keyring daemon), to the owner-only file "
-                        + "<data dir>/credentials/tokens.json, and login says so. The password is never stored.",
-                "Exit codes: 0 signed in; 1 failed (server unreachable or failing, the token could not be kept); 2 usage "
-                        + "error; 6 wrong user name or password; 7 too many failed sign-ins (try again after the time "
-                        + "it names); 8 the server's certificate is not trusted (it names its SHA-256 fingerprint)."})
+@Command(
+        name = "login",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Sign in to a sync server and keep the session for sync, status, records, edit, outbox, "
+                    + "resolve and the window.",
+            "The session token goes to the desktop keyring (Secret Service: GNOME Keyring, KWallet, …); where none "
+                    + "answers (no session bus, no keyring daemon), to the owner-only file "
+                    + "<data dir>/credentials/tokens.json, and login says so. The password is never stored.",
+            "Exit codes: 0 signed in; 1 failed (server unreachable or failing, the token could not be kept); 2 usage "
+                    + "error; 6 wrong user name or password; 7 too many failed sign-ins (try again after the time "
+                    + "it names); 8 the server's certificate is not trusted (it names its SHA-256 fingerprint)."
+        })
 public final class LoginCommand implements Callable<Integer>, WritesDataDir {
 
     static final int WRONG_PASSWORD = 6;
@@ -60,12 +64,17 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--user", required = true, paramLabel = "NAME", description = "User name.")
     String user;
 
-    @Option(names = "--password-stdin", description = "Read the password from standard input (up to its end; one "
-            + "trailing line end is dropped). Without it, the password is asked for on the terminal.")
+    @Option(
+            names = "--password-stdin",
+            description = "Read the password from standard input (up to its end; one "
+                    + "trailing line end is dropped). Without it, the password is asked for on the terminal.")
     boolean passwordStdin;
 
-    @Option(names = "--device-name", paramLabel = "NAME", description = "How this device appears in your session "
-            + "list, 1-100 printable characters. Default: 'leasesync on <host name>'.")
+    @Option(
+            names = "--device-name",
+            paramLabel = "NAME",
+            description = "How this device appears in your session "
+                    + "list, 1-100 printable characters. Default: 'leasesync on <host name>'.")
     String deviceName;
 
     @Spec
@@ -83,8 +92,10 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --user: " + e.getMessage());
         }
-        if (deviceName != null && (deviceName.isEmpty() || deviceName.length() > 100
-                || !deviceName.chars().allMatch(c -> c >= 0x20 && c != 0x7f))) {
+        if (deviceName != null
+                && (deviceName.isEmpty()
+                        || deviceName.length() > 100
+                        || !deviceName.chars().allMatch(c -> c >= 0x20 && c != 0x7f))) {
             throw new IllegalArgumentException("invalid --device-name: use 1-100 printable characters");
         }
         httpOptions.settings();
@@ -103,8 +114,8 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
     private char[] askOnTerminal() {
         Console console = System.console();
         if (console == null) {
-            throw new IllegalArgumentException("no terminal to ask for the password: give it on standard input with "
-                    + "--password-stdin");
+            throw new IllegalArgumentException(
+                    "no terminal to ask for the password: give it on standard input with " + "--password-stdin");
         }
         char[] p = console.readPassword("Password for %s at %s: ", user, ServerUrls.display(servers.first()));
         if (p == null) {
@@ -127,13 +138,17 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
         try {
             bytes = in.readAllBytes();
         } catch (IOException e) {
-            throw new IllegalArgumentException("--password-stdin: standard input cannot be read (" + e.getMessage() + ")");
+            throw new IllegalArgumentException(
+                    "--password-stdin: standard input cannot be read (" + e.getMessage() + ")");
         }
         CharBuffer chars;
         try {
             // strict: a password with replaced characters would be refused by the server as wrong
-            chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            chars = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes));
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("--password-stdin: standard input is not UTF-8 text");
         } finally {
@@ -164,15 +179,22 @@ public final class LoginCommand implements Callable<Integer>, WritesDataDir {
         PrintWriter err = spec.commandLine().getErr();
         SignInResult r;
         try {
-            r = AccountService.forThisProcess(dataDir.resolve()).signIn(servers, user, password,
-                    deviceName != null ? deviceName : AccountService.defaultDeviceName(), transport, httpOptions.settings());
+            r = AccountService.forThisProcess(dataDir.resolve())
+                    .signIn(
+                            servers,
+                            user,
+                            password,
+                            deviceName != null ? deviceName : AccountService.defaultDeviceName(),
+                            transport,
+                            httpOptions.settings());
         } finally {
             Arrays.fill(password, '\0');
         }
         if (r instanceof SignInResult.SignedIn s) {
             s.notKeyringBecause().ifPresent(why -> {
                 err.println("leasesync: no desktop keyring can be used here (" + why + "); the session token is kept "
-                        + "in the owner-only file " + s.keptIn().replaceFirst("^the owner-only file ", "") + " instead");
+                        + "in the owner-only file " + s.keptIn().replaceFirst("^the owner-only file ", "")
+                        + " instead");
                 err.flush();
             });
             out.println(r.message());

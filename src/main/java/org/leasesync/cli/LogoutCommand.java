@@ -9,10 +9,10 @@ import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.remote.ServerUrls;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leasesync logout}: ends the account's session on the server (best effort: offline, it still
@@ -20,11 +20,15 @@ import picocli.CommandLine.Model.CommandSpec;
  * codes: 0 signed out, 1 the token could not be removed (nothing changed), 2 usage error (no such
  * account, or several and no {@code --user}).
  */
-@Command(name = "logout", mixinStandardHelpOptions = true,
-        description = {"Sign out: end the session on the server (when it can be reached), remove the session token and "
-                + "forget the account. Local records and unsent edits stay in the data directory.",
-                "Exit codes: 0 signed out (also when the server could not be told: it says so); 1 the token could not "
-                        + "be removed (nothing was changed); 2 usage error."})
+@Command(
+        name = "logout",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Sign out: end the session on the server (when it can be reached), remove the session token and "
+                    + "forget the account. Local records and unsent edits stay in the data directory.",
+            "Exit codes: 0 signed out (also when the server could not be told: it says so); 1 the token could not "
+                    + "be removed (nothing was changed); 2 usage error."
+        })
 public final class LogoutCommand implements Callable<Integer>, WritesDataDir {
 
     @Mixin
@@ -33,11 +37,16 @@ public final class LogoutCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     HttpOptions httpOptions;
 
-    @Option(names = "--user", paramLabel = "NAME", description = "The account's user. Default: the one signed-in account.")
+    @Option(
+            names = "--user",
+            paramLabel = "NAME",
+            description = "The account's user. Default: the one signed-in account.")
     String user;
 
-    @Option(names = "--server", paramLabel = "URL", description = "The account's server, when the user is signed in "
-            + "on several.")
+    @Option(
+            names = "--server",
+            paramLabel = "URL",
+            description = "The account's server, when the user is signed in " + "on several.")
     String server;
 
     @Spec
@@ -68,8 +77,8 @@ public final class LogoutCommand implements Callable<Integer>, WritesDataDir {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
         }
-        AccountService.SignOutResult r = AccountService.forThisProcess(dataDir.resolve()).signOut(account,
-                httpOptions.settings());
+        AccountService.SignOutResult r =
+                AccountService.forThisProcess(dataDir.resolve()).signOut(account, httpOptions.settings());
         PrintWriter out = spec.commandLine().getOut();
         out.println(r.message());
         out.flush();

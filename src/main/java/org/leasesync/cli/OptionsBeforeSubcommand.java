@@ -87,19 +87,28 @@ final class OptionsBeforeSubcommand implements CommandLine.IDefaultValueProvider
             String text = String.join(",", given.originalStringValues());
             OptionSpec own = spec.findOption(option);
             if (!isClientCommand(spec)) {
-                throw new ParameterException(spec.commandLine(), option + " is written before '" + name + "', which "
-                        + "takes no options there: " + (own == null ? "'" + name + "' has no " + option
-                        : "write '" + name + "' first, then its own " + option) + " (options before a command are "
-                        + "the window's and the client commands')");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        option + " is written before '" + name + "', which "
+                                + "takes no options there: "
+                                + (own == null
+                                        ? "'" + name + "' has no " + option
+                                        : "write '" + name + "' first, then its own " + option)
+                                + " (options before a command are "
+                                + "the window's and the client commands')");
             }
             if (own == null) {
-                throw new ParameterException(spec.commandLine(), option + " (written before '" + name + "') is not an "
-                        + "option of '" + name + "'" + (WINDOW_ONLY.contains(option) ? ": it is for the window only" : ""));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        option + " (written before '" + name + "') is not an " + "option of '" + name + "'"
+                                + (WINDOW_ONLY.contains(option) ? ": it is for the window only" : ""));
             }
             OptionSpec after = sub.matchedOption(option);
             if (after != null && !after.originalStringValues().equals(given.originalStringValues())) {
-                throw new ParameterException(spec.commandLine(), option + " is given twice, '" + text + "' before '"
-                        + name + "' and '" + String.join(",", after.originalStringValues()) + "' after it; give it once");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        option + " is given twice, '" + text + "' before '" + name + "' and '"
+                                + String.join(",", after.originalStringValues()) + "' after it; give it once");
             }
         }
     }
@@ -113,7 +122,10 @@ final class OptionsBeforeSubcommand implements CommandLine.IDefaultValueProvider
 
     /** The command's {@link DataDirMixin}, if it has one. */
     static Optional<DataDirMixin> dataDirMixin(CommandSpec spec) {
-        return spec.mixins().values().stream().map(CommandSpec::userObject)
-                .filter(DataDirMixin.class::isInstance).map(DataDirMixin.class::cast).findFirst();
+        return spec.mixins().values().stream()
+                .map(CommandSpec::userObject)
+                .filter(DataDirMixin.class::isInstance)
+                .map(DataDirMixin.class::cast)
+                .findFirst();
     }
 }

@@ -10,27 +10,32 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.store.Database;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
-import org.leasesync.store.h2.DataDirectory;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code leasesync outbox}: the local edits waiting to be pushed, and the way out for edits the sync
  * server refuses for good (set aside as rejected): {@code list}, {@code discard}, {@code send-again}.
  */
-@Command(name = "outbox", mixinStandardHelpOptions = true,
-        description = "List a key's local edits (pending, in conflict, set aside as rejected), and discard or send again "
-                + "an edit that was set aside.",
-        subcommands = {OutboxCommand.ListCommand.class, OutboxCommand.DiscardCommand.class,
-                OutboxCommand.SendAgainCommand.class})
+@Command(
+        name = "outbox",
+        mixinStandardHelpOptions = true,
+        description =
+                "List a key's local edits (pending, in conflict, set aside as rejected), and discard or send again "
+                        + "an edit that was set aside.",
+        subcommands = {
+            OutboxCommand.ListCommand.class,
+            OutboxCommand.DiscardCommand.class,
+            OutboxCommand.SendAgainCommand.class
+        })
 public final class OutboxCommand implements Callable<Integer> {
 
     @Spec
@@ -42,7 +47,9 @@ public final class OutboxCommand implements Callable<Integer> {
     }
 
     /** {@code outbox list}: read-only. */
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
             description = "List the key's outbox: each edit with its state, and why an edit was set aside.")
     public static final class ListCommand implements Callable<Integer> {
 
@@ -76,18 +83,25 @@ public final class OutboxCommand implements Callable<Integer> {
                 out.println(Json.write(m));
                 return 0;
             }
-            long setAside = outbox.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
+            long setAside = outbox.stream()
+                    .filter(JdbcLocalEdits.OutboxItem::isSetAside)
+                    .count();
             out.println(key + ": " + outbox.size() + " outbox entr" + (outbox.size() == 1 ? "y" : "ies")
                     + (setAside == 0 ? "" : ", " + setAside + " set aside"));
             Table t = new Table("CHANGE", "RECORD", "STATE", "MADE", "SIZE", "WHY SET ASIDE");
-            outbox.forEach(i -> t.row(i.changeId(), i.recordId(), state(i), Views.local(i.createdAt()),
+            outbox.forEach(i -> t.row(
+                    i.changeId(),
+                    i.recordId(),
+                    state(i),
+                    Views.local(i.createdAt()),
                     i.deleted() ? "(delete)" : i.payloadJson().getBytes(StandardCharsets.UTF_8).length + " B",
                     i.isSetAside() ? i.rejectedReason().orElse("(unknown state)") : "-"));
             t.print(out, "  (empty: nothing waits to be pushed)");
             if (setAside > 0) {
                 String args = " --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
                         + (dataDir.given() ? " --data-dir " + Views.shellQuote(dir.toString()) : "") + " CHANGE";
-                out.println("an edit set aside is never pushed on its own; drop it, or queue it again once its cause is gone:");
+                out.println(
+                        "an edit set aside is never pushed on its own; drop it, or queue it again once its cause is gone:");
                 out.println("  leasesync outbox discard" + args);
                 out.println("  leasesync outbox send-again" + args);
             }
@@ -96,7 +110,9 @@ public final class OutboxCommand implements Callable<Integer> {
     }
 
     /** {@code outbox discard CHANGE}. */
-    @Command(name = "discard", mixinStandardHelpOptions = true,
+    @Command(
+            name = "discard",
+            mixinStandardHelpOptions = true,
             description = "Discard an edit that was set aside (refused by the sync server for good). It is gone for "
                     + "good; the next sync brings the server's version of the record.")
     public static final class DiscardCommand extends SetAsideAction {
@@ -114,9 +130,12 @@ public final class OutboxCommand implements Callable<Integer> {
     }
 
     /** {@code outbox send-again CHANGE}. */
-    @Command(name = "send-again", mixinStandardHelpOptions = true,
-            description = "Queue an edit that was set aside again, unchanged (for when its cause is gone, e.g. the server "
-                    + "now accepts it). If the record changed meanwhile, the push reports a conflict.")
+    @Command(
+            name = "send-again",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Queue an edit that was set aside again, unchanged (for when its cause is gone, e.g. the server "
+                            + "now accepts it). If the record changed meanwhile, the push reports a conflict.")
     public static final class SendAgainCommand extends SetAsideAction {
 
         @Override
@@ -126,7 +145,8 @@ public final class OutboxCommand implements Callable<Integer> {
 
         @Override
         String done(JdbcLocalEdits.OutboxItem item, String changeId) {
-            return "queued the edit of " + item.recordId() + " (change " + changeId + ") again; the next sync pushes it";
+            return "queued the edit of " + item.recordId() + " (change " + changeId
+                    + ") again; the next sync pushes it";
         }
     }
 
@@ -180,14 +200,19 @@ public final class OutboxCommand implements Callable<Integer> {
     }
 
     private static Optional<JdbcLocalEdits.OutboxItem> find(JdbcLocalEdits edits, TaskKey key, String changeId) {
-        return edits.outbox(key).stream().filter(i -> i.changeId().equals(changeId)).findFirst();
+        return edits.outbox(key).stream()
+                .filter(i -> i.changeId().equals(changeId))
+                .findFirst();
     }
 
-    private static int notSetAside(CommandSpec spec, TaskKey key, String changeId, Optional<JdbcLocalEdits.OutboxItem> item) {
-        String why = item.isEmpty() ? key + " has no outbox entry with change id " + changeId
+    private static int notSetAside(
+            CommandSpec spec, TaskKey key, String changeId, Optional<JdbcLocalEdits.OutboxItem> item) {
+        String why = item.isEmpty()
+                ? key + " has no outbox entry with change id " + changeId
                 : "the edit " + changeId + " of " + key + " is " + item.get().state() + ", not set aside"
-                        + (item.get().isConflict() ? "; resolve the conflict in the window's Data tab (Keep mine / "
-                        + "Take server's)" : "; the next sync pushes it");
+                        + (item.get().isConflict()
+                                ? "; resolve the conflict in the window's Data tab (Keep mine / " + "Take server's)"
+                                : "; the next sync pushes it");
         spec.commandLine().getErr().println("leasesync: " + why);
         return 1;
     }

@@ -11,17 +11,20 @@ import org.leasesync.lease.TimeSource;
 import org.leasesync.store.ConflictCopies;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-import org.leasesync.store.h2.DataDirectory;
 
 /** {@code leasesync records}: the local copy of a task key's data and its outbox. Read-only. */
-@Command(name = "records", mixinStandardHelpOptions = true,
-        description = "Show the local records of a user and scope, and the local edits waiting in the outbox (with conflicts).")
+@Command(
+        name = "records",
+        mixinStandardHelpOptions = true,
+        description =
+                "Show the local records of a user and scope, and the local edits waiting in the outbox (with conflicts).")
 public final class RecordsCommand implements Callable<Integer> {
 
     @Mixin
@@ -33,8 +36,10 @@ public final class RecordsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
 
-    @Option(names = "--conflicts", description = "Show only the conflicts, each with both versions in full and the "
-            + "fields that differ marked, and the conflict copies that resolving kept (restorable).")
+    @Option(
+            names = "--conflicts",
+            description = "Show only the conflicts, each with both versions in full and the "
+                    + "fields that differ marked, and the conflict copies that resolving kept (restorable).")
     boolean conflicts;
 
     @Spec
@@ -62,27 +67,52 @@ public final class RecordsCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (conflicts) {
-            return printConflicts(out, key, outbox.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).toList(), copies);
+            return printConflicts(
+                    out,
+                    key,
+                    outbox.stream()
+                            .filter(JdbcLocalEdits.OutboxItem::isConflict)
+                            .toList(),
+                    copies);
         }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", key.asString());
-            m.put("records", records.stream().map(r -> Map.of("id", r.id(), "version", r.version(), "deleted", r.deleted(),
-                    "payload", r.payloadJson(), "serverTime", r.serverTime().toString())).toList());
-            m.put("outbox", outbox.stream().map(i -> {
-                Map<String, Object> o = new LinkedHashMap<>();
-                o.put("changeId", i.changeId());
-                o.put("recordId", i.recordId());
-                o.put("state", i.state());
-                o.put("baseVersion", i.baseVersion());
-                o.put("deleted", i.deleted());
-                o.put("payload", i.payloadJson());
-                o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
-                o.put("serverDeleted", i.isConflict() ? i.serverDeleted() : null);
-                o.put("serverPayload", i.isConflict() && !i.serverLacksRecord() ? i.serverPayloadJson() : null);
-                o.put("rejectedReason", i.rejectedReason().orElse(null));
-                return o;
-            }).toList());
+            m.put(
+                    "records",
+                    records.stream()
+                            .map(r -> Map.of(
+                                    "id",
+                                    r.id(),
+                                    "version",
+                                    r.version(),
+                                    "deleted",
+                                    r.deleted(),
+                                    "payload",
+                                    r.payloadJson(),
+                                    "serverTime",
+                                    r.serverTime().toString()))
+                            .toList());
+            m.put(
+                    "outbox",
+                    outbox.stream()
+                            .map(i -> {
+                                Map<String, Object> o = new LinkedHashMap<>();
+                                o.put("changeId", i.changeId());
+                                o.put("recordId", i.recordId());
+                                o.put("state", i.state());
+                                o.put("baseVersion", i.baseVersion());
+                                o.put("deleted", i.deleted());
+                                o.put("payload", i.payloadJson());
+                                o.put("serverVersion", i.isConflict() ? i.serverVersion() : null);
+                                o.put("serverDeleted", i.isConflict() ? i.serverDeleted() : null);
+                                o.put(
+                                        "serverPayload",
+                                        i.isConflict() && !i.serverLacksRecord() ? i.serverPayloadJson() : null);
+                                o.put("rejectedReason", i.rejectedReason().orElse(null));
+                                return o;
+                            })
+                            .toList());
             out.println(Json.write(m));
             return 0;
         }
@@ -94,9 +124,14 @@ public final class RecordsCommand implements Callable<Integer> {
         if (!outbox.isEmpty()) {
             out.println("outbox:");
             Table o = new Table("CHANGE", "RECORD", "STATE", "BASE", "YOURS", "SERVER'S (conflicts) / WHY SET ASIDE");
-            outbox.forEach(i -> o.row(i.changeId(), i.recordId(), OutboxCommand.state(i), Long.toString(i.baseVersion()),
+            outbox.forEach(i -> o.row(
+                    i.changeId(),
+                    i.recordId(),
+                    OutboxCommand.state(i),
+                    Long.toString(i.baseVersion()),
                     i.deleted() ? "(delete)" : i.payloadJson(),
-                    i.isConflict() ? i.serverSide()
+                    i.isConflict()
+                            ? i.serverSide()
                             : i.isSetAside() ? i.rejectedReason().orElse("(unknown state)") : "-"));
             o.print(out, "");
             if (outbox.stream().anyMatch(JdbcLocalEdits.OutboxItem::isSetAside)) {
@@ -114,8 +149,8 @@ public final class RecordsCommand implements Callable<Integer> {
         return 0;
     }
 
-    private int printConflicts(PrintWriter out, TaskKey key, List<JdbcLocalEdits.OutboxItem> open,
-                               List<ConflictCopies.Copy> copies) {
+    private int printConflicts(
+            PrintWriter out, TaskKey key, List<JdbcLocalEdits.OutboxItem> open, List<ConflictCopies.Copy> copies) {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", key.asString());

@@ -7,9 +7,13 @@ import picocli.CommandLine.Option;
 /** Registry settings shared by the commands that take leases. */
 public final class RegistryOptions {
 
-    @Option(names = "--lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--lease-ttl",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             defaultValue = "${env:LEASESYNC_LEASE_TTL:-60s}",
-            description = "Lease time-to-live (e.g. 60s, 2m). Renewed every TTL/3. Default: $LEASESYNC_LEASE_TTL, else 60s.")
+            description =
+                    "Lease time-to-live (e.g. 60s, 2m). Renewed every TTL/3. Default: $LEASESYNC_LEASE_TTL, else 60s.")
     Duration leaseTtl;
 
     /**

@@ -10,10 +10,10 @@ import org.leasesync.store.LocalStore;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leasesync resolve}: resolves a conflict in the outbox, as the window's conflict view does —
@@ -24,11 +24,14 @@ import picocli.CommandLine.Model.CommandSpec;
  *
  * <p>Exit codes: 0 done; 1 no such conflict, record, or copy (nothing changed); 2 bad options.
  */
-@Command(name = "resolve", mixinStandardHelpOptions = true,
-        description = "Resolve a conflict of the outbox ('records --conflicts' shows both versions): keep your edit (it is "
-                + "based on the server's version and pushed by the next sync; a record deleted on the server is restored), "
-                + "take the server's version, or keep an edited version. The side not kept is saved as a conflict copy, "
-                + "which --restore-copy makes an edit again and --delete-copy removes.")
+@Command(
+        name = "resolve",
+        mixinStandardHelpOptions = true,
+        description =
+                "Resolve a conflict of the outbox ('records --conflicts' shows both versions): keep your edit (it is "
+                        + "based on the server's version and pushed by the next sync; a record deleted on the server is restored), "
+                        + "take the server's version, or keep an edited version. The side not kept is saved as a conflict copy, "
+                        + "which --restore-copy makes an edit again and --delete-copy removes.")
 public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
 
     @Mixin
@@ -40,8 +43,10 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
     @Option(names = "--change", paramLabel = "CHANGE_ID", description = "The conflict's change id.")
     String changeId;
 
-    @Option(names = "--record", paramLabel = "RECORD_ID", description = "The record whose conflict to resolve "
-            + "(instead of --change).")
+    @Option(
+            names = "--record",
+            paramLabel = "RECORD_ID",
+            description = "The record whose conflict to resolve " + "(instead of --change).")
     String recordId;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -49,21 +54,39 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
 
     /** Exactly one of the resolutions, or one action on a conflict copy. */
     static final class Choice {
-        @Option(names = "--keep-mine", required = true, description = "Keep your edit; the server's version becomes a conflict copy.")
+        @Option(
+                names = "--keep-mine",
+                required = true,
+                description = "Keep your edit; the server's version becomes a conflict copy.")
         boolean keepMine;
 
-        @Option(names = "--take-theirs", required = true, description = "Take the server's version; your edit becomes a conflict copy.")
+        @Option(
+                names = "--take-theirs",
+                required = true,
+                description = "Take the server's version; your edit becomes a conflict copy.")
         boolean takeTheirs;
 
-        @Option(names = "--edit-and-keep", required = true, paramLabel = "JSON",
-                description = "Keep this content (a JSON object) instead of your edit; the server's version becomes a conflict copy.")
+        @Option(
+                names = "--edit-and-keep",
+                required = true,
+                paramLabel = "JSON",
+                description =
+                        "Keep this content (a JSON object) instead of your edit; the server's version becomes a conflict copy.")
         String editAndKeep;
 
-        @Option(names = "--restore-copy", required = true, paramLabel = "COPY_ID",
-                description = "Save a conflict copy's content as a new edit (pushed by the next sync) and remove the copy.")
+        @Option(
+                names = "--restore-copy",
+                required = true,
+                paramLabel = "COPY_ID",
+                description =
+                        "Save a conflict copy's content as a new edit (pushed by the next sync) and remove the copy.")
         Long restoreCopy;
 
-        @Option(names = "--delete-copy", required = true, paramLabel = "COPY_ID", description = "Delete a conflict copy for good.")
+        @Option(
+                names = "--delete-copy",
+                required = true,
+                paramLabel = "COPY_ID",
+                description = "Delete a conflict copy for good.")
         Long deleteCopy;
 
         boolean onCopy() {
@@ -88,8 +111,9 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
             return;
         }
         if ((changeId == null) == (recordId == null)) {
-            throw new IllegalArgumentException("give the conflict's --change CHANGE_ID or its --record RECORD_ID (one of them;"
-                    + " leasesync records --conflicts " + ConflictText.keyArgs(key) + " lists them)");
+            throw new IllegalArgumentException(
+                    "give the conflict's --change CHANGE_ID or its --record RECORD_ID (one of them;"
+                            + " leasesync records --conflicts " + ConflictText.keyArgs(key) + " lists them)");
         }
         if (changeId != null && changeId.isBlank()) {
             throw new IllegalArgumentException("invalid --change: give the conflict's change id");
@@ -125,7 +149,8 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
             if (change.isEmpty()) {
                 return 1;
             }
-            ConflictCopies.Choice c = choice.keepMine ? ConflictCopies.Choice.KEEP_MINE
+            ConflictCopies.Choice c = choice.keepMine
+                    ? ConflictCopies.Choice.KEEP_MINE
                     : choice.takeTheirs ? ConflictCopies.Choice.TAKE_SERVERS : ConflictCopies.Choice.EDIT_AND_KEEP;
             Optional<ConflictCopies.Resolution> done;
             try {
@@ -138,7 +163,10 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
                         + ConflictText.keyArgs(key) + " lists them)");
                 return 1;
             }
-            spec.commandLine().getOut().println(message(done.get()) + "; " + copyHint(key, done.get().copy()));
+            spec.commandLine()
+                    .getOut()
+                    .println(message(done.get()) + "; "
+                            + copyHint(key, done.get().copy()));
             return 0;
         }
     }
@@ -146,13 +174,16 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
     /** The change id of {@link #recordId}'s conflict; empty (with the reason printed) when it has none. */
     private Optional<String> conflictOf(JdbcLocalEdits edits) {
         Optional<JdbcLocalEdits.OutboxItem> conflict = edits.outbox(key).stream()
-                .filter(i -> i.recordId().equals(recordId) && i.isConflict()).findFirst();
+                .filter(i -> i.recordId().equals(recordId) && i.isConflict())
+                .findFirst();
         if (conflict.isEmpty()) {
             boolean known = edits.record(key, recordId).isPresent()
                     || edits.outbox(key).stream().anyMatch(i -> i.recordId().equals(recordId));
-            err(known ? "record " + recordId + " of " + key + " has no conflict to resolve"
-                    : "no record " + recordId + " in the local data of " + key + " (leasesync records "
-                            + ConflictText.keyArgs(key) + " lists them)");
+            err(
+                    known
+                            ? "record " + recordId + " of " + key + " has no conflict to resolve"
+                            : "no record " + recordId + " in the local data of " + key + " (leasesync records "
+                                    + ConflictText.keyArgs(key) + " lists them)");
         }
         return conflict.map(JdbcLocalEdits.OutboxItem::changeId);
     }
@@ -164,7 +195,9 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
             if (copy.isEmpty() || !copies.delete(key, id)) {
                 return noCopy(id);
             }
-            spec.commandLine().getOut().println("deleted conflict copy " + id + " of " + copy.get().recordId());
+            spec.commandLine()
+                    .getOut()
+                    .println("deleted conflict copy " + id + " of " + copy.get().recordId());
             return 0;
         }
         Optional<ConflictCopies.Restored> restored;
@@ -177,9 +210,12 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
             return noCopy(id);
         }
         ConflictCopies.Restored r = restored.get();
-        spec.commandLine().getOut().println("restored conflict copy " + id + " of " + r.copy().recordId()
-                + " as a new " + (r.copy().deleted() ? "deletion" : "edit") + " (change " + r.edit().changeId()
-                + ", based on version " + r.edit().baseVersion() + "); the next sync pushes it");
+        spec.commandLine()
+                .getOut()
+                .println("restored conflict copy " + id + " of " + r.copy().recordId()
+                        + " as a new " + (r.copy().deleted() ? "deletion" : "edit") + " (change "
+                        + r.edit().changeId()
+                        + ", based on version " + r.edit().baseVersion() + "); the next sync pushes it");
         return 0;
     }
 
@@ -206,7 +242,8 @@ public final class ResolveCommand implements Callable<Integer>, WritesDataDir {
     /** Where the side not kept went, and how to get it back or delete it. */
     static String copyHint(TaskKey key, ConflictCopies.Copy copy) {
         String args = ConflictText.keyArgs(key);
-        return (copy.side() == ConflictCopies.Side.MINE ? "your edit" : "the server's version") + " is kept as conflict copy "
+        return (copy.side() == ConflictCopies.Side.MINE ? "your edit" : "the server's version")
+                + " is kept as conflict copy "
                 + copy.id() + " (restore it: leasesync resolve " + args + " --restore-copy " + copy.id()
                 + "; delete it: leasesync resolve " + args + " --delete-copy " + copy.id() + ")";
     }

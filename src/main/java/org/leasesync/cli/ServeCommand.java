@@ -9,13 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import org.leasesync.server.faults.Durations;
-import org.leasesync.server.faults.FaultSpec;
 import org.leasesync.server.ReferenceServer;
-import org.leasesync.server.demo.Seed;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.ServerTls;
-import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.server.demo.Seed;
+import org.leasesync.server.faults.Durations;
+import org.leasesync.server.faults.FaultSpec;
 import org.leasesync.server.jobs.JobSettings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,7 +39,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>{@link #call()} blocks until the process is told to stop; one instance serves one call.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
         description = "Run the reference sync server (protocol v1) until SIGTERM or Ctrl-C.")
 public final class ServeCommand implements Callable<Integer> {
 
@@ -50,74 +51,120 @@ public final class ServeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_PORT,
+    @Option(
+            names = "--port",
+            paramLabel = "N",
+            defaultValue = "" + ServerConfig.DEFAULT_PORT,
             description = "TCP port, 0..65535; 0 picks a free port (default: ${DEFAULT-VALUE}).")
     private int port;
 
-    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = ServerConfig.DEFAULT_BIND_ADDRESS,
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDR",
+            defaultValue = ServerConfig.DEFAULT_BIND_ADDRESS,
             description = "Address to bind (default: ${DEFAULT-VALUE}, loopback only).")
     private String bind;
 
     @Mixin
     private ServerDbOptions database = new ServerDbOptions();
 
-    @Option(names = "--seed", paramLabel = "demo|none", defaultValue = "none", converter = SeedConverter.class,
+    @Option(
+            names = "--seed",
+            paramLabel = "demo|none",
+            defaultValue = "none",
+            converter = SeedConverter.class,
             description = "demo: accounts alice and bob with demo data and admin, each with a random password printed "
                     + "with a session token (idempotent); none: no accounts, print no password or token "
                     + "(default: ${DEFAULT-VALUE}).")
     private Seed seed;
 
-    @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d", converter = DurationConverter.class,
-            description = "A session not used for this long ends; its device signs in again (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--session-idle",
+            paramLabel = "DURATION",
+            defaultValue = "90d",
+            converter = DurationConverter.class,
+            description =
+                    "A session not used for this long ends; its device signs in again (default: ${DEFAULT-VALUE}).")
     private Duration sessionIdle;
 
-    @Option(names = "--tls-cert", paramLabel = "PEM",
-            description = "Listen with HTTPS: the server's certificate chain, PEM (the certificate first). Needs --tls-key.")
+    @Option(
+            names = "--tls-cert",
+            paramLabel = "PEM",
+            description =
+                    "Listen with HTTPS: the server's certificate chain, PEM (the certificate first). Needs --tls-key.")
     private Path tlsCert;
 
-    @Option(names = "--tls-key", paramLabel = "PEM",
+    @Option(
+            names = "--tls-key",
+            paramLabel = "PEM",
             description = "The certificate's private key, PEM, unencrypted, RSA or EC (PKCS#8 BEGIN PRIVATE KEY, or "
                     + "BEGIN RSA/EC PRIVATE KEY). Keep it owner-only. Needs --tls-cert.")
     private Path tlsKey;
 
-    @Option(names = "--fault", paramLabel = "SPEC", converter = FaultConverter.class,
+    @Option(
+            names = "--fault",
+            paramLabel = "SPEC",
+            converter = FaultConverter.class,
             description = "Misbehave on purpose (repeatable): latency=DURATION, fail-push=N, "
                     + "drop-after-apply=N, delay-after-apply=DURATION, throttle=N.")
     private List<FaultSpec> faults = new ArrayList<>();
 
-    @Option(names = "--key-retention", paramLabel = "DURATION", defaultValue = "24h",
+    @Option(
+            names = "--key-retention",
+            paramLabel = "DURATION",
+            defaultValue = "24h",
             converter = DurationConverter.class,
             description = "How long completed pushes are remembered by idempotency key: 250ms, 2s, "
                     + "1m, 24h or ISO-8601 (default: ${DEFAULT-VALUE}).")
     private Duration keyRetention;
 
-    @Option(names = "--audit",
+    @Option(
+            names = "--audit",
             description = "Record every user request to the pull, push and push-status endpoints in the "
                     + "server's audit log, read through GET /v1/admin/audit (default: off).")
     private boolean audit;
 
-    @Option(names = "--jobs", paramLabel = "on|off", defaultValue = "on",
+    @Option(
+            names = "--jobs",
+            paramLabel = "on|off",
+            defaultValue = "on",
             description = "Run the server's jobs by schedule (on) or only when asked through "
                     + "POST /v1/admin/jobs/NAME/run (off) (default: ${DEFAULT-VALUE}).")
     private String jobs;
 
-    @Option(names = "--job-interval", paramLabel = "NAME=DURATION", converter = JobIntervalConverter.class,
+    @Option(
+            names = "--job-interval",
+            paramLabel = "NAME=DURATION",
+            converter = JobIntervalConverter.class,
             description = "A job's interval, or 'off' (repeatable). Jobs and defaults: expire-idempotency-keys=10m, "
                     + "prune-audit=1h, purge-tombstones=1h, release-stale-claims=1m.")
     private List<Map.Entry<String, Duration>> jobIntervals = new ArrayList<>();
 
-    @Option(names = "--job-lease-ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
-            description = "TTL of a job's lease: a dead instance's job is taken over within it (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--job-lease-ttl",
+            paramLabel = "DURATION",
+            defaultValue = "15s",
+            converter = DurationConverter.class,
+            description =
+                    "TTL of a job's lease: a dead instance's job is taken over within it (default: ${DEFAULT-VALUE}).")
     private Duration jobLeaseTtl;
 
-    @Option(names = "--audit-retention", paramLabel = "DURATION", defaultValue = "7d", converter = DurationConverter.class,
+    @Option(
+            names = "--audit-retention",
+            paramLabel = "DURATION",
+            defaultValue = "7d",
+            converter = DurationConverter.class,
             description = "Audit rows older than this are deleted by the job prune-audit (default: ${DEFAULT-VALUE}).")
     private Duration auditRetention;
 
-    @Option(names = "--tombstone-retention", paramLabel = "DURATION", defaultValue = "30d",
+    @Option(
+            names = "--tombstone-retention",
+            paramLabel = "DURATION",
+            defaultValue = "30d",
             converter = DurationConverter.class,
-            description = "Deleted records (tombstones) older than this are purged by the job purge-tombstones; a client "
-                    + "whose cursor is older then pulls everything again (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Deleted records (tombstones) older than this are purged by the job purge-tombstones; a client "
+                            + "whose cursor is older then pulls everything again (default: ${DEFAULT-VALUE}).")
     private Duration tombstoneRetention;
 
     /** Test only: rows per job batch. */
@@ -160,8 +207,18 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig cfg;
         try {
-            cfg = new ServerConfig(port, bind, database.database(env), seed, faults, keyRetention, Clock.systemUTC(), audit,
-                    jobs(), sessionIdle, tls());
+            cfg = new ServerConfig(
+                    port,
+                    bind,
+                    database.database(env),
+                    seed,
+                    faults,
+                    keyRetention,
+                    Clock.systemUTC(),
+                    audit,
+                    jobs(),
+                    sessionIdle,
+                    tls());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -176,19 +233,22 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         PrintWriter err = spec.commandLine().getErr();
-        err.println("serve: instance " + server.instanceId() + " on " + cfg.database().describe());
+        err.println("serve: instance " + server.instanceId() + " on "
+                + cfg.database().describe());
         err.flush();
-        Thread hook = new Thread(() -> {
-            // SIGTERM (systemd stop, kill) or Ctrl-C: stop taking requests, end the jobs, release their leases
-            err.println("serve: stopping (SIGTERM or Ctrl-C): instance " + server.instanceId());
-            err.flush();
-            LOG.info("stopping on a signal: instance {}", server.instanceId());
-            server.close();
-            err.println("serve: stopped cleanly");
-            err.flush();
-            LOG.info("stopped cleanly: instance {}", server.instanceId());
-            stop.countDown();
-        }, "sync-server-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    // SIGTERM (systemd stop, kill) or Ctrl-C: stop taking requests, end the jobs, release their leases
+                    err.println("serve: stopping (SIGTERM or Ctrl-C): instance " + server.instanceId());
+                    err.flush();
+                    LOG.info("stopping on a signal: instance {}", server.instanceId());
+                    server.close();
+                    err.println("serve: stopped cleanly");
+                    err.flush();
+                    LOG.info("stopped cleanly: instance {}", server.instanceId());
+                    stop.countDown();
+                },
+                "sync-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         PrintWriter out = spec.commandLine().getOut();
         out.println("listening on " + server.baseUrl());
@@ -228,8 +288,12 @@ public final class ServeCommand implements Callable<Integer> {
         if (!jobs.equals("on") && !jobs.equals("off")) {
             throw new IllegalArgumentException("--jobs must be on or off but was '" + jobs + "'");
         }
-        JobSettings s = JobSettings.defaults().withScheduled(jobs.equals("on")).withLeaseTtl(jobLeaseTtl)
-                .withAuditRetention(auditRetention).withTombstoneRetention(tombstoneRetention).withBatchSize(jobBatchSize)
+        JobSettings s = JobSettings.defaults()
+                .withScheduled(jobs.equals("on"))
+                .withLeaseTtl(jobLeaseTtl)
+                .withAuditRetention(auditRetention)
+                .withTombstoneRetention(tombstoneRetention)
+                .withBatchSize(jobBatchSize)
                 .withPauseAfterFirstBatch(new java.util.TreeSet<>(jobPause));
         for (Map.Entry<String, Duration> e : jobIntervals) {
             s = s.withInterval(e.getKey(), e.getValue());
@@ -247,8 +311,8 @@ public final class ServeCommand implements Callable<Integer> {
             return null;
         }
         if (tlsCert == null || tlsKey == null) {
-            throw new IllegalArgumentException(tlsCert == null ? "--tls-key needs --tls-cert"
-                    : "--tls-cert needs --tls-key");
+            throw new IllegalArgumentException(
+                    tlsCert == null ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
         }
         return ServerTls.load(tlsCert, tlsKey);
     }
@@ -286,7 +350,8 @@ public final class ServeCommand implements Callable<Integer> {
         public Map.Entry<String, Duration> convert(String value) {
             int eq = value.indexOf('=');
             if (eq < 0) {
-                throw new CommandLine.TypeConversionException("expected NAME=DURATION or NAME=off but was '" + value + "'");
+                throw new CommandLine.TypeConversionException(
+                        "expected NAME=DURATION or NAME=off but was '" + value + "'");
             }
             try {
                 String name = JobSettings.knownName(value.substring(0, eq));

@@ -18,8 +18,7 @@ import org.leasesync.remote.TransportSecurity;
  */
 final class ServerChoice {
 
-    private ServerChoice() {
-    }
+    private ServerChoice() {}
 
     /**
      * What was chosen.
@@ -30,8 +29,12 @@ final class ServerChoice {
      * @param token the token given for this run; empty when it is the account's
      * @param account the signed-in account used; empty when a token was given
      */
-    record Chosen(ServerUrls servers, String user, TransportSecurity transport, Optional<String> token,
-                  Optional<Account> account) {
+    record Chosen(
+            ServerUrls servers,
+            String user,
+            TransportSecurity transport,
+            Optional<String> token,
+            Optional<Account> account) {
         Chosen {
             Objects.requireNonNull(servers, "servers");
             Objects.requireNonNull(user, "user");
@@ -52,7 +55,8 @@ final class ServerChoice {
         /** Never the token. */
         @Override
         public String toString() {
-            return "Chosen[" + servers + ", " + user + ", " + account.map(Account::name).orElse("token given") + "]";
+            return "Chosen[" + servers + ", " + user + ", "
+                    + account.map(Account::name).orElse("token given") + "]";
         }
     }
 
@@ -65,8 +69,14 @@ final class ServerChoice {
      * @throws IllegalArgumentException naming the option or the accounts (a usage error): a token without
      *     {@code --server}, {@code --server} with a token but no {@code --user}, no account or several
      */
-    static Chosen choose(Path dataDir, String server, String user, TokenOptions tokens, TransportOptions transportOptions,
-                         Map<String, String> env, InputStream stdin) {
+    static Chosen choose(
+            Path dataDir,
+            String server,
+            String user,
+            TokenOptions tokens,
+            TransportOptions transportOptions,
+            Map<String, String> env,
+            InputStream stdin) {
         if (user != null) {
             try {
                 org.leasesync.lease.TaskKey.validateUserId(user);
@@ -77,8 +87,9 @@ final class ServerChoice {
         }
         Optional<ServerUrls> servers = server == null ? Optional.empty() : Optional.of(HttpOptions.checkServer(server));
         if (tokens.given() && servers.isEmpty()) {
-            throw new IllegalArgumentException("a token given with --token, --token-file or --token-stdin needs --server "
-                    + "(and --user); without them the signed-in account is used");
+            throw new IllegalArgumentException(
+                    "a token given with --token, --token-file or --token-stdin needs --server "
+                            + "(and --user); without them the signed-in account is used");
         }
         // $LEASESYNC_TOKEN goes with --server only: without it, the signed-in account is meant
         Optional<String> token = servers.isEmpty() ? Optional.empty() : tokens.read(env, stdin);
@@ -95,10 +106,11 @@ final class ServerChoice {
             account = new AccountService(dataDir, env, org.leasesync.lease.TimeSource.system())
                     .choose(Optional.ofNullable(user), servers);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(servers.isPresent() && user != null
-                    ? "--server needs a token (--token-file, --token-stdin, $LEASESYNC_TOKEN or --token) or a signed-in "
-                            + "account on it: " + e.getMessage()
-                    : e.getMessage());
+            throw new IllegalArgumentException(
+                    servers.isPresent() && user != null
+                            ? "--server needs a token (--token-file, --token-stdin, $LEASESYNC_TOKEN or --token) or a signed-in "
+                                    + "account on it: " + e.getMessage()
+                            : e.getMessage());
         }
         TransportSecurity transport;
         try {
@@ -107,8 +119,8 @@ final class ServerChoice {
             throw new IllegalArgumentException("the account " + account.name() + " cannot be used: " + e.getMessage());
         }
         check(transport, account.servers());
-        return new Chosen(servers.orElse(account.servers()), account.user(), transport, Optional.empty(),
-                Optional.of(account));
+        return new Chosen(
+                servers.orElse(account.servers()), account.user(), transport, Optional.empty(), Optional.of(account));
     }
 
     private static void check(TransportSecurity transport, ServerUrls servers) {

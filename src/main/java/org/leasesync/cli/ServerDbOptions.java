@@ -18,26 +18,35 @@ final class ServerDbOptions {
 
     /** The environment variables of {@code --db}'s credentials. */
     static final String DB_USER = "LEASESYNC_DB_USER";
+
     static final String DB_PASSWORD = "LEASESYNC_DB_PASSWORD";
     static final String DB_PASSWORD_FILE = "LEASESYNC_DB_PASSWORD_FILE";
 
-    @Option(names = "--data-dir", paramLabel = "DIR",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
             description = "Directory for the server's H2 database file (kept owner-only); in-memory when absent "
                     + "(and no --db).")
     Path dataDir;
 
-    @Option(names = "--db", paramLabel = "JDBC_URL",
+    @Option(
+            names = "--db",
+            paramLabel = "JDBC_URL",
             description = "A PostgreSQL database shared by any number of server instances, "
                     + "jdbc:postgresql://HOST:PORT/DB (no password in it). User and password from "
                     + "$LEASESYNC_DB_USER and $LEASESYNC_DB_PASSWORD or a password file. Excludes --data-dir.")
     String db;
 
-    @Option(names = "--db-password-file", paramLabel = "PATH",
+    @Option(
+            names = "--db-password-file",
+            paramLabel = "PATH",
             description = "With --db: read the database password from this file (one trailing newline is "
                     + "ignored). Default: $LEASESYNC_DB_PASSWORD_FILE.")
     Path dbPasswordFile;
 
-    @Option(names = "--db-pool-size", paramLabel = "N",
+    @Option(
+            names = "--db-pool-size",
+            paramLabel = "N",
             description = "With --db: database connections this instance keeps, 1.."
                     + ServerDatabaseConfig.MAX_POOL_SIZE + " (default: " + ServerDatabaseConfig.DEFAULT_POOL_SIZE
                     + "). Instances x pool size must stay under PostgreSQL's max_connections.")
@@ -53,8 +62,8 @@ final class ServerDbOptions {
     ServerDatabaseConfig database(Map<String, String> env) {
         if (db == null) {
             if (dbPasswordFile != null || dbPoolSize != null) {
-                throw new IllegalArgumentException((dbPasswordFile != null ? "--db-password-file" : "--db-pool-size")
-                        + " needs --db");
+                throw new IllegalArgumentException(
+                        (dbPasswordFile != null ? "--db-password-file" : "--db-pool-size") + " needs --db");
             }
             return dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir);
         }
@@ -66,15 +75,18 @@ final class ServerDbOptions {
         if (user == null || user.isBlank()) {
             throw new IllegalArgumentException("--db needs the database user in " + DB_USER);
         }
-        return new ServerDatabaseConfig.Postgres(db, user, password(env),
-                dbPoolSize == null ? ServerDatabaseConfig.DEFAULT_POOL_SIZE : dbPoolSize);
+        return new ServerDatabaseConfig.Postgres(
+                db, user, password(env), dbPoolSize == null ? ServerDatabaseConfig.DEFAULT_POOL_SIZE : dbPoolSize);
     }
 
     /** The password from a file (option, else variable) or from the variable; empty if none is given. */
     private String password(Map<String, String> env) {
-        Path file = dbPasswordFile != null ? dbPasswordFile
-                : env.containsKey(DB_PASSWORD_FILE) && !env.get(DB_PASSWORD_FILE).isBlank()
-                        ? Path.of(env.get(DB_PASSWORD_FILE)) : null;
+        Path file = dbPasswordFile != null
+                ? dbPasswordFile
+                : env.containsKey(DB_PASSWORD_FILE)
+                                && !env.get(DB_PASSWORD_FILE).isBlank()
+                        ? Path.of(env.get(DB_PASSWORD_FILE))
+                        : null;
         String inEnv = env.get(DB_PASSWORD);
         if (file == null) {
             return inEnv == null ? "" : inEnv;
@@ -85,7 +97,8 @@ final class ServerDbOptions {
         }
         try {
             String text = Files.readString(file, StandardCharsets.UTF_8);
-            return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
+            return text.endsWith("\r\n")
+                    ? text.substring(0, text.length() - 2)
                     : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("cannot read the database password file " + file + ": " + e);

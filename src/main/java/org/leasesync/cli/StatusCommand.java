@@ -8,17 +8,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-import org.leasesync.store.h2.DataDirectory;
 
 /** {@code leasesync status}: leases, last run per key, checkpoints. Read-only. */
-@Command(name = "status", mixinStandardHelpOptions = true,
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
         description = "Show leases (key, owner, epoch, expiry), the last run per task key, and checkpoints.")
 public final class StatusCommand implements Callable<Integer> {
 
@@ -65,19 +66,29 @@ public final class StatusCommand implements Callable<Integer> {
             return 0;
         }
         try (LocalStore store = LocalStore.openFile(dir, dataDir.openTimeout())) {
-            var leases = store.leases().readAll().stream().map(l -> Views.LeaseView.of(l, now)).toList();
-            var runs = store.history().lastRunPerKey().stream().map(Views.RunView::of).toList();
+            var leases = store.leases().readAll().stream()
+                    .map(l -> Views.LeaseView.of(l, now))
+                    .toList();
+            var runs = store.history().lastRunPerKey().stream()
+                    .map(Views.RunView::of)
+                    .toList();
             var checkpointRows = store.history().checkpoints();
-            var checkpoints = checkpointRows.stream().map(Views.CheckpointView::of).toList();
+            var checkpoints =
+                    checkpointRows.stream().map(Views.CheckpointView::of).toList();
             String dataDirArgument = dataDir.given() ? " --data-dir " + Views.shellQuote(dir.toString()) : "";
             var attention = store.history().lastRunPerKey().stream()
                     .filter(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.NEEDS_ATTENTION)
-                    .map(r -> Views.NeedsAttentionView.of(r, checkpointRows.stream()
-                            .filter(c -> c.key().equals(r.key())).findFirst(), dataDirArgument))
+                    .map(r -> Views.NeedsAttentionView.of(
+                            r,
+                            checkpointRows.stream()
+                                    .filter(c -> c.key().equals(r.key()))
+                                    .findFirst(),
+                            dataDirArgument))
                     .toList();
             var signedOut = store.history().lastRunPerKey().stream()
                     .filter(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.SIGNED_OUT)
-                    .map(r -> signedOut(r, dataDirArgument)).toList();
+                    .map(r -> signedOut(r, dataDirArgument))
+                    .toList();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("dataDir", dir.toString());
@@ -99,10 +110,12 @@ public final class StatusCommand implements Callable<Integer> {
             for (var l : leases) {
                 Instant exp = Instant.parse(l.expiresAt());
                 // the expiry is the holder's wall clock: shown against ours only when they agree
-                String expires = !l.state().equals("held") ? "-"
-                        : l.expiresInMillis() != null ? Views.local(exp) + " (" + Views.relative(now, exp) + ")"
-                        : "unknown: renewed " + Views.local(Instant.parse(l.renewedAt()))
-                                + " by the holder's clock (stopped, or clocks disagree)";
+                String expires = !l.state().equals("held")
+                        ? "-"
+                        : l.expiresInMillis() != null
+                                ? Views.local(exp) + " (" + Views.relative(now, exp) + ")"
+                                : "unknown: renewed " + Views.local(Instant.parse(l.renewedAt()))
+                                        + " by the holder's clock (stopped, or clocks disagree)";
                 t.row(l.key(), l.state(), Views.orDash(l.owner()), Long.toString(l.epoch()), expires);
             }
             t.print(out, "  (none)");
@@ -110,10 +123,17 @@ public final class StatusCommand implements Callable<Integer> {
             out.println("last run per key:");
             t = new Table("KEY", "STATUS", "STAGE", "SOURCES", "EPOCH", "STARTED", "ENDED", "RUN", "ERROR");
             for (var r : runs) {
-                String sources = r.firstSource() + (r.mergedSources().isEmpty() ? "" : " +" + String.join(",+", r.mergedSources()));
-                t.row(r.key(), r.status(), r.stage(), sources, Long.toString(r.epoch()),
+                String sources = r.firstSource()
+                        + (r.mergedSources().isEmpty() ? "" : " +" + String.join(",+", r.mergedSources()));
+                t.row(
+                        r.key(),
+                        r.status(),
+                        r.stage(),
+                        sources,
+                        Long.toString(r.epoch()),
                         Views.local(Instant.parse(r.startedAt())),
-                        r.endedAt() == null ? "-" : Views.local(Instant.parse(r.endedAt())), r.runId(),
+                        r.endedAt() == null ? "-" : Views.local(Instant.parse(r.endedAt())),
+                        r.runId(),
                         Views.orDash(r.error()));
             }
             t.print(out, "  (none)");
@@ -121,8 +141,13 @@ public final class StatusCommand implements Callable<Integer> {
             out.println("checkpoints:");
             t = new Table("KEY", "STAGE", "PULL CURSOR", "PUSH BATCH", "IDEMPOTENCY KEY", "EPOCH", "UPDATED");
             for (var c : checkpoints) {
-                t.row(c.key(), c.stage(), Views.orDash(c.pullCursor()), Views.orDash(c.pushBatchId()),
-                        Views.orDash(c.idempotencyKey()), Long.toString(c.epoch()),
+                t.row(
+                        c.key(),
+                        c.stage(),
+                        Views.orDash(c.pullCursor()),
+                        Views.orDash(c.pushBatchId()),
+                        Views.orDash(c.idempotencyKey()),
+                        Long.toString(c.epoch()),
                         Views.local(Instant.parse(c.updatedAt())));
             }
             t.print(out, "  (none)");
@@ -139,9 +164,14 @@ public final class StatusCommand implements Callable<Integer> {
         m.put("key", r.key().asString());
         m.put("runId", r.runId());
         m.put("message", r.error().orElse(null));
-        String server = r.origin().map(org.leasesync.run.RunOrigin::server).orElse("URL").replace(", ", ",");
-        m.put("signInAgain", "leasesync login --server " + Views.shellQuote(server) + " --user "
-                + Views.shellQuote(r.key().userId()) + dataDirArgument + " --password-stdin");
+        String server = r.origin()
+                .map(org.leasesync.run.RunOrigin::server)
+                .orElse("URL")
+                .replace(", ", ",");
+        m.put(
+                "signInAgain",
+                "leasesync login --server " + Views.shellQuote(server) + " --user "
+                        + Views.shellQuote(r.key().userId()) + dataDirArgument + " --password-stdin");
         return m;
     }
 
@@ -160,13 +190,15 @@ public final class StatusCommand implements Callable<Integer> {
     /** The signed-in accounts (never a token); an unreadable accounts file is reported, not fatal here. */
     private static List<Map<String, Object>> accounts(Path dir) {
         try {
-            return org.leasesync.client.AccountService.forThisProcess(dir).accounts().stream().map(a -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("server", a.server());
-                m.put("user", a.user());
-                m.put("tokenKeptIn", a.tokenPlace().wireName());
-                return m;
-            }).toList();
+            return org.leasesync.client.AccountService.forThisProcess(dir).accounts().stream()
+                    .map(a -> {
+                        Map<String, Object> m = new LinkedHashMap<>();
+                        m.put("server", a.server());
+                        m.put("user", a.user());
+                        m.put("tokenKeptIn", a.tokenPlace().wireName());
+                        return m;
+                    })
+                    .toList();
         } catch (org.leasesync.lease.LeasesyncException e) {
             return List.of(Map.of("error", e.getMessage()));
         }

@@ -7,36 +7,38 @@ import java.util.concurrent.ExecutionException;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.StopSignals;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.run.TriggerRequest;
-import org.leasesync.remote.HttpSettings;
-import org.leasesync.store.Database;
+import org.leasesync.store.h2.H2Messages;
 import org.leasesync.sync.SyncSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-import org.leasesync.store.h2.H2Messages;
 
 /**
  * {@code leasesync sync}: one trigger through the coordinator, with a signed-in account or a token
  * given for this run. Exit codes: 0 succeeded, 1 failed, 2 usage error, 3 joined a run that was
  * already running, 4 needs attention, 6 signed out (the server refused the session).
  */
-@Command(name = "sync", mixinStandardHelpOptions = true,
-        description = {"Run one sync of a task key (pull, then push the outbox) through the coordinator.",
-                "Without --server: as the signed-in account (leasesync login; several: --user picks one).",
-                "Exit codes: 0 succeeded; 1 failed; 2 usage error; 3 joined a run already running; 4 needs attention; "
-                        + "6 signed out: the server no longer accepts the session (sign in again; local edits are kept)."})
+@Command(
+        name = "sync",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run one sync of a task key (pull, then push the outbox) through the coordinator.",
+            "Without --server: as the signed-in account (leasesync login; several: --user picks one).",
+            "Exit codes: 0 succeeded; 1 failed; 2 usage error; 3 joined a run already running; 4 needs attention; "
+                    + "6 signed out: the server no longer accepts the session (sign in again; local edits are kept)."
+        })
 public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     static final int JOINED = 3;
@@ -56,8 +58,10 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     KeyOptions keyOptions;
 
-    @Option(names = "--server", paramLabel = "URL[,URL...]", description = HttpOptions.SERVER_HELP
-            + " Default: the signed-in account's.")
+    @Option(
+            names = "--server",
+            paramLabel = "URL[,URL...]",
+            description = HttpOptions.SERVER_HELP + " Default: the signed-in account's.")
     String server;
 
     @Mixin
@@ -66,15 +70,23 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     @Mixin
     TransportOptions transportOptions;
 
-    @Option(names = "--source", defaultValue = "manual",
-            description = "Trigger source recorded with the run: schedule, foreground, manual, retry, recovery (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--source",
+            defaultValue = "manual",
+            description =
+                    "Trigger source recorded with the run: schedule, foreground, manual, retry, recovery (default ${DEFAULT-VALUE}).")
     String source;
 
-    @Option(names = "--check-again", description = "Re-check a key that needs attention (asks the server about the saved push).")
+    @Option(
+            names = "--check-again",
+            description = "Re-check a key that needs attention (asks the server about the saved push).")
     boolean checkAgain;
 
-    @Option(names = "--discard-unconfirmed", description = "For a key that needs attention: give up confirming the "
-            + "unknown push and send its edits again under a new idempotency key (the server applies each change at most once).")
+    @Option(
+            names = "--discard-unconfirmed",
+            description =
+                    "For a key that needs attention: give up confirming the "
+                            + "unknown push and send its edits again under a new idempotency key (the server applies each change at most once).")
     boolean discardUnconfirmed;
 
     @Option(names = "--json", description = "Print one JSON object instead of a line.")
@@ -90,8 +102,14 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
 
     @Override
     public void validate() {
-        chosen = ServerChoice.choose(dataDir.resolve(), server, keyOptions.user(), tokenOptions, transportOptions,
-                System.getenv(), System.in);
+        chosen = ServerChoice.choose(
+                dataDir.resolve(),
+                server,
+                keyOptions.user(),
+                tokenOptions,
+                transportOptions,
+                System.getenv(),
+                System.in);
         keyOptions.user = chosen.user();
         key = keyOptions.protocolKey();
         try {
@@ -100,13 +118,23 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             throw new IllegalArgumentException("invalid --source: " + e.getMessage());
         }
         if (checkAgain && discardUnconfirmed) {
-            throw new IllegalArgumentException("--check-again and --discard-unconfirmed exclude each other: check again "
-                    + "first; discard only if the server cannot tell what happened to the push");
+            throw new IllegalArgumentException(
+                    "--check-again and --discard-unconfirmed exclude each other: check again "
+                            + "first; discard only if the server cannot tell what happened to the push");
         }
         // the account's token is read when the run starts (the keyring may have to ask for an unlock)
-        config = new ClientConfig(dataDir.resolve(), chosen.servers(), Map.of(), registryOptions.leaseTtl(),
-                httpOptions.settings(), SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system(),
-                dataDir.openTimeout(), "leasesync sync", chosen.transport());
+        config = new ClientConfig(
+                dataDir.resolve(),
+                chosen.servers(),
+                Map.of(),
+                registryOptions.leaseTtl(),
+                httpOptions.settings(),
+                SyncSettings.DEFAULT,
+                RetryPolicy.NONE,
+                TimeSource.system(),
+                dataDir.openTimeout(),
+                "leasesync sync",
+                chosen.transport());
     }
 
     // "try": the signal handlers are held for the run, only their close is used (javac does not
@@ -122,12 +150,15 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
-        SyncReport says = new SyncReport(json, spec.commandLine().getErr(), dataDir.given(), config.dataDir(),
-                chosen.account(), server);
+        SyncReport says = new SyncReport(
+                json, spec.commandLine().getErr(), dataDir.given(), config.dataDir(), chosen.account(), server);
         String token = chosen.token(org.leasesync.client.AccountService.forThisProcess(config.dataDir()));
-        try (ClientRuntime rt = ClientRuntime.open(config.withTokens(Map.of(key.userId(), token))); StopSignals onSignal = StopSignals.install(() -> stopOnSignal(rt))) {
+        try (ClientRuntime rt = ClientRuntime.open(config.withTokens(Map.of(key.userId(), token)));
+                StopSignals onSignal = StopSignals.install(() -> stopOnSignal(rt))) {
             SubmitResult r = submit(rt, new TriggerRequest(key, src, false, checkAgain, discardUnconfirmed), out);
-            for (int attempt = 1; attempt < 4 && r instanceof SubmitResult.Started s0 && localDatabaseHiccup(s0); attempt++) {
+            for (int attempt = 1;
+                    attempt < 4 && r instanceof SubmitResult.Started s0 && localDatabaseHiccup(s0);
+                    attempt++) {
                 // The shared local database moved to another process mid-run: the run is safe to repeat
                 // (pulls are idempotent; a push in flight is settled by querying its key first).
                 Thread.sleep(300L * attempt);
@@ -142,7 +173,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 }
                 int code = says.report(out, rt, key, result);
                 out.flush();
-                reported.countDown();   // a clean stop on a signal waits for this line before the JVM exits
+                reported.countDown(); // a clean stop on a signal waits for this line before the JVM exits
                 says.outboxNotes(out, rt, key, result);
                 return code;
             }
@@ -153,7 +184,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 return says.joined(out, key, f.running());
             }
             if (r instanceof SubmitResult.NeedsAttention n) {
-                return says.needsAttention(out, rt, key, n.run().map(RunRecord::runId).orElse(null), n.reason());
+                return says.needsAttention(
+                        out, rt, key, n.run().map(RunRecord::runId).orElse(null), n.reason());
             }
             if (r instanceof SubmitResult.Waiting w) {
                 return says.waiting(out, key, w);
@@ -181,7 +213,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         TimeSource time = rt.config().time();
         var first = rt.registry().lease(request.key());
         if (first.isEmpty() || !first.get().isHeld() || first.get().renewedRecentlyBy(time.now())) {
-            return r;   // a holder that renews by this machine's clock: joined
+            return r; // a holder that renews by this machine's clock: joined
         }
         long ttlNanos = first.get().ttl().toNanos();
         long start = time.monotonicNanos();
@@ -189,9 +221,11 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
         while (time.monotonicNanos() - start < ttlNanos + 1_000_000_000L) {
             Thread.sleep(250);
             var now = rt.registry().lease(request.key());
-            if (now.isEmpty() || !now.get().isHeld() || now.get().epoch() != first.get().epoch()
+            if (now.isEmpty()
+                    || !now.get().isHeld()
+                    || now.get().epoch() != first.get().epoch()
                     || now.get().heartbeat() != first.get().heartbeat()) {
-                break;   // it renewed, released, or someone else took it: ask again below
+                break; // it renewed, released, or someone else took it: ask again below
             }
             if (!announced && !json && time.monotonicNanos() - start >= ttlNanos / 2) {
                 announced = true;
@@ -200,7 +234,7 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
                 out.flush();
             }
         }
-        return submitRetryingBrokenConnections(rt, request);   // takes over if nothing moved for a TTL
+        return submitRetryingBrokenConnections(rt, request); // takes over if nothing moved for a TTL
     }
 
     /**
@@ -210,7 +244,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
      */
     private void stopOnSignal(ClientRuntime rt) {
         PrintWriter err = spec.commandLine().getErr();
-        err.println("leasesync: stopping (SIGTERM or Ctrl-C): cancelling the sync of " + key + " and releasing its lease");
+        err.println(
+                "leasesync: stopping (SIGTERM or Ctrl-C): cancelling the sync of " + key + " and releasing its lease");
         err.flush();
         LOG.info("stopping on a signal: cancelling the sync of {}", key);
         rt.close(java.time.Duration.ofSeconds(3));
@@ -235,7 +270,8 @@ public final class SyncCommand implements Callable<Integer>, WritesDataDir {
     private static boolean localDatabaseHiccup(SubmitResult.Started started) throws InterruptedException {
         try {
             RunResult result = started.handle().completion().get();
-            return result.status() == RunStatus.FAILED && H2Messages.isHandover(result.message().orElse(""));
+            return result.status() == RunStatus.FAILED
+                    && H2Messages.isHandover(result.message().orElse(""));
         } catch (ExecutionException e) {
             return false;
         }

@@ -36,7 +36,12 @@ final class SyncReport {
      * @param account the signed-in account used; empty when a token was given
      * @param server the --server option as given (null without it)
      */
-    SyncReport(boolean json, PrintWriter err, boolean dataDirGiven, Path dataDir, Optional<Account> account,
+    SyncReport(
+            boolean json,
+            PrintWriter err,
+            boolean dataDirGiven,
+            Path dataDir,
+            Optional<Account> account,
             String server) {
         this.json = json;
         this.err = err;
@@ -52,16 +57,19 @@ final class SyncReport {
             var outbox = rt.edits().outbox(key);
             long conflicts = outbox.stream().filter(i -> i.isConflict()).count();
             if (conflicts > 0) {
-                out.println(conflicts == 1
-                        ? "1 local edit of " + key + " conflicts with a newer server version and waits for you: "
-                                + "see `leasesync records`"
-                        : conflicts + " local edits of " + key + " conflict with newer server versions and wait "
-                                + "for you: see `leasesync records`");
+                out.println(
+                        conflicts == 1
+                                ? "1 local edit of " + key
+                                        + " conflicts with a newer server version and waits for you: "
+                                        + "see `leasesync records`"
+                                : conflicts + " local edits of " + key
+                                        + " conflict with newer server versions and wait "
+                                        + "for you: see `leasesync records`");
             }
             long setAside = outbox.stream().filter(i -> i.isSetAside()).count();
             if (setAside > 0) {
-                out.println(setAside + " local edit" + (setAside == 1 ? " of " + key + " was" : "s of " + key
-                        + " were") + " refused by the sync server for good and set aside (the others were "
+                out.println(setAside + " local edit" + (setAside == 1 ? " of " + key + " was" : "s of " + key + " were")
+                        + " refused by the sync server for good and set aside (the others were "
                         + "pushed): see `leasesync outbox list`");
             }
         }
@@ -78,8 +86,12 @@ final class SyncReport {
                     m.put("result", "succeeded");
                     m.put("runId", result.runId());
                     m.put("message", result.message().orElse(null));
-                    m.put("conflicts", outbox.stream().filter(i -> i.isConflict()).count());
-                    m.put("setAside", outbox.stream().filter(i -> i.isSetAside()).count());
+                    m.put(
+                            "conflicts",
+                            outbox.stream().filter(i -> i.isConflict()).count());
+                    m.put(
+                            "setAside",
+                            outbox.stream().filter(i -> i.isSetAside()).count());
                     out.println(Json.write(m));
                 } else {
                     out.println(key + " synced (run " + result.runId() + ")"
@@ -92,18 +104,30 @@ final class SyncReport {
             }
             case SIGNED_OUT -> {
                 String pending = pendingEdits(rt, key);
-                print(out, key, result.status().wireName(), result.runId(), msg, key + " sync stopped: " + msg
-                        + (pending.isEmpty() ? "" : "; " + pending) + "\n  " + signInAgain(key));
+                print(
+                        out,
+                        key,
+                        result.status().wireName(),
+                        result.runId(),
+                        msg,
+                        key + " sync stopped: " + msg + (pending.isEmpty() ? "" : "; " + pending) + "\n  "
+                                + signInAgain(key));
                 return SyncCommand.SIGNED_OUT;
             }
             default -> {
-                print(out, key, result.status().wireName(), result.runId(), msg,
-                        key + " sync " + (result.status() == RunStatus.CANCELLED ? "cancelled" : "failed") + ": " + msg);
+                print(
+                        out,
+                        key,
+                        result.status().wireName(),
+                        result.runId(),
+                        msg,
+                        key + " sync " + (result.status() == RunStatus.CANCELLED ? "cancelled" : "failed") + ": "
+                                + msg);
                 // stderr, so that standard output stays the one result line (or JSON) scripts read;
                 // a run cancelled by a stop signal failed at nothing, and the stop says so itself
                 if (result.status() != RunStatus.CANCELLED) {
-                    LoggingSetup.activeLogFolder().ifPresent(f -> err
-                            .println("leasesync: details are in the log files in " + f));
+                    LoggingSetup.activeLogFolder()
+                            .ifPresent(f -> err.println("leasesync: details are in the log files in " + f));
                 }
                 return 1;
             }
@@ -113,9 +137,10 @@ final class SyncReport {
     /** The key needs attention: what is known (the unconfirmed push) and the commands that resolve it. */
     int needsAttention(PrintWriter out, ClientRuntime rt, TaskKey key, String runId, String reason) {
         var push = rt.store().history().checkpoint(key).filter(org.leasesync.run.Checkpoint::hasPushInFlight);
-        String idempotencyKey = push.flatMap(org.leasesync.run.Checkpoint::idempotencyKey).orElse(null);
-        java.util.List<String> changeIds = push.map(org.leasesync.run.Checkpoint::pushChangeIds)
-                .orElse(java.util.List.of());
+        String idempotencyKey =
+                push.flatMap(org.leasesync.run.Checkpoint::idempotencyKey).orElse(null);
+        java.util.List<String> changeIds =
+                push.map(org.leasesync.run.Checkpoint::pushChangeIds).orElse(java.util.List.of());
         String again = "leasesync sync --user " + Views.shellQuote(key.userId()) + " --scope " + key.scope()
                 + (dataDirGiven ? " --data-dir " + Views.shellQuote(dataDir.toString()) : "")
                 + (account.isPresent() ? "" : " --server " + Views.shellQuote(server) + " --token-file FILE");
@@ -147,21 +172,28 @@ final class SyncReport {
     /** "2 local edits are kept and pushed after you sign in again", or empty when none wait. */
     static String pendingEdits(ClientRuntime rt, TaskKey key) {
         long n = rt.edits().outbox(key).stream().filter(i -> !i.isSetAside()).count();
-        return n == 0 ? "" : n + " local edit" + (n == 1 ? " is" : "s are") + " kept and pushed after you sign in again";
+        return n == 0
+                ? ""
+                : n + " local edit" + (n == 1 ? " is" : "s are") + " kept and pushed after you sign in again";
     }
 
     /** The command that signs in again, for the account used or the server given. */
     String signInAgain(TaskKey key) {
-        String servers = account.map(a -> String.join(",", a.servers().urls().stream()
-                .map(Object::toString).toList())).orElse(server);
+        String servers = account.map(a -> String.join(
+                        ",", a.servers().urls().stream().map(Object::toString).toList()))
+                .orElse(server);
         return "sign in again: leasesync login --server " + Views.shellQuote(servers) + " --user "
-                + Views.shellQuote(key.userId()) + (dataDirGiven ? " --data-dir "
-                + Views.shellQuote(dataDir.toString()) : "") + " --password-stdin";
+                + Views.shellQuote(key.userId())
+                + (dataDirGiven ? " --data-dir " + Views.shellQuote(dataDir.toString()) : "") + " --password-stdin";
     }
 
     int joined(PrintWriter out, TaskKey key, RunView v) {
-        String sources = v.firstSource().wireName() + (v.mergedSources().isEmpty() ? ""
-                : " (joined by " + org.leasesync.run.SourceCounts.of(v.mergedSources()).text() + ")");
+        String sources = v.firstSource().wireName()
+                + (v.mergedSources().isEmpty()
+                        ? ""
+                        : " (joined by "
+                                + org.leasesync.run.SourceCounts.of(v.mergedSources())
+                                        .text() + ")");
         String stage = v.stage().map(s -> s.wireName()).orElse("starting");
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -171,13 +203,16 @@ final class SyncReport {
             m.put("stage", stage);
             m.put("startedAt", v.startedAt().toString());
             m.put("firstSource", v.firstSource().wireName());
-            m.put("mergedSources", v.mergedSources().stream().map(TaskSource::wireName).toList());
+            m.put(
+                    "mergedSources",
+                    v.mergedSources().stream().map(TaskSource::wireName).toList());
             m.put("owner", v.owner());
             m.put("epoch", v.epoch());
             out.println(Json.write(m));
         } else {
             out.println("already syncing " + key + " — run " + v.runId() + ", " + stage + ", started "
-                    + Views.local(v.startedAt()) + " by " + sources + ", owner " + v.owner() + "; this request joined it");
+                    + Views.local(v.startedAt()) + " by " + sources + ", owner " + v.owner()
+                    + "; this request joined it");
         }
         return SyncCommand.JOINED;
     }
@@ -189,10 +224,18 @@ final class SyncReport {
     int waiting(PrintWriter out, TaskKey key, SubmitResult.Waiting w) {
         java.time.ZonedDateTime local = w.until().atZone(java.time.ZoneId.systemDefault());
         String at = local.format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")) + " ("
-                + java.time.format.DateTimeFormatter.ISO_INSTANT.format(w.until().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)) + ")";
+                + java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+                        w.until().truncatedTo(java.time.temporal.ChronoUnit.SECONDS))
+                + ")";
         String message = "the sync server asked to wait until " + at + ": " + w.reason();
-        print(out, key, "waiting", null, message, key + " not synced: the sync server asked to wait until " + at
-                + "; try again after that (" + w.reason() + ")");
+        print(
+                out,
+                key,
+                "waiting",
+                null,
+                message,
+                key + " not synced: the sync server asked to wait until " + at + "; try again after that (" + w.reason()
+                        + ")");
         return SyncCommand.EXIT_SERVER_WAIT;
     }
 

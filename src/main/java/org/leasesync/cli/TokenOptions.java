@@ -20,13 +20,18 @@ public final class TokenOptions {
     /** The environment variable a script may pass the token in. */
     static final String ENV = "LEASESYNC_TOKEN";
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "The user's bearer token (with --server). "
-            + "Careful: a command line is readable by every local account (/proc/PID/cmdline, ps) while the command "
-            + "runs; prefer 'leasesync login', --token-file, --token-stdin or $LEASESYNC_TOKEN.")
+    @Option(
+            names = "--token",
+            paramLabel = "TOKEN",
+            description = "The user's bearer token (with --server). "
+                    + "Careful: a command line is readable by every local account (/proc/PID/cmdline, ps) while the command "
+                    + "runs; prefer 'leasesync login', --token-file, --token-stdin or $LEASESYNC_TOKEN.")
     String token;
 
-    @Option(names = "--token-file", paramLabel = "PATH", description = "Read the bearer token from this file "
-            + "(its first line; keep it owner-only).")
+    @Option(
+            names = "--token-file",
+            paramLabel = "PATH",
+            description = "Read the bearer token from this file " + "(its first line; keep it owner-only).")
     Path tokenFile;
 
     @Option(names = "--token-stdin", description = "Read the bearer token from standard input (its first line).")
@@ -47,8 +52,8 @@ public final class TokenOptions {
     Optional<String> read(Map<String, String> env, InputStream stdin) {
         int n = (token != null ? 1 : 0) + (tokenFile != null ? 1 : 0) + (tokenStdin ? 1 : 0);
         if (n > 1) {
-            throw new IllegalArgumentException("give the token once: --token, --token-file and --token-stdin exclude "
-                    + "each other");
+            throw new IllegalArgumentException(
+                    "give the token once: --token, --token-file and --token-stdin exclude " + "each other");
         }
         String source;
         String text;
@@ -62,15 +67,16 @@ public final class TokenOptions {
             } catch (NoSuchFileException e) {
                 throw new IllegalArgumentException("invalid --token-file: " + tokenFile + " does not exist");
             } catch (IOException e) {
-                throw new IllegalArgumentException("invalid --token-file: " + tokenFile + " cannot be read ("
-                        + e.getMessage() + ")");
+                throw new IllegalArgumentException(
+                        "invalid --token-file: " + tokenFile + " cannot be read (" + e.getMessage() + ")");
             }
         } else if (tokenStdin) {
             source = "--token-stdin";
             try {
                 text = firstLine(new String(stdin.readAllBytes(), StandardCharsets.UTF_8));
             } catch (IOException e) {
-                throw new IllegalArgumentException("--token-stdin: standard input cannot be read (" + e.getMessage() + ")");
+                throw new IllegalArgumentException(
+                        "--token-stdin: standard input cannot be read (" + e.getMessage() + ")");
             }
         } else {
             String fromEnv = env.get(ENV);
@@ -87,7 +93,9 @@ public final class TokenOptions {
             char c = text.charAt(i);
             if (c < 0x21 || c > 0x7e) {
                 throw new IllegalArgumentException("the token from " + source + " has "
-                        + (c < 0x20 || c == 0x7f ? "a control character" : c == ' ' ? "a space" : "a non-ASCII character")
+                        + (c < 0x20 || c == 0x7f
+                                ? "a control character"
+                                : c == ' ' ? "a space" : "a non-ASCII character")
                         + " at position " + (i + 1) + "; a bearer token is visible ASCII only (RFC 6750)");
             }
         }

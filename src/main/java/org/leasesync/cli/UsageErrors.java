@@ -9,8 +9,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /** The one-line text of a usage error. Stateless. */
 final class UsageErrors {
 
-    private UsageErrors() {
-    }
+    private UsageErrors() {}
 
     /**
      * picocli's message, except for a word picocli could not place: on a command with subcommands it is
@@ -19,7 +18,8 @@ final class UsageErrors {
      * keep picocli's "Unknown option: '--x'".
      */
     static String message(ParameterException ex) {
-        if (!(ex instanceof UnmatchedArgumentException u) || u.getUnmatched().isEmpty()
+        if (!(ex instanceof UnmatchedArgumentException u)
+                || u.getUnmatched().isEmpty()
                 || u.getUnmatched().get(0).startsWith("-")) {
             return ex.getMessage();
         }
@@ -30,8 +30,10 @@ final class UsageErrors {
         if (commands.isEmpty()) {
             return "'" + name + "' takes no arguments, only options: unexpected '" + word + "'";
         }
-        List<String> near = u.getSuggestions().stream().filter(commands::contains)
-                .filter(c -> editDistance(c, word) <= 2).toList();
+        List<String> near = u.getSuggestions().stream()
+                .filter(commands::contains)
+                .filter(c -> editDistance(c, word) <= 2)
+                .toList();
         return "unknown command '" + word + "'" + (near.isEmpty() ? "" : " (did you mean '" + near.get(0) + "'?)")
                 + "; commands are: " + String.join(", ", commands);
     }
@@ -39,7 +41,8 @@ final class UsageErrors {
     private static List<String> visibleSubcommands(CommandLine line) {
         return line.getSubcommands().entrySet().stream()
                 .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden())
-                .map(Map.Entry::getKey).toList();
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
     /** Levenshtein distance: single-character insertions, deletions and substitutions. */

@@ -39,11 +39,19 @@ import picocli.CommandLine.Spec;
  * unknown session) — nothing is changed then — and 1 when the database cannot be opened. Never
  * prints a password, a token or a hash. Each subcommand's {@code call} blocks on the database.
  */
-@Command(name = "users", mixinStandardHelpOptions = true,
+@Command(
+        name = "users",
+        mixinStandardHelpOptions = true,
         description = "Manage the sync server's accounts and their sessions (devices).",
-        subcommands = {UsersCommand.Add.class, UsersCommand.ListUsers.class, UsersCommand.Disable.class,
-                UsersCommand.Enable.class, UsersCommand.Delete.class, UsersCommand.Sessions.class,
-                UsersCommand.Revoke.class})
+        subcommands = {
+            UsersCommand.Add.class,
+            UsersCommand.ListUsers.class,
+            UsersCommand.Disable.class,
+            UsersCommand.Enable.class,
+            UsersCommand.Delete.class,
+            UsersCommand.Sessions.class,
+            UsersCommand.Revoke.class
+        })
 public final class UsersCommand implements Callable<Integer> {
 
     @Spec
@@ -51,8 +59,9 @@ public final class UsersCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "users needs a subcommand: add, list, disable, enable, delete, "
-                + "sessions or revoke");
+        throw new ParameterException(
+                spec.commandLine(),
+                "users needs a subcommand: add, list, disable, enable, delete, " + "sessions or revoke");
     }
 
     /** What every subcommand shares: the database options, opening it, the name check. */
@@ -68,8 +77,7 @@ public final class UsersCommand implements Callable<Integer> {
         abstract int run(ServerDatabase db, PrintWriter out) throws Exception;
 
         /** Checks what needs no database (before anything is opened). */
-        void validate() {
-        }
+        void validate() {}
 
         /** Whether this subcommand may create a new database (only {@code add}). */
         boolean creates() {
@@ -86,9 +94,11 @@ public final class UsersCommand implements Callable<Integer> {
                 throw bad(e.getMessage());
             }
             if (cfg instanceof ServerDatabaseConfig.H2InMemory) {
-                throw bad("'" + spec.qualifiedName() + "' needs --data-dir DIR or --db JDBC_URL: the server's database");
+                throw bad(
+                        "'" + spec.qualifiedName() + "' needs --data-dir DIR or --db JDBC_URL: the server's database");
             }
-            if (cfg instanceof ServerDatabaseConfig.H2File f && !creates()
+            if (cfg instanceof ServerDatabaseConfig.H2File f
+                    && !creates()
                     && !Files.exists(f.dataDir().resolve("leasesync-server.mv.db"))) {
                 throw bad("there is no server database in " + f.dataDir() + " (leasesync-server.mv.db)");
             }
@@ -98,9 +108,11 @@ public final class UsersCommand implements Callable<Integer> {
             } catch (RuntimeException e) {
                 PrintWriter err = spec.commandLine().getErr();
                 err.println("leasesync: " + e.getMessage()
-                        + (cfg instanceof ServerDatabaseConfig.H2File ? ". An H2 data dir is one process's at a time: "
-                        + "stop the server on it, run this command, start the server again (or keep the server's data "
-                        + "in PostgreSQL, --db, where this works while servers run)" : ""));
+                        + (cfg instanceof ServerDatabaseConfig.H2File
+                                ? ". An H2 data dir is one process's at a time: "
+                                        + "stop the server on it, run this command, start the server again (or keep the server's data "
+                                        + "in PostgreSQL, --db, where this works while servers run)"
+                                : ""));
                 err.flush();
                 return 1;
             }
@@ -129,7 +141,9 @@ public final class UsersCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true,
+    @Command(
+            name = "add",
+            mixinStandardHelpOptions = true,
             description = "Create an account. The password is read from standard input (one line; never an argument).")
     static final class Add extends Base {
         @Parameters(index = "0", paramLabel = "NAME", description = "1 to 64 characters of A-Z a-z 0-9 . _ -")
@@ -197,7 +211,10 @@ public final class UsersCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the accounts (never a password or hash).")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List the accounts (never a password or hash).")
     static final class ListUsers extends Base {
         @Option(names = "--json", description = "Print JSON instead of a table.")
         boolean json;
@@ -206,21 +223,29 @@ public final class UsersCommand implements Callable<Integer> {
         int run(ServerDatabase db, PrintWriter out) throws Exception {
             List<Account> all = accounts(db).list();
             if (json) {
-                out.println(Json.write(all.stream().map(a -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("name", a.name());
-                    m.put("admin", a.admin());
-                    m.put("disabled", a.disabled());
-                    m.put("hasPassword", a.hasPassword());
-                    m.put("createdAt", Instant.ofEpochMilli(a.createdAtMs()).toString());
-                    return m;
-                }).toList()));
+                out.println(Json.write(all.stream()
+                        .map(a -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("name", a.name());
+                            m.put("admin", a.admin());
+                            m.put("disabled", a.disabled());
+                            m.put("hasPassword", a.hasPassword());
+                            m.put(
+                                    "createdAt",
+                                    Instant.ofEpochMilli(a.createdAtMs()).toString());
+                            return m;
+                        })
+                        .toList()));
                 return 0;
             }
             Table t = new Table("NAME", "ADMIN", "STATE", "PASSWORD", "CREATED");
             for (Account a : all) {
-                t.row(a.name(), a.admin() ? "admin" : "-", a.disabled() ? "disabled" : "enabled",
-                        a.hasPassword() ? "set" : "none", Instant.ofEpochMilli(a.createdAtMs()).toString());
+                t.row(
+                        a.name(),
+                        a.admin() ? "admin" : "-",
+                        a.disabled() ? "disabled" : "enabled",
+                        a.hasPassword() ? "set" : "none",
+                        Instant.ofEpochMilli(a.createdAtMs()).toString());
             }
             t.print(out, "no accounts");
             return 0;
@@ -244,13 +269,16 @@ public final class UsersCommand implements Callable<Integer> {
             if (!accounts(db).setDisabled(name, disabled())) {
                 throw bad("there is no account named '" + name + "'");
             }
-            out.println((disabled() ? "disabled " : "enabled ") + name
+            out.println((disabled() ? "disabled " : "enabled ")
+                    + name
                     + (disabled() ? " (its sessions ended)" : " (it signs in again)"));
             return 0;
         }
     }
 
-    @Command(name = "disable", mixinStandardHelpOptions = true,
+    @Command(
+            name = "disable",
+            mixinStandardHelpOptions = true,
             description = "Disable an account: it can no longer sign in, and every session of it ends.")
     static final class Disable extends SetDisabled {
         @Override
@@ -267,7 +295,9 @@ public final class UsersCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true,
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
             description = "Delete an account with its sessions and all its data on the server.")
     static final class Delete extends Base {
         @Parameters(index = "0", paramLabel = "NAME")
@@ -288,7 +318,9 @@ public final class UsersCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "sessions", mixinStandardHelpOptions = true,
+    @Command(
+            name = "sessions",
+            mixinStandardHelpOptions = true,
             description = "List an account's live sessions (never a token).")
     static final class Sessions extends Base {
         @Parameters(index = "0", paramLabel = "NAME")
@@ -297,7 +329,10 @@ public final class UsersCommand implements Callable<Integer> {
         @Option(names = "--json", description = "Print JSON instead of a table.")
         boolean json;
 
-        @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = "90d",
+        @Option(
+                names = "--session-idle",
+                paramLabel = "DURATION",
+                defaultValue = "90d",
                 converter = DurationConverter.class,
                 description = "The servers' --session-idle, for which sessions are live and when they end "
                         + "(default: ${DEFAULT-VALUE}).")
@@ -318,28 +353,42 @@ public final class UsersCommand implements Callable<Integer> {
             }
             List<Session> live = new SessionStore(db, Clock.systemUTC(), idle).list(name);
             if (json) {
-                out.println(Json.write(live.stream().map(s -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("sessionId", s.id());
-                    m.put("device", s.device());
-                    m.put("createdAt", Instant.ofEpochMilli(s.createdAtMs()).toString());
-                    m.put("lastUsedAt", Instant.ofEpochMilli(s.lastUsedAtMs()).toString());
-                    m.put("expiresAt", Instant.ofEpochMilli(s.expiresAtMs()).toString());
-                    return m;
-                }).toList()));
+                out.println(Json.write(live.stream()
+                        .map(s -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("sessionId", s.id());
+                            m.put("device", s.device());
+                            m.put(
+                                    "createdAt",
+                                    Instant.ofEpochMilli(s.createdAtMs()).toString());
+                            m.put(
+                                    "lastUsedAt",
+                                    Instant.ofEpochMilli(s.lastUsedAtMs()).toString());
+                            m.put(
+                                    "expiresAt",
+                                    Instant.ofEpochMilli(s.expiresAtMs()).toString());
+                            return m;
+                        })
+                        .toList()));
                 return 0;
             }
             Table t = new Table("SESSION", "DEVICE", "CREATED", "LAST USED", "EXPIRES");
             for (Session s : live) {
-                t.row(s.id(), s.device(), Instant.ofEpochMilli(s.createdAtMs()).toString(),
-                        Instant.ofEpochMilli(s.lastUsedAtMs()).toString(), Instant.ofEpochMilli(s.expiresAtMs()).toString());
+                t.row(
+                        s.id(),
+                        s.device(),
+                        Instant.ofEpochMilli(s.createdAtMs()).toString(),
+                        Instant.ofEpochMilli(s.lastUsedAtMs()).toString(),
+                        Instant.ofEpochMilli(s.expiresAtMs()).toString());
             }
             t.print(out, "no live sessions of " + name);
             return 0;
         }
     }
 
-    @Command(name = "revoke", mixinStandardHelpOptions = true,
+    @Command(
+            name = "revoke",
+            mixinStandardHelpOptions = true,
             description = "End one session of an account (by its id, from 'users sessions'), or all of them.")
     static final class Revoke extends Base {
         @Parameters(index = "0", paramLabel = "NAME")

@@ -35,8 +35,7 @@ public final class Utf8Input {
 
     private static final char REPLACEMENT = '\uFFFD';
 
-    private Utf8Input() {
-    }
+    private Utf8Input() {}
 
     /**
      * {@code main}'s arguments as UTF-8 text: unchanged when the JVM decoded them as UTF-8 (or when
@@ -63,7 +62,9 @@ public final class Utf8Input {
         if ((utf8 && !replaced) || allAscii) {
             return args;
         }
-        Optional<List<byte[]>> tail = rawCommandLine.get().map(Utf8Input::split)
+        Optional<List<byte[]>> tail = rawCommandLine
+                .get()
+                .map(Utf8Input::split)
                 .filter(all -> all.size() >= args.length)
                 .map(all -> all.subList(all.size() - args.length, all.size()))
                 .filter(t -> sameAsciiSkeleton(t, args));
@@ -90,8 +91,12 @@ public final class Utf8Input {
      */
     public static String text(byte[] bytes, String what) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(what + " is not UTF-8 text (at byte " + firstBadByte(bytes)
                     + "); convert it to UTF-8 first, e.g. with iconv -t UTF-8");
@@ -192,7 +197,9 @@ public final class Utf8Input {
     }
 
     private static int firstBadByte(byte[] bytes) {
-        var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        var decoder = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(bytes);
         java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length + 1);
@@ -204,7 +211,7 @@ public final class Utf8Input {
         try {
             return Optional.of(Files.readAllBytes(Path.of("/proc/self/cmdline")));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            return Optional.empty();   // not Linux, or no /proc: arguments() refuses replaced characters
+            return Optional.empty(); // not Linux, or no /proc: arguments() refuses replaced characters
         }
     }
 }

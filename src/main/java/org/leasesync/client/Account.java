@@ -21,8 +21,13 @@ import org.leasesync.remote.TransportSecurity;
  * @param tokenPlace where the session token is kept
  * @param signedInAt when the user signed in (wall clock, for display)
  */
-public record Account(ServerUrls servers, String user, Optional<Path> caFile, boolean allowInsecureHttp,
-                      TokenVault.Place tokenPlace, Instant signedInAt) {
+public record Account(
+        ServerUrls servers,
+        String user,
+        Optional<Path> caFile,
+        boolean allowInsecureHttp,
+        TokenVault.Place tokenPlace,
+        Instant signedInAt) {
 
     /** @throws IllegalArgumentException for a user id the protocol cannot carry */
     public Account {

@@ -76,7 +76,12 @@ public final class AccountService {
     public record SignOutResult(Account account, Server server, Optional<String> serverProblem) {
 
         /** What the server made of the sign-out. */
-        public enum Server { ENDED, ALREADY_ENDED, NOT_TOLD, NO_TOKEN }
+        public enum Server {
+            ENDED,
+            ALREADY_ENDED,
+            NOT_TOLD,
+            NO_TOKEN
+        }
 
         public SignOutResult {
             Objects.requireNonNull(account, "account");
@@ -86,13 +91,15 @@ public final class AccountService {
 
         /** A plain sentence for the user. */
         public String message() {
-            return "signed out " + account.name() + switch (server) {
-                case ENDED -> "; the server ended the session";
-                case ALREADY_ENDED -> "; the server had ended the session already";
-                case NO_TOKEN -> "; no session token was kept here";
-                case NOT_TOLD -> " here; the server could not be told (" + serverProblem.orElse("") + "), so the "
-                        + "session stays open there until it idles out or you revoke it from another device";
-            };
+            return "signed out " + account.name()
+                    + switch (server) {
+                        case ENDED -> "; the server ended the session";
+                        case ALREADY_ENDED -> "; the server had ended the session already";
+                        case NO_TOKEN -> "; no session token was kept here";
+                        case NOT_TOLD ->
+                            " here; the server could not be told (" + serverProblem.orElse("") + "), so the "
+                                    + "session stays open there until it idles out or you revoke it from another device";
+                    };
         }
     }
 
@@ -106,8 +113,13 @@ public final class AccountService {
      * @throws IllegalArgumentException for a plain http URL to another machine without permission, or a
      *     user id the protocol cannot carry (nothing is sent)
      */
-    public SignInResult signIn(ServerUrls servers, String user, char[] password, String device,
-                               TransportSecurity transport, HttpSettings http) {
+    public SignInResult signIn(
+            ServerUrls servers,
+            String user,
+            char[] password,
+            String device,
+            TransportSecurity transport,
+            HttpSettings http) {
         HttpSyncRemote.checkProtocolUserId(user);
         OkHttpClient shared = HttpSyncRemote.newSharedClient(servers, transport);
         try {
@@ -126,11 +138,15 @@ public final class AccountService {
         }
     }
 
-    private SignInResult keep(ServerUrls servers, String user, TransportSecurity transport, SessionsClient sessions,
-                              SessionsClient.NewSession session) {
+    private SignInResult keep(
+            ServerUrls servers,
+            String user,
+            TransportSecurity transport,
+            SessionsClient sessions,
+            SessionsClient.NewSession session) {
         try {
             return store(servers, user, transport, session.token());
-        } catch (LeasesyncException e) {   // the keyring, the token file or the accounts file
+        } catch (LeasesyncException e) { // the keyring, the token file or the accounts file
             endQuietly(sessions, session.token());
             return new SignInResult.Failed("signed in, but the session could not be kept: " + e.getMessage()
                     + "; the new session was ended again");
@@ -153,13 +169,15 @@ public final class AccountService {
         transport.check(servers);
         Objects.requireNonNull(token, "token");
         SignInResult.SignedIn kept = store(servers, user, transport, token);
-        log.info("kept an earlier session token of {} as a signed-in account", kept.account().name());
+        log.info(
+                "kept an earlier session token of {} as a signed-in account",
+                kept.account().name());
         return kept;
     }
 
     private SignInResult.SignedIn store(ServerUrls servers, String user, TransportSecurity transport, String token) {
-        Account draft = new Account(servers, user, transport.caFile(), transport.allowInsecureHttp(),
-                TokenVault.Place.KEYRING, time.now());
+        Account draft = new Account(
+                servers, user, transport.caFile(), transport.allowInsecureHttp(), TokenVault.Place.KEYRING, time.now());
         DataDirectory.createPrivateDirectory(dataDir);
         TokenVaults.Opened opened = TokenVaults.forNewToken(dataDir, env);
         TokenVault vault = opened.vault();
@@ -173,8 +191,13 @@ public final class AccountService {
                 whyNotKeyring = Optional.of(e.getMessage());
                 vault.store(draft.slot(), token);
             }
-            Account account = new Account(servers, user, transport.caFile(), transport.allowInsecureHttp(),
-                    vault.place(), draft.signedInAt());
+            Account account = new Account(
+                    servers,
+                    user,
+                    transport.caFile(),
+                    transport.allowInsecureHttp(),
+                    vault.place(),
+                    draft.signedInAt());
             forgetOtherPlace(account);
             accounts.put(account);
             return new SignInResult.SignedIn(account, vault.description(), whyNotKeyring);
@@ -190,8 +213,11 @@ public final class AccountService {
                 try (TokenVault old = TokenVaults.open(before.tokenPlace(), dataDir, env)) {
                     old.remove(before.slot());
                 } catch (KeyringException e) {
-                    log.warn("could not remove the earlier token of {} from {}: {}", before.name(),
-                            before.tokenPlace().wireName(), e.getMessage());
+                    log.warn(
+                            "could not remove the earlier token of {} from {}: {}",
+                            before.name(),
+                            before.tokenPlace().wireName(),
+                            e.getMessage());
                 }
             }
         }
@@ -214,8 +240,9 @@ public final class AccountService {
             return new SignInResult.WrongPassword(server);
         }
         if (e.kind() == RemoteException.Kind.HTTP && e.status() == 429) {
-            return new SignInResult.TooManyAttempts(server, e.retryAfterMillis() < 0 ? Optional.empty()
-                    : Optional.of(Duration.ofMillis(e.retryAfterMillis())));
+            return new SignInResult.TooManyAttempts(
+                    server,
+                    e.retryAfterMillis() < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(e.retryAfterMillis())));
         }
         if (e.kind() == RemoteException.Kind.NOT_SENT) {
             return new SignInResult.Unreachable(e.userMessage());
@@ -244,7 +271,8 @@ public final class AccountService {
                     OkHttpClient shared = HttpSyncRemote.newSharedClient(account.servers(), transport);
                     try {
                         said = new SessionsClient(account.servers(), shared, http, time).signOut(token.get())
-                                == SessionsClient.SignOut.ENDED ? SignOutResult.Server.ENDED
+                                        == SessionsClient.SignOut.ENDED
+                                ? SignOutResult.Server.ENDED
                                 : SignOutResult.Server.ALREADY_ENDED;
                     } finally {
                         shared.dispatcher().executorService().shutdown();
@@ -280,21 +308,28 @@ public final class AccountService {
     public Account choose(Optional<String> user, Optional<ServerUrls> server) {
         List<Account> all = accounts();
         if (all.isEmpty()) {
-            throw new IllegalArgumentException("no account is signed in here: sign in with 'leasesync login --server URL "
-                    + "--user NAME --password-stdin', or give --server, --user and --token");
+            throw new IllegalArgumentException(
+                    "no account is signed in here: sign in with 'leasesync login --server URL "
+                            + "--user NAME --password-stdin', or give --server, --user and --token");
         }
-        List<Account> fit = all.stream().filter(a -> user.map(a.user()::equals).orElse(true))
-                .filter(a -> server.map(s -> a.server().equals(ServerUrls.display(s.first()))).orElse(true)).toList();
+        List<Account> fit = all.stream()
+                .filter(a -> user.map(a.user()::equals).orElse(true))
+                .filter(a -> server.map(s -> a.server().equals(ServerUrls.display(s.first())))
+                        .orElse(true))
+                .toList();
         if (fit.size() == 1) {
             return fit.get(0);
         }
         String names = all.stream().map(Account::name).collect(Collectors.joining(", "));
         if (fit.isEmpty()) {
-            return fail("no signed-in account is " + user.orElse("any user") + server.map(s -> " on "
-                    + ServerUrls.display(s.first())).orElse("") + " (signed in: " + names + ")");
+            return fail("no signed-in account is " + user.orElse("any user")
+                    + server.map(s -> " on " + ServerUrls.display(s.first())).orElse("") + " (signed in: " + names
+                    + ")");
         }
-        return fail(user.isEmpty() ? "several accounts are signed in (" + names + "): pick one with --user"
-                : user.get() + " is signed in on several servers (" + names + "): pick one with --server");
+        return fail(
+                user.isEmpty()
+                        ? "several accounts are signed in (" + names + "): pick one with --user"
+                        : user.get() + " is signed in on several servers (" + names + "): pick one with --server");
     }
 
     private static Account fail(String message) {
@@ -323,9 +358,12 @@ public final class AccountService {
      */
     public String token(Account account) {
         try (TokenVault vault = TokenVaults.open(account.tokenPlace(), dataDir, env)) {
-            return vault.find(account.slot()).orElseThrow(() -> new KeyringException("no session token of "
-                    + account.name() + " is kept in " + vault.description() + " any more: sign in again ('leasesync "
-                    + "login --server " + account.server() + " --user " + account.user() + " --password-stdin')"));
+            return vault.find(account.slot())
+                    .orElseThrow(() -> new KeyringException("no session token of "
+                            + account.name() + " is kept in " + vault.description()
+                            + " any more: sign in again ('leasesync "
+                            + "login --server " + account.server() + " --user " + account.user()
+                            + " --password-stdin')"));
         }
     }
 
@@ -338,8 +376,10 @@ public final class AccountService {
             host = "";
         }
         String name = host.isBlank() ? "leasesync" : "leasesync on " + host;
-        name = name.chars().filter(c -> c >= 0x20 && c < 0x7f).collect(StringBuilder::new,
-                StringBuilder::appendCodePoint, StringBuilder::append).toString();
+        name = name.chars()
+                .filter(c -> c >= 0x20 && c < 0x7f)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                .toString();
         return name.length() > 100 ? name.substring(0, 100) : name;
     }
 }

@@ -106,7 +106,7 @@ public final class AccountsFile {
             Path lockPath = file.resolveSibling(NAME + ".lock");
             OwnerOnlyFiles.file(lockPath);
             try (FileChannel lockFile = FileChannel.open(lockPath, StandardOpenOption.WRITE)) {
-                FileLock lock = lockFile.lock();   // other processes signing in or out wait here
+                FileLock lock = lockFile.lock(); // other processes signing in or out wait here
                 try {
                     replace(change.apply(Files.exists(file) ? read() : JSON.createObjectNode()));
                 } finally {
@@ -129,11 +129,13 @@ public final class AccountsFile {
             if (tree instanceof ObjectNode o) {
                 return o;
             }
-            throw new LeasesyncException("the accounts file " + file + " is not a JSON object; move it aside and sign in "
-                    + "again");
+            throw new LeasesyncException(
+                    "the accounts file " + file + " is not a JSON object; move it aside and sign in " + "again");
         } catch (IOException e) {
-            throw new LeasesyncException("the accounts file " + file + " cannot be read (" + e.getMessage()
-                    .lines().findFirst().orElse("") + "); move it aside and sign in again", e);
+            throw new LeasesyncException(
+                    "the accounts file " + file + " cannot be read ("
+                            + e.getMessage().lines().findFirst().orElse("") + "); move it aside and sign in again",
+                    e);
         }
     }
 
@@ -167,9 +169,12 @@ public final class AccountsFile {
         try {
             List<String> urls = new ArrayList<>();
             e.path("servers").forEach(u -> urls.add(u.asText()));
-            return Optional.of(new Account(ServerUrls.parse(String.join(",", urls)), e.path("user").asText(null),
+            return Optional.of(new Account(
+                    ServerUrls.parse(String.join(",", urls)),
+                    e.path("user").asText(null),
                     e.hasNonNull("caFile") ? Optional.of(Path.of(e.get("caFile").asText())) : Optional.empty(),
-                    e.path("allowInsecureHttp").asBoolean(false), TokenVault.Place.parse(e.path("token").asText("")),
+                    e.path("allowInsecureHttp").asBoolean(false),
+                    TokenVault.Place.parse(e.path("token").asText("")),
                     Instant.parse(e.path("signedInAt").asText(""))));
         } catch (RuntimeException bad) {
             return Optional.empty();

@@ -4,16 +4,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import org.leasesync.run.RetryPolicy;
-import org.leasesync.run.RunOrigin;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
+import org.leasesync.run.RetryPolicy;
+import org.leasesync.run.RunOrigin;
 import org.leasesync.store.Database;
-import org.leasesync.sync.SyncSettings;
 import org.leasesync.store.h2.OpenRetries;
+import org.leasesync.sync.SyncSettings;
 
 /**
  * Everything a client process is configured with. Immutable; validated in the constructor.
@@ -34,24 +34,59 @@ import org.leasesync.store.h2.OpenRetries;
  * @param transport plain http to other machines or not, and the CA file HTTPS trusts besides the
  *     system's authorities; checked against {@code servers} here
  */
-public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
-                           HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time,
-                           Duration dbOpenTimeout, String program, TransportSecurity transport) {
+public record ClientConfig(
+        Path dataDir,
+        ServerUrls servers,
+        Map<String, String> tokens,
+        Duration leaseTtl,
+        HttpSettings http,
+        SyncSettings sync,
+        RetryPolicy retry,
+        TimeSource time,
+        Duration dbOpenTimeout,
+        String program,
+        TransportSecurity transport) {
 
     /** The program name when none is given. */
     public static final String DEFAULT_PROGRAM = "leasesync";
 
     /** With {@link TransportSecurity#DEFAULT}. */
-    public ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
-                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout,
-                        String program) {
-        this(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
+    public ClientConfig(
+            Path dataDir,
+            ServerUrls servers,
+            Map<String, String> tokens,
+            Duration leaseTtl,
+            HttpSettings http,
+            SyncSettings sync,
+            RetryPolicy retry,
+            TimeSource time,
+            Duration dbOpenTimeout,
+            String program) {
+        this(
+                dataDir,
+                servers,
+                tokens,
+                leaseTtl,
+                http,
+                sync,
+                retry,
+                time,
+                dbOpenTimeout,
+                program,
                 TransportSecurity.DEFAULT);
     }
 
     /** As {@link #DEFAULT_PROGRAM}. */
-    public ClientConfig(Path dataDir, ServerUrls servers, Map<String, String> tokens, Duration leaseTtl,
-                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
+    public ClientConfig(
+            Path dataDir,
+            ServerUrls servers,
+            Map<String, String> tokens,
+            Duration leaseTtl,
+            HttpSettings http,
+            SyncSettings sync,
+            RetryPolicy retry,
+            TimeSource time,
+            Duration dbOpenTimeout) {
         this(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, DEFAULT_PROGRAM);
     }
 
@@ -59,14 +94,29 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
      * @param serverUrls one URL, or several separated by commas ({@link ServerUrls#parse})
      * @throws IllegalArgumentException naming the bad URL or setting
      */
-    public ClientConfig(Path dataDir, String serverUrls, Map<String, String> tokens, Duration leaseTtl,
-                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
+    public ClientConfig(
+            Path dataDir,
+            String serverUrls,
+            Map<String, String> tokens,
+            Duration leaseTtl,
+            HttpSettings http,
+            SyncSettings sync,
+            RetryPolicy retry,
+            TimeSource time,
+            Duration dbOpenTimeout) {
         this(dataDir, ServerUrls.parse(serverUrls), tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout);
     }
 
     /** With the default database open timeout. */
-    public ClientConfig(Path dataDir, String serverUrls, Map<String, String> tokens, Duration leaseTtl,
-                        HttpSettings http, SyncSettings sync, RetryPolicy retry, TimeSource time) {
+    public ClientConfig(
+            Path dataDir,
+            String serverUrls,
+            Map<String, String> tokens,
+            Duration leaseTtl,
+            HttpSettings http,
+            SyncSettings sync,
+            RetryPolicy retry,
+            TimeSource time) {
         this(dataDir, serverUrls, tokens, leaseTtl, http, sync, retry, time, OpenRetries.DEFAULT_OPEN_TIMEOUT);
     }
 
@@ -91,27 +141,27 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
         OpenRetries.validateOpenTimeout(dbOpenTimeout);
         Objects.requireNonNull(program, "program");
         if (program.isBlank() || program.length() > RunOrigin.MAX_PROGRAM) {
-            throw new IllegalArgumentException("the program name must be 1-" + RunOrigin.MAX_PROGRAM
-                    + " characters, got '" + program + "'");
+            throw new IllegalArgumentException(
+                    "the program name must be 1-" + RunOrigin.MAX_PROGRAM + " characters, got '" + program + "'");
         }
     }
 
     /** The same configuration for a process that calls itself {@code program}. */
     public ClientConfig withProgram(String program) {
-        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
-                transport);
+        return new ClientConfig(
+                dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program, transport);
     }
 
     /** The same configuration with these tokens (a token read from the keyring once the command runs). */
     public ClientConfig withTokens(Map<String, String> tokens) {
-        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
-                transport);
+        return new ClientConfig(
+                dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program, transport);
     }
 
     /** The same configuration with {@code transport} (checked against the servers). */
     public ClientConfig withTransport(TransportSecurity transport) {
-        return new ClientConfig(dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program,
-                transport);
+        return new ClientConfig(
+                dataDir, servers, tokens, leaseTtl, http, sync, retry, time, dbOpenTimeout, program, transport);
     }
 
     /** Never the tokens: which users have one. */
@@ -146,7 +196,9 @@ public record ClientConfig(Path dataDir, ServerUrls servers, Map<String, String>
             char c = token.charAt(i);
             if (c < 0x21 || c > 0x7e) {
                 throw new IllegalArgumentException("the token of " + user + " has "
-                        + (c < 0x20 || c == 0x7f ? "a control character" : c == ' ' ? "a space" : "a non-ASCII character")
+                        + (c < 0x20 || c == 0x7f
+                                ? "a control character"
+                                : c == ' ' ? "a space" : "a non-ASCII character")
                         + " at position " + (i + 1) + "; a bearer token is visible ASCII only (RFC 6750)");
             }
         }

@@ -10,17 +10,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
-import org.leasesync.run.Coordinator;
 import org.leasesync.lease.FatalErrorHandler;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.LeaseStore;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
+import org.leasesync.run.Coordinator;
 import org.leasesync.run.RunOrigin;
 import org.leasesync.store.DeviceIdentity;
 import org.leasesync.store.JdbcLocalData;
@@ -50,6 +50,7 @@ public final class ClientRuntime implements AutoCloseable {
     private final JdbcLocalEdits edits;
     /** The client id this device sends ({@link DeviceIdentity}: a copied data directory gets its own). */
     private final String clientId;
+
     private final TaskRegistry registry;
     private final LeaseKeeper keeper;
     private final Coordinator coordinator;
@@ -65,7 +66,7 @@ public final class ClientRuntime implements AutoCloseable {
     private final Map<String, SyncRemote> pinned = new ConcurrentHashMap<>();
 
     /** One user's server as the window last gave it: its URLs, how to reach them, the remote with its token. */
-    private record Route(ServerUrls servers, TransportSecurity transport, HttpSyncRemote remote) { }
+    private record Route(ServerUrls servers, TransportSecurity transport, HttpSyncRemote remote) {}
 
     /**
      * Wrappers around the sync worker's two ports, for instrumentation (the chaos harness journals
@@ -75,12 +76,12 @@ public final class ClientRuntime implements AutoCloseable {
      * @param remote wraps the HTTP remote
      * @param local wraps the local database port
      */
-    public record Ports(UnaryOperator<LeaseStore> leases, UnaryOperator<SyncRemote> remote,
-                        UnaryOperator<LocalData> local) {
+    public record Ports(
+            UnaryOperator<LeaseStore> leases, UnaryOperator<SyncRemote> remote, UnaryOperator<LocalData> local) {
 
         /** No wrapping. */
-        public static final Ports NONE = new Ports(UnaryOperator.identity(), UnaryOperator.identity(),
-                UnaryOperator.identity());
+        public static final Ports NONE =
+                new Ports(UnaryOperator.identity(), UnaryOperator.identity(), UnaryOperator.identity());
 
         public Ports {
             java.util.Objects.requireNonNull(leases, "leases");
@@ -95,21 +96,29 @@ public final class ClientRuntime implements AutoCloseable {
         this.tokens = new ConcurrentHashMap<>(config.tokens());
         this.edits = new JdbcLocalEdits(store.database(), config.time());
         OwnerId owner = OwnerId.forCurrentProcess();
-        this.registry = new TaskRegistry(ports.leases().apply(store.leases()), owner, config.leaseTtl(), config.time(),
+        this.registry = new TaskRegistry(
+                ports.leases().apply(store.leases()),
+                owner,
+                config.leaseTtl(),
+                config.time(),
                 OwnerLiveness.processTable(owner.host()));
         this.keeper = new LeaseKeeper(registry, fatal);
         this.workers = Executors.newCachedThreadPool(new NamedThreads("sync-worker", true));
         this.timer = Executors.newScheduledThreadPool(1, new NamedThreads("sync-timer", true));
         this.http = HttpSyncRemote.newSharedClient(config.servers(), config.transport());
-        DeviceIdentity.Bound device = store.database().dataDirectory()
+        DeviceIdentity.Bound device = store.database()
+                .dataDirectory()
                 .map(dir -> DeviceIdentity.bind(store.database(), DeviceIdentity.Place.of(dir)))
                 .orElseGet(() -> new DeviceIdentity.Bound(edits.clientId(), java.util.Optional.empty()));
         this.clientId = device.clientId();
-        HttpSyncRemote configured = new HttpSyncRemote(config.servers(), http, config.http(), tokens::get,
-                clientId, config.time());
+        HttpSyncRemote configured =
+                new HttpSyncRemote(config.servers(), http, config.http(), tokens::get, clientId, config.time());
         SyncRemote remote = new ByUser(configured, routes, pinned);
-        SyncWorker worker = new SyncWorker(ports.remote().apply(remote),
-                ports.local().apply(new JdbcLocalData(store.database(), config.time())), config.sync(), Sleeper.real());
+        SyncWorker worker = new SyncWorker(
+                ports.remote().apply(remote),
+                ports.local().apply(new JdbcLocalData(store.database(), config.time())),
+                config.sync(),
+                Sleeper.real());
         // Run ends are stamped on config.time()'s monotonic clock, the one the recent-sync check reads.
         JdbcRunStore runStore = new JdbcRunStore(store.database(), config.time()).withOrigins(this::originOf);
         if (device.copiedFrom().isPresent()) {
@@ -119,8 +128,7 @@ public final class ClientRuntime implements AutoCloseable {
             org.slf4j.LoggerFactory.getLogger(ClientRuntime.class).warn("{}: {}", config.dataDir(), note);
             runStore = runStore.withDeviceNote(note);
         }
-        this.coordinator = new Coordinator(registry, runStore, worker, workers,
-                keeper, timer, config.retry(), fatal);
+        this.coordinator = new Coordinator(registry, runStore, worker, workers, keeper, timer, config.retry(), fatal);
         coordinator.setServerWaits(new org.leasesync.store.JdbcServerWaits(store.database()));
         this.recentSyncs = new RecentSyncGate(new JdbcRecentSyncs(store.database()), config.time(), owner);
         coordinator.addListener(e -> {
@@ -231,12 +239,23 @@ public final class ClientRuntime implements AutoCloseable {
     public void useAccount(String user, ServerUrls servers, TransportSecurity transport, Optional<String> token) {
         java.util.Objects.requireNonNull(user, "user");
         transport.check(servers);
-        OkHttpClient client = servers.equals(config.servers()) && transport.equals(config.transport()) ? http
-                : transport.configure(http.newBuilder(), servers).build();   // shares the pool and the threads
+        OkHttpClient client = servers.equals(config.servers()) && transport.equals(config.transport())
+                ? http
+                : transport.configure(http.newBuilder(), servers).build(); // shares the pool and the threads
         String t = token.orElse(null);
         // the token belongs to this route only: a run that started on the user's earlier route keeps its own
-        routes.put(user, new Route(servers, transport,
-                new HttpSyncRemote(servers, client, config.http(), u -> u.equals(user) ? t : null, clientId, config.time())));
+        routes.put(
+                user,
+                new Route(
+                        servers,
+                        transport,
+                        new HttpSyncRemote(
+                                servers,
+                                client,
+                                config.http(),
+                                u -> u.equals(user) ? t : null,
+                                clientId,
+                                config.time())));
     }
 
     /**
@@ -314,14 +333,19 @@ public final class ClientRuntime implements AutoCloseable {
         }
 
         @Override
-        public org.leasesync.sync.PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition,
-                                                int limit, long fencingToken, String runId) {
+        public org.leasesync.sync.PullPage pull(
+                TaskKey key,
+                Optional<String> cursor,
+                Optional<String> pushedPosition,
+                int limit,
+                long fencingToken,
+                String runId) {
             return of(key, runId).pull(key, cursor, pushedPosition, limit, fencingToken, runId);
         }
 
         @Override
-        public org.leasesync.sync.PushResponse push(TaskKey key, org.leasesync.sync.PushBatch batch, long fencingToken,
-                                                    String runId) {
+        public org.leasesync.sync.PushResponse push(
+                TaskKey key, org.leasesync.sync.PushBatch batch, long fencingToken, String runId) {
             return of(key, runId).push(key, batch, fencingToken, runId);
         }
 

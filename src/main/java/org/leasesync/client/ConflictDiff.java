@@ -30,6 +30,7 @@ public final class ConflictDiff {
 
     /** Numbers kept as written ({@code 0.10} is not {@code 0.1}): a diff must not report what is equal as text. */
     private static final ObjectMapper JSON = JsonMappers.CONTENT;
+
     private static final ObjectWriter PRETTY = JSON.writerWithDefaultPrettyPrinter();
 
     /** What one difference is, from this device's side. */
@@ -72,10 +73,9 @@ public final class ConflictDiff {
     }
 
     /** One line of a version as shown; {@code differs}: it belongs to a field that differs. */
-    public record Line(String text, boolean differs) { }
+    public record Line(String text, boolean differs) {}
 
-    private ConflictDiff() {
-    }
+    private ConflictDiff() {}
 
     /**
      * The differences between this device's content and the server's, in the patch's order.
@@ -86,7 +86,8 @@ public final class ConflictDiff {
      * @param serverIsRecord false when the server deleted the record or has none
      * @return empty when both are the same record content (or both no record)
      */
-    public static List<Difference> between(String mineJson, boolean mineIsRecord, String serverJson, boolean serverIsRecord) {
+    public static List<Difference> between(
+            String mineJson, boolean mineIsRecord, String serverJson, boolean serverIsRecord) {
         if (!mineIsRecord || !serverIsRecord) {
             return mineIsRecord == serverIsRecord ? List.of() : List.of(new Difference("", Change.WHOLE_RECORD));
         }
@@ -95,8 +96,8 @@ public final class ConflictDiff {
         if (mine.isMissingNode() || server.isMissingNode()) {
             return mineJson.equals(serverJson) ? List.of() : List.of(new Difference("", Change.CHANGED));
         }
-        JsonNode patch = JsonDiff.asJson(server, mine,
-                EnumSet.of(DiffFlags.OMIT_MOVE_OPERATION, DiffFlags.OMIT_COPY_OPERATION));
+        JsonNode patch =
+                JsonDiff.asJson(server, mine, EnumSet.of(DiffFlags.OMIT_MOVE_OPERATION, DiffFlags.OMIT_COPY_OPERATION));
         List<Difference> out = new ArrayList<>();
         for (JsonNode op : patch) {
             String path = op.path("path").asText();
@@ -139,8 +140,8 @@ public final class ConflictDiff {
             boolean differs = all || differingFields.contains(f.getKey());
             String[] value = write(f.getValue()).split("\\R", -1);
             for (int i = 0; i < value.length; i++) {
-                String text = "  " + (i == 0 ? write(JSON.getNodeFactory().textNode(f.getKey())) + " : " : "") + value[i]
-                        + (i == value.length - 1 && fields.hasNext() ? "," : "");
+                String text = "  " + (i == 0 ? write(JSON.getNodeFactory().textNode(f.getKey())) + " : " : "")
+                        + value[i] + (i == value.length - 1 && fields.hasNext() ? "," : "");
                 out.add(new Line(text, differs));
             }
         }

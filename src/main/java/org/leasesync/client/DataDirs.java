@@ -13,8 +13,7 @@ public final class DataDirs {
     /** Environment variable overriding the data directory. */
     public static final String ENV = "LEASESYNC_DATA_DIR";
 
-    private DataDirs() {
-    }
+    private DataDirs() {}
 
     /**
      * @param option the {@code --data-dir} value, or null
@@ -34,7 +33,9 @@ public final class DataDirs {
         if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
             return path(xdg, "XDG_DATA_HOME").resolve("leasesync");
         }
-        return Path.of(userHome, ".local", "share", "leasesync").toAbsolutePath().normalize();
+        return Path.of(userHome, ".local", "share", "leasesync")
+                .toAbsolutePath()
+                .normalize();
     }
 
     /** Resolves with the real environment and home directory. */

@@ -10,8 +10,7 @@ import org.leasesync.duration.DurationGrammar;
  */
 public final class DurationText {
 
-    private DurationText() {
-    }
+    private DurationText() {}
 
     /**
      * Reads a duration: {@link DurationGrammar#parse}.

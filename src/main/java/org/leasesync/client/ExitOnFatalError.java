@@ -56,7 +56,8 @@ public final class ExitOnFatalError implements FatalErrorHandler {
 
     /** For a real process: standard error, {@code System.exit} and {@code Runtime.halt}. */
     public static ExitOnFatalError forThisProcess() {
-        return new ExitOnFatalError(System.err, System::exit, code -> Runtime.getRuntime().halt(code));
+        return new ExitOnFatalError(
+                System.err, System::exit, code -> Runtime.getRuntime().halt(code));
     }
 
     /** What to close before exiting (the runtime, or the window's backend). Set once it exists. */
@@ -72,8 +73,12 @@ public final class ExitOnFatalError implements FatalErrorHandler {
         }
         String what = FatalErrorHandler.describe(error);
         try {
-            log.error("leasesync stops after a fatal error: {}; the run that met it was ended and its lease "
-                    + "released; closing and exiting with status {}", what, EXIT_STATUS, error);
+            log.error(
+                    "leasesync stops after a fatal error: {}; the run that met it was ended and its lease "
+                            + "released; closing and exiting with status {}",
+                    what,
+                    EXIT_STATUS,
+                    error);
             err.println("leasesync: stopping: " + what + " — the run was ended and its lease released; "
                     + "start leasesync again");
             err.flush();
@@ -90,14 +95,16 @@ public final class ExitOnFatalError implements FatalErrorHandler {
     }
 
     private void closeAndExit() {
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(CLOSE_LIMIT.multipliedBy(3).toMillis());
-                halt.accept(EXIT_STATUS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "fatal-exit-watchdog");
+        Thread watchdog = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(CLOSE_LIMIT.multipliedBy(3).toMillis());
+                        halt.accept(EXIT_STATUS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "fatal-exit-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
         AutoCloseable c = toClose;

@@ -18,8 +18,7 @@ public final class ProductVersion {
 
     private static final String VALUE = read();
 
-    private ProductVersion() {
-    }
+    private ProductVersion() {}
 
     /**
      * The version, e.g. {@code "0.1.0"}; {@link #UNKNOWN} when the resource is missing or was not

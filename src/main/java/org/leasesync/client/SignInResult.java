@@ -52,8 +52,8 @@ public sealed interface SignInResult {
     record TooManyAttempts(String server, Optional<Duration> retryAfter) implements SignInResult {
         @Override
         public String message() {
-            return "too many failed sign-ins at " + server + "; try again " + retryAfter
-                    .map(d -> "in " + DurationText.format(d)).orElse("later");
+            return "too many failed sign-ins at " + server + "; try again "
+                    + retryAfter.map(d -> "in " + DurationText.format(d)).orElse("later");
         }
     }
 

@@ -47,7 +47,7 @@ public final class StopSignals implements AutoCloseable {
         StopSignals s = new StopSignals(cleanStop);
         SignalApi api = SignalApi.find();
         if (api == null) {
-            return s;   // no sun.misc.Signal here: the JVM's default stays
+            return s; // no sun.misc.Signal here: the JVM's default stays
         }
         Object handler = api.handler(s::handle);
         for (String name : SIGNALS) {
@@ -66,7 +66,7 @@ public final class StopSignals implements AutoCloseable {
             return;
         }
         if (!stopping.compareAndSet(false, true)) {
-            Runtime.getRuntime().halt(128 + signalNumber);   // a second signal: the user insists
+            Runtime.getRuntime().halt(128 + signalNumber); // a second signal: the user insists
         }
         try {
             cleanStop.run();
@@ -103,17 +103,18 @@ public final class StopSignals implements AutoCloseable {
     }
 
     /** {@code sun.misc.Signal} and {@code sun.misc.SignalHandler} through method handles. */
-    private record SignalApi(Class<?> handlerType, MethodHandle newSignal, MethodHandle handle,
-            MethodHandle number) {
+    private record SignalApi(Class<?> handlerType, MethodHandle newSignal, MethodHandle handle, MethodHandle number) {
 
         static SignalApi find() {
             try {
                 MethodHandles.Lookup lookup = MethodHandles.publicLookup();
                 Class<?> signalType = Class.forName("sun.misc.Signal");
                 Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
-                return new SignalApi(handlerType,
+                return new SignalApi(
+                        handlerType,
                         lookup.findConstructor(signalType, MethodType.methodType(void.class, String.class)),
-                        lookup.findStatic(signalType, "handle", MethodType.methodType(handlerType, signalType, handlerType)),
+                        lookup.findStatic(
+                                signalType, "handle", MethodType.methodType(handlerType, signalType, handlerType)),
                         lookup.findVirtual(signalType, "getNumber", MethodType.methodType(int.class)));
             } catch (ReflectiveOperationException | LinkageError e) {
                 return null;
@@ -131,7 +132,9 @@ public final class StopSignals implements AutoCloseable {
 
         /** A {@code SignalHandler} that passes the signal's number to {@code onSignal}. */
         Object handler(java.util.function.IntConsumer onSignal) {
-            return Proxy.newProxyInstance(handlerType.getClassLoader(), new Class<?>[] {handlerType},
+            return Proxy.newProxyInstance(
+                    handlerType.getClassLoader(),
+                    new Class<?>[] {handlerType},
                     (proxy, method, args) -> switch (method.getName()) {
                         case "handle" -> {
                             onSignal.accept((int) invoke(number, args[0]));

@@ -13,8 +13,7 @@ public final class AppIcon {
     /** The class-path resource of the icon (a 256×256 RGBA PNG). */
     public static final String RESOURCE = "/org/leasesync/desktop/leasesync.png";
 
-    private AppIcon() {
-    }
+    private AppIcon() {}
 
     /**
      * Opens the icon's bytes; the caller closes the stream.

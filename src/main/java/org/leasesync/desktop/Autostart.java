@@ -88,7 +88,8 @@ public final class Autostart {
         } else {
             try {
                 var source = Autostart.class.getProtectionDomain().getCodeSource();
-                Path where = source == null ? null : Path.of(source.getLocation().toURI());
+                Path where =
+                        source == null ? null : Path.of(source.getLocation().toURI());
                 if (where == null || !where.getFileName().toString().endsWith(".jar")) {
                     return Optional.empty();
                 }
@@ -160,7 +161,9 @@ public final class Autostart {
     private String icon(List<String> cmd) throws IOException {
         Path launcher = Path.of(cmd.get(0));
         Path bin = launcher.getParent();
-        if (bin != null && bin.getFileName() != null && bin.getFileName().toString().equals("bin")
+        if (bin != null
+                && bin.getFileName() != null
+                && bin.getFileName().toString().equals("bin")
                 && bin.getParent() != null) {
             Path installed = bin.getParent().resolve("lib").resolve(ICON_NAME + ".png");
             if (Files.isRegularFile(installed)) {

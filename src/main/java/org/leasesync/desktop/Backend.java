@@ -14,17 +14,17 @@ import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.keyring.KeyringException;
 import org.leasesync.lease.LeasesyncException;
-import org.leasesync.run.RetryPolicy;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
+import org.leasesync.run.RetryPolicy;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.OpenRetries;
 import org.leasesync.sync.SyncSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.store.h2.OpenRetries;
 
 /**
  * What the window runs on: the client runtime, the accounts it switches between
@@ -48,8 +48,13 @@ public final class Backend implements AutoCloseable {
     private final TransportSecurity transport;
     private final Optional<LegacyServerMove.Result> legacy;
 
-    private Backend(ClientRuntime runtime, EmbeddedDemo demo, WindowAccounts accounts, ServerUrls servers,
-                    TransportSecurity transport, Optional<LegacyServerMove.Result> legacy) {
+    private Backend(
+            ClientRuntime runtime,
+            EmbeddedDemo demo,
+            WindowAccounts accounts,
+            ServerUrls servers,
+            TransportSecurity transport,
+            Optional<LegacyServerMove.Result> legacy) {
         this.runtime = runtime;
         this.demo = demo;
         this.accounts = accounts;
@@ -108,9 +113,11 @@ public final class Backend implements AutoCloseable {
                 transport = s.transport();
                 String user = s.user().orElseThrow();
                 s.token().ifPresent(t -> tokens.put(user, t));
-                Optional<Account> same = signedIn.stream().filter(a -> a.isOf(user, url)).findFirst();
-                entries.add(same.map(WindowAccounts.Entry::of).orElse(new WindowAccounts.Entry(user,
-                        WindowAccounts.Kind.COMMAND_LINE, url, Optional.empty())));
+                Optional<Account> same =
+                        signedIn.stream().filter(a -> a.isOf(user, url)).findFirst();
+                entries.add(same.map(WindowAccounts.Entry::of)
+                        .orElse(new WindowAccounts.Entry(
+                                user, WindowAccounts.Kind.COMMAND_LINE, url, Optional.empty())));
             } else if (!signedIn.isEmpty()) {
                 Account newest = signedIn.get(signedIn.size() - 1);
                 url = newest.servers();
@@ -127,25 +134,44 @@ public final class Backend implements AutoCloseable {
                 url = d.url();
                 transport = TransportSecurity.DEFAULT;
                 tokens.putAll(d.tokens());
-                d.tokens().keySet().forEach(u -> entries.add(new WindowAccounts.Entry(u, WindowAccounts.Kind.DEMO, d.url(),
-                        Optional.empty())));
+                d.tokens()
+                        .keySet()
+                        .forEach(u -> entries.add(
+                                new WindowAccounts.Entry(u, WindowAccounts.Kind.DEMO, d.url(), Optional.empty())));
             }
             for (Account a : signedIn) {
                 if (entries.stream().noneMatch(e -> e.user().equals(a.user()))) {
                     entries.add(WindowAccounts.Entry.of(a));
                 } else if (!entries.get(0).account().equals(Optional.of(a))) {
-                    log.warn("not offering {}: {} is already this window's account on another server", a.name(), a.user());
+                    log.warn(
+                            "not offering {}: {} is already this window's account on another server",
+                            a.name(),
+                            a.user());
                 }
             }
             // A window runs all day: after an out-of-memory error it closes and exits instead of limping on.
             ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
-            ClientRuntime rt = ClientRuntime.open(new ClientConfig(s.dataDir(), url, tokens, s.leaseTtl(), s.http(),
-                    SyncSettings.DEFAULT, s.retry(), s.time(), s.dbOpenTimeout(), PROGRAM, transport), store,
-                    ClientRuntime.Ports.NONE, onFatal);
+            ClientRuntime rt = ClientRuntime.open(
+                    new ClientConfig(
+                            s.dataDir(),
+                            url,
+                            tokens,
+                            s.leaseTtl(),
+                            s.http(),
+                            SyncSettings.DEFAULT,
+                            s.retry(),
+                            s.time(),
+                            s.dbOpenTimeout(),
+                            PROGRAM,
+                            transport),
+                    store,
+                    ClientRuntime.Ports.NONE,
+                    onFatal);
             SignedOutGate gate = new SignedOutGate();
             rt.coordinator().addListener(gate);
             java.util.Set<String> ready = entries.get(0).kind() == WindowAccounts.Kind.DEMO
-                    ? java.util.Set.copyOf(tokens.keySet()) : java.util.Set.of(entries.get(0).user());
+                    ? java.util.Set.copyOf(tokens.keySet())
+                    : java.util.Set.of(entries.get(0).user());
             WindowAccounts accounts = new WindowAccounts(service, rt, demo, s.http(), gate, entries, ready);
             Backend backend = new Backend(rt, demo, accounts, url, transport, legacy);
             onFatal.closing(backend);
@@ -227,17 +253,46 @@ public final class Backend implements AutoCloseable {
      * @param transport with {@code server}: plain http to another machine allowed or not, the CA file HTTPS
      *     trusts besides the system's authorities
      */
-    public record AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                              Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                              Duration foregroundMinInterval, RetryPolicy retry, TimeSource time,
-                              Duration dbOpenTimeout, TransportSecurity transport) {
+    public record AppSettings(
+            Path dataDir,
+            Optional<ServerUrls> server,
+            Optional<String> user,
+            Optional<String> token,
+            Duration leaseTtl,
+            HttpSettings http,
+            Duration scheduleInterval,
+            Duration foregroundMinInterval,
+            RetryPolicy retry,
+            TimeSource time,
+            Duration dbOpenTimeout,
+            TransportSecurity transport) {
 
         /** With {@link TransportSecurity#DEFAULT}. */
-        public AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                           Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                           Duration foregroundMinInterval, RetryPolicy retry, TimeSource time, Duration dbOpenTimeout) {
-            this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
-                    dbOpenTimeout, TransportSecurity.DEFAULT);
+        public AppSettings(
+                Path dataDir,
+                Optional<ServerUrls> server,
+                Optional<String> user,
+                Optional<String> token,
+                Duration leaseTtl,
+                HttpSettings http,
+                Duration scheduleInterval,
+                Duration foregroundMinInterval,
+                RetryPolicy retry,
+                TimeSource time,
+                Duration dbOpenTimeout) {
+            this(
+                    dataDir,
+                    server,
+                    user,
+                    token,
+                    leaseTtl,
+                    http,
+                    scheduleInterval,
+                    foregroundMinInterval,
+                    retry,
+                    time,
+                    dbOpenTimeout,
+                    TransportSecurity.DEFAULT);
         }
 
         /** Never the token. */
@@ -249,15 +304,44 @@ public final class Backend implements AutoCloseable {
 
         /** The same settings with {@code transport}. */
         public AppSettings withTransport(TransportSecurity transport) {
-            return new AppSettings(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval,
-                    retry, time, dbOpenTimeout, transport);
+            return new AppSettings(
+                    dataDir,
+                    server,
+                    user,
+                    token,
+                    leaseTtl,
+                    http,
+                    scheduleInterval,
+                    foregroundMinInterval,
+                    retry,
+                    time,
+                    dbOpenTimeout,
+                    transport);
         }
 
         /** With the default database open timeout. */
-        public AppSettings(Path dataDir, Optional<ServerUrls> server, Optional<String> user, Optional<String> token,
-                           Duration leaseTtl, HttpSettings http, Duration scheduleInterval,
-                           Duration foregroundMinInterval, RetryPolicy retry, TimeSource time) {
-            this(dataDir, server, user, token, leaseTtl, http, scheduleInterval, foregroundMinInterval, retry, time,
+        public AppSettings(
+                Path dataDir,
+                Optional<ServerUrls> server,
+                Optional<String> user,
+                Optional<String> token,
+                Duration leaseTtl,
+                HttpSettings http,
+                Duration scheduleInterval,
+                Duration foregroundMinInterval,
+                RetryPolicy retry,
+                TimeSource time) {
+            this(
+                    dataDir,
+                    server,
+                    user,
+                    token,
+                    leaseTtl,
+                    http,
+                    scheduleInterval,
+                    foregroundMinInterval,
+                    retry,
+                    time,
                     OpenRetries.DEFAULT_OPEN_TIMEOUT);
         }
 
@@ -267,7 +351,8 @@ public final class Backend implements AutoCloseable {
                 throw new IllegalArgumentException("schedule interval must be at least 1s, got " + scheduleInterval);
             }
             if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
-                throw new IllegalArgumentException("foreground minimum interval must be >= 0, got " + foregroundMinInterval);
+                throw new IllegalArgumentException(
+                        "foreground minimum interval must be >= 0, got " + foregroundMinInterval);
             }
             OpenRetries.validateOpenTimeout(dbOpenTimeout);
         }

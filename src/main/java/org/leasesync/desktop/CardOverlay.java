@@ -26,9 +26,14 @@ import org.leasesync.run.TaskSource;
  * @param accountSignedOut the server refused the account's session (a run of this window ended signed out)
  * @param conflicts conflicts waiting for the user in the outbox, per scope (absent: none)
  */
-public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
-                          Map<Scope, Integer> pending, Map<Scope, Skip> skipped, boolean accountSignedOut,
-                          Map<Scope, Integer> conflicts) {
+public record CardOverlay(
+        Instant now,
+        Optional<Pause> pause,
+        Optional<Instant> offlineNextTry,
+        Map<Scope, Integer> pending,
+        Map<Scope, Skip> skipped,
+        boolean accountSignedOut,
+        Map<Scope, Integer> conflicts) {
 
     /**
      * A trigger skipped because sync was paused.
@@ -44,14 +49,23 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
     }
 
     /** With the account not signed out. */
-    public CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
-                       Map<Scope, Integer> pending, Map<Scope, Skip> skipped) {
+    public CardOverlay(
+            Instant now,
+            Optional<Pause> pause,
+            Optional<Instant> offlineNextTry,
+            Map<Scope, Integer> pending,
+            Map<Scope, Skip> skipped) {
         this(now, pause, offlineNextTry, pending, skipped, false);
     }
 
     /** With no conflicts known. */
-    public CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> offlineNextTry,
-                       Map<Scope, Integer> pending, Map<Scope, Skip> skipped, boolean accountSignedOut) {
+    public CardOverlay(
+            Instant now,
+            Optional<Pause> pause,
+            Optional<Instant> offlineNextTry,
+            Map<Scope, Integer> pending,
+            Map<Scope, Skip> skipped,
+            boolean accountSignedOut) {
         this(now, pause, offlineNextTry, pending, skipped, accountSignedOut, Map.of());
     }
 
@@ -77,7 +91,9 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
     /** The state a card shows for a key whose stored state is {@code kind}. */
     public KeyStatus.Kind shown(KeyStatus.Kind kind) {
         // signed out: the server answered (it refused the session), and only signing in helps
-        if (kind == KeyStatus.Kind.RUNNING || kind == KeyStatus.Kind.NEEDS_ATTENTION || kind == KeyStatus.Kind.SIGNED_OUT) {
+        if (kind == KeyStatus.Kind.RUNNING
+                || kind == KeyStatus.Kind.NEEDS_ATTENTION
+                || kind == KeyStatus.Kind.SIGNED_OUT) {
             return kind;
         }
         if (accountSignedOut) {
@@ -101,8 +117,11 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
      */
     public KeyStatus.Kind shown(KeyStatus s) {
         KeyStatus.Kind k = shown(s.kind());
-        boolean calm = k == KeyStatus.Kind.NEVER_SYNCED || k == KeyStatus.Kind.IDLE || k == KeyStatus.Kind.CANCELLED
-                || k == KeyStatus.Kind.PAUSED || k == KeyStatus.Kind.OFFLINE;
+        boolean calm = k == KeyStatus.Kind.NEVER_SYNCED
+                || k == KeyStatus.Kind.IDLE
+                || k == KeyStatus.Kind.CANCELLED
+                || k == KeyStatus.Kind.PAUSED
+                || k == KeyStatus.Kind.OFFLINE;
         return calm && conflicts(s.key().scope()) > 0 ? KeyStatus.Kind.CONFLICTS : k;
     }
 
@@ -122,7 +141,8 @@ public record CardOverlay(Instant now, Optional<Pause> pause, Optional<Instant> 
     }
 
     public CardOverlay withPause(Optional<Pause> p, Instant at) {
-        return new CardOverlay(at, p, offlineNextTry, pending, p.isPresent() ? skipped : Map.of(), accountSignedOut, conflicts);
+        return new CardOverlay(
+                at, p, offlineNextTry, pending, p.isPresent() ? skipped : Map.of(), accountSignedOut, conflicts);
     }
 
     public CardOverlay withOffline(Optional<Instant> nextTry, Map<Scope, Integer> waiting, Instant at) {

@@ -78,8 +78,8 @@ public final class EmbeddedDemo implements AutoCloseable {
         Map<String, String> tokens = new LinkedHashMap<>();
         try {
             privateServerDirectory(serverDir);
-            server = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir)
-                    .withSeed(org.leasesync.server.demo.Seed.DEMO));
+            server = ReferenceServer.start(
+                    ServerConfig.defaults().withDataDir(serverDir).withSeed(org.leasesync.server.demo.Seed.DEMO));
             tightenServerFiles(serverDir);
             for (String u : ReferenceServer.demoUsers()) {
                 tokens.put(u, server.tokenFor(u));
@@ -95,7 +95,9 @@ public final class EmbeddedDemo implements AutoCloseable {
             if (other.isEmpty()) {
                 throw e;
             }
-            log.info("the embedded server is run by another leasesync process; using it: {}", other.get().get("url"));
+            log.info(
+                    "the embedded server is run by another leasesync process; using it: {}",
+                    other.get().get("url"));
             @SuppressWarnings("unchecked")
             Map<String, String> t = (Map<String, String>) other.get().get("tokens");
             tokens.putAll(t);
@@ -133,8 +135,10 @@ public final class EmbeddedDemo implements AutoCloseable {
         try {
             OwnerOnlyFiles.directory(serverDir);
         } catch (IOException e) {
-            throw new LeasesyncException("cannot make the embedded server's directory " + serverDir + " owner-only: "
-                    + e.getMessage() + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
+            throw new LeasesyncException(
+                    "cannot make the embedded server's directory " + serverDir + " owner-only: " + e.getMessage()
+                            + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.",
+                    e);
         }
     }
 

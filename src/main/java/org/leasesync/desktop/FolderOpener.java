@@ -18,7 +18,8 @@ public interface FolderOpener {
 
     /** {@link java.awt.Desktop#open}: the desktop's own handler for folders (its file manager). */
     FolderOpener DESKTOP = folder -> {
-        if (java.awt.GraphicsEnvironment.isHeadless() || !java.awt.Desktop.isDesktopSupported()
+        if (java.awt.GraphicsEnvironment.isHeadless()
+                || !java.awt.Desktop.isDesktopSupported()
                 || !java.awt.Desktop.getDesktop().isSupported(java.awt.Desktop.Action.OPEN)) {
             throw new UnsupportedOperationException("this desktop offers no program to open folders");
         }

@@ -4,10 +4,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.Checkpoint;
 import org.leasesync.run.RunView;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TaskKey;
 
 /**
  * An immutable status snapshot of one task key, published by {@link StatusTracker} and shown by
@@ -24,8 +24,13 @@ import org.leasesync.lease.TaskKey;
  * never that the case lacks it.
  */
 public sealed interface KeyStatus
-        permits KeyStatus.NeverSynced, KeyStatus.Idle, KeyStatus.Running, KeyStatus.Failed,
-                KeyStatus.NeedsAttention, KeyStatus.Cancelled, KeyStatus.SignedOut {
+        permits KeyStatus.NeverSynced,
+                KeyStatus.Idle,
+                KeyStatus.Running,
+                KeyStatus.Failed,
+                KeyStatus.NeedsAttention,
+                KeyStatus.Cancelled,
+                KeyStatus.SignedOut {
 
     /** The task key. */
     TaskKey key();
@@ -47,7 +52,18 @@ public sealed interface KeyStatus
      * otherwise show as up to date (or paused, offline) while conflicts of it wait for the user
      * ({@link CardOverlay#shown(KeyStatus)}).
      */
-    enum Kind { NEVER_SYNCED, IDLE, RUNNING, FAILED, NEEDS_ATTENTION, CANCELLED, PAUSED, OFFLINE, SIGNED_OUT, CONFLICTS }
+    enum Kind {
+        NEVER_SYNCED,
+        IDLE,
+        RUNNING,
+        FAILED,
+        NEEDS_ATTENTION,
+        CANCELLED,
+        PAUSED,
+        OFFLINE,
+        SIGNED_OUT,
+        CONFLICTS
+    }
 
     /** Idle, or never synced when {@code lastSuccess} is empty. */
     static KeyStatus idle(TaskKey key, Optional<Instant> lastSuccess) {
@@ -161,8 +177,14 @@ public sealed interface KeyStatus
      * @param serverWaitUntil the time before which the sync server asked not to be contacted about the key
      *     ({@code Retry-After}), while that holds; empty otherwise
      */
-    record Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt,
-                  Optional<OtherProcess> otherProcess, Optional<Instant> serverWaitUntil) implements KeyStatus {
+    record Failed(
+            TaskKey key,
+            Optional<Instant> lastSuccess,
+            Optional<String> reason,
+            Optional<Instant> retryAt,
+            Optional<OtherProcess> otherProcess,
+            Optional<Instant> serverWaitUntil)
+            implements KeyStatus {
         public Failed {
             Objects.requireNonNull(serverWaitUntil, "serverWaitUntil");
             Objects.requireNonNull(key, "key");
@@ -173,8 +195,12 @@ public sealed interface KeyStatus
         }
 
         /** Without a server wait. */
-        public Failed(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<Instant> retryAt,
-                      Optional<OtherProcess> otherProcess) {
+        public Failed(
+                TaskKey key,
+                Optional<Instant> lastSuccess,
+                Optional<String> reason,
+                Optional<Instant> retryAt,
+                Optional<OtherProcess> otherProcess) {
             this(key, lastSuccess, reason, retryAt, otherProcess, Optional.empty());
         }
 
@@ -200,8 +226,12 @@ public sealed interface KeyStatus
      *     checkpoint records none or cannot be read
      * @param otherProcess who made the run when it was another process; empty when this window made it
      */
-    record NeedsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
-                          Optional<UnconfirmedPush> unconfirmedPush, Optional<OtherProcess> otherProcess)
+    record NeedsAttention(
+            TaskKey key,
+            Optional<Instant> lastSuccess,
+            Optional<String> reason,
+            Optional<UnconfirmedPush> unconfirmedPush,
+            Optional<OtherProcess> otherProcess)
             implements KeyStatus {
         public NeedsAttention {
             Objects.requireNonNull(key, "key");
@@ -212,8 +242,11 @@ public sealed interface KeyStatus
         }
 
         /** A run of this window. */
-        public NeedsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
-                              Optional<UnconfirmedPush> unconfirmedPush) {
+        public NeedsAttention(
+                TaskKey key,
+                Optional<Instant> lastSuccess,
+                Optional<String> reason,
+                Optional<UnconfirmedPush> unconfirmedPush) {
             this(key, lastSuccess, reason, unconfirmedPush, Optional.empty());
         }
 
@@ -231,8 +264,9 @@ public sealed interface KeyStatus
      * @param reason the plain reason, empty when the run recorded none
      * @param otherProcess who made the run when it was another process; empty when this window made it
      */
-    record Cancelled(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
-                     Optional<OtherProcess> otherProcess) implements KeyStatus {
+    record Cancelled(
+            TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<OtherProcess> otherProcess)
+            implements KeyStatus {
         public Cancelled {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lastSuccess, "lastSuccess");
@@ -259,8 +293,8 @@ public sealed interface KeyStatus
      * @param server the sync server it talked to, empty when not recorded
      * @param sameServer whether that is this window's server (false when unknown)
      */
-    record OtherProcess(Optional<String> program, java.util.OptionalLong pid, Optional<String> server,
-                        boolean sameServer) {
+    record OtherProcess(
+            Optional<String> program, java.util.OptionalLong pid, Optional<String> server, boolean sameServer) {
         public OtherProcess {
             Objects.requireNonNull(program, "program");
             Objects.requireNonNull(pid, "pid");
@@ -283,7 +317,8 @@ public sealed interface KeyStatus
 
         /** The in-flight push of a checkpoint, if it records one with its key. */
         static Optional<UnconfirmedPush> of(Optional<Checkpoint> checkpoint) {
-            return checkpoint.filter(Checkpoint::hasPushInFlight)
+            return checkpoint
+                    .filter(Checkpoint::hasPushInFlight)
                     .flatMap(c -> c.idempotencyKey().map(k -> new UnconfirmedPush(k, c.pushChangeIds())));
         }
     }
@@ -299,8 +334,9 @@ public sealed interface KeyStatus
      * @param reason what the run recorded, empty when nothing
      * @param otherProcess who made the run when it was another process; empty when this window made it
      */
-    record SignedOut(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
-                     Optional<OtherProcess> otherProcess) implements KeyStatus {
+    record SignedOut(
+            TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason, Optional<OtherProcess> otherProcess)
+            implements KeyStatus {
         public SignedOut {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lastSuccess, "lastSuccess");

@@ -17,8 +17,8 @@ import java.util.Optional;
  * @param foregroundMinInterval no foreground sync within this of a key's last success, not negative
  * @param language the window's language
  */
-public record LaunchSettings(Optional<Duration> scheduleInterval, Optional<Duration> foregroundMinInterval,
-                             Language language) {
+public record LaunchSettings(
+        Optional<Duration> scheduleInterval, Optional<Duration> foregroundMinInterval, Language language) {
 
     /** Nothing set. */
     public static final LaunchSettings NONE = new LaunchSettings(Optional.empty(), Optional.empty(), Language.SYSTEM);

@@ -27,8 +27,7 @@ public final class LegacyServerMove {
 
     private static final Logger log = LoggerFactory.getLogger(LegacyServerMove.class);
 
-    private LegacyServerMove() {
-    }
+    private LegacyServerMove() {}
 
     /** What became of the entry. */
     public enum Outcome {
@@ -67,11 +66,13 @@ public final class LegacyServerMove {
         Result result;
         try {
             if (legacy.user().isEmpty() || legacy.token().isEmpty()) {
-                throw new IllegalArgumentException("the entry has no " + (legacy.user().isEmpty() ? "user" : "token"));
+                throw new IllegalArgumentException(
+                        "the entry has no " + (legacy.user().isEmpty() ? "user" : "token"));
             }
             ServerUrls servers = ServerUrls.parse(String.join(",", legacy.urls()));
             name = user + " on " + ServerUrls.display(servers.first());
-            SignInResult.SignedIn kept = accounts.adopt(servers, user, legacy.token().get(), TransportSecurity.DEFAULT);
+            SignInResult.SignedIn kept =
+                    accounts.adopt(servers, user, legacy.token().get(), TransportSecurity.DEFAULT);
             result = new Result(Outcome.MOVED, kept.account().name(), Optional.of(kept.keptIn()), Optional.empty());
         } catch (IllegalArgumentException e) {
             result = new Result(Outcome.DROPPED, name, Optional.empty(), Optional.of(e.getMessage()));
@@ -85,7 +86,10 @@ public final class LegacyServerMove {
             log.warn("could not remove the server entry from settings.json: {}", e.getMessage());
             return Optional.of(new Result(Outcome.KEPT, name, result.keptIn(), Optional.of(e.getMessage())));
         }
-        log.info("settings.json's server entry for {}: {}{}", name, result.outcome(),
+        log.info(
+                "settings.json's server entry for {}: {}{}",
+                name,
+                result.outcome(),
                 result.reason().map(r -> " (" + r + ")").orElse(""));
         return Optional.of(result);
     }

@@ -35,11 +35,12 @@ public final class Messages {
         this.locale = Objects.requireNonNull(locale, "locale");
         this.zone = Objects.requireNonNull(zone, "zone");
         // no fallback to the default locale's bundle: English chosen on a Chinese system is English
-        this.bundle = ResourceBundle.getBundle(BUNDLE, locale,
-                ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES));
+        this.bundle = ResourceBundle.getBundle(
+                BUNDLE, locale, ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES));
         this.shortTime = localized(null, FormatStyle.SHORT, locale, zone);
         this.shortDateTime = localized(FormatStyle.MEDIUM, FormatStyle.SHORT, locale, zone);
-        this.durations = com.ibm.icu.text.MeasureFormat.getInstance(locale, com.ibm.icu.text.MeasureFormat.FormatWidth.SHORT);
+        this.durations =
+                com.ibm.icu.text.MeasureFormat.getInstance(locale, com.ibm.icu.text.MeasureFormat.FormatWidth.SHORT);
     }
 
     /**
@@ -48,8 +49,8 @@ public final class Messages {
      * 24-hour times ("15:03") are what Chinese desktops and sync clients show.
      */
     static DateTimeFormatter localized(FormatStyle date, FormatStyle time, Locale locale, ZoneId zone) {
-        String pattern = java.time.format.DateTimeFormatterBuilder.getLocalizedDateTimePattern(date, time,
-                java.time.chrono.IsoChronology.INSTANCE, locale);
+        String pattern = java.time.format.DateTimeFormatterBuilder.getLocalizedDateTimePattern(
+                date, time, java.time.chrono.IsoChronology.INSTANCE, locale);
         if ("zh".equals(locale.getLanguage())) {
             pattern = twentyFourHour(pattern);
         }
@@ -118,11 +119,16 @@ public final class Messages {
     public String duration(java.time.Duration d) {
         java.time.Duration left = d.abs();
         java.util.List<com.ibm.icu.util.Measure> parts = new java.util.ArrayList<>();
-        long[] amounts = {left.toDays(), left.toHoursPart(), left.toMinutesPart(), left.toSecondsPart(),
-                left.toMillisPart()};
-        com.ibm.icu.util.MeasureUnit[] units = {com.ibm.icu.util.MeasureUnit.DAY, com.ibm.icu.util.MeasureUnit.HOUR,
-                com.ibm.icu.util.MeasureUnit.MINUTE, com.ibm.icu.util.MeasureUnit.SECOND,
-                com.ibm.icu.util.MeasureUnit.MILLISECOND};
+        long[] amounts = {
+            left.toDays(), left.toHoursPart(), left.toMinutesPart(), left.toSecondsPart(), left.toMillisPart()
+        };
+        com.ibm.icu.util.MeasureUnit[] units = {
+            com.ibm.icu.util.MeasureUnit.DAY,
+            com.ibm.icu.util.MeasureUnit.HOUR,
+            com.ibm.icu.util.MeasureUnit.MINUTE,
+            com.ibm.icu.util.MeasureUnit.SECOND,
+            com.ibm.icu.util.MeasureUnit.MILLISECOND
+        };
         for (int i = 0; i < amounts.length; i++) {
             if (amounts[i] != 0) {
                 parts.add(new com.ibm.icu.util.Measure(amounts[i], units[i]));
@@ -131,7 +137,7 @@ public final class Messages {
         if (parts.isEmpty()) {
             parts.add(new com.ibm.icu.util.Measure(0, com.ibm.icu.util.MeasureUnit.SECOND));
         }
-        synchronized (durations) {   // ICU documents no thread-safety for MeasureFormat: one caller at a time
+        synchronized (durations) { // ICU documents no thread-safety for MeasureFormat: one caller at a time
             return durations.formatMeasures(parts.toArray(com.ibm.icu.util.Measure[]::new));
         }
     }

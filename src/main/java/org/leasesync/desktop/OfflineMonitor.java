@@ -56,11 +56,16 @@ public final class OfflineMonitor implements AutoCloseable {
      * @param maxRetry the longest wait between probes (the backoff's bound)
      * @throws IllegalArgumentException if the waits are not positive or {@code maxRetry < firstRetry}
      */
-    public OfflineMonitor(Supplier<ServerProbe.Result> probe, ScheduledExecutorService scheduler, TimeSource time,
-                   Duration firstRetry, Duration maxRetry, Listener listener) {
+    public OfflineMonitor(
+            Supplier<ServerProbe.Result> probe,
+            ScheduledExecutorService scheduler,
+            TimeSource time,
+            Duration firstRetry,
+            Duration maxRetry,
+            Listener listener) {
         if (firstRetry.isZero() || firstRetry.isNegative() || maxRetry.compareTo(firstRetry) < 0) {
-            throw new IllegalArgumentException("offline probe backoff must be 0 < first <= max, got first "
-                    + firstRetry + ", max " + maxRetry);
+            throw new IllegalArgumentException(
+                    "offline probe backoff must be 0 < first <= max, got first " + firstRetry + ", max " + maxRetry);
         }
         this.probe = Objects.requireNonNull(probe);
         this.scheduler = Objects.requireNonNull(scheduler);

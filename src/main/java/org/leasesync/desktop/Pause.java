@@ -33,9 +33,14 @@ public record Pause(Optional<Instant> until) {
         /** The pause this option means when chosen at {@code now} in {@code zone}. */
         public Pause from(Instant now, ZoneId zone) {
             return switch (this) {
-                case ONE_HOUR -> new Pause(Optional.of(now.plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS)));
-                case UNTIL_TOMORROW -> new Pause(Optional.of(
-                        now.atZone(zone).toLocalDate().plusDays(1).atStartOfDay(zone).toInstant()));
+                case ONE_HOUR ->
+                    new Pause(Optional.of(now.plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS)));
+                case UNTIL_TOMORROW ->
+                    new Pause(Optional.of(now.atZone(zone)
+                            .toLocalDate()
+                            .plusDays(1)
+                            .atStartOfDay(zone)
+                            .toInstant()));
                 case UNTIL_RESUMED -> new Pause(Optional.empty());
             };
         }

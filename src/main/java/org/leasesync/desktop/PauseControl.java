@@ -9,8 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TaskSource;
 
 /**
  * The pause: which one is in force, kept across restarts in {@link SettingsFile}. As a
@@ -91,7 +91,8 @@ public final class PauseControl implements TriggerGate {
         if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND && source != TaskSource.EDIT) {
             return Optional.empty();
         }
-        return active().map(p -> "sync is paused " + p.until().map(u -> "until " + u).orElse("until resumed"));
+        return active().map(p ->
+                "sync is paused " + p.until().map(u -> "until " + u).orElse("until resumed"));
     }
 
     private boolean set(Optional<Pause> next) {

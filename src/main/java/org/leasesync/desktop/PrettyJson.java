@@ -11,10 +11,10 @@ public final class PrettyJson {
 
     /** Numbers are kept as written ({@code 0.10} stays {@code 0.10}); trailing text makes it "not JSON". */
     private static final ObjectMapper JSON = JsonMappers.CONTENT;
+
     private static final ObjectWriter PRETTY = JSON.writerWithDefaultPrettyPrinter();
 
-    private PrettyJson() {
-    }
+    private PrettyJson() {}
 
     /** {@code json} indented, one field a line; the text as is when it is not JSON. */
     public static String format(String json) {

@@ -59,8 +59,8 @@ public final class SettingsFile {
     public static final String NAME = "settings.json";
 
     private static final ObjectMapper JSON = JsonMappers.INDENTED;
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
     private final Path file;
     private final TimeSource time;
@@ -79,7 +79,7 @@ public final class SettingsFile {
      * @param settings the settings in force (the defaults when there was no file or it was unreadable)
      * @param problem for an unreadable file: what was wrong and where the file was moved
      */
-    public record Loaded(UserSettings settings, Optional<Problem> problem) { }
+    public record Loaded(UserSettings settings, Optional<Problem> problem) {}
 
     /**
      * An unreadable settings file.
@@ -87,7 +87,7 @@ public final class SettingsFile {
      * @param reason what was wrong, naming the key or the line
      * @param keptAs where the file was moved
      */
-    public record Problem(String reason, Path keptAs) { }
+    public record Problem(String reason, Path keptAs) {}
 
     public Path path() {
         return file;
@@ -117,14 +117,16 @@ public final class SettingsFile {
             try {
                 Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
             } catch (IOException moveFailed) {
-                throw new LeasesyncException("the settings file " + file + " cannot be read (" + reason
-                        + ") nor moved aside: " + moveFailed.getMessage(), moveFailed);
+                throw new LeasesyncException(
+                        "the settings file " + file + " cannot be read (" + reason + ") nor moved aside: "
+                                + moveFailed.getMessage(),
+                        moveFailed);
             }
             try {
-                OwnerOnlyFiles.tighten(aside);   // kept for the user, as private as the settings it may hold
+                OwnerOnlyFiles.tighten(aside); // kept for the user, as private as the settings it may hold
             } catch (IOException tightenFailed) {
-                org.slf4j.LoggerFactory.getLogger(SettingsFile.class).warn("could not make {} owner-only: {}", aside,
-                        tightenFailed.getMessage());
+                org.slf4j.LoggerFactory.getLogger(SettingsFile.class)
+                        .warn("could not make {} owner-only: {}", aside, tightenFailed.getMessage());
             }
             raw = JsonNodeFactory.instance.objectNode();
             current = UserSettings.DEFAULTS;
@@ -192,15 +194,24 @@ public final class SettingsFile {
             return Optional.empty();
         }
         try {
-            if (!w.isObject() || !w.path("x").isNumber() || !w.path("y").isNumber() || !w.path("width").isNumber()
-                    || !w.path("height").isNumber() || !w.path("maximized").isBoolean()) {
-                throw new IllegalArgumentException("needs numbers x, y, width, height and true/false maximized, got " + w);
+            if (!w.isObject()
+                    || !w.path("x").isNumber()
+                    || !w.path("y").isNumber()
+                    || !w.path("width").isNumber()
+                    || !w.path("height").isNumber()
+                    || !w.path("maximized").isBoolean()) {
+                throw new IllegalArgumentException(
+                        "needs numbers x, y, width, height and true/false maximized, got " + w);
             }
-            return Optional.of(new WindowGeometry(w.get("x").doubleValue(), w.get("y").doubleValue(),
-                    w.get("width").doubleValue(), w.get("height").doubleValue(), w.get("maximized").booleanValue()));
+            return Optional.of(new WindowGeometry(
+                    w.get("x").doubleValue(),
+                    w.get("y").doubleValue(),
+                    w.get("width").doubleValue(),
+                    w.get("height").doubleValue(),
+                    w.get("maximized").booleanValue()));
         } catch (IllegalArgumentException e) {
-            org.slf4j.LoggerFactory.getLogger(SettingsFile.class).warn("ignoring \"{}\" in {}: {}", WINDOW, file,
-                    e.getMessage());
+            org.slf4j.LoggerFactory.getLogger(SettingsFile.class)
+                    .warn("ignoring \"{}\" in {}: {}", WINDOW, file, e.getMessage());
             return Optional.empty();
         }
     }
@@ -259,7 +270,9 @@ public final class SettingsFile {
      * only; a file that cannot be read answers empty (the window's {@link #load()} reports it).
      */
     public static Optional<LegacyServer> legacyServer(Path dataDir) {
-        return readTree(dataDir.resolve(NAME)).map(t -> t.get(LEGACY_SERVER)).filter(n -> n != null && !n.isNull())
+        return readTree(dataDir.resolve(NAME))
+                .map(t -> t.get(LEGACY_SERVER))
+                .filter(n -> n != null && !n.isNull())
                 .map(n -> {
                     List<String> urls = new java.util.ArrayList<>();
                     n.path("urls").forEach(u -> urls.add(u.asText()));
@@ -301,7 +314,8 @@ public final class SettingsFile {
 
     private static Optional<String> text(JsonNode n, String key) {
         JsonNode v = n.get(key);
-        return v == null || v.isNull() || !v.isTextual() || v.asText().isBlank() ? Optional.empty()
+        return v == null || v.isNull() || !v.isTextual() || v.asText().isBlank()
+                ? Optional.empty()
                 : Optional.of(v.asText());
     }
 
@@ -316,7 +330,9 @@ public final class SettingsFile {
                 return Optional.empty();
             }
             JsonNode tree = JSON.readTree(Files.readString(f, StandardCharsets.UTF_8));
-            return tree != null && tree.isObject() ? Optional.of(SettingsJson.parse((ObjectNode) tree)) : Optional.empty();
+            return tree != null && tree.isObject()
+                    ? Optional.of(SettingsJson.parse((ObjectNode) tree))
+                    : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

@@ -19,8 +19,7 @@ import org.leasesync.lease.LeasesyncException;
  */
 final class SettingsJson {
 
-    private SettingsJson() {
-    }
+    private SettingsJson() {}
 
     /** A value of the wrong shape; the message names the key. */
     static final class Unreadable extends LeasesyncException {
@@ -98,7 +97,8 @@ final class SettingsJson {
 
     private static void writeLaunch(ObjectNode o, LaunchSettings l) {
         putOrRemove(o, "scheduleInterval", l.scheduleInterval().map(org.leasesync.client.DurationText::format));
-        putOrRemove(o, "foregroundMinInterval", l.foregroundMinInterval().map(org.leasesync.client.DurationText::format));
+        putOrRemove(
+                o, "foregroundMinInterval", l.foregroundMinInterval().map(org.leasesync.client.DurationText::format));
         if (l.language() == Language.SYSTEM) {
             o.remove("language");
         } else {
@@ -118,7 +118,10 @@ final class SettingsJson {
             o.putNull("pause");
         } else {
             ObjectNode p = JsonNodeFactory.instance.objectNode();
-            s.pause().get().until().ifPresentOrElse(u -> p.put("until", u.toString()), () -> p.put("untilResumed", true));
+            s.pause()
+                    .get()
+                    .until()
+                    .ifPresentOrElse(u -> p.put("until", u.toString()), () -> p.put("untilResumed", true));
             o.set("pause", p);
         }
         o.put("noTrayNoticeShown", s.noTrayNoticeShown());

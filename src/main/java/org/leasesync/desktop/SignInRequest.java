@@ -14,8 +14,8 @@ import org.leasesync.remote.TransportSecurity;
  * @param device the name the user sees in their session list, 1..100 printable characters
  * @param transport plain http to another machine allowed or not, and the CA file (already read)
  */
-public record SignInRequest(ServerUrls servers, String user, char[] password, String device,
-                            TransportSecurity transport) {
+public record SignInRequest(
+        ServerUrls servers, String user, char[] password, String device, TransportSecurity transport) {
 
     public SignInRequest {
         Objects.requireNonNull(servers, "servers");

@@ -37,19 +37,23 @@ public final class SignedOutGate implements TriggerGate, Consumer<RunEvent> {
 
     @Override
     public Optional<String> refusal(TaskKey key, TaskSource source) {
-        if (source != TaskSource.SCHEDULE && source != TaskSource.FOREGROUND && source != TaskSource.RETRY
+        if (source != TaskSource.SCHEDULE
+                && source != TaskSource.FOREGROUND
+                && source != TaskSource.RETRY
                 && source != TaskSource.EDIT) {
             return Optional.empty();
         }
         return signedOut.contains(key.userId())
-                ? Optional.of("signed out: the server no longer accepts the session of " + key.userId() + "; sign in again")
+                ? Optional.of(
+                        "signed out: the server no longer accepts the session of " + key.userId() + "; sign in again")
                 : Optional.empty();
     }
 
     /** A run of this window ended: signed out closes the gate for its user. Any thread. */
     @Override
     public void accept(RunEvent e) {
-        if (e.kind() == RunEvent.Kind.FINISHED && e.result().map(r -> r.status() == RunStatus.SIGNED_OUT).orElse(false)) {
+        if (e.kind() == RunEvent.Kind.FINISHED
+                && e.result().map(r -> r.status() == RunStatus.SIGNED_OUT).orElse(false)) {
             signedOut(e.key().userId());
         }
     }

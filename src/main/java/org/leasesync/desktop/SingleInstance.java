@@ -61,17 +61,16 @@ public final class SingleInstance implements AutoCloseable {
     private volatile Runnable onShow;
     /** A request that came before {@link #onShow} was set (the window is still being built). */
     private volatile boolean showPending;
+
     private volatile boolean closed;
 
     /** What {@link #claim} found. */
     public sealed interface Claim {
         /** This launch is the window of the data directory; keep it open until the app ends. */
-        record First(SingleInstance instance) implements Claim {
-        }
+        record First(SingleInstance instance) implements Claim {}
 
         /** Another window runs on the data directory and was asked to show itself; this launch ends. */
-        record Shown() implements Claim {
-        }
+        record Shown() implements Claim {}
     }
 
     private SingleInstance(FileChannel lockChannel, FileLock lock, ServerSocketChannel server, Path socket) {
@@ -118,10 +117,11 @@ public final class SingleInstance implements AutoCloseable {
                         + "). If it hangs, end it (its process holds " + dir.resolve(LOCK) + ") and start again.");
             }
             try {
-                Thread.sleep(100);   // it holds the lock but is still binding its socket, or just quit
+                Thread.sleep(100); // it holds the lock but is still binding its socket, or just quit
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LeasesyncException("interrupted while asking the running window on " + dir + " to show itself", e);
+                throw new LeasesyncException(
+                        "interrupted while asking the running window on " + dir + " to show itself", e);
             }
         }
     }
@@ -138,7 +138,7 @@ public final class SingleInstance implements AutoCloseable {
             try {
                 lock = channel.tryLock();
             } catch (OverlappingFileLockException e) {
-                lock = null;   // this JVM holds it already (tests run two instances in one process)
+                lock = null; // this JVM holds it already (tests run two instances in one process)
             }
             if (lock == null) {
                 channel.close();
@@ -150,7 +150,7 @@ public final class SingleInstance implements AutoCloseable {
             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             try {
                 server.bind(UnixDomainSocketAddress.of(socket));
-                Files.setPosixFilePermissions(socket, OwnerOnlyFiles.FILE);   // rw for this account only
+                Files.setPosixFilePermissions(socket, OwnerOnlyFiles.FILE); // rw for this account only
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -164,9 +164,11 @@ public final class SingleInstance implements AutoCloseable {
                     // the failure below says what went wrong
                 }
             }
-            throw new LeasesyncException("cannot make sure only one leasesync window runs on " + dir + ": "
-                    + (e.getMessage() == null ? e.toString() : e.getMessage())
-                    + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.", e);
+            throw new LeasesyncException(
+                    "cannot make sure only one leasesync window runs on " + dir + ": "
+                            + (e.getMessage() == null ? e.toString() : e.getMessage())
+                            + ". Choose another data directory with --data-dir or LEASESYNC_DATA_DIR.",
+                    e);
         }
     }
 
@@ -196,7 +198,8 @@ public final class SingleInstance implements AutoCloseable {
     private void listen() {
         while (!closed) {
             try (SocketChannel c = server.accept()) {
-                String ask = readLine(c, System.nanoTime() + Duration.ofSeconds(2).toNanos());
+                String ask =
+                        readLine(c, System.nanoTime() + Duration.ofSeconds(2).toNanos());
                 if (!ASK.equals(ask)) {
                     log.warn("ignored a request on {} that is not one of leasesync's: '{}'", socket, ask.strip());
                     continue;
@@ -250,7 +253,7 @@ public final class SingleInstance implements AutoCloseable {
         }
         closed = true;
         try {
-            server.close();   // ends accept() on the listener thread
+            server.close(); // ends accept() on the listener thread
             Files.deleteIfExists(socket);
         } catch (IOException e) {
             log.debug("closing {}: {}", socket, e.toString());

@@ -47,18 +47,31 @@ public record StartOptions(Backend.AppSettings settings, Set<String> fromCommand
      */
     public static StartOptions merge(Backend.AppSettings cli, Set<String> given, LaunchSettings file, Locale system) {
         Backend.AppSettings s = cli;
-        var schedule = given.contains(SCHEDULE_INTERVAL) ? Optional.<java.time.Duration>empty() : file.scheduleInterval();
-        var foreground = given.contains(FOREGROUND_MIN_INTERVAL) ? Optional.<java.time.Duration>empty()
+        var schedule =
+                given.contains(SCHEDULE_INTERVAL) ? Optional.<java.time.Duration>empty() : file.scheduleInterval();
+        var foreground = given.contains(FOREGROUND_MIN_INTERVAL)
+                ? Optional.<java.time.Duration>empty()
                 : file.foregroundMinInterval();
-        s = new Backend.AppSettings(s.dataDir(), s.server(), s.user(), s.token(), s.leaseTtl(), s.http(),
-                schedule.orElse(s.scheduleInterval()), foreground.orElse(s.foregroundMinInterval()), s.retry(), s.time(),
-                s.dbOpenTimeout(), s.transport());
+        s = new Backend.AppSettings(
+                s.dataDir(),
+                s.server(),
+                s.user(),
+                s.token(),
+                s.leaseTtl(),
+                s.http(),
+                schedule.orElse(s.scheduleInterval()),
+                foreground.orElse(s.foregroundMinInterval()),
+                s.retry(),
+                s.time(),
+                s.dbOpenTimeout(),
+                s.transport());
         return new StartOptions(s, given, file.language().locale(system));
     }
 
     /** Reads {@code settings.json} of the command line's data directory (an unreadable one counts as empty) and merges. */
     public static StartOptions read(Backend.AppSettings cli, Set<String> given) {
-        LaunchSettings file = SettingsFile.peek(cli.dataDir()).map(UserSettings::launch).orElse(LaunchSettings.NONE);
+        LaunchSettings file =
+                SettingsFile.peek(cli.dataDir()).map(UserSettings::launch).orElse(LaunchSettings.NONE);
         return merge(cli, given, file, SystemLocale.current());
     }
 }

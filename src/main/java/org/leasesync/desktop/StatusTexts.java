@@ -5,10 +5,10 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
-import org.leasesync.run.RunView;
 import org.leasesync.lease.Scope;
-import org.leasesync.run.TaskSource;
 import org.leasesync.remote.ServerUrls;
+import org.leasesync.run.RunView;
+import org.leasesync.run.TaskSource;
 
 /**
  * The words the window uses for a {@link KeyStatus}. Pure functions of the snapshot and a time
@@ -39,10 +39,11 @@ public final class StatusTexts {
      */
     public String headline(KeyStatus s, CardOverlay overlay) {
         return switch (overlay.shown(s)) {
-            case CONFLICTS -> messages.get("card.conflicts", overlay.conflicts(s.key().scope()));
+            case CONFLICTS ->
+                messages.get("card.conflicts", overlay.conflicts(s.key().scope()));
             case PAUSED -> pause(overlay.pause().orElseThrow(), overlay.now());
-            case OFFLINE -> messages.get("card.offline", overlay.pending(s.key().scope()),
-                    messages.time(nextTry(s, overlay)));
+            case OFFLINE ->
+                messages.get("card.offline", overlay.pending(s.key().scope()), messages.time(nextTry(s, overlay)));
             case SIGNED_OUT -> messages.get("status.signedOut");
             default -> headline(s);
         };
@@ -63,7 +64,8 @@ public final class StatusTexts {
             }
             case PAUSED -> {
                 if (s instanceof KeyStatus.Failed f) {
-                    sb.append(messages.get("card.paused.failed", f.reason().orElse(messages.get("status.unknownError"))));
+                    sb.append(
+                            messages.get("card.paused.failed", f.reason().orElse(messages.get("status.unknownError"))));
                 }
                 s.lastSuccess().ifPresent(t -> append(sb, messages.get("card.lastSynced", time(t))));
                 CardOverlay.Skip skip = overlay.skipped().get(s.key().scope());
@@ -89,7 +91,8 @@ public final class StatusTexts {
                 if (overlay.pause().isEmpty()) {
                     return d;
                 }
-                String note = messages.get("card.paused.running", pause(overlay.pause().get(), overlay.now()));
+                String note = messages.get(
+                        "card.paused.running", pause(overlay.pause().get(), overlay.now()));
                 return d.isEmpty() ? note : d + " · " + note;
             }
             default -> {
@@ -100,15 +103,16 @@ public final class StatusTexts {
 
     /** "Paused until 15:00", "Paused until tomorrow, 00:00", or "Paused until you resume". */
     public String pause(Pause p, java.time.Instant now) {
-        return p.until().map(u -> messages.get("pause.until", messages.moment(u, now)))
+        return p.until()
+                .map(u -> messages.get("pause.until", messages.moment(u, now)))
                 .orElseGet(() -> messages.get("pause.untilResumed"));
     }
 
     /** The next try while offline: the next probe, or the key's automatic retry when that comes first. */
     private static java.time.Instant nextTry(KeyStatus s, CardOverlay overlay) {
         java.time.Instant probe = overlay.offlineNextTry().orElseThrow();
-        java.util.Optional<java.time.Instant> retry = s instanceof KeyStatus.Failed f ? f.retryAt()
-                : java.util.Optional.empty();
+        java.util.Optional<java.time.Instant> retry =
+                s instanceof KeyStatus.Failed f ? f.retryAt() : java.util.Optional.empty();
         return retry.filter(r -> r.isBefore(probe) && r.isAfter(overlay.now())).orElse(probe);
     }
 
@@ -139,7 +143,8 @@ public final class StatusTexts {
         org.leasesync.run.RunProgress c = r.counts();
         if (c.pushTotal().isPresent()) {
             int total = Math.max(c.pushTotal().getAsInt(), c.changesPushed());
-            return total == 0 ? messages.get("card.progress.nothingToPush", c.pagesPulled(), c.recordsPulled())
+            return total == 0
+                    ? messages.get("card.progress.nothingToPush", c.pagesPulled(), c.recordsPulled())
                     : messages.get("card.progress.push", c.changesPushed(), total);
         }
         if (c.pagesPulled() > 0) {
@@ -166,25 +171,30 @@ public final class StatusTexts {
             return messages.get("status.needsAttention", a.reason().orElse(messages.get("status.stateUnknown")));
         }
         if (s instanceof KeyStatus.Cancelled c) {
-            return c.lastSuccess().map(t -> messages.get("status.cancelled.lastSynced", time(t)))
+            return c.lastSuccess()
+                    .map(t -> messages.get("status.cancelled.lastSynced", time(t)))
                     .orElseGet(() -> messages.get("status.cancelled"));
         }
         if (s instanceof KeyStatus.SignedOut) {
             return messages.get("status.signedOut");
         }
-        return messages.get("status.neverSynced");   // KeyStatus.NeverSynced, the one case left
+        return messages.get("status.neverSynced"); // KeyStatus.NeverSynced, the one case left
     }
 
     /**
      * The footer under the cards: when syncs start (timer, coming back to the window, Sync now), and the
      * server line.
      */
-    public String footer(java.time.Duration scheduleInterval, java.time.Duration foregroundMinInterval,
-                         ServerUrls servers) {
-        java.time.Duration skipWithin = java.time.Duration.ofNanos((long) (scheduleInterval.toNanos()
-                * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE));
-        return messages.get("footer.triggers", messages.duration(scheduleInterval), messages.duration(skipWithin),
-                messages.duration(foregroundMinInterval)) + " " + servers(servers);
+    public String footer(
+            java.time.Duration scheduleInterval, java.time.Duration foregroundMinInterval, ServerUrls servers) {
+        java.time.Duration skipWithin = java.time.Duration.ofNanos(
+                (long) (scheduleInterval.toNanos() * org.leasesync.sync.RecentSyncGate.SCHEDULE_SHARE));
+        return messages.get(
+                        "footer.triggers",
+                        messages.duration(scheduleInterval),
+                        messages.duration(skipWithin),
+                        messages.duration(foregroundMinInterval))
+                + " " + servers(servers);
     }
 
     /**
@@ -195,14 +205,17 @@ public final class StatusTexts {
         if (servers.size() == 1) {
             return messages.get("server.one", servers.toString());
         }
-        List<String> shown = servers.urls().stream().limit(3).map(ServerUrls::display).toList();
-        String list = servers.size() > 3 ? messages.get("server.andMore", String.join(", ", shown), servers.size() - 3)
+        List<String> shown =
+                servers.urls().stream().limit(3).map(ServerUrls::display).toList();
+        String list = servers.size() > 3
+                ? messages.get("server.andMore", String.join(", ", shown), servers.size() - 3)
                 : String.join(", ", shown);
         return messages.get("server.many", list);
     }
 
     private String running(RunView r) {
-        String stage = r.stage().map(st -> messages.get("stage." + st.wireName())).orElse(messages.get("stage.starting"));
+        String stage =
+                r.stage().map(st -> messages.get("stage." + st.wireName())).orElse(messages.get("stage.starting"));
         return messages.get("status.running", stage, time(r.startedAt()), source(r.firstSource()));
     }
 
@@ -255,7 +268,8 @@ public final class StatusTexts {
             if (!r.local()) {
                 append(sb, messages.get("detail.otherProcessRunning"));
             }
-            if (running.joinedBy().isPresent() && !r.progress().isBlank()
+            if (running.joinedBy().isPresent()
+                    && !r.progress().isBlank()
                     && r.counts().equals(org.leasesync.run.RunProgress.NONE)) {
                 append(sb, progress(r.progress()));
             }
@@ -284,12 +298,15 @@ public final class StatusTexts {
      */
     String otherProcess(KeyStatus.OtherProcess o) {
         String program = o.program().orElse("leasesync");
-        String who = o.pid().isPresent() ? messages.get("other.pid", program, String.valueOf(o.pid().getAsLong()))
+        String who = o.pid().isPresent()
+                ? messages.get("other.pid", program, String.valueOf(o.pid().getAsLong()))
                 : program;
         if (o.server().isEmpty()) {
             return messages.get("other.process", who);
         }
-        return messages.get(o.sameServer() ? "other.process.sameServer" : "other.process.otherServer", who,
+        return messages.get(
+                o.sameServer() ? "other.process.sameServer" : "other.process.otherServer",
+                who,
                 o.server().get());
     }
 
@@ -303,7 +320,8 @@ public final class StatusTexts {
         if (ids.size() > CHANGE_IDS_SHOWN) {
             shown = messages.get("server.andMore", shown, ids.size() - CHANGE_IDS_SHOWN);
         }
-        return ids.isEmpty() ? messages.get("unconfirmed.none", p.idempotencyKey())
+        return ids.isEmpty()
+                ? messages.get("unconfirmed.none", p.idempotencyKey())
                 : messages.get("unconfirmed", p.idempotencyKey(), ids.size(), shown);
     }
 

@@ -7,17 +7,17 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.Coordinator;
 import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunHistory;
 import org.leasesync.run.RunOrigin;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.run.RunHistory;
 import org.leasesync.run.RunView;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.Scope;
-import org.leasesync.lease.TaskKey;
 
 /**
  * Turns coordinator events and stored runs into {@link KeyStatus} snapshots for the signed-in
@@ -39,6 +39,7 @@ public final class StatusTracker implements Consumer<RunEvent> {
      * published: a refresh publishes only if no event came since it began reading ({@link #publishRead}).
      */
     private final Map<TaskKey, Long> events = new ConcurrentHashMap<>();
+
     private final Object publishing = new Object();
     private final Optional<String> selfOwner;
     private final Optional<java.util.function.Function<TaskKey, RunOrigin>> self;
@@ -54,8 +55,13 @@ public final class StatusTracker implements Consumer<RunEvent> {
      *     any other owner is shown as another process's ({@link KeyStatus.OtherProcess})
      * @param self this process's origin: its server tells whether the other process used the same one
      */
-    public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
-                         String selfOwner, RunOrigin self) {
+    public StatusTracker(
+            RunHistory runs,
+            Coordinator coordinator,
+            Executor ui,
+            Consumer<KeyStatus> sink,
+            String selfOwner,
+            RunOrigin self) {
         this(runs, coordinator, ui, sink, selfOwner, key -> self);
     }
 
@@ -64,13 +70,23 @@ public final class StatusTracker implements Consumer<RunEvent> {
      * @param self this process's origin for a key: its server is the key's account's (accounts on
      *     different servers), which tells whether another process used the same one
      */
-    public StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
-                         String selfOwner, java.util.function.Function<TaskKey, RunOrigin> self) {
+    public StatusTracker(
+            RunHistory runs,
+            Coordinator coordinator,
+            Executor ui,
+            Consumer<KeyStatus> sink,
+            String selfOwner,
+            java.util.function.Function<TaskKey, RunOrigin> self) {
         this(runs, coordinator, ui, sink, Optional.of(selfOwner), Optional.of(self));
     }
 
-    private StatusTracker(RunHistory runs, Coordinator coordinator, Executor ui, Consumer<KeyStatus> sink,
-                          Optional<String> selfOwner, Optional<java.util.function.Function<TaskKey, RunOrigin>> self) {
+    private StatusTracker(
+            RunHistory runs,
+            Coordinator coordinator,
+            Executor ui,
+            Consumer<KeyStatus> sink,
+            Optional<String> selfOwner,
+            Optional<java.util.function.Function<TaskKey, RunOrigin>> self) {
         this.runs = Objects.requireNonNull(runs);
         this.coordinator = Objects.requireNonNull(coordinator);
         this.ui = Objects.requireNonNull(ui);
@@ -96,7 +112,8 @@ public final class StatusTracker implements Consumer<RunEvent> {
         KeyStatus before = latest.get(key);
         KeyStatus next = switch (e.kind()) {
             case JOINED -> e.run().map(r -> joined(key, r, before, e.source())).orElse(null);
-            case STARTED, STAGE, PROGRESS, FOLLOW_UP_QUEUED -> e.run().map(r -> running(key, r, before)).orElse(null);
+            case STARTED, STAGE, PROGRESS, FOLLOW_UP_QUEUED ->
+                e.run().map(r -> running(key, r, before)).orElse(null);
             case FINISHED -> e.result().map(r -> finished(key, r, before)).orElse(null);
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess(before), e.message(), Optional.empty());
             case SKIPPED -> null;
@@ -151,8 +168,14 @@ public final class StatusTracker implements Consumer<RunEvent> {
         } else {
             RunRecord r = last.get();
             s = switch (r.status().get()) {
-                case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.error(), coordinator.nextRetryAt(key),
-                        otherProcess(r), coordinator.serverWaitUntil(key));
+                case FAILED ->
+                    new KeyStatus.Failed(
+                            key,
+                            lastSuccess,
+                            r.error(),
+                            coordinator.nextRetryAt(key),
+                            otherProcess(r),
+                            coordinator.serverWaitUntil(key));
                 case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.error(), otherProcess(r));
                 case CANCELLED -> new KeyStatus.Cancelled(key, lastSuccess, r.error(), otherProcess(r));
                 case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.error(), otherProcess(r));
@@ -183,12 +206,14 @@ public final class StatusTracker implements Consumer<RunEvent> {
         }
         java.util.OptionalLong pid;
         try {
-            pid = java.util.OptionalLong.of(org.leasesync.lease.OwnerId.parse(r.owner()).pid());
+            pid = java.util.OptionalLong.of(
+                    org.leasesync.lease.OwnerId.parse(r.owner()).pid());
         } catch (IllegalArgumentException e) {
             pid = java.util.OptionalLong.empty();
         }
         Optional<String> server = r.origin().map(RunOrigin::server);
-        boolean sameServer = server.isPresent() && self.map(f -> f.apply(r.key()).server()).equals(server);
+        boolean sameServer =
+                server.isPresent() && self.map(f -> f.apply(r.key()).server()).equals(server);
         return Optional.of(new KeyStatus.OtherProcess(r.origin().map(RunOrigin::program), pid, server, sameServer));
     }
 
@@ -198,8 +223,10 @@ public final class StatusTracker implements Consumer<RunEvent> {
     }
 
     private KeyStatus.Running running(TaskKey key, RunView r, KeyStatus before) {
-        Optional<TaskSource> joinedBy = before instanceof KeyStatus.Running b && b.run().runId().equals(r.runId())
-                ? b.joinedBy() : Optional.empty();
+        Optional<TaskSource> joinedBy =
+                before instanceof KeyStatus.Running b && b.run().runId().equals(r.runId())
+                        ? b.joinedBy()
+                        : Optional.empty();
         return new KeyStatus.Running(key, lastSuccess(before), r, joinedBy);
     }
 
@@ -211,15 +238,23 @@ public final class StatusTracker implements Consumer<RunEvent> {
     private KeyStatus.Running joined(TaskKey key, RunView r, KeyStatus before, Optional<TaskSource> source) {
         KeyStatus.Running now = running(key, r, before);
         return source.filter(s -> s == TaskSource.SCHEDULE || s == TaskSource.FOREGROUND)
-                .map(now::withJoinedBy).orElse(now);
+                .map(now::withJoinedBy)
+                .orElse(now);
     }
 
     private KeyStatus finished(TaskKey key, RunResult r, KeyStatus before) {
-        Optional<Instant> lastSuccess = r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
+        Optional<Instant> lastSuccess =
+                r.status() == RunStatus.SUCCEEDED ? Optional.of(r.endedAt()) : lastSuccess(before);
         return switch (r.status()) {
             case SUCCEEDED -> KeyStatus.idle(key, lastSuccess);
-            case FAILED -> new KeyStatus.Failed(key, lastSuccess, r.message(), coordinator.nextRetryAt(key),
-                    Optional.empty(), coordinator.serverWaitUntil(key));
+            case FAILED ->
+                new KeyStatus.Failed(
+                        key,
+                        lastSuccess,
+                        r.message(),
+                        coordinator.nextRetryAt(key),
+                        Optional.empty(),
+                        coordinator.serverWaitUntil(key));
             case NEEDS_ATTENTION -> needsAttention(key, lastSuccess, r.message(), Optional.empty());
             case SIGNED_OUT -> new KeyStatus.SignedOut(key, lastSuccess, r.message(), Optional.empty());
             default -> new KeyStatus.Cancelled(key, lastSuccess, r.message());
@@ -227,14 +262,17 @@ public final class StatusTracker implements Consumer<RunEvent> {
     }
 
     /** Needs attention, with the unconfirmed push from the checkpoint (left out if it cannot be read). */
-    private KeyStatus needsAttention(TaskKey key, Optional<Instant> lastSuccess, Optional<String> reason,
-                                     Optional<KeyStatus.OtherProcess> other) {
+    private KeyStatus needsAttention(
+            TaskKey key,
+            Optional<Instant> lastSuccess,
+            Optional<String> reason,
+            Optional<KeyStatus.OtherProcess> other) {
         Optional<KeyStatus.UnconfirmedPush> push;
         try {
             push = KeyStatus.UnconfirmedPush.of(runs.checkpoint(key));
         } catch (RuntimeException e) {
-            org.slf4j.LoggerFactory.getLogger(StatusTracker.class).warn("could not read the checkpoint of {}: {}", key,
-                    e.getMessage());
+            org.slf4j.LoggerFactory.getLogger(StatusTracker.class)
+                    .warn("could not read the checkpoint of {}: {}", key, e.getMessage());
             push = Optional.empty();
         }
         return new KeyStatus.NeedsAttention(key, lastSuccess, reason, push, other);

@@ -32,8 +32,7 @@ import java.util.Optional;
  */
 public final class SystemLocale {
 
-    private SystemLocale() {
-    }
+    private SystemLocale() {}
 
     /** The system's language for this process: {@link #of(Map, Locale)} of its environment and default locale. */
     public static Locale current() {
@@ -75,8 +74,10 @@ public final class SystemLocale {
     }
 
     private static boolean isSimplifiedChinese(Locale l) {
-        return l.getLanguage().equals("zh") && (l.getCountry().isEmpty() || l.getCountry().equals("CN")
-                || l.getCountry().equals("SG"));
+        return l.getLanguage().equals("zh")
+                && (l.getCountry().isEmpty()
+                        || l.getCountry().equals("CN")
+                        || l.getCountry().equals("SG"));
     }
 
     /**
@@ -95,7 +96,8 @@ public final class SystemLocale {
             return Optional.empty();
         }
         String language = parts[0].toLowerCase(Locale.ROOT);
-        String country = parts.length > 1 && parts[1].matches("[A-Za-z]{2}|[0-9]{3}") ? parts[1].toUpperCase(Locale.ROOT) : "";
+        String country =
+                parts.length > 1 && parts[1].matches("[A-Za-z]{2}|[0-9]{3}") ? parts[1].toUpperCase(Locale.ROOT) : "";
         if (language.equals("zh") && parts.length > 1 && parts[1].equalsIgnoreCase("Hans")) {
             return Optional.of(Locale.SIMPLIFIED_CHINESE);
         }

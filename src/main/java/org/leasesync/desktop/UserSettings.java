@@ -16,12 +16,16 @@ import java.util.Optional;
  * @param noTrayNoticeShown the "this desktop has no system tray" notice was shown once already
  * @param launch the start options of the settings dialog (intervals, language)
  */
-public record UserSettings(boolean notifications, boolean startAtLogin, Optional<Pause> pause,
-                              boolean noTrayNoticeShown, LaunchSettings launch) {
+public record UserSettings(
+        boolean notifications,
+        boolean startAtLogin,
+        Optional<Pause> pause,
+        boolean noTrayNoticeShown,
+        LaunchSettings launch) {
 
     /** What a first start uses. */
-    public static final UserSettings DEFAULTS = new UserSettings(true, false, Optional.empty(), false,
-            LaunchSettings.NONE);
+    public static final UserSettings DEFAULTS =
+            new UserSettings(true, false, Optional.empty(), false, LaunchSettings.NONE);
 
     public UserSettings {
         Objects.requireNonNull(pause, "pause");

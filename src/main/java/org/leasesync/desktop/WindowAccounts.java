@@ -88,7 +88,8 @@ public final class WindowAccounts implements SignInPort {
      *     only when the demo could not be started either
      * @param problem why the token could not be removed, or the demo not be started
      */
-    public record SignOut(Optional<AccountService.SignOutResult> result, List<Entry> entries, Optional<String> problem) {
+    public record SignOut(
+            Optional<AccountService.SignOutResult> result, List<Entry> entries, Optional<String> problem) {
         public SignOut {
             Objects.requireNonNull(result, "result");
             entries = List.copyOf(entries);
@@ -109,8 +110,14 @@ public final class WindowAccounts implements SignInPort {
      * @param initial the accounts to start with, the one the runtime was configured for first
      * @param readyUsers the users whose server and token the runtime already has
      */
-    public WindowAccounts(AccountService service, ClientRuntime runtime, EmbeddedDemo demo, HttpSettings http,
-                          SignedOutGate gate, List<Entry> initial, Set<String> readyUsers) {
+    public WindowAccounts(
+            AccountService service,
+            ClientRuntime runtime,
+            EmbeddedDemo demo,
+            HttpSettings http,
+            SignedOutGate gate,
+            List<Entry> initial,
+            Set<String> readyUsers) {
         this.service = Objects.requireNonNull(service, "service");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.demo = Objects.requireNonNull(demo, "demo");
@@ -143,8 +150,12 @@ public final class WindowAccounts implements SignInPort {
     @Override
     public synchronized Optional<String> signedInElsewhere(String user, ServerUrls servers) {
         String first = ServerUrls.display(servers.first());
-        return entries.stream().filter(e -> e.kind() != Kind.DEMO && e.user().equals(user) && !e.server().equals(first))
-                .map(Entry::server).findFirst();
+        return entries.stream()
+                .filter(e -> e.kind() != Kind.DEMO
+                        && e.user().equals(user)
+                        && !e.server().equals(first))
+                .map(Entry::server)
+                .findFirst();
     }
 
     /**
@@ -162,7 +173,11 @@ public final class WindowAccounts implements SignInPort {
         Entry entry = e.get();
         if (entry.kind() == Kind.DEMO) {
             EmbeddedDemo.Started d = demo.start();
-            runtime.useAccount(user, d.url(), TransportSecurity.DEFAULT, Optional.ofNullable(d.tokens().get(user)));
+            runtime.useAccount(
+                    user,
+                    d.url(),
+                    TransportSecurity.DEFAULT,
+                    Optional.ofNullable(d.tokens().get(user)));
             ready.add(user);
             return Optional.empty();
         }
@@ -182,7 +197,7 @@ public final class WindowAccounts implements SignInPort {
         } catch (IllegalArgumentException ex) {
             log.warn("cannot reach {} safely: {}", account.name(), ex.getMessage());
             transport = TransportSecurity.DEFAULT;
-            token = Optional.empty();   // never sent without the trust the account asked for
+            token = Optional.empty(); // never sent without the trust the account asked for
             problem = Optional.of(ex.getMessage());
         }
         try {
@@ -190,7 +205,8 @@ public final class WindowAccounts implements SignInPort {
         } catch (IllegalArgumentException ex) {
             // plain http to another machine that the account never allowed (accounts.json edited by hand):
             // its runs go there without any token, so nothing secret crosses, and they end signed out
-            runtime.useAccount(user, account.servers(), TransportSecurity.load(Optional.empty(), true), Optional.empty());
+            runtime.useAccount(
+                    user, account.servers(), TransportSecurity.load(Optional.empty(), true), Optional.empty());
             problem = Optional.of(ex.getMessage());
         }
         ready.add(user);
@@ -218,8 +234,10 @@ public final class WindowAccounts implements SignInPort {
                     + "kept: " + e.getMessage());
         }
         String user = account.user();
-        if (!runtime.serversOf(user).equals(account.servers()) || !runtime.transportOf(user).equals(r.transport())) {
-            int n = runtime.coordinator().cancelUser(user, "the account " + user + " now syncs with " + account.server());
+        if (!runtime.serversOf(user).equals(account.servers())
+                || !runtime.transportOf(user).equals(r.transport())) {
+            int n = runtime.coordinator()
+                    .cancelUser(user, "the account " + user + " now syncs with " + account.server());
             if (n > 0) {
                 log.info("cancelled {} run(s) of {} that talked to {}", n, user, runtime.serversOf(user));
             }
@@ -254,7 +272,8 @@ public final class WindowAccounts implements SignInPort {
      * @throws IllegalArgumentException when {@code user} is not a signed-in account of the list
      */
     public SignOut signOut(String user) {
-        Entry e = entry(user).filter(x -> x.kind() == Kind.SIGNED_IN)
+        Entry e = entry(user)
+                .filter(x -> x.kind() == Kind.SIGNED_IN)
                 .orElseThrow(() -> new IllegalArgumentException(user + " is not signed in here"));
         gate.signedOut(user);
         int n = runtime.coordinator().cancelUser(user, "signed out");
@@ -266,12 +285,12 @@ public final class WindowAccounts implements SignInPort {
             result = service.signOut(e.account().orElseThrow(), http);
         } catch (LeasesyncException ex) {
             log.warn("could not sign out {}: {}", user, ex.getMessage());
-            gate.signedIn(user);   // still signed in here: it may sync again
+            gate.signedIn(user); // still signed in here: it may sync again
             return new SignOut(Optional.empty(), entries(), Optional.of(ex.getMessage()));
         }
         runtime.forgetAccount(user);
         ready.remove(user);
-        gate.signedIn(user);   // the next account of this name (a demo user, a new sign-in) starts afresh
+        gate.signedIn(user); // the next account of this name (a demo user, a new sign-in) starts afresh
         Optional<String> problem = Optional.empty();
         boolean empty;
         synchronized (this) {

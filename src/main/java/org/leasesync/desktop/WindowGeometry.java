@@ -15,9 +15,11 @@ public record WindowGeometry(double x, double y, double width, double height, bo
 
     /** Smallest size the window can be made: the cards still fit without truncating a title or button. */
     public static final double MIN_WIDTH = 720;
+
     public static final double MIN_HEIGHT = 480;
     /** The size of a first start. */
     public static final double DEFAULT_WIDTH = 1180;
+
     public static final double DEFAULT_HEIGHT = 780;
 
     public WindowGeometry {
@@ -56,6 +58,7 @@ public record WindowGeometry(double x, double y, double width, double height, bo
 
     /** The part of a window's top edge that must be on a screen for its position to be kept: the title bar. */
     static final double TITLE_WIDTH = 200;
+
     static final double TITLE_HEIGHT = 40;
 
     /**
@@ -79,8 +82,8 @@ public record WindowGeometry(double x, double y, double width, double height, bo
         if (saved.isEmpty()) {
             double w = fit(DEFAULT_WIDTH, MIN_WIDTH, primary.width());
             double h = fit(DEFAULT_HEIGHT, MIN_HEIGHT, primary.height());
-            return new WindowGeometry(centre(primary.x(), primary.width(), w), centre(primary.y(), primary.height(), h),
-                    w, h, false);
+            return new WindowGeometry(
+                    centre(primary.x(), primary.width(), w), centre(primary.y(), primary.height(), h), w, h, false);
         }
         WindowGeometry g = saved.get();
         Area on = null;
@@ -97,8 +100,12 @@ public record WindowGeometry(double x, double y, double width, double height, bo
         if (on == null) {
             w = fit(g.width(), MIN_WIDTH, primary.width());
             h = fit(g.height(), MIN_HEIGHT, primary.height());
-            return new WindowGeometry(centre(primary.x(), primary.width(), w), centre(primary.y(), primary.height(), h),
-                    w, h, g.maximized());
+            return new WindowGeometry(
+                    centre(primary.x(), primary.width(), w),
+                    centre(primary.y(), primary.height(), h),
+                    w,
+                    h,
+                    g.maximized());
         }
         w = fit(g.width(), MIN_WIDTH, on.width());
         h = fit(g.height(), MIN_HEIGHT, on.height());

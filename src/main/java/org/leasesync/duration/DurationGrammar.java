@@ -26,8 +26,7 @@ public final class DurationGrammar {
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
-    private DurationGrammar() {
-    }
+    private DurationGrammar() {}
 
     /**
      * Reads a duration.

@@ -64,13 +64,14 @@ public final class OwnerOnlyFiles {
     public static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
     private static final Set<PosixFilePermission> OWNER_BITS = PosixFilePermissions.fromString("rwx------");
-    private static final boolean POSIX = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-    private static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
+    private static final boolean POSIX =
+            FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    private static final boolean UNIX =
+            FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
     private static final LinkOption[] NO_FOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final LinkOption[] FOLLOW = {};
 
-    private OwnerOnlyFiles() {
-    }
+    private OwnerOnlyFiles() {}
 
     /**
      * Makes sure {@code dir} is a directory of this account that only it can reach: creates it and
@@ -252,7 +253,8 @@ public final class OwnerOnlyFiles {
         if (!POSIX) {
             return true;
         }
-        return OWNER_BITS.containsAll(Files.readAttributes(path, PosixFileAttributes.class, NO_FOLLOW).permissions());
+        return OWNER_BITS.containsAll(
+                Files.readAttributes(path, PosixFileAttributes.class, NO_FOLLOW).permissions());
     }
 
     private static void tighten(Path p, LinkOption[] follow) throws IOException {
@@ -283,7 +285,8 @@ public final class OwnerOnlyFiles {
         } catch (IOException e) {
             throw new IOException("cannot make " + p + " owner-only: " + e.getMessage(), e);
         }
-        Set<PosixFilePermission> now = Files.readAttributes(p, PosixFileAttributes.class).permissions();
+        Set<PosixFilePermission> now =
+                Files.readAttributes(p, PosixFileAttributes.class).permissions();
         if (!OWNER_BITS.containsAll(now)) {
             throw new IOException("cannot make " + p + " owner-only: it stays " + PosixFilePermissions.toString(now)
                     + "; its file system keeps no Unix permissions (FAT, exFAT, some network shares)");

@@ -33,6 +33,5 @@ public final class JsonMappers {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    private JsonMappers() {
-    }
+    private JsonMappers() {}
 }

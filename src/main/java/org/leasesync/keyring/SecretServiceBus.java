@@ -27,8 +27,7 @@ public final class SecretServiceBus {
     /** "No object" (no prompt needed, no such collection). */
     public static final String NONE = "/";
 
-    private SecretServiceBus() {
-    }
+    private SecretServiceBus() {}
 
     /** {@code org.freedesktop.Secret.Service}. */
     @DBusInterfaceName("org.freedesktop.Secret.Service")
@@ -106,10 +105,13 @@ public final class SecretServiceBus {
     public static final class Secret extends Struct {
         @Position(0)
         private final DBusPath session;
+
         @Position(1)
         private final byte[] parameters;
+
         @Position(2)
         private final byte[] value;
+
         @Position(3)
         private final String contentType;
 
@@ -141,6 +143,7 @@ public final class SecretServiceBus {
     public static final class OpenSessionResult extends Tuple {
         @Position(0)
         private final Variant<?> output;
+
         @Position(1)
         private final DBusPath result;
 
@@ -162,6 +165,7 @@ public final class SecretServiceBus {
     public static final class SearchResult extends Tuple {
         @Position(0)
         private final List<DBusPath> unlocked;
+
         @Position(1)
         private final List<DBusPath> locked;
 
@@ -183,6 +187,7 @@ public final class SecretServiceBus {
     public static final class UnlockResult extends Tuple {
         @Position(0)
         private final List<DBusPath> unlocked;
+
         @Position(1)
         private final DBusPath prompt;
 
@@ -204,6 +209,7 @@ public final class SecretServiceBus {
     public static final class CreateItemResult extends Tuple {
         @Position(0)
         private final DBusPath item;
+
         @Position(1)
         private final DBusPath prompt;
 

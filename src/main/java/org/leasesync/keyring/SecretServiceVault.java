@@ -44,8 +44,8 @@ public final class SecretServiceVault implements TokenVault {
     private final DBusPath session;
     private final Duration promptTimeout;
 
-    private SecretServiceVault(DBusConnection bus, SecretServiceBus.Service service, DBusPath session,
-                               Duration promptTimeout) {
+    private SecretServiceVault(
+            DBusConnection bus, SecretServiceBus.Service service, DBusPath session, Duration promptTimeout) {
         this.bus = bus;
         this.service = service;
         this.session = session;
@@ -64,23 +64,23 @@ public final class SecretServiceVault implements TokenVault {
         try {
             c = DBusConnectionBuilder.forAddress(address).withShared(false).build();
             // asked first, so that a bus without a keyring is known at once rather than after a call times out
-            org.freedesktop.dbus.interfaces.DBus daemon = c.getRemoteObject("org.freedesktop.DBus",
-                    "/org/freedesktop/DBus", org.freedesktop.dbus.interfaces.DBus.class);
+            org.freedesktop.dbus.interfaces.DBus daemon = c.getRemoteObject(
+                    "org.freedesktop.DBus", "/org/freedesktop/DBus", org.freedesktop.dbus.interfaces.DBus.class);
             if (!daemon.NameHasOwner(SecretServiceBus.BUS_NAME)
                     && !java.util.Arrays.asList(daemon.ListActivatableNames()).contains(SecretServiceBus.BUS_NAME)) {
                 throw new KeyringUnavailableException("no Secret Service on the session bus " + address
                         + ": no keyring daemon runs there, and the bus cannot start one");
             }
-            SecretServiceBus.Service s = c.getRemoteObject(SecretServiceBus.BUS_NAME, SecretServiceBus.SERVICE_PATH,
-                    SecretServiceBus.Service.class);
+            SecretServiceBus.Service s = c.getRemoteObject(
+                    SecretServiceBus.BUS_NAME, SecretServiceBus.SERVICE_PATH, SecretServiceBus.Service.class);
             DBusPath session = s.OpenSession("plain", new Variant<>("")).getResult();
             return new SecretServiceVault(c, s, session, promptTimeout);
         } catch (DBusException | DBusExecutionException e) {
             if (c != null) {
                 disconnect(c);
             }
-            throw new KeyringUnavailableException("no Secret Service answers on the session bus " + address + " ("
-                    + e.getMessage() + ")", e);
+            throw new KeyringUnavailableException(
+                    "no Secret Service answers on the session bus " + address + " (" + e.getMessage() + ")", e);
         } catch (KeyringUnavailableException e) {
             disconnect(c);
             throw e;
@@ -107,21 +107,25 @@ public final class SecretServiceVault implements TokenVault {
         try {
             DBusPath collection = service.ReadAlias("default");
             if (collection == null || SecretServiceBus.NONE.equals(collection.getPath())) {
-                throw new KeyringUnavailableException("the desktop keyring has no default collection to keep the "
-                        + "token in");
+                throw new KeyringUnavailableException(
+                        "the desktop keyring has no default collection to keep the " + "token in");
             }
             unlock(List.of(collection));
             Map<String, Variant<?>> properties = new LinkedHashMap<>();
             properties.put(ITEM_LABEL, new Variant<>(slot.label()));
             properties.put(ITEM_ATTRIBUTES, new Variant<>(slot.attributes(), "a{ss}"));
-            SecretServiceBus.Collection c = bus.getRemoteObject(SecretServiceBus.BUS_NAME, collection.getPath(),
-                    SecretServiceBus.Collection.class);
-            SecretServiceBus.CreateItemResult r = c.CreateItem(properties, new SecretServiceBus.Secret(session,
-                    new byte[0], token.getBytes(StandardCharsets.UTF_8), "text/plain"), true);
+            SecretServiceBus.Collection c = bus.getRemoteObject(
+                    SecretServiceBus.BUS_NAME, collection.getPath(), SecretServiceBus.Collection.class);
+            SecretServiceBus.CreateItemResult r = c.CreateItem(
+                    properties,
+                    new SecretServiceBus.Secret(
+                            session, new byte[0], token.getBytes(StandardCharsets.UTF_8), "text/plain"),
+                    true);
             prompt(r.getPrompt(), "store the token of " + slot);
             log.info("stored the session token of {} in the desktop keyring", slot);
         } catch (DBusException | DBusExecutionException e) {
-            throw new KeyringException("the desktop keyring did not store the token of " + slot + ": " + e.getMessage(), e);
+            throw new KeyringException(
+                    "the desktop keyring did not store the token of " + slot + ": " + e.getMessage(), e);
         }
     }
 
@@ -137,12 +141,13 @@ public final class SecretServiceVault implements TokenVault {
             if (items.isEmpty()) {
                 return Optional.empty();
             }
-            SecretServiceBus.Item item = bus.getRemoteObject(SecretServiceBus.BUS_NAME, items.get(0).getPath(),
-                    SecretServiceBus.Item.class);
+            SecretServiceBus.Item item =
+                    bus.getRemoteObject(SecretServiceBus.BUS_NAME, items.get(0).getPath(), SecretServiceBus.Item.class);
             byte[] value = item.GetSecret(session).getValue();
             return Optional.of(new String(value, StandardCharsets.UTF_8));
         } catch (DBusException | DBusExecutionException e) {
-            throw new KeyringException("the desktop keyring did not give the token of " + slot + ": " + e.getMessage(), e);
+            throw new KeyringException(
+                    "the desktop keyring did not give the token of " + slot + ": " + e.getMessage(), e);
         }
     }
 
@@ -152,12 +157,12 @@ public final class SecretServiceVault implements TokenVault {
             SecretServiceBus.SearchResult found = service.SearchItems(slot.attributes());
             List<DBusPath> items = new ArrayList<>(found.getUnlocked());
             if (!found.getLocked().isEmpty()) {
-                unlock(found.getLocked());   // only these items; nothing else is locked or unlocked
+                unlock(found.getLocked()); // only these items; nothing else is locked or unlocked
                 items.addAll(found.getLocked());
             }
             for (DBusPath p : items) {
-                SecretServiceBus.Item item = bus.getRemoteObject(SecretServiceBus.BUS_NAME, p.getPath(),
-                        SecretServiceBus.Item.class);
+                SecretServiceBus.Item item =
+                        bus.getRemoteObject(SecretServiceBus.BUS_NAME, p.getPath(), SecretServiceBus.Item.class);
                 prompt(item.Delete(), "remove the token of " + slot);
             }
             if (!items.isEmpty()) {
@@ -165,7 +170,8 @@ public final class SecretServiceVault implements TokenVault {
             }
             return !items.isEmpty();
         } catch (DBusException | DBusExecutionException e) {
-            throw new KeyringException("the desktop keyring did not remove the token of " + slot + ": " + e.getMessage(), e);
+            throw new KeyringException(
+                    "the desktop keyring did not remove the token of " + slot + ": " + e.getMessage(), e);
         }
     }
 
@@ -193,8 +199,8 @@ public final class SecretServiceVault implements TokenVault {
             }
         };
         bus.addSigHandler(SecretServiceBus.Prompt.Completed.class, onCompleted);
-        SecretServiceBus.Prompt p = bus.getRemoteObject(SecretServiceBus.BUS_NAME, prompt.getPath(),
-                SecretServiceBus.Prompt.class);
+        SecretServiceBus.Prompt p =
+                bus.getRemoteObject(SecretServiceBus.BUS_NAME, prompt.getPath(), SecretServiceBus.Prompt.class);
         try {
             log.info("the desktop keyring asks the user to {}", what);
             p.Prompt("");
@@ -218,7 +224,8 @@ public final class SecretServiceVault implements TokenVault {
     @Override
     public synchronized void close() {
         try {
-            bus.getRemoteObject(SecretServiceBus.BUS_NAME, session.getPath(), SecretServiceBus.Session.class).Close();
+            bus.getRemoteObject(SecretServiceBus.BUS_NAME, session.getPath(), SecretServiceBus.Session.class)
+                    .Close();
         } catch (DBusException | RuntimeException e) {
             log.debug("closing the keyring session: {}", e.toString());
         }

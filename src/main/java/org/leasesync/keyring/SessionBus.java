@@ -16,8 +16,7 @@ public final class SessionBus {
     /** Why there is no address, for a message to the user. */
     public static final String NONE = "DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus";
 
-    private SessionBus() {
-    }
+    private SessionBus() {}
 
     /**
      * The session bus address: {@code DBUS_SESSION_BUS_ADDRESS}, else {@code $XDG_RUNTIME_DIR/bus} when

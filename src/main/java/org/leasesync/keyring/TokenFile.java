@@ -114,11 +114,11 @@ public final class TokenFile implements TokenVault {
 
     private synchronized boolean update(String what, Function<ObjectNode, Boolean> change) {
         try {
-            OwnerOnlyFiles.directory(dir);   // also when it was made wider by hand
+            OwnerOnlyFiles.directory(dir); // also when it was made wider by hand
             Path lockPath = dir.resolve("tokens.lock");
             OwnerOnlyFiles.file(lockPath);
             try (FileChannel lockFile = FileChannel.open(lockPath, StandardOpenOption.WRITE)) {
-                FileLock lock = lockFile.lock();   // other processes signing in or out wait here
+                FileLock lock = lockFile.lock(); // other processes signing in or out wait here
                 try {
                     ObjectNode root = Files.exists(file) ? read() : JSON.createObjectNode();
                     boolean changed = change.apply(root);
@@ -175,6 +175,7 @@ public final class TokenFile implements TokenVault {
     }
 
     private static boolean matches(JsonNode e, TokenSlot slot) {
-        return slot.server().equals(e.path("server").asText(null)) && slot.user().equals(e.path("user").asText(null));
+        return slot.server().equals(e.path("server").asText(null))
+                && slot.user().equals(e.path("user").asText(null));
     }
 }

@@ -12,8 +12,7 @@ public final class TokenVaults {
     /** How long a keyring's unlock prompt is waited for. */
     public static final Duration PROMPT_TIMEOUT = Duration.ofMinutes(2);
 
-    private TokenVaults() {
-    }
+    private TokenVaults() {}
 
     /**
      * An opened place, and why it is not the keyring when it is the file.
@@ -53,8 +52,10 @@ public final class TokenVaults {
         if (place == TokenVault.Place.FILE) {
             return new TokenFile(dataDir);
         }
-        String bus = SessionBus.address(env).orElseThrow(() -> new KeyringUnavailableException(
-                "the token is in the desktop keyring, and there is no session bus here (" + SessionBus.NONE + ")"));
+        String bus = SessionBus.address(env)
+                .orElseThrow(() -> new KeyringUnavailableException(
+                        "the token is in the desktop keyring, and there is no session bus here (" + SessionBus.NONE
+                                + ")"));
         return SecretServiceVault.connect(bus, PROMPT_TIMEOUT);
     }
 }

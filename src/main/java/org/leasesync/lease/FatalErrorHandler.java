@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 public interface FatalErrorHandler {
 
     /** Does nothing more (the registry has already logged the error); the process goes on. */
-    FatalErrorHandler LOG_ONLY = error -> { };
+    FatalErrorHandler LOG_ONLY = error -> {};
 
     /** Called once per fatal error seen; never with a non-fatal one. */
     void onFatalError(Throwable error);

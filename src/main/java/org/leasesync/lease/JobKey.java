@@ -45,19 +45,19 @@ public record JobKey(String name) implements LeaseKey {
             throw new IllegalArgumentException("job name must not be blank (got " + quote(name) + ")");
         }
         if (name.length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("job name is " + name.length() + " characters long; at most "
-                    + MAX_NAME_LENGTH + " are allowed");
+            throw new IllegalArgumentException(
+                    "job name is " + name.length() + " characters long; at most " + MAX_NAME_LENGTH + " are allowed");
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             boolean letterOrDigit = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
             if (i == 0 && !letterOrDigit) {
-                throw new IllegalArgumentException("job name " + quote(name)
-                        + " must start with a lower-case letter or a digit");
+                throw new IllegalArgumentException(
+                        "job name " + quote(name) + " must start with a lower-case letter or a digit");
             }
             if (!letterOrDigit && c != '-' && c != '_' && c != '.') {
-                throw new IllegalArgumentException("job name " + quote(name) + " has '" + printable(c) + "' at index " + i
-                        + "; allowed are a-z, 0-9, '-', '_' and '.'");
+                throw new IllegalArgumentException("job name " + quote(name) + " has '" + printable(c) + "' at index "
+                        + i + "; allowed are a-z, 0-9, '-', '_' and '.'");
             }
         }
         return name;

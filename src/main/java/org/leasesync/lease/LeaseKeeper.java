@@ -48,8 +48,8 @@ public final class LeaseKeeper implements AutoCloseable {
             return;
         }
         long periodMillis = Math.max(20, registry.ttl().toMillis() / 6);
-        task = scheduler.scheduleWithFixedDelay(this::renewDueQuietly, periodMillis, periodMillis,
-                TimeUnit.MILLISECONDS);
+        task = scheduler.scheduleWithFixedDelay(
+                this::renewDueQuietly, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Starts keeping {@code lease} alive. */
@@ -87,14 +87,25 @@ public final class LeaseKeeper implements AutoCloseable {
             }
             try {
                 if (!registry.renew(lease)) {
-                    log.log(System.Logger.Level.WARNING, "lease lost for {0} (epoch {1}): renewal refused", lease.fence().key(), lease.fence().epoch());
+                    log.log(
+                            System.Logger.Level.WARNING,
+                            "lease lost for {0} (epoch {1}): renewal refused",
+                            lease.fence().key(),
+                            lease.fence().epoch());
                     tracked.remove(lease);
                     lostCount++;
                 }
             } catch (LeasesyncException e) {
-                log.log(System.Logger.Level.WARNING, "could not renew lease for {0}: {1}", lease.fence().key(), e.getMessage());
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "could not renew lease for {0}: {1}",
+                        lease.fence().key(),
+                        e.getMessage());
             } catch (RuntimeException | Error e) {
-                log.log(System.Logger.Level.ERROR, "renewing the lease for " + lease.fence().key() + " failed", e);
+                log.log(
+                        System.Logger.Level.ERROR,
+                        "renewing the lease for " + lease.fence().key() + " failed",
+                        e);
                 FatalErrorHandler.report(fatal, e);
             }
         }

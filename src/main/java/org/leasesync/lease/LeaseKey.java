@@ -51,7 +51,8 @@ public sealed interface LeaseKey permits TaskKey, JobKey {
         if (text.startsWith(JobKey.PREFIX)) {
             return JobKey.parse(text);
         }
-        throw new IllegalArgumentException("lease key '" + text.replaceAll("\\p{Cntrl}", "?") + "' is neither a task key"
-                + " 'userId|scope' (e.g. 'alice|course_sync') nor a job key 'job:name' (e.g. 'job:prune-audit-log')");
+        throw new IllegalArgumentException(
+                "lease key '" + text.replaceAll("\\p{Cntrl}", "?") + "' is neither a task key"
+                        + " 'userId|scope' (e.g. 'alice|course_sync') nor a job key 'job:name' (e.g. 'job:prune-audit-log')");
     }
 }

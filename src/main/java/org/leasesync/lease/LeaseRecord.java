@@ -24,8 +24,15 @@ import org.jspecify.annotations.Nullable;
  *     decide a takeover, since clocks jump and disagree)
  * @param ownerText the stored owner id as it is, null when the key is free
  */
-public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat,
-                          Duration ttl, Instant renewedAt, Instant expiresAt, @Nullable String ownerText) {
+public record LeaseRecord(
+        LeaseKey key,
+        Optional<OwnerId> owner,
+        long epoch,
+        long heartbeat,
+        Duration ttl,
+        Instant renewedAt,
+        Instant expiresAt,
+        @Nullable String ownerText) {
 
     public LeaseRecord {
         Objects.requireNonNull(key, "key");
@@ -39,9 +46,23 @@ public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, lon
     }
 
     /** A row whose owner (if any) is readable. */
-    public LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, long heartbeat, Duration ttl,
-                       Instant renewedAt, Instant expiresAt) {
-        this(key, owner, epoch, heartbeat, ttl, renewedAt, expiresAt, owner.map(OwnerId::asString).orElse(null));
+    public LeaseRecord(
+            LeaseKey key,
+            Optional<OwnerId> owner,
+            long epoch,
+            long heartbeat,
+            Duration ttl,
+            Instant renewedAt,
+            Instant expiresAt) {
+        this(
+                key,
+                owner,
+                epoch,
+                heartbeat,
+                ttl,
+                renewedAt,
+                expiresAt,
+                owner.map(OwnerId::asString).orElse(null));
     }
 
     /** Whether someone holds the key (it was granted and not released) — also an owner whose id cannot be read. */
@@ -93,7 +114,9 @@ public record LeaseRecord(LeaseKey key, Optional<OwnerId> owner, long epoch, lon
 
     /** The fence of the current holder. @throws IllegalStateException if the key is free or its owner unreadable */
     public Fence fence() {
-        return new Fence(key, owner.orElseThrow(() -> new IllegalStateException(key + " is not held by a readable owner")),
+        return new Fence(
+                key,
+                owner.orElseThrow(() -> new IllegalStateException(key + " is not held by a readable owner")),
                 epoch);
     }
 }

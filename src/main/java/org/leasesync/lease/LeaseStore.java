@@ -29,8 +29,8 @@ public interface LeaseStore {
      * @param now wall-clock time, stored for display
      * @return the new row if granted; empty if the key is held by someone else (contention)
      */
-    Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                   Optional<LeaseRecord> takeOver);
+    Optional<LeaseRecord> tryGrant(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver);
 
     /**
      * Grants the key to {@code owner} only if its row exists and is free (released): ONE atomic

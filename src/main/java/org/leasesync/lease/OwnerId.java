@@ -128,7 +128,7 @@ public record OwnerId(String host, long pid, ProcessStart start, String nonce) {
         try {
             java.nio.file.Path ns = java.nio.file.Path.of("/proc/self/ns/pid");
             if (java.nio.file.Files.exists(ns)) {
-                String target = java.nio.file.Files.readSymbolicLink(ns).toString();   // pid:[4026531836]
+                String target = java.nio.file.Files.readSymbolicLink(ns).toString(); // pid:[4026531836]
                 String digits = target.replaceAll("[^0-9]", "");
                 if (!digits.isEmpty()) {
                     return host + ":pidns" + digits;

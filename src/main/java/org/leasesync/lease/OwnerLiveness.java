@@ -52,15 +52,17 @@ public interface OwnerLiveness {
             return neverProvable();
         }
         return owner -> {
-            if (!owner.host().equals(localHost) || !(owner.start() instanceof ProcessStart.SinceBoot start)
-                    || !start.bootId().equals(self.bootId()) || start.timeNamespace() != self.timeNamespace()) {
+            if (!owner.host().equals(localHost)
+                    || !(owner.start() instanceof ProcessStart.SinceBoot start)
+                    || !start.bootId().equals(self.bootId())
+                    || start.timeNamespace() != self.timeNamespace()) {
                 return false;
             }
             Optional<Long> ticks = ProcFs.startTicks(owner.pid());
             if (ticks.isEmpty()) {
-                return ProcFs.isAbsent(owner.pid());   // gone; an unreadable entry proves nothing
+                return ProcFs.isAbsent(owner.pid()); // gone; an unreadable entry proves nothing
             }
-            return ticks.get() != start.ticks();   // same pid, another start: recycled, the owner is gone
+            return ticks.get() != start.ticks(); // same pid, another start: recycled, the owner is gone
         };
     }
 }

@@ -13,13 +13,14 @@ import java.util.Optional;
  */
 final class ProcFs {
 
-    private ProcFs() {
-    }
+    private ProcFs() {}
 
     /** {@code /proc/sys/kernel/random/boot_id} without dashes, or empty. */
     static Optional<String> bootId() {
         try {
-            String id = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim().replace("-", "");
+            String id = Files.readString(Path.of("/proc/sys/kernel/random/boot_id"))
+                    .trim()
+                    .replace("-", "");
             return id.matches("[0-9a-f]{32}") ? Optional.of(id) : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
@@ -29,7 +30,8 @@ final class ProcFs {
     /** The inode of this process's time namespace, or 0 where the kernel has none (before 5.6). */
     static long timeNamespace() {
         try {
-            String target = Files.readSymbolicLink(Path.of("/proc/self/ns/time")).toString();   // time:[4026531834]
+            String target =
+                    Files.readSymbolicLink(Path.of("/proc/self/ns/time")).toString(); // time:[4026531834]
             String digits = target.replaceAll("[^0-9]", "");
             return digits.isEmpty() ? 0 : Long.parseLong(digits);
         } catch (IOException | RuntimeException e) {
@@ -78,7 +80,8 @@ final class ProcFs {
         }
         String[] f = stat.substring(close + 1).trim().split("\\s+", -1);
         if (f.length < 20) {
-            throw new IllegalArgumentException("a /proc/PID/stat line has " + (f.length + 2) + " fields, fewer than 22");
+            throw new IllegalArgumentException(
+                    "a /proc/PID/stat line has " + (f.length + 2) + " fields, fewer than 22");
         }
         return Long.parseLong(f[19]);
     }

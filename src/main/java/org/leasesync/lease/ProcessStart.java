@@ -48,7 +48,9 @@ public sealed interface ProcessStart {
             if (ticks < 0) {
                 throw new IllegalArgumentException("process start ticks must be >= 0, got " + ticks);
             }
-            if (bootId == null || bootId.length() != 32 || !OwnerId.isLowerHex(bootId, 32)) {   // no regex: parsed per lease row read
+            if (bootId == null
+                    || bootId.length() != 32
+                    || !OwnerId.isLowerHex(bootId, 32)) { // no regex: parsed per lease row read
                 throw new IllegalArgumentException("boot id must be 32 lower-case hex digits, got '" + bootId + "'");
             }
             if (timeNamespace < 0) {
@@ -114,7 +116,8 @@ public sealed interface ProcessStart {
         if (boot.isEmpty()) {
             return UNKNOWN;
         }
-        return ProcFs.startTicks(ProcessHandle.current().pid()).<ProcessStart>map(
-                t -> new SinceBoot(t, boot.get(), ProcFs.timeNamespace())).orElse(UNKNOWN);
+        return ProcFs.startTicks(ProcessHandle.current().pid())
+                .<ProcessStart>map(t -> new SinceBoot(t, boot.get(), ProcFs.timeNamespace()))
+                .orElse(UNKNOWN);
     }
 }

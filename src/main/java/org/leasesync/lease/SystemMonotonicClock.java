@@ -31,8 +31,7 @@ final class SystemMonotonicClock {
         static final Optional<String> ID = detect();
     }
 
-    private SystemMonotonicClock() {
-    }
+    private SystemMonotonicClock() {}
 
     /** The id of this JVM's {@code System.nanoTime()} clock, or empty if it is unknown. */
     static Optional<String> id() {

@@ -44,8 +44,8 @@ public record TaskKey(String userId, Scope scope) implements LeaseKey {
             throw new IllegalArgumentException("user id " + quote(userId) + " has surrounding whitespace");
         }
         if (userId.length() > MAX_USER_ID_LENGTH) {
-            throw new IllegalArgumentException("user id is " + userId.length()
-                    + " characters long; at most " + MAX_USER_ID_LENGTH + " are allowed");
+            throw new IllegalArgumentException("user id is " + userId.length() + " characters long; at most "
+                    + MAX_USER_ID_LENGTH + " are allowed");
         }
         for (int i = 0; i < userId.length(); i++) {
             char c = userId.charAt(i);
@@ -53,8 +53,8 @@ public record TaskKey(String userId, Scope scope) implements LeaseKey {
                 throw new IllegalArgumentException("user id " + quote(userId) + " must not contain '|'");
             }
             if (Character.isISOControl(c)) {
-                throw new IllegalArgumentException("user id " + quote(userId)
-                        + " contains a control character at index " + i);
+                throw new IllegalArgumentException(
+                        "user id " + quote(userId) + " contains a control character at index " + i);
             }
         }
         return userId;
@@ -76,7 +76,8 @@ public record TaskKey(String userId, Scope scope) implements LeaseKey {
         }
         int bar = text.lastIndexOf('|');
         if (bar < 0) {
-            throw new IllegalArgumentException("task key '" + text + "' has no '|'; expected 'userId|scope', e.g. 'alice|course_sync'");
+            throw new IllegalArgumentException(
+                    "task key '" + text + "' has no '|'; expected 'userId|scope', e.g. 'alice|course_sync'");
         }
         return new TaskKey(text.substring(0, bar), Scope.parse(text.substring(bar + 1)));
     }

@@ -33,7 +33,6 @@ public final class TaskRegistry {
 
     private static final System.Logger log = System.getLogger(TaskRegistry.class.getName());
 
-
     /** Default lease TTL. */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
 
@@ -61,6 +60,7 @@ public final class TaskRegistry {
      * on the injected monotonic clock.
      */
     public static final Duration REREAD_AFTER = Duration.ofMillis(2);
+
     private static final long REREAD_AFTER_NANOS = REREAD_AFTER.toNanos();
 
     /**
@@ -68,8 +68,8 @@ public final class TaskRegistry {
      * heartbeat), when it first saw exactly these, when it last read the row, and how long the
      * holder must stay unchanged before a takeover ({@link #observationTtl}).
      */
-    private record Observation(String owner, long epoch, long heartbeat, long firstSeenNanos, long readNanos,
-                               long ttlNanos) { }
+    private record Observation(
+            String owner, long epoch, long heartbeat, long firstSeenNanos, long readNanos, long ttlNanos) {}
 
     /**
      * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
@@ -132,7 +132,7 @@ public final class TaskRegistry {
         }
         boolean granted = false;
         try {
-            Optional<HeldLease> lease = acquire(key);   // a grant replaces the mark by its epoch
+            Optional<HeldLease> lease = acquire(key); // a grant replaces the mark by its epoch
             granted = lease.isPresent();
             return lease;
         } finally {
@@ -223,24 +223,24 @@ public final class TaskRegistry {
      * @throws StoreException if the database fails (nothing is granted)
      * @throws RuntimeException whatever {@code work} threw (nothing is granted)
      */
-    public <P, T> Optional<Joint<T>> tryAcquireJointly(LeaseKey key, P partner, String what,
-                                                      java.util.function.BiFunction<HeldLease, P, T> work) {
+    public <P, T> Optional<Joint<T>> tryAcquireJointly(
+            LeaseKey key, P partner, String what, java.util.function.BiFunction<HeldLease, P, T> work) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(work, "work");
         if (!canGrantJointly(partner)) {
-            throw new UnsupportedOperationException("the lease store " + store + " cannot share a transaction with "
-                    + partner);
+            throw new UnsupportedOperationException(
+                    "the lease store " + store + " cannot share a transaction with " + partner);
         }
         JointGrantStore jointStore = (JointGrantStore) store;
         if (held.putIfAbsent(key, GRANTING) != null) {
             return Optional.empty();
         }
-        List<HeldLease> given = new java.util.ArrayList<>(1);   // every attempt's lease, to void on failure
+        List<HeldLease> given = new java.util.ArrayList<>(1); // every attempt's lease, to void on failure
         boolean granted = false;
         try {
             Joint<T> joint = jointStore.inTransactionWith(partner, what, (leases, tx) -> {
                 long startNanos = time.monotonicNanos();
-                LeaseRecord row = grant(leases, key).orElseThrow(NotGranted::new);   // roll back: nothing to keep
+                LeaseRecord row = grant(leases, key).orElseThrow(NotGranted::new); // roll back: nothing to keep
                 HeldLease lease = new HeldLease(row.fence(), ttl, time, startNanos);
                 given.add(lease);
                 return new Joint<>(lease, work.apply(lease, tx));
@@ -281,7 +281,8 @@ public final class TaskRegistry {
         if (!observations.isEmpty()) {
             Observation seen = observations.get(key);
             long now = seen == null ? 0 : time.monotonicNanos();
-            if (seen != null && now - seen.readNanos < REREAD_AFTER_NANOS
+            if (seen != null
+                    && now - seen.readNanos < REREAD_AFTER_NANOS
                     && now - seen.firstSeenNanos < seen.ttlNanos) {
                 // Held at a read just now, and the holder seen cannot be stale yet: only a read could
                 // change the answer (a dead or replaced holder, a deleted row), at most REREAD_AFTER later
@@ -290,10 +291,10 @@ public final class TaskRegistry {
         }
         Optional<LeaseRecord> current = store.read(key);
         if (current.isEmpty()) {
-            return store.grantIfNew(key, owner, ttl, time.now());   // never granted: insert
+            return store.grantIfNew(key, owner, ttl, time.now()); // never granted: insert
         }
         if (!current.get().isHeld()) {
-            return store.grantIfFree(key, owner, ttl, time.now());   // released meanwhile
+            return store.grantIfFree(key, owner, ttl, time.now()); // released meanwhile
         }
         // The observation's clock starts after the read returned — never before it: a
         // holder's renewal that the read saw started before this instant, so one TTL from here never
@@ -304,8 +305,12 @@ public final class TaskRegistry {
         Optional<LeaseRecord> granted = store.tryGrant(key, owner, ttl, time.now(), current);
         if (granted.isEmpty()) {
             LeaseRecord t = current.get();
-            log.log(System.Logger.Level.WARNING, "could not take {0} over from {1} (epoch {2}): "
-                    + "the lease row changed or stayed locked meanwhile", key, t.ownerText(),
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "could not take {0} over from {1} (epoch {2}): "
+                            + "the lease row changed or stayed locked meanwhile",
+                    key,
+                    t.ownerText(),
                     t.epoch());
         }
         return granted;
@@ -322,9 +327,14 @@ public final class TaskRegistry {
         if (storedOwner != null && held.owner().isEmpty()) {
             // A damaged row: nobody can prove its holder dead, and nobody renews under a text no
             // process writes — so its heartbeat stays still and it is taken over after one TTL.
-            log.log(System.Logger.Level.WARNING, "{0}: the lease row names an owner that cannot be read (''{1}'', "
-                    + "epoch {2}); taking it over once its heartbeat has not changed for {3}", held.key(),
-                    storedOwner, held.epoch(), observationTtl(held));
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: the lease row names an owner that cannot be read (''{1}'', "
+                            + "epoch {2}); taking it over once its heartbeat has not changed for {3}",
+                    held.key(),
+                    storedOwner,
+                    held.epoch(),
+                    observationTtl(held));
             return observedUnchanged(held, storedOwner, nowNanos);
         }
         OwnerId holder = held.owner().orElseThrow();
@@ -335,23 +345,39 @@ public final class TaskRegistry {
             return mine == null || mine != held.epoch();
         }
         if (liveness.isProvablyDead(holder)) {
-            log.log(System.Logger.Level.INFO, "{0}: holder {1} (epoch {2}) is provably dead; taking over",
-                    held.key(), holder.asString(), held.epoch());
+            log.log(
+                    System.Logger.Level.INFO,
+                    "{0}: holder {1} (epoch {2}) is provably dead; taking over",
+                    held.key(),
+                    holder.asString(),
+                    held.epoch());
             return true;
         }
         if (log.isLoggable(System.Logger.Level.DEBUG) && holder.host().equals(owner.host())) {
-            log.log(System.Logger.Level.DEBUG, "{0}: holder {1} on this machine is alive (or not provably dead)",
-                    held.key(), holder.asString());
+            log.log(
+                    System.Logger.Level.DEBUG,
+                    "{0}: holder {1} on this machine is alive (or not provably dead)",
+                    held.key(),
+                    holder.asString());
         }
         return observedUnchanged(held, holder.asString(), nowNanos);
     }
 
     /** Records the observation; true once the same (owner, epoch, heartbeat) was seen for the holder's TTL. */
     private boolean observedUnchanged(LeaseRecord held, String holder, long nowNanos) {
-        Observation seen = observations.compute(held.key(), (k, o) ->
-                o != null && o.owner.equals(holder) && o.epoch == held.epoch() && o.heartbeat == held.heartbeat()
+        Observation seen = observations.compute(
+                held.key(),
+                (k, o) -> o != null
+                                && o.owner.equals(holder)
+                                && o.epoch == held.epoch()
+                                && o.heartbeat == held.heartbeat()
                         ? new Observation(holder, o.epoch, o.heartbeat, o.firstSeenNanos, nowNanos, o.ttlNanos)
-                        : new Observation(holder, held.epoch(), held.heartbeat(), nowNanos, nowNanos,
+                        : new Observation(
+                                holder,
+                                held.epoch(),
+                                held.heartbeat(),
+                                nowNanos,
+                                nowNanos,
                                 observationTtl(held).toNanos()));
         return nowNanos - seen.firstSeenNanos >= seen.ttlNanos;
     }

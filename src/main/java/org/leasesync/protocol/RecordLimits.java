@@ -58,8 +58,7 @@ public final class RecordLimits {
         }
     }
 
-    private RecordLimits() {
-    }
+    private RecordLimits() {}
 
     /**
      * What is wrong with an id, for a message that names it (e.g. "record id 'x' has a control
@@ -77,8 +76,13 @@ public final class RecordLimits {
         }
         for (int i = 0; i < id.length(); i++) {
             if (Character.isISOControl(id.charAt(i))) {
-                return Optional.of(String.format(Locale.ROOT, "%s '%s' has a control character (U+%04X) at index %d",
-                        what, shown, (int) id.charAt(i), i));
+                return Optional.of(String.format(
+                        Locale.ROOT,
+                        "%s '%s' has a control character (U+%04X) at index %d",
+                        what,
+                        shown,
+                        (int) id.charAt(i),
+                        i));
             }
         }
         if (!id.equals(id.strip())) {
@@ -105,8 +109,11 @@ public final class RecordLimits {
         }
         long bytes = utf8Bytes(json);
         if (bytes > MAX_PAYLOAD_BYTES) {
-            return Optional.of(String.format(Locale.ROOT, "its content is %,d bytes; a record may have at most %,d"
-                    + " bytes (5 MiB less 4 KiB)", bytes, MAX_PAYLOAD_BYTES));
+            return Optional.of(String.format(
+                    Locale.ROOT,
+                    "its content is %,d bytes; a record may have at most %,d" + " bytes (5 MiB less 4 KiB)",
+                    bytes,
+                    MAX_PAYLOAD_BYTES));
         }
         return Optional.empty();
     }
@@ -143,7 +150,8 @@ public final class RecordLimits {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < id.length() && b.length() < 80; i++) {
             char c = id.charAt(i);
-            boolean paired = Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1));
+            boolean paired =
+                    Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1));
             if (paired) {
                 b.append(c).append(id.charAt(++i));
             } else {

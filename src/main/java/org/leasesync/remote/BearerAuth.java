@@ -23,6 +23,7 @@ final class BearerAuth implements Interceptor {
         if (token == null || token.isBlank()) {
             return chain.proceed(req);
         }
-        return chain.proceed(req.newBuilder().header("Authorization", "Bearer " + token).build());
+        return chain.proceed(
+                req.newBuilder().header("Authorization", "Bearer " + token).build());
     }
 }

@@ -19,10 +19,16 @@ public final class CertificateNotTrustedException extends RemoteException {
     private final String sha256;
 
     CertificateNotTrustedException(String server, String sha256, String subject, Throwable cause) {
-        super(Kind.NOT_SENT, 0, CODE, -1, "the certificate of " + server + " is not trusted (SHA-256 fingerprint "
-                + sha256 + "); if it is your server's, trust it with --ca-file",
+        super(
+                Kind.NOT_SENT,
+                0,
+                CODE,
+                -1,
+                "the certificate of " + server + " is not trusted (SHA-256 fingerprint " + sha256
+                        + "); if it is your server's, trust it with --ca-file",
                 "TLS handshake with " + server + " refused: certificate " + subject + " (SHA-256 " + sha256
-                        + ") is not signed by a trusted authority", cause);
+                        + ") is not signed by a trusted authority",
+                cause);
         this.server = server;
         this.sha256 = sha256;
     }

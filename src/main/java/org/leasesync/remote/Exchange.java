@@ -95,8 +95,9 @@ final class Exchange {
         try {
             return execute(req, what, server, false, deadlineNanos, reader);
         } catch (AttemptFailed e) {
-            if (e.failure() == FailureClass.DROPPED || e.failure() == FailureClass.SLOW_BODY
-                    && !(e.error().getCause() instanceof InterruptedIOException)) {
+            if (e.failure() == FailureClass.DROPPED
+                    || e.failure() == FailureClass.SLOW_BODY
+                            && !(e.error().getCause() instanceof InterruptedIOException)) {
                 return execute(req, what, server, false, deadlineNanos, reader);
             }
             throw e;
@@ -155,13 +156,13 @@ final class Exchange {
     // "try": the cancellation registration is held for the call, only its close is used (javac does
     // not honour the annotation on a resource whose initializer is a method reference)
     @SuppressWarnings("try")
-    private <T> T execute(Request template, String what, String server, boolean isPush, long deadlineNanos,
-                          BodyReader<T> reader) {
+    private <T> T execute(
+            Request template, String what, String server, boolean isPush, long deadlineNanos, BodyReader<T> reader) {
         Probe probe = new Probe();
         Call call = client.newCall(template.newBuilder().tag(Probe.class, probe).build());
         call.timeout().timeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         try (CallCancellation.Registration onCancel = CallCancellation.register(call::cancel);
-             Response resp = call.execute()) {
+                Response resp = call.execute()) {
             ResponseBody body = resp.body();
             byte[] bytes = bodyBytes(call, resp, what, server, isPush);
             if (!resp.isSuccessful()) {
@@ -174,10 +175,20 @@ final class Exchange {
                 }
                 if (resp.code() == 502 || resp.code() == 504) {
                     // the gateway answered for an instance that did not (in time): that instance may have acted
-                    throw new AttemptFailed(server, FailureClass.ANSWERED_LATE, "HTTP " + resp.code() + " from a gateway",
-                            !isPush ? e : new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, e.code(), -1,
-                                    "a gateway to the sync server failed (HTTP " + resp.code() + ")",
-                                    e.getMessage() + "; the server behind the gateway may have applied it", null));
+                    throw new AttemptFailed(
+                            server,
+                            FailureClass.ANSWERED_LATE,
+                            "HTTP " + resp.code() + " from a gateway",
+                            !isPush
+                                    ? e
+                                    : new RemoteException(
+                                            RemoteException.Kind.AMBIGUOUS,
+                                            0,
+                                            e.code(),
+                                            -1,
+                                            "a gateway to the sync server failed (HTTP " + resp.code() + ")",
+                                            e.getMessage() + "; the server behind the gateway may have applied it",
+                                            null));
                 }
                 throw e;
             }
@@ -186,22 +197,43 @@ final class Exchange {
             }
             MediaType type = body.contentType();
             if (type == null || !"json".equals(type.subtype())) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                        + what + " was not JSON: expected JSON but got content type " + type
-                        + (isPush ? "; it may have been applied" : ""), null);
+                throw new RemoteException(
+                        RemoteException.Kind.AMBIGUOUS,
+                        0,
+                        "",
+                        -1,
+                        UNREADABLE,
+                        "the sync server's answer to "
+                                + what + " was not JSON: expected JSON but got content type " + type
+                                + (isPush ? "; it may have been applied" : ""),
+                        null);
             }
             try {
                 return reader.read(bytes);
             } catch (IllegalArgumentException | java.time.DateTimeException e) {
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                        + what + " was malformed: " + e.getMessage() + (isPush ? "; it may have been applied" : ""), e);
+                throw new RemoteException(
+                        RemoteException.Kind.AMBIGUOUS,
+                        0,
+                        "",
+                        -1,
+                        UNREADABLE,
+                        "the sync server's answer to " + what + " was malformed: " + e.getMessage()
+                                + (isPush ? "; it may have been applied" : ""),
+                        e);
             }
         } catch (RemoteException | AttemptFailed e) {
             throw e;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, UNREADABLE, "the sync server's answer to "
-                    + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
-                    + (isPush ? "; it may have been applied" : ""), e);
+            throw new RemoteException(
+                    RemoteException.Kind.AMBIGUOUS,
+                    0,
+                    "",
+                    -1,
+                    UNREADABLE,
+                    "the sync server's answer to "
+                            + what + " was malformed JSON (" + e.getOriginalMessage() + ")"
+                            + (isPush ? "; it may have been applied" : ""),
+                    e);
         } catch (IOException e) {
             throw beforeAnswer(e, call, probe, what, server, isPush, deadlineNanos);
         }
@@ -220,35 +252,62 @@ final class Exchange {
                 throw cancelled(e, what, isPush);
             }
             boolean timeout = e instanceof InterruptedIOException;
-            throw new AttemptFailed(server, FailureClass.SLOW_BODY, timeout ? "the answer's body stalled" : "the answer's body broke off",
-                    new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1,
-                            timeout ? "the sync server did not answer in time" : "the connection to the sync server broke",
+            throw new AttemptFailed(
+                    server,
+                    FailureClass.SLOW_BODY,
+                    timeout ? "the answer's body stalled" : "the answer's body broke off",
+                    new RemoteException(
+                            RemoteException.Kind.AMBIGUOUS,
+                            0,
+                            "",
+                            -1,
+                            timeout
+                                    ? "the sync server did not answer in time"
+                                    : "the connection to the sync server broke",
                             what + ": HTTP " + resp.code() + " arrived but its body "
                                     + (timeout ? "timed out" : "broke off (" + e.getMessage() + ")")
-                                    + (isPush ? "; the server may have applied it" : ""), e));
+                                    + (isPush ? "; the server may have applied it" : ""),
+                            e));
         }
     }
 
     /** Classifies an I/O failure before any answer arrived. */
-    private static RuntimeException beforeAnswer(IOException e, Call call, Probe probe, String what, String server,
-                                                 boolean isPush, long deadlineNanos) {
+    private static RuntimeException beforeAnswer(
+            IOException e, Call call, Probe probe, String what, String server, boolean isPush, long deadlineNanos) {
         FingerprintingTrustManager.Untrusted untrusted = untrusted(e);
         if (untrusted != null) {
             // refused in the TLS handshake, before a byte of the request: another URL may be tried
-            return new AttemptFailed(server, FailureClass.NEVER_SENT, "certificate not trusted (SHA-256 " + untrusted.sha256() + ")",
+            return new AttemptFailed(
+                    server,
+                    FailureClass.NEVER_SENT,
+                    "certificate not trusted (SHA-256 " + untrusted.sha256() + ")",
                     new CertificateNotTrustedException(server, untrusted.sha256(), untrusted.subject(), e));
         }
         if (!probe.connected) {
             if (call.isCanceled() && deadlineNanos - System.nanoTime() > 0) {
                 // cancelled (shutting down), not timed out: no other URL either
-                return new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1, "the request was cancelled",
-                        what + " was cancelled before it was sent", e);
+                return new RemoteException(
+                        RemoteException.Kind.NOT_SENT,
+                        0,
+                        "",
+                        -1,
+                        "the request was cancelled",
+                        what + " was cancelled before it was sent",
+                        e);
             }
-            RemoteException notSent = new RemoteException(RemoteException.Kind.NOT_SENT, 0, "", -1,
+            RemoteException notSent = new RemoteException(
+                    RemoteException.Kind.NOT_SENT,
+                    0,
+                    "",
+                    -1,
                     "cannot reach the sync server at " + server,
-                    "cannot reach the sync server at " + server + " (" + describe(e) + ")", e);
-            return new AttemptFailed(server, e instanceof java.net.ConnectException ? FailureClass.REFUSED
-                    : FailureClass.NEVER_SENT, describe(e), notSent);
+                    "cannot reach the sync server at " + server + " (" + describe(e) + ")",
+                    e);
+            return new AttemptFailed(
+                    server,
+                    e instanceof java.net.ConnectException ? FailureClass.REFUSED : FailureClass.NEVER_SENT,
+                    describe(e),
+                    notSent);
         }
         if (call.isCanceled() && !(e instanceof InterruptedIOException) || CallCancellation.fired()) {
             return cancelled(e, what, isPush);
@@ -256,18 +315,32 @@ final class Exchange {
         boolean timeout = e instanceof InterruptedIOException;
         String how = timeout ? "timed out" : "failed (" + e.getMessage() + ")";
         String msg = what + " " + how + (isPush ? "; the server may have applied it" : "");
-        return new AttemptFailed(server, timeout ? FailureClass.NO_RESPONSE : FailureClass.DROPPED,
+        return new AttemptFailed(
+                server,
+                timeout ? FailureClass.NO_RESPONSE : FailureClass.DROPPED,
                 timeout ? "no answer in time" : "connection broke: " + e.getMessage(),
-                new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, timeout
-                        ? "the sync server did not answer in time" : "the connection to the sync server broke", msg, e));
+                new RemoteException(
+                        RemoteException.Kind.AMBIGUOUS,
+                        0,
+                        "",
+                        -1,
+                        timeout ? "the sync server did not answer in time" : "the connection to the sync server broke",
+                        msg,
+                        e));
     }
 
     /** Cancelled by this process (stopping): an interruption, never tried elsewhere or again. */
     private static RemoteException cancelled(IOException e, String what, boolean isPush) {
         InterruptedIOException cancelled = new InterruptedIOException("cancelled by this process");
         cancelled.initCause(e);
-        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, "the request was cancelled",
-                what + " was cancelled" + (isPush ? "; the server may have applied it" : ""), cancelled);
+        return new RemoteException(
+                RemoteException.Kind.AMBIGUOUS,
+                0,
+                "",
+                -1,
+                "the request was cancelled",
+                what + " was cancelled" + (isPush ? "; the server may have applied it" : ""),
+                cancelled);
     }
 
     /** The untrusted certificate a TLS handshake failed on, if that is why {@code e} happened. */
@@ -294,7 +367,8 @@ final class Exchange {
             return "timed out connecting: " + e.getMessage();
         }
         if (e instanceof javax.net.ssl.SSLPeerUnverifiedException) {
-            return "its certificate is for another host name: " + e.getMessage().lines().findFirst().orElse("");
+            return "its certificate is for another host name: "
+                    + e.getMessage().lines().findFirst().orElse("");
         }
         return e.toString();
     }

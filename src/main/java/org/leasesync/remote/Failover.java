@@ -105,8 +105,14 @@ final class Failover {
                     break;
                 }
                 Exchange.AttemptFailed last = failed.get(failed.size() - 1);
-                log.log(System.Logger.Level.INFO, "{0}: sync server {1} failed ({2}: {3}); trying {4}{5}",
-                        what, last.server(), last.failure(), last.reason(), server,
+                log.log(
+                        System.Logger.Level.INFO,
+                        "{0}: sync server {1} failed ({2}: {3}); trying {4}{5}",
+                        what,
+                        last.server(),
+                        last.failure(),
+                        last.reason(),
+                        server,
                         health.avoided(index) ? " (avoided after an earlier failure)" : "");
             }
             long attemptDeadline = deadline;
@@ -128,7 +134,7 @@ final class Failover {
                 }
                 failed.add(f);
             } catch (RuntimeException e) {
-                health.answered(index);   // it answered (an HTTP error is an answer)
+                health.answered(index); // it answered (an HTTP error is an answer)
                 stick(start, index, failed);
                 throw e;
             }
@@ -138,8 +144,12 @@ final class Failover {
 
     private void stick(int start, int index, List<Exchange.AttemptFailed> failed) {
         if (index != start && current.compareAndSet(start, index) && !failed.isEmpty()) {
-            log.log(System.Logger.Level.INFO, "now using sync server {0} (instead of {1}: {2})",
-                    ServerUrls.display(servers.urls().get(index)), failed.get(0).server(), failed.get(0).reason());
+            log.log(
+                    System.Logger.Level.INFO,
+                    "now using sync server {0} (instead of {1}: {2})",
+                    ServerUrls.display(servers.urls().get(index)),
+                    failed.get(0).server(),
+                    failed.get(0).reason());
         }
     }
 
@@ -156,27 +166,40 @@ final class Failover {
                 any503 = true;
                 long ra = f.error().retryAfterMillis();
                 if (ra >= 0 && (retryAfter < 0 || ra < retryAfter)) {
-                    retryAfter = ra;   // the soonest any instance may be back
+                    retryAfter = ra; // the soonest any instance may be back
                 }
             }
         }
         String tried = failed.stream().map(Exchange.AttemptFailed::server).collect(Collectors.joining(", "));
-        String detail = failed.stream().map(f -> f.server() + " (" + f.reason() + ")").collect(Collectors.joining(", "));
+        String detail =
+                failed.stream().map(f -> f.server() + " (" + f.reason() + ")").collect(Collectors.joining(", "));
         int skipped = servers.size() - failed.size();
         String notTried = skipped == 0 ? "" : "; " + skipped + " more not tried: the call timeout ran out";
-        String summary = failed.stream().map(f -> f.server() + ": " + brief(f.failure())).collect(Collectors.joining(", "));
+        String summary =
+                failed.stream().map(f -> f.server() + ": " + brief(f.failure())).collect(Collectors.joining(", "));
         RemoteException last = failed.get(failed.size() - 1).error();
         if (anyActed) {
-            return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", retryAfter,
+            return new RemoteException(
+                    RemoteException.Kind.AMBIGUOUS,
+                    0,
+                    "",
+                    retryAfter,
                     "no sync server answered (" + summary + notTried + ")",
-                    "no sync server answered " + what + ", tried " + detail + notTried, last);
+                    "no sync server answered " + what + ", tried " + detail + notTried,
+                    last);
         }
-        String user = any503 ? "no sync server is available (" + summary + notTried + ")"
+        String user = any503
+                ? "no sync server is available (" + summary + notTried + ")"
                 : "cannot reach the sync server at any of " + tried + notTried;
-        return new RemoteException(any503 ? RemoteException.Kind.HTTP : RemoteException.Kind.NOT_SENT,
-                any503 ? 503 : 0, any503 ? "unavailable" : "", retryAfter, user,
-                (any503 ? "no sync server is available" : "cannot reach the sync server") + " for " + what
-                        + ", tried " + detail + notTried, last);
+        return new RemoteException(
+                any503 ? RemoteException.Kind.HTTP : RemoteException.Kind.NOT_SENT,
+                any503 ? 503 : 0,
+                any503 ? "unavailable" : "",
+                retryAfter,
+                user,
+                (any503 ? "no sync server is available" : "cannot reach the sync server") + " for " + what + ", tried "
+                        + detail + notTried,
+                last);
     }
 
     private static String brief(FailureClass failure) {

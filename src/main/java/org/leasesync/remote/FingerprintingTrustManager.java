@@ -32,8 +32,10 @@ final class FingerprintingTrustManager extends X509ExtendedTrustManager {
         private final String subject;
 
         Untrusted(X509Certificate leaf, CertificateException cause) {
-            super("certificate not trusted: " + leaf.getSubjectX500Principal().getName() + ", SHA-256 fingerprint "
-                    + fingerprint(leaf), cause);
+            super(
+                    "certificate not trusted: " + leaf.getSubjectX500Principal().getName() + ", SHA-256 fingerprint "
+                            + fingerprint(leaf),
+                    cause);
             this.sha256 = fingerprint(leaf);
             this.subject = leaf.getSubjectX500Principal().getName();
         }
@@ -62,7 +64,8 @@ final class FingerprintingTrustManager extends X509ExtendedTrustManager {
     }
 
     @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+            throws CertificateException {
         try {
             if (delegate instanceof X509ExtendedTrustManager x) {
                 x.checkServerTrusted(chain, authType, socket);
@@ -76,7 +79,8 @@ final class FingerprintingTrustManager extends X509ExtendedTrustManager {
     }
 
     @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
         try {
             if (delegate instanceof X509ExtendedTrustManager x) {
                 x.checkServerTrusted(chain, authType, engine);
@@ -100,12 +104,14 @@ final class FingerprintingTrustManager extends X509ExtendedTrustManager {
     }
 
     @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+            throws CertificateException {
         delegate.checkClientTrusted(chain, authType);
     }
 
     @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
         delegate.checkClientTrusted(chain, authType);
     }
 

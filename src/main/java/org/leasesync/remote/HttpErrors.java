@@ -14,8 +14,7 @@ import org.leasesync.sync.RemoteException;
 /** Turns a non-2xx answer into a {@link RemoteException} of kind HTTP. Stateless. */
 final class HttpErrors {
 
-    private HttpErrors() {
-    }
+    private HttpErrors() {}
 
     /**
      * @param text the response body, already read
@@ -47,11 +46,18 @@ final class HttpErrors {
             case 503 -> "the sync server is unavailable";
             default -> resp.code() >= 500 ? "the sync server failed" : "the sync server refused the request";
         };
-        return new RemoteException(RemoteException.Kind.HTTP, resp.code(), code, reason, retryAfter,
+        return new RemoteException(
+                RemoteException.Kind.HTTP,
+                resp.code(),
+                code,
+                reason,
+                retryAfter,
                 plain + " (HTTP " + resp.code() + ")",
                 plain + " (HTTP " + resp.code() + (code.isEmpty() ? "" : " " + code) + " on " + what
                         + (message == null || message.isBlank() ? "" : ": " + message) + ")",
-                message == null ? "" : message, highestToken, null);
+                message == null ? "" : message,
+                highestToken,
+                null);
     }
 
     /** The longest wait a {@code Retry-After} is taken for; a longer one is cut to this. */
@@ -90,12 +96,14 @@ final class HttpErrors {
             try {
                 millis = Math.multiplyExact(Long.parseLong(value), 1000L);
             } catch (ArithmeticException | NumberFormatException e) {
-                millis = Long.MAX_VALUE;   // more digits than a long: far too long, cut below
+                millis = Long.MAX_VALUE; // more digits than a long: far too long, cut below
             }
         } else {
             try {
                 ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
-                millis = Math.max(0, Duration.between(serverNow(date, clock), at.toInstant()).toMillis());
+                millis = Math.max(
+                        0,
+                        Duration.between(serverNow(date, clock), at.toInstant()).toMillis());
             } catch (DateTimeException e) {
                 return -1;
             }
@@ -107,7 +115,8 @@ final class HttpErrors {
     private static java.time.Instant serverNow(String date, Clock clock) {
         if (date != null && !date.isBlank()) {
             try {
-                return ZonedDateTime.parse(date.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                return ZonedDateTime.parse(date.trim(), DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant();
             } catch (DateTimeException e) {
                 // unreadable: this machine's clock is the best there is
             }

@@ -18,8 +18,8 @@ public record HttpSettings(Duration connect, Duration read, Duration call) {
      * and finds an unreachable instance soon), 30 s read, 45 s per call (under 90% of the default
      * 60 s lease TTL).
      */
-    public static final HttpSettings DEFAULT = new HttpSettings(Duration.ofSeconds(3), Duration.ofSeconds(30),
-            Duration.ofSeconds(45));
+    public static final HttpSettings DEFAULT =
+            new HttpSettings(Duration.ofSeconds(3), Duration.ofSeconds(30), Duration.ofSeconds(45));
 
     /** @throws IllegalArgumentException naming the bad timeout */
     public HttpSettings {

@@ -59,10 +59,11 @@ public final class HttpSyncRemote implements SyncRemote {
      * limits are the protocol's, bounding what an untrusted server may make this process hold.
      */
     private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
-                    .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
-                    .build()).build())
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
+                            .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
+                            .build())
+                    .build())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -78,8 +79,12 @@ public final class HttpSyncRemote implements SyncRemote {
      *
      * @throws IllegalArgumentException naming the bad URL
      */
-    public HttpSyncRemote(String baseUrl, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
-                          String clientId) {
+    public HttpSyncRemote(
+            String baseUrl,
+            OkHttpClient shared,
+            HttpSettings timeouts,
+            Function<String, String> tokens,
+            String clientId) {
         this(ServerUrls.parse(baseUrl), shared, timeouts, tokens, clientId);
     }
 
@@ -90,8 +95,12 @@ public final class HttpSyncRemote implements SyncRemote {
      * @param tokens the bearer token for a user id (null for unknown users)
      * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
      */
-    public HttpSyncRemote(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
-                          String clientId) {
+    public HttpSyncRemote(
+            ServerUrls servers,
+            OkHttpClient shared,
+            HttpSettings timeouts,
+            Function<String, String> tokens,
+            String clientId) {
         this(servers, shared, timeouts, tokens, clientId, TimeSource.system());
     }
 
@@ -103,13 +112,22 @@ public final class HttpSyncRemote implements SyncRemote {
      * @param clientId this device's id, sent as {@code Client-Id} with the fencing token (on pulls and pushes)
      * @param time the wall clock an HTTP-date {@code Retry-After} is read against
      */
-    public HttpSyncRemote(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, Function<String, String> tokens,
-                          String clientId, TimeSource time) {
+    public HttpSyncRemote(
+            ServerUrls servers,
+            OkHttpClient shared,
+            HttpSettings timeouts,
+            Function<String, String> tokens,
+            String clientId,
+            TimeSource time) {
         this.servers = Objects.requireNonNull(servers, "servers");
         Objects.requireNonNull(tokens, "tokens");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
-        this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).addInterceptor(new BearerAuth(tokens)).build(),
-                MAPPER, new WallClock(time));
+        this.exchange = new Exchange(
+                Exchange.clientFor(shared, timeouts)
+                        .addInterceptor(new BearerAuth(tokens))
+                        .build(),
+                MAPPER,
+                new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
     }
 
@@ -137,7 +155,9 @@ public final class HttpSyncRemote implements SyncRemote {
      * plain http to other machines here (see {@link #newSharedClient(ServerUrls, TransportSecurity)}).
      */
     public static OkHttpClient newSharedClient(ServerUrls servers) {
-        return TransportSecurity.DEFAULT.configure(sharedClientBuilder(), servers).build();
+        return TransportSecurity.DEFAULT
+                .configure(sharedClientBuilder(), servers)
+                .build();
     }
 
     /**
@@ -155,11 +175,13 @@ public final class HttpSyncRemote implements SyncRemote {
     private static OkHttpClient.Builder sharedClientBuilder() {
         // Idle connections are dropped after 5 s, before servers usually close them, so a request
         // rarely meets a connection the server has already closed.
-        return new OkHttpClient.Builder().retryOnConnectionFailure(false)
+        return new OkHttpClient.Builder()
+                .retryOnConnectionFailure(false)
                 .connectionPool(new okhttp3.ConnectionPool(5, 5, java.util.concurrent.TimeUnit.SECONDS));
     }
 
-    private static final java.util.regex.Pattern PROTOCOL_USER = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final java.util.regex.Pattern PROTOCOL_USER =
+            java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     /**
      * Checks a user id against the protocol's rule ({@code [A-Za-z0-9._-]{1,64}}, docs/protocol.md §1).
@@ -175,19 +197,27 @@ public final class HttpSyncRemote implements SyncRemote {
     }
 
     @Override
-    public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
-                         long fencingToken, String runId) {
+    public PullPage pull(
+            TaskKey key,
+            Optional<String> cursor,
+            Optional<String> pushedPosition,
+            int limit,
+            long fencingToken,
+            String runId) {
         String what = "pull " + key;
         return failover.call(what, Failover.Mode.READ, (base, server, deadline) -> {
-            HttpUrl.Builder url = scopeUrl(base, key).addPathSegment("changes")
-                    .addQueryParameter("limit", Integer.toString(limit));
+            HttpUrl.Builder url =
+                    scopeUrl(base, key).addPathSegment("changes").addQueryParameter("limit", Integer.toString(limit));
             cursor.ifPresent(c -> url.addQueryParameter("since", c));
             pushedPosition.ifPresent(p -> url.addQueryParameter("pushed", p));
-            Request req = new Request.Builder().url(url.build()).get()
+            Request req = new Request.Builder()
+                    .url(url.build())
+                    .get()
                     .header("Fencing-Token", Long.toString(fencingToken))
                     .header("Client-Id", clientId)
                     .header("Sync-Run-Id", runId)
-                    .tag(UserTag.class, new UserTag(key.userId())).build();
+                    .tag(UserTag.class, new UserTag(key.userId()))
+                    .build();
             // streamed into records, payloads kept as sent: no tree, nothing written out again
             return exchange.safe(req, what, server, deadline, PAGES::read);
         });
@@ -198,20 +228,36 @@ public final class HttpSyncRemote implements SyncRemote {
         String json = pushBody(batch);
         String what = "push " + batch.idempotencyKey();
         RequestBody content = RequestBody.create(json, JSON);
-        JsonNode body = failover.call(what, Failover.Mode.ONCE, (base, server, deadline) -> exchange.push(
-                new Request.Builder().url(scopeUrl(base, key).addPathSegment("changes").build())
-                        .post(content)
-                        .header("Idempotency-Key", batch.idempotencyKey())
-                        .header("Fencing-Token", Long.toString(fencingToken))
-                        .header("Client-Id", clientId)
-                        .header("Sync-Run-Id", runId)
-                        .tag(UserTag.class, new UserTag(key.userId())).build(), what, server, deadline));
+        JsonNode body = failover.call(
+                what,
+                Failover.Mode.ONCE,
+                (base, server, deadline) -> exchange.push(
+                        new Request.Builder()
+                                .url(scopeUrl(base, key)
+                                        .addPathSegment("changes")
+                                        .build())
+                                .post(content)
+                                .header("Idempotency-Key", batch.idempotencyKey())
+                                .header("Fencing-Token", Long.toString(fencingToken))
+                                .header("Client-Id", clientId)
+                                .header("Sync-Run-Id", runId)
+                                .tag(UserTag.class, new UserTag(key.userId()))
+                                .build(),
+                        what,
+                        server,
+                        deadline));
         try {
             return parsePushResponse(body);
         } catch (RuntimeException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
+            throw new RemoteException(
+                    RemoteException.Kind.AMBIGUOUS,
+                    0,
+                    "",
+                    -1,
+                    Exchange.UNREADABLE,
                     "the server's answer to push " + batch.idempotencyKey() + " was unreadable (" + e.getMessage()
-                            + "); it may have been applied", e);
+                            + "); it may have been applied",
+                    e);
         }
     }
 
@@ -249,8 +295,9 @@ public final class HttpSyncRemote implements SyncRemote {
             problem = PayloadJson.problem(e.payloadJson());
         }
         if (problem.isPresent()) {
-            throw new UnsendableEntryException(e.changeId(), "the edit of record '" + RecordLimits.shown(e.recordId())
-                    + "' cannot be sent: " + problem.get());
+            throw new UnsendableEntryException(
+                    e.changeId(),
+                    "the edit of record '" + RecordLimits.shown(e.recordId()) + "' cannot be sent: " + problem.get());
         }
     }
 
@@ -258,18 +305,33 @@ public final class HttpSyncRemote implements SyncRemote {
     public PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
         String what = "query push " + idempotencyKey;
         // push status is cluster-wide: any instance can settle an ambiguous push, so a query goes on after any failure
-        JsonNode body = failover.call(what, Failover.Mode.READ, (base, server, deadline) -> exchange.safe(
-                new Request.Builder().url(scopeUrl(base, key).addPathSegment("pushes").addPathSegment(idempotencyKey).build())
-                        .get().header("Sync-Run-Id", runId).tag(UserTag.class, new UserTag(key.userId())).build(),
-                what, server, deadline));
+        JsonNode body = failover.call(
+                what,
+                Failover.Mode.READ,
+                (base, server, deadline) -> exchange.safe(
+                        new Request.Builder()
+                                .url(scopeUrl(base, key)
+                                        .addPathSegment("pushes")
+                                        .addPathSegment(idempotencyKey)
+                                        .build())
+                                .get()
+                                .header("Sync-Run-Id", runId)
+                                .tag(UserTag.class, new UserTag(key.userId()))
+                                .build(),
+                        what,
+                        server,
+                        deadline));
         try {
             String state = text(body, "state");
             return switch (state) {
                 case "completed" -> {
                     int status = body.path("statusCode").asInt(200);
                     JsonNode resp = body.get("response");
-                    yield new PushStatus(PushStatus.State.COMPLETED,
-                            status == 200 && resp != null && !resp.isNull() ? Optional.of(parsePushResponse(resp)) : Optional.empty(),
+                    yield new PushStatus(
+                            PushStatus.State.COMPLETED,
+                            status == 200 && resp != null && !resp.isNull()
+                                    ? Optional.of(parsePushResponse(resp))
+                                    : Optional.empty(),
                             status);
                 }
                 case "in_progress" -> new PushStatus(PushStatus.State.IN_PROGRESS, Optional.empty(), 0);
@@ -286,30 +348,53 @@ public final class HttpSyncRemote implements SyncRemote {
         for (JsonNode r : array(body, "results")) {
             String status = text(r, "status");
             if (status.equals("applied")) {
-                results.add(new PushResult(text(r, "changeId"), text(r, "id"), true, required(r, "version").asLong(),
-                        r.path("duplicate").asBoolean(false), 0, false, null));
+                results.add(new PushResult(
+                        text(r, "changeId"),
+                        text(r, "id"),
+                        true,
+                        required(r, "version").asLong(),
+                        r.path("duplicate").asBoolean(false),
+                        0,
+                        false,
+                        null));
             } else if (status.equals("conflict")) {
                 JsonNode sp = r.get("serverPayload");
-                results.add(new PushResult(text(r, "changeId"), text(r, "id"), false, 0, false,
-                        r.path("serverVersion").asLong(0), r.path("serverDeleted").asBoolean(false),
+                results.add(new PushResult(
+                        text(r, "changeId"),
+                        text(r, "id"),
+                        false,
+                        0,
+                        false,
+                        r.path("serverVersion").asLong(0),
+                        r.path("serverDeleted").asBoolean(false),
                         sp == null || sp.isNull() ? "{}" : sp.toString()));
             } else {
                 throw new IllegalArgumentException("unknown result status '" + status + "'");
             }
         }
         JsonNode position = body.get("position");
-        return new PushResponse(results, position == null || position.isNull() ? Optional.empty()
-                : Optional.of(position.asText()));
+        return new PushResponse(
+                results, position == null || position.isNull() ? Optional.empty() : Optional.of(position.asText()));
     }
 
     private RemoteException malformed(String what, Exception e) {
-        return new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
-                "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")", e);
+        return new RemoteException(
+                RemoteException.Kind.AMBIGUOUS,
+                0,
+                "",
+                -1,
+                Exchange.UNREADABLE,
+                "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")",
+                e);
     }
 
     private static HttpUrl.Builder scopeUrl(HttpUrl base, TaskKey key) {
-        return base.newBuilder().addPathSegment("v1").addPathSegment("users").addPathSegment(key.userId())
-                .addPathSegment("scopes").addPathSegment(key.scope().wireName());
+        return base.newBuilder()
+                .addPathSegment("v1")
+                .addPathSegment("users")
+                .addPathSegment(key.userId())
+                .addPathSegment("scopes")
+                .addPathSegment(key.scope().wireName());
     }
 
     private static JsonNode required(JsonNode n, String field) {
@@ -337,5 +422,5 @@ public final class HttpSyncRemote implements SyncRemote {
     }
 
     /** Tags a request with the user whose token it needs. */
-    record UserTag(String userId) { }
+    record UserTag(String userId) {}
 }

@@ -25,15 +25,15 @@ public final class PayloadJson {
      * mapper, not {@code JsonMappers.CONTENT}: the payload depth limit is a record's, not a message's.
      */
     private static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(RecordLimits.MAX_PAYLOAD_DEPTH)
-                    .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
-                    .build()).build())
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(RecordLimits.MAX_PAYLOAD_DEPTH)
+                            .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
+                            .build())
+                    .build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    private PayloadJson() {
-    }
+    private PayloadJson() {}
 
     /**
      * A person's payload text as the compact JSON object that is saved and pushed.
@@ -50,8 +50,10 @@ public final class PayloadJson {
             throw new IllegalArgumentException(what + " is refused: " + constraint(e));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(what + " is not valid JSON: " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ")"));
+                    + (e.getLocation() == null
+                            ? ""
+                            : " (line " + e.getLocation().getLineNr() + ", column "
+                                    + e.getLocation().getColumnNr() + ")"));
         }
         if (n == null || !n.isObject()) {
             String shown = text.length() > 80 ? text.substring(0, 80) + "…" : text;
@@ -91,8 +93,11 @@ public final class PayloadJson {
             return RecordLimits.TOO_DEEP;
         }
         if (m != null && m.contains("String value length")) {
-            return String.format(java.util.Locale.ROOT, "its content has a string longer than %,d characters; a record"
-                    + " may have at most %,d bytes (5 MiB less 4 KiB)", RecordLimits.MAX_PAYLOAD_BYTES,
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "its content has a string longer than %,d characters; a record"
+                            + " may have at most %,d bytes (5 MiB less 4 KiB)",
+                    RecordLimits.MAX_PAYLOAD_BYTES,
                     RecordLimits.MAX_PAYLOAD_BYTES);
         }
         return "its content breaks a limit of the JSON parser (" + m + ")";

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,7 +126,8 @@ final class PullPageReader {
                 problem = Optional.of(RecordLimits.TOO_DEEP);
             }
             if (problem.isPresent()) {
-                withheld.add("record '" + RecordLimits.shown(r.id()) + "' version " + r.version() + ": " + problem.get());
+                withheld.add(
+                        "record '" + RecordLimits.shown(r.id()) + "' version " + r.version() + ": " + problem.get());
             } else {
                 out.add(r);
             }
@@ -135,8 +136,7 @@ final class PullPageReader {
     }
 
     /** A change as read: {@code tooDeep} when its payload nests deeper than a record may. */
-    private record Read(RemoteRecord record, boolean tooDeep) {
-    }
+    private record Read(RemoteRecord record, boolean tooDeep) {}
 
     private static Read change(JsonParser p, byte[] body, String where) throws IOException {
         String id = null;
@@ -158,7 +158,7 @@ final class PullPageReader {
                     }
                 }
                 case "deleted" -> {
-                    deleted = value == JsonToken.VALUE_TRUE;   // as before: anything but true is false
+                    deleted = value == JsonToken.VALUE_TRUE; // as before: anything but true is false
                     p.skipChildren();
                 }
                 case "payload" -> {
@@ -182,7 +182,8 @@ final class PullPageReader {
         try {
             at = instant(serverTime);
         } catch (DateTimeException e) {
-            throw new IllegalArgumentException("'serverTime' is not an ISO-8601 instant" + where + ": " + serverTime, e);
+            throw new IllegalArgumentException(
+                    "'serverTime' is not an ISO-8601 instant" + where + ": " + serverTime, e);
         }
         return new Read(new RemoteRecord(id, version, deleted, tooDeep ? "{}" : payload, at), tooDeep);
     }
@@ -196,8 +197,16 @@ final class PullPageReader {
      */
     static Instant instant(String s) {
         int n = s.length();
-        if (n < 20 || n > 30 || n == 21 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T'
-                || s.charAt(13) != ':' || s.charAt(16) != ':' || s.charAt(n - 1) != 'Z' || (n > 20 && s.charAt(19) != '.')) {
+        if (n < 20
+                || n > 30
+                || n == 21
+                || s.charAt(4) != '-'
+                || s.charAt(7) != '-'
+                || s.charAt(10) != 'T'
+                || s.charAt(13) != ':'
+                || s.charAt(16) != ':'
+                || s.charAt(n - 1) != 'Z'
+                || (n > 20 && s.charAt(19) != '.')) {
             return Instant.parse(s);
         }
         int year = digits(s, 0, 4);
@@ -207,14 +216,22 @@ final class PullPageReader {
         int minute = digits(s, 14, 16);
         int second = digits(s, 17, 19);
         int fraction = n > 20 ? digits(s, 20, n - 1) : 0;
-        if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0
-                || second > 59 || fraction < 0) {
-            return Instant.parse(s);   // not digits, or a value only the general parser decides on (e.g. 23:59:60)
+        if (year < 0
+                || month < 0
+                || day < 0
+                || hour < 0
+                || hour > 23
+                || minute < 0
+                || minute > 59
+                || second < 0
+                || second > 59
+                || fraction < 0) {
+            return Instant.parse(s); // not digits, or a value only the general parser decides on (e.g. 23:59:60)
         }
-        for (int i = n; i < 30; i++) {   // to nanoseconds: 30 characters hold 9 fraction digits
+        for (int i = n; i < 30; i++) { // to nanoseconds: 30 characters hold 9 fraction digits
             fraction *= 10;
         }
-        long days = LocalDate.of(year, month, day).toEpochDay();   // checks the date (no 30 February)
+        long days = LocalDate.of(year, month, day).toEpochDay(); // checks the date (no 30 February)
         return Instant.ofEpochSecond(days * 86_400 + hour * 3_600L + minute * 60L + second, fraction);
     }
 
@@ -256,11 +273,12 @@ final class PullPageReader {
                 return null;
             }
         } else {
-            p.finishToken();    // a string is otherwise read lazily
+            p.finishToken(); // a string is otherwise read lazily
         }
-        long end = p.currentLocation().getByteOffset();   // just after the value's last character
+        long end = p.currentLocation().getByteOffset(); // just after the value's last character
         if (start < 0 || end > body.length || end <= start) {
-            throw new IllegalArgumentException("the answer is not UTF-8 JSON (payload offsets " + start + ".." + end + ")");
+            throw new IllegalArgumentException(
+                    "the answer is not UTF-8 JSON (payload offsets " + start + ".." + end + ")");
         }
         return new String(body, (int) start, (int) (end - start), StandardCharsets.UTF_8);
     }
@@ -268,7 +286,7 @@ final class PullPageReader {
     private static String string(JsonParser p, String field, String where) throws IOException {
         JsonToken t = p.currentToken();
         if (t == JsonToken.VALUE_NULL) {
-            return null;   // reported as missing
+            return null; // reported as missing
         }
         if (t != JsonToken.VALUE_STRING) {
             p.skipChildren();
@@ -280,7 +298,7 @@ final class PullPageReader {
     private static Boolean bool(JsonParser p, String field) throws IOException {
         JsonToken t = p.currentToken();
         if (t == JsonToken.VALUE_NULL) {
-            return null;   // reported as missing
+            return null; // reported as missing
         }
         if (!t.isBoolean()) {
             p.skipChildren();

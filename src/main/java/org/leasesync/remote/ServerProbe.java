@@ -46,11 +46,13 @@ public final class ServerProbe implements AutoCloseable {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("probe timeout must be positive, got " + timeout);
         }
-        OkHttpClient.Builder b = new OkHttpClient.Builder().retryOnConnectionFailure(false).followRedirects(false)
+        OkHttpClient.Builder b = new OkHttpClient.Builder()
+                .retryOnConnectionFailure(false)
+                .followRedirects(false)
                 .callTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .connectTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.SECONDS));
-        this.http = transport.configure(b, servers).build();   // no TLS set-up for http servers
+        this.http = transport.configure(b, servers).build(); // no TLS set-up for http servers
     }
 
     /**
@@ -70,8 +72,16 @@ public final class ServerProbe implements AutoCloseable {
         List<String> seen = new ArrayList<>();
         for (HttpUrl base : servers.urls()) {
             String server = ServerUrls.display(base);
-            HttpUrl url = base.newBuilder().addPathSegment("v1").query(null).fragment(null).build();
-            Request request = new Request.Builder().url(url).get().header("User-Agent", "leasesync-probe").build();
+            HttpUrl url = base.newBuilder()
+                    .addPathSegment("v1")
+                    .query(null)
+                    .fragment(null)
+                    .build();
+            Request request = new Request.Builder()
+                    .url(url)
+                    .get()
+                    .header("User-Agent", "leasesync-probe")
+                    .build();
             try (Response r = http.newCall(request).execute()) {
                 int status = r.code();
                 if (status != 502 && status != 503 && status != 504) {

@@ -29,8 +29,8 @@ public record ServerUrls(List<HttpUrl> urls) {
         for (int i = 0; i < urls.size(); i++) {
             int first = urls.indexOf(urls.get(i));
             if (first < i) {
-                throw new IllegalArgumentException("'" + display(urls.get(i)) + "'" + entry(i, urls.size())
-                        + " repeats entry " + (first + 1));
+                throw new IllegalArgumentException(
+                        "'" + display(urls.get(i)) + "'" + entry(i, urls.size()) + " repeats entry " + (first + 1));
             }
         }
     }
@@ -57,8 +57,8 @@ public record ServerUrls(List<HttpUrl> urls) {
             }
             HttpUrl u = HttpUrl.parse(p);
             if (u == null) {
-                throw new IllegalArgumentException("'" + p + "'" + entry(i, parts.length)
-                        + " is not an http:// or https:// URL");
+                throw new IllegalArgumentException(
+                        "'" + p + "'" + entry(i, parts.length) + " is not an http:// or https:// URL");
             }
             urls.add(u);
         }
@@ -90,7 +90,13 @@ public record ServerUrls(List<HttpUrl> urls) {
 
     /** A URL for logs and messages: no user info (it may hold a password), query or fragment. */
     public static String display(HttpUrl u) {
-        return u.newBuilder().username("").password("").query(null).fragment(null).build().toString();
+        return u.newBuilder()
+                .username("")
+                .password("")
+                .query(null)
+                .fragment(null)
+                .build()
+                .toString();
     }
 
     private static String entry(int index, int of) {

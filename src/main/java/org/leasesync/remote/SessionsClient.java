@@ -31,8 +31,8 @@ public final class SessionsClient {
      * Ignores fields a newer server adds to its session answers; its own mapper, as the shared
      * ones ({@code JsonMappers}) refuse a field they do not know.
      */
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     private final ServerUrls servers;
     private final Exchange exchange;
@@ -53,8 +53,8 @@ public final class SessionsClient {
      * @param timeouts connect and read per attempt; the call timeout bounds all attempts of one call
      * @param time the wall clock an HTTP-date {@code Retry-After} is read against
      */
-    public SessionsClient(ServerUrls servers, OkHttpClient shared, HttpSettings timeouts,
-                          org.leasesync.lease.TimeSource time) {
+    public SessionsClient(
+            ServerUrls servers, OkHttpClient shared, HttpSettings timeouts, org.leasesync.lease.TimeSource time) {
         this.servers = Objects.requireNonNull(servers, "servers");
         this.exchange = new Exchange(Exchange.clientFor(shared, timeouts).build(), MAPPER, new WallClock(time));
         this.failover = new Failover(servers, timeouts.call());
@@ -115,19 +115,41 @@ public final class SessionsClient {
         }
         RequestBody content = RequestBody.create(bytes, JSON);
         String what = "sign in as " + user;
-        JsonNode answer = failover.call(what, Failover.Mode.ONCE, (base, server, deadline) -> exchange.once(
-                new Request.Builder().url(base.newBuilder().addPathSegment("v1").addPathSegment("sessions").build())
-                        .post(content).build(), what, server, deadline));
+        JsonNode answer = failover.call(
+                what,
+                Failover.Mode.ONCE,
+                (base, server, deadline) -> exchange.once(
+                        new Request.Builder()
+                                .url(base.newBuilder()
+                                        .addPathSegment("v1")
+                                        .addPathSegment("sessions")
+                                        .build())
+                                .post(content)
+                                .build(),
+                        what,
+                        server,
+                        deadline));
         try {
             String token = text(answer, "token");
             checkToken(token);
             JsonNode expires = answer.get("expiresAt");
-            return new NewSession(token, text(answer, "sessionId"), answer.path("user").asText(user),
+            return new NewSession(
+                    token,
+                    text(answer, "sessionId"),
+                    answer.path("user").asText(user),
                     answer.path("admin").asBoolean(false),
-                    expires == null || !expires.isTextual() ? Optional.empty() : Optional.of(Instant.parse(expires.asText())));
+                    expires == null || !expires.isTextual()
+                            ? Optional.empty()
+                            : Optional.of(Instant.parse(expires.asText())));
         } catch (RuntimeException e) {
-            throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "", -1, Exchange.UNREADABLE,
-                    "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")", e);
+            throw new RemoteException(
+                    RemoteException.Kind.AMBIGUOUS,
+                    0,
+                    "",
+                    -1,
+                    Exchange.UNREADABLE,
+                    "the sync server's answer to " + what + " was malformed (" + e.getMessage() + ")",
+                    e);
         }
     }
 
@@ -142,9 +164,19 @@ public final class SessionsClient {
         try {
             // ending a session twice changes nothing (the second answers 401): any failure may try the next URL
             failover.call(what, Failover.Mode.READ, (base, server, deadline) -> {
-                exchange.withoutBody(new Request.Builder()
-                        .url(base.newBuilder().addPathSegment("v1").addPathSegment("sessions").addPathSegment("current").build())
-                        .delete().header("Authorization", "Bearer " + token).build(), what, server, deadline);
+                exchange.withoutBody(
+                        new Request.Builder()
+                                .url(base.newBuilder()
+                                        .addPathSegment("v1")
+                                        .addPathSegment("sessions")
+                                        .addPathSegment("current")
+                                        .build())
+                                .delete()
+                                .header("Authorization", "Bearer " + token)
+                                .build(),
+                        what,
+                        server,
+                        deadline);
                 return Boolean.TRUE;
             });
             return SignOut.ENDED;

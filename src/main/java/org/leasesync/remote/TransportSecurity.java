@@ -72,8 +72,8 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
         } catch (IOException e) {
             throw new IllegalArgumentException("the CA file " + file + " cannot be read: " + e.getMessage());
         } catch (CertificateException e) {
-            throw new IllegalArgumentException("the CA file " + file + " is not a PEM certificate file: "
-                    + firstLine(e.getMessage()));
+            throw new IllegalArgumentException(
+                    "the CA file " + file + " is not a PEM certificate file: " + firstLine(e.getMessage()));
         }
         if (certs.isEmpty()) {
             throw new IllegalArgumentException("the CA file " + file + " holds no PEM certificate "
@@ -101,7 +101,10 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
 
     /** The first of {@code servers} that is plain {@code http://} to another machine, for display; empty when none. Pure. */
     public static Optional<String> plainHttpToAnotherMachine(ServerUrls servers) {
-        return servers.urls().stream().filter(u -> !u.isHttps() && !isLoopback(u)).findFirst().map(ServerUrls::display);
+        return servers.urls().stream()
+                .filter(u -> !u.isHttps() && !isLoopback(u))
+                .findFirst()
+                .map(ServerUrls::display);
     }
 
     /** Whether {@code url}'s host is this machine: {@code localhost}, {@code 127.0.0.0/8} or {@code ::1}. Pure. */
@@ -130,7 +133,8 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
         b.connectionSpecs(List.of(okhttp3.ConnectionSpec.MODERN_TLS, okhttp3.ConnectionSpec.CLEARTEXT));
         HandshakeCertificates.Builder trust = new HandshakeCertificates.Builder().addPlatformTrustedCertificates();
         extraTrust.forEach(trust::addTrustedCertificate);
-        FingerprintingTrustManager tm = new FingerprintingTrustManager(trust.build().trustManager());
+        FingerprintingTrustManager tm =
+                new FingerprintingTrustManager(trust.build().trustManager());
         try {
             SSLContext tls = SSLContext.getInstance("TLS");
             tls.init(null, new javax.net.ssl.TrustManager[] {tm}, null);
@@ -143,8 +147,8 @@ public record TransportSecurity(boolean allowInsecureHttp, Optional<Path> caFile
     /** Never the certificates' contents: how many, from where. */
     @Override
     public String toString() {
-        return "TransportSecurity[allowInsecureHttp=" + allowInsecureHttp + ", caFile=" + caFile.map(Path::toString)
-                .orElse("none") + ", extraTrust=" + extraTrust.size() + "]";
+        return "TransportSecurity[allowInsecureHttp=" + allowInsecureHttp + ", caFile="
+                + caFile.map(Path::toString).orElse("none") + ", extraTrust=" + extraTrust.size() + "]";
     }
 
     private static String firstLine(String s) {

@@ -23,10 +23,18 @@ import org.leasesync.lease.TaskKey;
  * @param pushSentAt when the in-flight batch was first handed to the network, if it was
  * @param updatedAt when this checkpoint was written
  */
-public record Checkpoint(TaskKey key, String runId, long epoch, Optional<Stage> stage, String stageText,
-                         Optional<String> pullCursor, Optional<String> pushBatchId,
-                         Optional<String> idempotencyKey, List<String> pushChangeIds,
-                         Optional<Instant> pushSentAt, Instant updatedAt) {
+public record Checkpoint(
+        TaskKey key,
+        String runId,
+        long epoch,
+        Optional<Stage> stage,
+        String stageText,
+        Optional<String> pullCursor,
+        Optional<String> pushBatchId,
+        Optional<String> idempotencyKey,
+        List<String> pushChangeIds,
+        Optional<Instant> pushSentAt,
+        Instant updatedAt) {
 
     public Checkpoint {
         Objects.requireNonNull(key, "key");

@@ -54,6 +54,7 @@ public final class Coordinator implements AutoCloseable {
     private volatile StartCheck startCheck = StartCheck.NONE;
     /** Whether the grant can share the start's transaction (the lease and run stores are one database). */
     private final boolean jointStart;
+
     private volatile boolean closed;
 
     /**
@@ -62,8 +63,14 @@ public final class Coordinator implements AutoCloseable {
      * @param workers runs the {@link TaskRunner}; one thread per concurrently running key is enough
      * @param retryScheduler schedules {@code retry} triggers after failures; null disables retries
      */
-    public Coordinator(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers,
-                       LeaseKeeper keeper, ScheduledExecutorService retryScheduler, RetryPolicy retryPolicy) {
+    public Coordinator(
+            TaskRegistry registry,
+            RunStore runs,
+            TaskRunner runner,
+            Executor workers,
+            LeaseKeeper keeper,
+            ScheduledExecutorService retryScheduler,
+            RetryPolicy retryPolicy) {
         this(registry, runs, runner, workers, keeper, retryScheduler, retryPolicy, FatalErrorHandler.LOG_ONLY);
     }
 
@@ -74,9 +81,15 @@ public final class Coordinator implements AutoCloseable {
      *     run, a listener or a follow-up — called once the run that met it has ended and released its
      *     lease
      */
-    public Coordinator(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers,
-                       LeaseKeeper keeper, ScheduledExecutorService retryScheduler, RetryPolicy retryPolicy,
-                       FatalErrorHandler fatal) {
+    public Coordinator(
+            TaskRegistry registry,
+            RunStore runs,
+            TaskRunner runner,
+            Executor workers,
+            LeaseKeeper keeper,
+            ScheduledExecutorService retryScheduler,
+            RetryPolicy retryPolicy,
+            FatalErrorHandler fatal) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.runs = Objects.requireNonNull(runs, "runs");
         this.events = new RunEvents(Objects.requireNonNull(fatal, "fatal"));
@@ -84,12 +97,25 @@ public final class Coordinator implements AutoCloseable {
         this.jointStart = registry.canGrantJointly(runs);
         this.joiner = new RunJoiner(registry, runs, events);
         this.waits = new ServerWaitGate(registry.time());
-        this.retries = new RetryScheduler(retryScheduler, retryPolicy, registry.time(),
-                key -> submit(TriggerRequest.of(key, TaskSource.RETRY)), () -> closed);
-        this.lifecycle = new RunLifecycle(registry, runs, Objects.requireNonNull(runner, "runner"),
-                Objects.requireNonNull(workers, "workers"), Objects.requireNonNull(keeper, "keeper"), active, events, retries, () -> closed,
+        this.retries = new RetryScheduler(
+                retryScheduler,
+                retryPolicy,
+                registry.time(),
+                key -> submit(TriggerRequest.of(key, TaskSource.RETRY)),
+                () -> closed);
+        this.lifecycle = new RunLifecycle(
+                registry,
+                runs,
+                Objects.requireNonNull(runner, "runner"),
+                Objects.requireNonNull(workers, "workers"),
+                Objects.requireNonNull(keeper, "keeper"),
+                active,
+                events,
+                retries,
+                () -> closed,
                 (key, sources) -> submit(TriggerRequest.of(key, sources.get(0)), sources.subList(1, sources.size())),
-                fatal, waits);
+                fatal,
+                waits);
     }
 
     /** Adds a listener for run events. */
@@ -173,7 +199,8 @@ public final class Coordinator implements AutoCloseable {
             // behind must not hold it back.
             Optional<ServerWait> wait = request.source() == TaskSource.RETRY ? Optional.empty() : waits.holding(key);
             if (wait.isPresent()) {
-                return events.publish(new SubmitResult.Waiting(key, wait.get().until(), wait.get().reason()));
+                return events.publish(new SubmitResult.Waiting(
+                        key, wait.get().until(), wait.get().reason()));
             }
             Optional<HeldLease> lease;
             if (jointStart && !startCheck.asks(request)) {
@@ -181,7 +208,7 @@ public final class Coordinator implements AutoCloseable {
                 if (started.isPresent()) {
                     return started.get();
                 }
-                lease = Optional.empty();   // held by another owner: join it, as below
+                lease = Optional.empty(); // held by another owner: join it, as below
             } else {
                 lease = registry.tryAcquire(key);
             }
@@ -216,7 +243,9 @@ public final class Coordinator implements AutoCloseable {
      * @return the answer; empty if another owner holds the key (nothing was written)
      */
     private Optional<SubmitResult> startJointly(TriggerRequest request, List<TaskSource> alsoMerged) {
-        Optional<TaskRegistry.Joint<RunStarter.Outcome>> joint = registry.tryAcquireJointly(request.key(), runs,
+        Optional<TaskRegistry.Joint<RunStarter.Outcome>> joint = registry.tryAcquireJointly(
+                request.key(),
+                runs,
                 "grant the lease and record the start of a run of " + request.key(),
                 (lease, tx) -> starter.startIn(tx, request, lease, alsoMerged));
         if (joint.isEmpty()) {
@@ -226,18 +255,18 @@ public final class Coordinator implements AutoCloseable {
         try {
             return Optional.of(started(request, lease, joint.get().result(), alsoMerged));
         } catch (Throwable e) {
-            RunLifecycle.releaseQuietly(registry, lease);   // committed: free the key, as submit does
+            RunLifecycle.releaseQuietly(registry, lease); // committed: free the key, as submit does
             throw e;
         }
     }
 
     private SubmitResult start(TriggerRequest request, HeldLease granted, List<TaskSource> alsoMerged) {
-        return started(request, granted, starter.start(request, granted, alsoMerged), alsoMerged);   // one commit
+        return started(request, granted, starter.start(request, granted, alsoMerged), alsoMerged); // one commit
     }
 
     /** Acts on what the start came to: raise the epoch and start again, answer, or launch the run. */
-    private SubmitResult started(TriggerRequest request, HeldLease granted, RunStarter.Outcome first,
-                                 List<TaskSource> alsoMerged) {
+    private SubmitResult started(
+            TriggerRequest request, HeldLease granted, RunStarter.Outcome first, List<TaskSource> alsoMerged) {
         HeldLease lease = granted;
         LocalRun run;
         try {
@@ -246,7 +275,9 @@ public final class Coordinator implements AutoCloseable {
                 lease = raisedAbove(request.key(), lease, behind.recorded());
                 outcome = starter.start(request, lease, alsoMerged);
                 if (outcome instanceof RunStarter.Outcome.EpochBehind again) {
-                    throw new LeaseLostException(lease.fence(), LeaseLoss.TAKEN_OVER,
+                    throw new LeaseLostException(
+                            lease.fence(),
+                            LeaseLoss.TAKEN_OVER,
                             "runs of epoch " + again.recorded() + " were recorded while the epoch was being raised");
                 }
             }
@@ -257,12 +288,12 @@ public final class Coordinator implements AutoCloseable {
             run = ((RunStarter.Outcome.Recorded) outcome).run();
         } catch (Throwable e) {
             if (lease != granted) {
-                RunLifecycle.releaseQuietly(registry, lease);   // the caller only knows the granted one
+                RunLifecycle.releaseQuietly(registry, lease); // the caller only knows the granted one
             }
             throw e;
         }
-        retries.cancel(request.key());   // this run does what the scheduled retry would have done
-        lifecycle.launch(run, request.source());   // never throws; a run that cannot start ends as failed
+        retries.cancel(request.key()); // this run does what the scheduled retry would have done
+        lifecycle.launch(run, request.source()); // never throws; a run that cannot start ends as failed
         return new SubmitResult.Started(run.handle());
     }
 
@@ -273,10 +304,16 @@ public final class Coordinator implements AutoCloseable {
      * for good — and stay "running", never recovered. The epoch is raised above them first.
      */
     private HeldLease raisedAbove(TaskKey key, HeldLease lease, long recorded) {
-        log.log(System.Logger.Level.WARNING, "{0}: granted epoch {1}, but runs were recorded up to epoch {2} — the lease "
-                + "table went back in time; raising the epoch", key, lease.fence().epoch(), recorded);
-        return registry.raiseEpoch(lease, recorded + 1).orElseThrow(() -> new LeaseLostException(lease.fence(),
-                LeaseLoss.TAKEN_OVER, "the lease changed while its epoch was being raised"));
+        log.log(
+                System.Logger.Level.WARNING,
+                "{0}: granted epoch {1}, but runs were recorded up to epoch {2} — the lease "
+                        + "table went back in time; raising the epoch",
+                key,
+                lease.fence().epoch(),
+                recorded);
+        return registry.raiseEpoch(lease, recorded + 1)
+                .orElseThrow(() -> new LeaseLostException(
+                        lease.fence(), LeaseLoss.TAKEN_OVER, "the lease changed while its epoch was being raised"));
     }
 
     /**

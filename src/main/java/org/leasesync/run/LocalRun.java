@@ -22,14 +22,20 @@ final class LocalRun {
     final Optional<Checkpoint> checkpoint;
     /** Completes with the result once the run has ended and its lease is released. */
     final CompletableFuture<RunResult> completion = new CompletableFuture<>();
+
     volatile RunView view;
     /** Sources of the one follow-up run queued behind this one; null when none is queued. */
     volatile @Nullable List<TaskSource> followUpSources;
     /** Why the run was cancelled; null until it is. */
     volatile @Nullable String cancelReason;
 
-    LocalRun(String runId, HeldLease lease, TriggerRequest request, Optional<RecoveryDecision> recovery,
-             Optional<Checkpoint> checkpoint, RunView view) {
+    LocalRun(
+            String runId,
+            HeldLease lease,
+            TriggerRequest request,
+            Optional<RecoveryDecision> recovery,
+            Optional<Checkpoint> checkpoint,
+            RunView view) {
         this.runId = runId;
         this.lease = lease;
         this.request = request;

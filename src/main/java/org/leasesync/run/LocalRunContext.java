@@ -72,8 +72,13 @@ final class LocalRunContext implements RunContext {
         synchronized (active.lockFor(key())) {
             run.view = run.view.withStage(stage);
         }
-        events.publish(new RunEvent(RunEvent.Kind.STAGE, key(), Optional.of(run.view), Optional.empty(),
-                Optional.empty(), Optional.empty()));
+        events.publish(new RunEvent(
+                RunEvent.Kind.STAGE,
+                key(),
+                Optional.of(run.view),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty()));
     }
 
     @Override
@@ -81,8 +86,13 @@ final class LocalRunContext implements RunContext {
         synchronized (active.lockFor(key())) {
             run.view = run.view.withProgress(text);
         }
-        events.publish(new RunEvent(RunEvent.Kind.PROGRESS, key(), Optional.of(run.view), Optional.empty(),
-                Optional.empty(), Optional.empty()));
+        events.publish(new RunEvent(
+                RunEvent.Kind.PROGRESS,
+                key(),
+                Optional.of(run.view),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty()));
     }
 
     @Override
@@ -91,8 +101,13 @@ final class LocalRunContext implements RunContext {
         synchronized (active.lockFor(key())) {
             run.view = run.view.withProgress(text, counts);
         }
-        events.publish(new RunEvent(RunEvent.Kind.PROGRESS, key(), Optional.of(run.view), Optional.empty(),
-                Optional.empty(), Optional.empty()));
+        events.publish(new RunEvent(
+                RunEvent.Kind.PROGRESS,
+                key(),
+                Optional.of(run.view),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty()));
     }
 
     @Override

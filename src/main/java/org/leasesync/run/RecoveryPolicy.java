@@ -23,8 +23,7 @@ import java.util.Optional;
  */
 public final class RecoveryPolicy {
 
-    private RecoveryPolicy() {
-    }
+    private RecoveryPolicy() {}
 
     /**
      * The recovery decision for a key whose last run is still marked running.
@@ -38,7 +37,8 @@ public final class RecoveryPolicy {
                     + unfinished.statusText() + "', stage '" + unfinished.stageText() + "')");
         }
         if (checkpoint.isEmpty() || !checkpoint.get().runId().equals(unfinished.runId())) {
-            return new RecoveryDecision(RecoveryDecision.Action.RESTART,
+            return new RecoveryDecision(
+                    RecoveryDecision.Action.RESTART,
                     "the interrupted run " + unfinished.runId() + " wrote no checkpoint; starting it again");
         }
         Checkpoint cp = checkpoint.get();
@@ -46,33 +46,37 @@ public final class RecoveryPolicy {
             return ask("the checkpoint of run " + cp.runId() + " has an unknown stage '" + cp.stageText() + "'");
         }
         if (cp.epoch() != unfinished.epoch()) {
-            return ask("the checkpoint of run " + cp.runId() + " has epoch " + cp.epoch()
-                    + " but the run held epoch " + unfinished.epoch());
+            return ask("the checkpoint of run " + cp.runId() + " has epoch " + cp.epoch() + " but the run held epoch "
+                    + unfinished.epoch());
         }
         boolean hasBatch = cp.pushBatchId().isPresent() || !cp.pushChangeIds().isEmpty();
         boolean hasKey = cp.idempotencyKey().isPresent();
         switch (cp.stage().get()) {
             case DONE -> {
-                return new RecoveryDecision(RecoveryDecision.Action.SKIP,
-                        "the interrupted run " + cp.runId() + " had finished its work");
+                return new RecoveryDecision(
+                        RecoveryDecision.Action.SKIP, "the interrupted run " + cp.runId() + " had finished its work");
             }
             case PULLING -> {
                 if (hasBatch != hasKey) {
                     return ask("the checkpoint of run " + cp.runId()
                             + " records a push batch without its idempotency key (or the reverse)");
                 }
-                return new RecoveryDecision(RecoveryDecision.Action.RESUME,
-                        "resuming the interrupted pull from cursor " + cp.pullCursor().orElse("(start)"));
+                return new RecoveryDecision(
+                        RecoveryDecision.Action.RESUME,
+                        "resuming the interrupted pull from cursor "
+                                + cp.pullCursor().orElse("(start)"));
             }
             case PUSHING -> {
                 if (hasBatch != hasKey) {
                     return ask("the checkpoint of run " + cp.runId()
                             + " records a push batch without its idempotency key (or the reverse)");
                 }
-                return new RecoveryDecision(RecoveryDecision.Action.RESUME, hasKey
-                        ? "resuming the interrupted push; asking the server about idempotency key "
-                                + cp.idempotencyKey().get() + " before sending anything"
-                        : "resuming at the push stage; no batch was in flight");
+                return new RecoveryDecision(
+                        RecoveryDecision.Action.RESUME,
+                        hasKey
+                                ? "resuming the interrupted push; asking the server about idempotency key "
+                                        + cp.idempotencyKey().get() + " before sending anything"
+                                : "resuming at the push stage; no batch was in flight");
             }
             default -> {
                 return ask("unexpected checkpoint stage " + cp.stageText());

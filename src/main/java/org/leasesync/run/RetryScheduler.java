@@ -45,8 +45,12 @@ final class RetryScheduler {
      * @param trigger submits a {@code retry} trigger for a key (called on the scheduler's thread)
      * @param closed true once the coordinator no longer takes triggers
      */
-    RetryScheduler(ScheduledExecutorService scheduler, RetryPolicy policy, TimeSource time, Consumer<TaskKey> trigger,
-                   BooleanSupplier closed) {
+    RetryScheduler(
+            ScheduledExecutorService scheduler,
+            RetryPolicy policy,
+            TimeSource time,
+            Consumer<TaskKey> trigger,
+            BooleanSupplier closed) {
         this.scheduler = scheduler;
         this.policy = policy == null ? RetryPolicy.NONE : policy;
         this.time = time;

@@ -30,10 +30,11 @@ final class RunJoiner {
 
     /** Polls for the run record of a remote holder that has just been granted its lease (~2 s in all). */
     static final int STARTING_POLLS = 100;
+
     static final Duration STARTING_POLL_INTERVAL = Duration.ofMillis(20);
 
     /** What {@link #acquireOrJoinRemote} got: the lease (the key was freed), or the join answer. */
-    record Acquired(Optional<HeldLease> lease, @Nullable SubmitResult joined) { }
+    record Acquired(Optional<HeldLease> lease, @Nullable SubmitResult joined) {}
 
     private final TaskRegistry registry;
     private final RunStore runs;
@@ -109,8 +110,18 @@ final class RunJoiner {
         // Held, but no running record: the holder is between grant and insert, or finishing.
         LeaseRecord held = registry.lease(key).orElse(null);
         String owner = held == null || held.ownerText() == null ? "unknown" : held.ownerText();
-        RunView view = new RunView("(starting)", key, held == null ? 0 : held.epoch(), owner, request.source(),
-                List.of(), held == null ? now() : held.renewedAt(), Optional.empty(), "", false, false);
+        RunView view = new RunView(
+                "(starting)",
+                key,
+                held == null ? 0 : held.epoch(),
+                owner,
+                request.source(),
+                List.of(),
+                held == null ? now() : held.renewedAt(),
+                Optional.empty(),
+                "",
+                false,
+                false);
         return events.publish(new SubmitResult.Joined(view, request.source()));
     }
 

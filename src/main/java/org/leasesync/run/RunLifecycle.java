@@ -59,9 +59,19 @@ final class RunLifecycle {
      *     ones merged into it
      * @param fatal told of a fatal error once the run that met it has ended and released its lease
      */
-    RunLifecycle(TaskRegistry registry, RunStore runs, TaskRunner runner, Executor workers, LeaseKeeper keeper,
-                 ActiveRuns active, RunEvents events, RetryScheduler retries, BooleanSupplier closed,
-                 BiConsumer<TaskKey, List<TaskSource>> followUp, FatalErrorHandler fatal, ServerWaitGate waits) {
+    RunLifecycle(
+            TaskRegistry registry,
+            RunStore runs,
+            TaskRunner runner,
+            Executor workers,
+            LeaseKeeper keeper,
+            ActiveRuns active,
+            RunEvents events,
+            RetryScheduler retries,
+            BooleanSupplier closed,
+            BiConsumer<TaskKey, List<TaskSource>> followUp,
+            FatalErrorHandler fatal,
+            ServerWaitGate waits) {
         this.waits = waits;
         this.registry = registry;
         this.runs = runs;
@@ -86,10 +96,20 @@ final class RunLifecycle {
         try {
             active.add(run);
             keeper.track(run.lease);
-            events.publish(new RunEvent(RunEvent.Kind.STARTED, run.key(), Optional.of(run.view),
-                    Optional.of(source), Optional.empty(), Optional.empty()));
-            log.log(System.Logger.Level.INFO, "run {0} started for {1} by {2} (epoch {3}{4})", run.runId, run.key(),
-                    source.wireName(), run.lease.fence().epoch(),
+            events.publish(new RunEvent(
+                    RunEvent.Kind.STARTED,
+                    run.key(),
+                    Optional.of(run.view),
+                    Optional.of(source),
+                    Optional.empty(),
+                    Optional.empty()));
+            log.log(
+                    System.Logger.Level.INFO,
+                    "run {0} started for {1} by {2} (epoch {3}{4})",
+                    run.runId,
+                    run.key(),
+                    source.wireName(),
+                    run.lease.fence().epoch(),
                     run.recovery.map(r -> ", " + r.action().wireName()).orElse(""));
             workers.execute(() -> execute(run));
         } catch (Throwable e) {
@@ -146,12 +166,19 @@ final class RunLifecycle {
                 // the fence is still current) and free the key. If the key was taken over, both are
                 // refused and the record is left for the new holder's recovery.
                 try {
-                    runs.finishRun(run.lease.fence(), run.runId, outcome.status(), outcome.message(),
+                    runs.finishRun(
+                            run.lease.fence(),
+                            run.runId,
+                            outcome.status(),
+                            outcome.message(),
                             registry.time().now());
                     recorded = true;
                 } catch (LeaseLostException e) {
-                    log.log(System.Logger.Level.WARNING, "run {0} could not record its end: {1}; "
-                            + "left for the next holder''s recovery", run.runId, e.getMessage());
+                    log.log(
+                            System.Logger.Level.WARNING,
+                            "run {0} could not record its end: {1}; " + "left for the next holder''s recovery",
+                            run.runId,
+                            e.getMessage());
                 } catch (Throwable e) {
                     logQuietly("run " + run.runId + " could not record its end", e);
                     fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(e) ? e : null;
@@ -162,9 +189,10 @@ final class RunLifecycle {
                     outcome = raised.outcome();
                     toRelease = raised.lease();
                 }
-                waits.runEnded(key, outcome);   // before the key is free: no trigger can slip in ahead of the wait
+                waits.runEnded(key, outcome); // before the key is free: no trigger can slip in ahead of the wait
                 Throwable releaseError = releaseQuietly(registry, toRelease);
-                fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(releaseError) ? releaseError : null;
+                fatalSeen =
+                        fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(releaseError) ? releaseError : null;
             } finally {
                 active.remove(run);
                 queued = run.followUpSources;
@@ -172,28 +200,53 @@ final class RunLifecycle {
         }
         RunResult result = null;
         try {
-            result = new RunResult(run.runId, key, outcome.status(), outcome.message(), registry.time().now(), recorded);
-            log.log(System.Logger.Level.INFO, "run {0} for {1} ended: {2}{3}", run.runId, key,
-                    outcome.status().wireName(), outcome.message().map(m -> " — " + m).orElse(""));
+            result = new RunResult(
+                    run.runId,
+                    key,
+                    outcome.status(),
+                    outcome.message(),
+                    registry.time().now(),
+                    recorded);
+            log.log(
+                    System.Logger.Level.INFO,
+                    "run {0} for {1} ended: {2}{3}",
+                    run.runId,
+                    key,
+                    outcome.status().wireName(),
+                    outcome.message().map(m -> " — " + m).orElse(""));
             if (!closed.getAsBoolean() && (queued == null || queued.isEmpty())) {
                 retries.onRunEnded(key, outcome);
             }
-            events.publish(new RunEvent(RunEvent.Kind.FINISHED, key, Optional.of(run.view), Optional.empty(),
-                    Optional.of(result), outcome.message()));
+            events.publish(new RunEvent(
+                    RunEvent.Kind.FINISHED,
+                    key,
+                    Optional.of(run.view),
+                    Optional.empty(),
+                    Optional.of(result),
+                    outcome.message()));
         } catch (Throwable e) {
             // Out of memory (or worse) while telling others: the key is free already.
             fatalSeen = fatalSeen != null ? fatalSeen : e;
         }
         try {
-            runs.pruneHistory(key, registry.time().now());   // bounded; the key is free, no trigger waits
+            runs.pruneHistory(key, registry.time().now()); // bounded; the key is free, no trigger waits
         } catch (Throwable e) {
             logQuietly("the run history of " + key + " could not be pruned", e);
             fatalSeen = fatalSeen != null ? fatalSeen : FatalErrorHandler.isFatal(e) ? e : null;
         }
         // The process hears of a fatal error before anyone waiting for the run does.
         FatalErrorHandler.report(fatal, fatalSeen);
-        run.completion.complete(result != null ? result : new RunResult(run.runId, key, RunStatus.FAILED,
-                Optional.of(FatalErrorHandler.describe(java.util.Objects.requireNonNull(fatalSeen, "no result without an error"))), registry.time().now(), recorded));
+        run.completion.complete(
+                result != null
+                        ? result
+                        : new RunResult(
+                                run.runId,
+                                key,
+                                RunStatus.FAILED,
+                                Optional.of(FatalErrorHandler.describe(
+                                        java.util.Objects.requireNonNull(fatalSeen, "no result without an error"))),
+                                registry.time().now(),
+                                recorded));
         if (!closed.getAsBoolean() && queued != null && !queued.isEmpty()) {
             try {
                 followUp.accept(key, queued);
@@ -204,7 +257,7 @@ final class RunLifecycle {
         }
     }
 
-    private record RaisedEpoch(RunOutcome outcome, HeldLease lease) { }
+    private record RaisedEpoch(RunOutcome outcome, HeldLease lease) {}
 
     /**
      * The server has seen a fencing token from this device at or above the run's epoch. If the lease
@@ -224,10 +277,14 @@ final class RunLifecycle {
                 return new RaisedEpoch(RunOutcome.failed(why), raised.get());
             }
         } catch (RuntimeException e) {
-            log.log(System.Logger.Level.WARNING, "run {0}: could not raise the epoch of {1}: {2}", run.runId, run.key(),
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "run {0}: could not raise the epoch of {1}: {2}",
+                    run.runId,
+                    run.key(),
                     e.getMessage());
-            return new RaisedEpoch(RunOutcome.failed("stopped: the sync server has seen a newer run of this key"),
-                    run.lease);
+            return new RaisedEpoch(
+                    RunOutcome.failed("stopped: the sync server has seen a newer run of this key"), run.lease);
         }
         return new RaisedEpoch(RunOutcome.failed("stopped: " + LeaseLoss.TAKEN_OVER.describe()), run.lease);
     }

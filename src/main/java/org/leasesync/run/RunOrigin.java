@@ -23,12 +23,12 @@ public record RunOrigin(String program, String server) {
         Objects.requireNonNull(program, "program");
         Objects.requireNonNull(server, "server");
         if (program.isBlank() || program.length() > MAX_PROGRAM) {
-            throw new IllegalArgumentException("a run's program must be 1-" + MAX_PROGRAM + " characters, got '"
-                    + program + "'");
+            throw new IllegalArgumentException(
+                    "a run's program must be 1-" + MAX_PROGRAM + " characters, got '" + program + "'");
         }
         if (server.isBlank() || server.length() > MAX_SERVER) {
-            throw new IllegalArgumentException("a run's server must be 1-" + MAX_SERVER + " characters, got "
-                    + server.length());
+            throw new IllegalArgumentException(
+                    "a run's server must be 1-" + MAX_SERVER + " characters, got " + server.length());
         }
     }
 }

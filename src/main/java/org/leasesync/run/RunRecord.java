@@ -28,11 +28,23 @@ import org.leasesync.lease.TaskKey;
  * @param origin the program and sync server that ran it; empty for runs recorded before this was kept
  *     (client schema V8) or by a store that does not record it
  */
-public record RunRecord(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
-                        List<TaskSource> mergedSources, Instant startedAt, Optional<Instant> endedAt,
-                        Optional<Stage> stage, String stageText, Optional<RunStatus> status,
-                        String statusText, Optional<String> error, Optional<String> recovery,
-                        List<StageEntry> stages, Optional<RunOrigin> origin) {
+public record RunRecord(
+        String runId,
+        TaskKey key,
+        long epoch,
+        String owner,
+        TaskSource firstSource,
+        List<TaskSource> mergedSources,
+        Instant startedAt,
+        Optional<Instant> endedAt,
+        Optional<Stage> stage,
+        String stageText,
+        Optional<RunStatus> status,
+        String statusText,
+        Optional<String> error,
+        Optional<String> recovery,
+        List<StageEntry> stages,
+        Optional<RunOrigin> origin) {
 
     public RunRecord {
         Objects.requireNonNull(runId, "runId");
@@ -43,17 +55,43 @@ public record RunRecord(String runId, TaskKey key, long epoch, String owner, Tas
     }
 
     /** Without a recorded origin. */
-    public RunRecord(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
-                     List<TaskSource> mergedSources, Instant startedAt, Optional<Instant> endedAt,
-                     Optional<Stage> stage, String stageText, Optional<RunStatus> status,
-                     String statusText, Optional<String> error, Optional<String> recovery,
-                     List<StageEntry> stages) {
-        this(runId, key, epoch, owner, firstSource, mergedSources, startedAt, endedAt, stage, stageText, status,
-                statusText, error, recovery, stages, Optional.empty());
+    public RunRecord(
+            String runId,
+            TaskKey key,
+            long epoch,
+            String owner,
+            TaskSource firstSource,
+            List<TaskSource> mergedSources,
+            Instant startedAt,
+            Optional<Instant> endedAt,
+            Optional<Stage> stage,
+            String stageText,
+            Optional<RunStatus> status,
+            String statusText,
+            Optional<String> error,
+            Optional<String> recovery,
+            List<StageEntry> stages) {
+        this(
+                runId,
+                key,
+                epoch,
+                owner,
+                firstSource,
+                mergedSources,
+                startedAt,
+                endedAt,
+                stage,
+                stageText,
+                status,
+                statusText,
+                error,
+                recovery,
+                stages,
+                Optional.empty());
     }
 
     /** A stage with the wall-clock time it was entered. */
-    public record StageEntry(String stage, Instant at) { }
+    public record StageEntry(String stage, Instant at) {}
 
     /** True if the stored status is {@code running} (not finished). */
     public boolean isRunning() {

@@ -16,5 +16,5 @@ import org.leasesync.lease.TaskKey;
  * @param recorded false if the final status could not be written because the lease was lost (the
  *     record is then left for the next holder's recovery)
  */
-public record RunResult(String runId, TaskKey key, RunStatus status, Optional<String> message,
-                        Instant endedAt, boolean recorded) { }
+public record RunResult(
+        String runId, TaskKey key, RunStatus status, Optional<String> message, Instant endedAt, boolean recorded) {}

@@ -51,19 +51,19 @@ final class RunStarter {
      * @param recovery the new run's recovery decision, if any
      * @param checkpoint the key's checkpoint as read at the start
      */
-    record Prepared(Optional<SubmitResult> answer, Optional<RecoveryDecision> recovery,
-                    Optional<Checkpoint> checkpoint) { }
+    record Prepared(
+            Optional<SubmitResult> answer, Optional<RecoveryDecision> recovery, Optional<Checkpoint> checkpoint) {}
 
     /** What {@link #start} came to. */
     sealed interface Outcome {
         /** No run starts: the answer to the trigger; the caller releases the lease. */
-        record Answer(SubmitResult result) implements Outcome { }
+        record Answer(SubmitResult result) implements Outcome {}
 
         /** The run was recorded (committed); the caller launches it. */
-        record Recorded(LocalRun run) implements Outcome { }
+        record Recorded(LocalRun run) implements Outcome {}
 
         /** Runs were recorded up to {@code recorded}, not below the granted epoch; nothing was written. */
-        record EpochBehind(long recorded) implements Outcome { }
+        record EpochBehind(long recorded) implements Outcome {}
     }
 
     /**
@@ -73,7 +73,9 @@ final class RunStarter {
      * @throws LeaseLostException if the fence is not current (nothing is written)
      */
     Outcome start(TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged) {
-        return runs.inOneTransaction(lease.fence(), "record the start of a run of " + request.key(),
+        return runs.inOneTransaction(
+                lease.fence(),
+                "record the start of a run of " + request.key(),
                 tx -> startIn(tx, request, lease, alsoMerged));
     }
 
@@ -111,33 +113,49 @@ final class RunStarter {
         if (unfinished.isPresent()) {
             RecoveryDecision decision = RecoveryPolicy.decide(unfinished.get(), checkpoint);
             String old = unfinished.get().runId();
-            log.log(System.Logger.Level.INFO, "recovering {0} (run {1}): {2} — {3}", key, old,
-                    decision.action().wireName(), decision.reason());
+            log.log(
+                    System.Logger.Level.INFO,
+                    "recovering {0} (run {1}): {2} — {3}",
+                    key,
+                    old,
+                    decision.action().wireName(),
+                    decision.reason());
             switch (decision.action()) {
                 case ASK -> {
                     runs.closeAbandonedRun(fence, old, RunStatus.NEEDS_ATTENTION, decision.reason(), time.now());
-                    return new Prepared(Optional.of(new SubmitResult.NeedsAttention(key, decision.reason(), runs.run(old))),
-                            Optional.empty(), checkpoint);
+                    return new Prepared(
+                            Optional.of(new SubmitResult.NeedsAttention(key, decision.reason(), runs.run(old))),
+                            Optional.empty(),
+                            checkpoint);
                 }
                 case SKIP -> {
-                    runs.closeAbandonedRun(fence, old, RunStatus.SUCCEEDED, "completed (found done by recovery)", time.now());
+                    runs.closeAbandonedRun(
+                            fence, old, RunStatus.SUCCEEDED, "completed (found done by recovery)", time.now());
                     if (request.source() == TaskSource.RECOVERY) {
-                        return new Prepared(Optional.of(new SubmitResult.Skipped(key, decision.reason())),
-                                Optional.empty(), checkpoint);
+                        return new Prepared(
+                                Optional.of(new SubmitResult.Skipped(key, decision.reason())),
+                                Optional.empty(),
+                                checkpoint);
                     }
                 }
                 default -> {
-                    runs.closeAbandonedRun(fence, old, RunStatus.FAILED,
-                            "interrupted: its owner lost the lease; next run will " + decision.action().wireName(), time.now());
+                    runs.closeAbandonedRun(
+                            fence,
+                            old,
+                            RunStatus.FAILED,
+                            "interrupted: its owner lost the lease; next run will "
+                                    + decision.action().wireName(),
+                            time.now());
                     recovery = Optional.of(decision);
                 }
             }
         } else if (request.discardUnconfirmed()) {
-            recovery = Optional.of(new RecoveryDecision(RecoveryDecision.Action.RESTART,
+            recovery = Optional.of(new RecoveryDecision(
+                    RecoveryDecision.Action.RESTART,
                     "the user discarded the unconfirmed push; its edits are sent again"));
         } else if (request.checkAgain()) {
-            recovery = Optional.of(new RecoveryDecision(RecoveryDecision.Action.RESUME,
-                    "checking again from the saved checkpoint"));
+            recovery = Optional.of(
+                    new RecoveryDecision(RecoveryDecision.Action.RESUME, "checking again from the saved checkpoint"));
         }
         return new Prepared(Optional.empty(), recovery, checkpoint);
     }
@@ -147,18 +165,34 @@ final class RunStarter {
         return record(runs, request, lease, alsoMerged, prepared);
     }
 
-    private LocalRun record(RunStore runs, TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged,
-                            Prepared prepared) {
+    private LocalRun record(
+            RunStore runs, TriggerRequest request, HeldLease lease, List<TaskSource> alsoMerged, Prepared prepared) {
         TaskKey key = request.key();
         Fence fence = lease.fence();
         String runId = UUID.randomUUID().toString();
-        runs.insertRun(fence, runId, request.source(), request.triggerId(), Stage.PULLING, time.now(),
+        runs.insertRun(
+                fence,
+                runId,
+                request.source(),
+                request.triggerId(),
+                Stage.PULLING,
+                time.now(),
                 prepared.recovery().map(r -> r.action().wireName() + ": " + r.reason()));
         for (TaskSource merged : alsoMerged) {
             runs.recordMergedTrigger(runId, merged, time.now());
         }
-        RunView view = new RunView(runId, key, fence.epoch(), fence.owner().asString(), request.source(),
-                alsoMerged, time.now(), Optional.of(Stage.PULLING), "", true, false);
+        RunView view = new RunView(
+                runId,
+                key,
+                fence.epoch(),
+                fence.owner().asString(),
+                request.source(),
+                alsoMerged,
+                time.now(),
+                Optional.of(Stage.PULLING),
+                "",
+                true,
+                false);
         return new LocalRun(runId, lease, request, prepared.recovery(), prepared.checkpoint(), view);
     }
 }

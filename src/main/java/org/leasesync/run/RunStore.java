@@ -60,8 +60,7 @@ public interface RunStore extends RunHistory {
     }
 
     /** Inserts a new run (status running, stage {@code stage}) with its first trigger, which has no id. */
-    void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
-                   Optional<String> recovery);
+    void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery);
 
     /**
      * Inserts a new run with its first trigger {@code triggerId}. A trigger id is recorded once in
@@ -69,8 +68,14 @@ public interface RunStore extends RunHistory {
      * that run, then asked again and got the key), that record moves to this run, which is the one
      * that answers it. A store that keeps no trigger ids records the run as the method without one.
      */
-    default void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
-                           Optional<String> recovery) {
+    default void insertRun(
+            Fence fence,
+            String runId,
+            TaskSource source,
+            String triggerId,
+            Stage stage,
+            Instant now,
+            Optional<String> recovery) {
         insertRun(fence, runId, source, stage, now, recovery);
     }
 

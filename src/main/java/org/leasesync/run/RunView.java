@@ -21,9 +21,19 @@ import org.leasesync.lease.TaskKey;
  * @param followUpQueued whether one more run will follow this one
  * @param counts what the run has done so far (pages pulled, changes pushed of the push total)
  */
-public record RunView(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
-                      List<TaskSource> mergedSources, Instant startedAt, Optional<Stage> stage,
-                      String progress, boolean local, boolean followUpQueued, RunProgress counts) {
+public record RunView(
+        String runId,
+        TaskKey key,
+        long epoch,
+        String owner,
+        TaskSource firstSource,
+        List<TaskSource> mergedSources,
+        Instant startedAt,
+        Optional<Stage> stage,
+        String progress,
+        boolean local,
+        boolean followUpQueued,
+        RunProgress counts) {
 
     public RunView {
         mergedSources = List.copyOf(mergedSources);
@@ -32,43 +42,106 @@ public record RunView(String runId, TaskKey key, long epoch, String owner, TaskS
     }
 
     /** A view with no counts yet ({@link RunProgress#NONE}). */
-    public RunView(String runId, TaskKey key, long epoch, String owner, TaskSource firstSource,
-                   List<TaskSource> mergedSources, Instant startedAt, Optional<Stage> stage,
-                   String progress, boolean local, boolean followUpQueued) {
-        this(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, progress, local, followUpQueued,
+    public RunView(
+            String runId,
+            TaskKey key,
+            long epoch,
+            String owner,
+            TaskSource firstSource,
+            List<TaskSource> mergedSources,
+            Instant startedAt,
+            Optional<Stage> stage,
+            String progress,
+            boolean local,
+            boolean followUpQueued) {
+        this(
+                runId,
+                key,
+                epoch,
+                owner,
+                firstSource,
+                mergedSources,
+                startedAt,
+                stage,
+                progress,
+                local,
+                followUpQueued,
                 RunProgress.NONE);
     }
 
     /** A view of a stored run record (another process's run). */
     public static RunView of(RunRecord r) {
-        return new RunView(r.runId(), r.key(), r.epoch(), r.owner(), r.firstSource(), r.mergedSources(),
-                r.startedAt(), r.stage(), "", false, false);
+        return new RunView(
+                r.runId(),
+                r.key(),
+                r.epoch(),
+                r.owner(),
+                r.firstSource(),
+                r.mergedSources(),
+                r.startedAt(),
+                r.stage(),
+                "",
+                false,
+                false);
     }
 
     RunView withStage(Stage s) {
-        return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, Optional.of(s),
-                progress, local, followUpQueued, counts);
+        return new RunView(
+                runId,
+                key,
+                epoch,
+                owner,
+                firstSource,
+                mergedSources,
+                startedAt,
+                Optional.of(s),
+                progress,
+                local,
+                followUpQueued,
+                counts);
     }
 
     RunView withProgress(String p) {
-        return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, p, local,
-                followUpQueued, counts);
+        return new RunView(
+                runId,
+                key,
+                epoch,
+                owner,
+                firstSource,
+                mergedSources,
+                startedAt,
+                stage,
+                p,
+                local,
+                followUpQueued,
+                counts);
     }
 
     RunView withProgress(String p, RunProgress c) {
-        return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, p, local,
-                followUpQueued, c);
+        return new RunView(
+                runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, p, local, followUpQueued, c);
     }
 
     RunView withMerged(TaskSource s) {
         List<TaskSource> m = new java.util.ArrayList<>(mergedSources);
         m.add(s);
-        return new RunView(runId, key, epoch, owner, firstSource, m, startedAt, stage, progress, local,
-                followUpQueued, counts);
+        return new RunView(
+                runId, key, epoch, owner, firstSource, m, startedAt, stage, progress, local, followUpQueued, counts);
     }
 
     RunView withFollowUp(boolean queued) {
-        return new RunView(runId, key, epoch, owner, firstSource, mergedSources, startedAt, stage, progress,
-                local, queued, counts);
+        return new RunView(
+                runId,
+                key,
+                epoch,
+                owner,
+                firstSource,
+                mergedSources,
+                startedAt,
+                stage,
+                progress,
+                local,
+                queued,
+                counts);
     }
 }

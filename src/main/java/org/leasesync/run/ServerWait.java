@@ -21,7 +21,8 @@ public record ServerWait(Instant until, Instant askedAt, String reason) {
         Objects.requireNonNull(askedAt, "askedAt");
         Objects.requireNonNull(reason, "reason");
         if (until.isBefore(askedAt)) {
-            throw new IllegalArgumentException("a server wait cannot end (" + until + ") before it was asked (" + askedAt + ")");
+            throw new IllegalArgumentException(
+                    "a server wait cannot end (" + until + ") before it was asked (" + askedAt + ")");
         }
     }
 

@@ -63,13 +63,18 @@ final class ServerWaitGate {
         try {
             if (outcome.status() == RunStatus.FAILED && outcome.retryAfterMillis() > 0) {
                 Instant now = time.now();
-                ServerWait wait = new ServerWait(now.plusMillis(outcome.retryAfterMillis()), now,
+                ServerWait wait = new ServerWait(
+                        now.plusMillis(outcome.retryAfterMillis()),
+                        now,
                         outcome.message().orElse("the sync server asked to wait"));
                 waits.save(key, wait);
-                log.log(System.Logger.Level.INFO, "{0}: the sync server asked not to be contacted before {1}",
-                        key, wait.until());
+                log.log(
+                        System.Logger.Level.INFO,
+                        "{0}: the sync server asked not to be contacted before {1}",
+                        key,
+                        wait.until());
             } else if (waits.wait(key).isPresent()) {
-                waits.clear(key);   // a read, not a write, for the common run that had no wait
+                waits.clear(key); // a read, not a write, for the common run that had no wait
             }
         } catch (RuntimeException e) {
             log.log(System.Logger.Level.WARNING, "could not record the server''s wait for {0}: {1}", key, e.toString());

@@ -52,7 +52,8 @@ public record SourceCounts(Map<TaskSource, Integer> counts) {
 
     /** "schedule × 12, foreground × 3, manual × 1"; empty when nothing was counted. */
     public String text() {
-        return counts.entrySet().stream().map(e -> e.getKey().wireName() + " × " + e.getValue())
+        return counts.entrySet().stream()
+                .map(e -> e.getKey().wireName() + " × " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 }

@@ -49,14 +49,14 @@ public sealed interface SubmitResult {
      *
      * @param reason the failure that carried the wait, plain
      */
-    record Waiting(TaskKey key, java.time.Instant until, String reason) implements SubmitResult { }
+    record Waiting(TaskKey key, java.time.Instant until, String reason) implements SubmitResult {}
 
     /** Nothing was started, for a reason that is not a problem (e.g. recovery found the work done). */
-    record Skipped(TaskKey key, String reason) implements SubmitResult { }
+    record Skipped(TaskKey key, String reason) implements SubmitResult {}
 
     /**
      * The key needs attention (fail closed): its last run ended in an unknown state. Nothing runs
      * until the user checks again or discards.
      */
-    record NeedsAttention(TaskKey key, String reason, Optional<RunRecord> run) implements SubmitResult { }
+    record NeedsAttention(TaskKey key, String reason, Optional<RunRecord> run) implements SubmitResult {}
 }

@@ -20,8 +20,13 @@ import org.leasesync.lease.TaskKey;
  *     connection, asking again after a join) records nothing more. 1–64 characters; a random UUID
  *     unless given
  */
-public record TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain,
-                             boolean discardUnconfirmed, String triggerId) {
+public record TriggerRequest(
+        TaskKey key,
+        TaskSource source,
+        boolean followUp,
+        boolean checkAgain,
+        boolean discardUnconfirmed,
+        String triggerId) {
 
     /** A request without discarding. */
     public TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain) {
@@ -29,9 +34,15 @@ public record TriggerRequest(TaskKey key, TaskSource source, boolean followUp, b
     }
 
     /** A request with a new random trigger id. */
-    public TriggerRequest(TaskKey key, TaskSource source, boolean followUp, boolean checkAgain,
-                          boolean discardUnconfirmed) {
-        this(key, source, followUp, checkAgain, discardUnconfirmed, java.util.UUID.randomUUID().toString());
+    public TriggerRequest(
+            TaskKey key, TaskSource source, boolean followUp, boolean checkAgain, boolean discardUnconfirmed) {
+        this(
+                key,
+                source,
+                followUp,
+                checkAgain,
+                discardUnconfirmed,
+                java.util.UUID.randomUUID().toString());
     }
 
     /** @throws IllegalArgumentException if {@code triggerId} is empty or longer than 64 characters */

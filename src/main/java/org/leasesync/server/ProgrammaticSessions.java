@@ -46,7 +46,8 @@ final class ProgrammaticSessions {
             if (admin && !accounts.find(user).orElseThrow().admin()) {
                 throw new IllegalStateException("the account " + user + " exists without the admin flag");
             }
-            String token = sessions.create(user, admin ? "ReferenceServer.adminToken" : "ReferenceServer.tokenFor").token();
+            String token = sessions.create(user, admin ? "ReferenceServer.adminToken" : "ReferenceServer.tokenFor")
+                    .token();
             tokens.put(user, token);
             return token;
         } catch (SQLException e) {

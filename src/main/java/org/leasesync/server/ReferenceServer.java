@@ -12,9 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.leasesync.server.jobs.JobScheduler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.server.demo.DemoSeeder;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.server.faults.FaultSwitches;
@@ -26,8 +23,9 @@ import org.leasesync.server.http.PullHandler;
 import org.leasesync.server.http.PushHandler;
 import org.leasesync.server.http.PushService;
 import org.leasesync.server.http.PushStatusHandler;
-import org.leasesync.server.http.SessionHandlers;
 import org.leasesync.server.http.ServerMetrics;
+import org.leasesync.server.http.SessionHandlers;
+import org.leasesync.server.jobs.JobScheduler;
 import org.leasesync.server.store.AccountStore;
 import org.leasesync.server.store.AuditLog;
 import org.leasesync.server.store.ClaimStore;
@@ -41,6 +39,8 @@ import org.leasesync.server.store.ServerStats;
 import org.leasesync.server.store.SessionStore;
 import org.leasesync.server.store.SignInLimits;
 import org.leasesync.server.store.StatsStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The reference implementation of the leasesync sync protocol v1 ({@code docs/protocol.md}),
@@ -83,10 +83,21 @@ public final class ReferenceServer implements AutoCloseable {
     private final JobScheduler jobs;
     private final AtomicInteger closed = new AtomicInteger();
 
-    private ReferenceServer(HttpServer http, ExecutorService executor, ScheduledExecutorService housekeeping,
-                            ServerDatabase db, AccountStore accounts, SessionStore sessions, DemoSeeder seeder,
-                            List<String> seeded, FaultSwitches faults, StatsStore stats, ClaimStore claims,
-                            ApiRouter router, ServerMetrics metrics, JobScheduler jobs) {
+    private ReferenceServer(
+            HttpServer http,
+            ExecutorService executor,
+            ScheduledExecutorService housekeeping,
+            ServerDatabase db,
+            AccountStore accounts,
+            SessionStore sessions,
+            DemoSeeder seeder,
+            List<String> seeded,
+            FaultSwitches faults,
+            StatsStore stats,
+            ClaimStore claims,
+            ApiRouter router,
+            ServerMetrics metrics,
+            JobScheduler jobs) {
         this.http = http;
         this.executor = executor;
         this.housekeeping = housekeeping;
@@ -145,8 +156,14 @@ public final class ReferenceServer implements AutoCloseable {
             AuditLog audits = new AuditLog(db, cfg.audit());
             PushService service = new PushService(db, records, fencing, keys, cfg.clock());
             jobs = ServerJobs.create(cfg, db, metrics);
-            ApiRouter router = new ApiRouter(new Authenticator(sessions), faults, stats, audits, cfg.clock(),
-                    metrics, new HealthHandler(db),
+            ApiRouter router = new ApiRouter(
+                    new Authenticator(sessions),
+                    faults,
+                    stats,
+                    audits,
+                    cfg.clock(),
+                    metrics,
+                    new HealthHandler(db),
                     new PullHandler(db, records, fencing, cfg.clock()),
                     new PushHandler(service, keys, claims, faults, stats, metrics, cfg.clock()),
                     new PushStatusHandler(claims, keys, cfg.clock()),
@@ -155,23 +172,45 @@ public final class ReferenceServer implements AutoCloseable {
             HttpServer http = ServerListener.bind(cfg);
             executor = ServerListener.workers(THREADS);
             housekeeping = ServerListener.housekeeping();
-            housekeeping.scheduleWithFixedDelay(() -> {
-                claims.retryPendingReleases();
-                db.maintain();
-                stats.flushQuietly();
-            }, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
+            housekeeping.scheduleWithFixedDelay(
+                    () -> {
+                        claims.retryPendingReleases();
+                        db.maintain();
+                        stats.flushQuietly();
+                    },
+                    HOUSEKEEPING_MS,
+                    HOUSEKEEPING_MS,
+                    TimeUnit.MILLISECONDS);
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();
             jobs.start();
-            ReferenceServer server = new ReferenceServer(http, executor, housekeeping, db, accounts, sessions, seeder,
-                    seeded, faults, stats, claims, router, metrics, jobs);
-            log.info("sync server instance {} listening on {} ({}){}", db.instanceId(), server.baseUrl(),
-                    db.description(), cfg.audit() ? " (audit log on)" : "");
+            ReferenceServer server = new ReferenceServer(
+                    http,
+                    executor,
+                    housekeeping,
+                    db,
+                    accounts,
+                    sessions,
+                    seeder,
+                    seeded,
+                    faults,
+                    stats,
+                    claims,
+                    router,
+                    metrics,
+                    jobs);
+            log.info(
+                    "sync server instance {} listening on {} ({}){}",
+                    db.instanceId(),
+                    server.baseUrl(),
+                    db.description(),
+                    cfg.audit() ? " (audit log on)" : "");
             return server;
         } catch (IOException e) {
             cleanUp(executor, housekeeping, jobs, db, metrics);
-            throw new UncheckedIOException("cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot bind " + cfg.bindAddress() + ":" + cfg.port() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
             cleanUp(executor, housekeeping, jobs, db, metrics);
             throw new IllegalStateException("cannot prepare the server database: " + ServerDatabase.rootMessage(e), e);
@@ -182,8 +221,12 @@ public final class ReferenceServer implements AutoCloseable {
         }
     }
 
-    private static void cleanUp(ExecutorService executor, ScheduledExecutorService housekeeping, JobScheduler jobs,
-                                ServerDatabase db, ServerMetrics metrics) {
+    private static void cleanUp(
+            ExecutorService executor,
+            ScheduledExecutorService housekeeping,
+            JobScheduler jobs,
+            ServerDatabase db,
+            ServerMetrics metrics) {
         if (jobs != null) {
             jobs.close();
         }

@@ -5,9 +5,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.server.faults.FaultSpec;
+import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.store.ServerDatabaseConfig;
 
 /**
@@ -31,9 +31,18 @@ import org.leasesync.server.store.ServerDatabaseConfig;
  *     positive, default {@link #DEFAULT_SESSION_IDLE}
  * @param tls the certificate and key to listen with HTTPS, or null for plain HTTP
  */
-public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
-                           Duration keyRetention, Clock clock, boolean audit, JobSettings jobs, Duration sessionIdle,
-                           ServerTls tls) {
+public record ServerConfig(
+        int port,
+        String bindAddress,
+        ServerDatabaseConfig database,
+        Seed seed,
+        List<FaultSpec> faults,
+        Duration keyRetention,
+        Clock clock,
+        boolean audit,
+        JobSettings jobs,
+        Duration sessionIdle,
+        ServerTls tls) {
 
     /** Default port of {@code leasesync serve}. */
     public static final int DEFAULT_PORT = 8787;
@@ -79,8 +88,16 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
      * @throws IllegalArgumentException naming the bad value
      * @throws NullPointerException if a required component is null
      */
-    public ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
-                        Duration keyRetention, Clock clock, boolean audit, JobSettings jobs) {
+    public ServerConfig(
+            int port,
+            String bindAddress,
+            ServerDatabaseConfig database,
+            Seed seed,
+            List<FaultSpec> faults,
+            Duration keyRetention,
+            Clock clock,
+            boolean audit,
+            JobSettings jobs) {
         this(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, DEFAULT_SESSION_IDLE, null);
     }
 
@@ -90,8 +107,15 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
      * @throws IllegalArgumentException naming the bad value
      * @throws NullPointerException if a required component is null
      */
-    public ServerConfig(int port, String bindAddress, ServerDatabaseConfig database, Seed seed, List<FaultSpec> faults,
-                        Duration keyRetention, Clock clock, boolean audit) {
+    public ServerConfig(
+            int port,
+            String bindAddress,
+            ServerDatabaseConfig database,
+            Seed seed,
+            List<FaultSpec> faults,
+            Duration keyRetention,
+            Clock clock,
+            boolean audit) {
         this(port, bindAddress, database, seed, faults, keyRetention, clock, audit, JobSettings.defaults());
     }
 
@@ -102,8 +126,15 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
      * @throws IllegalArgumentException naming the bad value
      * @throws NullPointerException if a required component is null
      */
-    public ServerConfig(int port, String bindAddress, Path dataDir, Seed seed, List<FaultSpec> faults,
-                        Duration keyRetention, Clock clock, boolean audit) {
+    public ServerConfig(
+            int port,
+            String bindAddress,
+            Path dataDir,
+            Seed seed,
+            List<FaultSpec> faults,
+            Duration keyRetention,
+            Clock clock,
+            boolean audit) {
         this(port, bindAddress, h2(dataDir), seed, faults, keyRetention, clock, audit, JobSettings.defaults());
     }
 
@@ -122,79 +153,87 @@ public record ServerConfig(int port, String bindAddress, ServerDatabaseConfig da
      * default intervals, sessions idle for 90 days, plain HTTP.
      */
     public static ServerConfig defaults() {
-        return new ServerConfig(0, DEFAULT_BIND_ADDRESS, ServerDatabaseConfig.inMemory(), Seed.DEMO, List.of(),
-                DEFAULT_KEY_RETENTION, Clock.systemUTC(), false, JobSettings.defaults());
+        return new ServerConfig(
+                0,
+                DEFAULT_BIND_ADDRESS,
+                ServerDatabaseConfig.inMemory(),
+                Seed.DEMO,
+                List.of(),
+                DEFAULT_KEY_RETENTION,
+                Clock.systemUTC(),
+                false,
+                JobSettings.defaults());
     }
 
     /** A copy with another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                newPort, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another bind address. */
     public ServerConfig withBindAddress(String newBindAddress) {
-        return new ServerConfig(port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, newBindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy on H2 with another data directory ({@code null} = in-memory). */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, h2(newDataDir), seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(ServerDatabaseConfig newDatabase) {
-        return new ServerConfig(port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, newDatabase, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another seed. */
     public ServerConfig withSeed(Seed newSeed) {
-        return new ServerConfig(port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, newSeed, faults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with other start-up faults. */
     public ServerConfig withFaults(List<FaultSpec> newFaults) {
-        return new ServerConfig(port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, newFaults, keyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another key retention. */
     public ServerConfig withKeyRetention(Duration newKeyRetention) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, newKeyRetention, clock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with another clock. */
     public ServerConfig withClock(Clock newClock) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, keyRetention, newClock, audit, jobs, sessionIdle, tls);
     }
 
     /** A copy with the audit log switched on or off. */
     public ServerConfig withAudit(boolean newAudit) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, keyRetention, clock, newAudit, jobs, sessionIdle, tls);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobSettings newJobs) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs,
-                sessionIdle, tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, keyRetention, clock, audit, newJobs, sessionIdle, tls);
     }
 
     /** A copy with another session idle time. */
     public ServerConfig withSessionIdle(Duration newSessionIdle) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, newSessionIdle,
-                tls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, newSessionIdle, tls);
     }
 
     /** A copy listening with HTTPS ({@code null}: plain HTTP). */
     public ServerConfig withTls(ServerTls newTls) {
-        return new ServerConfig(port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle,
-                newTls);
+        return new ServerConfig(
+                port, bindAddress, database, seed, faults, keyRetention, clock, audit, jobs, sessionIdle, newTls);
     }
 }

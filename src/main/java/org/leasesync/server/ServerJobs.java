@@ -3,12 +3,12 @@ package org.leasesync.server;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.server.http.ServerMetrics;
 import org.leasesync.server.jobs.JobHooks;
 import org.leasesync.server.jobs.JobScheduler;
 import org.leasesync.server.jobs.StandardJobs;
-import org.leasesync.store.DataSourceDatabase;
-import org.leasesync.server.http.ServerMetrics;
 import org.leasesync.server.store.ServerDatabase;
+import org.leasesync.store.DataSourceDatabase;
 
 /**
  * Wires the server's jobs ({@link StandardJobs}) to a {@link JobScheduler} on this instance: the
@@ -19,17 +19,24 @@ import org.leasesync.server.store.ServerDatabase;
  */
 final class ServerJobs {
 
-    private ServerJobs() {
-    }
+    private ServerJobs() {}
 
     /** A scheduler for this instance, not started yet, whose finished runs go to {@code metrics}. Does not touch the database. */
     static JobScheduler create(ServerConfig cfg, ServerDatabase db, ServerMetrics metrics) {
         DataSourceDatabase sql = new DataSourceDatabase(db.dataSource(), db.sqlDialect(), db.description());
-        return new JobScheduler(sql,
-                StandardJobs.create(cfg.keyRetention(), cfg.jobs(), db.instanceId(),
-                        (c, other) -> db.dialect().isOtherInstanceAlive(c, other)),
-                cfg.jobs(), db.instanceId(), OwnerId.forCurrentProcess(), TimeSource.system(cfg.clock()),
-                OwnerLiveness.processTable(OwnerId.localMachine()), JobHooks.NONE)
+        return new JobScheduler(
+                        sql,
+                        StandardJobs.create(
+                                cfg.keyRetention(),
+                                cfg.jobs(),
+                                db.instanceId(),
+                                (c, other) -> db.dialect().isOtherInstanceAlive(c, other)),
+                        cfg.jobs(),
+                        db.instanceId(),
+                        OwnerId.forCurrentProcess(),
+                        TimeSource.system(cfg.clock()),
+                        OwnerLiveness.processTable(OwnerId.localMachine()),
+                        JobHooks.NONE)
                 .onFinishedRuns(r -> metrics.jobRun(r.job(), r.result(), java.time.Duration.ofMillis(r.tookMillis())));
     }
 }

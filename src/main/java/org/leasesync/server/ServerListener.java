@@ -22,8 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ServerListener {
 
-    private ServerListener() {
-    }
+    private ServerListener() {}
 
     /**
      * An unstarted listener on {@code cfg}'s address and port, HTTPS when it has TLS.

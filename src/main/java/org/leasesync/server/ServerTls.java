@@ -55,8 +55,9 @@ public final class ServerTls {
         List<X509Certificate> chain = certificates(certificateChain);
         PrivateKey key = key(privateKey);
         if (!belongTogether(key, chain.get(0))) {
-            throw new IllegalArgumentException("the TLS key in " + privateKey + " does not belong to the certificate in "
-                    + certificateChain + " (" + chain.get(0).getSubjectX500Principal().getName() + ")");
+            throw new IllegalArgumentException(
+                    "the TLS key in " + privateKey + " does not belong to the certificate in " + certificateChain + " ("
+                            + chain.get(0).getSubjectX500Principal().getName() + ")");
         }
         try {
             char[] pass = new char[0];
@@ -69,8 +70,10 @@ public final class ServerTls {
             ctx.init(kmf.getKeyManagers(), null, new SecureRandom());
             return new ServerTls(ctx, chain.get(0).getSubjectX500Principal().getName() + " from " + certificateChain);
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalArgumentException("cannot use the TLS certificate " + certificateChain + " with the key "
-                    + privateKey + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot use the TLS certificate " + certificateChain + " with the key " + privateKey + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -86,7 +89,8 @@ public final class ServerTls {
 
     private static List<X509Certificate> certificates(Path file) {
         List<X509Certificate> chain = new ArrayList<>();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII); PEMParser pem = new PEMParser(r)) {
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
+                PEMParser pem = new PEMParser(r)) {
             JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
             for (Object o = pem.readObject(); o != null; o = pem.readObject()) {
                 if (o instanceof X509CertificateHolder h) {
@@ -94,20 +98,24 @@ public final class ServerTls {
                 }
             }
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
-            throw new IllegalArgumentException("cannot read the TLS certificate file " + file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot read the TLS certificate file " + file + ": " + e.getMessage(), e);
         }
         if (chain.isEmpty()) {
-            throw new IllegalArgumentException("the TLS certificate file " + file
-                    + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+            throw new IllegalArgumentException(
+                    "the TLS certificate file " + file + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
         }
         return chain;
     }
 
     private static PrivateKey key(Path file) {
         Object found = null;
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII); PEMParser pem = new PEMParser(r)) {
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
+                PEMParser pem = new PEMParser(r)) {
             for (Object o = pem.readObject(); o != null && found == null; o = pem.readObject()) {
-                if (o instanceof PrivateKeyInfo || o instanceof PEMKeyPair || o instanceof PEMEncryptedKeyPair
+                if (o instanceof PrivateKeyInfo
+                        || o instanceof PEMKeyPair
+                        || o instanceof PEMEncryptedKeyPair
                         || o instanceof PKCS8EncryptedPrivateKeyInfo) {
                     found = o;
                 }
@@ -127,8 +135,8 @@ public final class ServerTls {
         try {
             PrivateKey key = new JcaPEMKeyConverter().getPrivateKey(info);
             if (!key.getAlgorithm().equals("RSA") && !key.getAlgorithm().equals("EC")) {
-                throw new IllegalArgumentException("the TLS key in " + file + " is " + key.getAlgorithm()
-                        + "; serve takes RSA or EC keys");
+                throw new IllegalArgumentException(
+                        "the TLS key in " + file + " is " + key.getAlgorithm() + "; serve takes RSA or EC keys");
             }
             return key;
         } catch (IOException e) {

@@ -66,8 +66,16 @@ public final class ConflictCopies {
      *     applied that version, when this device had synced it; empty when unknown
      * @param resolvedAt when the conflict was resolved
      */
-    public record Copy(long id, String recordId, String changeId, Side side, long version, boolean deleted,
-                       String payloadJson, Optional<Instant> madeAt, Instant resolvedAt) {
+    public record Copy(
+            long id,
+            String recordId,
+            String changeId,
+            Side side,
+            long version,
+            boolean deleted,
+            String payloadJson,
+            Optional<Instant> madeAt,
+            Instant resolvedAt) {
         public Copy {
             Objects.requireNonNull(recordId, "recordId");
             Objects.requireNonNull(changeId, "changeId");
@@ -85,7 +93,7 @@ public final class ConflictCopies {
      * @param choice what was done
      * @param copy where the side not kept went
      */
-    public record Resolution(JdbcLocalEdits.OutboxItem conflict, Choice choice, Copy copy) { }
+    public record Resolution(JdbcLocalEdits.OutboxItem conflict, Choice choice, Copy copy) {}
 
     /**
      * A restored copy.
@@ -94,10 +102,10 @@ public final class ConflictCopies {
      * @param edit the edit saved with its content (a conflict when another version of the record
      *     arrived meanwhile: never on top of it unseen)
      */
-    public record Restored(Copy copy, SavedEdit edit) { }
+    public record Restored(Copy copy, SavedEdit edit) {}
 
-    private static final String COLUMNS = "id, record_id, change_id, side, version, deleted, payload, made_at_ms,"
-            + " resolved_at_ms";
+    private static final String COLUMNS =
+            "id, record_id, change_id, side, version, deleted, payload, made_at_ms," + " resolved_at_ms";
 
     private final Database db;
     private final TimeSource time;
@@ -117,7 +125,8 @@ public final class ConflictCopies {
      * @throws IllegalArgumentException if {@link Choice#EDIT_AND_KEEP} comes without content, or the
      *     edited content can never fit in a push ({@link PushLimits#checkFits}); nothing changed
      */
-    public Optional<Resolution> resolve(TaskKey key, String changeId, Choice choice, Optional<String> editedPayloadJson) {
+    public Optional<Resolution> resolve(
+            TaskKey key, String changeId, Choice choice, Optional<String> editedPayloadJson) {
         Objects.requireNonNull(choice, "choice");
         if (choice == Choice.EDIT_AND_KEEP && editedPayloadJson.isEmpty()) {
             throw new IllegalArgumentException("edit and keep needs the edited content of change " + changeId);
@@ -129,27 +138,53 @@ public final class ConflictCopies {
                 return Optional.empty();
             }
             RecordLocks.lock(c, db.dialect(), key, found.get().recordId());
-            found = conflict(c, key, changeId);   // read again under the record's lock
+            found = conflict(c, key, changeId); // read again under the record's lock
             if (found.isEmpty()) {
                 return Optional.empty();
             }
             JdbcLocalEdits.OutboxItem i = found.get();
             if (choice == Choice.EDIT_AND_KEEP) {
-                PushLimits.checkFits(new OutboxEntry(i.seq(), i.changeId(), i.recordId(), i.serverVersion(), false,
-                        editedPayloadJson.get(), i.createdAt()));
+                PushLimits.checkFits(new OutboxEntry(
+                        i.seq(),
+                        i.changeId(),
+                        i.recordId(),
+                        i.serverVersion(),
+                        false,
+                        editedPayloadJson.get(),
+                        i.createdAt()));
             }
             Copy copy = choice == Choice.TAKE_SERVERS
-                    ? insert(c, key, i, Side.MINE, i.baseVersion(), i.deleted(), i.payloadJson(), Optional.of(i.createdAt()), now)
-                    : insert(c, key, i, Side.SERVER, i.serverVersion(), i.serverDeleted(),
-                            i.serverPayloadJson() == null ? "{}" : i.serverPayloadJson(), serverTime(c, key, i), now);
+                    ? insert(
+                            c,
+                            key,
+                            i,
+                            Side.MINE,
+                            i.baseVersion(),
+                            i.deleted(),
+                            i.payloadJson(),
+                            Optional.of(i.createdAt()),
+                            now)
+                    : insert(
+                            c,
+                            key,
+                            i,
+                            Side.SERVER,
+                            i.serverVersion(),
+                            i.serverDeleted(),
+                            i.serverPayloadJson() == null ? "{}" : i.serverPayloadJson(),
+                            serverTime(c, key, i),
+                            now);
             String sql = switch (choice) {
-                case TAKE_SERVERS -> "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
-                case KEEP_MINE -> "UPDATE outbox SET state = 'pending', base_version = server_version, server_version = NULL,"
-                        + " server_payload = NULL, server_deleted = NULL"
-                        + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
-                case EDIT_AND_KEEP -> "UPDATE outbox SET state = 'pending', base_version = server_version, server_version = NULL,"
-                        + " server_payload = NULL, server_deleted = NULL, deleted = FALSE, payload = ?"
-                        + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
+                case TAKE_SERVERS ->
+                    "DELETE FROM outbox WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
+                case KEEP_MINE ->
+                    "UPDATE outbox SET state = 'pending', base_version = server_version, server_version = NULL,"
+                            + " server_payload = NULL, server_deleted = NULL"
+                            + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
+                case EDIT_AND_KEEP ->
+                    "UPDATE outbox SET state = 'pending', base_version = server_version, server_version = NULL,"
+                            + " server_payload = NULL, server_deleted = NULL, deleted = FALSE, payload = ?"
+                            + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'";
             };
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int at = 1;
@@ -169,7 +204,8 @@ public final class ConflictCopies {
      * that version (its {@code serverTime}); empty otherwise (a push answered with a newer version).
      */
     public Optional<Instant> serverVersionTime(TaskKey key, JdbcLocalEdits.OutboxItem conflict) {
-        return db.query("read when version " + conflict.serverVersion() + " of " + conflict.recordId() + " was made",
+        return db.query(
+                "read when version " + conflict.serverVersion() + " of " + conflict.recordId() + " was made",
                 c -> serverTime(c, key, conflict));
     }
 
@@ -179,7 +215,8 @@ public final class ConflictCopies {
      */
     public java.util.Map<org.leasesync.lease.Scope, Integer> conflictCounts(String userId) {
         return db.query("count the conflicts of " + userId, c -> {
-            java.util.Map<org.leasesync.lease.Scope, Integer> out = new java.util.EnumMap<>(org.leasesync.lease.Scope.class);
+            java.util.Map<org.leasesync.lease.Scope, Integer> out =
+                    new java.util.EnumMap<>(org.leasesync.lease.Scope.class);
             try (PreparedStatement ps = c.prepareStatement("SELECT scope, COUNT(*) FROM outbox WHERE user_id = ?"
                     + " AND state = 'conflict' GROUP BY scope")) {
                 ps.setString(1, userId);
@@ -201,8 +238,8 @@ public final class ConflictCopies {
     /** The key's conflict copies, oldest first (empty: none). */
     public List<Copy> list(TaskKey key) {
         return db.query("read the conflict copies of " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
-                    + " FROM conflict_copy WHERE user_id = ? AND scope = ? ORDER BY id")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + COLUMNS + " FROM conflict_copy WHERE user_id = ? AND scope = ? ORDER BY id")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 return read(ps);
             }
@@ -230,8 +267,8 @@ public final class ConflictCopies {
                 return Optional.empty();
             }
             Copy k = copy.get();
-            SavedEdit edit = EditWrites.save(c, db.dialect(), key, k.recordId(), k.payloadJson(), k.deleted(),
-                    OptionalLong.empty(), now);
+            SavedEdit edit = EditWrites.save(
+                    c, db.dialect(), key, k.recordId(), k.payloadJson(), k.deleted(), OptionalLong.empty(), now);
             delete(c, key, id);
             return Optional.of(new Restored(k, edit));
         });
@@ -247,7 +284,8 @@ public final class ConflictCopies {
     }
 
     private static boolean delete(Connection c, TaskKey key, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM conflict_copy WHERE user_id = ? AND scope = ? AND id = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM conflict_copy WHERE user_id = ? AND scope = ? AND id = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setLong(3, id);
             return ps.executeUpdate() == 1;
@@ -255,8 +293,8 @@ public final class ConflictCopies {
     }
 
     private static Optional<Copy> find(Connection c, TaskKey key, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
-                + " FROM conflict_copy WHERE user_id = ? AND scope = ? AND id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT " + COLUMNS + " FROM conflict_copy WHERE user_id = ? AND scope = ? AND id = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setLong(3, id);
             return read(ps).stream().findFirst();
@@ -269,17 +307,35 @@ public final class ConflictCopies {
             while (rs.next()) {
                 long made = rs.getLong(8);
                 Optional<Instant> madeAt = rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(made));
-                out.add(new Copy(rs.getLong(1), rs.getString(2), rs.getString(3), Side.parse(rs.getString(4)),
-                        rs.getLong(5), rs.getBoolean(6), rs.getString(7), madeAt, Instant.ofEpochMilli(rs.getLong(9))));
+                out.add(new Copy(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        Side.parse(rs.getString(4)),
+                        rs.getLong(5),
+                        rs.getBoolean(6),
+                        rs.getString(7),
+                        madeAt,
+                        Instant.ofEpochMilli(rs.getLong(9))));
             }
         }
         return out;
     }
 
-    private static Copy insert(Connection c, TaskKey key, JdbcLocalEdits.OutboxItem i, Side side, long version,
-                               boolean deleted, String payload, Optional<Instant> madeAt, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO conflict_copy (user_id, scope, record_id, change_id,"
-                + " side, version, deleted, payload, made_at_ms, resolved_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    private static Copy insert(
+            Connection c,
+            TaskKey key,
+            JdbcLocalEdits.OutboxItem i,
+            Side side,
+            long version,
+            boolean deleted,
+            String payload,
+            Optional<Instant> madeAt,
+            Instant now)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO conflict_copy (user_id, scope, record_id, change_id,"
+                        + " side, version, deleted, payload, made_at_ms, resolved_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 new String[] {"id"})) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setString(3, i.recordId());
@@ -297,13 +353,15 @@ public final class ConflictCopies {
             ps.executeUpdate();
             try (ResultSet keys = ps.getGeneratedKeys()) {
                 keys.next();
-                return new Copy(keys.getLong(1), i.recordId(), i.changeId(), side, version, deleted, payload, madeAt, now);
+                return new Copy(
+                        keys.getLong(1), i.recordId(), i.changeId(), side, version, deleted, payload, madeAt, now);
             }
         }
     }
 
     /** When the server applied the conflict's server version: known when this device has that version. */
-    private static Optional<Instant> serverTime(Connection c, TaskKey key, JdbcLocalEdits.OutboxItem i) throws SQLException {
+    private static Optional<Instant> serverTime(Connection c, TaskKey key, JdbcLocalEdits.OutboxItem i)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT server_time_ms FROM local_record"
                 + " WHERE user_id = ? AND scope = ? AND record_id = ? AND version = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
@@ -315,7 +373,8 @@ public final class ConflictCopies {
         }
     }
 
-    private static Optional<JdbcLocalEdits.OutboxItem> conflict(Connection c, TaskKey key, String changeId) throws SQLException {
+    private static Optional<JdbcLocalEdits.OutboxItem> conflict(Connection c, TaskKey key, String changeId)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT seq, record_id, base_version, deleted, payload,"
                 + " created_at_ms, server_version, server_deleted, server_payload FROM outbox"
                 + " WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'conflict'")) {
@@ -325,9 +384,20 @@ public final class ConflictCopies {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new JdbcLocalEdits.OutboxItem(rs.getLong(1), changeId, rs.getString(2), rs.getLong(3),
-                        rs.getBoolean(4), rs.getString(5), Instant.ofEpochMilli(rs.getLong(6)), "conflict", rs.getLong(7),
-                        rs.getBoolean(8), rs.getString(9), Optional.empty(), Optional.empty()));
+                return Optional.of(new JdbcLocalEdits.OutboxItem(
+                        rs.getLong(1),
+                        changeId,
+                        rs.getString(2),
+                        rs.getLong(3),
+                        rs.getBoolean(4),
+                        rs.getString(5),
+                        Instant.ofEpochMilli(rs.getLong(6)),
+                        "conflict",
+                        rs.getLong(7),
+                        rs.getBoolean(8),
+                        rs.getString(9),
+                        Optional.empty(),
+                        Optional.empty()));
             }
         }
     }

@@ -61,17 +61,22 @@ public final class DataSourceDatabase implements SqlDatabase {
      *     clock; at least four attempts are made whatever this says
      * @throws IllegalArgumentException if {@code brokenConnectionRetry} is negative or over 10 minutes
      */
-    public DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description,
-                              Duration brokenConnectionRetry) {
+    public DataSourceDatabase(
+            DataSource dataSource, SqlDialect dialect, String description, Duration brokenConnectionRetry) {
         this(dataSource, dialect, description, brokenConnectionRetry, null);
     }
 
     /** With a translator of failures; {@code null} means the plain one. */
-    DataSourceDatabase(DataSource dataSource, SqlDialect dialect, String description, Duration brokenConnectionRetry,
-                       FailureTranslator failure) {
+    DataSourceDatabase(
+            DataSource dataSource,
+            SqlDialect dialect,
+            String description,
+            Duration brokenConnectionRetry,
+            FailureTranslator failure) {
         Objects.requireNonNull(brokenConnectionRetry, "brokenConnectionRetry");
         if (brokenConnectionRetry.isNegative() || brokenConnectionRetry.compareTo(Duration.ofMinutes(10)) > 0) {
-            throw new IllegalArgumentException("the broken-connection retry must be 0..10m, got " + brokenConnectionRetry);
+            throw new IllegalArgumentException(
+                    "the broken-connection retry must be 0..10m, got " + brokenConnectionRetry);
         }
         this.retryBudgetNanos = brokenConnectionRetry.toNanos();
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -107,7 +112,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                 c.setAutoCommit(false);
                 try {
                     T result = work.apply(c);
-                    dialect.checkNotAborted(c);   // PostgreSQL: a swallowed failure must not look committed
+                    dialect.checkNotAborted(c); // PostgreSQL: a swallowed failure must not look committed
                     committing = true;
                     c.commit();
                     return result;
@@ -142,7 +147,8 @@ public final class DataSourceDatabase implements SqlDatabase {
             try {
                 c = dataSource.getConnection();
             } catch (SQLException e) {
-                if (mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {   // no statement ran yet: safe to try again
+                if (mayRetry(attempt, start)
+                        && dialect.isBrokenConnection(e)) { // no statement ran yet: safe to try again
                     pause(attempt);
                     continue;
                 }

@@ -54,7 +54,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
     private static final AtomicLong MEM_COUNTER = new AtomicLong();
     private static final AtomicBoolean PRELOADED = new AtomicBoolean();
     /** Run once the pool is closed: a file database records its clean close ({@link CleanCloseMarker}). */
-    private volatile Runnable afterClose = () -> { };
+    private volatile Runnable afterClose = () -> {};
     /** The data directory of a file database; null for any other. */
     private volatile Path dataDirectory;
 
@@ -130,16 +130,16 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         // A lock file left by a host that provably died is taken over at once instead of after H2's 4-6 s wait.
         StaleLockFile.removeIfHostDead(dir, ThisProcess.LIVENESS);
-        CleanCloseMarker.remove(file);   // from here on H2 may write: only a clean close records it again
+        CleanCloseMarker.remove(file); // from here on H2 may write: only a clean close records it again
         String url = DataDirectory.fileUrl(dir);
-        Database db = OpenRetries.open(file, openTimeout, () -> connect(url, "sa", "", file.toString(), 4, null),
-                Database::close);
+        Database db = OpenRetries.open(
+                file, openTimeout, () -> connect(url, "sa", "", file.toString(), 4, null), Database::close);
         db.dataDirectory = dir;
         db.afterClose = () -> {
             if (db.failures.fileSuspect()) {
-                CleanCloseMarker.remove(file);   // the next start checks the whole file again
+                CleanCloseMarker.remove(file); // the next start checks the whole file again
             } else {
-                CleanCloseMarker.writeIfAtRest(file);   // lets the next start skip the row read
+                CleanCloseMarker.writeIfAtRest(file); // lets the next start skip the row read
             }
         };
         return db;
@@ -154,16 +154,18 @@ public final class Database implements SqlDatabase, AutoCloseable {
         if (!PRELOADED.compareAndSet(false, true)) {
             return;
         }
-        Thread t = new Thread(() -> {
-            try {
-                new HikariConfig().setPoolName("warm-up");
-                if (flyway) {
-                    Flyway.configure().locations(SqlDialect.H2.clientMigrations());
-                }
-            } catch (RuntimeException | LinkageError e) {
-                log.debug("class warm-up before opening the database failed: {}", e.toString());
-            }
-        }, "db-open-warmup");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        new HikariConfig().setPoolName("warm-up");
+                        if (flyway) {
+                            Flyway.configure().locations(SqlDialect.H2.clientMigrations());
+                        }
+                    } catch (RuntimeException | LinkageError e) {
+                        log.debug("class warm-up before opening the database failed: {}", e.toString());
+                    }
+                },
+                "db-open-warmup");
         t.setDaemon(true);
         t.start();
     }
@@ -176,7 +178,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
 
     /** A private in-memory database (for tests and the CLI's dry runs). */
     public static Database openInMemory() {
-        String name = "leasesync-mem-" + MEM_COUNTER.incrementAndGet() + "-" + ProcessHandle.current().pid();
+        String name = "leasesync-mem-" + MEM_COUNTER.incrementAndGet() + "-"
+                + ProcessHandle.current().pid();
         return open("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "in-memory database " + name, 8);
     }
 
@@ -220,12 +223,17 @@ public final class Database implements SqlDatabase, AutoCloseable {
      * {@code wrap} applied to the driver's data source (null: the driver's own) — for tests that
      * count what reaches the driver (commits per started trigger).
      */
-    static Database open(String jdbcUrl, String user, String password, String description, int poolSize,
-                         java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
+    static Database open(
+            String jdbcUrl,
+            String user,
+            String password,
+            String description,
+            int poolSize,
+            java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
         Database db = connect(jdbcUrl, user, password, description, poolSize, wrap);
         try {
-            SchemaUpgrade.migrateInPlace(db.pool, db.dialect().clientMigrations(), SqlDialect.LATEST_CLIENT_MIGRATION,
-                    description);
+            SchemaUpgrade.migrateInPlace(
+                    db.pool, db.dialect().clientMigrations(), SqlDialect.LATEST_CLIENT_MIGRATION, description);
         } catch (NewerSchemaException e) {
             db.close();
             throw e;
@@ -237,8 +245,13 @@ public final class Database implements SqlDatabase, AutoCloseable {
     }
 
     /** The pool, connected, without migrating. */
-    private static Database connect(String jdbcUrl, String user, String password, String description, int poolSize,
-                                    java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
+    private static Database connect(
+            String jdbcUrl,
+            String user,
+            String password,
+            String description,
+            int poolSize,
+            java.util.function.UnaryOperator<javax.sql.DataSource> wrap) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(password, "password");
@@ -250,8 +263,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
         if (wrap == null) {
             cfg.setJdbcUrl(jdbcUrl);
         } else {
-            cfg.setDataSource(wrap.apply(new com.zaxxer.hikari.util.DriverDataSource(jdbcUrl, null,
-                    new java.util.Properties(), user, password)));
+            cfg.setDataSource(wrap.apply(new com.zaxxer.hikari.util.DriverDataSource(
+                    jdbcUrl, null, new java.util.Properties(), user, password)));
         }
         cfg.setUsername(user);
         cfg.setPassword(password);
@@ -271,7 +284,8 @@ public final class Database implements SqlDatabase, AutoCloseable {
         }
         log.debug("opened {}", description);
         Duration retry = jdbcUrl.contains(";AUTO_SERVER=TRUE")
-                ? SHARED_FILE_HANDOVER_RETRY : DataSourceDatabase.DEFAULT_BROKEN_CONNECTION_RETRY;
+                ? SHARED_FILE_HANDOVER_RETRY
+                : DataSourceDatabase.DEFAULT_BROKEN_CONNECTION_RETRY;
         return new Database(ds, dialect, description, retry);
     }
 

@@ -51,26 +51,33 @@ final class DatabaseFailures {
         // since only a new start opens the database again.
         String because = closedBecause;
         if (because != null && StoreFailures.isClosedDatabase(e)) {
-            return new StoreException("could not " + what + " in " + description + ": the database was closed after "
-                    + "an earlier write failed (" + because + "). Free some space, then start leasesync again.", e);
+            return new StoreException(
+                    "could not " + what + " in " + description + ": the database was closed after "
+                            + "an earlier write failed (" + because + "). Free some space, then start leasesync again.",
+                    e);
         }
         Optional<String> writeFailure = StoreFailures.writeFailure(e);
         if (writeFailure.isPresent()) {
             fileSuspect = true;
             closedBecause = writeFailure.get();
             log.debug("could not {} in {}", what, description, e);
-            return new StoreException("could not " + what + " in " + description + ": " + writeFailure.get()
-                    + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
-                    + "again (restart leasesync if it keeps failing).", e);
+            return new StoreException(
+                    "could not " + what + " in " + description + ": " + writeFailure.get()
+                            + " — nothing of this step was saved; what was saved before is kept. Free some space and try "
+                            + "again (restart leasesync if it keeps failing).",
+                    e);
         }
         if (StoreFailures.isCorrupt(e)) {
             fileSuspect = true;
-            return new StoreException("could not " + what + " in " + description + ": the file is damaged ("
-                    + rootMessage(e) + "). Stop leasesync, then restore the file from a backup or move it aside "
-                    + "(keep the copy) to start with an empty one.", e);
+            return new StoreException(
+                    "could not " + what + " in " + description + ": the file is damaged ("
+                            + rootMessage(e)
+                            + "). Stop leasesync, then restore the file from a backup or move it aside "
+                            + "(keep the copy) to start with an empty one.",
+                    e);
         }
-        return new StoreException("could not " + what + " in " + description + ": "
-                + DataDirectory.withoutScheme(e.getMessage()), e);
+        return new StoreException(
+                "could not " + what + " in " + description + ": " + DataDirectory.withoutScheme(e.getMessage()), e);
     }
 
     /** Why a database could not be opened (or migrated), with what to do about it. */
@@ -94,8 +101,12 @@ final class DatabaseFailures {
         if (lower.contains("locked") || lower.contains("in use") || lower.contains("timeout")) {
             hint = "Another process holds the database and does not answer; stop other leasesync processes "
                     + "using this data directory and try again.";
-        } else if (StoreFailures.isDamagedOrForeignFile(e) || lower.contains("corrupt") || lower.contains("file is")
-                || lower.contains("unsupported") || lower.contains("format") || lower.contains("eofexception")) {
+        } else if (StoreFailures.isDamagedOrForeignFile(e)
+                || lower.contains("corrupt")
+                || lower.contains("file is")
+                || lower.contains("unsupported")
+                || lower.contains("format")
+                || lower.contains("eofexception")) {
             hint = "The file looks damaged or is not a leasesync database. It was left untouched; move it aside "
                     + "(keep a copy) to start with an empty one, or restore a backup.";
         } else if (lower.contains("permission") || lower.contains("access denied") || lower.contains("read-only")) {

@@ -65,10 +65,12 @@ public final class DeviceIdentity {
         public static Place of(Path dataDir) {
             try {
                 Path real = dataDir.toRealPath();
-                Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+                Object key =
+                        Files.readAttributes(real, BasicFileAttributes.class).fileKey();
                 return new Place(DeviceIdentity.machineId(), key == null ? "" : key.toString(), real.toString());
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException("cannot read the data directory " + dataDir + ": " + e.getMessage(), e);
+                throw new java.io.UncheckedIOException(
+                        "cannot read the data directory " + dataDir + ": " + e.getMessage(), e);
             }
         }
 
@@ -77,7 +79,9 @@ public final class DeviceIdentity {
             if (!machineId.equals(other.machineId)) {
                 return false;
             }
-            return dirKey.isEmpty() || other.dirKey.isEmpty() ? dirPath.equals(other.dirPath) : dirKey.equals(other.dirKey);
+            return dirKey.isEmpty() || other.dirKey.isEmpty()
+                    ? dirPath.equals(other.dirPath)
+                    : dirKey.equals(other.dirKey);
         }
     }
 
@@ -96,8 +100,7 @@ public final class DeviceIdentity {
         }
     }
 
-    private DeviceIdentity() {
-    }
+    private DeviceIdentity() {}
 
     /**
      * Binds the client id of {@code db} to {@code here} by the rule above.
@@ -141,7 +144,7 @@ public final class DeviceIdentity {
                     if (!db.dialect().isDuplicateKey(e)) {
                         throw e;
                     }
-                    return bindExisting(c, lockRow(c).orElseThrow(), here);   // another process created it first
+                    return bindExisting(c, lockRow(c).orElseThrow(), here); // another process created it first
                 }
                 return new Bound(id, Optional.empty());
             }
@@ -171,18 +174,20 @@ public final class DeviceIdentity {
         return new Bound(row.clientId(), Optional.empty());
     }
 
-    private record Row(String clientId, Optional<Place> place) { }
+    private record Row(String clientId, Optional<Place> place) {}
 
     private static Optional<Row> lockRow(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT client_id, machine_id, dir_key, dir_path FROM client_identity WHERE id = 1 FOR UPDATE");
-             ResultSet rs = ps.executeQuery()) {
+                        "SELECT client_id, machine_id, dir_key, dir_path FROM client_identity WHERE id = 1 FOR UPDATE");
+                ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return Optional.empty();
             }
             String machine = rs.getString(2);
-            Optional<Place> place = machine == null ? Optional.empty()
-                    : Optional.of(new Place(machine, Objects.toString(rs.getString(3), ""), Objects.toString(rs.getString(4), "")));
+            Optional<Place> place = machine == null
+                    ? Optional.empty()
+                    : Optional.of(new Place(
+                            machine, Objects.toString(rs.getString(3), ""), Objects.toString(rs.getString(4), "")));
             return Optional.of(new Row(rs.getString(1), place));
         }
     }

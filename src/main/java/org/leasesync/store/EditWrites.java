@@ -1,8 +1,6 @@
 package org.leasesync.store;
 
 import java.sql.Connection;
-import org.leasesync.sync.OutboxEntry;
-import org.leasesync.sync.PushLimits;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,6 +8,8 @@ import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.sync.OutboxEntry;
+import org.leasesync.sync.PushLimits;
 
 /**
  * Saving a local edit into the outbox, in the caller's transaction, never over a change it did not see:
@@ -36,12 +36,19 @@ final class EditWrites {
         static final Current NONE = new Current(0, null, false, null);
     }
 
-    private EditWrites() {
-    }
+    private EditWrites() {}
 
     /** Saves the edit; see the class comment. {@code seenVersion}: the version the user saw, if known. */
-    static SavedEdit save(Connection c, SqlDialect dialect, TaskKey key, String recordId, String payloadJson,
-                          boolean deleted, OptionalLong seenVersion, Instant now) throws SQLException {
+    static SavedEdit save(
+            Connection c,
+            SqlDialect dialect,
+            TaskKey key,
+            String recordId,
+            String payloadJson,
+            boolean deleted,
+            OptionalLong seenVersion,
+            Instant now)
+            throws SQLException {
         RecordLocks.lock(c, dialect, key, recordId);
         Current cur = current(c, key, recordId);
         long base = cur.version();
@@ -81,8 +88,9 @@ final class EditWrites {
     }
 
     private static Current current(Connection c, TaskKey key, String recordId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT version, own_edit_base, deleted, payload FROM local_record"
-                + " WHERE user_id = ? AND scope = ? AND record_id = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT version, own_edit_base, deleted, payload FROM local_record"
+                        + " WHERE user_id = ? AND scope = ? AND record_id = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setString(3, recordId);
             try (ResultSet rs = ps.executeQuery()) {

@@ -34,8 +34,7 @@ final class FileUpgrade {
     /** How long a just-closed file may take to be let go by H2. */
     private static final Duration RELEASE_WAIT = Duration.ofSeconds(5);
 
-    private FileUpgrade() {
-    }
+    private FileUpgrade() {}
 
     // "try": the upgrade guards are held for their blocks, only their close is used
     @SuppressWarnings("try")
@@ -78,19 +77,23 @@ final class FileUpgrade {
                 requireUnopened(file, "upgrade it from schema " + found.highest() + " to " + LATEST);
                 notice.upgrading(found.highest(), LATEST);
                 copy.take();
-                db = Database.connectFile(dir, openTimeout, false);   // just closed by this process, intact
+                db = Database.connectFile(dir, openTimeout, false); // just closed by this process, intact
             }
             try {
-                SchemaUpgrade.migrate(db.dataSource(), SqlDialect.H2.clientMigrations(), found, LATEST,
-                        "the local database " + file);
+                SchemaUpgrade.migrate(
+                        db.dataSource(), SqlDialect.H2.clientMigrations(), found, LATEST, "the local database " + file);
             } catch (RuntimeException e) {
                 db.close();
-                throw new StoreException(DatabaseFailures.openFailed(SqlDialect.H2, file.toString(), e)
-                        + (copy.present() ? " The copy taken before the upgrade (" + copy.path() + ") is kept and is "
-                                + "put back at the next start." : ""), e);
+                throw new StoreException(
+                        DatabaseFailures.openFailed(SqlDialect.H2, file.toString(), e)
+                                + (copy.present()
+                                        ? " The copy taken before the upgrade (" + copy.path() + ") is kept and is "
+                                                + "put back at the next start."
+                                        : ""),
+                        e);
             }
             copy.discard();
-            UnfinishedCreation.finish(dir);   // the schema is migrated: from here on the file may hold the user's data
+            UnfinishedCreation.finish(dir); // the schema is migrated: from here on the file may hold the user's data
             return db;
         }
     }

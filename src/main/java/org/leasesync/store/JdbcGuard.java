@@ -50,8 +50,9 @@ public final class JdbcGuard {
     }
 
     private boolean lockFence(Connection c, Fence fence) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT epoch FROM lease WHERE task_key = ? AND owner_id = ? AND epoch = ?" + db.dialect().forUpdate())) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT epoch FROM lease WHERE task_key = ? AND owner_id = ? AND epoch = ?"
+                        + db.dialect().forUpdate())) {
             ps.setString(1, fence.key().asString());
             ps.setString(2, fence.owner().asString());
             ps.setLong(3, fence.epoch());

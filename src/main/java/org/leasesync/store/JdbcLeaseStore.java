@@ -16,9 +16,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import org.leasesync.lease.Fence;
+import org.leasesync.lease.JointGrantStore;
 import org.leasesync.lease.LeaseKey;
 import org.leasesync.lease.LeaseRecord;
-import org.leasesync.lease.JointGrantStore;
 import org.leasesync.lease.LeaseStore;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.StoreException;
@@ -60,8 +60,7 @@ import org.leasesync.lease.StoreException;
  */
 public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
 
-    private static final String COLUMNS =
-            "task_key, owner_id, epoch, heartbeat, ttl_ms, renewed_at_ms";
+    private static final String COLUMNS = "task_key, owner_id, epoch, heartbeat, ttl_ms, renewed_at_ms";
 
     /**
      * The grant's conditional update up to its free branch; parameters 1–4 bound by {@link #bindGrant}.
@@ -85,7 +84,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     /** The last owner written and its text: a registry passes the same {@link OwnerId} on every call. */
     private volatile WrittenOwner lastOwner;
 
-    private record WrittenOwner(OwnerId owner, String text) { }
+    private record WrittenOwner(OwnerId owner, String text) {}
 
     /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
     public JdbcLeaseStore(SqlDatabase db) {
@@ -121,8 +120,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     }
 
     @Override
-    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                          Optional<LeaseRecord> takeOver) {
+    public Optional<LeaseRecord> tryGrant(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
             Optional<LeaseRecord> updated = conditionalUpdate(c, key, owner, ttl, now, takeOver);
             if (updated.isPresent() || takeOver.isPresent()) {
@@ -145,7 +144,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
      */
     @Override
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
-        try {   // the hot path: no wrapping lambda (emptyOnContention) around the statement
+        try { // the hot path: no wrapping lambda (emptyOnContention) around the statement
             return db.query(() -> "grant the lease for " + key, c -> {
                 try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
                     long nowMs = bindGrant(ps, key, owner, ttl, now);
@@ -170,9 +169,11 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     @Override
     public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         long nowMs = now.toEpochMilli();
-        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> insert(c, key, owner, ttl, nowMs)
-                ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
-                : Optional.<LeaseRecord>empty()));
+        return emptyOnContention(() -> db.query(
+                "grant the lease for " + key,
+                c -> insert(c, key, owner, ttl, nowMs)
+                        ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
+                        : Optional.<LeaseRecord>empty()));
     }
 
     /**
@@ -217,17 +218,21 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
      * this transaction's end and then find the key held (or, after a rollback, as it was).
      */
     @Override
-    @SuppressWarnings("unchecked")   // the bound view is a JdbcRunStore, the partner's own class, so it is a P
+    @SuppressWarnings("unchecked") // the bound view is a JdbcRunStore, the partner's own class, so it is a P
     public <P, T> T inTransactionWith(P partner, String what, BiFunction<LeaseStore, P, T> work) {
         if (!canJoin(partner)) {
             throw new UnsupportedOperationException("the run store " + partner + " does not write to "
                     + db.description() + ": a grant cannot share its transaction");
         }
         JdbcRunStore jdbcRuns = (JdbcRunStore) partner;
-        return db.transaction(what, c -> BoundConnection.unwrap(bound -> {
-            SqlDatabase one = new BoundConnection(db, bound);
-            return work.apply(new JdbcLeaseStore(one), (P) jdbcRuns.boundTo(one));
-        }, c));
+        return db.transaction(
+                what,
+                c -> BoundConnection.unwrap(
+                        bound -> {
+                            SqlDatabase one = new BoundConnection(db, bound);
+                            return work.apply(new JdbcLeaseStore(one), (P) jdbcRuns.boundTo(one));
+                        },
+                        c));
     }
 
     /** Binds parameters 1–4 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
@@ -241,19 +246,22 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
         return nowMs;
     }
 
-    private Optional<LeaseRecord> conditionalUpdate(Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                                    Optional<LeaseRecord> takeOver) throws SQLException {
-        String sql = GRANT_IF_FREE + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
+    private Optional<LeaseRecord> conditionalUpdate(
+            Connection c, LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver)
+            throws SQLException {
+        String sql =
+                GRANT_IF_FREE + (takeOver.isPresent() ? " OR (owner_id = ? AND epoch = ? AND heartbeat = ?))" : ")");
         try (PreparedStatement ps = c.prepareStatement(sql, GRANTED_COLUMNS)) {
             long nowMs = bindGrant(ps, key, owner, ttl, now);
             if (takeOver.isPresent()) {
                 LeaseRecord seen = takeOver.get();
-                ps.setString(5, seen.ownerText() == null ? "" : seen.ownerText());   // as stored, also when unreadable
+                ps.setString(5, seen.ownerText() == null ? "" : seen.ownerText()); // as stored, also when unreadable
                 ps.setLong(6, seen.epoch());
                 ps.setLong(7, seen.heartbeat());
             }
             return db.dialect().executeUpdateRecoverably(c, ps) == 1
-                    ? granted(ps, key, owner, ttl, nowMs) : Optional.empty();
+                    ? granted(ps, key, owner, ttl, nowMs)
+                    : Optional.empty();
         }
     }
 
@@ -262,8 +270,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
      * updated row (JDBC generated keys: {@code UPDATE ... RETURNING} on PostgreSQL, the updated row's
      * final values on H2), everything else as the statement wrote it.
      */
-    private Optional<LeaseRecord> granted(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl,
-                                                 long nowMs) throws SQLException {
+    private Optional<LeaseRecord> granted(PreparedStatement ps, LeaseKey key, OwnerId owner, Duration ttl, long nowMs)
+            throws SQLException {
         try (ResultSet rs = ps.getGeneratedKeys()) {
             if (!rs.next()) {
                 throw new SQLException("the database returned no epoch for the updated lease row of " + key);
@@ -274,8 +282,15 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
 
     /** The row as a grant wrote it; the owner's text is the one written (not built again). */
     private LeaseRecord written(LeaseKey key, OwnerId owner, long epoch, long heartbeat, Duration ttl, long nowMs) {
-        return new LeaseRecord(key, Optional.of(owner), epoch, heartbeat, ttl, Instant.ofEpochMilli(nowMs),
-                Instant.ofEpochMilli(nowMs + ttl.toMillis()), text(owner));
+        return new LeaseRecord(
+                key,
+                Optional.of(owner),
+                epoch,
+                heartbeat,
+                ttl,
+                Instant.ofEpochMilli(nowMs),
+                Instant.ofEpochMilli(nowMs + ttl.toMillis()),
+                text(owner));
     }
 
     /**
@@ -307,8 +322,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public boolean renew(Fence fence, Duration ttl, Instant now) {
         long nowMs = now.toEpochMilli();
         return db.query(() -> "renew the lease for " + fence.key(), c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?"
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE lease SET heartbeat = heartbeat + 1, ttl_ms = ?, renewed_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, ttl.toMillis());
                 ps.setLong(2, nowMs);
@@ -322,8 +337,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public boolean release(Fence fence, Instant now) {
         long nowMs = now.toEpochMilli();
         return db.query(() -> "release the lease for " + fence.key(), c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET owner_id = NULL, heartbeat = heartbeat + 1, renewed_at_ms = ?"
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE lease SET owner_id = NULL, heartbeat = heartbeat + 1, renewed_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, nowMs);
                 bindFence(ps, 2, fence);
@@ -339,8 +354,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
         }
         long nowMs = now.toEpochMilli();
         return db.query("raise the epoch of " + fence.key(), c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE lease SET epoch = ?, heartbeat = heartbeat + 1, renewed_at_ms = ?"
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE lease SET epoch = ?, heartbeat = heartbeat + 1, renewed_at_ms = ?"
                             + " WHERE task_key = ? AND owner_id = ? AND epoch = ?")) {
                 ps.setLong(1, newEpoch);
                 ps.setLong(2, nowMs);
@@ -360,8 +375,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
         return db.query("list leases", c -> {
             List<LeaseRecord> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lease ORDER BY "
-                    + db.dialect().textOrder("task_key"));
-                 ResultSet rs = ps.executeQuery()) {
+                            + db.dialect().textOrder("task_key"));
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     map(rs).ifPresent(out::add);
                 }
@@ -398,22 +413,29 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
         try {
             key = LeaseKey.parse(keyText);
         } catch (IllegalArgumentException e) {
-            throw new StoreException("unreadable lease row '" + keyText + "' in " + db.description() + ": "
-                    + e.getMessage());
+            throw new StoreException(
+                    "unreadable lease row '" + keyText + "' in " + db.description() + ": " + e.getMessage());
         }
         Optional<OwnerId> owner = Optional.empty();
         if (ownerText != null) {
             try {
                 owner = Optional.of(OwnerId.parse(ownerText));
             } catch (IllegalArgumentException e) {
-                owner = Optional.empty();   // unreadable: ownerText still says the key is held
+                owner = Optional.empty(); // unreadable: ownerText still says the key is held
             }
         }
         Duration ttl = Duration.ofMillis(rs.getLong(5));
         long renewedMs = rs.getLong(6);
         // The expiry is not stored (V10): renewedAt + ttl for a held key, the release time for a free one
         long expiresMs = ownerText == null ? renewedMs : renewedMs + ttl.toMillis();
-        return Optional.of(new LeaseRecord(key, owner, rs.getLong(3), rs.getLong(4), ttl,
-                Instant.ofEpochMilli(renewedMs), Instant.ofEpochMilli(expiresMs), ownerText));
+        return Optional.of(new LeaseRecord(
+                key,
+                owner,
+                rs.getLong(3),
+                rs.getLong(4),
+                ttl,
+                Instant.ofEpochMilli(renewedMs),
+                Instant.ofEpochMilli(expiresMs),
+                ownerText));
     }
 }

@@ -10,11 +10,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.leasesync.run.Checkpoint;
 import org.leasesync.lease.Fence;
-import org.leasesync.run.Stage;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.Stage;
 import org.leasesync.sync.LocalData;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
@@ -51,10 +51,11 @@ public final class JdbcLocalData implements LocalData {
      * fixed, state 'pending') so H2 walks it in order and stops after the batch instead of sorting
      * every pending edit.
      */
-    static final String PENDING_SEQS_SQL = "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
-            + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
-            + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
-            + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
+    static final String PENDING_SEQS_SQL =
+            "SELECT seq FROM outbox o WHERE user_id = ? AND scope = ? AND state = 'pending'"
+                    + " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.user_id = o.user_id AND p.scope = o.scope"
+                    + " AND p.record_id = o.record_id AND p.seq < o.seq AND p.state <> 'rejected')"
+                    + " ORDER BY user_id, scope, state, seq FETCH FIRST ? ROWS ONLY";
 
     private final Database db;
     private final JdbcGuard guard;
@@ -79,7 +80,7 @@ public final class JdbcLocalData implements LocalData {
             List<Long> seqs = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(PENDING_SEQS_SQL)) {
                 bindKey(ps, 1, key);
-                ps.setInt(3, limit);   // in the SQL, so the ordered index scan stops after the batch
+                ps.setInt(3, limit); // in the SQL, so the ordered index scan stops after the batch
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         seqs.add(rs.getLong(1));
@@ -92,7 +93,7 @@ public final class JdbcLocalData implements LocalData {
                 for (long seq : seqs) {
                     ps.setLong(1, seq);
                     bindKey(ps, 2, key);
-                    entries.addAll(readEntries(ps));   // one row; none if it left the outbox meanwhile
+                    entries.addAll(readEntries(ps)); // one row; none if it left the outbox meanwhile
                 }
             }
             return withinBytes(entries, MAX_BATCH_BYTES);
@@ -142,8 +143,10 @@ public final class JdbcLocalData implements LocalData {
         guard.inTransaction(fence, "apply a pulled page for " + fence.taskKey(), c -> {
             LocalRecordWrites.applyPage(c, db.dialect(), fence.taskKey(), page.records());
             Optional<Checkpoint> before = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
-            JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING,
-                    Optional.of(page.nextCursor()), null), before));
+            JdbcRunStore.writeCheckpoint(
+                    c,
+                    keepInFlight(
+                            checkpoint(fence, runId, Stage.PULLING, Optional.of(page.nextCursor()), null), before));
             return null;
         });
     }
@@ -151,7 +154,8 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void beginPush(Fence fence, String runId, PushBatch batch) {
         guard.inTransaction(fence, "record push batch " + batch.batchId() + " for " + fence.taskKey(), c -> {
-            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor =
+                    JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, batch));
             return null;
         });
@@ -165,15 +169,18 @@ public final class JdbcLocalData implements LocalData {
         }
         guard.inTransaction(fence, "confirm push " + batch.idempotencyKey() + " for " + fence.taskKey(), c -> {
             // An edit of these records saved meanwhile waits, then reads the confirmed versions (RecordLocks).
-            RecordLocks.lockAll(c, db.dialect(), fence.taskKey(),
+            RecordLocks.lockAll(
+                    c,
+                    db.dialect(),
+                    fence.taskKey(),
                     batch.entries().stream().map(OutboxEntry::recordId).toList());
             // The applied entries' writes go as three JDBC batches (records, outbox deletes, rebases of
             // later edits): a batch holds at most one edit per record (pendingOutbox), so they commute.
             try (PreparedStatement own = c.prepareStatement(LocalRecordWrites.ownEditSql(db.dialect()));
-                 PreparedStatement delete = c.prepareStatement(
-                         "DELETE FROM outbox WHERE seq = ? AND user_id = ? AND scope = ? AND change_id = ?");
-                 PreparedStatement rebase = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ?"
-                         + " AND scope = ? AND record_id = ? AND state = 'pending' AND seq > ?")) {
+                    PreparedStatement delete = c.prepareStatement(
+                            "DELETE FROM outbox WHERE seq = ? AND user_id = ? AND scope = ? AND change_id = ?");
+                    PreparedStatement rebase = c.prepareStatement("UPDATE outbox SET base_version = ? WHERE user_id = ?"
+                            + " AND scope = ? AND record_id = ? AND state = 'pending' AND seq > ?")) {
                 boolean applied = false;
                 for (OutboxEntry e : batch.entries()) {
                     PushResult r = byChange.get(e.changeId());
@@ -185,10 +192,17 @@ public final class JdbcLocalData implements LocalData {
                         continue;
                     }
                     applied = true;
-                    LocalRecordWrites.bindOwnEdit(own, fence.taskKey(), e.recordId(), r.version(), e.deleted(),
-                            e.payloadJson(), time.now(), e.baseVersion());
+                    LocalRecordWrites.bindOwnEdit(
+                            own,
+                            fence.taskKey(),
+                            e.recordId(),
+                            r.version(),
+                            e.deleted(),
+                            e.payloadJson(),
+                            time.now(),
+                            e.baseVersion());
                     own.addBatch();
-                    delete.setLong(1, e.seq());   // by primary key, not through the change-id index
+                    delete.setLong(1, e.seq()); // by primary key, not through the change-id index
                     bindKey(delete, 2, fence.taskKey());
                     delete.setString(4, e.changeId());
                     delete.addBatch();
@@ -208,7 +222,8 @@ public final class JdbcLocalData implements LocalData {
             if (response.position().isPresent()) {
                 PushPositions.save(c, fence.taskKey(), response.position().get(), time.now());
             }
-            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor =
+                    JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -216,20 +231,23 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason) {
-        return guard.inTransaction(fence, "set aside rejected edit " + entry.changeId() + " of " + fence.taskKey(), c -> {
-            boolean changed;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'rejected', rejected_reason = ?,"
-                    + " rejected_at_ms = ? WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'pending'")) {
-                ps.setString(1, clip(reason));
-                ps.setLong(2, time.now().toEpochMilli());
-                bindKey(ps, 3, fence.taskKey());
-                ps.setString(5, entry.changeId());
-                changed = ps.executeUpdate() == 1;
-            }
-            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
-            JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
-            return changed;
-        });
+        return guard.inTransaction(
+                fence, "set aside rejected edit " + entry.changeId() + " of " + fence.taskKey(), c -> {
+                    boolean changed;
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "UPDATE outbox SET state = 'rejected', rejected_reason = ?,"
+                                    + " rejected_at_ms = ? WHERE user_id = ? AND scope = ? AND change_id = ? AND state = 'pending'")) {
+                        ps.setString(1, clip(reason));
+                        ps.setLong(2, time.now().toEpochMilli());
+                        bindKey(ps, 3, fence.taskKey());
+                        ps.setString(5, entry.changeId());
+                        changed = ps.executeUpdate() == 1;
+                    }
+                    Optional<String> cursor =
+                            JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+                    JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
+                    return changed;
+                });
     }
 
     /** Reasons are kept to the column's 2,000 characters. */
@@ -242,8 +260,8 @@ public final class JdbcLocalData implements LocalData {
         guard.inTransaction(fence, "reset the local copy of " + fence.taskKey(), c -> {
             JdbcResync.start(c, fence.taskKey(), reason, time.now().toEpochMilli());
             Optional<Checkpoint> before = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
-            JdbcRunStore.writeCheckpoint(c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null),
-                    before));
+            JdbcRunStore.writeCheckpoint(
+                    c, keepInFlight(checkpoint(fence, runId, Stage.PULLING, Optional.empty(), null), before));
             return null;
         });
     }
@@ -251,7 +269,7 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public Optional<ResyncSummary> finishResync(Fence fence, String runId) {
         if (!db.query("look for a full download of " + fence.taskKey(), c -> JdbcResync.underWay(c, fence.taskKey()))) {
-            return Optional.empty();   // the usual case, without a guarded transaction
+            return Optional.empty(); // the usual case, without a guarded transaction
         }
         return guard.inTransaction(fence, "finish the full download of " + fence.taskKey(), c -> {
             Optional<JdbcResync.Finished> done = JdbcResync.finish(c, fence.taskKey());
@@ -259,12 +277,18 @@ public final class JdbcLocalData implements LocalData {
                 return Optional.<ResyncSummary>empty();
             }
             Optional<Checkpoint> cp = JdbcRunHistory.readCheckpoint(c, fence.taskKey());
-            if (cp.isPresent() && cp.get().pushChangeIds().stream().anyMatch(done.get().newConflicts()::contains)) {
+            if (cp.isPresent()
+                    && cp.get().pushChangeIds().stream().anyMatch(done.get().newConflicts()::contains)) {
                 // An edit of the in-flight push is now a conflict: the push is not resent as it was. Its
                 // change ids stay with the edits, so whatever the server applied is never applied twice.
-                log.log(System.Logger.Level.WARNING, "{0}: forgetting in-flight push {1}: some of its edits are "
-                        + "conflicts after the full download", fence.taskKey(), cp.get().idempotencyKey().orElse(""));
-                JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PULLING, cp.get().pullCursor(), null));
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "{0}: forgetting in-flight push {1}: some of its edits are "
+                                + "conflicts after the full download",
+                        fence.taskKey(),
+                        cp.get().idempotencyKey().orElse(""));
+                JdbcRunStore.writeCheckpoint(
+                        c, checkpoint(fence, runId, Stage.PULLING, cp.get().pullCursor(), null));
             }
             return Optional.of(done.get().summary());
         });
@@ -284,14 +308,25 @@ public final class JdbcLocalData implements LocalData {
             return next;
         }
         Checkpoint b = before.get();
-        return new Checkpoint(next.key(), next.runId(), next.epoch(), next.stage(), next.stageText(), next.pullCursor(),
-                b.pushBatchId(), b.idempotencyKey(), b.pushChangeIds(), b.pushSentAt(), next.updatedAt());
+        return new Checkpoint(
+                next.key(),
+                next.runId(),
+                next.epoch(),
+                next.stage(),
+                next.stageText(),
+                next.pullCursor(),
+                b.pushBatchId(),
+                b.idempotencyKey(),
+                b.pushChangeIds(),
+                b.pushSentAt(),
+                next.updatedAt());
     }
 
     @Override
     public void discardInFlight(Fence fence, String runId) {
         guard.inTransaction(fence, "discard the unconfirmed push of " + fence.taskKey(), c -> {
-            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor =
+                    JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.PUSHING, cursor, null));
             return null;
         });
@@ -300,7 +335,8 @@ public final class JdbcLocalData implements LocalData {
     @Override
     public void markDone(Fence fence, String runId) {
         guard.inTransaction(fence, "mark " + fence.taskKey() + " done", c -> {
-            Optional<String> cursor = JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
+            Optional<String> cursor =
+                    JdbcRunHistory.readCheckpoint(c, fence.taskKey()).flatMap(Checkpoint::pullCursor);
             JdbcRunStore.writeCheckpoint(c, checkpoint(fence, runId, Stage.DONE, cursor, null));
             return null;
         });
@@ -308,15 +344,25 @@ public final class JdbcLocalData implements LocalData {
 
     @Override
     public Optional<String> pullCursor(TaskKey key) {
-        return db.query("read the pull cursor of " + key,
+        return db.query(
+                "read the pull cursor of " + key,
                 c -> JdbcRunHistory.readCheckpoint(c, key).flatMap(Checkpoint::pullCursor));
     }
 
     private Checkpoint checkpoint(Fence fence, String runId, Stage stage, Optional<String> cursor, PushBatch batch) {
         Instant now = time.now();
-        return new Checkpoint(fence.taskKey(), runId, fence.epoch(), Optional.of(stage), stage.wireName(), cursor,
-                Optional.ofNullable(batch).map(PushBatch::batchId), Optional.ofNullable(batch).map(PushBatch::idempotencyKey),
-                batch == null ? List.of() : batch.changeIds(), batch == null ? Optional.empty() : Optional.of(now), now);
+        return new Checkpoint(
+                fence.taskKey(),
+                runId,
+                fence.epoch(),
+                Optional.of(stage),
+                stage.wireName(),
+                cursor,
+                Optional.ofNullable(batch).map(PushBatch::batchId),
+                Optional.ofNullable(batch).map(PushBatch::idempotencyKey),
+                batch == null ? List.of() : batch.changeIds(),
+                batch == null ? Optional.empty() : Optional.of(now),
+                now);
     }
 
     /** The longest prefix of {@code entries} whose push body stays within {@code maxBytes} (at least one entry). */
@@ -326,7 +372,7 @@ public final class JdbcLocalData implements LocalData {
         List<OutboxEntry> out = new ArrayList<>();
         long bytes = PushLimits.batchBytes(List.of());
         for (OutboxEntry e : entries) {
-            bytes += PushLimits.entryBytes(e) + (out.isEmpty() ? 0 : 1);   // the comma between entries
+            bytes += PushLimits.entryBytes(e) + (out.isEmpty() ? 0 : 1); // the comma between entries
             if (!out.isEmpty() && bytes > maxBytes) {
                 break;
             }
@@ -356,8 +402,14 @@ public final class JdbcLocalData implements LocalData {
         List<OutboxEntry> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(new OutboxEntry(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
-                        rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7))));
+                out.add(new OutboxEntry(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getLong(4),
+                        rs.getBoolean(5),
+                        rs.getString(6),
+                        Instant.ofEpochMilli(rs.getLong(7))));
             }
         }
         return out;

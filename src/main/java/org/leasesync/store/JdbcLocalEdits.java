@@ -10,8 +10,8 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.sync.OutboxEntry;
 import org.leasesync.protocol.RecordLimits;
+import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushLimits;
 
 /**
@@ -24,7 +24,7 @@ import org.leasesync.sync.PushLimits;
 public final class JdbcLocalEdits {
 
     /** A local record (the server's state as last synced). */
-    public record LocalRecord(String id, long version, boolean deleted, String payloadJson, Instant serverTime) { }
+    public record LocalRecord(String id, long version, boolean deleted, String payloadJson, Instant serverTime) {}
 
     /**
      * An outbox entry as shown to the user.
@@ -37,10 +37,20 @@ public final class JdbcLocalEdits {
      * @param rejectedReason for rejected entries: why the server refuses it (or why it cannot be sent)
      * @param rejectedAt for rejected entries: when it was set aside
      */
-    public record OutboxItem(long seq, String changeId, String recordId, long baseVersion, boolean deleted,
-                             String payloadJson, Instant createdAt, String state, long serverVersion,
-                             boolean serverDeleted, String serverPayloadJson, Optional<String> rejectedReason,
-                             Optional<Instant> rejectedAt) {
+    public record OutboxItem(
+            long seq,
+            String changeId,
+            String recordId,
+            long baseVersion,
+            boolean deleted,
+            String payloadJson,
+            Instant createdAt,
+            String state,
+            long serverVersion,
+            boolean serverDeleted,
+            String serverPayloadJson,
+            Optional<String> rejectedReason,
+            Optional<Instant> rejectedAt) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
@@ -119,7 +129,8 @@ public final class JdbcLocalEdits {
      *     edit alone would exceed the protocol's 5 MiB ({@link PushLimits#checkFits}); nothing is saved
      */
     public String addEdit(TaskKey key, String recordId, String payloadJson, boolean deleted) {
-        return saveEdit(key, recordId, payloadJson, deleted, OptionalLong.empty()).changeId();
+        return saveEdit(key, recordId, payloadJson, deleted, OptionalLong.empty())
+                .changeId();
     }
 
     /**
@@ -134,12 +145,14 @@ public final class JdbcLocalEdits {
      * @param payloadJson a JSON object as text (validated by the caller)
      * @throws IllegalArgumentException naming a bad record id or a negative seen version
      */
-    public SavedEdit saveEdit(TaskKey key, String recordId, String payloadJson, boolean deleted, OptionalLong seenVersion) {
+    public SavedEdit saveEdit(
+            TaskKey key, String recordId, String payloadJson, boolean deleted, OptionalLong seenVersion) {
         validateRecordId(recordId);
         if (seenVersion.isPresent() && seenVersion.getAsLong() < 0) {
             throw new IllegalArgumentException("the base version must be >= 0, got " + seenVersion.getAsLong());
         }
-        return db.transaction("add a local edit of " + recordId + " for " + key,
+        return db.transaction(
+                "add a local edit of " + recordId + " for " + key,
                 c -> EditWrites.save(c, db.dialect(), key, recordId, payloadJson, deleted, seenVersion, time.now()));
     }
 
@@ -163,11 +176,16 @@ public final class JdbcLocalEdits {
         return db.query("read records of " + key, c -> {
             List<LocalRecord> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
-                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY " + db.dialect().textOrder("record_id"))) {
+                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY "
+                    + db.dialect().textOrder("record_id"))) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new LocalRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
+                        out.add(new LocalRecord(
+                                rs.getString(1),
+                                rs.getLong(2),
+                                rs.getBoolean(3),
+                                rs.getString(4),
                                 Instant.ofEpochMilli(rs.getLong(5))));
                     }
                 }
@@ -196,7 +214,8 @@ public final class JdbcLocalEdits {
         return db.query("read a page of records of " + key, c -> {
             List<LocalRecord> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, deleted, payload, server_time_ms"
-                    + " FROM local_record WHERE user_id = ? AND scope = ?" + (afterId.isPresent() ? " AND " + order + " > ?" : "")
+                    + " FROM local_record WHERE user_id = ? AND scope = ?"
+                    + (afterId.isPresent() ? " AND " + order + " > ?" : "")
                     + " ORDER BY user_id, scope, " + order + " FETCH FIRST ? ROWS ONLY")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 int i = 3;
@@ -206,7 +225,11 @@ public final class JdbcLocalEdits {
                 ps.setInt(i, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new LocalRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
+                        out.add(new LocalRecord(
+                                rs.getString(1),
+                                rs.getLong(2),
+                                rs.getBoolean(3),
+                                rs.getString(4),
                                 Instant.ofEpochMilli(rs.getLong(5))));
                     }
                 }
@@ -218,8 +241,8 @@ public final class JdbcLocalEdits {
     /** How many local records the key has. Blocks; reads the key's whole primary-key range (O(records)). */
     public long recordCount(TaskKey key) {
         return db.query("count records of " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT COUNT(*) FROM local_record WHERE user_id = ? AND scope = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT COUNT(*) FROM local_record WHERE user_id = ? AND scope = ?")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -241,9 +264,19 @@ public final class JdbcLocalEdits {
                     while (rs.next()) {
                         long rejectedAt = rs.getLong(13);
                         boolean noRejectedAt = rs.wasNull();
-                        out.add(new OutboxItem(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
-                                rs.getBoolean(5), rs.getString(6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8),
-                                rs.getLong(9), rs.getBoolean(10), rs.getString(11), Optional.ofNullable(rs.getString(12)),
+                        out.add(new OutboxItem(
+                                rs.getLong(1),
+                                rs.getString(2),
+                                rs.getString(3),
+                                rs.getLong(4),
+                                rs.getBoolean(5),
+                                rs.getString(6),
+                                Instant.ofEpochMilli(rs.getLong(7)),
+                                rs.getString(8),
+                                rs.getLong(9),
+                                rs.getBoolean(10),
+                                rs.getString(11),
+                                Optional.ofNullable(rs.getString(12)),
                                 noRejectedAt ? Optional.empty() : Optional.of(Instant.ofEpochMilli(rejectedAt))));
                     }
                 }
@@ -287,17 +320,19 @@ public final class JdbcLocalEdits {
      */
     public boolean sendAgain(TaskKey key, String changeId) {
         Optional<OutboxItem> item = outbox(key).stream()
-                .filter(i -> i.changeId().equals(changeId) && i.isSetAside()).findFirst();
+                .filter(i -> i.changeId().equals(changeId) && i.isSetAside())
+                .findFirst();
         if (item.isEmpty()) {
             return false;
         }
         OutboxItem i = item.get();
-        PushLimits.checkFits(new OutboxEntry(i.seq(), i.changeId(), i.recordId(), i.baseVersion(), i.deleted(),
-                i.payloadJson(), i.createdAt()));
+        PushLimits.checkFits(new OutboxEntry(
+                i.seq(), i.changeId(), i.recordId(), i.baseVersion(), i.deleted(), i.payloadJson(), i.createdAt()));
         return db.transaction("send set-aside edit " + changeId + " of " + key + " again", c -> {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET state = 'pending', rejected_reason = NULL,"
-                    + " rejected_at_ms = NULL WHERE user_id = ? AND scope = ? AND change_id = ?"
-                    + " AND state NOT IN ('pending', 'conflict')")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE outbox SET state = 'pending', rejected_reason = NULL,"
+                            + " rejected_at_ms = NULL WHERE user_id = ? AND scope = ? AND change_id = ?"
+                            + " AND state NOT IN ('pending', 'conflict')")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 ps.setString(3, changeId);
                 return ps.executeUpdate() == 1;
@@ -314,7 +349,8 @@ public final class JdbcLocalEdits {
      * @return false if there is no such conflict for this key
      */
     public boolean keepMine(TaskKey key, String changeId) {
-        return new ConflictCopies(db, time).resolve(key, changeId, ConflictCopies.Choice.KEEP_MINE, Optional.empty())
+        return new ConflictCopies(db, time)
+                .resolve(key, changeId, ConflictCopies.Choice.KEEP_MINE, Optional.empty())
                 .isPresent();
     }
 
@@ -325,7 +361,8 @@ public final class JdbcLocalEdits {
      * @return false if there is no such conflict for this key
      */
     public boolean takeTheirs(TaskKey key, String changeId) {
-        return new ConflictCopies(db, time).resolve(key, changeId, ConflictCopies.Choice.TAKE_SERVERS, Optional.empty())
+        return new ConflictCopies(db, time)
+                .resolve(key, changeId, ConflictCopies.Choice.TAKE_SERVERS, Optional.empty())
                 .isPresent();
     }
 
@@ -346,13 +383,14 @@ public final class JdbcLocalEdits {
     public String clientId() {
         return db.transaction("read the client id", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT client_id FROM client_identity WHERE id = 1");
-                 ResultSet rs = ps.executeQuery()) {
+                    ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     return rs.getString(1);
                 }
             }
             String id = UUID.randomUUID().toString();
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO client_identity (id, client_id) VALUES (1, ?)")) {
                 ps.setString(1, id);
                 // another process may insert first: then its id is read below (the transaction must survive that)
                 db.dialect().recoverably(c, x -> ps.executeUpdate());
@@ -362,7 +400,7 @@ public final class JdbcLocalEdits {
                 }
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT client_id FROM client_identity WHERE id = 1");
-                 ResultSet rs = ps.executeQuery()) {
+                    ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getString(1);
             }

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunStatus;
 import org.leasesync.run.TaskSource;
 import org.leasesync.sync.NewestRun;
 import org.leasesync.sync.RecentSyncs;
@@ -45,8 +45,13 @@ public final class JdbcRecentSyncs implements RecentSyncs {
                     }
                     long mono = rs.getLong(4);
                     OptionalLong ended = rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(mono);
-                    return Optional.of(new NewestRun(rs.getString(1), key, rs.getString(2),
-                            RunStatus.tryParse(rs.getString(3)), ended, Optional.ofNullable(rs.getString(5))));
+                    return Optional.of(new NewestRun(
+                            rs.getString(1),
+                            key,
+                            rs.getString(2),
+                            RunStatus.tryParse(rs.getString(3)),
+                            ended,
+                            Optional.ofNullable(rs.getString(5))));
                 }
             }
         });
@@ -55,8 +60,9 @@ public final class JdbcRecentSyncs implements RecentSyncs {
     @Override
     public void recordSkip(TriggerSkip skip) {
         db.transaction("record a skipped " + skip.source().wireName() + " trigger of " + skip.key(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO trigger_skip (task_key, source, owner_id, at_ms,"
-                    + " recent_run_id, age_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO trigger_skip (task_key, source, owner_id, at_ms,"
+                            + " recent_run_id, age_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                 ps.setString(1, skip.key().asString());
                 ps.setString(2, skip.source().wireName());
                 ps.setString(3, skip.owner());
@@ -78,15 +84,21 @@ public final class JdbcRecentSyncs implements RecentSyncs {
         }
         return db.query("read the skipped triggers of " + key, c -> {
             List<TriggerSkip> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT source, owner_id, at_ms, recent_run_id, age_ms, reason"
-                    + " FROM trigger_skip WHERE task_key = ? ORDER BY id DESC")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT source, owner_id, at_ms, recent_run_id, age_ms, reason"
+                            + " FROM trigger_skip WHERE task_key = ? ORDER BY id DESC")) {
                 ps.setString(1, key.asString());
                 ps.setMaxRows(limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next() && out.size() < limit) {
-                        out.add(new TriggerSkip(key, source(rs.getString(1)), rs.getString(2),
-                                Instant.ofEpochMilli(rs.getLong(3)), rs.getString(4),
-                                Duration.ofMillis(Math.max(0, rs.getLong(5))), rs.getString(6)));
+                        out.add(new TriggerSkip(
+                                key,
+                                source(rs.getString(1)),
+                                rs.getString(2),
+                                Instant.ofEpochMilli(rs.getLong(3)),
+                                rs.getString(4),
+                                Duration.ofMillis(Math.max(0, rs.getLong(5))),
+                                rs.getString(6)));
                     }
                 }
             }
@@ -98,7 +110,7 @@ public final class JdbcRecentSyncs implements RecentSyncs {
         try {
             return TaskSource.parse(s);
         } catch (IllegalArgumentException e) {
-            return TaskSource.SCHEDULE;   // unreadable source text: the entry is still listed
+            return TaskSource.SCHEDULE; // unreadable source text: the entry is still listed
         }
     }
 }

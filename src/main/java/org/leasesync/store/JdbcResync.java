@@ -30,8 +30,7 @@ import org.leasesync.sync.ResyncSummary;
 final class JdbcResync {
 
     /** What {@link #finish} found and did. */
-    record Finished(ResyncSummary summary, Set<String> newConflicts) {
-    }
+    record Finished(ResyncSummary summary, Set<String> newConflicts) {}
 
     /**
      * The copy's row {@code p} and the downloaded row {@code l} (both present) hold the same state: same
@@ -41,23 +40,26 @@ final class JdbcResync {
     private static final String SAME = "l.record_id IS NOT NULL AND p.record_id IS NOT NULL AND p.version = l.version"
             + " AND p.deleted = l.deleted AND (p.deleted OR p.payload = l.payload)";
 
-    private JdbcResync() {
-    }
+    private JdbcResync() {}
 
     /** Step 1. {@code reason} is the server's ({@code ""} when it gave none). */
     static void start(Connection c, TaskKey key, String reason, long nowMs) throws SQLException {
         if (!underWay(c, key)) {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO resync (user_id, scope, reason, started_at_ms,"
-                    + " outbox_seq_before) SELECT ?, ?, ?, ?, COALESCE(MAX(seq), 0) FROM outbox WHERE user_id = ? AND scope = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO resync (user_id, scope, reason, started_at_ms,"
+                            + " outbox_seq_before) SELECT ?, ?, ?, ?, COALESCE(MAX(seq), 0) FROM outbox WHERE user_id = ? AND scope = ?")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 ps.setString(3, reason.length() > 40 ? reason.substring(0, 40) : reason);
                 ps.setLong(4, nowMs);
                 JdbcLocalData.bindKey(ps, 5, key);
                 ps.executeUpdate();
             }
-            update(c, "INSERT INTO resync_previous (user_id, scope, record_id, version, deleted, payload, own_edit_base)"
-                    + " SELECT user_id, scope, record_id, version, deleted, payload, own_edit_base FROM local_record"
-                    + " WHERE user_id = ? AND scope = ?", key);
+            update(
+                    c,
+                    "INSERT INTO resync_previous (user_id, scope, record_id, version, deleted, payload, own_edit_base)"
+                            + " SELECT user_id, scope, record_id, version, deleted, payload, own_edit_base FROM local_record"
+                            + " WHERE user_id = ? AND scope = ?",
+                    key);
         }
         update(c, "DELETE FROM local_record WHERE user_id = ? AND scope = ?", key);
         update(c, "DELETE FROM push_position WHERE user_id = ? AND scope = ?", key);
@@ -67,8 +69,8 @@ final class JdbcResync {
     static Optional<Finished> finish(Connection c, TaskKey key) throws SQLException {
         String reason;
         long outboxBefore;
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT reason, outbox_seq_before FROM resync WHERE user_id = ? AND scope = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT reason, outbox_seq_before FROM resync WHERE user_id = ? AND scope = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -85,8 +87,8 @@ final class JdbcResync {
         int lostOwn = counts[3];
         Set<String> conflicts = markReissuedBases(c, key, outboxBefore);
         int kept;
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND scope = ? AND seq <= ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT COUNT(*) FROM outbox WHERE user_id = ? AND scope = ? AND seq <= ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setLong(3, outboxBefore);
             try (ResultSet rs = ps.executeQuery()) {
@@ -96,8 +98,8 @@ final class JdbcResync {
         }
         update(c, "DELETE FROM resync_previous WHERE user_id = ? AND scope = ?", key);
         update(c, "DELETE FROM resync WHERE user_id = ? AND scope = ?", key);
-        return Optional.of(new Finished(new ResyncSummary(reason, removed, changed, added, lostOwn, kept,
-                conflicts.size()), conflicts));
+        return Optional.of(new Finished(
+                new ResyncSummary(reason, removed, changed, added, lostOwn, kept, conflicts.size()), conflicts));
     }
 
     /** Whether a full download of {@code key} is under way (begun and not finished). */

@@ -67,9 +67,9 @@ public final class JdbcRunHistory implements RunHistory {
     public List<Checkpoint> checkpoints() {
         return db.query("list checkpoints", c -> {
             List<Checkpoint> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(CHECKPOINT_SELECT + " ORDER BY "
-                    + db.dialect().textOrder("task_key"));
-                 ResultSet rs = ps.executeQuery()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                            CHECKPOINT_SELECT + " ORDER BY " + db.dialect().textOrder("task_key"));
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(mapCheckpoint(rs));
                 }
@@ -82,9 +82,15 @@ public final class JdbcRunHistory implements RunHistory {
         String changeIds = rs.getString(8);
         long sent = rs.getLong(9);
         boolean sentNull = rs.wasNull();
-        return new Checkpoint(TaskKey.parse(rs.getString(1)), rs.getString(2), rs.getLong(3),
-                Stage.tryParse(rs.getString(4)), rs.getString(4), Optional.ofNullable(rs.getString(5)),
-                Optional.ofNullable(rs.getString(6)), Optional.ofNullable(rs.getString(7)),
+        return new Checkpoint(
+                TaskKey.parse(rs.getString(1)),
+                rs.getString(2),
+                rs.getLong(3),
+                Stage.tryParse(rs.getString(4)),
+                rs.getString(4),
+                Optional.ofNullable(rs.getString(5)),
+                Optional.ofNullable(rs.getString(6)),
+                Optional.ofNullable(rs.getString(7)),
                 changeIds == null || changeIds.isBlank() ? List.of() : Arrays.asList(changeIds.split(",")),
                 sentNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sent)),
                 Instant.ofEpochMilli(rs.getLong(10)));
@@ -92,8 +98,10 @@ public final class JdbcRunHistory implements RunHistory {
 
     @Override
     public Optional<RunRecord> runningRun(TaskKey key) {
-        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
-                key.asString(), RunStatus.RUNNING.wireName());
+        return first(
+                "SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
+                key.asString(),
+                RunStatus.RUNNING.wireName());
     }
 
     @Override
@@ -106,8 +114,10 @@ public final class JdbcRunHistory implements RunHistory {
         // By epoch, never by the stored end time: runs of one key get ever higher epochs, while their
         // end times are the wall clocks of whichever processes ran them (stepped, or hours apart).
         // (Runs of one key share an epoch only in odd cases; among those the later start wins.)
-        return first("SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
-                key.asString(), RunStatus.SUCCEEDED.wireName());
+        return first(
+                "SELECT " + RUN_COLUMNS + " FROM run WHERE task_key = ? AND status = ?" + BY_STATUS_EPOCH,
+                key.asString(),
+                RunStatus.SUCCEEDED.wireName());
     }
 
     @Override
@@ -125,9 +135,11 @@ public final class JdbcRunHistory implements RunHistory {
 
     @Override
     public List<RunRecord> lastRunPerKey() {
-        return list("SELECT " + RUN_COLUMNS + " FROM run r WHERE NOT EXISTS (SELECT 1 FROM run n WHERE"
-                + " n.task_key = r.task_key AND (n.epoch > r.epoch OR (n.epoch = r.epoch AND n.started_at_ms > r.started_at_ms)))"
-                + " ORDER BY " + db.dialect().textOrder("task_key"), Integer.MAX_VALUE);
+        return list(
+                "SELECT " + RUN_COLUMNS + " FROM run r WHERE NOT EXISTS (SELECT 1 FROM run n WHERE"
+                        + " n.task_key = r.task_key AND (n.epoch > r.epoch OR (n.epoch = r.epoch AND n.started_at_ms > r.started_at_ms)))"
+                        + " ORDER BY " + db.dialect().textOrder("task_key"),
+                Integer.MAX_VALUE);
     }
 
     private Optional<RunRecord> first(String sql, String... args) {
@@ -158,8 +170,8 @@ public final class JdbcRunHistory implements RunHistory {
         long ended = rs.getLong(7);
         boolean endedNull = rs.wasNull();
         List<TaskSource> merged = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT source FROM run_trigger WHERE run_id = ? AND merged = TRUE ORDER BY id")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT source FROM run_trigger WHERE run_id = ? AND merged = TRUE ORDER BY id")) {
             ps.setString(1, runId);
             try (ResultSet t = ps.executeQuery()) {
                 while (t.next()) {
@@ -168,7 +180,8 @@ public final class JdbcRunHistory implements RunHistory {
             }
         }
         List<RunRecord.StageEntry> stages = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT stage, at_ms FROM run_stage WHERE run_id = ? ORDER BY id")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT stage, at_ms FROM run_stage WHERE run_id = ? ORDER BY id")) {
             ps.setString(1, runId);
             try (ResultSet t = ps.executeQuery()) {
                 while (t.next()) {
@@ -178,11 +191,22 @@ public final class JdbcRunHistory implements RunHistory {
         }
         String stageText = rs.getString(8);
         String statusText = rs.getString(9);
-        return new RunRecord(runId, TaskKey.parse(rs.getString(2)), rs.getLong(3), rs.getString(4),
-                parseSource(rs.getString(5)), merged, Instant.ofEpochMilli(rs.getLong(6)),
+        return new RunRecord(
+                runId,
+                TaskKey.parse(rs.getString(2)),
+                rs.getLong(3),
+                rs.getString(4),
+                parseSource(rs.getString(5)),
+                merged,
+                Instant.ofEpochMilli(rs.getLong(6)),
                 endedNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(ended)),
-                Stage.tryParse(stageText), stageText, RunStatus.tryParse(statusText), statusText,
-                Optional.ofNullable(rs.getString(10)), Optional.ofNullable(rs.getString(11)), stages,
+                Stage.tryParse(stageText),
+                stageText,
+                RunStatus.tryParse(statusText),
+                statusText,
+                Optional.ofNullable(rs.getString(10)),
+                Optional.ofNullable(rs.getString(11)),
+                stages,
                 origin(c, runId));
     }
 
@@ -210,5 +234,4 @@ public final class JdbcRunHistory implements RunHistory {
             return TaskSource.RECOVERY; // unreadable source text: shown as recovery, the run is still listed
         }
     }
-
 }

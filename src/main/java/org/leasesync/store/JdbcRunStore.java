@@ -9,18 +9,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import org.leasesync.run.Checkpoint;
 import org.leasesync.lease.Fence;
 import org.leasesync.lease.LeaseLostException;
 import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.Checkpoint;
 import org.leasesync.run.RunOrigin;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.RunStore;
 import org.leasesync.run.Stage;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 
 /**
  * The coordinator's writes of runs, triggers, stages and checkpoints in SQL; the reads are
@@ -44,6 +44,7 @@ public final class JdbcRunStore implements RunStore {
     private final TimeSource time;
     /** The origin recorded with a run of a key; empty: none is recorded. */
     private final Optional<Function<TaskKey, RunOrigin>> origin;
+
     private final RunRetention retention;
     private final Optional<DeviceNote> deviceNote;
 
@@ -57,13 +58,22 @@ public final class JdbcRunStore implements RunStore {
 
     /** @param time whose monotonic clock stamps run ends: the coordinator's, so its tests can move it */
     public JdbcRunStore(Database db, TimeSource time) {
-        this(db, new JdbcGuard(db), java.util.Objects.requireNonNull(time, "time"), Optional.empty(),
-                RunRetention.DEFAULT, Optional.empty());
+        this(
+                db,
+                new JdbcGuard(db),
+                java.util.Objects.requireNonNull(time, "time"),
+                Optional.empty(),
+                RunRetention.DEFAULT,
+                Optional.empty());
     }
 
-    private JdbcRunStore(SqlDatabase db, JdbcGuard guard, TimeSource time,
-                         Optional<Function<TaskKey, RunOrigin>> origin, RunRetention retention,
-                         Optional<DeviceNote> deviceNote) {
+    private JdbcRunStore(
+            SqlDatabase db,
+            JdbcGuard guard,
+            TimeSource time,
+            Optional<Function<TaskKey, RunOrigin>> origin,
+            RunRetention retention,
+            Optional<DeviceNote> deviceNote) {
         this.deviceNote = deviceNote;
         this.db = db;
         this.history = new JdbcRunHistory(db);
@@ -89,8 +99,13 @@ public final class JdbcRunStore implements RunStore {
      * @param origins thread-safe, non-blocking; never null for a key
      */
     public JdbcRunStore withOrigins(Function<TaskKey, RunOrigin> origins) {
-        return new JdbcRunStore(db, guard, time, Optional.of(java.util.Objects.requireNonNull(origins, "origins")),
-                retention, deviceNote);
+        return new JdbcRunStore(
+                db,
+                guard,
+                time,
+                Optional.of(java.util.Objects.requireNonNull(origins, "origins")),
+                retention,
+                deviceNote);
     }
 
     /**
@@ -146,11 +161,16 @@ public final class JdbcRunStore implements RunStore {
      */
     @Override
     public <T> T inOneTransaction(Fence fence, String what, Function<RunStore, T> work) {
-        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
-        return guard.inTransaction(fence, what, c -> BoundConnection.unwrap(bound -> {
-            SqlDatabase one = new BoundConnection(db, bound);
-            return work.apply(boundTo(one));
-        }, c));
+        fence.taskKey(); // runs belong to task keys: a job key's fence is refused here, naming the key
+        return guard.inTransaction(
+                fence,
+                what,
+                c -> BoundConnection.unwrap(
+                        bound -> {
+                            SqlDatabase one = new BoundConnection(db, bound);
+                            return work.apply(boundTo(one));
+                        },
+                        c));
     }
 
     @Override
@@ -158,8 +178,8 @@ public final class JdbcRunStore implements RunStore {
         return db.query("read the highest run epoch of " + key, c -> {
             // Not MAX(epoch): H2 answers MIN/MAX from an index only without a WHERE, and would read
             // every run of the key. This is one seek on run_by_key_epoch.
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT epoch FROM run WHERE task_key = ?" + JdbcRunHistory.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT epoch FROM run WHERE task_key = ?"
+                    + JdbcRunHistory.BY_EPOCH + " FETCH FIRST 1 ROWS ONLY")) {
                 ps.setString(1, key.asString());
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? rs.getLong(1) : 0L;
@@ -169,17 +189,24 @@ public final class JdbcRunStore implements RunStore {
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now,
-                          Optional<String> recovery) {
+    public void insertRun(
+            Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
         insertRun(fence, runId, source, null, stage, now, recovery);
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
-                          Optional<String> given) {
-        String key = fence.taskKey().asString();   // runs belong to task keys: a job key is refused, named
+    public void insertRun(
+            Fence fence,
+            String runId,
+            TaskSource source,
+            String triggerId,
+            Stage stage,
+            Instant now,
+            Optional<String> given) {
+        String key = fence.taskKey().asString(); // runs belong to task keys: a job key is refused, named
         Optional<RunOrigin> from = origin.map(o -> o.apply(fence.taskKey()));
-        Optional<String> recovery = deviceNote.map(n -> n.addTo(fence.taskKey(), given)).orElse(given);
+        Optional<String> recovery =
+                deviceNote.map(n -> n.addTo(fence.taskKey(), given)).orElse(given);
         guard.inTransaction(fence, "record the start of run " + runId, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO run (" + JdbcRunHistory.RUN_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)")) {
@@ -195,8 +222,8 @@ public final class JdbcRunStore implements RunStore {
                 ps.executeUpdate();
             }
             if (from.isPresent()) {
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO run_origin (run_id, program, server) VALUES (?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO run_origin (run_id, program, server) VALUES (?, ?, ?)")) {
                     ps.setString(1, runId);
                     ps.setString(2, from.get().program());
                     ps.setString(3, from.get().server());
@@ -212,7 +239,7 @@ public final class JdbcRunStore implements RunStore {
 
     @Override
     public void enterStage(Fence fence, String runId, Stage stage, Instant now) {
-        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
+        fence.taskKey(); // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record stage " + stage + " of run " + runId, c -> {
             RunRowWrites.updateStage(c, runId, stage);
             RunRowWrites.insertStage(c, runId, stage.wireName(), now);
@@ -225,10 +252,11 @@ public final class JdbcRunStore implements RunStore {
         if (status == RunStatus.RUNNING) {
             throw new IllegalArgumentException("finishRun needs a final status, got running");
         }
-        fence.taskKey();   // runs belong to task keys: a job key's fence is refused here, naming the key
+        fence.taskKey(); // runs belong to task keys: a job key's fence is refused here, naming the key
         guard.inTransaction(fence, "record the end of run " + runId, c -> {
             setFinished(c, runId, status, error.orElse(null), now);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE run SET ended_mono_ns = ?, mono_clock = ? WHERE run_id = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE run SET ended_mono_ns = ?, mono_clock = ? WHERE run_id = ?")) {
                 ps.setLong(1, time.monotonicNanos());
                 ps.setString(2, time.monotonicClockId().orElse(null));
                 ps.setString(3, runId);
@@ -242,8 +270,9 @@ public final class JdbcRunStore implements RunStore {
     public boolean closeAbandonedRun(Fence current, String oldRunId, RunStatus status, String note, Instant now) {
         String key = current.taskKey().asString();
         return guard.inTransaction(current, "close interrupted run " + oldRunId, c -> {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE run SET status = ?, ended_at_ms = ?, error_message = ?"
-                    + " WHERE run_id = ? AND task_key = ? AND status = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE run SET status = ?, ended_at_ms = ?, error_message = ?"
+                            + " WHERE run_id = ? AND task_key = ? AND status = ?")) {
                 ps.setString(1, status.wireName());
                 ps.setLong(2, now.toEpochMilli());
                 ps.setString(3, clip(note));
@@ -257,8 +286,8 @@ public final class JdbcRunStore implements RunStore {
 
     private static void setFinished(Connection c, String runId, RunStatus status, String error, Instant now)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "UPDATE run SET status = ?, ended_at_ms = ?, error_message = ? WHERE run_id = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("UPDATE run SET status = ?, ended_at_ms = ?, error_message = ? WHERE run_id = ?")) {
             ps.setString(1, status.wireName());
             ps.setLong(2, now.toEpochMilli());
             ps.setString(3, error == null ? null : clip(error));
@@ -287,8 +316,9 @@ public final class JdbcRunStore implements RunStore {
                 RunRowWrites.insertTrigger(c, runId, null, source, true, now);
                 return true;
             }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_trigger (run_id, trigger_id, source, merged,"
-                    + " at_ms) SELECT ?, ?, ?, TRUE, ? WHERE NOT EXISTS (SELECT 1 FROM run_trigger WHERE trigger_id = ?)")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO run_trigger (run_id, trigger_id, source, merged,"
+                            + " at_ms) SELECT ?, ?, ?, TRUE, ? WHERE NOT EXISTS (SELECT 1 FROM run_trigger WHERE trigger_id = ?)")) {
                 ps.setString(1, runId);
                 ps.setString(2, triggerId);
                 ps.setString(3, source.wireName());

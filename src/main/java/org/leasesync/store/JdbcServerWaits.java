@@ -28,8 +28,8 @@ public final class JdbcServerWaits implements ServerWaits {
     @Override
     public Optional<ServerWait> wait(TaskKey key) {
         return db.query("read the server's wait for " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT until_ms, asked_at_ms, reason FROM server_wait WHERE task_key = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT until_ms, asked_at_ms, reason FROM server_wait WHERE task_key = ?")) {
                 ps.setString(1, key.asString());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
@@ -48,8 +48,8 @@ public final class JdbcServerWaits implements ServerWaits {
     public void save(TaskKey key, ServerWait wait) {
         db.transaction("record the server's wait for " + key, c -> {
             try (PreparedStatement del = c.prepareStatement("DELETE FROM server_wait WHERE task_key = ?");
-                 PreparedStatement ins = c.prepareStatement(
-                         "INSERT INTO server_wait (task_key, until_ms, asked_at_ms, reason) VALUES (?, ?, ?, ?)")) {
+                    PreparedStatement ins = c.prepareStatement(
+                            "INSERT INTO server_wait (task_key, until_ms, asked_at_ms, reason) VALUES (?, ?, ?, ?)")) {
                 del.setString(1, key.asString());
                 del.executeUpdate();
                 ins.setString(1, key.asString());

@@ -17,8 +17,7 @@ import org.leasesync.sync.RemoteRecord;
  */
 final class LocalRecordWrites {
 
-    private LocalRecordWrites() {
-    }
+    private LocalRecordWrites() {}
 
     /**
      * Applies a pulled page as one JDBC batch of one upsert per record: the record is inserted when
@@ -28,7 +27,8 @@ final class LocalRecordWrites {
      * version number). A record that appears twice in a page is applied once, with its highest
      * version (what applying both in order leaves behind).
      */
-    static void applyPage(Connection c, SqlDialect dialect, TaskKey key, List<RemoteRecord> records) throws SQLException {
+    static void applyPage(Connection c, SqlDialect dialect, TaskKey key, List<RemoteRecord> records)
+            throws SQLException {
         Map<String, RemoteRecord> latest = new java.util.LinkedHashMap<>();
         for (RemoteRecord r : records) {
             latest.merge(r.id(), r, (a, b) -> b.version() >= a.version() ? b : a);
@@ -57,22 +57,24 @@ final class LocalRecordWrites {
      */
     static String upsertSql(SqlDialect dialect) {
         return switch (dialect) {
-            case H2 -> "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
-                    + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
-                    + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
-                    + " CAST(? AS BIGINT) AS server_time_ms) s"
-                    + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
-                    + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
-                    + " payload = s.payload, server_time_ms = s.server_time_ms,"
-                    + " own_edit_base = CASE WHEN t.version = s.version THEN t.own_edit_base ELSE NULL END"
-                    + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms)"
-                    + " VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload, s.server_time_ms)";
-            case POSTGRESQL -> "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
-                    + " server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id) DO UPDATE"
-                    + " SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
-                    + " server_time_ms = EXCLUDED.server_time_ms,"
-                    + " own_edit_base = CASE WHEN t.version = EXCLUDED.version THEN t.own_edit_base ELSE NULL END"
-                    + " WHERE t.version <= EXCLUDED.version";
+            case H2 ->
+                "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
+                        + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
+                        + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
+                        + " CAST(? AS BIGINT) AS server_time_ms) s"
+                        + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
+                        + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
+                        + " payload = s.payload, server_time_ms = s.server_time_ms,"
+                        + " own_edit_base = CASE WHEN t.version = s.version THEN t.own_edit_base ELSE NULL END"
+                        + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms)"
+                        + " VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload, s.server_time_ms)";
+            case POSTGRESQL ->
+                "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
+                        + " server_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id) DO UPDATE"
+                        + " SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
+                        + " server_time_ms = EXCLUDED.server_time_ms,"
+                        + " own_edit_base = CASE WHEN t.version = EXCLUDED.version THEN t.own_edit_base ELSE NULL END"
+                        + " WHERE t.version <= EXCLUDED.version";
         };
     }
 
@@ -82,21 +84,23 @@ final class LocalRecordWrites {
      */
     static String ownEditSql(SqlDialect dialect) {
         return switch (dialect) {
-            case H2 -> "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
-                    + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
-                    + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
-                    + " CAST(? AS BIGINT) AS server_time_ms, CAST(? AS BIGINT) AS own_edit_base) s"
-                    + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
-                    + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
-                    + " payload = s.payload, server_time_ms = s.server_time_ms, own_edit_base = s.own_edit_base"
-                    + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms,"
-                    + " own_edit_base) VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload,"
-                    + " s.server_time_ms, s.own_edit_base)";
-            case POSTGRESQL -> "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
-                    + " server_time_ms, own_edit_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id)"
-                    + " DO UPDATE SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
-                    + " server_time_ms = EXCLUDED.server_time_ms, own_edit_base = EXCLUDED.own_edit_base"
-                    + " WHERE t.version <= EXCLUDED.version";
+            case H2 ->
+                "MERGE INTO local_record t USING (SELECT CAST(? AS VARCHAR(200)) AS user_id,"
+                        + " CAST(? AS VARCHAR(40)) AS scope, CAST(? AS VARCHAR(255)) AS record_id, CAST(? AS BIGINT) AS version,"
+                        + " CAST(? AS BOOLEAN) AS deleted, CAST(? AS CHARACTER LARGE OBJECT) AS payload,"
+                        + " CAST(? AS BIGINT) AS server_time_ms, CAST(? AS BIGINT) AS own_edit_base) s"
+                        + " ON t.user_id = s.user_id AND t.scope = s.scope AND t.record_id = s.record_id"
+                        + " WHEN MATCHED AND t.version <= s.version THEN UPDATE SET version = s.version, deleted = s.deleted,"
+                        + " payload = s.payload, server_time_ms = s.server_time_ms, own_edit_base = s.own_edit_base"
+                        + " WHEN NOT MATCHED THEN INSERT (user_id, scope, record_id, version, deleted, payload, server_time_ms,"
+                        + " own_edit_base) VALUES (s.user_id, s.scope, s.record_id, s.version, s.deleted, s.payload,"
+                        + " s.server_time_ms, s.own_edit_base)";
+            case POSTGRESQL ->
+                "INSERT INTO local_record AS t (user_id, scope, record_id, version, deleted, payload,"
+                        + " server_time_ms, own_edit_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, scope, record_id)"
+                        + " DO UPDATE SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, payload = EXCLUDED.payload,"
+                        + " server_time_ms = EXCLUDED.server_time_ms, own_edit_base = EXCLUDED.own_edit_base"
+                        + " WHERE t.version <= EXCLUDED.version";
         };
     }
 
@@ -104,8 +108,16 @@ final class LocalRecordWrites {
      * Binds {@link #ownEditSql}: the record as this device's confirmed edit left it
      * ({@code ownEditBase}: the version the edit was based on).
      */
-    static void bindOwnEdit(PreparedStatement ps, TaskKey key, String id, long version, boolean deleted,
-                            String payload, Instant serverTime, long ownEditBase) throws SQLException {
+    static void bindOwnEdit(
+            PreparedStatement ps,
+            TaskKey key,
+            String id,
+            long version,
+            boolean deleted,
+            String payload,
+            Instant serverTime,
+            long ownEditBase)
+            throws SQLException {
         JdbcLocalData.bindKey(ps, 1, key);
         ps.setString(3, id);
         ps.setLong(4, version);

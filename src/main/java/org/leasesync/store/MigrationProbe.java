@@ -21,6 +21,7 @@ final class MigrationProbe implements Callback {
     static final String PAUSE_AFTER = "leasesync.test.migration.pauseAfterStatement";
     /** How long to pause; without it the pause lasts until the process is killed. */
     static final String PAUSE_MILLIS = "leasesync.test.migration.pauseMillis";
+
     private static final AtomicInteger STATEMENTS = new AtomicInteger();
 
     private final Integer pauseAfter = Integer.getInteger(PAUSE_AFTER);
@@ -38,7 +39,9 @@ final class MigrationProbe implements Callback {
     @Override
     public void handle(Event event, Context context) {
         int n = STATEMENTS.incrementAndGet();
-        String version = context.getMigrationInfo() == null ? "?" : String.valueOf(context.getMigrationInfo().getVersion());
+        String version = context.getMigrationInfo() == null
+                ? "?"
+                : String.valueOf(context.getMigrationInfo().getVersion());
         System.out.println("leasesync-migration-statement " + n + " version " + version);
         if (n != pauseAfter) {
             return;

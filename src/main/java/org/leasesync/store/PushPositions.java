@@ -16,13 +16,12 @@ import org.leasesync.lease.TaskKey;
  */
 final class PushPositions {
 
-    private PushPositions() {
-    }
+    private PushPositions() {}
 
     /** The key's push position, if any. */
     static Optional<String> read(Connection c, TaskKey key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT position FROM push_position WHERE user_id = ? AND scope = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT position FROM push_position WHERE user_id = ? AND scope = ?")) {
             JdbcLocalData.bindKey(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();

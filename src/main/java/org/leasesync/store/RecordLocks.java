@@ -30,8 +30,7 @@ import org.leasesync.lease.TaskKey;
  */
 final class RecordLocks {
 
-    private RecordLocks() {
-    }
+    private RecordLocks() {}
 
     /** Locks one record of {@code key} until the transaction ends. */
     static void lock(Connection c, SqlDialect dialect, TaskKey key, String recordId) throws SQLException {
@@ -40,18 +39,18 @@ final class RecordLocks {
         }
         try {
             dialect.recoverably(c, x -> {
-                try (PreparedStatement ps = x.prepareStatement(
-                        "INSERT INTO record_lock (user_id, scope, record_id) VALUES (?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        x.prepareStatement("INSERT INTO record_lock (user_id, scope, record_id) VALUES (?, ?, ?)")) {
                     JdbcLocalData.bindKey(ps, 1, key);
                     ps.setString(3, recordId);
-                    return ps.executeUpdate();   // the new row is locked by this transaction
+                    return ps.executeUpdate(); // the new row is locked by this transaction
                 }
             });
         } catch (SQLException e) {
             if (!dialect.isDuplicateKey(e)) {
                 throw e;
             }
-            if (!lockExisting(c, dialect, key, recordId)) {   // created by another transaction meanwhile
+            if (!lockExisting(c, dialect, key, recordId)) { // created by another transaction meanwhile
                 throw new SQLException("the lock row of record " + recordId + " of " + key + " vanished", e);
             }
         }
@@ -64,7 +63,8 @@ final class RecordLocks {
      * one by one in record-id order as {@link #lock} does. Callers must be serialized per key (see
      * the class comment): the two passes together are not one global order.
      */
-    static void lockAll(Connection c, SqlDialect dialect, TaskKey key, Collection<String> recordIds) throws SQLException {
+    static void lockAll(Connection c, SqlDialect dialect, TaskKey key, Collection<String> recordIds)
+            throws SQLException {
         TreeSet<String> ids = new TreeSet<>(recordIds);
         if (ids.size() <= 1) {
             for (String id : ids) {
@@ -84,7 +84,7 @@ final class RecordLocks {
         }
         for (String id : ids) {
             if (!locked.contains(id)) {
-                lock(c, dialect, key, id);   // first use of this record: its row is created
+                lock(c, dialect, key, id); // first use of this record: its row is created
             }
         }
     }
@@ -96,17 +96,20 @@ final class RecordLocks {
      */
     static String lockManySql(SqlDialect dialect) {
         return switch (dialect) {
-            case H2 -> "SELECT l.record_id FROM TABLE(id VARCHAR = ?) t JOIN record_lock l"
-                    + " ON l.user_id = ? AND l.scope = ? AND l.record_id = t.id" + dialect.forUpdate();
-            case POSTGRESQL -> "SELECT record_id FROM record_lock WHERE record_id = ANY(?) AND user_id = ? AND scope = ?"
-                    + " ORDER BY " + dialect.textOrder("record_id") + dialect.forUpdate();
+            case H2 ->
+                "SELECT l.record_id FROM TABLE(id VARCHAR = ?) t JOIN record_lock l"
+                        + " ON l.user_id = ? AND l.scope = ? AND l.record_id = t.id" + dialect.forUpdate();
+            case POSTGRESQL ->
+                "SELECT record_id FROM record_lock WHERE record_id = ANY(?) AND user_id = ? AND scope = ?"
+                        + " ORDER BY " + dialect.textOrder("record_id") + dialect.forUpdate();
         };
     }
 
     private static boolean lockExisting(Connection c, SqlDialect dialect, TaskKey key, String recordId)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?"
-                + " AND record_id = ?" + dialect.forUpdate())) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?"
+                        + " AND record_id = ?" + dialect.forUpdate())) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setString(3, recordId);
             try (ResultSet rs = ps.executeQuery()) {

@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunStatus;
 
 /**
  * Deletes a key's old run history as {@link RunRetention} allows, in one short transaction of
@@ -70,8 +70,8 @@ final class RunHistoryPruner {
     private List<String> victims(Connection c, String key, long endedBefore) throws SQLException {
         // The oldest run first (one index seek): when even it is not old enough, nothing is due, and
         // the walk below — which would read every run younger than keepFor — is not done.
-        try (PreparedStatement ps = c.prepareStatement("SELECT ended_at_ms FROM run WHERE task_key = ?"
-                + OLDEST_FIRST + " FETCH FIRST 1 ROWS ONLY")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT ended_at_ms FROM run WHERE task_key = ?" + OLDEST_FIRST + " FETCH FIRST 1 ROWS ONLY")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

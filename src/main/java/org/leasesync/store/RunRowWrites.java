@@ -19,8 +19,7 @@ import org.leasesync.run.TaskSource;
  */
 final class RunRowWrites {
 
-    private RunRowWrites() {
-    }
+    private RunRowWrites() {}
 
     /** Sets the run's current stage inside a caller's guarded transaction (with a checkpoint write). */
     static void updateStage(Connection c, String runId, Stage stage) throws SQLException {
@@ -41,7 +40,8 @@ final class RunRowWrites {
         if (triggerId == null) {
             return null;
         }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM run_trigger WHERE trigger_id = ? AND merged = TRUE")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM run_trigger WHERE trigger_id = ? AND merged = TRUE")) {
             ps.setString(1, triggerId);
             ps.executeUpdate();
         }
@@ -53,8 +53,9 @@ final class RunRowWrites {
         }
     }
 
-    static void insertTrigger(Connection c, String runId, String triggerId, TaskSource source, boolean merged,
-                                      Instant now) throws SQLException {
+    static void insertTrigger(
+            Connection c, String runId, String triggerId, TaskSource source, boolean merged, Instant now)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO run_trigger (run_id, trigger_id, source, merged, at_ms) VALUES (?, ?, ?, ?, ?)")) {
             ps.setString(1, runId);
@@ -67,7 +68,8 @@ final class RunRowWrites {
     }
 
     static void insertStage(Connection c, String runId, String stage, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, ?, ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, ?, ?)")) {
             ps.setString(1, runId);
             ps.setString(2, stage);
             ps.setLong(3, now.toEpochMilli());

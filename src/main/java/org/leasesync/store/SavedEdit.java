@@ -13,15 +13,15 @@ import java.util.Objects;
  *     record here), which is the server's side of the conflict
  * @param currentDeleted whether the record is deleted on this device's copy of the server's data
  */
-public record SavedEdit(String changeId, long baseVersion, boolean conflict, long currentVersion,
-                        boolean currentDeleted) {
+public record SavedEdit(
+        String changeId, long baseVersion, boolean conflict, long currentVersion, boolean currentDeleted) {
 
     /** @throws IllegalArgumentException naming a negative version */
     public SavedEdit {
         Objects.requireNonNull(changeId, "changeId");
         if (baseVersion < 0 || currentVersion < 0) {
-            throw new IllegalArgumentException("versions must be >= 0, got base " + baseVersion + ", current "
-                    + currentVersion);
+            throw new IllegalArgumentException(
+                    "versions must be >= 0, got base " + baseVersion + ", current " + currentVersion);
         }
     }
 }

@@ -26,8 +26,7 @@ public final class SchemaUpgrade {
 
     private static final Logger log = LoggerFactory.getLogger(SchemaUpgrade.class);
 
-    private SchemaUpgrade() {
-    }
+    private SchemaUpgrade() {}
 
     /**
      * What the history table says.
@@ -52,8 +51,9 @@ public final class SchemaUpgrade {
     public static Found read(DataSource ds, int latest) {
         boolean current = SchemaVersion.isCurrent(ds, latest);
         int highest = 0;
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT \"version\" FROM \"flyway_schema_history\" WHERE \"success\"")) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT \"version\" FROM \"flyway_schema_history\" WHERE \"success\"")) {
             while (rs.next()) {
                 String v = rs.getString(1);
                 if (v != null && v.matches("[1-9][0-9]{0,8}")) {
@@ -86,11 +86,19 @@ public final class SchemaUpgrade {
      */
     public static void migrate(DataSource ds, String[] locations, Found from, int latest, String what) {
         if (!from.empty()) {
-            log.warn("upgrading {} from schema {} to {}… (leave it running until it finishes)", what, from.highest(),
+            log.warn(
+                    "upgrading {} from schema {} to {}… (leave it running until it finishes)",
+                    what,
+                    from.highest(),
                     latest);
         }
-        Flyway.configure().dataSource(ds).locations(locations).failOnMissingLocations(true)
-                .callbacks(new MigrationProbe()).load().migrate();
+        Flyway.configure()
+                .dataSource(ds)
+                .locations(locations)
+                .failOnMissingLocations(true)
+                .callbacks(new MigrationProbe())
+                .load()
+                .migrate();
         if (!from.empty()) {
             log.info("upgraded {} to schema {}", what, latest);
         }

@@ -21,8 +21,7 @@ import javax.sql.DataSource;
  */
 public final class SchemaVersion {
 
-    private SchemaVersion() {
-    }
+    private SchemaVersion() {}
 
     /**
      * @param latest the highest migration version the application ships (versions are 1, 2, …, latest)
@@ -34,12 +33,14 @@ public final class SchemaVersion {
             throw new IllegalArgumentException("the latest schema version must be >= 1, got " + latest);
         }
         BitSet seen = new BitSet();
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT \"version\", \"success\", \"type\" FROM \"flyway_schema_history\"")) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT \"version\", \"success\", \"type\" FROM \"flyway_schema_history\"")) {
             while (rs.next()) {
                 String version = rs.getString(1);
                 if (version == null && "TABLE".equals(rs.getString(3)) && rs.getBoolean(2)) {
-                    continue;   // Flyway 11's marker row for the creation of the history table itself
+                    continue; // Flyway 11's marker row for the creation of the history table itself
                 }
                 if (!rs.getBoolean(2) || version == null || !version.matches("[1-9][0-9]{0,8}")) {
                     return false;
@@ -51,7 +52,7 @@ public final class SchemaVersion {
                 seen.set(v);
             }
         } catch (SQLException | RuntimeException e) {
-            return false;   // no history yet (a new database) or unreadable: Flyway decides and reports
+            return false; // no history yet (a new database) or unreadable: Flyway decides and reports
         }
         return seen.cardinality() == latest && seen.nextSetBit(0) == 1;
     }

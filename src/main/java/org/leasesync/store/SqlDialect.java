@@ -7,9 +7,9 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import org.h2.api.ErrorCode;
+import org.leasesync.store.h2.H2Messages;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
-import org.leasesync.store.h2.H2Messages;
 
 /**
  * The few places where H2 and PostgreSQL differ, isolated here so that all other SQL stays
@@ -57,8 +57,10 @@ public enum SqlDialect {
             return false;
         }
         return switch (this) {
-            case H2 -> e.getErrorCode() == ErrorCode.DEADLOCK_1 || e.getErrorCode() == ErrorCode.LOCK_TIMEOUT_1
-                    || e.getErrorCode() == ErrorCode.CONCURRENT_UPDATE_1;
+            case H2 ->
+                e.getErrorCode() == ErrorCode.DEADLOCK_1
+                        || e.getErrorCode() == ErrorCode.LOCK_TIMEOUT_1
+                        || e.getErrorCode() == ErrorCode.CONCURRENT_UPDATE_1;
             // SQLSTATEs, as pgjdbc gives no vendor code: 40001 serialization failure, 40P01 deadlock,
             // 55P03 lock not available (lock_timeout, NOWAIT)
             case POSTGRESQL -> state.equals("40001") || state.equals("40P01") || state.equals("55P03");

@@ -14,8 +14,7 @@ import org.h2.mvstore.MVStoreException;
  */
 final class StoreFailures {
 
-    private StoreFailures() {
-    }
+    private StoreFailures() {}
 
     /**
      * When {@code e} comes from a write the file system refused, a plain description of why
@@ -35,22 +34,24 @@ final class StoreFailures {
                 io = "No space left on device";
             }
             if (m.contains("Writing to ") && m.contains(" failed")) {
-                writeFailed = true;   // an MVStore write failure, also as text (from another process's H2)
+                writeFailed = true; // an MVStore write failure, also as text (from another process's H2)
             }
         }
         if (io != null && isDiskFull(io)) {
             return Optional.of("the disk is full (" + io + ")");
         }
         if (writeFailed) {
-            return Optional.of("writing to the disk failed" + (io == null ? "" : " (" + io + ")")
-                    + " — is the disk full?");
+            return Optional.of(
+                    "writing to the disk failed" + (io == null ? "" : " (" + io + ")") + " — is the disk full?");
         }
         return Optional.empty();
     }
 
     private static boolean isDiskFull(String ioMessage) {
         String m = ioMessage.toLowerCase(Locale.ROOT);
-        return m.contains("no space left") || m.contains("disk quota exceeded") || m.contains("file too large")
+        return m.contains("no space left")
+                || m.contains("disk quota exceeded")
+                || m.contains("file too large")
                 || m.contains("not enough space");
     }
 
@@ -59,7 +60,8 @@ final class StoreFailures {
      * exception that carries the message but not H2's code.
      */
     static boolean isClosedDatabase(SQLException e) {
-        return e.getErrorCode() == ErrorCode.DATABASE_IS_CLOSED || e.getErrorCode() == ErrorCode.DATABASE_CALLED_AT_SHUTDOWN
+        return e.getErrorCode() == ErrorCode.DATABASE_IS_CLOSED
+                || e.getErrorCode() == ErrorCode.DATABASE_CALLED_AT_SHUTDOWN
                 || String.valueOf(e.getMessage()).contains("has been closed");
     }
 
@@ -82,8 +84,9 @@ final class StoreFailures {
      */
     static boolean isDamagedOrForeignFile(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException s && (s.getErrorCode() == ErrorCode.FILE_CORRUPTED_1
-                    || s.getErrorCode() == ErrorCode.FILE_VERSION_ERROR_1)) {
+            if (t instanceof SQLException s
+                    && (s.getErrorCode() == ErrorCode.FILE_CORRUPTED_1
+                            || s.getErrorCode() == ErrorCode.FILE_VERSION_ERROR_1)) {
                 return true;
             }
         }

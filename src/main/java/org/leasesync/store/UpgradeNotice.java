@@ -9,7 +9,7 @@ package org.leasesync.store;
 public interface UpgradeNotice {
 
     /** Says nothing beyond the log. */
-    UpgradeNotice NONE = (from, to) -> { };
+    UpgradeNotice NONE = (from, to) -> {};
 
     /**
      * @param fromSchema the schema version the file has

@@ -20,8 +20,7 @@ public final class CallCancellation {
 
     private static final ThreadLocal<Scope> CURRENT = new ThreadLocal<>();
 
-    private CallCancellation() {
-    }
+    private CallCancellation() {}
 
     /**
      * Opens a scope on the calling thread that cancels its registered call when {@code stop}
@@ -42,7 +41,7 @@ public final class CallCancellation {
     public static Registration register(Runnable cancelCall) {
         Scope scope = CURRENT.get();
         if (scope == null) {
-            return () -> { };
+            return () -> {};
         }
         scope.current.set(cancelCall);
         if (scope.fired) {
@@ -68,8 +67,7 @@ public final class CallCancellation {
         private final AtomicReference<Runnable> current = new AtomicReference<>();
         private volatile boolean fired;
 
-        private Scope() {
-        }
+        private Scope() {}
 
         private void fire() {
             fired = true;

@@ -35,8 +35,10 @@ public class NewerFencingTokenException extends LeasesyncException {
      * {@code Long.MAX_VALUE} that way takes 2^43 refused runs). Saturates at {@code Long.MAX_VALUE}.
      */
     public long nextEpoch() {
-        long highest = refusal().flatMap(r -> r.highestFencingToken().isPresent()
-                ? java.util.Optional.of(r.highestFencingToken().getAsLong()) : java.util.Optional.empty())
+        long highest = refusal()
+                .flatMap(r -> r.highestFencingToken().isPresent()
+                        ? java.util.Optional.of(r.highestFencingToken().getAsLong())
+                        : java.util.Optional.empty())
                 .orElse(-1L);
         long floor = highest >= 0 ? Math.max(epoch, highest) : epoch;
         long step = highest >= 0 ? 1 : UNREPORTED_STEP;

@@ -3,8 +3,8 @@ package org.leasesync.sync;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunStatus;
 
 /**
  * A key's newest run (highest epoch), as the recent-sync check ({@link RecentSyncGate}) reads it
@@ -19,8 +19,13 @@ import org.leasesync.lease.TaskKey;
  * @param monoClock the id of that clock ({@link org.leasesync.lease.TimeSource#monotonicClockId()});
  *     empty when unknown: the end is then never compared with another process's clock
  */
-public record NewestRun(String runId, TaskKey key, String owner, Optional<RunStatus> status,
-                        OptionalLong endedMonoNanos, Optional<String> monoClock) {
+public record NewestRun(
+        String runId,
+        TaskKey key,
+        String owner,
+        Optional<RunStatus> status,
+        OptionalLong endedMonoNanos,
+        Optional<String> monoClock) {
 
     /** @throws NullPointerException naming the missing field */
     public NewestRun {

@@ -16,8 +16,14 @@ import java.util.Objects;
  * @param payloadJson the new payload, a JSON object as text
  * @param createdAt when the user made the edit
  */
-public record OutboxEntry(long seq, String changeId, String recordId, long baseVersion, boolean deleted,
-                          String payloadJson, Instant createdAt) {
+public record OutboxEntry(
+        long seq,
+        String changeId,
+        String recordId,
+        long baseVersion,
+        boolean deleted,
+        String payloadJson,
+        Instant createdAt) {
     public OutboxEntry {
         Objects.requireNonNull(changeId, "changeId");
         Objects.requireNonNull(recordId, "recordId");

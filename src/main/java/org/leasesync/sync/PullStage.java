@@ -55,18 +55,30 @@ final class PullStage {
         while (true) {
             PullPage page;
             try {
-                page = remote.pull(ctx.key(), cursor, pushed, settings.pullPageSize(), ctx.fence().epoch(), ctx.runId());
+                page = remote.pull(
+                        ctx.key(),
+                        cursor,
+                        pushed,
+                        settings.pullPageSize(),
+                        ctx.fence().epoch(),
+                        ctx.runId());
             } catch (RemoteException e) {
                 if (SyncWorker.isStaleFencingToken(e)) {
                     throw new NewerFencingTokenException(ctx.lease().fence().epoch(), e);
                 }
-                boolean refused = e.kind() == RemoteException.Kind.HTTP && e.status() == 400
-                        && "invalid_cursor".equals(e.code());
+                boolean refused =
+                        e.kind() == RemoteException.Kind.HTTP && e.status() == 400 && "invalid_cursor".equals(e.code());
                 if (!refused || resynced) {
                     throw e;
                 }
-                log.log(System.Logger.Level.WARNING, "{0}: the server refused cursor {1} / push position {2} ({3}); "
-                        + "downloading everything again", ctx.key(), cursor.orElse(""), pushed.orElse(""), e.getMessage());
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "{0}: the server refused cursor {1} / push position {2} ({3}); "
+                                + "downloading everything again",
+                        ctx.key(),
+                        cursor.orElse(""),
+                        pushed.orElse(""),
+                        e.getMessage());
                 local.resetForResync(ctx.fence(), ctx.runId(), e.reason());
                 ctx.progress(ResyncSummary.cause(e.reason()) + "; downloading everything again");
                 cursor = Optional.empty();
@@ -76,8 +88,11 @@ final class PullStage {
             }
             for (String w : page.withheld()) {
                 // A record beyond the record limits would fail every pull; the rest of the data flows.
-                log.log(System.Logger.Level.WARNING, "{0}: the sync server''s {1} was not taken: it breaks the"
-                        + " record limits", ctx.key(), w);
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "{0}: the sync server''s {1} was not taken: it breaks the" + " record limits",
+                        ctx.key(),
+                        w);
             }
             local.applyPullPage(ctx.fence(), ctx.runId(), page);
             total += page.records().size();
@@ -89,11 +104,18 @@ final class PullStage {
             emptyInARow = page.records().isEmpty() && page.withheld().isEmpty() ? emptyInARow + 1 : 0;
             if (page.nextCursor().equals(cursor.orElse(null)) || emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
                 // What was pulled is kept (its cursor is saved); the run ends instead of asking forever.
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "endless_pull", -1,
+                throw new RemoteException(
+                        RemoteException.Kind.AMBIGUOUS,
+                        0,
+                        "endless_pull",
+                        -1,
                         "the sync server keeps answering that more changes follow without moving on",
                         "pull " + ctx.key() + ": the server answered hasMore with cursor " + page.nextCursor()
-                                + (emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW ? " after " + emptyInARow + " empty pages"
-                                : ", the cursor it was asked for") + "; stopping the pull", null);
+                                + (emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW
+                                        ? " after " + emptyInARow + " empty pages"
+                                        : ", the cursor it was asked for")
+                                + "; stopping the pull",
+                        null);
             }
             cursor = Optional.of(page.nextCursor());
         }

@@ -21,8 +21,7 @@ public final class PushLimits {
     /** {@code {"changes":[} and {@code ]}}. */
     private static final int ENVELOPE_BYTES = "{\"changes\":[]}".length();
 
-    private PushLimits() {
-    }
+    private PushLimits() {}
 
     /** Bytes of the push body that sends {@code entry} alone. */
     public static long aloneBytes(OutboxEntry entry) {
@@ -34,7 +33,7 @@ public final class PushLimits {
         long total = ENVELOPE_BYTES;
         boolean first = true;
         for (OutboxEntry e : entries) {
-            total += entryBytes(e) + (first ? 0 : 1);   // the comma between entries
+            total += entryBytes(e) + (first ? 0 : 1); // the comma between entries
             first = false;
         }
         return total;
@@ -46,8 +45,10 @@ public final class PushLimits {
      */
     public static long entryBytes(OutboxEntry e) {
         return "{\"changeId\":,\"id\":,\"baseVersion\":,\"deleted\":,\"payload\":}".length()
-                + jsonStringBytes(e.changeId()) + jsonStringBytes(e.recordId())
-                + Long.toString(e.baseVersion()).length() + (e.deleted() ? 4 : 5)
+                + jsonStringBytes(e.changeId())
+                + jsonStringBytes(e.recordId())
+                + Long.toString(e.baseVersion()).length()
+                + (e.deleted() ? 4 : 5)
                 + e.payloadJson().getBytes(StandardCharsets.UTF_8).length;
     }
 
@@ -69,11 +70,13 @@ public final class PushLimits {
                 n += 1;
             } else if (c < 0x800) {
                 n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 n += 4;
                 i++;
             } else if (Character.isSurrogate(c)) {
-                n += 1;   // a lone surrogate is encoded as '?'
+                n += 1; // a lone surrogate is encoded as '?'
             } else {
                 n += 3;
             }
@@ -100,9 +103,13 @@ public final class PushLimits {
         }
         long bytes = aloneBytes(entry);
         if (bytes > MAX_BODY_BYTES) {
-            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+            throw new IllegalArgumentException(String.format(
+                    java.util.Locale.ROOT,
                     "the edit of record '%s' is too large to sync: a push of it alone is %,d bytes, and the sync "
-                            + "server accepts at most %,d bytes (5 MiB) per push", entry.recordId(), bytes, MAX_BODY_BYTES));
+                            + "server accepts at most %,d bytes (5 MiB) per push",
+                    entry.recordId(),
+                    bytes,
+                    MAX_BODY_BYTES));
         }
     }
 }

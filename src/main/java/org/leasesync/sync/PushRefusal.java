@@ -67,11 +67,13 @@ public record PushRefusal(Verdict verdict, int entryIndex) {
         int status = e.status();
         String code = e.code();
         if (status == 409) {
-            return new PushRefusal(switch (code) {
-                case "stale_fencing_token" -> Verdict.LEASE_LOST;
-                case "idempotency_key_in_use" -> Verdict.QUERY;
-                default -> Verdict.FAIL;
-            }, -1);
+            return new PushRefusal(
+                    switch (code) {
+                        case "stale_fencing_token" -> Verdict.LEASE_LOST;
+                        case "idempotency_key_in_use" -> Verdict.QUERY;
+                        default -> Verdict.FAIL;
+                    },
+                    -1);
         }
         if (status == 422 && code.equals("idempotency_key_reused")) {
             return new PushRefusal(Verdict.NEEDS_ATTENTION, -1);

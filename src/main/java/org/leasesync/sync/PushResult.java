@@ -14,8 +14,15 @@ import java.util.Objects;
  * @param serverDeleted for a conflict: whether the server's record is deleted
  * @param serverPayloadJson for a conflict: the server's payload (JSON text), never overwritten
  */
-public record PushResult(String changeId, String recordId, boolean applied, long version, boolean duplicate,
-                         long serverVersion, boolean serverDeleted, String serverPayloadJson) {
+public record PushResult(
+        String changeId,
+        String recordId,
+        boolean applied,
+        long version,
+        boolean duplicate,
+        long serverVersion,
+        boolean serverDeleted,
+        String serverPayloadJson) {
     public PushResult {
         Objects.requireNonNull(changeId, "changeId");
         Objects.requireNonNull(recordId, "recordId");

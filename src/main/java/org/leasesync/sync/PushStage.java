@@ -75,12 +75,19 @@ final class PushStage {
     Pushed push(RunContext ctx) throws InterruptedException {
         Pushed pushed = NOTHING;
         int total = local.pendingCount(ctx.key());
-        ctx.progress(total == 0 ? "nothing to push" : "pushing 0 of " + total + " change" + (total == 1 ? "" : "s"),
+        ctx.progress(
+                total == 0 ? "nothing to push" : "pushing 0 of " + total + " change" + (total == 1 ? "" : "s"),
                 ctx.counts().pushing(total));
         Optional<Checkpoint> cp = ctx.checkpointAtStart();
-        if (ctx.discardUnconfirmed() && cp.isPresent() && cp.get().idempotencyKey().isPresent()) {
-            log.log(System.Logger.Level.WARNING, "{0}: the user discarded unconfirmed push {1} ({2}); its edits are "
-                    + "sent again under a new key", ctx.key(), cp.get().idempotencyKey().get(), cp.get().pushChangeIds());
+        if (ctx.discardUnconfirmed()
+                && cp.isPresent()
+                && cp.get().idempotencyKey().isPresent()) {
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: the user discarded unconfirmed push {1} ({2}); its edits are " + "sent again under a new key",
+                    ctx.key(),
+                    cp.get().idempotencyKey().get(),
+                    cp.get().pushChangeIds());
             local.discardInFlight(ctx.fence(), ctx.runId());
             cp = Optional.empty();
         }
@@ -99,10 +106,15 @@ final class PushStage {
             if (sent.containsAll(ids)) {
                 // Every one of them was sent in this run and the server answered without a result for
                 // it: they stay in the outbox, and the run ends instead of sending them for ever.
-                throw new RemoteException(RemoteException.Kind.AMBIGUOUS, 0, "incomplete_answer", -1,
+                throw new RemoteException(
+                        RemoteException.Kind.AMBIGUOUS,
+                        0,
+                        "incomplete_answer",
+                        -1,
                         "the sync server answered without a result for " + ids.size() + " change"
                                 + (ids.size() == 1 ? "" : "s") + "; they stay in the outbox",
-                        "push " + ctx.key() + ": no result for changes " + ids + " sent in this run", null);
+                        "push " + ctx.key() + ": no result for changes " + ids + " sent in this run",
+                        null);
             }
             pushed = pushed.plus(send(ctx, entries, sent));
             pushedSoFar(ctx, pushed);
@@ -115,14 +127,17 @@ final class PushStage {
         int done = pushed.confirmed() + pushed.rejected();
         RunProgress now = before.pushedMore(Math.max(0, done - before.changesPushed()));
         int total = now.pushTotal().orElse(done);
-        ctx.progress("pushed " + now.changesPushed() + " of " + Math.max(total, now.changesPushed()) + " change"
-                + (total == 1 ? "" : "s"), now);
+        ctx.progress(
+                "pushed " + now.changesPushed() + " of " + Math.max(total, now.changesPushed()) + " change"
+                        + (total == 1 ? "" : "s"),
+                now);
     }
 
     /** Sends {@code entries} as one new batch (new idempotency key) and settles the answer. */
     private Pushed send(RunContext ctx, List<OutboxEntry> entries, Set<String> sent) throws InterruptedException {
         entries.forEach(e -> sent.add(e.changeId()));
-        PushBatch batch = new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
+        PushBatch batch =
+                new PushBatch(UUID.randomUUID().toString(), UUID.randomUUID().toString(), entries);
         local.beginPush(ctx.fence(), ctx.runId(), batch);
         ctx.progress("pushing " + entries.size() + " change" + (entries.size() == 1 ? "" : "s"), ctx.counts());
         Answer answer;
@@ -143,17 +158,24 @@ final class PushStage {
                     + ") whose outbox entries are no longer all there; cannot resend it safely");
         }
         PushBatch batch = new PushBatch(cp.pushBatchId().orElse(key), key, entries);
-        log.log(System.Logger.Level.INFO, "{0}: settling push {1} left in flight by run {2}", ctx.key(), key, cp.runId());
+        log.log(
+                System.Logger.Level.INFO,
+                "{0}: settling push {1} left in flight by run {2}",
+                ctx.key(),
+                key,
+                cp.runId());
         ctx.progress("checking an interrupted push");
         return settle(ctx, batch, confirmByQuery(ctx, batch, cp.pushSentAt().orElse(cp.updatedAt())), sent);
     }
 
-    private Pushed settle(RunContext ctx, PushBatch batch, Answer answer, Set<String> sent) throws InterruptedException {
+    private Pushed settle(RunContext ctx, PushBatch batch, Answer answer, Set<String> sent)
+            throws InterruptedException {
         if (answer.response() != null) {
             local.confirmPush(ctx.fence(), ctx.runId(), batch, answer.response());
             Set<String> answered = new HashSet<>();
             answer.response().results().forEach(r -> answered.add(r.changeId()));
-            return new Pushed((int) batch.changeIds().stream().filter(answered::contains).count(), 0);
+            return new Pushed(
+                    (int) batch.changeIds().stream().filter(answered::contains).count(), 0);
         }
         return isolate(ctx, batch, answer.refusal(), sent);
     }
@@ -171,28 +193,38 @@ final class PushStage {
         }
         PushRefusal verdict = PushRefusal.of(refusal, entries.size());
         switch (verdict.verdict()) {
-            case LEASE_LOST -> throw new NewerFencingTokenException(ctx.lease().fence().epoch(), refusal);
-            case NEEDS_ATTENTION -> throw new NeedsAttentionException("the server says idempotency key "
-                    + batch.idempotencyKey() + " was used for a different request; the local push state is inconsistent",
-                    refusal);
+            case LEASE_LOST ->
+                throw new NewerFencingTokenException(ctx.lease().fence().epoch(), refusal);
+            case NEEDS_ATTENTION ->
+                throw new NeedsAttentionException(
+                        "the server says idempotency key " + batch.idempotencyKey()
+                                + " was used for a different request; the local push state is inconsistent",
+                        refusal);
             case ENTRY -> {
-                return rejectAndSendTheRest(ctx, entries, verdict.entryIndex(),
-                        reason(refusal, entries.get(verdict.entryIndex())), sent);
+                return rejectAndSendTheRest(
+                        ctx, entries, verdict.entryIndex(), reason(refusal, entries.get(verdict.entryIndex())), sent);
             }
             case SPLIT -> {
                 if (entries.size() == 1) {
                     if (refusal.status() == 400 && !requestIsAccepted(ctx)) {
-                        throw refusal;   // the same request with no entry is refused too: not the entry's fault
+                        throw refusal; // the same request with no entry is refused too: not the entry's fault
                     }
                     return rejectAndSendTheRest(ctx, entries, 0, reason(refusal, entries.get(0)), sent);
                 }
-                log.log(System.Logger.Level.INFO, "{0}: push {1} of {2} entries refused ({3}); sending it in halves "
-                        + "to find the entry the server refuses", ctx.key(), batch.idempotencyKey(), entries.size(),
+                log.log(
+                        System.Logger.Level.INFO,
+                        "{0}: push {1} of {2} entries refused ({3}); sending it in halves "
+                                + "to find the entry the server refuses",
+                        ctx.key(),
+                        batch.idempotencyKey(),
+                        entries.size(),
                         refusal.getMessage());
                 int half = entries.size() / 2;
-                return send(ctx, entries.subList(0, half), sent).plus(send(ctx, entries.subList(half, entries.size()), sent));
+                return send(ctx, entries.subList(0, half), sent)
+                        .plus(send(ctx, entries.subList(half, entries.size()), sent));
             }
-            default -> throw refusal;   // not an entry's fault: the run fails; the batch stays recorded and is queried next run
+            default ->
+                throw refusal; // not an entry's fault: the run fails; the batch stays recorded and is queried next run
         }
     }
 
@@ -202,23 +234,37 @@ final class PushStage {
      */
     private boolean requestIsAccepted(RunContext ctx) {
         try {
-            remote.push(ctx.key(), PushBatch.probe(UUID.randomUUID().toString()), ctx.fence().epoch(), ctx.runId());
+            remote.push(
+                    ctx.key(),
+                    PushBatch.probe(UUID.randomUUID().toString()),
+                    ctx.fence().epoch(),
+                    ctx.runId());
             return true;
         } catch (RemoteException e) {
             if (e.kind() == RemoteException.Kind.HTTP && e.status() == 409 && "stale_fencing_token".equals(e.code())) {
                 throw new NewerFencingTokenException(ctx.lease().fence().epoch(), e);
             }
-            log.log(System.Logger.Level.INFO, "{0}: a push of no entries is refused too ({1}): the refusal is about"
-                    + " the request, not an entry", ctx.key(), e.getMessage());
+            log.log(
+                    System.Logger.Level.INFO,
+                    "{0}: a push of no entries is refused too ({1}): the refusal is about"
+                            + " the request, not an entry",
+                    ctx.key(),
+                    e.getMessage());
             return false;
         }
     }
 
-    private Pushed rejectAndSendTheRest(RunContext ctx, List<OutboxEntry> entries, int index, String reason,
-                                        Set<String> sent) throws InterruptedException {
+    private Pushed rejectAndSendTheRest(
+            RunContext ctx, List<OutboxEntry> entries, int index, String reason, Set<String> sent)
+            throws InterruptedException {
         OutboxEntry bad = entries.get(index);
-        log.log(System.Logger.Level.WARNING, "{0}: edit {1} of record {2} set aside as rejected: {3}", ctx.key(),
-                bad.changeId(), bad.recordId(), reason);
+        log.log(
+                System.Logger.Level.WARNING,
+                "{0}: edit {1} of record {2} set aside as rejected: {3}",
+                ctx.key(),
+                bad.changeId(),
+                bad.recordId(),
+                reason);
         local.rejectEntry(ctx.fence(), ctx.runId(), bad, reason);
         ctx.progress("set aside an edit of " + bad.recordId() + " the server refuses");
         List<OutboxEntry> rest = new ArrayList<>(entries);
@@ -238,8 +284,11 @@ final class PushStage {
         }
         r.append(')');
         if (e.status() == 413) {
-            r.append(String.format(Locale.ROOT, "; pushed alone it is %,d bytes, and the protocol allows at most %,d"
-                    + " bytes (5 MiB)", PushLimits.aloneBytes(entry), PushLimits.MAX_BODY_BYTES));
+            r.append(String.format(
+                    Locale.ROOT,
+                    "; pushed alone it is %,d bytes, and the protocol allows at most %,d" + " bytes (5 MiB)",
+                    PushLimits.aloneBytes(entry),
+                    PushLimits.MAX_BODY_BYTES));
         }
         return r.toString();
     }
@@ -247,7 +296,7 @@ final class PushStage {
     private Answer afterFailedSend(RunContext ctx, PushBatch batch, RemoteException e, Instant sentAt)
             throws InterruptedException {
         if (e instanceof UnsendableEntryException) {
-            return Answer.refused(e);   // nothing was sent
+            return Answer.refused(e); // nothing was sent
         }
         if (e.kind() == RemoteException.Kind.NOT_SENT) {
             throw e; // nothing reached the server; the batch stays recorded and is queried next run
@@ -255,8 +304,12 @@ final class PushStage {
         if (e.kind() == RemoteException.Kind.HTTP) {
             return isInUse(e) ? confirmByQuery(ctx, batch, sentAt) : Answer.refused(e);
         }
-        log.log(System.Logger.Level.WARNING, "{0}: push {1} outcome unknown ({2}); asking the server before retrying",
-                ctx.key(), batch.idempotencyKey(), e.getMessage());
+        log.log(
+                System.Logger.Level.WARNING,
+                "{0}: push {1} outcome unknown ({2}); asking the server before retrying",
+                ctx.key(),
+                batch.idempotencyKey(),
+                e.getMessage());
         return confirmByQuery(ctx, batch, sentAt);
     }
 
@@ -278,14 +331,14 @@ final class PushStage {
                     // next sign-in asks about it first. Asking again now would only be refused again.
                     throw e;
                 }
-                last = e;   // the question itself failed: ask again after a pause
+                last = e; // the question itself failed: ask again after a pause
             }
             if (status != null && status.state() == PushStatus.State.COMPLETED) {
                 if (status.response().isPresent()) {
                     return Answer.confirmed(status.response().get());
                 }
-                throw new NeedsAttentionException("the server finished push " + batch.idempotencyKey()
-                        + " with status " + status.statusCode() + " and no result to confirm");
+                throw new NeedsAttentionException("the server finished push " + batch.idempotencyKey() + " with status "
+                        + status.statusCode() + " and no result to confirm");
             }
             if (status != null && status.state() == PushStatus.State.UNKNOWN) {
                 if (ctx.time().now().isAfter(sentAt.plus(settings.keyRetention()))) {
@@ -294,14 +347,15 @@ final class PushStage {
                 }
                 ctx.progress("resending an unconfirmed push");
                 try {
-                    return Answer.confirmed(remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId()));
+                    return Answer.confirmed(
+                            remote.push(ctx.key(), batch, ctx.fence().epoch(), ctx.runId()));
                 } catch (UnsendableEntryException e) {
-                    return Answer.refused(e);           // nothing was sent
+                    return Answer.refused(e); // nothing was sent
                 } catch (RemoteException e) {
                     if (e.kind() == RemoteException.Kind.HTTP && !isInUse(e)) {
-                        return Answer.refused(e);       // the server answered: nothing was applied
+                        return Answer.refused(e); // the server answered: nothing was applied
                     }
-                    last = e;                            // ambiguous again: ask again
+                    last = e; // ambiguous again: ask again
                 }
             } else if (status != null) {
                 ctx.progress("waiting for the server to finish a push");
@@ -309,8 +363,10 @@ final class PushStage {
             sleeper.sleep(wait);
             wait = wait.multipliedBy(2);
         }
-        throw new NeedsAttentionException("a push was sent but its result could not be confirmed (idempotency key "
-                + batch.idempotencyKey() + ")" + (last == null ? "" : ": " + SyncWorker.plain(last)), last);
+        throw new NeedsAttentionException(
+                "a push was sent but its result could not be confirmed (idempotency key " + batch.idempotencyKey() + ")"
+                        + (last == null ? "" : ": " + SyncWorker.plain(last)),
+                last);
     }
 
     private static boolean isInUse(RemoteException e) {

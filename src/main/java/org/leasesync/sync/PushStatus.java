@@ -12,5 +12,9 @@ import java.util.Optional;
 public record PushStatus(State state, Optional<PushResponse> response, int statusCode) {
 
     /** The states. */
-    public enum State { COMPLETED, IN_PROGRESS, UNKNOWN }
+    public enum State {
+        COMPLETED,
+        IN_PROGRESS,
+        UNKNOWN
+    }
 }

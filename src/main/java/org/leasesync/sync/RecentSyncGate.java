@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.leasesync.lease.OwnerId;
-import org.leasesync.run.RunStatus;
-import org.leasesync.run.StartCheck;
 import org.leasesync.lease.StoreException;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.StartCheck;
+import org.leasesync.run.TaskSource;
 
 /**
  * Whether a background trigger should ask for a run of a key, or is unnecessary because the key
@@ -72,10 +72,10 @@ public final class RecentSyncGate {
     public sealed interface Verdict {
 
         /** The trigger should ask for a run; {@code why} says why it is not recent, for logs and tests. */
-        record Due(String why) implements Verdict { }
+        record Due(String why) implements Verdict {}
 
         /** The key's newest run succeeded {@code age} ago (&ge; 0, on the shared monotonic clock). */
-        record Recent(NewestRun run, Duration age) implements Verdict { }
+        record Recent(NewestRun run, Duration age) implements Verdict {}
     }
 
     /**
@@ -95,10 +95,13 @@ public final class RecentSyncGate {
         }
         NewestRun run = newest.get();
         if (run.status().orElse(null) != RunStatus.SUCCEEDED) {
-            return new Verdict.Due("the last run is " + run.status().map(RunStatus::wireName).orElse("unreadable"));
+            return new Verdict.Due(
+                    "the last run is " + run.status().map(RunStatus::wireName).orElse("unreadable"));
         }
         Optional<String> clock = time.monotonicClockId();
-        if (clock.isEmpty() || run.monoClock().isEmpty() || !clock.equals(run.monoClock())
+        if (clock.isEmpty()
+                || run.monoClock().isEmpty()
+                || !clock.equals(run.monoClock())
                 || run.endedMonoNanos().isEmpty()) {
             return new Verdict.Due("the last success was not timed on this process's monotonic clock");
         }
@@ -107,7 +110,8 @@ public final class RecentSyncGate {
             return new Verdict.Due("the last success is stamped after now on the monotonic clock");
         }
         Duration age = Duration.ofNanos(ageNanos);
-        return age.compareTo(within) < 0 ? new Verdict.Recent(run, age)
+        return age.compareTo(within) < 0
+                ? new Verdict.Recent(run, age)
                 : new Verdict.Due("synced " + describe(age) + " ago");
     }
 
@@ -126,20 +130,22 @@ public final class RecentSyncGate {
      *     interval is negative (zero: a foreground trigger is never unnecessary)
      */
     public StartCheck backgroundTriggers(Duration scheduleInterval, Duration foregroundMinInterval) {
-        Duration timerWithin = Duration.ofNanos((long) (positive(scheduleInterval, "schedule interval").toNanos()
-                * SCHEDULE_SHARE));
+        Duration timerWithin = Duration.ofNanos(
+                (long) (positive(scheduleInterval, "schedule interval").toNanos() * SCHEDULE_SHARE));
         if (foregroundMinInterval == null || foregroundMinInterval.isNegative()) {
-            throw new IllegalArgumentException("foreground minimum interval must not be negative, got "
-                    + foregroundMinInterval);
+            throw new IllegalArgumentException(
+                    "foreground minimum interval must not be negative, got " + foregroundMinInterval);
         }
-        Duration focusWithin = foregroundMinInterval;   // zero (allowed by --foreground-min-interval): never recent
+        Duration focusWithin = foregroundMinInterval; // zero (allowed by --foreground-min-interval): never recent
         return new StartCheck() {
             @Override
             public Optional<String> skipReason(org.leasesync.run.TriggerRequest request) {
                 return switch (request.source()) {
                     case SCHEDULE -> unnecessary(request.key(), TaskSource.SCHEDULE, timerWithin);
-                    case FOREGROUND -> focusWithin.isZero() ? Optional.empty()
-                            : unnecessary(request.key(), TaskSource.FOREGROUND, focusWithin);
+                    case FOREGROUND ->
+                        focusWithin.isZero()
+                                ? Optional.empty()
+                                : unnecessary(request.key(), TaskSource.FOREGROUND, focusWithin);
                     case RETRY -> supersededRetry(request.key());
                     default -> Optional.empty();
                 };
@@ -164,10 +170,15 @@ public final class RecentSyncGate {
      */
     private Optional<String> supersededRetry(TaskKey key) {
         try {
-            return store.newestRun(key).filter(r -> r.status().orElse(null) == RunStatus.SUCCEEDED)
+            return store.newestRun(key)
+                    .filter(r -> r.status().orElse(null) == RunStatus.SUCCEEDED)
                     .map(r -> "the key synced since the failure " + by(r));
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: cannot read the newest run ({1}); the retry runs", key, e.getMessage());
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: cannot read the newest run ({1}); the retry runs",
+                    key,
+                    e.getMessage());
             return Optional.empty();
         }
     }
@@ -177,13 +188,23 @@ public final class RecentSyncGate {
         if (recent.isEmpty()) {
             return Optional.empty();
         }
-        TriggerSkip skip = new TriggerSkip(key, source, self.asString(), time.now(),
-                recent.get().run().runId(), recent.get().age(), reason(recent.get()));
+        TriggerSkip skip = new TriggerSkip(
+                key,
+                source,
+                self.asString(),
+                time.now(),
+                recent.get().run().runId(),
+                recent.get().age(),
+                reason(recent.get()));
         try {
             store.recordSkip(skip);
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: could not record the skipped {1} trigger ({2}); it runs",
-                    key, source.wireName(), e.getMessage());
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: could not record the skipped {1} trigger ({2}); it runs",
+                    key,
+                    source.wireName(),
+                    e.getMessage());
             return Optional.empty();
         }
         log.log(System.Logger.Level.INFO, "{0}: {1} trigger {2}", key, source.wireName(), skip.reason());
@@ -194,8 +215,11 @@ public final class RecentSyncGate {
         try {
             return check(key, within) instanceof Verdict.Recent r ? Optional.of(r) : Optional.empty();
         } catch (StoreException e) {
-            log.log(System.Logger.Level.WARNING, "{0}: cannot tell whether it synced recently ({1}); the trigger runs",
-                    key, e.getMessage());
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: cannot tell whether it synced recently ({1}); the trigger runs",
+                    key,
+                    e.getMessage());
             return Optional.empty();
         }
     }

@@ -34,8 +34,14 @@ public class RemoteException extends LeasesyncException {
      * @param userMessage short and plain, for the window and the CLI's one-line result
      * @param message the technical detail (operation, status, server message), for logs
      */
-    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
-                           Throwable cause) {
+    public RemoteException(
+            Kind kind,
+            int status,
+            String code,
+            long retryAfterMillis,
+            String userMessage,
+            String message,
+            Throwable cause) {
         this(kind, status, code, "", retryAfterMillis, userMessage, message, "", cause);
     }
 
@@ -44,8 +50,15 @@ public class RemoteException extends LeasesyncException {
      * @param message the technical detail (operation, status, server message), for logs
      * @param serverMessage the {@code message} of the server's error body as sent, or empty
      */
-    public RemoteException(Kind kind, int status, String code, long retryAfterMillis, String userMessage, String message,
-                           String serverMessage, Throwable cause) {
+    public RemoteException(
+            Kind kind,
+            int status,
+            String code,
+            long retryAfterMillis,
+            String userMessage,
+            String message,
+            String serverMessage,
+            Throwable cause) {
         this(kind, status, code, "", retryAfterMillis, userMessage, message, serverMessage, cause);
     }
 
@@ -53,8 +66,15 @@ public class RemoteException extends LeasesyncException {
      * @param reason the error body's {@code reason} (e.g. {@code went_back} for {@code invalid_cursor}),
      *     or empty
      */
-    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
-                           String message, Throwable cause) {
+    public RemoteException(
+            Kind kind,
+            int status,
+            String code,
+            String reason,
+            long retryAfterMillis,
+            String userMessage,
+            String message,
+            Throwable cause) {
         this(kind, status, code, reason, retryAfterMillis, userMessage, message, "", cause);
     }
 
@@ -63,8 +83,16 @@ public class RemoteException extends LeasesyncException {
      *     or empty
      * @param serverMessage the {@code message} of the server's error body as sent, or empty
      */
-    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
-                           String message, String serverMessage, Throwable cause) {
+    public RemoteException(
+            Kind kind,
+            int status,
+            String code,
+            String reason,
+            long retryAfterMillis,
+            String userMessage,
+            String message,
+            String serverMessage,
+            Throwable cause) {
         this(kind, status, code, reason, retryAfterMillis, userMessage, message, serverMessage, -1, cause);
     }
 
@@ -73,8 +101,17 @@ public class RemoteException extends LeasesyncException {
      *     {@code highestToken}, the highest fencing token the server has seen from this client for the
      *     key (docs/protocol.md §6); -1 when the server did not say
      */
-    public RemoteException(Kind kind, int status, String code, String reason, long retryAfterMillis, String userMessage,
-                           String message, String serverMessage, long highestFencingToken, Throwable cause) {
+    public RemoteException(
+            Kind kind,
+            int status,
+            String code,
+            String reason,
+            long retryAfterMillis,
+            String userMessage,
+            String message,
+            String serverMessage,
+            long highestFencingToken,
+            Throwable cause) {
         super(message, cause);
         this.highestFencingToken = highestFencingToken < 0 ? -1 : highestFencingToken;
         this.kind = kind;
@@ -134,7 +171,9 @@ public class RemoteException extends LeasesyncException {
      * client for the key; empty when the answer did not carry it (another server implementation).
      */
     public java.util.OptionalLong highestFencingToken() {
-        return highestFencingToken < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(highestFencingToken);
+        return highestFencingToken < 0
+                ? java.util.OptionalLong.empty()
+                : java.util.OptionalLong.of(highestFencingToken);
     }
 
     /** The server's {@code Retry-After} in millis, or -1 when absent. */

@@ -18,8 +18,8 @@ import java.util.Objects;
  * @param newConflicts of those, edits made conflicts because the version they were based on now
  *     holds other content on the server (a version number given again after a restore)
  */
-public record ResyncSummary(String reason, int removed, int changed, int added, int lostOwnEdits, int pendingKept,
-                            int newConflicts) {
+public record ResyncSummary(
+        String reason, int removed, int changed, int added, int lostOwnEdits, int pendingKept, int newConflicts) {
 
     /** The server's data went back to an earlier state (a restore from an older backup). */
     public static final String WENT_BACK = "went_back";
@@ -42,7 +42,8 @@ public record ResyncSummary(String reason, int removed, int changed, int added, 
     public static String cause(String reason) {
         return switch (reason) {
             case WENT_BACK -> "the server's data went back to an earlier state (restored from a backup?)";
-            case OTHER_DATABASE -> "the server's data comes from another database than before (replaced, or another server)";
+            case OTHER_DATABASE ->
+                "the server's data comes from another database than before (replaced, or another server)";
             case PURGED -> "the server no longer keeps deletions this device had not seen yet";
             default -> "the server no longer recognised where this device had left off";
         };
@@ -63,18 +64,27 @@ public record ResyncSummary(String reason, int removed, int changed, int added, 
                 counts.add(counts.isEmpty() ? n + " record" + (n == 1 ? " " : "s ") + what : n + " " + what);
             }
         }
-        StringBuilder s = new StringBuilder("Downloaded everything again because ").append(cause(reason)).append(": ")
+        StringBuilder s = new StringBuilder("Downloaded everything again because ")
+                .append(cause(reason))
+                .append(": ")
                 .append(counts.isEmpty() ? "nothing had changed here" : String.join(", ", counts));
         if (lostOwnEdits > 0) {
-            s.append("; the server no longer has ").append(lostOwnEdits == 1 ? "an edit" : lostOwnEdits + " edits")
-                    .append(" this device had sent (make ").append(lostOwnEdits == 1 ? "it" : "them")
+            s.append("; the server no longer has ")
+                    .append(lostOwnEdits == 1 ? "an edit" : lostOwnEdits + " edits")
+                    .append(" this device had sent (make ")
+                    .append(lostOwnEdits == 1 ? "it" : "them")
                     .append(" again if still needed)");
         }
         if (pendingKept > 0) {
-            s.append("; your ").append(pendingKept).append(" unsent edit").append(pendingKept == 1 ? " is" : "s are")
+            s.append("; your ")
+                    .append(pendingKept)
+                    .append(" unsent edit")
+                    .append(pendingKept == 1 ? " is" : "s are")
                     .append(" kept");
             if (newConflicts > 0) {
-                s.append(" (").append(newConflicts).append(newConflicts == 1 ? " is" : " are")
+                s.append(" (")
+                        .append(newConflicts)
+                        .append(newConflicts == 1 ? " is" : " are")
                         .append(" now a conflict to resolve: based on a version the server no longer has)");
             }
         }

@@ -27,8 +27,13 @@ public interface SyncRemote {
      *     status 400 with code {@code invalid_cursor} when the client must download everything again
      *     ({@link RemoteException#reason()} says why)
      */
-    PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit, long fencingToken,
-                  String runId);
+    PullPage pull(
+            TaskKey key,
+            Optional<String> cursor,
+            Optional<String> pushedPosition,
+            int limit,
+            long fencingToken,
+            String runId);
 
     /** {@link #pull(TaskKey, Optional, Optional, int, long, String)} without a push position. */
     default PullPage pull(TaskKey key, Optional<String> cursor, int limit, long fencingToken, String runId) {

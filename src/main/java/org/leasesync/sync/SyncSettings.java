@@ -13,14 +13,15 @@ import java.time.Duration;
  * @param keyRetention how long the server keeps idempotency keys (protocol: 24 h); a batch sent
  *     longer ago whose key is unknown cannot be confirmed and needs attention
  */
-public record SyncSettings(int pullPageSize, int pushBatchSize, int confirmAttempts, Duration confirmBackoff,
-                           Duration keyRetention) {
+public record SyncSettings(
+        int pullPageSize, int pushBatchSize, int confirmAttempts, Duration confirmBackoff, Duration keyRetention) {
 
     /**
      * 1,000 per page and 1,000 per push (the protocol's maximums; a push has fewer when their
      * payloads pass about 1 MiB), 6 confirm attempts from 200 ms, 24 h retention.
      */
-    public static final SyncSettings DEFAULT = new SyncSettings(1000, 1000, 6, Duration.ofMillis(200), Duration.ofHours(24));
+    public static final SyncSettings DEFAULT =
+            new SyncSettings(1000, 1000, 6, Duration.ofMillis(200), Duration.ofHours(24));
 
     /** @throws IllegalArgumentException naming the bad value */
     public SyncSettings {

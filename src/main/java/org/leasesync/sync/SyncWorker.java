@@ -59,7 +59,9 @@ public final class SyncWorker implements TaskRunner {
     private RunOutcome runStages(RunContext ctx) throws InterruptedException {
         Optional<ResyncSummary> resync = Optional.empty();
         try {
-            boolean resumeAtPush = ctx.recovery().map(r -> r.action() == RecoveryDecision.Action.RESUME).orElse(false)
+            boolean resumeAtPush = ctx.recovery()
+                            .map(r -> r.action() == RecoveryDecision.Action.RESUME)
+                            .orElse(false)
                     && ctx.checkpointAtStart().flatMap(Checkpoint::stage).orElse(null) == Stage.PUSHING;
             if (!resumeAtPush && !ctx.checkAgain()) {
                 resync = pullStage.pull(ctx);
@@ -81,7 +83,11 @@ public final class SyncWorker implements TaskRunner {
             if (e.isSignedOut()) {
                 // Not retried: the same token would be refused again. The outbox and the records stay;
                 // a push in flight stays recorded and is queried once the user has signed in again.
-                log.log(System.Logger.Level.WARNING, "{0}: run {1} stopped, signed out: {2}", ctx.key(), ctx.runId(),
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "{0}: run {1} stopped, signed out: {2}",
+                        ctx.key(),
+                        ctx.runId(),
                         e.getMessage());
                 return RunOutcome.signedOut(withResync(signedOutMessage(e), resync));
             }

@@ -23,8 +23,8 @@ import org.leasesync.run.TaskSource;
  * @param age how long before the skip that run had ended, on the shared monotonic clock; &ge; 0
  * @param reason a plain sentence for the history, e.g. "skipped: synced 12 s ago by another process (pid 4242)"
  */
-public record TriggerSkip(TaskKey key, TaskSource source, String owner, Instant at, String recentRunId,
-                          Duration age, String reason) {
+public record TriggerSkip(
+        TaskKey key, TaskSource source, String owner, Instant at, String recentRunId, Duration age, String reason) {
 
     /**
      * @throws NullPointerException naming the missing field

@@ -17,7 +17,13 @@ public class UnsendableEntryException extends RemoteException {
      * @param reason what is wrong with it, for the user
      */
     public UnsendableEntryException(String changeId, String reason) {
-        super(Kind.NOT_SENT, 0, "unsendable_entry", -1, reason, "outbox entry " + changeId + " cannot be sent: " + reason,
+        super(
+                Kind.NOT_SENT,
+                0,
+                "unsendable_entry",
+                -1,
+                reason,
+                "outbox entry " + changeId + " cannot be sent: " + reason,
                 null);
         this.changeId = changeId;
     }

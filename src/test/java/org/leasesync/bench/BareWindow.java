@@ -13,8 +13,7 @@ import javafx.stage.Stage;
  */
 public final class BareWindow {
 
-    private BareWindow() {
-    }
+    private BareWindow() {}
 
     public static void main(String[] args) {
         Application.launch(Window.class, args);

@@ -16,8 +16,8 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.leasesync.store.Database;
 import org.leasesync.store.SqlDialect;
-import org.leasesync.testing.Postgres;
 import org.leasesync.store.h2.DataDirectory;
+import org.leasesync.testing.Postgres;
 
 /**
  * Fresh databases for the benchmarks, one per contender, each behind its own HikariCP pool built
@@ -74,8 +74,10 @@ final class BenchDatabases implements AutoCloseable {
                 return 0;
             }
             long nanos = 0;
-            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
+            try (Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
                 while (rs.next()) {
                     nanos += processCpuNanos(rs.getLong(1));
                 }
@@ -106,7 +108,8 @@ final class BenchDatabases implements AutoCloseable {
      * here on PostgreSQL; H2 creates its database on first connection).
      */
     String newDatabase(Backend backend, String contender) throws Exception {
-        String name = "b" + NAMES.incrementAndGet() + "_" + contender.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        String name = "b" + NAMES.incrementAndGet() + "_"
+                + contender.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
         return switch (backend) {
             case MEM -> "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
             case FILE -> DataDirectory.fileUrl(Files.createDirectories(workDir.resolve("db-" + name)));
@@ -160,7 +163,8 @@ final class BenchDatabases implements AutoCloseable {
     }
 
     private static String createDatabase(EmbeddedPostgres pg, String name) throws SQLException {
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
         return pg.getJdbcUrl(Postgres.USER, name);
@@ -170,12 +174,20 @@ final class BenchDatabases implements AutoCloseable {
     static String postgresSettings(String url) throws SQLException {
         StringBuilder out = new StringBuilder();
         try (Connection c = java.sql.DriverManager.getConnection(url, Postgres.USER, Postgres.PASSWORD);
-             Statement s = c.createStatement()) {
-            for (String setting : List.of("server_version", "fsync", "synchronous_commit", "full_page_writes",
-                    "wal_sync_method", "shared_buffers")) {
+                Statement s = c.createStatement()) {
+            for (String setting : List.of(
+                    "server_version",
+                    "fsync",
+                    "synchronous_commit",
+                    "full_page_writes",
+                    "wal_sync_method",
+                    "shared_buffers")) {
                 try (ResultSet rs = s.executeQuery("SHOW " + setting)) {
                     rs.next();
-                    out.append(out.isEmpty() ? "" : " ").append(setting).append('=').append(rs.getString(1));
+                    out.append(out.isEmpty() ? "" : " ")
+                            .append(setting)
+                            .append('=')
+                            .append(rs.getString(1));
                 }
             }
         }

@@ -32,22 +32,41 @@ class BenchmarkSmokeTest {
     @Test
     void everyBenchmarkProducesItsFiguresWithTinySizes() throws Exception {
         BenchMain main = new BenchMain();
-        new CommandLine(main).setCaseInsensitiveEnumValuesAllowed(true)
+        new CommandLine(main)
+                .setCaseInsensitiveEnumValuesAllowed(true)
                 .parseArgs("--quick", "--work-dir", tmp.toString());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Figures f = new Figures(new PrintStream(bytes, true, StandardCharsets.UTF_8));
         main.quick();
         main.run(f, tmp);
-        List<String> lines = Arrays.asList(bytes.toString(StandardCharsets.UTF_8).split("\n"));
-        assertThat(lines).as("every figure is 'name value unit'")
+        List<String> lines =
+                Arrays.asList(bytes.toString(StandardCharsets.UTF_8).split("\n"));
+        assertThat(lines)
+                .as("every figure is 'name value unit'")
                 .allMatch(l -> l.startsWith("#") || l.matches("\\S+ -?[0-9.]+ \\S+"));
-        for (String name : List.of("lease.mem.1t1k.leasesync", "lease.file.8r1k.shedlock", "lease.mem.8t1000k.raw",
-                "lease.pg_nofsync.8r1000k.leasesync", "lease.pg_nofsync.1t1k.leasesync.cpu_us_per_op",
-                "trigger.file.idle.started.p99", "trigger.mem.storm.all.p99", "sync.pull", "sync.push",
-                "sync.direct_insert", "scale.pg2.push", "scale.pg2.pull", "scale.pg2.push.server_cpu_us_per_request",
-                "scale.pg2.pull.db_cpu_us_per_request", "scale.h2file1.push", "scale.h2file1.pull",
-                "takeover.provable.kill_to_grant", "takeover.unprovable.kill_to_grant",
-                "growth.big.freshopen", "growth.empty.freshopen.cpu", "growth.big.phase.h2open", "growth.empty.phase.check")) {
+        for (String name : List.of(
+                "lease.mem.1t1k.leasesync",
+                "lease.file.8r1k.shedlock",
+                "lease.mem.8t1000k.raw",
+                "lease.pg_nofsync.8r1000k.leasesync",
+                "lease.pg_nofsync.1t1k.leasesync.cpu_us_per_op",
+                "trigger.file.idle.started.p99",
+                "trigger.mem.storm.all.p99",
+                "sync.pull",
+                "sync.push",
+                "sync.direct_insert",
+                "scale.pg2.push",
+                "scale.pg2.pull",
+                "scale.pg2.push.server_cpu_us_per_request",
+                "scale.pg2.pull.db_cpu_us_per_request",
+                "scale.h2file1.push",
+                "scale.h2file1.pull",
+                "takeover.provable.kill_to_grant",
+                "takeover.unprovable.kill_to_grant",
+                "growth.big.freshopen",
+                "growth.empty.freshopen.cpu",
+                "growth.big.phase.h2open",
+                "growth.empty.phase.check")) {
             assertThat(f.median(name)).as(name).isPositive();
         }
         for (String backend : List.of("mem", "file", "pg_nofsync")) {
@@ -58,7 +77,9 @@ class BenchmarkSmokeTest {
                 }
             }
             for (String c : List.of("leasesync", "shedlock", "raw")) {
-                assertThat(f.median("lease." + backend + ".8r1k." + c + ".max_holders")).as(backend + " " + c).isEqualTo(1.0);
+                assertThat(f.median("lease." + backend + ".8r1k." + c + ".max_holders"))
+                        .as(backend + " " + c)
+                        .isEqualTo(1.0);
             }
         }
         assertThat(f.median("trigger.file.storm.overlaps")).isZero();
@@ -68,11 +89,18 @@ class BenchmarkSmokeTest {
         assertThat(lines).anyMatch(l -> l.startsWith("# scale pg2: pull "));
         // Server jobs: three timed jobs on two instances, each occurrence run once (the runner checks
         // it, and fails on a lease taken from the live victim or a takeover that does not resume it).
-        assertThat(f.median("jobs.due_to_started.runs")).as("occurrences measured").isGreaterThanOrEqualTo(3 * 3);
-        assertThat(f.median("jobs.due_to_started.min")).as("no run starts before it is due").isNotNegative();
+        assertThat(f.median("jobs.due_to_started.runs"))
+                .as("occurrences measured")
+                .isGreaterThanOrEqualTo(3 * 3);
+        assertThat(f.median("jobs.due_to_started.min"))
+                .as("no run starts before it is due")
+                .isNotNegative();
         for (String mode : List.of("provable", "unprovable")) {
-            assertThat(f.samples("jobs." + mode + ".kill_to_takeover.min")).as(mode).hasSize(1);
-            assertThat(f.median("jobs." + mode + ".kill_to_takeover.min")).as("no takeover before the kill: " + mode)
+            assertThat(f.samples("jobs." + mode + ".kill_to_takeover.min"))
+                    .as(mode)
+                    .hasSize(1);
+            assertThat(f.median("jobs." + mode + ".kill_to_takeover.min"))
+                    .as("no takeover before the kill: " + mode)
                     .isNotNegative();
         }
         assertThat(f.median("jobs.unprovable.renewal_to_takeover.min"))

@@ -50,7 +50,8 @@ final class ContenderProcess implements AutoCloseable {
         cmd.addAll(jvmOptions);
         cmd.add("-Dlogback.configurationFile=logback-bench.xml");
         cmd.add("-cp");
-        cmd.add((classesFirst == null ? "" : classesFirst.toAbsolutePath() + JavaProcess.separator()) + JavaProcess.classPath());
+        cmd.add((classesFirst == null ? "" : classesFirst.toAbsolutePath() + JavaProcess.separator())
+                + JavaProcess.classPath());
         cmd.add(LeaseBenchChild.class.getName());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(log.toFile());
@@ -75,9 +76,15 @@ final class ContenderProcess implements AutoCloseable {
     /** Runs one scenario for {@code length} in the child. */
     LeaseBench.Result run(LeaseBench.Scenario s, int keys, Duration length) throws IOException {
         String[] w = ask("run " + s.name() + " " + s.threads() + " " + s.oneKey() + " " + s.instancePerThread() + " "
-                + keys + " " + length.toMillis()).split(" ");
-        return new LeaseBench.Result(Double.parseDouble(w[1]), Long.parseLong(w[2]), Integer.parseInt(w[3]),
-                Long.parseLong(w[4]), Long.parseLong(w[5]), Long.parseLong(w[6]));
+                        + keys + " " + length.toMillis())
+                .split(" ");
+        return new LeaseBench.Result(
+                Double.parseDouble(w[1]),
+                Long.parseLong(w[2]),
+                Integer.parseInt(w[3]),
+                Long.parseLong(w[4]),
+                Long.parseLong(w[5]),
+                Long.parseLong(w[6]));
     }
 
     /** Closes the contender and its pool (the child stays up for the next backend). */
@@ -92,8 +99,8 @@ final class ContenderProcess implements AutoCloseable {
                 return line;
             }
             if (line.startsWith("error ")) {
-                throw new IllegalStateException(name + ": '" + command + "' failed: " + line.substring(6)
-                        + " (see " + log + ")");
+                throw new IllegalStateException(
+                        name + ": '" + command + "' failed: " + line.substring(6) + " (see " + log + ")");
             }
         }
         throw new IllegalStateException(name + " exited during '" + command + "' (see " + log + ")");

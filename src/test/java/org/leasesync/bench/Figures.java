@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class Figures {
 
-    private record Figure(String unit, List<Double> samples) { }
+    private record Figure(String unit, List<Double> samples) {}
 
     private final Map<String, Figure> figures = new LinkedHashMap<>();
     private final PrintStream out;
@@ -26,7 +26,9 @@ final class Figures {
 
     /** Adds one sample (one round) of a figure. */
     void sample(String name, double value, String unit) {
-        figures.computeIfAbsent(name, n -> new Figure(unit, new ArrayList<>())).samples().add(value);
+        figures.computeIfAbsent(name, n -> new Figure(unit, new ArrayList<>()))
+                .samples()
+                .add(value);
     }
 
     /** The median of a figure's samples; NaN if it has none. */

@@ -10,22 +10,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.leasesync.run.RunResult;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
-import org.leasesync.store.Database;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.testing.ClientStack;
-import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Cost as data grows. Two data directories — one empty, one holding {@code records}
@@ -54,10 +53,9 @@ final class GrowthBench {
      * @param runs runs of history of the big directory
      * @param rounds measured rounds (after one warm-up)
      */
-    record Settings(int records, int runs, int rounds) { }
+    record Settings(int records, int runs, int rounds) {}
 
-    private GrowthBench() {
-    }
+    private GrowthBench() {}
 
     static void run(Figures f, Settings s, Path workDir) throws Exception {
         Path empty = Files.createDirectories(workDir.resolve("growth-empty"));
@@ -80,17 +78,31 @@ final class GrowthBench {
                 }
             }
         }
-        for (String what : List.of("open", "open.fullcheck", "sync", "datatab", "count", "heap",
-                "heap.aftercount", "child.open", "child.sync", "child.heap", "child.rss")) {
+        for (String what : List.of(
+                "open",
+                "open.fullcheck",
+                "sync",
+                "datatab",
+                "count",
+                "heap",
+                "heap.aftercount",
+                "child.open",
+                "child.sync",
+                "child.heap",
+                "child.rss")) {
             f.print("growth.empty." + what, "growth.big." + what);
-            f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
+            f.ratio(
+                    "growth." + what + ".big_vs_empty",
+                    f.median("growth.big." + what) / f.median("growth.empty." + what));
         }
         for (int kb : CHILD_CACHE_KB) {
             for (String what : List.of("open", "sync", "heap", "rss")) {
                 String n = "child" + kb / 1024 + "m." + what;
                 f.print("growth.empty." + n, "growth.big." + n);
                 f.ratio("growth." + n + ".big_vs_empty", f.median("growth.big." + n) / f.median("growth.empty." + n));
-                f.ratio("growth." + n + ".big_vs_default_big", f.median("growth.big." + n) / f.median("growth.big.child." + what));
+                f.ratio(
+                        "growth." + n + ".big_vs_default_big",
+                        f.median("growth.big." + n) / f.median("growth.big.child." + what));
             }
         }
         f.print("growth.fill_seconds");
@@ -103,7 +115,7 @@ final class GrowthBench {
      * @param childJvm extra options of each child JVM; {@code {label}} in them becomes the directory and pair,
      *     e.g. {@code -XX:StartFlightRecording=filename=open-{label}.jfr,settings=profile}
      */
-    record OpenSettings(int records, int runs, int pairs, List<String> childJvm) { }
+    record OpenSettings(int records, int runs, int pairs, List<String> childJvm) {}
 
     /**
      * {@code growth-open}: the open of the empty and of the big directory, each in a fresh JVM with the app's
@@ -126,38 +138,61 @@ final class GrowthBench {
                 boolean isBig = (part == 0) == (pair % 2 == 0);
                 String name = isBig ? "big" : "empty";
                 String label = name + "-" + pair;
-                List<String> jvm = s.childJvm().stream().map(o -> o.replace("{label}", label)).toList();
-                Map<String, Double> r = child(jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
+                List<String> jvm = s.childJvm().stream()
+                        .map(o -> o.replace("{label}", label))
+                        .toList();
+                Map<String, Double> r =
+                        child(jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
                 sample(f, p, name + ".freshopen", r.get("open"), "ms");
                 sample(f, p, name + ".freshopen.cpu", r.get("opencpu"), "ms");
                 sample(f, p, name + ".freshclose", r.get("close"), "ms");
             }
-            for (int part = 0; part < 2; part++) {   // the same open step by step (OpenPhases), again alternated
+            for (int part = 0; part < 2; part++) { // the same open step by step (OpenPhases), again alternated
                 boolean isBig = (part == 0) == (pair % 2 == 0);
                 String name = isBig ? "big" : "empty";
-                Map<String, Double> r = child(List.of(), List.of(isBig ? big.toString() : empty.toString(), "--phases"), name);
+                Map<String, Double> r =
+                        child(List.of(), List.of(isBig ? big.toString() : empty.toString(), "--phases"), name);
                 r.forEach((step, ms) -> sample(f, p, name + ".phase." + step, ms, "ms"));
             }
             if (p != null) {
                 int n = f.samples("growth.big.freshopen").size() - 1;
-                f.note(String.format(java.util.Locale.ROOT, "pair %d: open big %.0f ms, empty %.0f ms, %.2fx (CPU %.2fx);"
+                f.note(String.format(
+                        java.util.Locale.ROOT,
+                        "pair %d: open big %.0f ms, empty %.0f ms, %.2fx (CPU %.2fx);"
                                 + " H2 open big %.0f ms, empty %.0f ms; close big %.0f ms, empty %.0f ms",
-                        pair, f.samples("growth.big.freshopen").get(n), f.samples("growth.empty.freshopen").get(n),
-                        f.samples("growth.big.freshopen").get(n) / f.samples("growth.empty.freshopen").get(n),
-                        f.samples("growth.big.freshopen.cpu").get(n) / f.samples("growth.empty.freshopen.cpu").get(n),
-                        f.samples("growth.big.phase.h2open").get(n), f.samples("growth.empty.phase.h2open").get(n),
-                        f.samples("growth.big.freshclose").get(n), f.samples("growth.empty.freshclose").get(n)));
+                        pair,
+                        f.samples("growth.big.freshopen").get(n),
+                        f.samples("growth.empty.freshopen").get(n),
+                        f.samples("growth.big.freshopen").get(n)
+                                / f.samples("growth.empty.freshopen").get(n),
+                        f.samples("growth.big.freshopen.cpu").get(n)
+                                / f.samples("growth.empty.freshopen.cpu").get(n),
+                        f.samples("growth.big.phase.h2open").get(n),
+                        f.samples("growth.empty.phase.h2open").get(n),
+                        f.samples("growth.big.freshclose").get(n),
+                        f.samples("growth.empty.freshclose").get(n)));
             }
         }
-        for (String what : List.of("freshopen", "freshopen.cpu", "freshclose", "phase.check", "phase.h2opencpu", "phase.h2open", "phase.schema", "phase.h2close")) {
+        for (String what : List.of(
+                "freshopen",
+                "freshopen.cpu",
+                "freshclose",
+                "phase.check",
+                "phase.h2opencpu",
+                "phase.h2open",
+                "phase.schema",
+                "phase.h2close")) {
             f.print("growth.empty." + what, "growth.big." + what);
-            f.ratio("growth." + what + ".big_vs_empty", f.median("growth.big." + what) / f.median("growth.empty." + what));
+            f.ratio(
+                    "growth." + what + ".big_vs_empty",
+                    f.median("growth.big." + what) / f.median("growth.empty." + what));
         }
         f.print("growth.fill_seconds");
     }
 
-    private static void measure(Figures f, String p, String name, Path dir, ReferenceServer server,
-                                Map<String, String> tokens) throws Exception {
+    private static void measure(
+            Figures f, String p, String name, Path dir, ReferenceServer server, Map<String, String> tokens)
+            throws Exception {
         Files.deleteIfExists(dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db.clean"));
         long t0 = System.nanoTime();
         try (LocalStore store = LocalStore.openFile(dir)) {
@@ -176,11 +211,11 @@ final class GrowthBench {
                 }
                 JdbcLocalEdits edits = client.edits;
                 long d0 = System.nanoTime();
-                int page = edits.recordsPage(KEY, Optional.empty(), 201).size();   // what the Data tab reads
+                int page = edits.recordsPage(KEY, Optional.empty(), 201).size(); // what the Data tab reads
                 sample(f, p, name + ".datatab", (System.nanoTime() - d0) / 1e6, "ms");
-                sample(f, p, name + ".heap", heapAfterGc(), "MB");   // what the app has done: open, sync, first page
+                sample(f, p, name + ".heap", heapAfterGc(), "MB"); // what the app has done: open, sync, first page
                 long c0 = System.nanoTime();
-                long count = edits.recordCount(KEY);   // a count of every record: what the Data tab does not do
+                long count = edits.recordCount(KEY); // a count of every record: what the Data tab does not do
                 sample(f, p, name + ".count", (System.nanoTime() - c0) / 1e6, "ms");
                 if (page == 0 || count < page) {
                     throw new IllegalStateException(name + ": the data tab read " + page + " of " + count);
@@ -199,8 +234,11 @@ final class GrowthBench {
      * Page cache sizes (KB) tried in extra child JVMs, the {@code CACHE_SIZE} lever of §6: system property
      * {@code growth.cacheKb}, comma-separated (e.g. {@code -Dbench.jvm=-Dgrowth.cacheKb=8192,4096}); none by default.
      */
-    static final List<Integer> CHILD_CACHE_KB = java.util.Arrays.stream(System.getProperty("growth.cacheKb", "").split(","))
-            .filter(x -> !x.isBlank()).map(Integer::valueOf).toList();
+    static final List<Integer> CHILD_CACHE_KB = java.util.Arrays.stream(
+                    System.getProperty("growth.cacheKb", "").split(","))
+            .filter(x -> !x.isBlank())
+            .map(Integer::valueOf)
+            .toList();
 
     private static double heapAfterGc() {
         System.gc();
@@ -209,23 +247,46 @@ final class GrowthBench {
     }
 
     /** Options of the child JVM: the app's heap options (jlink/config.sh). */
-    static final List<String> CHILD_JVM = List.of("-Xms16m", "-Xmx256m", "-XX:MinHeapFreeRatio=10",
-            "-XX:MaxHeapFreeRatio=30", "-XX:+UseSerialGC", "-Xss512k");
+    static final List<String> CHILD_JVM = List.of(
+            "-Xms16m",
+            "-Xmx256m",
+            "-XX:MinHeapFreeRatio=10",
+            "-XX:MaxHeapFreeRatio=30",
+            "-XX:+UseSerialGC",
+            "-Xss512k");
 
     /** {@link GrowthChild} on {@code dir}: open, sync, first page, and its RSS, in a JVM of its own. */
-    private static void child(Figures f, String p, String name, Path dir, ReferenceServer server,
-                              Map<String, String> tokens, Integer cacheKb) throws Exception {
+    private static void child(
+            Figures f,
+            String p,
+            String name,
+            Path dir,
+            ReferenceServer server,
+            Map<String, String> tokens,
+            Integer cacheKb)
+            throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(CHILD_JVM);
-        cmd.addAll(List.of("-Dlogback.configurationFile=logback-bench.xml", "-cp", System.getProperty("java.class.path"),
-                GrowthChild.class.getName(), dir.toString(), server.baseUrl(), tokens.get("alice")));
+        cmd.addAll(List.of(
+                "-Dlogback.configurationFile=logback-bench.xml",
+                "-cp",
+                System.getProperty("java.class.path"),
+                GrowthChild.class.getName(),
+                dir.toString(),
+                server.baseUrl(),
+                tokens.get("alice")));
         if (cacheKb != null) {
             cmd.add(cacheKb.toString());
         }
         String label = cacheKb == null ? ".child." : ".child" + cacheKb / 1024 + "m.";
         for (Map.Entry<String, Double> e : run(cmd, name).entrySet()) {
-            sample(f, p, name + label + e.getKey(), e.getValue(), e.getKey().equals("open") || e.getKey().equals("sync") ? "ms" : "MB");
+            sample(
+                    f,
+                    p,
+                    name + label + e.getKey(),
+                    e.getValue(),
+                    e.getKey().equals("open") || e.getKey().equals("sync") ? "ms" : "MB");
         }
     }
 
@@ -235,7 +296,10 @@ final class GrowthBench {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(CHILD_JVM);
         cmd.addAll(extraJvm);
-        cmd.addAll(List.of("-Dlogback.configurationFile=logback-bench.xml", "-cp", System.getProperty("java.class.path"),
+        cmd.addAll(List.of(
+                "-Dlogback.configurationFile=logback-bench.xml",
+                "-cp",
+                System.getProperty("java.class.path"),
                 GrowthChild.class.getName()));
         cmd.addAll(args);
         return run(cmd, name);
@@ -249,7 +313,9 @@ final class GrowthBench {
             proc.destroyForcibly();
             throw new IllegalStateException(name + ": the child JVM failed: " + out);
         }
-        String line = out.lines().filter(l -> l.startsWith("growth-child ")).findFirst()
+        String line = out.lines()
+                .filter(l -> l.startsWith("growth-child "))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException(name + ": no figures from the child JVM: " + out));
         Map<String, Double> figures = new java.util.LinkedHashMap<>();
         for (String kv : line.substring("growth-child ".length()).split(" ")) {
@@ -282,7 +348,7 @@ final class GrowthBench {
     /** {@code records} local records of the key and {@code runs} finished runs, by plain JDBC batches. */
     private static void fill(Path dir, int records, int runs) throws Exception {
         try (LocalStore store = LocalStore.openFile(dir);
-             Connection c = store.database().dataSource().getConnection()) {
+                Connection c = store.database().dataSource().getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id,"
                     + " version, deleted, payload, server_time_ms) VALUES (?, ?, ?, 1, FALSE, ?, 0)")) {
@@ -300,11 +366,13 @@ final class GrowthBench {
             }
             long now = Instant.now().toEpochMilli();
             try (PreparedStatement run = c.prepareStatement("INSERT INTO run (run_id, task_key, epoch, owner_id,"
-                    + " first_source, started_at_ms, ended_at_ms, stage, status) VALUES (?, ?, ?, 'old-owner', 'schedule',"
-                    + " ?, ?, 'done', 'succeeded')");
-                 PreparedStatement trig = c.prepareStatement("INSERT INTO run_trigger (run_id, source, merged, at_ms)"
-                         + " VALUES (?, 'schedule', FALSE, ?)");
-                 PreparedStatement stage = c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, 'done', ?)")) {
+                            + " first_source, started_at_ms, ended_at_ms, stage, status) VALUES (?, ?, ?, 'old-owner', 'schedule',"
+                            + " ?, ?, 'done', 'succeeded')");
+                    PreparedStatement trig =
+                            c.prepareStatement("INSERT INTO run_trigger (run_id, source, merged, at_ms)"
+                                    + " VALUES (?, 'schedule', FALSE, ?)");
+                    PreparedStatement stage =
+                            c.prepareStatement("INSERT INTO run_stage (run_id, stage, at_ms) VALUES (?, 'done', ?)")) {
                 for (int i = 0; i < runs; i++) {
                     String id = "old-run-" + i;
                     // every 20 s, the newest 20 s ago: 100,000 runs span 23 days, all within the
@@ -312,7 +380,7 @@ final class GrowthBench {
                     long at = now - (runs - i) * 20_000L;
                     run.setString(1, id);
                     run.setString(2, KEY.asString());
-                    run.setLong(3, -runs + i);   // below every epoch the lease will grant
+                    run.setLong(3, -runs + i); // below every epoch the lease will grant
                     run.setLong(4, at);
                     run.setLong(5, at + 1000);
                     run.addBatch();
@@ -335,14 +403,15 @@ final class GrowthBench {
 
     /** {@code n} new records on the server for the key, as another device. */
     private static void seed(ReferenceServer server, int from, int n) {
-        HttpSyncRemote other = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
-                server::tokenFor, "bench-growth-seeder");
+        HttpSyncRemote other = new HttpSyncRemote(
+                server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, server::tokenFor, "bench-growth-seeder");
         List<OutboxEntry> entries = new ArrayList<>();
         for (int i = from; i < from + n; i++) {
-            entries.add(new OutboxEntry(i + 1, UUID.randomUUID().toString(), "server-" + i, 0, false,
-                    SyncBench.payload(i), Instant.EPOCH));
+            entries.add(new OutboxEntry(
+                    i + 1, UUID.randomUUID().toString(), "server-" + i, 0, false, SyncBench.payload(i), Instant.EPOCH));
         }
-        PushResponse r = other.push(KEY, new PushBatch("growth-" + from, UUID.randomUUID().toString(), entries), 1, "seed");
+        PushResponse r = other.push(
+                KEY, new PushBatch("growth-" + from, UUID.randomUUID().toString(), entries), 1, "seed");
         if (r.results().stream().anyMatch(x -> !x.applied())) {
             throw new IllegalStateException("seeding the server failed: " + r);
         }

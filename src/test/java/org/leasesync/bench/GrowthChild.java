@@ -4,9 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
@@ -21,15 +21,14 @@ import org.leasesync.testing.ClientStack;
  */
 final class GrowthChild {
 
-    private GrowthChild() {
-    }
+    private GrowthChild() {}
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         if (args.length > 1 && args[1].equals("--phases")) {
             StringBuilder line = new StringBuilder("growth-child");
-            org.leasesync.store.OpenPhases.run(dir).forEach((step, ms) ->
-                    line.append(String.format(java.util.Locale.ROOT, " %s_ms=%.1f", step, ms)));
+            org.leasesync.store.OpenPhases.run(dir)
+                    .forEach((step, ms) -> line.append(String.format(java.util.Locale.ROOT, " %s_ms=%.1f", step, ms)));
             System.out.println(line);
             System.exit(0);
         }
@@ -41,7 +40,7 @@ final class GrowthChild {
         long t0 = System.nanoTime();
         try (LocalStore store = LocalStore.openFile(dir)) {
             double openMs = (System.nanoTime() - t0) / 1e6;
-            if (args.length > 3) {   // the CACHE_SIZE lever, tried without changing the app's URL
+            if (args.length > 3) { // the CACHE_SIZE lever, tried without changing the app's URL
                 int kb = Integer.parseInt(args[3]);
                 store.database().query("set the page cache", c -> {
                     try (var st = c.createStatement()) {
@@ -66,8 +65,13 @@ final class GrowthChild {
                 System.gc();
                 Runtime rt = Runtime.getRuntime();
                 double heapMb = (rt.totalMemory() - rt.freeMemory()) / 1e6;
-                System.out.printf(java.util.Locale.ROOT, "growth-child open_ms=%.1f sync_ms=%.1f heap_mb=%.1f rss_mb=%.1f%n",
-                        openMs, syncMs, heapMb, rssMb());
+                System.out.printf(
+                        java.util.Locale.ROOT,
+                        "growth-child open_ms=%.1f sync_ms=%.1f heap_mb=%.1f rss_mb=%.1f%n",
+                        openMs,
+                        syncMs,
+                        heapMb,
+                        rssMb());
             }
         }
         System.exit(0);
@@ -79,7 +83,8 @@ final class GrowthChild {
      * (wall, and the process's CPU time over all its threads) ({@link GrowthBench#runOpen}).
      */
     private static void openOnly(Path dir) {
-        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        var os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         LocalStore store = LocalStore.openFile(dir);
@@ -89,8 +94,13 @@ final class GrowthChild {
         store.close();
         double closeMs = (System.nanoTime() - c0) / 1e6;
         long cpu2 = os.getProcessCpuTime();
-        System.out.printf(java.util.Locale.ROOT, "growth-child open_ms=%.1f opencpu_ms=%.1f close_ms=%.1f closecpu_ms=%.1f%n",
-                openMs, (cpu1 - cpu0) / 1e6, closeMs, (cpu2 - cpu1) / 1e6);
+        System.out.printf(
+                java.util.Locale.ROOT,
+                "growth-child open_ms=%.1f opencpu_ms=%.1f close_ms=%.1f closecpu_ms=%.1f%n",
+                openMs,
+                (cpu1 - cpu0) / 1e6,
+                closeMs,
+                (cpu2 - cpu1) / 1e6);
         System.exit(0);
     }
 

@@ -46,8 +46,8 @@ import org.leasesync.server.jobs.StandardJobs;
 final class JobBench {
 
     /** The jobs whose due → started time is measured. */
-    private static final List<String> TIMED = List.of(StandardJobs.EXPIRE_IDEMPOTENCY_KEYS,
-            StandardJobs.PURGE_TOMBSTONES, StandardJobs.RELEASE_STALE_CLAIMS);
+    private static final List<String> TIMED = List.of(
+            StandardJobs.EXPIRE_IDEMPOTENCY_KEYS, StandardJobs.PURGE_TOMBSTONES, StandardJobs.RELEASE_STALE_CLAIMS);
     /** Old audit rows the victim's {@code prune-audit} run has to delete, one per batch. */
     private static final int AUDIT_ROWS = 5;
     /** Times the audit rows are seeded again when a taker finished the victim's run before it paused. */
@@ -66,11 +66,18 @@ final class JobBench {
      * @param postgres where the databases come from ({@code PG} or {@code PG_NOFSYNC})
      * @param seed seed of the random waits before the kills
      */
-    record Settings(int rounds, int instances, Duration interval, int occurrences, int killsPerMode, Duration ttl,
-                    List<String> serverJvm, BenchDatabases.Backend postgres, long seed) { }
+    record Settings(
+            int rounds,
+            int instances,
+            Duration interval,
+            int occurrences,
+            int killsPerMode,
+            Duration ttl,
+            List<String> serverJvm,
+            BenchDatabases.Backend postgres,
+            long seed) {}
 
-    private JobBench() {
-    }
+    private JobBench() {}
 
     /** The scheduler's tick for a shortest interval (JobScheduler#tickPeriod). */
     static Duration tick(Duration interval) {
@@ -90,22 +97,30 @@ final class JobBench {
         }
         f.sample("jobs.tick", tick(s.interval()).toMillis(), "ms");
         f.sample("jobs.ttl", s.ttl().toMillis(), "ms");
-        f.sample("jobs.due_to_started.runs", samples.getOrDefault("due", List.of()).size(), "runs");
+        f.sample(
+                "jobs.due_to_started.runs",
+                samples.getOrDefault("due", List.of()).size(),
+                "runs");
         f.sample("jobs.missed_occurrences", missed, "occurrences");
-        List<String> names = new ArrayList<>(List.of("jobs.tick", "jobs.ttl", "jobs.due_to_started.runs",
-                "jobs.missed_occurrences"));
+        List<String> names = new ArrayList<>(
+                List.of("jobs.tick", "jobs.ttl", "jobs.due_to_started.runs", "jobs.missed_occurrences"));
         names.addAll(distribution(f, "jobs.due_to_started", samples.get("due")));
         for (String job : TIMED) {
             names.addAll(distribution(f, "jobs.due_to_started." + job, samples.get("due." + job)));
         }
-        for (String key : List.of("provable.kill_to_takeover", "unprovable.kill_to_takeover",
-                "unprovable.renewal_to_takeover", "kill_wait")) {
+        for (String key : List.of(
+                "provable.kill_to_takeover",
+                "unprovable.kill_to_takeover",
+                "unprovable.renewal_to_takeover",
+                "kill_wait")) {
             if (!samples.containsKey(key)) {
                 continue;
             }
             names.addAll(distribution(f, "jobs." + key, samples.get(key)));
-            f.note("jobs." + key + " samples (ms): " + samples.get(key).stream()
-                    .map(v -> String.format(Locale.ROOT, "%.0f", v)).collect(Collectors.joining(" ")));
+            f.note("jobs." + key + " samples (ms): "
+                    + samples.get(key).stream()
+                            .map(v -> String.format(Locale.ROOT, "%.0f", v))
+                            .collect(Collectors.joining(" ")));
         }
         f.print(names.toArray(String[]::new));
         if (samples.containsKey("victim_lost_lease_before_pause")) {
@@ -113,11 +128,17 @@ final class JobBench {
                     + " before its first batch (a stall past the TTL) and a taker finished its run; rows seeded again");
         }
         double ttl = s.ttl().toMillis();
-        f.ratio("jobs.due_to_started.max_vs_tick", f.median("jobs.due_to_started.max") / tick(s.interval()).toMillis());
+        f.ratio(
+                "jobs.due_to_started.max_vs_tick",
+                f.median("jobs.due_to_started.max") / tick(s.interval()).toMillis());
         f.ratio("jobs.unprovable.kill_to_takeover.p50_vs_ttl", f.median("jobs.unprovable.kill_to_takeover.p50") / ttl);
         f.ratio("jobs.unprovable.kill_to_takeover.max_vs_ttl", f.median("jobs.unprovable.kill_to_takeover.max") / ttl);
-        f.ratio("jobs.unprovable.renewal_to_takeover.min_vs_ttl", f.median("jobs.unprovable.renewal_to_takeover.min") / ttl);
-        f.ratio("jobs.unprovable.renewal_to_takeover.max_vs_ttl", f.median("jobs.unprovable.renewal_to_takeover.max") / ttl);
+        f.ratio(
+                "jobs.unprovable.renewal_to_takeover.min_vs_ttl",
+                f.median("jobs.unprovable.renewal_to_takeover.min") / ttl);
+        f.ratio(
+                "jobs.unprovable.renewal_to_takeover.max_vs_ttl",
+                f.median("jobs.unprovable.renewal_to_takeover.max") / ttl);
     }
 
     /** Samples p50, p95, min and max of {@code values} as figures; returns their names. */
@@ -134,18 +155,19 @@ final class JobBench {
     }
 
     /** One round; adds to {@code samples}; returns the occurrences that had no run (coalesced). */
-    private static long runRound(Settings s, int round, BenchDatabases dbs, Path dir, Random random,
-                                 Map<String, List<Double>> samples) throws Exception {
+    private static long runRound(
+            Settings s, int round, BenchDatabases dbs, Path dir, Random random, Map<String, List<Double>> samples)
+            throws Exception {
         Files.createDirectories(dir);
         List<ServerProcess> takers = new ArrayList<>();
         try (JobTables db = new JobTables(ScaleBench.withoutParameters(dbs.newDatabase(s.postgres(), "jobs")))) {
-            List<String> args = new ArrayList<>(List.of("--job-lease-ttl", s.ttl().toMillis() + "ms",
-                    "--job-interval", StandardJobs.PRUNE_AUDIT + "=off"));
+            List<String> args = new ArrayList<>(List.of(
+                    "--job-lease-ttl", s.ttl().toMillis() + "ms", "--job-interval", StandardJobs.PRUNE_AUDIT + "=off"));
             for (String job : TIMED) {
                 args.addAll(List.of("--job-interval", job + "=" + s.interval().toMillis() + "ms"));
             }
             List<CompletableFuture<ServerProcess>> starting = new ArrayList<>();
-            for (int i = 0; i < s.instances(); i++) {      // started side by side: their start is not measured
+            for (int i = 0; i < s.instances(); i++) { // started side by side: their start is not measured
                 Path log = dir.resolve("server-" + i + ".log");
                 starting.add(CompletableFuture.supplyAsync(() -> {
                     try {
@@ -158,7 +180,7 @@ final class JobBench {
             RuntimeException failed = null;
             for (CompletableFuture<ServerProcess> f : starting) {
                 try {
-                    takers.add(f.join());                  // every started one is closed below, also on a failure
+                    takers.add(f.join()); // every started one is closed below, also on a failure
                 } catch (RuntimeException e) {
                     failed = failed == null ? e : failed;
                 }
@@ -171,8 +193,10 @@ final class JobBench {
                 takerIds.add(p.instanceId());
             }
             long intervalMs = s.interval().toMillis();
-            long firstSlot = Math.floorDiv(System.currentTimeMillis(), intervalMs) + 1;   // due after every server is up
-            db.awaitCompletedSlots(TIMED, firstSlot + s.occurrences() - 1,
+            long firstSlot = Math.floorDiv(System.currentTimeMillis(), intervalMs) + 1; // due after every server is up
+            db.awaitCompletedSlots(
+                    TIMED,
+                    firstSlot + s.occurrences() - 1,
                     Duration.ofMillis(intervalMs * (s.occurrences() + 2) * 3).plusSeconds(60));
             // Collected as the round goes on: a job keeps only its newest 100 runs (JobRunner.KEEP_RUNS).
             Map<String, TreeMap<Long, Long>> starts = new LinkedHashMap<>();
@@ -180,8 +204,14 @@ final class JobBench {
             for (int k = 0; k < s.killsPerMode(); k++) {
                 for (int m = 0; m < 2; m++) {
                     boolean provable = (k + round + m) % 2 == 0;
-                    killOnce(s, db, dir.resolve("victim-" + k + "-" + (provable ? "provable" : "unprovable")), provable,
-                            takerIds, random, samples);
+                    killOnce(
+                            s,
+                            db,
+                            dir.resolve("victim-" + k + "-" + (provable ? "provable" : "unprovable")),
+                            provable,
+                            takerIds,
+                            random,
+                            samples);
                     collectStarts(db, firstSlot, intervalMs, starts);
                 }
             }
@@ -199,8 +229,8 @@ final class JobBench {
      * Adds the first scheduled run's start of every timed job's slots from {@code firstSlot} up to
      * two slots ago (surely over) to {@code starts}; returns that last slot.
      */
-    private static long collectStarts(JobTables db, long firstSlot, long intervalMs, Map<String, TreeMap<Long, Long>> starts)
-            throws Exception {
+    private static long collectStarts(
+            JobTables db, long firstSlot, long intervalMs, Map<String, TreeMap<Long, Long>> starts) throws Exception {
         long lastSlot = Math.floorDiv(System.currentTimeMillis(), intervalMs) - 2;
         for (String job : TIMED) {
             TreeMap<Long, Long> into = starts.computeIfAbsent(job, j -> new TreeMap<>());
@@ -210,8 +240,12 @@ final class JobBench {
     }
 
     /** Adds every timed run's due → started time of slots firstSlot..lastSlot; returns the slots without a run. */
-    private static long addDue(Map<String, TreeMap<Long, Long>> starts, long firstSlot, long lastSlot, long intervalMs,
-                               Map<String, List<Double>> samples) {
+    private static long addDue(
+            Map<String, TreeMap<Long, Long>> starts,
+            long firstSlot,
+            long lastSlot,
+            long intervalMs,
+            Map<String, List<Double>> samples) {
         long missed = 0;
         for (String job : TIMED) {
             Map<Long, Long> started = starts.get(job).subMap(firstSlot, true, lastSlot, true);
@@ -219,8 +253,8 @@ final class JobBench {
                 long dueMs = e.getKey() * intervalMs;
                 long late = e.getValue() - dueMs;
                 if (late < -STAMP_SLACK_MS) {
-                    throw new IllegalStateException("job " + job + " slot " + e.getKey() + " started " + -late
-                            + " ms before it was due");
+                    throw new IllegalStateException(
+                            "job " + job + " slot " + e.getKey() + " started " + -late + " ms before it was due");
                 }
                 samples.computeIfAbsent("due", x -> new ArrayList<>()).add((double) late);
                 samples.computeIfAbsent("due." + job, x -> new ArrayList<>()).add((double) late);
@@ -231,20 +265,43 @@ final class JobBench {
     }
 
     /** Starts a victim, lets it pause mid-run, kills it and measures the takeover. */
-    private static void killOnce(Settings s, JobTables db, Path dir, boolean provable, Set<String> takerIds,
-                                 Random random, Map<String, List<Double>> samples) throws Exception {
+    private static void killOnce(
+            Settings s,
+            JobTables db,
+            Path dir,
+            boolean provable,
+            Set<String> takerIds,
+            Random random,
+            Map<String, List<Double>> samples)
+            throws Exception {
         Files.createDirectories(dir);
-        db.seedOldAuditRows(AUDIT_ROWS, System.currentTimeMillis() - Duration.ofDays(8).toMillis());
-        List<String> args = new ArrayList<>(List.of("--job-lease-ttl", s.ttl().toMillis() + "ms", "--job-batch-size", "1",
-                "--audit-retention", "7d", "--job-pause", StandardJobs.PRUNE_AUDIT,
-                "--job-interval", StandardJobs.PRUNE_AUDIT + "=1s"));
+        db.seedOldAuditRows(
+                AUDIT_ROWS, System.currentTimeMillis() - Duration.ofDays(8).toMillis());
+        List<String> args = new ArrayList<>(List.of(
+                "--job-lease-ttl",
+                s.ttl().toMillis() + "ms",
+                "--job-batch-size",
+                "1",
+                "--audit-retention",
+                "7d",
+                "--job-pause",
+                StandardJobs.PRUNE_AUDIT,
+                "--job-interval",
+                StandardJobs.PRUNE_AUDIT + "=1s"));
         for (String job : TIMED) {
             args.addAll(List.of("--job-interval", job + "=off"));
         }
         String host = "jobbench-" + dir.getFileName();
-        List<String> prefix = provable ? List.of()
+        List<String> prefix = provable
+                ? List.of()
                 : List.of("unshare", "--uts", "--", "sh", "-c", "hostname \"$0\" && exec \"$@\"", host);
-        ServerProcess victim = ServerProcess.start(db.url(), null, s.serverJvm(), dir.resolve("server.log"), args, prefix,
+        ServerProcess victim = ServerProcess.start(
+                db.url(),
+                null,
+                s.serverJvm(),
+                dir.resolve("server.log"),
+                args,
+                prefix,
                 provable ? Map.of() : Map.of("HOSTNAME", host));
         try {
             // On a loaded machine the victim can stall past its TTL before its first batch commits;
@@ -253,17 +310,21 @@ final class JobBench {
             Optional<JobTables.PausedRun> waited = db.awaitPausedRun(StandardJobs.PRUNE_AUDIT, Duration.ofSeconds(90));
             for (int again = 1; waited.isEmpty(); again++) {
                 if (again > MAX_RESEEDS) {
-                    throw new IllegalStateException("the victim's prune-audit run never paused: " + MAX_RESEEDS
-                            + " times a taker finished the job first (the victim lost its lease before its first batch)");
+                    throw new IllegalStateException(
+                            "the victim's prune-audit run never paused: " + MAX_RESEEDS
+                                    + " times a taker finished the job first (the victim lost its lease before its first batch)");
                 }
-                samples.computeIfAbsent("victim_lost_lease_before_pause", x -> new ArrayList<>()).add(1.0);
-                db.seedOldAuditRows(AUDIT_ROWS, System.currentTimeMillis() - Duration.ofDays(8).toMillis());
+                samples.computeIfAbsent("victim_lost_lease_before_pause", x -> new ArrayList<>())
+                        .add(1.0);
+                db.seedOldAuditRows(
+                        AUDIT_ROWS,
+                        System.currentTimeMillis() - Duration.ofDays(8).toMillis());
                 waited = db.awaitPausedRun(StandardJobs.PRUNE_AUDIT, Duration.ofSeconds(90));
             }
             JobTables.PausedRun paused = waited.get();
             if (!paused.instanceId().equals(victim.instanceId())) {
-                throw new IllegalStateException("prune-audit paused on " + paused.instanceId() + ", not on the victim "
-                        + victim.instanceId());
+                throw new IllegalStateException(
+                        "prune-audit paused on " + paused.instanceId() + ", not on the victim " + victim.instanceId());
             }
             long waitMs = (long) (random.nextDouble() * s.ttl().toMillis() / 3);
             samples.computeIfAbsent("kill_wait", x -> new ArrayList<>()).add((double) waitMs);
@@ -284,7 +345,9 @@ final class JobBench {
                 }
                 renewedAtMs = row.renewedAtMs();
             }
-            JobTables.Takeover t = db.awaitTakeover(StandardJobs.PRUNE_AUDIT, paused.runId(),
+            JobTables.Takeover t = db.awaitTakeover(
+                    StandardJobs.PRUNE_AUDIT,
+                    paused.runId(),
                     s.ttl().multipliedBy(3).plusSeconds(60));
             if (!takerIds.contains(t.instanceId()) || t.epoch() <= paused.epoch() || t.processed() != AUDIT_ROWS) {
                 throw new IllegalStateException("bad takeover of run " + paused.runId() + " (epoch " + paused.epoch()
@@ -297,8 +360,9 @@ final class JobBench {
             if (!provable) {
                 long sinceRenewal = t.startedAtMs() - renewedAtMs;
                 if (sinceRenewal < s.ttl().toMillis() - STAMP_SLACK_MS) {
-                    throw new IllegalStateException("the lease was taken over " + sinceRenewal + " ms after the victim's"
-                            + " last renewal, less than its TTL of " + s.ttl().toMillis() + " ms");
+                    throw new IllegalStateException("the lease was taken over " + sinceRenewal
+                            + " ms after the victim's" + " last renewal, less than its TTL of "
+                            + s.ttl().toMillis() + " ms");
                 }
                 samples.computeIfAbsent("unprovable.renewal_to_takeover", x -> new ArrayList<>())
                         .add((double) sinceRenewal);

@@ -20,13 +20,13 @@ import org.leasesync.testing.Postgres;
 final class JobTables implements AutoCloseable {
 
     /** A run that committed its first batch and paused ({@code --job-pause}). */
-    record PausedRun(long runId, long epoch, String instanceId, String ownerId) { }
+    record PausedRun(long runId, long epoch, String instanceId, String ownerId) {}
 
     /** A job's lease row: its owner (null when free) and when it was last renewed (epoch ms). */
-    record LeaseRow(String owner, long renewedAtMs) { }
+    record LeaseRow(String owner, long renewedAtMs) {}
 
     /** A finished takeover run. */
-    record Takeover(long runId, String instanceId, long epoch, long startedAtMs, String result, long processed) { }
+    record Takeover(long runId, String instanceId, long epoch, long startedAtMs, String result, long processed) {}
 
     private static final long POLL_MS = 100;
 
@@ -59,8 +59,9 @@ final class JobTables implements AutoCloseable {
     /** Per slot firstSlot..lastSlot of {@code job}: the start (epoch ms) of its first scheduled run. */
     TreeMap<Long, Long> firstScheduledStarts(String job, long firstSlot, long lastSlot) throws SQLException {
         TreeMap<Long, Long> out = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT slot, MIN(started_at_ms) FROM job_runs WHERE job_name = ?"
-                + " AND run_trigger = 'schedule' AND slot BETWEEN ? AND ? GROUP BY slot")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT slot, MIN(started_at_ms) FROM job_runs WHERE job_name = ?"
+                        + " AND run_trigger = 'schedule' AND slot BETWEEN ? AND ? GROUP BY slot")) {
             ps.setString(1, job);
             ps.setLong(2, firstSlot);
             ps.setLong(3, lastSlot);
@@ -83,8 +84,8 @@ final class JobTables implements AutoCloseable {
         List<String> backwards = strings("SELECT a.job_name || ' runs ' || a.run_id || ', ' || b.run_id FROM job_runs a"
                 + " JOIN job_runs b ON a.job_name = b.job_name AND a.run_id < b.run_id AND a.epoch >= b.epoch");
         if (!backwards.isEmpty()) {
-            throw new IllegalStateException("runs of one job under one epoch, or a later run with a lower epoch: "
-                    + backwards);
+            throw new IllegalStateException(
+                    "runs of one job under one epoch, or a later run with a lower epoch: " + backwards);
         }
     }
 
@@ -135,7 +136,8 @@ final class JobTables implements AutoCloseable {
 
     /** A lease key's row. */
     LeaseRow lease(String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT owner_id, renewed_at_ms FROM lease WHERE task_key = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT owner_id, renewed_at_ms FROM lease WHERE task_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -150,21 +152,28 @@ final class JobTables implements AutoCloseable {
     Takeover awaitTakeover(String job, long runId, Duration timeout) throws Exception {
         Takeover[] found = new Takeover[1];
         await("the takeover of run " + runId + " of " + job + " to end", timeout, () -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT run_id, instance_id, epoch, started_at_ms, result,"
-                    + " processed FROM job_runs WHERE job_name = ? AND run_trigger = 'takeover' AND resumed_from = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT run_id, instance_id, epoch, started_at_ms, result,"
+                            + " processed FROM job_runs WHERE job_name = ? AND run_trigger = 'takeover' AND resumed_from = ?")) {
                 ps.setString(1, job);
                 ps.setLong(2, runId);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
-                        found[0] = new Takeover(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
-                                rs.getString(5), rs.getLong(6));
+                        found[0] = new Takeover(
+                                rs.getLong(1),
+                                rs.getString(2),
+                                rs.getLong(3),
+                                rs.getLong(4),
+                                rs.getString(5),
+                                rs.getLong(6));
                     }
                 }
             }
             return found[0] != null && !found[0].result().equals("running");
         });
         if (!found[0].result().equals("ok")) {
-            throw new IllegalStateException("the takeover of run " + runId + " of " + job + " did not end ok: " + found[0]);
+            throw new IllegalStateException(
+                    "the takeover of run " + runId + " of " + job + " did not end ok: " + found[0]);
         }
         return found[0];
     }
@@ -196,7 +205,8 @@ final class JobTables implements AutoCloseable {
     }
 
     private Long single(String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(sql, params);
+                ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return null;
             }
@@ -206,14 +216,16 @@ final class JobTables implements AutoCloseable {
     }
 
     private String stringValue(String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(sql, params);
+                ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
     private List<String> strings(String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getString(1));
             }

@@ -31,8 +31,9 @@ final class LeaseBench {
     static final int MAX_KEYS = 1_000;
     /** The name of the baseline contender: leasesync built from an earlier commit ({@code --baseline-classes}). */
     static final String BEFORE = "leasesync_before";
-    static final List<String> CONTENDERS = List.of(LeaseContenders.LEASESYNC, LeaseContenders.SHEDLOCK,
-            LeaseContenders.RAW);
+
+    static final List<String> CONTENDERS =
+            List.of(LeaseContenders.LEASESYNC, LeaseContenders.SHEDLOCK, LeaseContenders.RAW);
 
     /**
      * One scenario.
@@ -45,7 +46,7 @@ final class LeaseBench {
      *     own owner id, a ShedLock provider of its own), like separate processes; false: all threads
      *     share one instance, like threads of one process
      */
-    record Scenario(String name, int threads, boolean oneKey, boolean instancePerThread) { }
+    record Scenario(String name, int threads, boolean oneKey, boolean instancePerThread) {}
 
     /** 1 thread on 1 key; 8 threads of one instance over all keys; one instance per thread over all keys and on one key. */
     static List<Scenario> scenarios(int threads) {
@@ -69,13 +70,21 @@ final class LeaseBench {
      * @param baselineClasses classes of an earlier build of the product: adds the contender
      *     {@value #BEFORE}, leasesync on those classes; null for none
      */
-    record Settings(Duration slice, Duration warmup, int rounds, int threads, int keys,
-                    List<BenchDatabases.Backend> backends, List<String> scenarioNames, List<String> contenders,
-                    List<String> childJvm, Path baselineClasses) {
+    record Settings(
+            Duration slice,
+            Duration warmup,
+            int rounds,
+            int threads,
+            int keys,
+            List<BenchDatabases.Backend> backends,
+            List<String> scenarioNames,
+            List<String> contenders,
+            List<String> childJvm,
+            Path baselineClasses) {
         Settings {
             if (keys < 1 || keys > MAX_KEYS || rounds < 1 || threads < 1) {
-                throw new IllegalArgumentException("bad lease bench settings: " + keys + " keys, " + rounds + " rounds, "
-                        + threads + " threads");
+                throw new IllegalArgumentException(
+                        "bad lease bench settings: " + keys + " keys, " + rounds + " rounds, " + threads + " threads");
             }
             if (!CONTENDERS.containsAll(contenders) || contenders.isEmpty()) {
                 throw new IllegalArgumentException("contenders must be some of " + CONTENDERS + ", got " + contenders);
@@ -84,7 +93,9 @@ final class LeaseBench {
 
         List<Scenario> selected() {
             List<Scenario> all = scenarios(threads);
-            return scenarioNames.isEmpty() ? all : all.stream().filter(s -> scenarioNames.contains(s.name())).toList();
+            return scenarioNames.isEmpty()
+                    ? all
+                    : all.stream().filter(s -> scenarioNames.contains(s.name())).toList();
         }
     }
 
@@ -96,26 +107,30 @@ final class LeaseBench {
      * @param dbCpuNanos CPU time of the PostgreSQL server processes serving the contender's pool
      *     meanwhile (0 on H2, which runs inside the JVM)
      */
-    record Result(double opsPerSecond, long acquisitions, int maxHolders, long failures, long jvmCpuNanos,
-                  long dbCpuNanos) {
+    record Result(
+            double opsPerSecond, long acquisitions, int maxHolders, long failures, long jvmCpuNanos, long dbCpuNanos) {
         /** CPU microseconds per acquire+release, the contender's JVM and its database server together. */
         double cpuMicrosPerOp() {
             return acquisitions == 0 ? Double.NaN : (jvmCpuNanos + dbCpuNanos) / 1e3 / acquisitions;
         }
     }
 
-    private LeaseBench() {
-    }
+    private LeaseBench() {}
 
     static void run(Figures f, Settings s, BenchDatabases dbs, Path workDir) throws Exception {
         List<Scenario> scenarios = s.selected();
         List<ContenderProcess> all = new ArrayList<>();
         try {
             for (String name : s.contenders()) {
-                all.add(ContenderProcess.start(name, name, s.childJvm(), null, workDir.resolve("lease-" + name + ".log")));
+                all.add(ContenderProcess.start(
+                        name, name, s.childJvm(), null, workDir.resolve("lease-" + name + ".log")));
             }
             if (s.baselineClasses() != null) {
-                all.add(ContenderProcess.start(BEFORE, LeaseContenders.LEASESYNC, s.childJvm(), s.baselineClasses(),
+                all.add(ContenderProcess.start(
+                        BEFORE,
+                        LeaseContenders.LEASESYNC,
+                        s.childJvm(),
+                        s.baselineClasses(),
                         workDir.resolve("lease-" + BEFORE + ".log")));
                 f.note("lease: " + BEFORE + " is leasesync with the classes of " + s.baselineClasses() + " first");
             }
@@ -130,8 +145,14 @@ final class LeaseBench {
         }
     }
 
-    private static void run(Figures f, Settings s, List<Scenario> scenarios, BenchDatabases.Backend backend,
-                            List<ContenderProcess> all, BenchDatabases dbs) throws Exception {
+    private static void run(
+            Figures f,
+            Settings s,
+            List<Scenario> scenarios,
+            BenchDatabases.Backend backend,
+            List<ContenderProcess> all,
+            BenchDatabases dbs)
+            throws Exception {
         String b = backend.label;
         for (ContenderProcess c : all) {
             String url = dbs.newDatabase(backend, c.name());
@@ -145,14 +166,14 @@ final class LeaseBench {
         }
         f.sample("lease." + b + ".load_at_start", BenchDatabases.loadAverage(), "load");
         for (ContenderProcess c : all) {
-            for (Scenario scenario : scenarios) {          // JIT warm-up, each contender alone
+            for (Scenario scenario : scenarios) { // JIT warm-up, each contender alone
                 check(c.name(), b, scenario, c.run(scenario, s.keys(), s.warmup()));
             }
         }
         for (int round = 0; round < s.rounds(); round++) {
             for (Scenario scenario : scenarios) {
                 for (int i = 0; i < all.size(); i++) {
-                    ContenderProcess c = all.get((i + round) % all.size());   // rotate the order
+                    ContenderProcess c = all.get((i + round) % all.size()); // rotate the order
                     Result r = check(c.name(), b, scenario, c.run(scenario, s.keys(), s.slice()));
                     String base = "lease." + b + "." + scenario.name() + "." + c.name();
                     f.sample(base, r.opsPerSecond(), "ops/s");
@@ -207,19 +228,29 @@ final class LeaseBench {
         for (String[] pair : pairs(contenders)) {
             List<Double> num = f.samples(base + pair[0]);
             List<Double> den = f.samples(base + pair[1]);
-            f.sample(base + pair[0] + "_vs_" + pair[1] + ".per_round", num.get(num.size() - 1) / den.get(den.size() - 1), "x");
+            f.sample(
+                    base + pair[0] + "_vs_" + pair[1] + ".per_round",
+                    num.get(num.size() - 1) / den.get(den.size() - 1),
+                    "x");
             List<Double> numCpu = f.samples(base + pair[0] + ".cpu_us_per_op");
             List<Double> denCpu = f.samples(base + pair[1] + ".cpu_us_per_op");
             // ops per CPU-second, as a ratio: above 1 means the first needs less CPU per acquire+release
-            f.sample(base + pair[0] + "_vs_" + pair[1] + ".cpu.per_round",
-                    denCpu.get(denCpu.size() - 1) / numCpu.get(numCpu.size() - 1), "x");
+            f.sample(
+                    base + pair[0] + "_vs_" + pair[1] + ".cpu.per_round",
+                    denCpu.get(denCpu.size() - 1) / numCpu.get(numCpu.size() - 1),
+                    "x");
         }
     }
 
     private static List<String[]> pairs(List<String> contenders) {
         List<String[]> out = new ArrayList<>();
-        String[][] all = {{"leasesync", "shedlock"}, {"leasesync", "raw"}, {"shedlock", "raw"},
-            {BEFORE, "shedlock"}, {"leasesync", BEFORE}};
+        String[][] all = {
+            {"leasesync", "shedlock"},
+            {"leasesync", "raw"},
+            {"shedlock", "raw"},
+            {BEFORE, "shedlock"},
+            {"leasesync", BEFORE}
+        };
         for (String[] p : all) {
             if (contenders.contains(p[0]) && contenders.contains(p[1])) {
                 out.add(p);
@@ -235,9 +266,17 @@ final class LeaseBench {
             for (String c : contenders) {
                 f.print(base + c, base + c + ".cpu_us_per_op", base + c + ".max_holders");
                 // the best round: disturbance by other work only ever lowers throughput and raises CPU per op
-                f.note(String.format(Locale.ROOT, "%s best round: %.0f ops/s, %.2f us CPU per op", base + c,
-                        f.samples(base + c).stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
-                        f.samples(base + c + ".cpu_us_per_op").stream().mapToDouble(Double::doubleValue).min()
+                f.note(String.format(
+                        Locale.ROOT,
+                        "%s best round: %.0f ops/s, %.2f us CPU per op",
+                        base + c,
+                        f.samples(base + c).stream()
+                                .mapToDouble(Double::doubleValue)
+                                .max()
+                                .orElse(Double.NaN),
+                        f.samples(base + c + ".cpu_us_per_op").stream()
+                                .mapToDouble(Double::doubleValue)
+                                .min()
                                 .orElse(Double.NaN)));
             }
             for (String[] p : pairs(contenders)) {
@@ -247,11 +286,23 @@ final class LeaseBench {
                 for (String which : List.of("", ".cpu")) {
                     List<Double> perRound = f.samples(name + which + ".per_round");
                     f.ratio(name + which, Figures.median(perRound));
-                    f.note(String.format(Locale.ROOT, "%s%s per round: min %.2f max %.2f; ratio of medians %.2f", name, which,
-                            perRound.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                            perRound.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
-                            which.isEmpty() ? f.median(base + p[0]) / f.median(base + p[1])
-                                    : f.median(base + p[1] + ".cpu_us_per_op") / f.median(base + p[0] + ".cpu_us_per_op")));
+                    f.note(String.format(
+                            Locale.ROOT,
+                            "%s%s per round: min %.2f max %.2f; ratio of medians %.2f",
+                            name,
+                            which,
+                            perRound.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .min()
+                                    .orElse(Double.NaN),
+                            perRound.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .max()
+                                    .orElse(Double.NaN),
+                            which.isEmpty()
+                                    ? f.median(base + p[0]) / f.median(base + p[1])
+                                    : f.median(base + p[1] + ".cpu_us_per_op")
+                                            / f.median(base + p[0] + ".cpu_us_per_op")));
                 }
             }
         }
@@ -295,38 +346,40 @@ final class LeaseBench {
         long[] window = new long[2];
         for (int t = 0; t < threads; t++) {
             LeaseContenders.Instance mine = shared != null ? shared : instance(c, 1 + t);
-            Thread w = new Thread(() -> {
-                try {
-                    start.await();
-                    long cpu0 = THREADS.getCurrentThreadCpuTime();
-                    long end = window[1];
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    long mineAcquired = 0;
-                    while (System.nanoTime() < end || !anyAcquired.get()) {
-                        int key = scenario.oneKey() ? 0 : random.nextInt(keys);
-                        Object h = mine.tryLock(key);
-                        if (h == null) {
-                            Thread.yield();   // lost: let the holder run (2 cores, 8 threads), then try again
-                            continue;
+            Thread w = new Thread(
+                    () -> {
+                        try {
+                            start.await();
+                            long cpu0 = THREADS.getCurrentThreadCpuTime();
+                            long end = window[1];
+                            ThreadLocalRandom random = ThreadLocalRandom.current();
+                            long mineAcquired = 0;
+                            while (System.nanoTime() < end || !anyAcquired.get()) {
+                                int key = scenario.oneKey() ? 0 : random.nextInt(keys);
+                                Object h = mine.tryLock(key);
+                                if (h == null) {
+                                    Thread.yield(); // lost: let the holder run (2 cores, 8 threads), then try again
+                                    continue;
+                                }
+                                if (scenario.oneKey()) { // over many keys, several are held at once, legitimately
+                                    int now = holders.incrementAndGet();
+                                    maxHolders.accumulateAndGet(now, Math::max);
+                                    Thread.onSpinWait();
+                                    holders.decrementAndGet();
+                                }
+                                mine.unlock(h);
+                                if (mineAcquired++ == 0) {
+                                    anyAcquired.set(true);
+                                }
+                            }
+                            acquisitions.addAndGet(mineAcquired);
+                            workerCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - cpu0);
+                        } catch (Throwable e) {
+                            failures.incrementAndGet();
+                            firstFailure.compareAndSet(null, e);
                         }
-                        if (scenario.oneKey()) {       // over many keys, several are held at once, legitimately
-                            int now = holders.incrementAndGet();
-                            maxHolders.accumulateAndGet(now, Math::max);
-                            Thread.onSpinWait();
-                            holders.decrementAndGet();
-                        }
-                        mine.unlock(h);
-                        if (mineAcquired++ == 0) {
-                            anyAcquired.set(true);
-                        }
-                    }
-                    acquisitions.addAndGet(mineAcquired);
-                    workerCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - cpu0);
-                } catch (Throwable e) {
-                    failures.incrementAndGet();
-                    firstFailure.compareAndSet(null, e);
-                }
-            }, "lease-bench-" + t);
+                    },
+                    "lease-bench-" + t);
             workers.add(w);
             w.start();
         }
@@ -347,8 +400,8 @@ final class LeaseBench {
         if (firstFailure.get() != null) {
             firstFailure.get().printStackTrace();
         }
-        return new Result(acquisitions.get() * 1e9 / elapsed, acquisitions.get(), maxHolders.get(), failures.get(),
-                cpu, dbCpu);
+        return new Result(
+                acquisitions.get() * 1e9 / elapsed, acquisitions.get(), maxHolders.get(), failures.get(), cpu, dbCpu);
     }
 
     private static final java.lang.management.ThreadMXBean THREADS =
@@ -356,7 +409,8 @@ final class LeaseBench {
 
     /** CPU time of this JVM so far, in nanoseconds with a resolution of the kernel's clock tick (10 ms). */
     static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 }

@@ -24,8 +24,7 @@ import java.util.Locale;
  */
 public final class LeaseBenchChild {
 
-    private LeaseBenchChild() {
-    }
+    private LeaseBenchChild() {}
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -46,12 +45,19 @@ public final class LeaseBenchChild {
                         out.println("ok");
                     }
                     case "run" -> {
-                        LeaseBench.Scenario scenario = new LeaseBench.Scenario(w[1], Integer.parseInt(w[2]),
-                                Boolean.parseBoolean(w[3]), Boolean.parseBoolean(w[4]));
-                        LeaseBench.Result r = LeaseBench.measure(contender, scenario, Integer.parseInt(w[5]),
-                                Duration.ofMillis(Long.parseLong(w[6])));
-                        out.println(String.format(Locale.ROOT, "result %.1f %d %d %d %d %d", r.opsPerSecond(),
-                                r.acquisitions(), r.maxHolders(), r.failures(), r.jvmCpuNanos(), r.dbCpuNanos()));
+                        LeaseBench.Scenario scenario = new LeaseBench.Scenario(
+                                w[1], Integer.parseInt(w[2]), Boolean.parseBoolean(w[3]), Boolean.parseBoolean(w[4]));
+                        LeaseBench.Result r = LeaseBench.measure(
+                                contender, scenario, Integer.parseInt(w[5]), Duration.ofMillis(Long.parseLong(w[6])));
+                        out.println(String.format(
+                                Locale.ROOT,
+                                "result %.1f %d %d %d %d %d",
+                                r.opsPerSecond(),
+                                r.acquisitions(),
+                                r.maxHolders(),
+                                r.failures(),
+                                r.jvmCpuNanos(),
+                                r.dbCpuNanos()));
                     }
                     case "close" -> {
                         if (contender != null) {

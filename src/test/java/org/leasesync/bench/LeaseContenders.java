@@ -35,8 +35,7 @@ final class LeaseContenders {
     static final String SHEDLOCK = "shedlock";
     static final String RAW = "raw";
 
-    private LeaseContenders() {
-    }
+    private LeaseContenders() {}
 
     /** A lease implementation on its own database: instances of it share that database and pool. */
     interface Contender extends AutoCloseable {
@@ -82,8 +81,8 @@ final class LeaseContenders {
      */
     static Contender leasesync(BenchDatabases.Db db) throws SQLException {
         exec(db.dataSource(), JdbcLeaseStore.leaseTableSql(db.dialect()));
-        JdbcLeaseStore store = new JdbcLeaseStore(new DataSourceDatabase(db.dataSource(), db.dialect(),
-                "lease bench " + db.name()));
+        JdbcLeaseStore store =
+                new JdbcLeaseStore(new DataSourceDatabase(db.dataSource(), db.dialect(), "lease bench " + db.name()));
         TaskKey[] keys = new TaskKey[LeaseBench.MAX_KEYS];
         for (int k = 0; k < keys.length; k++) {
             keys[k] = TaskKey.of("k" + k, "backup");
@@ -101,8 +100,8 @@ final class LeaseContenders {
 
             @Override
             public Instance newInstance() {
-                TaskRegistry registry = new TaskRegistry(store, OwnerId.forCurrentProcess(), TTL, TimeSource.system(),
-                        OwnerLiveness.neverProvable());
+                TaskRegistry registry = new TaskRegistry(
+                        store, OwnerId.forCurrentProcess(), TTL, TimeSource.system(), OwnerLiveness.neverProvable());
                 return new Instance() {
                     @Override
                     public Object tryLock(int key) {
@@ -128,8 +127,11 @@ final class LeaseContenders {
     /** ShedLock's plain JDBC provider ({@code lockAtMostFor} = TTL; no fencing token). */
     static Contender shedlock(BenchDatabases.Db db) throws SQLException {
         String timestamp = db.dialect() == SqlDialect.POSTGRESQL ? "TIMESTAMP" : "TIMESTAMP(3)";
-        exec(db.dataSource(), "CREATE TABLE shedlock(name VARCHAR(64) NOT NULL, lock_until " + timestamp + " NOT NULL,"
-                + " locked_at " + timestamp + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
+        exec(
+                db.dataSource(),
+                "CREATE TABLE shedlock(name VARCHAR(64) NOT NULL, lock_until " + timestamp + " NOT NULL,"
+                        + " locked_at " + timestamp
+                        + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
         String[] names = new String[LeaseBench.MAX_KEYS];
         for (int k = 0; k < names.length; k++) {
             names[k] = "k" + k;
@@ -176,10 +178,13 @@ final class LeaseContenders {
     /** The least a database lease can do: one conditional UPDATE to acquire, one to release. */
     static Contender raw(BenchDatabases.Db db, int keys) throws SQLException {
         DataSource ds = db.dataSource();
-        exec(ds, "CREATE TABLE raw_lease(name VARCHAR(64) NOT NULL PRIMARY KEY, owner_id VARCHAR(64),"
-                + " until_ms BIGINT NOT NULL)");
+        exec(
+                ds,
+                "CREATE TABLE raw_lease(name VARCHAR(64) NOT NULL PRIMARY KEY, owner_id VARCHAR(64),"
+                        + " until_ms BIGINT NOT NULL)");
         try (Connection c = ds.getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO raw_lease(name, owner_id, until_ms) VALUES (?, NULL, 0)")) {
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO raw_lease(name, owner_id, until_ms) VALUES (?, NULL, 0)")) {
             for (int i = 0; i < keys; i++) {
                 ps.setString(1, "k" + i);
                 ps.addBatch();
@@ -191,7 +196,7 @@ final class LeaseContenders {
             names[k] = "k" + k;
         }
         AtomicLong instances = new AtomicLong();
-        record Held(String name, String owner) { }
+        record Held(String name, String owner) {}
         return new Contender() {
             @Override
             public String name() {
@@ -213,8 +218,9 @@ final class LeaseContenders {
                         String owner = instance + tokens.incrementAndGet();
                         long now = System.currentTimeMillis();
                         try (Connection c = ds.getConnection();
-                             PreparedStatement ps = c.prepareStatement("UPDATE raw_lease SET owner_id = ?, until_ms = ?"
-                                     + " WHERE name = ? AND (owner_id IS NULL OR until_ms <= ?)")) {
+                                PreparedStatement ps =
+                                        c.prepareStatement("UPDATE raw_lease SET owner_id = ?, until_ms = ?"
+                                                + " WHERE name = ? AND (owner_id IS NULL OR until_ms <= ?)")) {
                             ps.setString(1, owner);
                             ps.setLong(2, now + TTL.toMillis());
                             ps.setString(3, names[key]);
@@ -227,8 +233,8 @@ final class LeaseContenders {
                     public void unlock(Object handle) throws SQLException {
                         Held h = (Held) handle;
                         try (Connection c = ds.getConnection();
-                             PreparedStatement ps = c.prepareStatement(
-                                     "UPDATE raw_lease SET owner_id = NULL WHERE name = ? AND owner_id = ?")) {
+                                PreparedStatement ps = c.prepareStatement(
+                                        "UPDATE raw_lease SET owner_id = NULL WHERE name = ? AND owner_id = ?")) {
                             ps.setString(1, h.name());
                             ps.setString(2, h.owner());
                             if (ps.executeUpdate() != 1) {
@@ -247,7 +253,8 @@ final class LeaseContenders {
     }
 
     static void exec(DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

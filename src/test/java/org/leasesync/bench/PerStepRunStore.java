@@ -3,13 +3,13 @@ package org.leasesync.bench;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.leasesync.run.Checkpoint;
 import org.leasesync.lease.Fence;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.Checkpoint;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.RunStore;
 import org.leasesync.run.Stage;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 
 /**
@@ -27,13 +27,20 @@ final class PerStepRunStore implements RunStore {
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
+    public void insertRun(
+            Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
         d.insertRun(fence, runId, source, stage, now, recovery);
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
-                          Optional<String> recovery) {
+    public void insertRun(
+            Fence fence,
+            String runId,
+            TaskSource source,
+            String triggerId,
+            Stage stage,
+            Instant now,
+            Optional<String> recovery) {
         d.insertRun(fence, runId, source, triggerId, stage, now, recovery);
     }
 

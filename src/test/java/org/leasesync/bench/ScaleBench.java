@@ -48,12 +48,16 @@ import org.leasesync.testing.Postgres;
  */
 final class ScaleBench {
 
-    private static final List<TaskKey> STREAMS = List.of(TaskKey.of("alice", "course_sync"),
-            TaskKey.of("alice", "message_sync"), TaskKey.of("alice", "backup"), TaskKey.of("bob", "course_sync"),
-            TaskKey.of("bob", "message_sync"), TaskKey.of("bob", "backup"));
+    private static final List<TaskKey> STREAMS = List.of(
+            TaskKey.of("alice", "course_sync"),
+            TaskKey.of("alice", "message_sync"),
+            TaskKey.of("alice", "backup"),
+            TaskKey.of("bob", "course_sync"),
+            TaskKey.of("bob", "message_sync"),
+            TaskKey.of("bob", "backup"));
 
     /** A server set-up: {@code instances} {@code serve} processes on PostgreSQL, or one on an H2 file. */
-    record Config(String name, boolean postgres, int instances) { }
+    record Config(String name, boolean postgres, int instances) {}
 
     /**
      * @param configs the set-ups to compare
@@ -65,17 +69,27 @@ final class ScaleBench {
      * @param serverJvm options of every server JVM
      * @param postgres where the PostgreSQL databases come from ({@code PG} or {@code PG_NOFSYNC})
      */
-    record Settings(List<Config> configs, int rounds, Duration phase, Duration warmup, int recordsPerStream, int batch,
-                    List<String> serverJvm, BenchDatabases.Backend postgres) { }
+    record Settings(
+            List<Config> configs,
+            int rounds,
+            Duration phase,
+            Duration warmup,
+            int recordsPerStream,
+            int batch,
+            List<String> serverJvm,
+            BenchDatabases.Backend postgres) {}
 
     /** What one phase saw, summed over the streams. */
-    private record Phase(long records, long requests, double seconds, double serverCpu, double dbCpu, double clientCpu) { }
+    private record Phase(
+            long records, long requests, double seconds, double serverCpu, double dbCpu, double clientCpu) {}
 
-    private ScaleBench() {
-    }
+    private ScaleBench() {}
 
     static List<Config> defaultConfigs() {
-        return List.of(new Config("pg1", true, 1), new Config("pg2", true, 2), new Config("pg3", true, 3),
+        return List.of(
+                new Config("pg1", true, 1),
+                new Config("pg2", true, 2),
+                new Config("pg3", true, 3),
                 new Config("h2file1", false, 1));
     }
 
@@ -90,11 +104,20 @@ final class ScaleBench {
         }
         for (Config c : s.configs()) {
             String b = "scale." + c.name();
-            f.print(b + ".load", b + ".pull", b + ".pull.per_instance", b + ".pull.server_cpu_us_per_request",
-                    b + ".pull.db_cpu_us_per_request", b + ".pull.client_cpu_us_per_request",
-                    b + ".pull.server_cpu_us_per_record", b + ".push", b + ".push.per_instance",
-                    b + ".push.server_cpu_us_per_request", b + ".push.db_cpu_us_per_request",
-                    b + ".push.client_cpu_us_per_request", b + ".push.server_cpu_us_per_record");
+            f.print(
+                    b + ".load",
+                    b + ".pull",
+                    b + ".pull.per_instance",
+                    b + ".pull.server_cpu_us_per_request",
+                    b + ".pull.db_cpu_us_per_request",
+                    b + ".pull.client_cpu_us_per_request",
+                    b + ".pull.server_cpu_us_per_record",
+                    b + ".push",
+                    b + ".push.per_instance",
+                    b + ".push.server_cpu_us_per_request",
+                    b + ".push.db_cpu_us_per_request",
+                    b + ".push.client_cpu_us_per_request",
+                    b + ".push.server_cpu_us_per_record");
         }
         ratio(f, s, "pg2", "pg1");
         ratio(f, s, "pg3", "pg1");
@@ -102,10 +125,12 @@ final class ScaleBench {
     }
 
     private static void ratio(Figures f, Settings s, String a, String b) {
-        if (s.configs().stream().anyMatch(c -> c.name().equals(a)) && s.configs().stream().anyMatch(c -> c.name().equals(b))) {
+        if (s.configs().stream().anyMatch(c -> c.name().equals(a))
+                && s.configs().stream().anyMatch(c -> c.name().equals(b))) {
             for (String what : List.of("pull", "push")) {
-                f.ratio("scale." + a + "_vs_" + b + "." + what, f.median("scale." + a + "." + what)
-                        / f.median("scale." + b + "." + what));
+                f.ratio(
+                        "scale." + a + "_vs_" + b + "." + what,
+                        f.median("scale." + a + "." + what) / f.median("scale." + b + "." + what));
             }
         }
     }
@@ -116,18 +141,19 @@ final class ScaleBench {
         List<ServerProcess> servers = new ArrayList<>();
         try {
             for (int i = 0; i < c.instances(); i++) {
-                servers.add(ServerProcess.start(jdbcUrl, dir.resolve("h2"), s.serverJvm(), dir.resolve("server-" + i + ".log")));
+                servers.add(ServerProcess.start(
+                        jdbcUrl, dir.resolve("h2"), s.serverJvm(), dir.resolve("server-" + i + ".log")));
             }
             List<HttpSyncRemote> remotes = new ArrayList<>();
             for (int i = 0; i < STREAMS.size(); i++) {
                 ServerProcess server = servers.get(i % servers.size());
-                remotes.add(new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, server::token,
-                        "scale-client-" + i));
+                remotes.add(new HttpSyncRemote(
+                        server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, server::token, "scale-client-" + i));
             }
             long[] expected = new long[STREAMS.size()];
             long[] demo = new long[STREAMS.size()];
             for (int i = 0; i < STREAMS.size(); i++) {
-                demo[i] = pullPass(remotes.get(i), STREAMS.get(i), s.batch(), -1)[0];   // the demo seed's records
+                demo[i] = pullPass(remotes.get(i), STREAMS.get(i), s.batch(), -1)[0]; // the demo seed's records
                 expected[i] = demo[i];
             }
             AtomicLong[] pushed = new AtomicLong[STREAMS.size()];
@@ -137,21 +163,45 @@ final class ScaleBench {
                     push(remotes.get(i), i, STREAMS.get(i), pushed[i], Math.min(s.batch(), s.recordsPerStream() - n));
                 }
             }
-            phase(s, servers, jdbcUrl, s.warmup(), (i, stop) -> pushUntil(remotes.get(i), i, pushed[i], s.batch(), stop));
+            phase(
+                    s,
+                    servers,
+                    jdbcUrl,
+                    s.warmup(),
+                    (i, stop) -> pushUntil(remotes.get(i), i, pushed[i], s.batch(), stop));
             for (int i = 0; i < STREAMS.size(); i++) {
                 expected[i] = demo[i] + pushed[i].get();
             }
-            phase(s, servers, jdbcUrl, s.warmup(), (i, stop) -> pullUntil(remotes.get(i), i, expected[i], s.batch(), stop));
-            double load = BenchDatabases.loadAverage();
-            Phase pull = phase(s, servers, jdbcUrl, s.phase(),
+            phase(
+                    s,
+                    servers,
+                    jdbcUrl,
+                    s.warmup(),
                     (i, stop) -> pullUntil(remotes.get(i), i, expected[i], s.batch(), stop));
-            Phase push = phase(s, servers, jdbcUrl, s.phase(), (i, stop) -> pushUntil(remotes.get(i), i, pushed[i], s.batch(), stop));
+            double load = BenchDatabases.loadAverage();
+            Phase pull = phase(
+                    s,
+                    servers,
+                    jdbcUrl,
+                    s.phase(),
+                    (i, stop) -> pullUntil(remotes.get(i), i, expected[i], s.batch(), stop));
+            Phase push = phase(
+                    s,
+                    servers,
+                    jdbcUrl,
+                    s.phase(),
+                    (i, stop) -> pushUntil(remotes.get(i), i, pushed[i], s.batch(), stop));
             String b = "scale." + c.name();
             f.sample(b + ".load", load, "load");
             record(f, b + ".pull", pull, c.instances());
             record(f, b + ".push", push, c.instances());
-            f.note(String.format(Locale.ROOT, "scale %s: pull %.0f records/s, push %.0f records/s (load %.1f)", c.name(),
-                    pull.records() / pull.seconds(), push.records() / push.seconds(), load));
+            f.note(String.format(
+                    Locale.ROOT,
+                    "scale %s: pull %.0f records/s, push %.0f records/s (load %.1f)",
+                    c.name(),
+                    pull.records() / pull.seconds(),
+                    push.records() / push.seconds(),
+                    load));
         } finally {
             for (ServerProcess p : servers) {
                 p.close();
@@ -175,7 +225,8 @@ final class ScaleBench {
     }
 
     /** Runs every stream on its own thread for {@code length}; measures CPU of servers, database sessions and this JVM. */
-    private static Phase phase(Settings s, List<ServerProcess> servers, String jdbcUrl, Duration length, StreamWork work)
+    private static Phase phase(
+            Settings s, List<ServerProcess> servers, String jdbcUrl, Duration length, StreamWork work)
             throws Exception {
         AtomicLong records = new AtomicLong();
         AtomicLong requests = new AtomicLong();
@@ -185,16 +236,18 @@ final class ScaleBench {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < STREAMS.size(); i++) {
             int stream = i;
-            Thread t = new Thread(() -> {
-                try {
-                    go.await();
-                    long[] done = work.run(stream, stop[0]);
-                    records.addAndGet(done[0]);
-                    requests.addAndGet(done[1]);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "scale-client-" + i);
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            go.await();
+                            long[] done = work.run(stream, stop[0]);
+                            records.addAndGet(done[0]);
+                            requests.addAndGet(done[1]);
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    },
+                    "scale-client-" + i);
             threads.add(t);
             t.start();
         }
@@ -208,8 +261,13 @@ final class ScaleBench {
             t.join();
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        Phase p = new Phase(records.get(), requests.get(), seconds, serverCpu(servers) - serverBefore,
-                dbCpu(jdbcUrl) - dbBefore, (LeaseBench.processCpuNanos() - clientBefore) / 1e9);
+        Phase p = new Phase(
+                records.get(),
+                requests.get(),
+                seconds,
+                serverCpu(servers) - serverBefore,
+                dbCpu(jdbcUrl) - dbBefore,
+                (LeaseBench.processCpuNanos() - clientBefore) / 1e9);
         if (failure.get() != null) {
             throw new IllegalStateException("a scale client failed: " + failure.get(), failure.get());
         }
@@ -227,9 +285,9 @@ final class ScaleBench {
         }
         long nanos = 0;
         try (Connection c = DriverManager.getConnection(jdbcUrl, Postgres.USER, Postgres.PASSWORD);
-             Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                     + " AND pid <> pg_backend_pid()")) {
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND pid <> pg_backend_pid()")) {
             while (rs.next()) {
                 nanos += BenchDatabases.processCpuNanos(rs.getLong(1));
             }
@@ -240,7 +298,7 @@ final class ScaleBench {
     private static long[] pushUntil(HttpSyncRemote remote, int stream, AtomicLong pushed, int batch, long stop) {
         long records = 0;
         long requests = 0;
-        do {   // at least one request: a loaded machine may reach the stop before the first
+        do { // at least one request: a loaded machine may reach the stop before the first
             records += push(remote, stream, STREAMS.get(stream), pushed, batch);
             requests++;
         } while (System.nanoTime() < stop);
@@ -253,18 +311,28 @@ final class ScaleBench {
         long from = pushed.get();
         for (int k = 0; k < n; k++) {
             long id = from + k;
-            entries.add(new OutboxEntry(id + 1, UUID.randomUUID().toString(), "s" + stream + "-" + id, 0, false,
-                    SyncBench.payload((int) id), Instant.EPOCH));
+            entries.add(new OutboxEntry(
+                    id + 1,
+                    UUID.randomUUID().toString(),
+                    "s" + stream + "-" + id,
+                    0,
+                    false,
+                    SyncBench.payload((int) id),
+                    Instant.EPOCH));
         }
-        PushResponse r = remote.push(key, new PushBatch("scale-" + stream + "-" + from, UUID.randomUUID().toString(), entries),
-                1, "scale");
+        PushResponse r = remote.push(
+                key,
+                new PushBatch("scale-" + stream + "-" + from, UUID.randomUUID().toString(), entries),
+                1,
+                "scale");
         for (PushResult result : r.results()) {
             if (!result.applied() || result.duplicate() || result.version() != 1) {
                 throw new IllegalStateException("push to " + key + " not applied once: " + result);
             }
         }
         if (r.results().size() != n) {
-            throw new IllegalStateException("push to " + key + ": " + r.results().size() + " results for " + n + " changes");
+            throw new IllegalStateException(
+                    "push to " + key + ": " + r.results().size() + " results for " + n + " changes");
         }
         pushed.addAndGet(n);
         return n;
@@ -273,7 +341,7 @@ final class ScaleBench {
     private static long[] pullUntil(HttpSyncRemote remote, int stream, long expected, int batch, long stop) {
         long records = 0;
         long requests = 0;
-        do {   // at least one pass, as for pushes
+        do { // at least one pass, as for pushes
             long[] pass = pullPass(remote, STREAMS.get(stream), batch, expected);
             records += pass[0];
             requests += pass[1];
@@ -303,7 +371,8 @@ final class ScaleBench {
             }
         }
         if (expected >= 0 && ids.size() != expected) {
-            throw new IllegalStateException("pull of " + key + " returned " + ids.size() + " records, expected " + expected);
+            throw new IllegalStateException(
+                    "pull of " + key + " returned " + ids.size() + " records, expected " + expected);
         }
         return new long[] {ids.size(), requests};
     }

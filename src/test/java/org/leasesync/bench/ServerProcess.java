@@ -52,8 +52,15 @@ final class ServerProcess implements AutoCloseable {
      * JVM is started through (which must {@code exec} it, so that the process is the JVM itself and
      * {@link #kill()} reaches it; empty for none) and extra environment variables.
      */
-    static ServerProcess start(String jdbcUrl, Path dataDir, List<String> jvmOptions, Path log, List<String> serveArgs,
-                               List<String> prefix, Map<String, String> env) throws IOException {
+    static ServerProcess start(
+            String jdbcUrl,
+            Path dataDir,
+            List<String> jvmOptions,
+            Path log,
+            List<String> serveArgs,
+            List<String> prefix,
+            Map<String, String> env)
+            throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
@@ -76,7 +83,8 @@ final class ServerProcess implements AutoCloseable {
         Process p = pb.start();
         CompletableFuture<ServerProcess> started = CompletableFuture.supplyAsync(() -> {
             try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 String url = null;
                 Map<String, String> tokens = new HashMap<>();
                 for (String line = out.readLine(); line != null; line = out.readLine()) {

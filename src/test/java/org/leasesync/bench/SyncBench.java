@@ -10,23 +10,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.leasesync.run.RunResult;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
+import org.leasesync.store.h2.DataDirectory;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.sync.SyncSettings;
 import org.leasesync.testing.ClientStack;
-import org.leasesync.store.h2.DataDirectory;
 
 /**
  * Item 3: sync throughput over loopback HTTP against the reference server (in-process, in-memory
@@ -46,10 +46,9 @@ final class SyncBench {
      * @param rounds measured pull rounds (after one warm-up round); the push runs once per round
      * @param pullPage records per pull request of the measured client (the product's default unless set)
      */
-    record Settings(int pullRecords, int pushRecords, int rounds, int pullPage) { }
+    record Settings(int pullRecords, int pushRecords, int rounds, int pullPage) {}
 
-    private SyncBench() {
-    }
+    private SyncBench() {}
 
     static String payload(int i) {
         return "{\"title\":\"setting " + i + "\",\"value\":\"" + "x".repeat(40) + "\",\"n\":" + i + "}";
@@ -71,13 +70,21 @@ final class SyncBench {
                         double direct = directInsert(workDir.resolve("direct-" + round), s.pullRecords(), s.pullPage());
                         if (measured) {
                             f.sample("sync.direct_insert", direct, "records/s");
-                            f.sample("sync.direct_insert.cpu", s.pullRecords() / ((cpuNanos() - cpu0) / 1e9), "records/cpu-s");
+                            f.sample(
+                                    "sync.direct_insert.cpu",
+                                    s.pullRecords() / ((cpuNanos() - cpu0) / 1e9),
+                                    "records/cpu-s");
                         }
                     } else {
                         Path dir = workDir.resolve("client-" + round);
                         try (LocalStore store = LocalStore.openFile(dir);
-                             ClientStack client = new ClientStack(store, server.baseUrl(), tokens, TimeSource.system(),
-                                     settings(s), HttpSettings.DEFAULT)) {
+                                ClientStack client = new ClientStack(
+                                        store,
+                                        server.baseUrl(),
+                                        tokens,
+                                        TimeSource.system(),
+                                        settings(s),
+                                        HttpSettings.DEFAULT)) {
                             client.keepLeasesAlive();
                             long cpu0 = cpuNanos();
                             long t0 = System.nanoTime();
@@ -87,7 +94,8 @@ final class SyncBench {
                             check(r);
                             int local = count(store.database());
                             if (local < s.pullRecords()) {
-                                throw new IllegalStateException("pulled " + local + " of " + s.pullRecords() + " records");
+                                throw new IllegalStateException(
+                                        "pulled " + local + " of " + s.pullRecords() + " records");
                             }
                             if (measured) {
                                 f.sample("sync.pull", local / seconds, "records/s");
@@ -101,8 +109,16 @@ final class SyncBench {
                 }
             }
         }
-        f.print("sync.pull", "sync.pull.records", "sync.direct_insert", "sync.push", "sync.push.records", "sync.seed_push",
-                "sync.pull.cpu", "sync.direct_insert.cpu", "sync.push.cpu");
+        f.print(
+                "sync.pull",
+                "sync.pull.records",
+                "sync.direct_insert",
+                "sync.push",
+                "sync.push.records",
+                "sync.seed_push",
+                "sync.pull.cpu",
+                "sync.direct_insert.cpu",
+                "sync.push.cpu");
         f.ratio("sync.pull_vs_direct_insert", f.median("sync.pull") / f.median("sync.direct_insert"));
         f.ratio("sync.pull_vs_direct_insert.cpu", f.median("sync.pull.cpu") / f.median("sync.direct_insert.cpu"));
     }
@@ -112,16 +128,19 @@ final class SyncBench {
      * with other work, records per CPU-second is what the work itself costs, whatever the queueing.
      */
     private static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static SyncSettings settings(Settings s) {
         SyncSettings d = SyncSettings.DEFAULT;
-        return new SyncSettings(s.pullPage(), d.pushBatchSize(), d.confirmAttempts(), d.confirmBackoff(), d.keyRetention());
+        return new SyncSettings(
+                s.pullPage(), d.pushBatchSize(), d.confirmAttempts(), d.confirmBackoff(), d.keyRetention());
     }
 
-    private static void push(Figures f, ClientStack client, int n, ReferenceServer server, boolean record) throws Exception {
+    private static void push(Figures f, ClientStack client, int n, ReferenceServer server, boolean record)
+            throws Exception {
         for (int i = 0; i < n; i++) {
             client.edits.addEdit(KEY, "r-" + i, payload(-i), false);
         }
@@ -152,14 +171,16 @@ final class SyncBench {
 
     /** Pushes {@code n} records as "another device", in batches of {@value #SEED_BATCH}. */
     private static void seed(ReferenceServer server, int n) {
-        HttpSyncRemote other = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
-                server::tokenFor, "bench-seeder");
+        HttpSyncRemote other = new HttpSyncRemote(
+                server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, server::tokenFor, "bench-seeder");
         for (int from = 0; from < n; from += SEED_BATCH) {
             List<OutboxEntry> entries = new ArrayList<>();
             for (int i = from; i < Math.min(n, from + SEED_BATCH); i++) {
-                entries.add(new OutboxEntry(i + 1, UUID.randomUUID().toString(), "r-" + i, 0, false, payload(i), Instant.EPOCH));
+                entries.add(new OutboxEntry(
+                        i + 1, UUID.randomUUID().toString(), "r-" + i, 0, false, payload(i), Instant.EPOCH));
             }
-            PushResponse r = other.push(KEY, new PushBatch("seed-" + from, UUID.randomUUID().toString(), entries), 1, "seed");
+            PushResponse r = other.push(
+                    KEY, new PushBatch("seed-" + from, UUID.randomUUID().toString(), entries), 1, "seed");
             if (r.results().stream().anyMatch(x -> !x.applied())) {
                 throw new IllegalStateException("seeding the server failed: " + r);
             }
@@ -197,7 +218,8 @@ final class SyncBench {
 
     private static int count(Database db) throws Exception {
         try (Connection c = db.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM local_record WHERE user_id = ? AND scope = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT COUNT(*) FROM local_record WHERE user_id = ? AND scope = ?")) {
             ps.setString(1, KEY.userId());
             ps.setString(2, KEY.scope().wireName());
             try (ResultSet rs = ps.executeQuery()) {

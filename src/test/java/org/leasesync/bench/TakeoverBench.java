@@ -22,10 +22,9 @@ final class TakeoverBench {
      * @param unprovableTtl the holder's TTL in the not-provable case (the provable case uses 60 s)
      * @param rounds measured rounds (no warm-up: every round starts new JVMs)
      */
-    record Settings(Duration unprovableTtl, int rounds) { }
+    record Settings(Duration unprovableTtl, int rounds) {}
 
-    private TakeoverBench() {
-    }
+    private TakeoverBench() {}
 
     static void run(Figures f, Settings s, Path workDir) throws Exception {
         for (int round = 1; round <= s.rounds(); round++) {
@@ -34,21 +33,31 @@ final class TakeoverBench {
                 Path dir = workDir.resolve("takeover-" + mode + "-" + round);
                 Files.createDirectories(dir);
                 Path holderOut = dir.resolve("holder.out");
-                Process holder = JavaProcess.start(TakeoverChildMain.class, holderOut, "hold", dir.resolve("data").toString(),
+                Process holder = JavaProcess.start(
+                        TakeoverChildMain.class,
+                        holderOut,
+                        "hold",
+                        dir.resolve("data").toString(),
                         Long.toString(ttl.toMillis()));
                 try {
                     waitFor(holderOut, "HELD", holder);
-                    Thread.sleep(300);                       // a heartbeat or two
+                    Thread.sleep(300); // a heartbeat or two
                     long killedAt = System.currentTimeMillis();
-                    holder.destroyForcibly();                // SIGKILL
+                    holder.destroyForcibly(); // SIGKILL
                     holder.waitFor(30, TimeUnit.SECONDS);
                     Path takerOut = dir.resolve("taker.out");
-                    Process taker = JavaProcess.start(TakeoverChildMain.class, takerOut, "take", dir.resolve("data").toString(),
-                            Long.toString(ttl.toMillis()), mode);
+                    Process taker = JavaProcess.start(
+                            TakeoverChildMain.class,
+                            takerOut,
+                            "take",
+                            dir.resolve("data").toString(),
+                            Long.toString(ttl.toMillis()),
+                            mode);
                     try {
                         String granted = waitFor(takerOut, "GRANTED", taker);
                         String opened = waitFor(takerOut, "OPENED", taker);
-                        long openingAt = Long.parseLong(waitFor(takerOut, "OPENING", taker).split(" ")[1]);
+                        long openingAt = Long.parseLong(
+                                waitFor(takerOut, "OPENING", taker).split(" ")[1]);
                         long grantedAt = Long.parseLong(granted.split(" ")[1]);
                         long openedAt = Long.parseLong(opened.split(" ")[1]);
                         long epoch = Long.parseLong(granted.split(" ")[2]);
@@ -73,17 +82,30 @@ final class TakeoverBench {
                 }
             }
         }
-        f.print("takeover.provable.kill_to_grant", "takeover.provable.kill_to_open", "takeover.provable.open_to_grant",
-                "takeover.provable.opening_to_open", "takeover.provable.opening_to_grant",
-                "takeover.unprovable.kill_to_grant", "takeover.unprovable.kill_to_open",
-                "takeover.unprovable.open_to_grant", "takeover.unprovable.opening_to_open", "takeover.unprovable.ttl");
+        f.print(
+                "takeover.provable.kill_to_grant",
+                "takeover.provable.kill_to_open",
+                "takeover.provable.open_to_grant",
+                "takeover.provable.opening_to_open",
+                "takeover.provable.opening_to_grant",
+                "takeover.unprovable.kill_to_grant",
+                "takeover.unprovable.kill_to_open",
+                "takeover.unprovable.open_to_grant",
+                "takeover.unprovable.opening_to_open",
+                "takeover.unprovable.ttl");
         for (String name : List.of("takeover.provable.opening_to_grant", "takeover.provable.opening_to_open")) {
             List<Double> samples = f.samples(name);
-            f.note(name + " rounds=" + samples.size() + " max=" + Figures.format(
-                    samples.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)) + " ms, all: " + samples);
+            f.note(name + " rounds=" + samples.size() + " max="
+                    + Figures.format(samples.stream()
+                            .mapToDouble(Double::doubleValue)
+                            .max()
+                            .orElse(Double.NaN)) + " ms, all: " + samples);
         }
-        f.ratio("takeover.provable.opening_to_grant_vs_goal_1s", f.median("takeover.provable.opening_to_grant") / 1000.0);
-        f.ratio("takeover.unprovable.open_to_grant_vs_ttl",
+        f.ratio(
+                "takeover.provable.opening_to_grant_vs_goal_1s",
+                f.median("takeover.provable.opening_to_grant") / 1000.0);
+        f.ratio(
+                "takeover.unprovable.open_to_grant_vs_ttl",
                 f.median("takeover.unprovable.open_to_grant") / f.median("takeover.unprovable.ttl"));
     }
 

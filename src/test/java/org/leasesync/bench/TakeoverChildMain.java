@@ -37,7 +37,8 @@ public final class TakeoverChildMain {
         }
         try (LocalStore store = LocalStore.openFile(dir)) {
             OwnerLiveness liveness = args.length > 3 && args[3].equals("unprovable")
-                    ? OwnerLiveness.neverProvable() : OwnerLiveness.processTable(owner.host());
+                    ? OwnerLiveness.neverProvable()
+                    : OwnerLiveness.processTable(owner.host());
             TaskRegistry registry = new TaskRegistry(store.leases(), owner, ttl, TimeSource.system(), liveness);
             if (args[0].equals("hold")) {
                 HeldLease lease = registry.tryAcquire(KEY).orElseThrow(() -> new IllegalStateException("key is held"));
@@ -54,7 +55,8 @@ public final class TakeoverChildMain {
                 while (true) {
                     Optional<HeldLease> l = registry.tryAcquire(KEY);
                     if (l.isPresent()) {
-                        System.out.println("GRANTED " + System.currentTimeMillis() + " " + l.get().fence().epoch());
+                        System.out.println("GRANTED " + System.currentTimeMillis() + " "
+                                + l.get().fence().epoch());
                         System.out.flush();
                         registry.release(l.get());
                         return;

@@ -16,16 +16,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.leasesync.run.Coordinator;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.run.RunOutcome;
-import org.leasesync.run.SubmitResult;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunOutcome;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.run.TaskSource;
 import org.leasesync.run.TriggerRequest;
 import org.leasesync.store.Database;
 import org.leasesync.store.LocalStore;
@@ -39,11 +39,11 @@ import org.leasesync.store.h2.DataDirectory;
  */
 final class TriggerBench {
 
-    private static final List<TaskKey> KEYS = List.of(TaskKey.of("alice", "course_sync"),
-            TaskKey.of("alice", "message_sync"), TaskKey.of("alice", "backup"));
+    private static final List<TaskKey> KEYS = List.of(
+            TaskKey.of("alice", "course_sync"), TaskKey.of("alice", "message_sync"), TaskKey.of("alice", "backup"));
     /** The per-step reference's keys: never contend with {@link #KEYS}. */
-    private static final List<TaskKey> REFERENCE_KEYS = List.of(TaskKey.of("bob", "course_sync"),
-            TaskKey.of("bob", "message_sync"), TaskKey.of("bob", "backup"));
+    private static final List<TaskKey> REFERENCE_KEYS =
+            List.of(TaskKey.of("bob", "course_sync"), TaskKey.of("bob", "message_sync"), TaskKey.of("bob", "backup"));
 
     /**
      * @param samples submits per idle figure and round
@@ -51,10 +51,9 @@ final class TriggerBench {
      * @param rounds measured rounds (after one warm-up round)
      * @param threads storm threads
      */
-    record Settings(int samples, Duration storm, int rounds, int threads) { }
+    record Settings(int samples, Duration storm, int rounds, int threads) {}
 
-    private TriggerBench() {
-    }
+    private TriggerBench() {}
 
     /** The run's work: waits while {@code gate} is closed, then works {@code workMillis}. */
     private static final class Work {
@@ -83,27 +82,61 @@ final class TriggerBench {
     static void run(Figures f, Settings s, Path workDir) throws Exception {
         for (String storage : List.of("mem", "file")) {
             ExecutorService workers = Executors.newCachedThreadPool(r -> new Thread(r, "bench-sync-worker"));
-            try (LocalStore store = storage.equals("mem") ? LocalStore.openInMemory()
+            try (LocalStore store = storage.equals("mem")
+                    ? LocalStore.openInMemory()
                     : LocalStore.openFile(Files.createDirectories(workDir.resolve("trigger-file")))) {
-                TaskRegistry registry = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(),
-                        TaskRegistry.DEFAULT_TTL, TimeSource.system(), OwnerLiveness.neverProvable());
+                TaskRegistry registry = new TaskRegistry(
+                        store.leases(),
+                        OwnerId.forCurrentProcess(),
+                        TaskRegistry.DEFAULT_TTL,
+                        TimeSource.system(),
+                        OwnerLiveness.neverProvable());
                 Work work = new Work();
-                Coordinator coordinator = new Coordinator(registry, store.runs(), ctx -> work.run(ctx.key()), workers,
-                        new LeaseKeeper(registry), null, null);
+                Coordinator coordinator = new Coordinator(
+                        registry,
+                        store.runs(),
+                        ctx -> work.run(ctx.key()),
+                        workers,
+                        new LeaseKeeper(registry),
+                        null,
+                        null);
                 // The reference, interleaved with the idle starts: the same store with the
                 // start of a run done step by step (one commit per step), on other keys.
-                Coordinator perStep = new Coordinator(registry, new PerStepRunStore(store.runs()),
-                        ctx -> work.run(ctx.key()), workers, new LeaseKeeper(registry), null, null);
+                Coordinator perStep = new Coordinator(
+                        registry,
+                        new PerStepRunStore(store.runs()),
+                        ctx -> work.run(ctx.key()),
+                        workers,
+                        new LeaseKeeper(registry),
+                        null,
+                        null);
                 // A lever measured but not applied: the app's URL with 64 parsed
                 // statements kept per connection instead of H2's 8, a database of its own, interleaved.
-                LocalStore qc64Store = storage.equals("mem") ? null : LocalStore.of(Database.open(DataDirectory.fileUrl(
-                        Files.createDirectories(workDir.resolve("trigger-file-qc64"))) + ";QUERY_CACHE_SIZE=64",
-                        "trigger-file-qc64", 4));
-                TaskRegistry qc64Registry = qc64Store == null ? null : new TaskRegistry(qc64Store.leases(),
-                        OwnerId.forCurrentProcess(), TaskRegistry.DEFAULT_TTL, TimeSource.system(),
-                        OwnerLiveness.neverProvable());
-                Coordinator qc64 = qc64Store == null ? null : new Coordinator(qc64Registry, qc64Store.runs(),
-                        ctx -> work.run(ctx.key()), workers, new LeaseKeeper(qc64Registry), null, null);
+                LocalStore qc64Store = storage.equals("mem")
+                        ? null
+                        : LocalStore.of(Database.open(
+                                DataDirectory.fileUrl(Files.createDirectories(workDir.resolve("trigger-file-qc64")))
+                                        + ";QUERY_CACHE_SIZE=64",
+                                "trigger-file-qc64",
+                                4));
+                TaskRegistry qc64Registry = qc64Store == null
+                        ? null
+                        : new TaskRegistry(
+                                qc64Store.leases(),
+                                OwnerId.forCurrentProcess(),
+                                TaskRegistry.DEFAULT_TTL,
+                                TimeSource.system(),
+                                OwnerLiveness.neverProvable());
+                Coordinator qc64 = qc64Store == null
+                        ? null
+                        : new Coordinator(
+                                qc64Registry,
+                                qc64Store.runs(),
+                                ctx -> work.run(ctx.key()),
+                                workers,
+                                new LeaseKeeper(qc64Registry),
+                                null,
+                                null);
                 for (int round = 0; round <= s.rounds(); round++) {
                     String p = round == 0 ? null : "trigger." + storage + ".";
                     idleStarted(f, p, coordinator, perStep, qc64, work, s.samples());
@@ -117,7 +150,8 @@ final class TriggerBench {
                     qc64Store.close();
                 }
                 if (work.overlaps.get() > 0) {
-                    throw new IllegalStateException(storage + ": " + work.overlaps + " runs overlapped another of their key");
+                    throw new IllegalStateException(
+                            storage + ": " + work.overlaps + " runs overlapped another of their key");
                 }
             } finally {
                 workers.shutdownNow();
@@ -125,18 +159,26 @@ final class TriggerBench {
         }
         for (String storage : List.of("mem", "file")) {
             String p = "trigger." + storage + ".";
-            for (String what : List.of("idle.started", "idle.started.perstep", "idle.joined", "storm.all", "storm.started", "storm.joined")) {
+            for (String what : List.of(
+                    "idle.started",
+                    "idle.started.perstep",
+                    "idle.joined",
+                    "storm.all",
+                    "storm.started",
+                    "storm.joined")) {
                 f.print(p + what + ".p50", p + what + ".p99");
             }
             f.print(p + "storm.submits", p + "storm.runs", p + "storm.overlaps");
             for (String q : List.of("p50", "p99")) {
-                f.ratio(p + "idle.started." + q + ".vs_perstep",
+                f.ratio(
+                        p + "idle.started." + q + ".vs_perstep",
                         f.median(p + "idle.started." + q) / f.median(p + "idle.started.perstep." + q));
             }
             if (storage.equals("file")) {
                 f.print(p + "idle.started.qc64.p50", p + "idle.started.qc64.p99");
                 for (String q : List.of("p50", "p99")) {
-                    f.ratio(p + "idle.started.qc64." + q + ".vs_app_url",
+                    f.ratio(
+                            p + "idle.started.qc64." + q + ".vs_app_url",
                             f.median(p + "idle.started.qc64." + q) / f.median(p + "idle.started." + q));
                 }
             }
@@ -144,8 +186,9 @@ final class TriggerBench {
     }
 
     /** @param qc64 the same start on a database whose URL keeps 64 parsed statements, or null (memory) */
-    private static void idleStarted(Figures f, String prefix, Coordinator c, Coordinator perStep, Coordinator qc64,
-                                    Work work, int samples) throws Exception {
+    private static void idleStarted(
+            Figures f, String prefix, Coordinator c, Coordinator perStep, Coordinator qc64, Work work, int samples)
+            throws Exception {
         work.workMillis = 0;
         long[] lat = new long[samples];
         long[] ref = new long[samples];
@@ -218,37 +261,40 @@ final class TriggerBench {
             started.add(st);
             joined.add(jo);
             int me = t;
-            Thread th = new Thread(() -> {
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                int na = 0;
-                int ns = 0;
-                int nj = 0;
-                try {
-                    go.await();
-                    long end = window[1];
-                    while (System.nanoTime() < end && na < a.length) {
-                        TaskKey key = KEYS.get(random.nextInt(KEYS.size()));
-                        TaskSource source = sources[random.nextInt(sources.length)];
-                        boolean followUp = source == TaskSource.MANUAL && random.nextInt(4) == 0;
-                        long s0 = System.nanoTime();
-                        SubmitResult r = c.submit(new TriggerRequest(key, source, followUp, false));
-                        long d = System.nanoTime() - s0;
-                        a[na++] = d;
-                        if (r instanceof SubmitResult.Started) {
-                            st[ns++] = d;
-                            runs.incrementAndGet();
-                        } else if (r instanceof SubmitResult.Joined || r instanceof SubmitResult.FollowUpQueued) {
-                            jo[nj++] = d;
+            Thread th = new Thread(
+                    () -> {
+                        ThreadLocalRandom random = ThreadLocalRandom.current();
+                        int na = 0;
+                        int ns = 0;
+                        int nj = 0;
+                        try {
+                            go.await();
+                            long end = window[1];
+                            while (System.nanoTime() < end && na < a.length) {
+                                TaskKey key = KEYS.get(random.nextInt(KEYS.size()));
+                                TaskSource source = sources[random.nextInt(sources.length)];
+                                boolean followUp = source == TaskSource.MANUAL && random.nextInt(4) == 0;
+                                long s0 = System.nanoTime();
+                                SubmitResult r = c.submit(new TriggerRequest(key, source, followUp, false));
+                                long d = System.nanoTime() - s0;
+                                a[na++] = d;
+                                if (r instanceof SubmitResult.Started) {
+                                    st[ns++] = d;
+                                    runs.incrementAndGet();
+                                } else if (r instanceof SubmitResult.Joined
+                                        || r instanceof SubmitResult.FollowUpQueued) {
+                                    jo[nj++] = d;
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        } finally {
+                            counts[3 * me] = na;
+                            counts[3 * me + 1] = ns;
+                            counts[3 * me + 2] = nj;
                         }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                } finally {
-                    counts[3 * me] = na;
-                    counts[3 * me + 1] = ns;
-                    counts[3 * me + 2] = nj;
-                }
-            }, "trigger-storm-" + t);
+                    },
+                    "trigger-storm-" + t);
             threads.add(th);
             th.start();
         }
@@ -304,7 +350,9 @@ final class TriggerBench {
             return;
         }
         Arrays.sort(v);
-        f.sample(prefix + name + ".p50", v[(int) Math.min(v.length - 1, Math.round(0.50 * (v.length - 1)))] / 1e6, "ms");
-        f.sample(prefix + name + ".p99", v[(int) Math.min(v.length - 1, Math.round(0.99 * (v.length - 1)))] / 1e6, "ms");
+        f.sample(
+                prefix + name + ".p50", v[(int) Math.min(v.length - 1, Math.round(0.50 * (v.length - 1)))] / 1e6, "ms");
+        f.sample(
+                prefix + name + ".p99", v[(int) Math.min(v.length - 1, Math.round(0.99 * (v.length - 1)))] / 1e6, "ms");
     }
 }

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.testing.SlowTest;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.SlowTest;
 
 /**
  * The short, fixed-seed chaos run CI does on every build (docs/reliability.md): real server and
@@ -24,10 +24,19 @@ class ChaosShortRunTest {
     static final int ROUNDS = 40;
 
     @Test
-    void aShortFixedSeedChaosRunKeepsEveryPromise(@TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS) Path work) throws Exception {
-        OsTime.Libraries libs = OsTime.buildAids(work.resolve("native"));   // fails naming gcc if it is missing
-        ChaosHarness.Settings settings = new ChaosHarness.Settings(ROUNDS, SEED, 3, work, Duration.ofSeconds(3),
-                Duration.ofSeconds(2), JavaProcess.launcher("-Xmx160m"), new PrintStream(System.out, true), libs);
+    void aShortFixedSeedChaosRunKeepsEveryPromise(
+            @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS) Path work) throws Exception {
+        OsTime.Libraries libs = OsTime.buildAids(work.resolve("native")); // fails naming gcc if it is missing
+        ChaosHarness.Settings settings = new ChaosHarness.Settings(
+                ROUNDS,
+                SEED,
+                3,
+                work,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                JavaProcess.launcher("-Xmx160m"),
+                new PrintStream(System.out, true),
+                libs);
         ChaosHarness harness = new ChaosHarness(settings);
         ChaosReport report = harness.run();
         System.out.println(report.summaryLine());
@@ -39,10 +48,18 @@ class ChaosShortRunTest {
         });
         assertThat(report.counts().kills()).as("the run killed processes").isPositive();
         // the OS time faults happened: agents with wall clocks hours ahead and behind, and after a btime step
-        assertThat(harness.osTimeStarts(OsTime.Kind.AHEAD)).as(harness.osTimeLine()).isPositive();
-        assertThat(harness.osTimeStarts(OsTime.Kind.BEHIND)).as(harness.osTimeLine()).isPositive();
-        assertThat(harness.osTimeStarts(OsTime.Kind.BTIME)).as(harness.osTimeLine()).isPositive();
+        assertThat(harness.osTimeStarts(OsTime.Kind.AHEAD))
+                .as(harness.osTimeLine())
+                .isPositive();
+        assertThat(harness.osTimeStarts(OsTime.Kind.BEHIND))
+                .as(harness.osTimeLine())
+                .isPositive();
+        assertThat(harness.osTimeStarts(OsTime.Kind.BTIME))
+                .as(harness.osTimeLine())
+                .isPositive();
         assertThat(report.counts().runs()).as("the run ran syncs").isGreaterThan(ROUNDS / 2);
-        assertThat(report.violations()).as(report.summaryLine() + " (seed " + SEED + ")").isEmpty();
+        assertThat(report.violations())
+                .as(report.summaryLine() + " (seed " + SEED + ")")
+                .isEmpty();
     }
 }

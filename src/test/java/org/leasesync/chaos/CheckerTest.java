@@ -34,24 +34,27 @@ class CheckerTest {
         push(1, 2, List.of("c1"), List.of());
         ChaosReport r = check();
         assertThat(r.violations()).isEmpty();
-        assertThat(r.summaryLine()).isEqualTo("rounds=5 kills=1 faults=2 runs=2 overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 stolen=0");
+        assertThat(r.summaryLine())
+                .isEqualTo(
+                        "rounds=5 kills=1 faults=2 runs=2 overlaps=0 duplicates=0 lost=0 stuck=0 cross_user=0 stolen=0");
     }
 
     @Test
     void flagsALocalWriteThatBeganAfterANewerEpochWasGranted() {
         grant(100, 1, 11);
-        grant(200, 2, 12);            // the key was taken over ...
-        write(210, 1, 215);           // ... and the old epoch still wrote
+        grant(200, 2, 12); // the key was taken over ...
+        write(210, 1, 215); // ... and the old epoch still wrote
         ChaosReport r = check();
         assertThat(r.perCounter()).containsEntry("overlaps", 1);
         assertThat(r.violations().get(0).what()).contains("epoch 1 began 10 ms after epoch 2 was granted");
-        assertThat(r.violations().get(0).history()).anyMatch(l -> l.contains("\"type\":\"grant\"") && l.contains("\"epoch\":2"));
+        assertThat(r.violations().get(0).history())
+                .anyMatch(l -> l.contains("\"type\":\"grant\"") && l.contains("\"epoch\":2"));
     }
 
     @Test
     void aWriteOfTheOldEpochThatBeganBeforeTheNewGrantIsNoOverlap() {
         grant(100, 1, 11);
-        write(190, 1, 230);           // began before the grant at 200: the guard decided before the takeover
+        write(190, 1, 230); // began before the grant at 200: the guard decided before the takeover
         grant(200, 2, 12);
         assertThat(check().violations()).isEmpty();
     }
@@ -84,7 +87,7 @@ class CheckerTest {
     void aReplayOfACompletedPushAnsweredAfterANewerTokenIsNoOverlap() {
         push(1, 4, List.of("c1"), List.of()).put("idempotencyKey", "k1");
         push(2, 5, List.of(), List.of());
-        push(3, 4, List.of(), List.of()).put("idempotencyKey", "k1");   // replayed from storage
+        push(3, 4, List.of(), List.of()).put("idempotencyKey", "k1"); // replayed from storage
         edit(100, "c1");
         assertThat(check().violations()).isEmpty();
     }
@@ -101,7 +104,7 @@ class CheckerTest {
     void oneChangeIdAppliedOnceInEachOfTwoScopesIsNoDuplicate() {
         edit(100, "c1");
         push(1, 1, List.of("c1"), List.of());
-        push(2, 1, List.of("c1"), List.of()).put("scope", "backup");   // the server remembers change ids per user+scope
+        push(2, 1, List.of("c1"), List.of()).put("scope", "backup"); // the server remembers change ids per user+scope
         assertThat(check().violations()).isEmpty();
     }
 
@@ -117,8 +120,8 @@ class CheckerTest {
 
     @Test
     void anEditIsLostWhenItsChangeIdWasAppliedOnlyForAnotherUser() {
-        edit(100, "c1");                                                                   // alice|course_sync
-        push(1, 1, List.of("c1"), List.of()).put("pathUser", "bob").put("authUser", "bob");   // bob's change c1
+        edit(100, "c1"); // alice|course_sync
+        push(1, 1, List.of("c1"), List.of()).put("pathUser", "bob").put("authUser", "bob"); // bob's change c1
         ChaosReport r = check();
         assertThat(r.perCounter()).containsEntry("lost", 1).containsEntry("duplicates", 0);
         assertThat(r.violations().get(0).what()).contains("c1 of alice|course_sync");
@@ -164,7 +167,7 @@ class CheckerTest {
     void flagsADeadOwnersRunStillJoinedMoreThanOneTtlAfterTheKill() {
         grant(100, 1, 11);
         kill(200, 11);
-        joinedElsewhere(200 + 3_500, 1);   // bound is 3 s: the dead owner still blocks the key
+        joinedElsewhere(200 + 3_500, 1); // bound is 3 s: the dead owner still blocks the key
         grant(200 + 3_600, 2, 12);
         ChaosReport r = check();
         assertThat(r.perCounter()).containsEntry("stuck", 1);
@@ -183,7 +186,7 @@ class CheckerTest {
     void aDeadOwnersKeyFirstAskedForLateButTakenOverAtOnceIsNotStuck() {
         grant(100, 1, 11);
         kill(200, 11);
-        grant(200 + 5_000, 2, 12);          // nobody asked before: no trigger was kept waiting
+        grant(200 + 5_000, 2, 12); // nobody asked before: no trigger was kept waiting
         ChaosReport r = check();
         assertThat(r.violations()).isEmpty();
         assertThat(r.takeoverMillis()).containsExactly(0L);
@@ -215,11 +218,13 @@ class CheckerTest {
     @Test
     void flagsALeaseTakenFromAHolderThatRenewedLessThanATtlBefore() {
         grantBegan(100, 1, 11);
-        renew(1_100, 1, 11);                 // the holder is alive and renewing ...
-        takeOver(1_400, 2, 13, 1, 11);       // ... and 300 ms later another process took the key (a btime step)
+        renew(1_100, 1, 11); // the holder is alive and renewing ...
+        takeOver(1_400, 2, 13, 1, 11); // ... and 300 ms later another process took the key (a btime step)
         ChaosReport r = check();
         assertThat(r.perCounter()).containsEntry("stolen", 1);
-        assertThat(r.violations().get(0).what()).contains("epoch 1 was taken over").contains("300 ms after its live holder");
+        assertThat(r.violations().get(0).what())
+                .contains("epoch 1 was taken over")
+                .contains("300 ms after its live holder");
         assertThat(r.summaryLine()).endsWith("stolen=1");
     }
 
@@ -227,15 +232,15 @@ class CheckerTest {
     void aTakeoverOneTtlAfterTheLastHeartbeatOrOfAKilledHolderIsNotStolen() {
         grantBegan(100, 1, 11);
         renew(1_100, 1, 11);
-        takeOver(4_100, 2, 13, 1, 11);       // 3 s (one TTL) after the renewal began: the holder went silent
+        takeOver(4_100, 2, 13, 1, 11); // 3 s (one TTL) after the renewal began: the holder went silent
         grantBegan(5_000, 3, 14);
-        kill(5_200, 14);                     // killed: provably dead at once
+        kill(5_200, 14); // killed: provably dead at once
         takeOver(5_300, 4, 15, 3, 14);
         renew(5_400, 4, 15);
-        takeOver(5_500, 5, 15, 4, 15);       // its own orphan, taken back
+        takeOver(5_500, 5, 15, 4, 15); // its own orphan, taken back
         grantBegan(6_000, 6, 16);
-        renew(6_100, 6, 16);                 // its last sign of life ...
-        event("agent-exit", 6_900, 1).put("victim", 16);   // ... then it exited on its own (a crash)
+        renew(6_100, 6, 16); // its last sign of life ...
+        event("agent-exit", 6_900, 1).put("victim", 16); // ... then it exited on its own (a crash)
         takeOver(6_300, 7, 17, 6, 16);
         assertThat(check().perCounter()).containsEntry("stolen", 0);
     }
@@ -244,17 +249,17 @@ class CheckerTest {
     void aJoinAfterTheBoundIsStuckUnlessAProcessOfTheDeviceWasStoppedMeanwhile() {
         grant(100, 1, 11);
         kill(200, 11);
-        joinedElsewhere(3_500, 1);           // 3.3 s after the kill, TTL 3 s: stuck
+        joinedElsewhere(3_500, 1); // 3.3 s after the kill, TTL 3 s: stuck
         grant(3_600, 2, 12);
         assertThat(check().perCounter()).containsEntry("stuck", 1);
 
         events.clear();
         grant(100, 1, 11);
         kill(200, 11);
-        ObjectNode pause = event("pause", 250, 1);   // the device's database host was stopped ...
+        ObjectNode pause = event("pause", 250, 1); // the device's database host was stopped ...
         pause.remove("key");
         pause.put("victim", 13);
-        joinedElsewhere(3_500, 1);           // ... so every call of the device waited
+        joinedElsewhere(3_500, 1); // ... so every call of the device waited
         ObjectNode resume = event("resume", 3_450, 1);
         resume.remove("key");
         resume.put("victim", 13);
@@ -267,9 +272,13 @@ class CheckerTest {
     private ChaosReport check() {
         Map<String, java.util.Set<String>> outboxByKey = new java.util.HashMap<>(otherOutboxes);
         outboxByKey.put(KEY, java.util.Set.copyOf(outbox));
-        Evidence ev = new Evidence(events, audit,
+        Evidence ev = new Evidence(
+                events,
+                audit,
                 Map.of("device-a", new Evidence.Device("client-a", outboxByKey, 2, unfinished, Map.of())),
-                serverRecords, Duration.ofSeconds(3), Duration.ofSeconds(3));
+                serverRecords,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(3));
         return Checker.check(ev, new ChaosReport.Counts(5, 1, 2, 0));
     }
 
@@ -294,16 +303,26 @@ class CheckerTest {
     }
 
     private void grantBegan(long atMs, long epoch, long pid) {
-        event("grant", atMs, pid).put("epoch", epoch).put("began", (atMs - 5) * MS).put("owner", owner(pid));
+        event("grant", atMs, pid)
+                .put("epoch", epoch)
+                .put("began", (atMs - 5) * MS)
+                .put("owner", owner(pid));
     }
 
     private void renew(long beganMs, long epoch, long pid) {
-        event("renew", beganMs + 5, pid).put("epoch", epoch).put("began", beganMs * MS).put("owner", owner(pid));
+        event("renew", beganMs + 5, pid)
+                .put("epoch", epoch)
+                .put("began", beganMs * MS)
+                .put("owner", owner(pid));
     }
 
     private void takeOver(long atMs, long epoch, long pid, long fromEpoch, long fromPid) {
-        event("grant", atMs, pid).put("epoch", epoch).put("began", (atMs - 5) * MS).put("owner", owner(pid))
-                .put("tookOverEpoch", fromEpoch).put("tookOverOwner", owner(fromPid));
+        event("grant", atMs, pid)
+                .put("epoch", epoch)
+                .put("began", (atMs - 5) * MS)
+                .put("owner", owner(pid))
+                .put("tookOverEpoch", fromEpoch)
+                .put("tookOverOwner", owner(fromPid));
     }
 
     private void release(long atMs, long epoch, long pid) {
@@ -311,7 +330,10 @@ class CheckerTest {
     }
 
     private void write(long beganMs, long epoch, long committedMs) {
-        event("write", committedMs, 0).put("epoch", epoch).put("began", beganMs * MS).put("op", "apply-pull-page");
+        event("write", committedMs, 0)
+                .put("epoch", epoch)
+                .put("began", beganMs * MS)
+                .put("op", "apply-pull-page");
     }
 
     private void joinedElsewhere(long atMs, long epoch) {

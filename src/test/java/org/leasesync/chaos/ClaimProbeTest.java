@@ -21,28 +21,37 @@ class ClaimProbeTest {
     @Test
     void findsTheInstanceWhoseJobRunIsStillRunningAndNoOtherOne() throws Exception {
         Postgres.Db pg = Postgres.newDatabase();
-        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations(Dialect.POSTGRESQL.migrations())
-                .load().migrate();
+        Flyway.configure()
+                .dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)
+                .locations(Dialect.POSTGRESQL.migrations())
+                .load()
+                .migrate();
         ClaimProbe probe = new ClaimProbe(new ClusterDatabase(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD));
-        execute(pg, "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms, ended_at_ms,"
-                + " result, processed) VALUES ('purge-tombstones', 1, 'schedule', 'ls-s1/1/a', 'o', 1, 10, 20, 'ok', 0),"
-                + " ('purge-tombstones', 2, 'schedule', 'ls-s2/2/b', 'o', 2, 30, NULL, 'running', 2)");
+        execute(
+                pg,
+                "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms, ended_at_ms,"
+                        + " result, processed) VALUES ('purge-tombstones', 1, 'schedule', 'ls-s1/1/a', 'o', 1, 10, 20, 'ok', 0),"
+                        + " ('purge-tombstones', 2, 'schedule', 'ls-s2/2/b', 'o', 2, 30, NULL, 'running', 2)");
 
-        assertThat(probe.runningJobs(List.of("ls-s1/1/a", "ls-s2/2/b", "ls-s3/3/c"))).containsExactly("ls-s2/2/b");
+        assertThat(probe.runningJobs(List.of("ls-s1/1/a", "ls-s2/2/b", "ls-s3/3/c")))
+                .containsExactly("ls-s2/2/b");
         assertThat(probe.runningJobs(List.of("ls-s1/1/a", "ls-s3/3/c"))).isEmpty();
-        assertThat(probe.awaitClaim(List.of("ls-s2/2/b"), Duration.ZERO)).as("no idempotency claim").isEmpty();
+        assertThat(probe.awaitClaim(List.of("ls-s2/2/b"), Duration.ZERO))
+                .as("no idempotency claim")
+                .isEmpty();
     }
 
     @Test
     void anUnreachableDatabaseIsNoHintRatherThanAnError() throws Exception {
         ClaimProbe probe = new ClaimProbe(new ClusterDatabase("jdbc:postgresql://127.0.0.1:1/none", "nobody", ""));
         assertThat(probe.runningJobs(List.of("ls-s1/1/a"))).isEmpty();
-        assertThat(probe.awaitClaim(List.of("ls-s1/1/a"), Duration.ofMillis(100))).isEmpty();
+        assertThat(probe.awaitClaim(List.of("ls-s1/1/a"), Duration.ofMillis(100)))
+                .isEmpty();
     }
 
     private static void execute(Postgres.Db pg, String sql) throws SQLException {
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

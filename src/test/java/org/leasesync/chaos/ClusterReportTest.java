@@ -35,8 +35,9 @@ class ClusterReportTest {
         push(1, "alice", "course_sync", "client-a", 1, List.of("c1"));
         ClusterReport r = check();
         assertThat(r.passed()).isTrue();
-        assertThat(r.summaryLine()).isEqualTo("instances=3 rounds=20 kills=4 partitions=7 duplicates=0 lost=0 overlaps=0 "
-                + "fencing_violations=0 job_double_runs=0");
+        assertThat(r.summaryLine())
+                .isEqualTo("instances=3 rounds=20 kills=4 partitions=7 duplicates=0 lost=0 overlaps=0 "
+                        + "fencing_violations=0 job_double_runs=0");
         assertThat(r.jobNote()).startsWith("1 server job runs checked (prune-audit 1 runs");
         assertThat(r.jobHistoryGaps()).isEmpty();
     }
@@ -100,7 +101,8 @@ class ClusterReportTest {
 
     @Test
     void aJobDoubleRunCountsInTheSummary() {
-        jobRuns = List.of(jobRun(1, 100, "ls-s1/1/a", 1, 1_000, 1_010L, JobResult.OK),
+        jobRuns = List.of(
+                jobRun(1, 100, "ls-s1/1/a", 1, 1_000, 1_010L, JobResult.OK),
                 jobRun(2, 100, "ls-s2/1/b", 2, 2_000, 2_010L, JobResult.OK));
         ClusterReport r = check();
         assertThat(r.summaryLine()).endsWith("job_double_runs=1");
@@ -140,9 +142,17 @@ class ClusterReportTest {
         event("write", 300).put("epoch", 1).put("began", 299 * 1_000_000L).put("op", "reset-for-resync");
         outbox = List.of("c2");
         push(1, "alice", "course_sync", "client-a", 1, List.of("c1"));
-        ObjectNode refused = Journal.JSON.createObjectNode().put("seq", 2).put("pathUser", "alice").put("authUser", "alice")
-                .put("scope", "course_sync").put("op", "pull").put("clientId", "client-a").put("fencingToken", 1)
-                .put("status", 400).put("code", "invalid_cursor");
+        ObjectNode refused = Journal.JSON
+                .createObjectNode()
+                .put("seq", 2)
+                .put("pathUser", "alice")
+                .put("authUser", "alice")
+                .put("scope", "course_sync")
+                .put("op", "pull")
+                .put("clientId", "client-a")
+                .put("fencingToken", 1)
+                .put("status", 400)
+                .put("code", "invalid_cursor");
         audit.add(refused);
         ClusterReport r = check();
         assertThat(r.violations()).isEmpty();
@@ -151,8 +161,12 @@ class ClusterReportTest {
 
     @Test
     void aDrainThatLeftAKeyUnsettledFailsTheRunThoughEveryCounterIsZero() {
-        ClusterReport r = ClusterReport.check(evidence(), jobRuns, COUNTS,
-                List.of("device-b bob|course_sync: needs_attention: a push was sent but its result could not be confirmed"));
+        ClusterReport r = ClusterReport.check(
+                evidence(),
+                jobRuns,
+                COUNTS,
+                List.of(
+                        "device-b bob|course_sync: needs_attention: a push was sent but its result could not be confirmed"));
         assertThat(r.perCounter().values()).containsOnly(0);
         assertThat(r.passed()).isFalse();
     }
@@ -163,17 +177,40 @@ class ClusterReportTest {
         return ClusterReport.check(evidence(), jobRuns, COUNTS, List.of());
     }
 
-    private static JobRun jobRun(long id, long slot, String instance, long epoch, long startedAtMs, Long endedAtMs,
-                                 JobResult result) {
-        return new JobRun(id, "prune-audit", slot, JobTrigger.SCHEDULE, instance, "owner-" + instance, epoch, null,
-                startedAtMs, endedAtMs, result, 0, null);
+    private static JobRun jobRun(
+            long id, long slot, String instance, long epoch, long startedAtMs, Long endedAtMs, JobResult result) {
+        return new JobRun(
+                id,
+                "prune-audit",
+                slot,
+                JobTrigger.SCHEDULE,
+                instance,
+                "owner-" + instance,
+                epoch,
+                null,
+                startedAtMs,
+                endedAtMs,
+                result,
+                0,
+                null);
     }
 
     private Evidence evidence() {
         events.sort(java.util.Comparator.comparingLong(x -> x.path("mono").asLong()));
-        return new Evidence(events, audit, Map.of("device-a", new Evidence.Device("client-a",
-                Map.of("alice|course_sync", java.util.Set.copyOf(outbox)), 1, List.of(), Map.of())),
-                Map.of(), Duration.ofSeconds(3), Duration.ofSeconds(3));
+        return new Evidence(
+                events,
+                audit,
+                Map.of(
+                        "device-a",
+                        new Evidence.Device(
+                                "client-a",
+                                Map.of("alice|course_sync", java.util.Set.copyOf(outbox)),
+                                1,
+                                List.of(),
+                                Map.of())),
+                Map.of(),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(3));
     }
 
     private ObjectNode event(String type, long atMs) {

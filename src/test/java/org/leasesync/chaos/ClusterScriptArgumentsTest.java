@@ -52,12 +52,12 @@ class ClusterScriptArgumentsTest {
     void helpPrintsTheUsageAndTheSummaryLine() throws Exception {
         Result r = run("--help");
         assertThat(r.code).isZero();
-        assertThat(r.out).contains("bash scale/cluster.sh [--rounds N] [--seed S] [--keep]")
+        assertThat(r.out)
+                .contains("bash scale/cluster.sh [--rounds N] [--seed S] [--keep]")
                 .contains("duplicates=0 lost=0 overlaps=0 fencing_violations=0 job_double_runs=0");
     }
 
-    private record Result(int code, String out, String err) {
-    }
+    private record Result(int code, String out, String err) {}
 
     private static Result run(String... args) throws IOException, InterruptedException {
         assertThat(SCRIPT).exists();
@@ -66,9 +66,16 @@ class ClusterScriptArgumentsTest {
         Path out = Files.createTempFile("cluster-sh", ".out");
         Path err = Files.createTempFile("cluster-sh", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("cluster.sh answered at once").isTrue();
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            Process p = new ProcessBuilder(cmd)
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS))
+                    .as("cluster.sh answered at once")
+                    .isTrue();
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);

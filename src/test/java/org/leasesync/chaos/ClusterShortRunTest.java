@@ -60,8 +60,18 @@ class ClusterShortRunTest {
             specs.add(new ServerInstances.Spec("127.0.0.1", freePort(), List.of()));
         }
         RecordingNetworkFaults net = new RecordingNetworkFaults();
-        ClusterHarness.Settings settings = new ClusterHarness.Settings(ROUNDS, SEED, specs, List.of(), db.jdbcUrl(), db.env(),
-                net, work, Duration.ofSeconds(3), Duration.ofSeconds(2), JavaProcess.launcher("-Xmx160m"),
+        ClusterHarness.Settings settings = new ClusterHarness.Settings(
+                ROUNDS,
+                SEED,
+                specs,
+                List.of(),
+                db.jdbcUrl(),
+                db.env(),
+                net,
+                work,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                JavaProcess.launcher("-Xmx160m"),
                 new PrintStream(System.out, true));
 
         ClusterReport report = new ClusterHarness(settings).run();
@@ -72,16 +82,21 @@ class ClusterShortRunTest {
             v.history().forEach(l -> System.out.println("    " + l));
         });
         assertThat(report.counts().kills()).as("instances were killed").isPositive();
-        assertThat(report.counts().partitions()).as("network faults were asked for").isPositive();
+        assertThat(report.counts().partitions())
+                .as("network faults were asked for")
+                .isPositive();
         List<String> calls = List.copyOf(net.calls);
         assertThat(calls).last().isEqualTo("heal-all");
         for (String on : calls.stream().filter(c -> c.endsWith(" on")).toList()) {
             String off = on.substring(0, on.length() - 2) + "off";
-            assertThat(calls.stream().filter(c -> c.equals(off)).count()).as("healed: " + on)
+            assertThat(calls.stream().filter(c -> c.equals(off)).count())
+                    .as("healed: " + on)
                     .isEqualTo(calls.stream().filter(c -> c.equals(on)).count());
         }
         assertThat(report.summaryLine()).startsWith("instances=3 rounds=" + ROUNDS + " ");
-        assertThat(report.violations()).as(report.summaryLine() + " (seed " + SEED + ")").isEmpty();
+        assertThat(report.violations())
+                .as(report.summaryLine() + " (seed " + SEED + ")")
+                .isEmpty();
         assertThat(report.jobHistoryGaps()).isEmpty();
         assertThat(report.passed()).isTrue();
         assertThat(work.resolve("audit.jsonl")).isNotEmptyFile();
@@ -89,7 +104,9 @@ class ClusterShortRunTest {
         System.out.println("job check: " + report.jobNote());
         Matcher checked = Pattern.compile("^(\\d+) server job runs checked").matcher(report.jobNote());
         assertThat(checked.find()).as(report.jobNote()).isTrue();
-        assertThat(Integer.parseInt(checked.group(1))).as(report.jobNote()).isGreaterThanOrEqualTo(StandardJobs.NAMES.size());
+        assertThat(Integer.parseInt(checked.group(1)))
+                .as(report.jobNote())
+                .isGreaterThanOrEqualTo(StandardJobs.NAMES.size());
         for (String job : StandardJobs.NAMES) {
             assertThat(report.jobNote()).contains(job + " ");
         }

@@ -62,9 +62,10 @@ class JobRunCheckTest {
 
         assertThat(r.violations()).isEmpty();
         assertThat(r.cut()).isEmpty();
-        assertThat(r.note()).isEqualTo("12 server job runs checked (expire-idempotency-keys 11 runs, 0 rows processed;"
-                + " purge-tombstones 1 runs, 0 rows processed): 1 takeovers, 1 recoveries, 8 occurrences (7 completed);"
-                + " results running=1 ok=9 failed=1 interrupted=1; at most 11 of 100 runs kept per job");
+        assertThat(r.note())
+                .isEqualTo("12 server job runs checked (expire-idempotency-keys 11 runs, 0 rows processed;"
+                        + " purge-tombstones 1 runs, 0 rows processed): 1 takeovers, 1 recoveries, 8 occurrences (7 completed);"
+                        + " results running=1 ok=9 failed=1 interrupted=1; at most 11 of 100 runs kept per job");
     }
 
     @Test
@@ -79,7 +80,10 @@ class JobRunCheckTest {
         assertThat(v).hasSize(1);
         assertThat(v.get(0).counter()).isEqualTo("job_double_runs");
         assertThat(v.get(0).what()).isEqualTo("job purge-tombstones occurrence (slot) 7 ended ok in 2 runs");
-        assertThat(v.get(0).history()).hasSize(2).allMatch(l -> l.contains("slot 7")).anyMatch(l -> l.contains(S2));
+        assertThat(v.get(0).history())
+                .hasSize(2)
+                .allMatch(l -> l.contains("slot 7"))
+                .anyMatch(l -> l.contains(S2));
     }
 
     @Test
@@ -87,7 +91,8 @@ class JobRunCheckTest {
         List<JobRun> runs = List.of(
                 run(EXPIRE, 7L, JobTrigger.SCHEDULE, S1, 3, null, 1_000, 1_050L, JobResult.OK),
                 run(EXPIRE, 7L, JobTrigger.TAKEOVER, S2, 4, 1L, 1_060, 1_070L, JobResult.OK));
-        assertThat(JobRunCheck.check(runs).violations()).extracting(ChaosReport.Violation::what)
+        assertThat(JobRunCheck.check(runs).violations())
+                .extracting(ChaosReport.Violation::what)
                 .containsExactly("job expire-idempotency-keys occurrence (slot) 7 ended ok in 2 runs");
     }
 
@@ -99,8 +104,10 @@ class JobRunCheckTest {
 
         List<ChaosReport.Violation> v = JobRunCheck.check(runs).violations();
 
-        assertThat(v).extracting(ChaosReport.Violation::what)
-                .containsExactly("job expire-idempotency-keys ran under epoch 9 on 2 instances (two grants of one epoch)");
+        assertThat(v)
+                .extracting(ChaosReport.Violation::what)
+                .containsExactly(
+                        "job expire-idempotency-keys ran under epoch 9 on 2 instances (two grants of one epoch)");
         assertThat(v.get(0).history()).anyMatch(l -> l.contains(S1)).anyMatch(l -> l.contains(S2));
     }
 
@@ -112,8 +119,10 @@ class JobRunCheckTest {
 
         List<ChaosReport.Violation> v = JobRunCheck.check(runs).violations();
 
-        assertThat(v).extracting(ChaosReport.Violation::what).containsExactly("run 1 of job purge-tombstones (epoch 4) ended ok"
-                + " 500 ms after run 2 of epoch 5 had started: it wrote after a newer lease was granted");
+        assertThat(v)
+                .extracting(ChaosReport.Violation::what)
+                .containsExactly("run 1 of job purge-tombstones (epoch 4) ended ok"
+                        + " 500 ms after run 2 of epoch 5 had started: it wrote after a newer lease was granted");
         assertThat(v.get(0).history()).hasSize(2);
     }
 
@@ -122,9 +131,11 @@ class JobRunCheckTest {
         List<JobRun> failedLate = List.of(
                 run(PURGE, 30L, JobTrigger.SCHEDULE, S1, 4, null, 1_000, 4_001L, JobResult.FAILED),
                 run(PURGE, 31L, JobTrigger.SCHEDULE, S2, 5, null, 4_000, 4_010L, JobResult.OK));
-        assertThat(JobRunCheck.check(failedLate).violations()).extracting(ChaosReport.Violation::what)
-                .containsExactly("run 1 of job purge-tombstones (epoch 4) ended failed 1 ms after run 2 of epoch 5 had started:"
-                        + " it wrote after a newer lease was granted");
+        assertThat(JobRunCheck.check(failedLate).violations())
+                .extracting(ChaosReport.Violation::what)
+                .containsExactly(
+                        "run 1 of job purge-tombstones (epoch 4) ended failed 1 ms after run 2 of epoch 5 had started:"
+                                + " it wrote after a newer lease was granted");
         nextId = 1;
         List<JobRun> interrupted = List.of(
                 run(PURGE, 30L, JobTrigger.SCHEDULE, S1, 4, null, 1_000, 9_000L, JobResult.INTERRUPTED),
@@ -136,31 +147,51 @@ class JobRunCheckTest {
     void aJobWithAsManyRunsAsTheServerKeepsMayHaveLostSomeAndSaysSo() {
         List<JobRun> runs = new ArrayList<>();
         for (int i = 0; i < JobRunner.KEEP_RUNS; i++) {
-            runs.add(run(EXPIRE, (long) i, JobTrigger.SCHEDULE, S1, i + 1, null, i * 1_000L, i * 1_000L + 5, JobResult.OK));
+            runs.add(run(
+                    EXPIRE, (long) i, JobTrigger.SCHEDULE, S1, i + 1, null, i * 1_000L, i * 1_000L + 5, JobResult.OK));
         }
         for (int i = 0; i < JobRunner.KEEP_RUNS - 1; i++) {
-            runs.add(run(PURGE, (long) i, JobTrigger.SCHEDULE, S2, i + 1, null, i * 1_000L, i * 1_000L + 5, JobResult.OK));
+            runs.add(run(
+                    PURGE, (long) i, JobTrigger.SCHEDULE, S2, i + 1, null, i * 1_000L, i * 1_000L + 5, JobResult.OK));
         }
 
         JobRunCheck.Result r = JobRunCheck.check(runs);
 
         assertThat(r.violations()).isEmpty();
-        assertThat(r.cut()).containsExactly("expire-idempotency-keys has 100 runs recorded, the most the server keeps (100):"
-                + " older runs may have been deleted, so its check is partial");
+        assertThat(r.cut())
+                .containsExactly("expire-idempotency-keys has 100 runs recorded, the most the server keeps (100):"
+                        + " older runs may have been deleted, so its check is partial");
         assertThat(r.note()).endsWith("at most 100 of 100 runs kept per job");
     }
 
     @Test
     void readsEveryRunFromTheServersRealTableOnPostgresql() throws SQLException {
         Postgres.Db pg = Postgres.newDatabase();
-        Flyway.configure().dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD).locations(Dialect.POSTGRESQL.migrations())
-                .load().migrate();
+        Flyway.configure()
+                .dataSource(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)
+                .locations(Dialect.POSTGRESQL.migrations())
+                .load()
+                .migrate();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)) {
-            String insert = "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
-                    + " started_at_ms, ended_at_ms, result, processed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            String insert =
+                    "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
+                            + " started_at_ms, ended_at_ms, result, processed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
             try (PreparedStatement ps = c.prepareStatement(insert)) {
                 Object[][] rows = {
-                    {PURGE, 41L, "schedule", S1, "o1", 6L, null, 1_000L, 1_500L, "interrupted", 3L, "taken over by instance " + S2},
+                    {
+                        PURGE,
+                        41L,
+                        "schedule",
+                        S1,
+                        "o1",
+                        6L,
+                        null,
+                        1_000L,
+                        1_500L,
+                        "interrupted",
+                        3L,
+                        "taken over by instance " + S2
+                    },
                     {PURGE, 41L, "takeover", S2, "o2", 7L, 1L, 1_500L, null, "running", 3L, null},
                     {EXPIRE, null, "manual", S3, "o3", 2L, null, 2_000L, 2_004L, "ok", 12L, null},
                 };
@@ -174,11 +205,50 @@ class JobRunCheckTest {
 
             List<JobRun> runs = JobRunCheck.read(c);
 
-            assertThat(runs).containsExactly(
-                    new JobRun(1, PURGE, 41L, JobTrigger.SCHEDULE, S1, "o1", 6, null, 1_000, 1_500L, JobResult.INTERRUPTED, 3,
-                            "taken over by instance " + S2),
-                    new JobRun(2, PURGE, 41L, JobTrigger.TAKEOVER, S2, "o2", 7, 1L, 1_500, null, JobResult.RUNNING, 3, null),
-                    new JobRun(3, EXPIRE, null, JobTrigger.MANUAL, S3, "o3", 2, null, 2_000, 2_004L, JobResult.OK, 12, null));
+            assertThat(runs)
+                    .containsExactly(
+                            new JobRun(
+                                    1,
+                                    PURGE,
+                                    41L,
+                                    JobTrigger.SCHEDULE,
+                                    S1,
+                                    "o1",
+                                    6,
+                                    null,
+                                    1_000,
+                                    1_500L,
+                                    JobResult.INTERRUPTED,
+                                    3,
+                                    "taken over by instance " + S2),
+                            new JobRun(
+                                    2,
+                                    PURGE,
+                                    41L,
+                                    JobTrigger.TAKEOVER,
+                                    S2,
+                                    "o2",
+                                    7,
+                                    1L,
+                                    1_500,
+                                    null,
+                                    JobResult.RUNNING,
+                                    3,
+                                    null),
+                            new JobRun(
+                                    3,
+                                    EXPIRE,
+                                    null,
+                                    JobTrigger.MANUAL,
+                                    S3,
+                                    "o3",
+                                    2,
+                                    null,
+                                    2_000,
+                                    2_004L,
+                                    JobResult.OK,
+                                    12,
+                                    null));
             assertThat(JobRunCheck.check(runs).violations()).isEmpty();
         }
     }
@@ -187,13 +257,35 @@ class JobRunCheckTest {
     void aDatabaseWithoutTheJobTablesIsAnErrorNotAnEmptyHistory() throws SQLException {
         Postgres.Db pg = Postgres.newDatabase();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)) {
-            assertThatThrownBy(() -> JobRunCheck.read(c)).isInstanceOf(SQLException.class).hasMessageContaining("job_runs");
+            assertThatThrownBy(() -> JobRunCheck.read(c))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("job_runs");
         }
     }
 
-    private JobRun run(String job, Long slot, JobTrigger trigger, String instance, long epoch, Long resumedFrom,
-                       long startedAtMs, Long endedAtMs, JobResult result) {
-        return new JobRun(nextId++, job, slot, trigger, instance, "owner-of-" + instance, epoch, resumedFrom, startedAtMs,
-                endedAtMs, result, 0, null);
+    private JobRun run(
+            String job,
+            Long slot,
+            JobTrigger trigger,
+            String instance,
+            long epoch,
+            Long resumedFrom,
+            long startedAtMs,
+            Long endedAtMs,
+            JobResult result) {
+        return new JobRun(
+                nextId++,
+                job,
+                slot,
+                trigger,
+                instance,
+                "owner-of-" + instance,
+                epoch,
+                resumedFrom,
+                startedAtMs,
+                endedAtMs,
+                result,
+                0,
+                null);
     }
 }

@@ -36,8 +36,19 @@ class ScriptNetworkFaultsTest {
         net.set(NetworkFaults.Kind.HOST_LOST, 3, 0, true);
         net.set(NetworkFaults.Kind.HOST_LOST, 3, 0, false);
         net.healAll();
-        assertThat(Files.readAllLines(calls)).containsExactly("db-cut 2 on", "db-cut 2 off", "client-cut 3 on", "link 1 down",
-                "link 1 up", "db-link down", "loss 2 25", "loss 2 off", "host-lost 3", "host-back 3", "heal-all");
+        assertThat(Files.readAllLines(calls))
+                .containsExactly(
+                        "db-cut 2 on",
+                        "db-cut 2 off",
+                        "client-cut 3 on",
+                        "link 1 down",
+                        "link 1 up",
+                        "db-link down",
+                        "loss 2 25",
+                        "loss 2 off",
+                        "host-lost 3",
+                        "host-back 3",
+                        "heal-all");
     }
 
     @Test
@@ -55,5 +66,4 @@ class ScriptNetworkFaultsTest {
         Files.writeString(p, body);
         return p;
     }
-
 }

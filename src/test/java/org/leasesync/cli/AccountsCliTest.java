@@ -14,8 +14,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -72,8 +72,8 @@ class AccountsCliTest {
     /** {@code leasesync users add} for each name and password, then a server on that data dir. */
     ServeOnPort serverWith(Path dir, Map<String, String> accounts, String... options) throws Exception {
         for (Map.Entry<String, String> a : accounts.entrySet()) {
-            CliProcess.Result add = users(a.getValue() + "\n", "add", a.getKey(), "--password-stdin", "--data-dir",
-                    dir.toString());
+            CliProcess.Result add =
+                    users(a.getValue() + "\n", "add", a.getKey(), "--password-stdin", "--data-dir", dir.toString());
             assertThat(add.code()).as(add.both()).isZero();
         }
         List<String> args = new ArrayList<>(List.of("--data-dir", dir.toString()));
@@ -110,7 +110,9 @@ class AccountsCliTest {
 
     /** The token of {@code user} in the owner-only token file, as the client keeps it. */
     String tokenInFile(String user) throws IOException {
-        for (JsonNode t : JSON.readTree(data().resolve("credentials/tokens.json").toFile()).path("tokens")) {
+        for (JsonNode t : JSON.readTree(
+                        data().resolve("credentials/tokens.json").toFile())
+                .path("tokens")) {
             if (t.path("user").asText().equals(user)) {
                 return t.path("token").asText();
             }
@@ -124,17 +126,30 @@ class AccountsCliTest {
         String url = serve.url();
         try (KeyringSession keyring = KeyringSession.start(tmp.resolve("keyring"))) {
             Map<String, String> env = keyring.env();
-            CliProcess.Result login = run(env, PASSWORD + "\n", "login", "--server", url, "--user", "alice",
-                    "--password-stdin", "--device-name", "test laptop");
+            CliProcess.Result login = run(
+                    env,
+                    PASSWORD + "\n",
+                    "login",
+                    "--server",
+                    url,
+                    "--user",
+                    "alice",
+                    "--password-stdin",
+                    "--device-name",
+                    "test laptop");
             assertThat(login.code()).as(login.both()).isZero();
-            assertThat(login.out()).contains("signed in as alice on " + url)
+            assertThat(login.out())
+                    .contains("signed in as alice on " + url)
                     .contains("kept in the desktop keyring (Secret Service)");
             assertThat(login.err()).as("no fallback notice").doesNotContain("owner-only file");
             String token = keyring.lookup(url, "alice");
             assertThat(token).as("secret-tool finds it").hasSize(43);
-            assertThat(API.sessionsStatus(url, token)).as("the kept token is a live session").isEqualTo(200);
+            assertThat(API.sessionsStatus(url, token))
+                    .as("the kept token is a live session")
+                    .isEqualTo(200);
             ServerApi.Session phone = API.signIn(url, "alice", PASSWORD, "alice's phone");
-            assertThat(API.sessions(phone)).extracting(s -> s.path("device").asText())
+            assertThat(API.sessions(phone))
+                    .extracting(s -> s.path("device").asText())
                     .containsExactlyInAnyOrder("test laptop", "alice's phone");
 
             CliProcess.Result accounts = run(env, null, "accounts", "--json");
@@ -144,26 +159,39 @@ class AccountsCliTest {
             assertThat(run(env, null, "accounts").out()).contains("alice").contains("desktop keyring");
 
             // no --server, --user or --token: the signed-in account
-            CliProcess.Result edit = run(env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload",
-                    "{\"title\":\"Algebra\"}");
+            CliProcess.Result edit = run(
+                    env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
             assertThat(edit.code()).as(edit.both()).isZero();
             CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
             assertThat(sync.code()).as(sync.both()).isZero();
             assertThat(sync.out()).contains("alice|course_sync synced");
             assertThat(API.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}");
             CliProcess.Result status = run(env, null, "status", "--json");
-            assertThat(JSON.readTree(status.out()).path("accounts").get(0).path("user").asText()).isEqualTo("alice");
+            assertThat(JSON.readTree(status.out())
+                            .path("accounts")
+                            .get(0)
+                            .path("user")
+                            .asText())
+                    .isEqualTo("alice");
 
             assertThat(API.requests(url, "sessions", 204)).as("no sign-out yet").isZero();
             CliProcess.Result logout = run(env, null, "logout");
             assertThat(logout.code()).as(logout.both()).isZero();
             assertThat(logout.out()).contains("signed out alice on").contains("the server ended the session");
-            assertThat(API.requests(url, "sessions", 204)).as("DELETE /v1/sessions/current reached the server")
+            assertThat(API.requests(url, "sessions", 204))
+                    .as("DELETE /v1/sessions/current reached the server")
                     .isEqualTo(1);
-            assertThat(API.sessionsStatus(url, token)).as("the old token is refused").isEqualTo(401);
-            assertThat(API.sessions(phone)).extracting(s -> s.path("device").asText()).containsExactly("alice's phone");
+            assertThat(API.sessionsStatus(url, token))
+                    .as("the old token is refused")
+                    .isEqualTo(401);
+            assertThat(API.sessions(phone))
+                    .extracting(s -> s.path("device").asText())
+                    .containsExactly("alice's phone");
             assertThat(keyring.lookup(url, "alice")).as("gone from the keyring").isEmpty();
-            assertThat(JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").size()).isZero();
+            assertThat(JSON.readTree(run(env, null, "accounts", "--json").out())
+                            .path("accounts")
+                            .size())
+                    .isZero();
             CliProcess.Result after = run(env, null, "sync", "--scope", "course_sync");
             assertThat(after.code()).isEqualTo(2);
             assertThat(after.err()).contains("no account is signed in here");
@@ -176,17 +204,21 @@ class AccountsCliTest {
     void withoutASessionBusTheTokenGoesToAnOwnerOnlyFileAndLoginSaysSoOnce() throws Exception {
         serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
         Map<String, String> env = noBus();
-        CliProcess.Result login = run(env, PASSWORD, "login", "--server", serve.url(), "--user", "alice",
-                "--password-stdin");
+        CliProcess.Result login =
+                run(env, PASSWORD, "login", "--server", serve.url(), "--user", "alice", "--password-stdin");
         assertThat(login.code()).as(login.both()).isZero();
         Path file = data().resolve("credentials/tokens.json");
-        assertThat(login.err()).containsOnlyOnce("no desktop keyring can be used here (no session bus")
+        assertThat(login.err())
+                .containsOnlyOnce("no desktop keyring can be used here (no session bus")
                 .contains("kept in the owner-only file " + file);
         assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
-        assertThat(Files.getPosixFilePermissions(file.getParent())).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(file.getParent()))
+                .isEqualTo(PosixFilePermissions.fromString("rwx------"));
         String token = tokenInFile("alice");
         assertThat(API.sessionsStatus(serve.url(), token)).isEqualTo(200);
-        JsonNode accounts = JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").get(0);
+        JsonNode accounts = JSON.readTree(run(env, null, "accounts", "--json").out())
+                .path("accounts")
+                .get(0);
         assertThat(accounts.path("tokenKeptIn").asText()).isEqualTo("file");
         assertThat(accounts.path("tokenFile").asText()).isEqualTo(file.toString());
 
@@ -206,7 +238,8 @@ class AccountsCliTest {
         serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
         String url = serve.url();
         Map<String, String> env = noBus();
-        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin").code())
+        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin")
+                        .code())
                 .isZero();
         assertThat(run(env, null, "sync", "--scope", "course_sync").code()).isZero();
         run(env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
@@ -215,7 +248,8 @@ class AccountsCliTest {
 
         // the operator signs the device out; an H2 data dir is one process's, so the server stops meanwhile
         serve.stop();
-        CliProcess.Result revoke = users(null, "revoke", "alice", "--data-dir", serverDir().toString());
+        CliProcess.Result revoke =
+                users(null, "revoke", "alice", "--data-dir", serverDir().toString());
         assertThat(revoke.code()).as(revoke.both()).isZero();
         assertThat(revoke.out()).isEqualTo("revoked 1 session(s) of alice\n");
         serve.restart();
@@ -223,68 +257,97 @@ class AccountsCliTest {
 
         CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
         assertThat(sync.code()).as(sync.both()).isEqualTo(SyncCommand.SIGNED_OUT);
-        assertThat(sync.out()).contains("alice|course_sync sync stopped: signed out")
+        assertThat(sync.out())
+                .contains("alice|course_sync sync stopped: signed out")
                 .contains("2 local edits are kept and pushed after you sign in again")
                 .contains("sign in again: leasesync login --server " + url + " --user alice");
-        assertThat(API.requests(url, "pull", 401)).as("the server refused one pull").isEqualTo(1);
+        assertThat(API.requests(url, "pull", 401))
+                .as("the server refused one pull")
+                .isEqualTo(1);
         assertThat(API.requests(url, "pull", 200) + API.requests(url, "push", 401) + API.requests(url, "push", 200))
-                .as("nothing retried, nothing pushed").isZero();
+                .as("nothing retried, nothing pushed")
+                .isZero();
         JsonNode status = JSON.readTree(run(env, null, "status", "--json").out());
         assertThat(status.path("lastRuns").get(0).path("status").asText()).isEqualTo("signed_out");
         assertThat(status.path("signedOut").get(0).path("key").asText()).isEqualTo("alice|course_sync");
         assertThat(run(env, null, "status").out()).contains("signed out (the server refused the session");
-        assertThat(run(env, null, "outbox", "list", "--scope", "course_sync").out()).contains("c1").contains("c2");
-        JsonNode history = JSON.readTree(run(env, null, "history", "--key", "alice|course_sync", "--json").out());
+        assertThat(run(env, null, "outbox", "list", "--scope", "course_sync").out())
+                .contains("c1")
+                .contains("c2");
+        JsonNode history = JSON.readTree(run(env, null, "history", "--key", "alice|course_sync", "--json")
+                .out());
         assertThat(history.toString()).contains("signed_out");
 
         CliProcess.Result json = run(env, null, "sync", "--scope", "course_sync", "--json");
         assertThat(json.code()).isEqualTo(SyncCommand.SIGNED_OUT);
         assertThat(JSON.readTree(json.out()).path("result").asText()).isEqualTo("signed_out");
 
-        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin").code())
+        assertThat(run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin")
+                        .code())
                 .isZero();
         CliProcess.Result again = run(env, null, "sync", "--scope", "course_sync");
         assertThat(again.code()).as(again.both()).isZero();
-        assertThat(API.requests(url, "push", 200)).as("one push with both kept edits").isEqualTo(1);
+        assertThat(API.requests(url, "push", 200))
+                .as("one push with both kept edits")
+                .isEqualTo(1);
         ServerApi.Session phone = API.signIn(url, "alice", PASSWORD, "alice's phone");
-        assertThat(API.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}")
+        assertThat(API.records(phone, "course_sync"))
+                .containsEntry("c1", "{\"title\":\"Algebra\"}")
                 .containsEntry("c2", "{\"title\":\"Topology\"}");
-        assertThat(run(env, null, "outbox", "list", "--scope", "course_sync").out()).doesNotContain("c1");
-        assertThat(API.sessionsStatus(url, revoked)).as("the revoked token stays refused").isEqualTo(401);
+        assertThat(run(env, null, "outbox", "list", "--scope", "course_sync").out())
+                .doesNotContain("c1");
+        assertThat(API.sessionsStatus(url, revoked))
+                .as("the revoked token stays refused")
+                .isEqualTo(401);
         String fresh = tokenInFile("alice");
-        assertNoSecretIn(List.of(PASSWORD, revoked, phone.token()), Map.of(fresh, data().resolve("credentials/tokens.json")));
+        assertNoSecretIn(
+                List.of(PASSWORD, revoked, phone.token()), Map.of(fresh, data().resolve("credentials/tokens.json")));
     }
 
     @Test
     void loginFailuresAreSaidInWordsWithTheirOwnExitCodes() throws Exception {
         serve = serverWith(serverDir(), Map.of("alice", PASSWORD));
         Map<String, String> env = noBus();
-        CliProcess.Result wrong = run(env, "not it", "login", "--server", serve.url(), "--user", "alice",
-                "--password-stdin");
+        CliProcess.Result wrong =
+                run(env, "not it", "login", "--server", serve.url(), "--user", "alice", "--password-stdin");
         assertThat(wrong.code()).as(wrong.both()).isEqualTo(LoginCommand.WRONG_PASSWORD);
         assertThat(wrong.err()).contains("leasesync: wrong user name or password for " + serve.url());
-        CliProcess.Result nobody = run(env, PASSWORD, "login", "--server", serve.url(), "--user", "mallory",
-                "--password-stdin");
-        assertThat(nobody.code()).as("the same answer for an account that does not exist").isEqualTo(
-                LoginCommand.WRONG_PASSWORD);
+        CliProcess.Result nobody =
+                run(env, PASSWORD, "login", "--server", serve.url(), "--user", "mallory", "--password-stdin");
+        assertThat(nobody.code())
+                .as("the same answer for an account that does not exist")
+                .isEqualTo(LoginCommand.WRONG_PASSWORD);
         assertThat(nobody.err()).contains("leasesync: wrong user name or password for " + serve.url());
         assertThat(API.requests(serve.url(), "sessions", 401)).isEqualTo(2);
 
         String closed = "http://127.0.0.1:" + freePort() + "/";
-        CliProcess.Result unreachable = run(env, PASSWORD, "login", "--server", closed, "--user", "alice",
-                "--password-stdin");
+        CliProcess.Result unreachable =
+                run(env, PASSWORD, "login", "--server", closed, "--user", "alice", "--password-stdin");
         assertThat(unreachable.code()).as(unreachable.both()).isEqualTo(1);
         assertThat(unreachable.err()).contains("cannot reach the sync server at " + closed);
 
         Path elsewhere = tmp.resolve("never-created");
-        CliProcess.Result clear = CliProcess.start(tmp, "clear", env, List.of("login", "--server",
-                "http://sync.example.org:8787", "--user", "alice", "--password-stdin", "--data-dir",
-                elsewhere.toString())).await(60);
+        CliProcess.Result clear = CliProcess.start(
+                        tmp,
+                        "clear",
+                        env,
+                        List.of(
+                                "login",
+                                "--server",
+                                "http://sync.example.org:8787",
+                                "--user",
+                                "alice",
+                                "--password-stdin",
+                                "--data-dir",
+                                elsewhere.toString()))
+                .await(60);
         assertThat(clear.code()).as(clear.both()).isEqualTo(2);
         assertThat(clear.err()).contains("plain http:// to another machine").contains("--allow-insecure-http");
         assertThat(elsewhere).as("bad input touches nothing").doesNotExist();
 
-        assertThat(API.requests(serve.url(), "sessions", 201)).as("no session was made").isZero();
+        assertThat(API.requests(serve.url(), "sessions", 201))
+                .as("no session was made")
+                .isZero();
         assertThat(data().resolve(org.leasesync.client.AccountsFile.NAME)).doesNotExist();
     }
 
@@ -300,24 +363,38 @@ class AccountsCliTest {
         run(env, BOBS, "login", "--server", url, "--user", "bob", "--password-stdin");
         CliProcess.Result which = run(env, null, "sync", "--scope", "course_sync");
         assertThat(which.code()).isEqualTo(2);
-        assertThat(which.err()).contains("several accounts are signed in (alice on " + url + ", bob on "
-                + url + "): pick one with --user");
-        assertThat(run(env, null, "sync", "--scope", "course_sync", "--user", "bob").code()).isZero();
+        assertThat(which.err())
+                .contains("several accounts are signed in (alice on " + url + ", bob on " + url
+                        + "): pick one with --user");
+        assertThat(run(env, null, "sync", "--scope", "course_sync", "--user", "bob")
+                        .code())
+                .isZero();
         assertThat(run(env, null, "records", "--scope", "course_sync").code()).isEqualTo(2);
 
         // a token for one run, from a file or standard input, as scripts do; bob's session token here
         String bobs = tokenInFile("bob");
         Path tokenFile = tmp.resolve("token");
         Files.writeString(tokenFile, bobs + "\n");
-        CliProcess.Result fromFile = run(env, null, "sync", "--scope", "message_sync", "--server", url,
-                "--user", "bob", "--token-file", tokenFile.toString());
+        CliProcess.Result fromFile = run(
+                env,
+                null,
+                "sync",
+                "--scope",
+                "message_sync",
+                "--server",
+                url,
+                "--user",
+                "bob",
+                "--token-file",
+                tokenFile.toString());
         assertThat(fromFile.code()).as(fromFile.both()).isZero();
-        CliProcess.Result fromStdin = run(env, bobs + "\n", "sync", "--scope", "backup", "--server", url,
-                "--user", "bob", "--token-stdin");
+        CliProcess.Result fromStdin =
+                run(env, bobs + "\n", "sync", "--scope", "backup", "--server", url, "--user", "bob", "--token-stdin");
         assertThat(fromStdin.code()).as(fromStdin.both()).isZero();
         Map<String, String> withEnv = new HashMap<>(env);
         withEnv.put("LEASESYNC_TOKEN", bobs);
-        assertThat(run(withEnv, null, "sync", "--scope", "backup", "--server", url, "--user", "bob").code())
+        assertThat(run(withEnv, null, "sync", "--scope", "backup", "--server", url, "--user", "bob")
+                        .code())
                 .isZero();
         CliProcess.Result noServer = run(env, null, "sync", "--scope", "backup", "--token-file", tokenFile.toString());
         assertThat(noServer.code()).isEqualTo(2);
@@ -326,37 +403,61 @@ class AccountsCliTest {
         assertThat(run(env, null, "logout").code()).as("which one?").isEqualTo(2);
         assertThat(run(env, null, "logout", "--user", "bob").code()).isZero();
         assertThat(API.sessionsStatus(url, bobs)).isEqualTo(401);
-        assertThat(run(env, null, "sync", "--scope", "course_sync").code()).as("alice is the one left").isZero();
+        assertThat(run(env, null, "sync", "--scope", "course_sync").code())
+                .as("alice is the one left")
+                .isZero();
     }
 
     @Test
     void overHttpsByServeAnUntrustedCertificateIsNamedByItsFingerprintAndTheCaFileIsRemembered() throws Exception {
         TestCertificate cert = TestCertificate.make(tmp.resolve("tls"));
         ServerApi api = ServerApi.trusting(cert.certificate());
-        serve = serverWith(serverDir(), Map.of("alice", PASSWORD), "--tls-cert", cert.certFile().toString(),
-                "--tls-key", cert.keyFile().toString());
+        serve = serverWith(
+                serverDir(),
+                Map.of("alice", PASSWORD),
+                "--tls-cert",
+                cert.certFile().toString(),
+                "--tls-key",
+                cert.keyFile().toString());
         String url = serve.url();
         assertThat(url).startsWith("https://127.0.0.1:");
         Map<String, String> env = noBus();
-        CliProcess.Result refused = run(env, PASSWORD, "login", "--server", url, "--user", "alice",
-                "--password-stdin");
+        CliProcess.Result refused = run(env, PASSWORD, "login", "--server", url, "--user", "alice", "--password-stdin");
         assertThat(refused.code()).as(refused.both()).isEqualTo(LoginCommand.CERTIFICATE_NOT_TRUSTED);
-        assertThat(refused.err()).contains("the certificate of " + url + " is not trusted (SHA-256 "
-                + "fingerprint " + cert.sha256() + ")").contains("--ca-file");
+        assertThat(refused.err())
+                .contains("the certificate of " + url + " is not trusted (SHA-256 " + "fingerprint " + cert.sha256()
+                        + ")")
+                .contains("--ca-file");
         assertThat(api.requests(url, "sessions", 201) + api.requests(url, "sessions", 401))
-                .as("the password was never sent").isZero();
+                .as("the password was never sent")
+                .isZero();
 
-        CliProcess.Result login = run(env, PASSWORD, "login", "--server", url, "--user", "alice",
-                "--password-stdin", "--ca-file", cert.certFile().toString());
+        CliProcess.Result login = run(
+                env,
+                PASSWORD,
+                "login",
+                "--server",
+                url,
+                "--user",
+                "alice",
+                "--password-stdin",
+                "--ca-file",
+                cert.certFile().toString());
         assertThat(login.code()).as(login.both()).isZero();
         assertThat(api.requests(url, "sessions", 201)).isEqualTo(1);
         run(env, null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
         CliProcess.Result sync = run(env, null, "sync", "--scope", "course_sync");
-        assertThat(sync.code()).as("over https, trusting the remembered CA file: " + sync.both()).isZero();
+        assertThat(sync.code())
+                .as("over https, trusting the remembered CA file: " + sync.both())
+                .isZero();
         ServerApi.Session phone = api.signIn(url, "alice", PASSWORD, "alice's phone");
         assertThat(api.records(phone, "course_sync")).containsEntry("c1", "{\"title\":\"Algebra\"}");
-        assertThat(JSON.readTree(run(env, null, "accounts", "--json").out()).path("accounts").get(0)
-                .path("caFile").asText()).isEqualTo(cert.certFile().toString());
+        assertThat(JSON.readTree(run(env, null, "accounts", "--json").out())
+                        .path("accounts")
+                        .get(0)
+                        .path("caFile")
+                        .asText())
+                .isEqualTo(cert.certFile().toString());
         assertThat(run(env, null, "logout").out()).contains("the server ended the session");
         assertThat(api.requests(url, "sessions", 204)).isEqualTo(1);
     }
@@ -380,8 +481,10 @@ class AccountsCliTest {
         try (Stream<Path> walk = Files.walk(data())) {
             files = walk.filter(Files::isRegularFile).toList();
         }
-        assertThat(files).as("the H2 file and the logs are among them")
-                .anyMatch(f -> f.toString().endsWith(".mv.db")).anyMatch(f -> f.toString().endsWith(".log"));
+        assertThat(files)
+                .as("the H2 file and the logs are among them")
+                .anyMatch(f -> f.toString().endsWith(".mv.db"))
+                .anyMatch(f -> f.toString().endsWith(".log"));
         for (Path f : files) {
             String text = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
             for (String secret : all) {

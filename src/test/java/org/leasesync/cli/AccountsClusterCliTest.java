@@ -61,12 +61,16 @@ class AccountsClusterCliTest {
         all.addAll(List.of("--data-dir", tmp.resolve("laptop").toString()));
         Map<String, String> env = new HashMap<>();
         env.put("DBUS_SESSION_BUS_ADDRESS", "");
-        env.put("XDG_RUNTIME_DIR", Files.createDirectories(tmp.resolve("no-bus")).toString());
+        env.put(
+                "XDG_RUNTIME_DIR",
+                Files.createDirectories(tmp.resolve("no-bus")).toString());
         return cli(env, stdin, all.toArray(String[]::new));
     }
 
     String laptopToken() throws Exception {
-        JsonNode tokens = JSON.readTree(tmp.resolve("laptop/credentials/tokens.json").toFile()).path("tokens");
+        JsonNode tokens = JSON.readTree(
+                        tmp.resolve("laptop/credentials/tokens.json").toFile())
+                .path("tokens");
         assertThat(tokens.size()).isEqualTo(1);
         return tokens.get(0).path("token").asText();
     }
@@ -80,12 +84,20 @@ class AccountsClusterCliTest {
         String a = servers.get(0).url();
         String b = servers.get(1).url();
 
-        CliProcess.Result add = cli(db.env(), PASSWORD + "\n", "users", "add", "carol", "--password-stdin", "--db",
-                db.jdbcUrl());
+        CliProcess.Result add =
+                cli(db.env(), PASSWORD + "\n", "users", "add", "carol", "--password-stdin", "--db", db.jdbcUrl());
         assertThat(add.code()).as("while both instances run: " + add.both()).isZero();
 
-        CliProcess.Result login = laptop(PASSWORD, "login", "--server", b, "--user", "carol", "--password-stdin",
-                "--device-name", "carol's laptop");
+        CliProcess.Result login = laptop(
+                PASSWORD,
+                "login",
+                "--server",
+                b,
+                "--user",
+                "carol",
+                "--password-stdin",
+                "--device-name",
+                "carol's laptop");
         assertThat(login.code()).as(login.both()).isZero();
         String first = laptopToken();
         laptop(null, "edit", "--scope", "course_sync", "--id", "e1", "--payload", "{\"title\":\"Algebra\"}");
@@ -100,17 +112,23 @@ class AccountsClusterCliTest {
         laptop(null, "edit", "--scope", "course_sync", "--id", "e2", "--payload", "{\"title\":\"Topology\"}");
         CliProcess.Result refused = laptop(null, "sync", "--scope", "course_sync");
         assertThat(refused.code()).as(refused.both()).isEqualTo(SyncCommand.SIGNED_OUT);
-        assertThat(refused.out()).contains("signed out").contains("1 local edit is kept")
+        assertThat(refused.out())
+                .contains("signed out")
+                .contains("1 local edit is kept")
                 .contains("sign in again: leasesync login --server " + b + " --user carol");
         assertThat(API.requests(b, "pull", 401)).as("refused by B").isEqualTo(1);
         assertThat(API.sessionsStatus(a, first)).isEqualTo(401);
         assertThat(API.sessionsStatus(b, first)).isEqualTo(401);
-        assertThat(laptop(null, "outbox", "list", "--scope", "course_sync").out()).contains("e2");
+        assertThat(laptop(null, "outbox", "list", "--scope", "course_sync").out())
+                .contains("e2");
 
-        assertThat(laptop(PASSWORD, "login", "--server", b, "--user", "carol", "--password-stdin").code()).isZero();
+        assertThat(laptop(PASSWORD, "login", "--server", b, "--user", "carol", "--password-stdin")
+                        .code())
+                .isZero();
         CliProcess.Result again = laptop(null, "sync", "--scope", "course_sync");
         assertThat(again.code()).as(again.both()).isZero();
-        assertThat(API.records(phone, "course_sync")).as("the kept edit, read at A")
+        assertThat(API.records(phone, "course_sync"))
+                .as("the kept edit, read at A")
                 .containsEntry("e2", "{\"title\":\"Topology\"}");
         String second = laptopToken();
 

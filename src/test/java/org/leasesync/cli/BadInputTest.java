@@ -31,7 +31,7 @@ class BadInputTest {
     @TempDir
     Path tmp;
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     @AfterEach
     void resetLogging() {
@@ -51,8 +51,8 @@ class BadInputTest {
         return new Result(code, out.toString(), err.toString());
     }
 
-    static final List<String> SYNC = List.of("sync", "--user", "alice", "--scope", "backup", "--server",
-            "http://127.0.0.1:1", "--token", "t");
+    static final List<String> SYNC =
+            List.of("sync", "--user", "alice", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t");
     static final List<String> EDIT = List.of("edit", "--user", "alice", "--scope", "backup", "--id", "x");
 
     static Arguments bad(String expectedMessage, List<String> base, String... extra) {
@@ -66,74 +66,150 @@ class BadInputTest {
         return Stream.of(
                 bad("'5x' is not a duration", SYNC, "--lease-ttl", "5x"),
                 // found in a break-it trial: a newline in LEASESYNC_TOKEN failed the run at its first request
-                bad("the token from --token has a control character at position 4; "
-                        + "a bearer token is visible ASCII only (RFC 6750)", List.of("sync", "--user", "alice", "--scope",
-                        "backup", "--server", "http://127.0.0.1:1"), "--token", "bad\ntoken"),
-                bad("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s", SYNC, "--lease-ttl", "0s"),
-                bad("Invalid value for option '--lease-ttl': 'PT-5S' is a negative duration", SYNC, "--lease-ttl", "PT-5S"),
+                bad(
+                        "the token from --token has a control character at position 4; "
+                                + "a bearer token is visible ASCII only (RFC 6750)",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--server", "http://127.0.0.1:1"),
+                        "--token",
+                        "bad\ntoken"),
+                bad(
+                        "--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s",
+                        SYNC,
+                        "--lease-ttl",
+                        "0s"),
+                bad(
+                        "Invalid value for option '--lease-ttl': 'PT-5S' is a negative duration",
+                        SYNC,
+                        "--lease-ttl",
+                        "PT-5S"),
                 bad("--call-timeout (55s) must be shorter than 90% of --lease-ttl (1m)", SYNC, "--call-timeout", "55s"),
-                bad("HTTP timeouts must be between 1ms and 10m, got --connect-timeout 3s, --read-timeout 0s", SYNC,
-                        "--read-timeout", "0ms"),
-                bad("--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 1ms", SYNC,
-                        "--db-open-timeout", "1ms"),
-                bad("invalid --scope: unknown scope 'photos'", List.of("sync", "--user", "alice", "--server",
-                        "http://127.0.0.1:1", "--token", "t"), "--scope", "photos"),
-                bad("invalid --user: user id must not be blank", List.of("sync", "--scope", "backup", "--server",
-                        "http://127.0.0.1:1", "--token", "t"), "--user", ""),
-                bad("invalid --user: user id is 201 characters long", List.of("sync", "--scope", "backup", "--server",
-                        "http://127.0.0.1:1", "--token", "t"), "--user", longUser),
-                bad("invalid --user: user id 'al ice' cannot be used with a sync server", List.of("sync", "--scope",
-                        "backup", "--server", "http://127.0.0.1:1", "--token", "t"), "--user", "al ice"),
-                bad("invalid --server: 'ftp://example.org' is not an http:// or https:// URL", List.of("sync", "--user",
-                        "alice", "--scope", "backup", "--token", "t"), "--server", "ftp://example.org"),
-                bad("invalid --server: 'ftp://b.example' (entry 2 of 3) is not an http:// or https:// URL",
-                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"), "--server",
+                bad(
+                        "HTTP timeouts must be between 1ms and 10m, got --connect-timeout 3s, --read-timeout 0s",
+                        SYNC,
+                        "--read-timeout",
+                        "0ms"),
+                bad(
+                        "--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 1ms",
+                        SYNC,
+                        "--db-open-timeout",
+                        "1ms"),
+                bad(
+                        "invalid --scope: unknown scope 'photos'",
+                        List.of("sync", "--user", "alice", "--server", "http://127.0.0.1:1", "--token", "t"),
+                        "--scope",
+                        "photos"),
+                bad(
+                        "invalid --user: user id must not be blank",
+                        List.of("sync", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t"),
+                        "--user",
+                        ""),
+                bad(
+                        "invalid --user: user id is 201 characters long",
+                        List.of("sync", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t"),
+                        "--user",
+                        longUser),
+                bad(
+                        "invalid --user: user id 'al ice' cannot be used with a sync server",
+                        List.of("sync", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t"),
+                        "--user",
+                        "al ice"),
+                bad(
+                        "invalid --server: 'ftp://example.org' is not an http:// or https:// URL",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"),
+                        "--server",
+                        "ftp://example.org"),
+                bad(
+                        "invalid --server: 'ftp://b.example' (entry 2 of 3) is not an http:// or https:// URL",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"),
+                        "--server",
                         "http://a.example,ftp://b.example,http://c.example"),
-                bad("invalid --server: 'http://127.0.0.1:1/' (entry 2 of 2) repeats entry 1", List.of("sync", "--user",
-                        "alice", "--scope", "backup", "--token", "t"), "--server", "http://127.0.0.1:1,http://127.0.0.1:1/"),
-                bad("invalid --server: entry 2 of 3 is empty", List.of("sync", "--user", "alice", "--scope", "backup",
-                        "--token", "t"), "--server", "http://a.example,,http://c.example"),
-                bad("invalid --server: 17 server URLs given; at most 16 are allowed", List.of("sync", "--user", "alice",
-                        "--scope", "backup", "--token", "t"), "--server", seventeenUrls()),
+                bad(
+                        "invalid --server: 'http://127.0.0.1:1/' (entry 2 of 2) repeats entry 1",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"),
+                        "--server",
+                        "http://127.0.0.1:1,http://127.0.0.1:1/"),
+                bad(
+                        "invalid --server: entry 2 of 3 is empty",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"),
+                        "--server",
+                        "http://a.example,,http://c.example"),
+                bad(
+                        "invalid --server: 17 server URLs given; at most 16 are allowed",
+                        List.of("sync", "--user", "alice", "--scope", "backup", "--token", "t"),
+                        "--server",
+                        seventeenUrls()),
                 bad("invalid --source: unknown trigger source 'telepathy'", SYNC, "--source", "telepathy"),
                 bad("Unknown option: '--bogus'", SYNC, "--bogus"),
-                bad("--check-again and --discard-unconfirmed exclude each other", SYNC, "--check-again",
+                bad(
+                        "--check-again and --discard-unconfirmed exclude each other",
+                        SYNC,
+                        "--check-again",
                         "--discard-unconfirmed"),
-                bad("give exactly one of --payload JSON, --payload-file PATH or --delete", EDIT, "--payload", "{}", "--delete"),
+                bad(
+                        "give exactly one of --payload JSON, --payload-file PATH or --delete",
+                        EDIT,
+                        "--payload",
+                        "{}",
+                        "--delete"),
                 bad("--payload is not valid JSON", EDIT, "--payload", "{nope"),
-                bad("invalid --id: record id ' ' begins or ends with white space", List.of("edit", "--user", "alice", "--scope",
-                        "backup", "--payload", "{}"), "--id", " "),
-                bad("invalid --scope: unknown scope 'photos'", List.of("edit", "--user", "alice", "--id", "x",
-                        "--payload", "{}"), "--scope", "photos"),
-                bad("--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 0s",
-                        List.of("status"), "--db-open-timeout", "0s"),
+                bad(
+                        "invalid --id: record id ' ' begins or ends with white space",
+                        List.of("edit", "--user", "alice", "--scope", "backup", "--payload", "{}"),
+                        "--id",
+                        " "),
+                bad(
+                        "invalid --scope: unknown scope 'photos'",
+                        List.of("edit", "--user", "alice", "--id", "x", "--payload", "{}"),
+                        "--scope",
+                        "photos"),
+                bad(
+                        "--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 0s",
+                        List.of("status"),
+                        "--db-open-timeout",
+                        "0s"),
                 bad("Unknown option: '--bogus'", List.of("status"), "--bogus"),
                 bad("invalid --key: unknown scope 'photos'", List.of("history"), "--key", "alice|photos"),
                 bad("--limit must be 1..10000, got 0", List.of("history", "--key", "alice|backup"), "--limit", "0"),
                 bad("invalid --user: user id must not be blank", List.of("records", "--scope", "backup"), "--user", ""),
-                bad("invalid --server: 'ftp://example.org' is not an http:// or https:// URL", List.of("--user", "alice",
-                        "--token", "t"), "--server", "ftp://example.org"),
-                bad("invalid --server: 'localhost:8787' (entry 2 of 2) is not an http:// or https:// URL",
-                        List.of("--user", "alice", "--token", "t"), "--server", "http://127.0.0.1:8787, localhost:8787"),
-                bad("invalid --server: 'http://a.example/' (entry 3 of 3) repeats entry 1", List.of("--user", "alice",
-                        "--token", "t"), "--server", "http://a.example,http://b.example,http://A.example"),
+                bad(
+                        "invalid --server: 'ftp://example.org' is not an http:// or https:// URL",
+                        List.of("--user", "alice", "--token", "t"),
+                        "--server",
+                        "ftp://example.org"),
+                bad(
+                        "invalid --server: 'localhost:8787' (entry 2 of 2) is not an http:// or https:// URL",
+                        List.of("--user", "alice", "--token", "t"),
+                        "--server",
+                        "http://127.0.0.1:8787, localhost:8787"),
+                bad(
+                        "invalid --server: 'http://a.example/' (entry 3 of 3) repeats entry 1",
+                        List.of("--user", "alice", "--token", "t"),
+                        "--server",
+                        "http://a.example,http://b.example,http://A.example"),
                 bad("--user needs --server", List.of(), "--user", "alice"),
                 bad("--schedule-interval must be at least 1s, got 500ms", List.of(), "--schedule-interval", "500ms"),
-                bad("--call-timeout (1s) must be shorter than 90% of --lease-ttl (1s)", List.of(), "--lease-ttl", "1s",
-                        "--call-timeout", "1s"),
-                bad("Invalid value for option '--foreground-min-interval': 'PT-1S' is a negative duration", List.of(), "--foreground-min-interval",
+                bad(
+                        "--call-timeout (1s) must be shorter than 90% of --lease-ttl (1s)",
+                        List.of(), "--lease-ttl", "1s", "--call-timeout", "1s"),
+                bad(
+                        "Invalid value for option '--foreground-min-interval': 'PT-1S' is a negative duration",
+                        List.of(),
+                        "--foreground-min-interval",
                         "PT-1S"));
     }
 
     static String seventeenUrls() {
-        return String.join(",", java.util.stream.IntStream.rangeClosed(1, 17)
-                .mapToObj(i -> "http://127.0.0.1:" + (8000 + i)).toList());
+        return String.join(
+                ",",
+                java.util.stream.IntStream.rangeClosed(1, 17)
+                        .mapToObj(i -> "http://127.0.0.1:" + (8000 + i))
+                        .toList());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badInputs")
-    void badInputIsAUsageErrorNamingTheOptionAndValueAndTouchesNothing(String name, List<String> args,
-                                                                        String expectedMessage) throws IOException {
+    void badInputIsAUsageErrorNamingTheOptionAndValueAndTouchesNothing(
+            String name, List<String> args, String expectedMessage) throws IOException {
         Path dir = tmp.resolve("data");
         List<String> withDir = new ArrayList<>(args);
         withDir.addAll(List.of("--data-dir", dir.toString()));
@@ -148,9 +224,13 @@ class BadInputTest {
     }
 
     static Stream<List<String>> everyCommand() {
-        return Stream.of(SYNC, List.of("edit", "--user", "alice", "--scope", "backup", "--id", "x", "--payload", "{}"),
-                List.of("status"), List.of("history", "--key", "alice|backup"),
-                List.of("records", "--user", "alice", "--scope", "backup"), List.of());
+        return Stream.of(
+                SYNC,
+                List.of("edit", "--user", "alice", "--scope", "backup", "--id", "x", "--payload", "{}"),
+                List.of("status"),
+                List.of("history", "--key", "alice|backup"),
+                List.of("records", "--user", "alice", "--scope", "backup"),
+                List.of());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -163,8 +243,11 @@ class BadInputTest {
         withDir.addAll(List.of("--data-dir", notADir.toString()));
         Result r = run(withDir);
         assertThat(r.code()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("the data directory " + notADir + " is a file, not a directory",
-                "--data-dir or LEASESYNC_DATA_DIR").doesNotContain("\tat ");
+        assertThat(r.err())
+                .contains(
+                        "the data directory " + notADir + " is a file, not a directory",
+                        "--data-dir or LEASESYNC_DATA_DIR")
+                .doesNotContain("\tat ");
         assertThat(Files.readString(notADir)).isEqualTo("hello");
         try (var left = Files.list(tmp)) {
             assertThat(left).containsExactly(notADir);
@@ -185,11 +268,22 @@ class BadInputTest {
             command("mount", "--bind", locked.toString(), locked.toString());
             command("mount", "-o", "remount,bind,ro", locked.toString());
         } else {
-            Files.createDirectory(locked, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r-x------")));
+            Files.createDirectory(
+                    locked, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r-x------")));
         }
         try {
-            Result r = run(List.of("edit", "--user", "alice", "--scope", "backup", "--id", "x", "--payload", "{}",
-                    "--data-dir", locked.resolve("data").toString()));
+            Result r = run(List.of(
+                    "edit",
+                    "--user",
+                    "alice",
+                    "--scope",
+                    "backup",
+                    "--id",
+                    "x",
+                    "--payload",
+                    "{}",
+                    "--data-dir",
+                    locked.resolve("data").toString()));
             assertThat(r.code()).as(r.err()).isEqualTo(2);
             assertThat(r.err()).contains("cannot use the data directory", locked + " is not writable");
             try (var left = Files.list(locked)) {
@@ -206,7 +300,9 @@ class BadInputTest {
 
     private static void command(String... argv) throws Exception {
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as(String.join(" ", argv)).isTrue();
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS))
+                .as(String.join(" ", argv))
+                .isTrue();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.exitValue()).as(String.join(" ", argv) + ": " + out).isZero();
     }

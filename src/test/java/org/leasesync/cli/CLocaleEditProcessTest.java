@@ -1,6 +1,5 @@
 package org.leasesync.cli;
 
-import org.leasesync.testing.ProcessTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -18,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * {@code leasesync edit} in a real child JVM started in a C/POSIX locale (an environment emptied as
@@ -62,17 +62,19 @@ class CLocaleEditProcessTest {
             });
         }
         assertThat(stored).containsExactly(Map.entry(ID_ONE, PAYLOAD_ONE), Map.entry(ID_TWO, PAYLOAD_TWO));
-        assertThat(String.join("", stored.keySet()) + String.join("", stored.values())).doesNotContain("\uFFFD");
+        assertThat(String.join("", stored.keySet()) + String.join("", stored.values()))
+                .doesNotContain("\uFFFD");
     }
 
     /** Runs {@code leasesync edit} in a child JVM with only {@code env}; returns its stdout as UTF-8. */
-    private String edit(Path dir, Map<String, String> env, String id, String payload) throws IOException,
-            InterruptedException {
+    private String edit(Path dir, Map<String, String> env, String id, String payload)
+            throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String script = "exec \"$0\" -Xmx128m -XX:TieredStopAtLevel=1 -cp \"$1\" org.leasesync.Launcher edit"
                 + " --data-dir \"$2\" --user alice --scope course_sync"
                 + " --id \"$(printf '" + octal(id) + "')\" --payload \"$(printf '" + octal(payload) + "')\"";
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", script, java, JavaProcess.classPath(), dir.toString()));
+        List<String> cmd =
+                new ArrayList<>(List.of("/bin/sh", "-c", script, java, JavaProcess.classPath(), dir.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/bin:/bin");
@@ -84,8 +86,9 @@ class CLocaleEditProcessTest {
         Process p = pb.start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("edit finished").isTrue();
         String stdout = Files.readString(out, StandardCharsets.UTF_8);
-        assertThat(p.exitValue()).as("exit code; stdout: %s stderr: %s", stdout,
-                Files.readString(err, StandardCharsets.UTF_8)).isZero();
+        assertThat(p.exitValue())
+                .as("exit code; stdout: %s stderr: %s", stdout, Files.readString(err, StandardCharsets.UTF_8))
+                .isZero();
         return stdout;
     }
 

@@ -49,19 +49,27 @@ final class CliProcess {
         if (!umask.matches("0?[0-7]{3}")) {
             throw new IllegalArgumentException("an octal umask like 022, got " + umask);
         }
-        return start(dir, name, Map.of("CONTROL_FILE", control.toString()), args, List.of("/bin/sh", "-c",
-                "umask " + umask + " && : > \"$CONTROL_FILE\" && exec \"$0\" \"$@\""));
+        return start(
+                dir,
+                name,
+                Map.of("CONTROL_FILE", control.toString()),
+                args,
+                List.of("/bin/sh", "-c", "umask " + umask + " && : > \"$CONTROL_FILE\" && exec \"$0\" \"$@\""));
     }
 
     /** As {@link #start(Path, String, Map, List)}, under {@code umask} (e.g. {@code 000}) when not null. */
     static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args, String umask)
             throws IOException {
-        return start(dir, name, env, args, umask == null ? List.<String>of()
-                : List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+        return start(
+                dir,
+                name,
+                env,
+                args,
+                umask == null ? List.<String>of() : List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
     }
 
-    private static CliProcess start(Path dir, String name, Map<String, String> env, List<String> args,
-                                    List<String> prefix) throws IOException {
+    private static CliProcess start(
+            Path dir, String name, Map<String, String> env, List<String> args, List<String> prefix) throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(JavaProcess.jvm());
         cmd.add("-Dlogback.configurationFile=" + productionLogging());
@@ -85,8 +93,9 @@ final class CliProcess {
      * Runs {@code leasesync ARGS} to its end (at most {@code timeoutSeconds}) with {@code stdin} (null:
      * none) on its standard input; its output goes to {@code dir/name.out} and {@code .err}.
      */
-    static Result run(Path dir, String name, Map<String, String> env, String stdin, List<String> args,
-                      long timeoutSeconds) throws IOException, InterruptedException {
+    static Result run(
+            Path dir, String name, Map<String, String> env, String stdin, List<String> args, long timeoutSeconds)
+            throws IOException, InterruptedException {
         CliProcess p = start(dir, name, env, args);
         try (java.io.OutputStream in = p.process.getOutputStream()) {
             if (stdin != null) {
@@ -102,7 +111,10 @@ final class CliProcess {
             process.destroyForcibly().waitFor();
             throw new AssertionError("still running after " + timeoutSeconds + " s: " + Files.readString(err));
         }
-        return new Result(process.exitValue(), Files.readString(out), Files.readString(err),
+        return new Result(
+                process.exitValue(),
+                Files.readString(out),
+                Files.readString(err),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
     }
 

@@ -45,21 +45,34 @@ class ClockStepProcessTest {
         Path lib = NativeAids.btimeShiftLibrary();
         Path data = tmp.resolve("data");
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
-             // this JVM hosts H2's mixed mode, so the children come and go without moving the database
-             LocalStore host = LocalStore.openFile(data)) {
+                // this JVM hosts H2's mixed mode, so the children come and go without moving the database
+                LocalStore host = LocalStore.openFile(data)) {
             Path holderOut = tmp.resolve("holder.out");
-            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, data.toString(), "alice", "course_sync",
-                    "6000");
+            Process holder = JavaProcess.start(
+                    LeaseHolderMain.class, holderOut, data.toString(), "alice", "course_sync", "6000");
             try {
                 String[] held = awaitLine(holderOut, "HELD ", holder).split(" ");
                 assertThat(held[1]).isEqualTo("1");
                 String holderOwner = held[2];
                 assertShimShiftsTheHolderStart(lib, holder.pid());
                 for (String shift : List.of("5", "-5")) {
-                    CliProcess sync = CliProcess.start(tmp, "sync-shift" + shift,
+                    CliProcess sync = CliProcess.start(
+                            tmp,
+                            "sync-shift" + shift,
                             Map.of("BTIME_SHIFT", shift, "LD_PRELOAD", lib.toString()),
-                            List.of("sync", "--json", "--user", "alice", "--scope", "course_sync", "--server",
-                                    server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", data.toString()));
+                            List.of(
+                                    "sync",
+                                    "--json",
+                                    "--user",
+                                    "alice",
+                                    "--scope",
+                                    "course_sync",
+                                    "--server",
+                                    server.baseUrl(),
+                                    "--token",
+                                    server.tokenFor("alice"),
+                                    "--data-dir",
+                                    data.toString()));
                     CliProcess.Result r = sync.await(120);
                     assertThat(r.code()).as(r.both()).isEqualTo(SyncCommand.JOINED);
                     JsonNode json = new ObjectMapper().readTree(r.out());
@@ -73,7 +86,9 @@ class ClockStepProcessTest {
                 assertThat(row.epoch()).isEqualTo(1);
                 assertThat(row.owner().orElseThrow().asString()).isEqualTo(holderOwner);
                 assertThat(row.heartbeat()).as("the holder kept renewing").isGreaterThan(1);
-                assertThat(server.stats().requests()).as("no run reached the server").isZero();
+                assertThat(server.stats().requests())
+                        .as("no run reached the server")
+                        .isZero();
             } finally {
                 holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
@@ -90,18 +105,27 @@ class ClockStepProcessTest {
     void aSyncTakesOverAFrozenHolderWhoseClockRunsHoursAheadAfterOneTtl() throws Exception {
         Path data = tmp.resolve("data-ahead");
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
-             LocalStore host = LocalStore.openFile(data)) {
+                LocalStore host = LocalStore.openFile(data)) {
             Path holderOut = tmp.resolve("holder-ahead.out");
-            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, NativeAids.wallClockShifted(3), data.toString(),
-                    "alice", "course_sync", "4000");
+            Process holder = JavaProcess.start(
+                    LeaseHolderMain.class,
+                    holderOut,
+                    NativeAids.wallClockShifted(3),
+                    data.toString(),
+                    "alice",
+                    "course_sync",
+                    "4000");
             try {
                 awaitLine(holderOut, "HELD 1 ", holder);
                 assertThat(host.leases().read(KEY).orElseThrow().renewedAt())
-                        .as("the holder's clock runs ahead").isAfter(java.time.Instant.now().plus(java.time.Duration.ofHours(2)));
+                        .as("the holder's clock runs ahead")
+                        .isAfter(java.time.Instant.now().plus(java.time.Duration.ofHours(2)));
                 signal("STOP", holder);
                 CliProcess.Result r = sync(server, data, "sync-ahead");
                 assertThat(r.code()).as(r.both()).isZero();
-                assertThat(new ObjectMapper().readTree(r.out()).path("result").asText()).as(r.both()).isEqualTo("succeeded");
+                assertThat(new ObjectMapper().readTree(r.out()).path("result").asText())
+                        .as(r.both())
+                        .isEqualTo("succeeded");
                 assertThat(host.leases().read(KEY).orElseThrow().epoch()).isEqualTo(2);
             } finally {
                 signal("CONT", holder);
@@ -115,14 +139,21 @@ class ClockStepProcessTest {
     void aSyncJoinsARenewingHolderWhoseClockRunsHoursBehind() throws Exception {
         Path data = tmp.resolve("data-behind");
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
-             LocalStore host = LocalStore.openFile(data)) {
+                LocalStore host = LocalStore.openFile(data)) {
             Path holderOut = tmp.resolve("holder-behind.out");
-            Process holder = JavaProcess.start(LeaseHolderMain.class, holderOut, NativeAids.wallClockShifted(-3), data.toString(),
-                    "alice", "course_sync", "4000");
+            Process holder = JavaProcess.start(
+                    LeaseHolderMain.class,
+                    holderOut,
+                    NativeAids.wallClockShifted(-3),
+                    data.toString(),
+                    "alice",
+                    "course_sync",
+                    "4000");
             try {
                 String owner = awaitLine(holderOut, "HELD 1 ", holder).split(" ")[2];
                 assertThat(host.leases().read(KEY).orElseThrow().renewedAt())
-                        .as("the holder's clock runs behind").isBefore(java.time.Instant.now().minus(java.time.Duration.ofHours(2)));
+                        .as("the holder's clock runs behind")
+                        .isBefore(java.time.Instant.now().minus(java.time.Duration.ofHours(2)));
                 CliProcess.Result r = sync(server, data, "sync-behind");
                 assertThat(r.code()).as(r.both()).isEqualTo(SyncCommand.JOINED);
                 JsonNode json = new ObjectMapper().readTree(r.out());
@@ -137,13 +168,29 @@ class ClockStepProcessTest {
     }
 
     private CliProcess.Result sync(ReferenceServer server, Path data, String name) throws Exception {
-        return CliProcess.start(tmp, name, List.of("sync", "--json", "--user", "alice", "--scope", "course_sync",
-                "--server", server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", data.toString()))
+        return CliProcess.start(
+                        tmp,
+                        name,
+                        List.of(
+                                "sync",
+                                "--json",
+                                "--user",
+                                "alice",
+                                "--scope",
+                                "course_sync",
+                                "--server",
+                                server.baseUrl(),
+                                "--token",
+                                server.tokenFor("alice"),
+                                "--data-dir",
+                                data.toString()))
                 .await(120);
     }
 
     private static void signal(String name, Process p) throws Exception {
-        new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + p.pid()).start().waitFor(10, TimeUnit.SECONDS);
+        new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + p.pid())
+                .start()
+                .waitFor(10, TimeUnit.SECONDS);
     }
 
     /** The fault is real: a process with the aid sees the holder's ProcessHandle start 5 s later than one without. */
@@ -159,7 +206,12 @@ class ClockStepProcessTest {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String text = Files.readString(out);
         assertThat(p.exitValue()).as(text).isZero();
-        return Long.parseLong(text.lines().filter(l -> l.startsWith("START ")).findFirst().orElseThrow().substring(6).trim());
+        return Long.parseLong(text.lines()
+                .filter(l -> l.startsWith("START "))
+                .findFirst()
+                .orElseThrow()
+                .substring(6)
+                .trim());
     }
 
     private static String awaitLine(Path out, String prefix, Process p) throws Exception {
@@ -172,7 +224,9 @@ class ClockStepProcessTest {
                     }
                 }
             }
-            assertThat(p.isAlive()).as("child exited: " + (Files.exists(out) ? Files.readString(out) : "")).isTrue();
+            assertThat(p.isAlive())
+                    .as("child exited: " + (Files.exists(out) ? Files.readString(out) : ""))
+                    .isTrue();
             Thread.sleep(50);
         }
         throw new AssertionError("no '" + prefix + "' line within 60 s: " + Files.readString(out));

@@ -32,11 +32,12 @@ class ConflictCliTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
     Path deviceA;
     Path deviceB;
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     @BeforeEach
     void startServer() {
@@ -61,8 +62,8 @@ class ConflictCliTest {
     }
 
     static Result on(Path dir, String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--user", "alice", "--scope", "course_sync",
-                "--data-dir", dir.toString()));
+        List<String> args = new ArrayList<>(
+                List.of(command, "--user", "alice", "--scope", "course_sync", "--data-dir", dir.toString()));
         args.addAll(List.of(more));
         return run(args.toArray(String[]::new));
     }
@@ -75,16 +76,39 @@ class ConflictCliTest {
 
     /** Device B edits c1 on version 1 while device A's edit made version 2: B's push is a conflict. */
     String makeConflict() {
-        assertThat(on(deviceA, "edit", "--id", "c1", "--payload", "{\"title\":\"Algebra\",\"room\":\"R1\",\"seats\":30}").code())
+        assertThat(on(
+                                deviceA,
+                                "edit",
+                                "--id",
+                                "c1",
+                                "--payload",
+                                "{\"title\":\"Algebra\",\"room\":\"R1\",\"seats\":30}")
+                        .code())
                 .isZero();
         sync(deviceA);
         sync(deviceB);
-        assertThat(on(deviceA, "edit", "--id", "c1", "--payload", "{\"title\":\"Algebra II\",\"room\":\"R1\",\"seats\":30}")
-                .code()).isZero();
+        assertThat(on(
+                                deviceA,
+                                "edit",
+                                "--id",
+                                "c1",
+                                "--payload",
+                                "{\"title\":\"Algebra II\",\"room\":\"R1\",\"seats\":30}")
+                        .code())
+                .isZero();
         sync(deviceA);
-        assertThat(on(deviceB, "edit", "--id", "c1", "--base-version", "1",
-                "--payload", "{\"title\":\"Algebra\",\"room\":\"R7\",\"seats\":30,\"notes\":\"" + "n".repeat(400) + "\"}")
-                .code()).isZero();
+        assertThat(on(
+                                deviceB,
+                                "edit",
+                                "--id",
+                                "c1",
+                                "--base-version",
+                                "1",
+                                "--payload",
+                                "{\"title\":\"Algebra\",\"room\":\"R7\",\"seats\":30,\"notes\":\"" + "n".repeat(400)
+                                        + "\"}")
+                        .code())
+                .isZero();
         sync(deviceB);
         Result list = on(deviceB, "records", "--conflicts", "--json");
         JsonNode conflicts = json(list.out()).get("conflicts");
@@ -105,7 +129,8 @@ class ConflictCliTest {
         String change = makeConflict();
         Result r = on(deviceB, "records", "--conflicts");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("alice|course_sync: 1 conflict to resolve, 0 conflict copies kept")
+        assertThat(r.out())
+                .contains("alice|course_sync: 1 conflict to resolve, 0 conflict copies kept")
                 .contains("conflict " + change + " on record c1:")
                 .contains("yours: this device's edit, made ")
                 .contains(", based on version 1")
@@ -113,12 +138,16 @@ class ConflictCliTest {
                 // in full: the 400-character note is not shortened
                 .contains("  !   \"notes\" : \"" + "n".repeat(400) + "\"")
                 // marked: the fields that differ; unmarked: the field both have alike
-                .contains("  !   \"title\" : \"Algebra\",").contains("  !   \"title\" : \"Algebra II\",")
-                .contains("  !   \"room\" : \"R7\",").contains("      \"seats\" : 30")
+                .contains("  !   \"title\" : \"Algebra\",")
+                .contains("  !   \"title\" : \"Algebra II\",")
+                .contains("  !   \"room\" : \"R7\",")
+                .contains("      \"seats\" : 30")
                 .contains("differs: title (changed), room (changed), notes (only in yours)")
                 .contains("resolve: leasesync resolve --user alice --scope course_sync --change " + change);
 
-        JsonNode c = json(on(deviceB, "records", "--conflicts", "--json").out()).get("conflicts").get(0);
+        JsonNode c = json(on(deviceB, "records", "--conflicts", "--json").out())
+                .get("conflicts")
+                .get(0);
         assertThat(c.get("server").get("version").asLong()).isEqualTo(2);
         assertThat(c.get("mine").get("payload").asText()).contains("n".repeat(400));
         assertThat(c.get("differences").toString())
@@ -134,13 +163,16 @@ class ConflictCliTest {
         Matcher m = Pattern.compile("is kept as conflict copy (\\d+) ").matcher(r.out());
         assertThat(m.find()).as(r.out()).isTrue();
         String copy = m.group(1);
-        assertThat(r.out().strip()).isEqualTo("took the server's version of c1; your edit left the outbox; your edit is kept"
-                + " as conflict copy " + copy + " (restore it: leasesync resolve --user alice --scope course_sync"
-                + " --restore-copy " + copy + "; delete it: leasesync resolve --user alice --scope course_sync"
-                + " --delete-copy " + copy + ")");
+        assertThat(r.out().strip())
+                .isEqualTo("took the server's version of c1; your edit left the outbox; your edit is kept"
+                        + " as conflict copy " + copy
+                        + " (restore it: leasesync resolve --user alice --scope course_sync"
+                        + " --restore-copy " + copy + "; delete it: leasesync resolve --user alice --scope course_sync"
+                        + " --delete-copy " + copy + ")");
 
         Result listed = on(deviceB, "records", "--conflicts");
-        assertThat(listed.out()).contains("0 conflicts to resolve, 1 conflict copy kept")
+        assertThat(listed.out())
+                .contains("0 conflicts to resolve, 1 conflict copy kept")
                 .contains("conflict copy " + copy + " of record c1: your edit (based on version 1), made ")
                 .contains("\"notes\" : \"" + "n".repeat(400) + "\"")
                 .contains("--restore-copy " + copy);
@@ -148,14 +180,16 @@ class ConflictCliTest {
 
         Result restored = on(deviceB, "resolve", "--restore-copy", copy);
         assertThat(restored.code()).as(restored.err()).isZero();
-        assertThat(restored.out()).contains("restored conflict copy " + copy + " of c1 as a new edit (change ")
+        assertThat(restored.out())
+                .contains("restored conflict copy " + copy + " of c1 as a new edit (change ")
                 .contains("based on version 2); the next sync pushes it");
         sync(deviceB);
         sync(deviceA);
         JsonNode a = json(on(deviceA, "records", "--json").out()).get("records").get(0);
         assertThat(a.get("version").asLong()).isEqualTo(3);
         assertThat(json(a.get("payload").asText()).get("room").asText()).isEqualTo("R7");
-        assertThat(json(on(deviceB, "records", "--conflicts", "--json").out()).get("copies")).isEmpty();
+        assertThat(json(on(deviceB, "records", "--conflicts", "--json").out()).get("copies"))
+                .isEmpty();
     }
 
     @Test
@@ -163,9 +197,12 @@ class ConflictCliTest {
         String change = makeConflict();
         Result r = on(deviceB, "resolve", "--change", change, "--keep-mine");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("kept your edit: the next sync pushes it over the server's version 2 of c1;"
-                + " the server's version is kept as conflict copy ");
-        JsonNode copy = json(on(deviceB, "records", "--conflicts", "--json").out()).get("copies").get(0);
+        assertThat(r.out())
+                .startsWith("kept your edit: the next sync pushes it over the server's version 2 of c1;"
+                        + " the server's version is kept as conflict copy ");
+        JsonNode copy = json(on(deviceB, "records", "--conflicts", "--json").out())
+                .get("copies")
+                .get(0);
         assertThat(copy.get("side").asText()).isEqualTo("server");
         assertThat(copy.get("version").asLong()).isEqualTo(2);
         assertThat(json(copy.get("payload").asText()).get("title").asText()).isEqualTo("Algebra II");
@@ -176,16 +213,19 @@ class ConflictCliTest {
         assertThat(deleted.out().strip()).isEqualTo("deleted conflict copy " + id + " of c1");
         Result again = on(deviceB, "resolve", "--delete-copy", id);
         assertThat(again.code()).isEqualTo(1);
-        assertThat(again.err().strip()).isEqualTo("leasesync: no conflict copy " + id + " of alice|course_sync"
-                + " (leasesync records --conflicts --user alice --scope course_sync lists them)");
+        assertThat(again.err().strip())
+                .isEqualTo("leasesync: no conflict copy " + id + " of alice|course_sync"
+                        + " (leasesync records --conflicts --user alice --scope course_sync lists them)");
     }
 
     @Test
     void editAndKeepPushesTheEditedVersion() {
         makeConflict();
-        Result r = on(deviceB, "resolve", "--record", "c1", "--edit-and-keep", "{\"title\":\"Algebra II\",\"room\":\"R7\"}");
+        Result r = on(
+                deviceB, "resolve", "--record", "c1", "--edit-and-keep", "{\"title\":\"Algebra II\",\"room\":\"R7\"}");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("kept your edited version: the next sync pushes it over the server's version 2 of c1;");
+        assertThat(r.out())
+                .startsWith("kept your edited version: the next sync pushes it over the server's version 2 of c1;");
         sync(deviceB);
         sync(deviceA);
         JsonNode a = json(on(deviceA, "records", "--json").out()).get("records").get(0);
@@ -197,8 +237,9 @@ class ConflictCliTest {
         String change = makeConflict();
         Result unknown = on(deviceB, "resolve", "--record", "nope", "--keep-mine");
         assertThat(unknown.code()).isEqualTo(1);
-        assertThat(unknown.err().strip()).isEqualTo("leasesync: no record nope in the local data of alice|course_sync"
-                + " (leasesync records --user alice --scope course_sync lists them)");
+        assertThat(unknown.err().strip())
+                .isEqualTo("leasesync: no record nope in the local data of alice|course_sync"
+                        + " (leasesync records --user alice --scope course_sync lists them)");
         assertThat(on(deviceA, "resolve", "--record", "c1", "--keep-mine").err().strip())
                 .isEqualTo("leasesync: record c1 of alice|course_sync has no conflict to resolve");
         Result noChange = on(deviceB, "resolve", "--change", "not-a-change", "--take-theirs");
@@ -206,7 +247,8 @@ class ConflictCliTest {
         assertThat(noChange.err()).contains("leasesync: no conflict not-a-change in the outbox of alice|course_sync");
         Result both = on(deviceB, "resolve", "--keep-mine");
         assertThat(both.code()).isEqualTo(2);
-        assertThat(both.err()).contains("give the conflict's --change CHANGE_ID or its --record RECORD_ID")
+        assertThat(both.err())
+                .contains("give the conflict's --change CHANGE_ID or its --record RECORD_ID")
                 .doesNotContain("Exception");
         Result notJson = on(deviceB, "resolve", "--record", "c1", "--edit-and-keep", "{title");
         assertThat(notJson.code()).isEqualTo(2);
@@ -214,6 +256,7 @@ class ConflictCliTest {
         Result copyWithChange = on(deviceB, "resolve", "--change", change, "--restore-copy", "1");
         assertThat(copyWithChange.code()).isEqualTo(2);
         assertThat(copyWithChange.err()).contains("--restore-copy names a conflict copy by its id alone");
-        assertThat(json(on(deviceB, "records", "--conflicts", "--json").out()).get("conflicts")).hasSize(1);
+        assertThat(json(on(deviceB, "records", "--conflicts", "--json").out()).get("conflicts"))
+                .hasSize(1);
     }
 }

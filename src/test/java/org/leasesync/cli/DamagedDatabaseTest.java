@@ -45,7 +45,9 @@ class DamagedDatabaseTest {
 
     static Set<String> filesIn(Path dir) throws Exception {
         try (var s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString()).collect(Collectors.toSet());
+            return s.filter(Files::isRegularFile)
+                    .map(p -> dir.relativize(p).toString())
+                    .collect(Collectors.toSet());
         }
     }
 
@@ -61,10 +63,34 @@ class DamagedDatabaseTest {
 
         String d = dir.toString();
         Map<String, List<String>> commands = new LinkedHashMap<>();
-        commands.put("sync", List.of("sync", "--user", "alice", "--scope", "backup", "--server", "http://127.0.0.1:1",
-                "--token", "t", "--data-dir", d));
-        commands.put("edit", List.of("edit", "--user", "alice", "--scope", "backup", "--id", "x", "--payload", "{}",
-                "--data-dir", d));
+        commands.put(
+                "sync",
+                List.of(
+                        "sync",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "backup",
+                        "--server",
+                        "http://127.0.0.1:1",
+                        "--token",
+                        "t",
+                        "--data-dir",
+                        d));
+        commands.put(
+                "edit",
+                List.of(
+                        "edit",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "backup",
+                        "--id",
+                        "x",
+                        "--payload",
+                        "{}",
+                        "--data-dir",
+                        d));
         commands.put("status", List.of("status", "--data-dir", d));
         commands.put("history", List.of("history", "--key", "alice|backup", "--data-dir", d));
         commands.put("records", List.of("records", "--user", "alice", "--scope", "backup", "--data-dir", d));
@@ -75,21 +101,32 @@ class DamagedDatabaseTest {
         for (var p : running.entrySet()) {
             CliProcess.Result r = p.getValue().await(90);
             assertThat(r.code()).as(p.getKey() + ": " + r.both()).isEqualTo(1);
-            assertThat(r.err()).as(p.getKey())
+            assertThat(r.err())
+                    .as(p.getKey())
                     .startsWith("leasesync: the local database " + file + " is damaged: ")
-                    .contains("leasesync did not open it and changed nothing", "Restore it from a backup",
+                    .contains(
+                            "leasesync did not open it and changed nothing",
+                            "Restore it from a backup",
                             "move it aside (keep the copy")
                     .doesNotContain("\tat ", "Exception");
             // a command that writes the data directory also says where its log files are
-            assertThat(r.err().lines().filter(l -> !l.equals("leasesync: details are in the log files in "
-                    + dir.toAbsolutePath().resolve("logs")))).as(p.getKey() + ": one line on stderr").hasSize(1);
+            assertThat(r.err()
+                            .lines()
+                            .filter(l -> !l.equals("leasesync: details are in the log files in "
+                                    + dir.toAbsolutePath().resolve("logs"))))
+                    .as(p.getKey() + ": one line on stderr")
+                    .hasSize(1);
             assertThat(r.out()).as(p.getKey()).isEmpty();
         }
 
-        assertThat(DamagedFiles.sha256(file)).as("the damaged file, byte for byte").isEqualTo(hash);
+        assertThat(DamagedFiles.sha256(file))
+                .as("the damaged file, byte for byte")
+                .isEqualTo(hash);
         Set<String> after = filesIn(dir);
-        after.removeIf(f -> f.startsWith("logs/"));   // sync and edit log the details to the log file
-        assertThat(after).as("no database re-created, renamed, locked or traced").isEqualTo(before);
+        after.removeIf(f -> f.startsWith("logs/")); // sync and edit log the details to the log file
+        assertThat(after)
+                .as("no database re-created, renamed, locked or traced")
+                .isEqualTo(before);
         assertThat(org.leasesync.testing.LogFiles.read(dir)).contains(file + " is damaged");
     }
 }

@@ -42,6 +42,7 @@ class DiskFullProcessTest {
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
+
     Path fs;
     Path data;
     Path file;
@@ -50,12 +51,15 @@ class DiskFullProcessTest {
     @BeforeEach
     void mountASmallFileSystem() throws Exception {
         fs = Files.createDirectory(tmp.resolve("fs"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "leasesync-test", fs.toString())
-                .redirectErrorStream(true).start();
+        Process mount = new ProcessBuilder(
+                        "mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "leasesync-test", fs.toString())
+                .redirectErrorStream(true)
+                .start();
         boolean mounted = mount.waitFor(30, TimeUnit.SECONDS) && mount.exitValue() == 0;
-        String why = "cannot mount a small tmpfs here (needs root with CAP_SYS_ADMIN): " + new String(readQuietly(mount));
+        String why =
+                "cannot mount a small tmpfs here (needs root with CAP_SYS_ADMIN): " + new String(readQuietly(mount));
         if ("root".equals(System.getProperty("user.name"))) {
-            assertThat(mounted).as(why).isTrue();   // CI runs as root: a failed mount is a failure, never a skip
+            assertThat(mounted).as(why).isTrue(); // CI runs as root: a failed mount is a failure, never a skip
         }
         assumeTrue(mounted, why);
         data = fs.resolve("data");
@@ -101,8 +105,10 @@ class DiskFullProcessTest {
 
     List<String> outboxRecordIds() {
         try (LocalStore store = LocalStore.openFile(data)) {
-            return new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(ALICE).stream()
-                    .map(JdbcLocalEdits.OutboxItem::recordId).toList();
+            return new JdbcLocalEdits(store.database(), TimeSource.system())
+                    .outbox(ALICE).stream()
+                            .map(JdbcLocalEdits.OutboxItem::recordId)
+                            .toList();
         }
     }
 
@@ -110,12 +116,28 @@ class DiskFullProcessTest {
     void anEditOnAFullDiskFailsSayingSoAndTheEarlierEditsAreKept() throws Exception {
         fillDiskLeaving(64 * 1024);
         String big = "{\"title\":\"" + "y".repeat(100_000) + "\"}";
-        CliProcess.Result r = CliProcess.start(tmp, "edit", List.of("edit", "--user", "alice", "--scope", "course_sync",
-                "--id", "big", "--payload", big, "--data-dir", data.toString())).await(60);
+        CliProcess.Result r = CliProcess.start(
+                        tmp,
+                        "edit",
+                        List.of(
+                                "edit",
+                                "--user",
+                                "alice",
+                                "--scope",
+                                "course_sync",
+                                "--id",
+                                "big",
+                                "--payload",
+                                big,
+                                "--data-dir",
+                                data.toString()))
+                .await(60);
 
         assertThat(r.code()).as(r.both()).isEqualTo(1);
-        assertThat(r.err()).startsWith("leasesync: could not add a local edit of big for alice|course_sync in " + file
-                + ": the disk is full (No space left on device)").contains("nothing of this step was saved")
+        assertThat(r.err())
+                .startsWith("leasesync: could not add a local edit of big for alice|course_sync in " + file
+                        + ": the disk is full (No space left on device)")
+                .contains("nothing of this step was saved")
                 .doesNotContain("\tat ");
         Files.delete(filler);
         assertThat(outboxRecordIds()).containsExactly("mine-0", "mine-1", "mine-2");
@@ -126,30 +148,59 @@ class DiskFullProcessTest {
         ReferenceServer server = ReferenceServer.start(ServerConfig.defaults());
         try {
             // another device stored two large records: the first pull brings ~600 KB
-            HttpSyncRemote other = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
-                    server::tokenFor, "other-device");
+            HttpSyncRemote other = new HttpSyncRemote(
+                    server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, server::tokenFor, "other-device");
             for (int i = 0; i < 2; i++) {
-                other.push(ALICE, new PushBatch("b" + i, UUID.randomUUID().toString(), List.of(new OutboxEntry(1,
-                        UUID.randomUUID().toString(), "big-" + i, 0, false, "{\"title\":\"" + "z".repeat(300_000) + "\"}",
-                        java.time.Instant.EPOCH))), 1, "other");
+                other.push(
+                        ALICE,
+                        new PushBatch(
+                                "b" + i,
+                                UUID.randomUUID().toString(),
+                                List.of(new OutboxEntry(
+                                        1,
+                                        UUID.randomUUID().toString(),
+                                        "big-" + i,
+                                        0,
+                                        false,
+                                        "{\"title\":\"" + "z".repeat(300_000) + "\"}",
+                                        java.time.Instant.EPOCH))),
+                        1,
+                        "other");
             }
             fillDiskLeaving(64 * 1024);
-            List<String> sync = List.of("sync", "--user", "alice", "--scope", "course_sync", "--server", server.baseUrl(),
-                    "--token", server.tokenFor("alice"), "--data-dir", data.toString());
+            List<String> sync = List.of(
+                    "sync",
+                    "--user",
+                    "alice",
+                    "--scope",
+                    "course_sync",
+                    "--server",
+                    server.baseUrl(),
+                    "--token",
+                    server.tokenFor("alice"),
+                    "--data-dir",
+                    data.toString());
             CliProcess.Result r = CliProcess.start(tmp, "sync", sync).await(90);
 
-            assertThat(r.code()).as("failed, not needs attention (4): " + r.both()).isEqualTo(1);
-            assertThat(r.out()).startsWith("alice|course_sync sync failed: could not ")
+            assertThat(r.code())
+                    .as("failed, not needs attention (4): " + r.both())
+                    .isEqualTo(1);
+            assertThat(r.out())
+                    .startsWith("alice|course_sync sync failed: could not ")
                     .contains(" in " + file + ": the disk is full (No space left on device)");
             assertThat(r.err()).doesNotContain("\tat ");
-            assertThat(server.stats().pushes()).as("nothing pushed after the failed pull").isEqualTo(2);
+            assertThat(server.stats().pushes())
+                    .as("nothing pushed after the failed pull")
+                    .isEqualTo(2);
 
             Files.delete(filler);
             assertThat(outboxRecordIds()).containsExactly("mine-0", "mine-1", "mine-2");
             CliProcess.Result again = CliProcess.start(tmp, "again", sync).await(90);
             assertThat(again.code()).as(again.both()).isZero();
             assertThat(outboxRecordIds()).as(again.both()).isEmpty();
-            assertThat(server.stats().appliedIn("alice", "course_sync").values()).as("each change applied once").containsOnly(1);
+            assertThat(server.stats().appliedIn("alice", "course_sync").values())
+                    .as("each change applied once")
+                    .containsOnly(1);
             assertThat(server.stats().appliedIn("alice", "course_sync")).hasSize(5);
         } finally {
             server.close();

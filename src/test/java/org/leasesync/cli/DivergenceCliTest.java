@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunStatus;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -41,12 +41,13 @@ class DivergenceCliTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
     LocalStore otherStore;
     ClientStack other;
     String dir;
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     @BeforeEach
     void setUp() {
@@ -108,13 +109,16 @@ class DivergenceCliTest {
         otherSynced();
         other.edits.addEdit(ALICE, "course-1", "{\"title\":\"other device\"}", false);
         otherSynced();
-        sync();                                                        // version 2 arrives here
+        sync(); // version 2 arrives here
 
         Result saved = cli("edit", "--id", "course-1", "--payload", "{\"title\":\"mine\"}", "--base-version", "1");
 
         assertThat(saved.code()).as("%s", saved).isEqualTo(EditCommand.SAVED_AS_CONFLICT);
-        assertThat(saved.out()).contains("as a conflict", "you saw version 1 but this device now has version 2, changed "
-                + "by another device", "leasesync resolve --user alice --scope course_sync --change ");
+        assertThat(saved.out())
+                .contains(
+                        "as a conflict",
+                        "you saw version 1 but this device now has version 2, changed " + "by another device",
+                        "leasesync resolve --user alice --scope course_sync --change ");
         JsonNode entry = records().get("outbox").get(0);
         assertThat(entry.get("state").asText()).isEqualTo("conflict");
         assertThat(entry.get("baseVersion").asLong()).isEqualTo(1);
@@ -123,30 +127,38 @@ class DivergenceCliTest {
         assertThat(entry.get("serverPayload").asText()).contains("other device");
         sync();
         otherSynced();
-        assertThat(other.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("other device");
+        assertThat(other.edits.record(ALICE, "course-1").orElseThrow().payloadJson())
+                .contains("other device");
 
         Result resolved = cli("resolve", "--change", entry.get("changeId").asText(), "--keep-mine");
         assertThat(resolved.code()).as("%s", resolved).isZero();
-        assertThat(resolved.out()).contains("kept your edit: the next sync pushes it over the server's version 2 of course-1");
+        assertThat(resolved.out())
+                .contains("kept your edit: the next sync pushes it over the server's version 2 of course-1");
         sync();
         otherSynced();
-        assertThat(other.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("mine");
+        assertThat(other.edits.record(ALICE, "course-1").orElseThrow().payloadJson())
+                .contains("mine");
 
         Result matching = cli("edit", "--id", "course-1", "--payload", "{\"title\":\"again\"}", "--base-version", "3");
         assertThat(matching.code()).as("%s", matching).isZero();
         assertThat(matching.out()).contains("queued edit of course-1", "based on version 3");
-        assertThat(cli("edit", "--id", "course-1", "--payload", "{}", "--base-version", "-1").code()).isEqualTo(2);
-        assertThat(cli("resolve", "--change", "no-such-change", "--take-theirs").code()).isEqualTo(1);
+        assertThat(cli("edit", "--id", "course-1", "--payload", "{}", "--base-version", "-1")
+                        .code())
+                .isEqualTo(2);
+        assertThat(cli("resolve", "--change", "no-such-change", "--take-theirs").code())
+                .isEqualTo(1);
     }
 
     @Test
     void aConflictWithARecordDeletedOnTheServerSaysSoAndKeepMineSaysItRestoresIt() throws Exception {
         sync();
         otherSynced();
-        assertThat(cli("edit", "--id", "course-2", "--payload", "{\"title\":\"mine\"}", "--base-version", "1").code()).isZero();
+        assertThat(cli("edit", "--id", "course-2", "--payload", "{\"title\":\"mine\"}", "--base-version", "1")
+                        .code())
+                .isZero();
         other.edits.addEdit(ALICE, "course-2", "{}", true);
         otherSynced();
-        sync();                                                         // the push comes back as a conflict
+        sync(); // the push comes back as a conflict
 
         JsonNode entry = records().get("outbox").get(0);
         assertThat(entry.get("state").asText()).isEqualTo("conflict");
@@ -156,10 +168,12 @@ class DivergenceCliTest {
         assertThat(cli("records").out()).contains("deleted on the server (v2)").doesNotContain("v2 {}");
 
         Result kept = cli("resolve", "--change", entry.get("changeId").asText(), "--keep-mine");
-        assertThat(kept.out()).contains("kept your edit: the next sync restores course-2, which was deleted on the server");
+        assertThat(kept.out())
+                .contains("kept your edit: the next sync restores course-2, which was deleted on the server");
         sync();
         otherSynced();
-        assertThat(other.edits.record(ALICE, "course-2").orElseThrow().deleted()).isFalse();
+        assertThat(other.edits.record(ALICE, "course-2").orElseThrow().deleted())
+                .isFalse();
     }
 
     @Test
@@ -170,23 +184,34 @@ class DivergenceCliTest {
         Path backup = Files.createDirectories(tmp.resolve("backup"));
         server.close();
         copyFiles(serverDir, backup);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir).withPort(port));
-        assertThat(cli("edit", "--id", "course-lost", "--payload", "{\"title\":\"lost\"}").code()).isZero();
+        server = ReferenceServer.start(
+                ServerConfig.defaults().withDataDir(serverDir).withPort(port));
+        assertThat(cli("edit", "--id", "course-lost", "--payload", "{\"title\":\"lost\"}")
+                        .code())
+                .isZero();
         sync();
         server.close();
         copyFiles(backup, serverDir);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir).withPort(port));
+        server = ReferenceServer.start(
+                ServerConfig.defaults().withDataDir(serverDir).withPort(port));
         ClientStack.HTTP.connectionPool().evictAll();
 
         Result synced = sync();
 
-        assertThat(synced.out()).contains("alice|course_sync synced", "Downloaded everything again because the "
-                + "server's data went back to an earlier state (restored from a backup?): 1 record removed; the server no longer"
-                + " has an edit this device had sent (make it again if still needed).");
+        assertThat(synced.out())
+                .contains(
+                        "alice|course_sync synced",
+                        "Downloaded everything again because the "
+                                + "server's data went back to an earlier state (restored from a backup?): 1 record removed; the server no longer"
+                                + " has an edit this device had sent (make it again if still needed).");
         Result history = run("history", "--key", "alice|course_sync", "--limit", "1", "--data-dir", dir);
-        assertThat(history.out()).contains("succeeded", "note: Downloaded everything again because the server's data went back");
-        JsonNode run = JSON.readTree(run("history", "--key", "alice|course_sync", "--limit", "1", "--json", "--data-dir", dir)
-                .out()).get("runs").get(0);
+        assertThat(history.out())
+                .contains("succeeded", "note: Downloaded everything again because the server's data went back");
+        JsonNode run = JSON.readTree(
+                        run("history", "--key", "alice|course_sync", "--limit", "1", "--json", "--data-dir", dir)
+                                .out())
+                .get("runs")
+                .get(0);
         assertThat(run.get("note").asText()).contains("went back to an earlier state");
         assertThat(run.get("error").isNull()).isTrue();
         assertThat(records().get("records").toString()).doesNotContain("course-lost");

@@ -55,16 +55,20 @@ class FrozenInstanceProcessTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "message_sync");
     static final ObjectMapper JSON = new ObjectMapper();
-    static final OkHttpClient HTTP = new OkHttpClient.Builder().retryOnConnectionFailure(false)
-            .callTimeout(Duration.ofSeconds(20)).build();
-    static final HttpSettings TIMEOUTS = new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(10));
+    static final OkHttpClient HTTP = new OkHttpClient.Builder()
+            .retryOnConnectionFailure(false)
+            .callTimeout(Duration.ofSeconds(20))
+            .build();
+    static final HttpSettings TIMEOUTS =
+            new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(10));
     static final SyncSettings FAST_CONFIRM = new SyncSettings(100, 10, 3, Duration.ofMillis(50), Duration.ofHours(24));
 
     @TempDir
     Path dir;
+
     final List<Process> processes = new ArrayList<>();
 
-    record Started(String url, String alice, String admin) { }
+    record Started(String url, String alice, String admin) {}
 
     @AfterEach
     void stop() throws Exception {
@@ -76,7 +80,9 @@ class FrozenInstanceProcessTest {
     }
 
     static void signal(String name, Process p) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid()))
+                .redirectErrorStream(true)
+                .start();
         assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
 
@@ -88,8 +94,8 @@ class FrozenInstanceProcessTest {
         Process frozen = processes.get(0);
         String servers = a.url() + "," + b.url();
         try (LocalStore store = LocalStore.openInMemory()) {
-            try (ClientStack client = new ClientStack(store, servers, Map.of("alice", a.alice()), TimeSource.system(),
-                    FAST_CONFIRM, TIMEOUTS)) {
+            try (ClientStack client = new ClientStack(
+                    store, servers, Map.of("alice", a.alice()), TimeSource.system(), FAST_CONFIRM, TIMEOUTS)) {
                 assertThat(client.sync(KEY, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
 
                 signal("STOP", frozen);
@@ -98,7 +104,9 @@ class FrozenInstanceProcessTest {
                     RunResult r = client.sync(KEY, TaskSource.MANUAL);
                     assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
                     assertThat(client.remote.currentServer().toString()).isEqualTo(b.url() + "/");
-                    assertThat(client.remote.pushStatus(KEY, "never-used", "run-x").state())
+                    assertThat(client.remote
+                                    .pushStatus(KEY, "never-used", "run-x")
+                                    .state())
                             .isEqualTo(PushStatus.State.UNKNOWN);
                     assertThat(applied(b, edit)).isEqualTo(1);
                 } finally {
@@ -108,13 +116,21 @@ class FrozenInstanceProcessTest {
 
             // A fresh client starts at the first instance again; it freezes right before the push.
             AtomicBoolean freezeBeforePush = new AtomicBoolean(true);
-            try (ClientStack client = new ClientStack(store, servers, Map.of("alice", a.alice()), TimeSource.system(),
-                    FAST_CONFIRM, TIMEOUTS, remote -> freezingBeforeFirstPush(remote, frozen, freezeBeforePush))) {
+            try (ClientStack client = new ClientStack(
+                    store,
+                    servers,
+                    Map.of("alice", a.alice()),
+                    TimeSource.system(),
+                    FAST_CONFIRM,
+                    TIMEOUTS,
+                    remote -> freezingBeforeFirstPush(remote, frozen, freezeBeforePush))) {
                 String edit = client.edits.addEdit(KEY, "swallowed", "{\"x\":2}", false);
                 try {
                     RunResult r = client.sync(KEY, TaskSource.MANUAL);
                     assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-                    assertThat(freezeBeforePush.get()).as("the push went to the frozen instance first").isFalse();
+                    assertThat(freezeBeforePush.get())
+                            .as("the push went to the frozen instance first")
+                            .isFalse();
                     assertThat(client.edits.outbox(KEY)).isEmpty();
                     assertThat(applied(b, edit)).isEqualTo(1);
                 } finally {
@@ -135,8 +151,13 @@ class FrozenInstanceProcessTest {
     static SyncRemote freezingBeforeFirstPush(SyncRemote remote, Process frozen, AtomicBoolean armed) {
         return new SyncRemote() {
             @Override
-            public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
-                                 long fencingToken, String runId) {
+            public PullPage pull(
+                    TaskKey key,
+                    Optional<String> cursor,
+                    Optional<String> pushedPosition,
+                    int limit,
+                    long fencingToken,
+                    String runId) {
                 return remote.pull(key, cursor, pushedPosition, limit, fencingToken, runId);
             }
 
@@ -170,16 +191,30 @@ class FrozenInstanceProcessTest {
     }
 
     static JsonNode stats(Started s) throws Exception {
-        try (Response r = HTTP.newCall(new Request.Builder().url(s.url() + "/v1/admin/stats")
-                .header("Authorization", "Bearer " + s.admin()).build()).execute()) {
+        try (Response r = HTTP.newCall(new Request.Builder()
+                        .url(s.url() + "/v1/admin/stats")
+                        .header("Authorization", "Bearer " + s.admin())
+                        .build())
+                .execute()) {
             return JSON.readTree(r.body().string());
         }
     }
 
     Started start(Postgres.Db db, int i) throws Exception {
         Path log = dir.resolve("serve-" + i + ".log");
-        Process p = JavaProcess.start(Launcher.class, log, db.env(), "serve", "--port", "0", "--seed", "demo",
-                "--db", db.jdbcUrl(), "--db-pool-size", "3");
+        Process p = JavaProcess.start(
+                Launcher.class,
+                log,
+                db.env(),
+                "serve",
+                "--port",
+                "0",
+                "--seed",
+                "demo",
+                "--db",
+                db.jdbcUrl(),
+                "--db-pool-size",
+                "3");
         processes.add(p);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
@@ -187,18 +222,22 @@ class FrozenInstanceProcessTest {
                 Map<String, String> found = new HashMap<>();
                 for (String line : Files.readAllLines(log)) {
                     if (line.startsWith("listening on ")) {
-                        found.put("url", line.substring("listening on ".length()).trim());
+                        found.put(
+                                "url", line.substring("listening on ".length()).trim());
                     } else if (line.startsWith("token alice ")) {
-                        found.put("alice", line.substring("token alice ".length()).trim());
+                        found.put(
+                                "alice", line.substring("token alice ".length()).trim());
                     } else if (line.startsWith("token admin ")) {
-                        found.put("admin", line.substring("token admin ".length()).trim());
+                        found.put(
+                                "admin", line.substring("token admin ".length()).trim());
                     }
                 }
                 if (found.size() == 3) {
                     return new Started(found.get("url"), found.get("alice"), found.get("admin"));
                 }
             }
-            assertThat(p.isAlive()).as("server process alive; log:\n" + (Files.exists(log) ? Files.readString(log) : ""))
+            assertThat(p.isAlive())
+                    .as("server process alive; log:\n" + (Files.exists(log) ? Files.readString(log) : ""))
                     .isTrue();
             Thread.sleep(100);
         }

@@ -23,9 +23,13 @@ import picocli.CommandLine.Model.OptionSpec;
 class HelpAndUsageErrorsTest {
 
     static CommandLine commandLine() {
-        return LeasesyncCommand.commandLine(new LeasesyncCommand(o -> {
-            throw new AssertionError("the window must not open: " + o);
-        }), new ChaosCommand(), new ChaosAgentCommand(), new ClusterCommand());
+        return LeasesyncCommand.commandLine(
+                new LeasesyncCommand(o -> {
+                    throw new AssertionError("the window must not open: " + o);
+                }),
+                new ChaosCommand(),
+                new ChaosAgentCommand(),
+                new ClusterCommand());
     }
 
     static List<CommandLine> everyCommand(CommandLine root) {
@@ -68,19 +72,25 @@ class HelpAndUsageErrorsTest {
         for (CommandLine command : everyCommand(root)) {
             String usage = command.getUsageMessage(CommandLine.Help.Ansi.OFF);
             for (String token : pathsAndUrls(command)) {
-                assertThat(usage).as("'%s' in the help of %s at width %d", token,
-                        command.getCommandSpec().qualifiedName(), width).contains(token);
+                assertThat(usage)
+                        .as(
+                                "'%s' in the help of %s at width %d",
+                                token, command.getCommandSpec().qualifiedName(), width)
+                        .contains(token);
                 checked++;
             }
             for (String line : usage.split("\n")) {
                 boolean oneLongWord = line.strip().indexOf(' ') < 0;
                 if (!oneLongWord) {
-                    assertThat(line.length()).as("line of %s: %s", command.getCommandSpec().qualifiedName(), line)
+                    assertThat(line.length())
+                            .as("line of %s: %s", command.getCommandSpec().qualifiedName(), line)
                             .isLessThanOrEqualTo(width);
                 }
             }
         }
-        assertThat(checked).as("paths and URLs found in the option descriptions").isGreaterThanOrEqualTo(10);
+        assertThat(checked)
+                .as("paths and URLs found in the option descriptions")
+                .isGreaterThanOrEqualTo(10);
     }
 
     @Test
@@ -89,24 +99,28 @@ class HelpAndUsageErrorsTest {
         root.setUsageHelpAutoWidth(false);
         root.setUsageHelpWidth(80);
         String usage = root.getUsageMessage(CommandLine.Help.Ansi.OFF);
-        assertThat(usage).contains("~/.local/share/leasesync.", "$XDG_DATA_HOME/leasesync", "http://127.0.0.1:8787.")
+        assertThat(usage)
+                .contains("~/.local/share/leasesync.", "$XDG_DATA_HOME/leasesync", "http://127.0.0.1:8787.")
                 .doesNotContain("~/.\n");
         // continuation lines are indented as picocli does
-        assertThat(usage).containsPattern("\n {29}Data directory|--data-dir=DIR {9}Data directory")
+        assertThat(usage)
+                .containsPattern("\n {29}Data directory|--data-dir=DIR {9}Data directory")
                 .containsPattern("\n {31}\\S");
     }
 
     @Test
     void wrappingSplitsAtSpacesOnlyAndKeepsOverlongWordsWhole() {
         String text = "a path ~/.local/share/leasesync and http://127.0.0.1:8787 end";
-        List<String> lines = HelpLayout.wrap(text, 12, 10).stream().map(r -> text.substring(r[0], r[1])).toList();
+        List<String> lines = HelpLayout.wrap(text, 12, 10).stream()
+                .map(r -> text.substring(r[0], r[1]))
+                .toList();
         assertThat(lines).containsExactly("a path", "~/.local/share/leasesync", "and", "http://127.0.0.1:8787", "end");
         assertThat(HelpLayout.wrap("", 10, 8)).hasSize(1);
         assertThat(HelpLayout.wrap("one two three", 80, 78).stream().map(r -> r[1] - r[0]))
                 .containsExactly(13);
     }
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     static Result run(String... args) {
         StringWriter out = new StringWriter();
@@ -120,8 +134,8 @@ class HelpAndUsageErrorsTest {
 
     @Test
     void versionIsThePomsVersion() throws java.io.IOException {
-        java.util.regex.Matcher pom = java.util.regex.Pattern
-                .compile("<artifactId>leasesync</artifactId>\\s*<version>([^<]+)</version>")
+        java.util.regex.Matcher pom = java.util.regex.Pattern.compile(
+                        "<artifactId>leasesync</artifactId>\\s*<version>([^<]+)</version>")
                 .matcher(java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml")));
         assertThat(pom.find()).isTrue();
         Result r = run("--version");
@@ -133,8 +147,10 @@ class HelpAndUsageErrorsTest {
     void anUnknownCommandIsNamedAsOneWithTheCommandsThereAre() {
         Result r = run("bogus");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("leasesync: unknown command 'bogus'; commands are: login, logout, accounts, sync, edit, resolve, records, "
-                + "outbox, serve, users, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
+        assertThat(r.err())
+                .isEqualTo(
+                        "leasesync: unknown command 'bogus'; commands are: login, logout, accounts, sync, edit, resolve, records, "
+                                + "outbox, serve, users, status, history, help, chaos\nTry 'leasesync --help' for the options.\n");
         assertThat(r.err()).doesNotContain("Unmatched");
     }
 
@@ -142,14 +158,16 @@ class HelpAndUsageErrorsTest {
     void aMistypedCommandGetsTheNearestName() {
         Result r = run("statsu", "--json");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).startsWith("leasesync: unknown command 'statsu' (did you mean 'status'?); commands are: login, ");
+        assertThat(r.err())
+                .startsWith("leasesync: unknown command 'statsu' (did you mean 'status'?); commands are: login, ");
     }
 
     @Test
     void anArgumentToACommandWithoutArgumentsIsNamedAsSuch() {
         Result r = run("status", "extra");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).startsWith("leasesync: 'leasesync status' takes no arguments, only options: unexpected 'extra'\n");
+        assertThat(r.err())
+                .startsWith("leasesync: 'leasesync status' takes no arguments, only options: unexpected 'extra'\n");
     }
 
     @Test

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.run.RunStatus;
-import org.leasesync.run.Stage;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.Stage;
 import org.leasesync.run.TaskSource;
 import org.leasesync.run.TriggerRequest;
 import org.leasesync.store.JdbcRecentSyncs;
@@ -38,7 +38,8 @@ class HistorySkipsCommandTest {
         OwnerId a = new OwnerId("host", 4242, 1, "a");
         OwnerId b = new OwnerId("host", 4343, 1, "b");
         try (LocalStore store = LocalStore.openFile(dir)) {
-            TaskRegistry reg = new TaskRegistry(store.leases(), a, Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
+            TaskRegistry reg =
+                    new TaskRegistry(store.leases(), a, Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
             JdbcRunStore runs = new JdbcRunStore(store.database(), time);
             RecentSyncGate gateB = new RecentSyncGate(new JdbcRecentSyncs(store.database()), time, b);
             for (String run : new String[] {"run-1", "run-2"}) {
@@ -48,12 +49,15 @@ class HistorySkipsCommandTest {
                 reg.release(lease);
                 time.elapse(Duration.ofSeconds(3));
                 assertThat(gateB.backgroundTriggers(Duration.ofMinutes(5), Duration.ofMinutes(1))
-                .skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isPresent()).isTrue();
+                                .skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE))
+                                .isPresent())
+                        .isTrue();
                 time.elapse(Duration.ofMinutes(5));
             }
         }
 
-        StatusCommandTest.Result text = StatusCommandTest.run("history", "--key", "alice|course_sync", "--data-dir", dir.toString());
+        StatusCommandTest.Result text =
+                StatusCommandTest.run("history", "--key", "alice|course_sync", "--data-dir", dir.toString());
         assertThat(text.code()).as(text.err()).isZero();
         String out = text.out();
         assertThat(out).contains("skipped  schedule trigger", "skipped: synced 3 s ago by another process (pid 4242)");
@@ -65,8 +69,8 @@ class HistorySkipsCommandTest {
         assertThat(run2).as(out).isLessThan(skip1);
         assertThat(skip1).as(out).isLessThan(run1);
 
-        StatusCommandTest.Result json = StatusCommandTest.run("history", "--json", "--key", "alice|course_sync",
-                "--data-dir", dir.toString());
+        StatusCommandTest.Result json =
+                StatusCommandTest.run("history", "--json", "--key", "alice|course_sync", "--data-dir", dir.toString());
         JsonNode root = new ObjectMapper().readTree(json.out());
         assertThat(root.get("runs")).hasSize(2);
         JsonNode skipped = root.get("skipped");

@@ -11,8 +11,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogLineMain {
 
-    private LogLineMain() {
-    }
+    private LogLineMain() {}
 
     public static void main(String[] args) {
         LoggingSetup.addFileLog(Path.of(args[0]));

@@ -12,8 +12,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogWriterMain {
 
-    private LogWriterMain() {
-    }
+    private LogWriterMain() {}
 
     public static void main(String[] args) throws Exception {
         Path dataDir = Path.of(args[0]);

@@ -8,8 +8,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -81,7 +81,10 @@ class NoSecretInClearProcessTest {
     }
 
     Map<String, String> noBus() throws IOException {
-        return Map.of("DBUS_SESSION_BUS_ADDRESS", "", "XDG_RUNTIME_DIR",
+        return Map.of(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "",
+                "XDG_RUNTIME_DIR",
                 Files.createDirectories(tmp.resolve("no-bus")).toString());
     }
 
@@ -94,7 +97,8 @@ class NoSecretInClearProcessTest {
     }
 
     String tokenInFile() throws IOException {
-        JsonNode t = JSON.readTree(data().resolve("credentials/tokens.json").toFile()).path("tokens");
+        JsonNode t = JSON.readTree(data().resolve("credentials/tokens.json").toFile())
+                .path("tokens");
         assertThat(t.size()).isEqualTo(1);
         return t.get(0).path("token").asText();
     }
@@ -108,7 +112,9 @@ class NoSecretInClearProcessTest {
         env.put("XDG_CONFIG_HOME", tmp.resolve("config").toString());
         Process w = JavaProcess.start(Launcher.class, tmp.resolve(name + ".log"), env, "--data-dir", data().toString());
         windows.add(w);
-        desktop.waitUntil("the window is shown", () -> !desktop.visibleWindows("^leasesync$").isEmpty() || !w.isAlive());
+        desktop.waitUntil(
+                "the window is shown",
+                () -> !desktop.visibleWindows("^leasesync$").isEmpty() || !w.isAlive());
         assertThat(w.isAlive()).as(Files.readString(tmp.resolve(name + ".log"))).isTrue();
         desktop.waitUntil(name + " did its part", done);
         w.destroy();
@@ -119,8 +125,13 @@ class NoSecretInClearProcessTest {
     void afterAnAccountsWholeLifeNoFileAndNoOutputHoldsAPasswordOrASessionToken() throws Exception {
         String password = "pw-" + HexFormat.of().formatHex(SecureRandom.getSeed(12));
         Path serverDir = tmp.resolve("server");
-        CliProcess.Result add = CliProcess.run(tmp, "users-add", Map.of(), password + "\n",
-                List.of("users", "add", "erin", "--password-stdin", "--data-dir", serverDir.toString()), 120);
+        CliProcess.Result add = CliProcess.run(
+                tmp,
+                "users-add",
+                Map.of(),
+                password + "\n",
+                List.of("users", "add", "erin", "--password-stdin", "--data-dir", serverDir.toString()),
+                120);
         assertThat(add.code()).as(add.both()).isZero();
         serve = ServeOnPort.start(tmp, "serve", Map.of(), "--data-dir", serverDir.toString());
         String url = serve.url();
@@ -131,8 +142,15 @@ class NoSecretInClearProcessTest {
         client(null, "accounts");
         client(null, "edit", "--scope", "course_sync", "--id", "c1", "--payload", "{\"title\":\"Algebra\"}");
         client(null, "sync", "--scope", "course_sync");
-        client("{\"title\":\"Notes\",\"text\":\"long\"}", "edit", "--scope", "course_sync", "--id", "notes",
-                "--payload-file", "-");
+        client(
+                "{\"title\":\"Notes\",\"text\":\"long\"}",
+                "edit",
+                "--scope",
+                "course_sync",
+                "--id",
+                "notes",
+                "--payload-file",
+                "-");
         client(null, "sync", "--scope", "course_sync");
         serve.restart();
         client(null, "sync", "--scope", "message_sync");
@@ -164,18 +182,34 @@ class NoSecretInClearProcessTest {
                 files.put(tmp.relativize(f).toString(), Files.readAllBytes(f));
             }
         }
-        assertThat(files.keySet()).as("what was written, among the files read").contains(
-                "data/leasesync.mv.db", "data/accounts.json", "data/credentials/tokens.json",
-                "data/settings.json", "data/embedded-server.json", "data/embedded-server/leasesync-server.mv.db",
-                "server/leasesync-server.mv.db", "users-add.out", "users-add.err", "serve-1.err", "serve-2.out",
-                "client-0.out", "client-0.err", "window-signed-in.log", "window-demo.log");
-        assertThat(files.keySet()).as("the client's log files, named by day and number")
+        assertThat(files.keySet())
+                .as("what was written, among the files read")
+                .contains(
+                        "data/leasesync.mv.db",
+                        "data/accounts.json",
+                        "data/credentials/tokens.json",
+                        "data/settings.json",
+                        "data/embedded-server.json",
+                        "data/embedded-server/leasesync-server.mv.db",
+                        "server/leasesync-server.mv.db",
+                        "users-add.out",
+                        "users-add.err",
+                        "serve-1.err",
+                        "serve-2.out",
+                        "client-0.out",
+                        "client-0.err",
+                        "window-signed-in.log",
+                        "window-demo.log");
+        assertThat(files.keySet())
+                .as("the client's log files, named by day and number")
                 .anyMatch(name -> name.matches("data/logs/leasesync\\.\\d{4}-\\d{2}-\\d{2}\\.\\d+\\.log"));
 
         // The control: what the user wrote is in clear in both H2 files (not encrypted at rest, nor
         // compressed), so a token stored there would be found the same way.
         for (String db : List.of("data/leasesync.mv.db", "server/leasesync-server.mv.db")) {
-            assertThat(new String(files.get(db), StandardCharsets.ISO_8859_1)).as(db).contains("Algebra");
+            assertThat(new String(files.get(db), StandardCharsets.ISO_8859_1))
+                    .as(db)
+                    .contains("Algebra");
         }
 
         // Each secret as text and in the encodings a careless write would use: standard base64 of
@@ -196,13 +230,16 @@ class NoSecretInClearProcessTest {
                 }
             });
         }
-        assertThat(found).as("secrets in clear, by the files that hold them (of %d files)", files.size()).isEmpty();
+        assertThat(found)
+                .as("secrets in clear, by the files that hold them (of %d files)", files.size())
+                .isEmpty();
 
         // The demo: its accounts' tokens are kept for a second window on the same data dir, in that
         // one owner-only file; the embedded server itself holds only their hashes.
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data().resolve("embedded-server.json"))))
                 .isEqualTo("rw-------");
-        JsonNode demo = JSON.readTree(data().resolve("embedded-server.json").toFile()).path("tokens");
+        JsonNode demo =
+                JSON.readTree(data().resolve("embedded-server.json").toFile()).path("tokens");
         assertThat(demo.size()).isPositive();
         for (JsonNode t : demo) {
             List<String> holders = new ArrayList<>();
@@ -218,6 +255,7 @@ class NoSecretInClearProcessTest {
     private static void addForms(Map<String, byte[]> secrets, String what, byte[] utf8) {
         secrets.put(what, utf8);
         secrets.put(what + " (base64)", Base64.getEncoder().encode(utf8));
-        secrets.put(what + " (base64url)", Base64.getUrlEncoder().withoutPadding().encode(utf8));
+        secrets.put(
+                what + " (base64url)", Base64.getUrlEncoder().withoutPadding().encode(utf8));
     }
 }

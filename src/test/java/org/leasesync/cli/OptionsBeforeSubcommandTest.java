@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,9 +68,21 @@ class OptionsBeforeSubcommandTest {
 
     /** The top-level options each client subcommand takes too (the rest are refused before it). */
     static final Map<String, List<String>> SHARED = Map.of(
-            "sync", List.of("--allow-insecure-http", "--ca-file", "--call-timeout", "--connect-timeout", "--data-dir",
-                    "--db-open-timeout", "--lease-ttl", "--read-timeout", "--server", "--token", "--token-file",
-                    "--token-stdin", "--user"),
+            "sync",
+                    List.of(
+                            "--allow-insecure-http",
+                            "--ca-file",
+                            "--call-timeout",
+                            "--connect-timeout",
+                            "--data-dir",
+                            "--db-open-timeout",
+                            "--lease-ttl",
+                            "--read-timeout",
+                            "--server",
+                            "--token",
+                            "--token-file",
+                            "--token-stdin",
+                            "--user"),
             "edit", List.of("--data-dir", "--db-open-timeout", "--user"),
             "records", List.of("--data-dir", "--db-open-timeout", "--user"),
             "status", List.of("--data-dir", "--db-open-timeout"),
@@ -114,7 +125,11 @@ class OptionsBeforeSubcommandTest {
     static Object valueAfterParsing(List<String> args, String command, String option) {
         CommandLine cl = commandLine();
         cl.parseArgs(args.toArray(String[]::new));
-        return cl.getSubcommands().get(command).getCommandSpec().findOption(option).getValue();
+        return cl.getSubcommands()
+                .get(command)
+                .getCommandSpec()
+                .findOption(option)
+                .getValue();
     }
 
     /** Options without a value: given means true. */
@@ -158,12 +173,12 @@ class OptionsBeforeSubcommandTest {
         // and not the default: the value when the option is not given at all differs
         List<String> without = new ArrayList<>(args(command, option, false));
         without.subList(without.size() - given(option).size(), without.size()).clear();
-        if (!option.equals("--user") && !option.equals("--server")) {   // required: cannot be left out
+        if (!option.equals("--user") && !option.equals("--server")) { // required: cannot be left out
             assertThat(valueAfterParsing(without, command, option)).isNotEqualTo(expected);
         }
     }
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     Result run(List<String> args) {
         LoggingSetup.removeFileLogForTests();
@@ -183,41 +198,117 @@ class OptionsBeforeSubcommandTest {
     static Stream<Arguments> refusedBeforeTheSubcommand() {
         String[] syncArgs = {"--user", "alice", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t"};
         List<Arguments> cases = new ArrayList<>(List.of(
-                refused("--schedule-interval (written before 'sync') is not an option of 'sync': it is for the window only",
+                refused(
+                        "--schedule-interval (written before 'sync') is not an option of 'sync': it is for the window only",
                         concat(List.of("--schedule-interval", "1m", "sync"), syncArgs)),
-                refused("--foreground-min-interval (written before 'status') is not an option of 'status': it is for the "
-                        + "window only", "--foreground-min-interval", "1m", "status"),
-                refused("--server (written before 'status') is not an option of 'status'", "--server",
+                refused(
+                        "--foreground-min-interval (written before 'status') is not an option of 'status': it is for the "
+                                + "window only",
+                        "--foreground-min-interval",
+                        "1m",
+                        "status"),
+                refused(
+                        "--server (written before 'status') is not an option of 'status'", "--server",
                         "http://127.0.0.1:1", "status"),
-                refused("--lease-ttl (written before 'history') is not an option of 'history'", "--lease-ttl", "5s",
-                        "history", "--key", "alice|backup"),
-                refused("--token (written before 'records') is not an option of 'records'", "--token", "t", "records",
-                        "--user", "alice", "--scope", "backup"),
-                refused("--call-timeout (written before 'edit') is not an option of 'edit'", "--call-timeout", "5s",
-                        "edit", "--user", "alice", "--scope", "backup", "--id", "x", "--payload", "{}"),
-                refused("--data-dir is written before 'serve', which takes no options there: write 'serve' first, then "
-                        + "its own --data-dir", "--data-dir", "/tmp/x", "serve", "--port", "70000"),
-                refused("--lease-ttl is written before 'serve', which takes no options there: 'serve' has no --lease-ttl",
-                        "--lease-ttl", "5s", "serve", "--port", "70000"),
-                refused("--data-dir is written before 'help', which takes no options there", "--data-dir", "/tmp/x",
-                        "help", "status"),
-                refused("--data-dir is given twice, '/tmp/a' before 'status' and '/tmp/b' after it; give it once",
-                        "--data-dir", "/tmp/a", "status", "--data-dir", "/tmp/b"),
-                refused("--user is given twice, 'bob' before 'sync' and 'alice' after it",
+                refused(
+                        "--lease-ttl (written before 'history') is not an option of 'history'",
+                        "--lease-ttl",
+                        "5s",
+                        "history",
+                        "--key",
+                        "alice|backup"),
+                refused(
+                        "--token (written before 'records') is not an option of 'records'",
+                        "--token",
+                        "t",
+                        "records",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "backup"),
+                refused(
+                        "--call-timeout (written before 'edit') is not an option of 'edit'",
+                        "--call-timeout",
+                        "5s",
+                        "edit",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "backup",
+                        "--id",
+                        "x",
+                        "--payload",
+                        "{}"),
+                refused(
+                        "--data-dir is written before 'serve', which takes no options there: write 'serve' first, then "
+                                + "its own --data-dir",
+                        "--data-dir",
+                        "/tmp/x",
+                        "serve",
+                        "--port",
+                        "70000"),
+                refused(
+                        "--lease-ttl is written before 'serve', which takes no options there: 'serve' has no --lease-ttl",
+                        "--lease-ttl",
+                        "5s",
+                        "serve",
+                        "--port",
+                        "70000"),
+                refused(
+                        "--data-dir is written before 'help', which takes no options there",
+                        "--data-dir",
+                        "/tmp/x",
+                        "help",
+                        "status"),
+                refused(
+                        "--data-dir is given twice, '/tmp/a' before 'status' and '/tmp/b' after it; give it once",
+                        "--data-dir",
+                        "/tmp/a",
+                        "status",
+                        "--data-dir",
+                        "/tmp/b"),
+                refused(
+                        "--user is given twice, 'bob' before 'sync' and 'alice' after it",
                         concat(List.of("--user", "bob", "sync"), syncArgs)),
                 // the checks of the values the subcommand resolved run, wherever they were written
-                refused("--call-timeout (5s) must be shorter than 90% of --lease-ttl (1s)",
+                refused(
+                        "--call-timeout (5s) must be shorter than 90% of --lease-ttl (1s)",
                         concat(List.of("--lease-ttl", "1s", "--call-timeout", "5s", "sync"), syncArgs)),
-                refused("--call-timeout (5s) must be shorter than 90% of --lease-ttl (1s)",
-                        concat(List.of("--lease-ttl", "1s", "sync"), concat(List.of(syncArgs), "--call-timeout", "5s"))),
-                refused("--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s",
+                refused(
+                        "--call-timeout (5s) must be shorter than 90% of --lease-ttl (1s)",
+                        concat(
+                                List.of("--lease-ttl", "1s", "sync"),
+                                concat(List.of(syncArgs), "--call-timeout", "5s"))),
+                refused(
+                        "--lease-ttl (or LEASESYNC_LEASE_TTL) must be between 100ms and 1d, got 0s",
                         concat(List.of("--lease-ttl", "0s", "sync"), syncArgs)),
-                refused("--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 1ms",
-                        "--db-open-timeout", "1ms", "status"),
-                refused("invalid --server: 'ftp://x' is not an http:// or https:// URL",
-                        "--server", "ftp://x", "sync", "--user", "alice", "--scope", "backup", "--token", "t"),
-                refused("invalid --user: user id 'al ice' cannot be used with a sync server",
-                        "--user", "al ice", "sync", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t"),
+                refused(
+                        "--db-open-timeout (or LEASESYNC_DB_OPEN_TIMEOUT) must be between 200ms and 10m, got 1ms",
+                        "--db-open-timeout",
+                        "1ms",
+                        "status"),
+                refused(
+                        "invalid --server: 'ftp://x' is not an http:// or https:// URL",
+                        "--server",
+                        "ftp://x",
+                        "sync",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "backup",
+                        "--token",
+                        "t"),
+                refused(
+                        "invalid --user: user id 'al ice' cannot be used with a sync server",
+                        "--user",
+                        "al ice",
+                        "sync",
+                        "--scope",
+                        "backup",
+                        "--server",
+                        "http://127.0.0.1:1",
+                        "--token",
+                        "t"),
                 refused("'5x' is not a duration", "--read-timeout", "5x", "sync", "--user", "alice")));
         return cases.stream();
     }
@@ -230,8 +321,8 @@ class OptionsBeforeSubcommandTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusedBeforeTheSubcommand")
-    void anOptionASubcommandCannotTakeFromBeforeItIsAUsageErrorAndNothingIsTouched(String name, List<String> args,
-                                                                                  String message) throws IOException {
+    void anOptionASubcommandCannotTakeFromBeforeItIsAUsageErrorAndNothingIsTouched(
+            String name, List<String> args, String message) throws IOException {
         Path cwdData = tmp.resolve("data");
         List<String> withEnvDir = new ArrayList<>(args);
         Result r = run(withEnvDir);
@@ -275,16 +366,33 @@ class OptionsBeforeSubcommandTest {
     @Test
     void dataDirBeforeSyncReceivesTheRunAndTheDefaultDatabaseIsNeverCreated() throws Exception {
         Path dir = tmp.resolve("chosen");
-        CliProcess.Result sync = CliProcess.start(tmp, "sync", env(), List.of("--data-dir", dir.toString(),
-                "--connect-timeout", "300ms", "sync", "--user", "alice", "--scope", "backup",
-                "--server", "http://127.0.0.1:1", "--token", "t")).await(90);
+        CliProcess.Result sync = CliProcess.start(
+                        tmp,
+                        "sync",
+                        env(),
+                        List.of(
+                                "--data-dir",
+                                dir.toString(),
+                                "--connect-timeout",
+                                "300ms",
+                                "sync",
+                                "--user",
+                                "alice",
+                                "--scope",
+                                "backup",
+                                "--server",
+                                "http://127.0.0.1:1",
+                                "--token",
+                                "t"))
+                .await(90);
         assertThat(sync.code()).as(sync.both()).isEqualTo(1);
         assertThat(sync.out()).startsWith("alice|backup sync failed: cannot reach the sync server");
         assertThat(dir.resolve("leasesync.mv.db")).exists();
         assertThat(defaultDir()).as("the default data directory").doesNotExist();
 
-        CliProcess.Result status = CliProcess.start(tmp, "status", env(), List.of("status", "--json",
-                "--data-dir", dir.toString())).await(60);
+        CliProcess.Result status = CliProcess.start(
+                        tmp, "status", env(), List.of("status", "--json", "--data-dir", dir.toString()))
+                .await(60);
         assertThat(status.code()).as(status.both()).isZero();
         JsonNode json = new ObjectMapper().readTree(status.out());
         assertThat(json.get("lastRuns")).hasSize(1);
@@ -296,12 +404,32 @@ class OptionsBeforeSubcommandTest {
     @Test
     void leaseTtlAndCallTimeoutBeforeSyncAreValidatedLikeAfterIt() throws Exception {
         Path dir = tmp.resolve("chosen");
-        CliProcess.Result r = CliProcess.start(tmp, "sync", env(), List.of("--lease-ttl", "1s", "--call-timeout", "5s",
-                "sync", "--user", "alice", "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "t",
-                "--data-dir", dir.toString())).await(60);
+        CliProcess.Result r = CliProcess.start(
+                        tmp,
+                        "sync",
+                        env(),
+                        List.of(
+                                "--lease-ttl",
+                                "1s",
+                                "--call-timeout",
+                                "5s",
+                                "sync",
+                                "--user",
+                                "alice",
+                                "--scope",
+                                "backup",
+                                "--server",
+                                "http://127.0.0.1:1",
+                                "--token",
+                                "t",
+                                "--data-dir",
+                                dir.toString()))
+                .await(60);
         assertThat(r.code()).as(r.both()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("leasesync: --call-timeout (5s) must be shorter than 90% of --lease-ttl (1s), "
-                + "so that no request of a run outlives its lease\nTry 'leasesync sync --help' for the options.\n");
+        assertThat(r.err())
+                .isEqualTo(
+                        "leasesync: --call-timeout (5s) must be shorter than 90% of --lease-ttl (1s), "
+                                + "so that no request of a run outlives its lease\nTry 'leasesync sync --help' for the options.\n");
         assertThat(dir).doesNotExist();
         assertThat(defaultDir()).doesNotExist();
     }

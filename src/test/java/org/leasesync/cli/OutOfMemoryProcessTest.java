@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.lease.LeaseRecord;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
@@ -34,14 +34,18 @@ class OutOfMemoryProcessTest {
     void aRunOutOfMemoryEndsAsFailedReleasesItsLeaseAndTheProcessExitsWithALoggedLine() throws Exception {
         Path out = dir.resolve("child.txt");
         Process child = JavaProcess.start(OutOfMemoryRunMain.class, out, dir.toString());
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the process ended by itself").isTrue();
+        assertThat(child.waitFor(60, TimeUnit.SECONDS))
+                .as("the process ended by itself")
+                .isTrue();
         String output = Files.readString(out, StandardCharsets.UTF_8);
         assertThat(child.exitValue()).as(output).isEqualTo(ExitOnFatalError.EXIT_STATUS);
-        assertThat(output).contains("STARTED")
+        assertThat(output)
+                .contains("STARTED")
                 .contains("leasesync: stopping: out of memory (OutOfMemoryError: Java heap space) — the run was ended "
                         + "and its lease released; start leasesync again");
         String log = org.leasesync.testing.LogFiles.read(dir);
-        assertThat(log).contains("leasesync stops after a fatal error: out of memory (OutOfMemoryError: Java heap space)");
+        assertThat(log)
+                .contains("leasesync stops after a fatal error: out of memory (OutOfMemoryError: Java heap space)");
 
         try (LocalStore store = LocalStore.openFile(dir)) {
             LeaseRecord lease = store.leases().read(KEY).orElseThrow();

@@ -5,14 +5,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
-import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
-import org.leasesync.run.RetryPolicy;
+import org.leasesync.client.ExitOnFatalError;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.run.RetryPolicy;
+import org.leasesync.run.TaskSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.PullPage;
 import org.leasesync.sync.PushBatch;
@@ -32,12 +32,21 @@ public final class OutOfMemoryRunMain {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         LoggingSetup.addFileLog(dir);
-        ClientConfig config = new ClientConfig(dir, "http://127.0.0.1:9", Map.of("alice", "t"), Duration.ofSeconds(30),
-                new HttpSettings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(10)), SyncSettings.DEFAULT, RetryPolicy.NONE,
+        ClientConfig config = new ClientConfig(
+                dir,
+                "http://127.0.0.1:9",
+                Map.of("alice", "t"),
+                Duration.ofSeconds(30),
+                new HttpSettings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(10)),
+                SyncSettings.DEFAULT,
+                RetryPolicy.NONE,
                 TimeSource.system());
         ExitOnFatalError onFatal = ExitOnFatalError.forThisProcess();
-        ClientRuntime rt = ClientRuntime.open(config, LocalStore.openFile(dir), new ClientRuntime.Ports(
-                UnaryOperator.identity(), remote -> new Hungry(), UnaryOperator.identity()), onFatal);
+        ClientRuntime rt = ClientRuntime.open(
+                config,
+                LocalStore.openFile(dir),
+                new ClientRuntime.Ports(UnaryOperator.identity(), remote -> new Hungry(), UnaryOperator.identity()),
+                onFatal);
         onFatal.closing(rt);
         rt.coordinator().submit(TaskKey.of("alice", "course_sync"), TaskSource.MANUAL);
         System.out.println("STARTED");
@@ -49,8 +58,13 @@ public final class OutOfMemoryRunMain {
     /** A remote whose pull asks for more memory than the heap has. */
     static final class Hungry implements SyncRemote {
         @Override
-        public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit, long fencingToken,
-                             String runId) {
+        public PullPage pull(
+                TaskKey key,
+                Optional<String> cursor,
+                Optional<String> pushedPosition,
+                int limit,
+                long fencingToken,
+                String runId) {
             long max = Runtime.getRuntime().maxMemory();
             byte[] tooBig = new byte[(int) Math.min(Integer.MAX_VALUE - 16, max + (64L << 20))];
             throw new IllegalStateException("allocated " + tooBig.length + " bytes");

@@ -37,10 +37,11 @@ class OutboxCliTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
     Path dir;
 
-    record Result(int code, String out, String err) { }
+    record Result(int code, String out, String err) {}
 
     @BeforeEach
     void startServer() {
@@ -64,22 +65,32 @@ class OutboxCliTest {
     }
 
     Result edit(String... more) {
-        List<String> args = new java.util.ArrayList<>(List.of("edit", "--user", "alice", "--scope", "course_sync",
-                "--data-dir", dir.toString()));
+        List<String> args = new java.util.ArrayList<>(
+                List.of("edit", "--user", "alice", "--scope", "course_sync", "--data-dir", dir.toString()));
         args.addAll(List.of(more));
         return run(args.toArray(String[]::new));
     }
 
     Result sync(String... more) {
-        List<String> args = new java.util.ArrayList<>(List.of("sync", "--user", "alice", "--scope", "course_sync",
-                "--server", server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", dir.toString()));
+        List<String> args = new java.util.ArrayList<>(List.of(
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "course_sync",
+                "--server",
+                server.baseUrl(),
+                "--token",
+                server.tokenFor("alice"),
+                "--data-dir",
+                dir.toString()));
         args.addAll(List.of(more));
         return run(args.toArray(String[]::new));
     }
 
     Result outbox(String sub, String... more) {
-        List<String> args = new java.util.ArrayList<>(List.of("outbox", sub, "--user", "alice", "--scope", "course_sync",
-                "--data-dir", dir.toString()));
+        List<String> args = new java.util.ArrayList<>(
+                List.of("outbox", sub, "--user", "alice", "--scope", "course_sync", "--data-dir", dir.toString()));
         args.addAll(List.of(more));
         return run(args.toArray(String[]::new));
     }
@@ -94,25 +105,31 @@ class OutboxCliTest {
         Files.writeString(big, blob(6 * 1024 * 1024));
         Result r = edit("--id", "huge", "--payload-file", big.toString());
         assertThat(r.code()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("leasesync: --payload-file " + big + " is refused: its content has a string"
-                + " longer than 5,238,784 characters; a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
+        assertThat(r.err())
+                .contains(
+                        "leasesync: --payload-file " + big + " is refused: its content has a string"
+                                + " longer than 5,238,784 characters; a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(dir).as("refused before the data directory is touched").doesNotExist();
 
-        Result missing = edit("--id", "x", "--payload-file", tmp.resolve("nope.json").toString());
+        Result missing =
+                edit("--id", "x", "--payload-file", tmp.resolve("nope.json").toString());
         assertThat(missing.code()).isEqualTo(2);
         assertThat(missing.err()).contains("--payload-file " + tmp.resolve("nope.json") + ": no such file");
         Path array = Files.writeString(tmp.resolve("array.json"), "[1, 2]");
         assertThat(edit("--id", "x", "--payload-file", array.toString()).err())
                 .contains("--payload-file " + array + " must be a JSON object");
-        assertThat(edit("--id", "x", "--payload", "{}", "--payload-file", array.toString()).err())
+        assertThat(edit("--id", "x", "--payload", "{}", "--payload-file", array.toString())
+                        .err())
                 .contains("give exactly one of --payload JSON, --payload-file PATH or --delete");
     }
 
     @Test
     void largeContentComesFromAFileOrStandardInput() throws Exception {
-        Path file = Files.writeString(tmp.resolve("course.json"), "{\n  \"title\": \"Topology\",\n  \"notes\": \""
-                + "n".repeat(300_000) + "\"\n}\n");
-        assertThat(edit("--id", "from-file", "--payload-file", file.toString()).code()).isZero();
+        Path file = Files.writeString(
+                tmp.resolve("course.json"),
+                "{\n  \"title\": \"Topology\",\n  \"notes\": \"" + "n".repeat(300_000) + "\"\n}\n");
+        assertThat(edit("--id", "from-file", "--payload-file", file.toString()).code())
+                .isZero();
         InputStream stdin = System.in;
         try {
             System.setIn(new ByteArrayInputStream("{\"title\":\"piped\"}".getBytes(StandardCharsets.UTF_8)));
@@ -127,7 +144,8 @@ class OutboxCliTest {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             assertThat(edits.record(ALICE, "from-file").orElseThrow().payloadJson())
                     .startsWith("{\"title\":\"Topology\",\"notes\":\"nnn");
-            assertThat(edits.record(ALICE, "from-stdin").orElseThrow().payloadJson()).isEqualTo("{\"title\":\"piped\"}");
+            assertThat(edits.record(ALICE, "from-stdin").orElseThrow().payloadJson())
+                    .isEqualTo("{\"title\":\"piped\"}");
         }
     }
 
@@ -135,13 +153,16 @@ class OutboxCliTest {
     void anEditTheServerRefusesIsSetAsideShownWithWhyAndCanBeDiscarded() throws Exception {
         String big;
         try (LocalStore store = LocalStore.openFile(dir)) {
-            big = insertRaw(store, "huge", blob(5 * 1024 * 1024));   // as an older version let it in
+            big = insertRaw(store, "huge", blob(5 * 1024 * 1024)); // as an older version let it in
         }
-        assertThat(edit("--id", "course-9", "--payload", "{\"title\":\"Topology\"}").code()).isZero();
+        assertThat(edit("--id", "course-9", "--payload", "{\"title\":\"Topology\"}")
+                        .code())
+                .isZero();
 
         Result synced = sync();
         assertThat(synced.code()).as(synced.err()).isZero();
-        assertThat(synced.out()).contains("alice|course_sync synced")
+        assertThat(synced.out())
+                .contains("alice|course_sync synced")
                 .contains("1 local edit of alice|course_sync was refused by the sync server for good and set aside "
                         + "(the others were pushed): see `leasesync outbox list`");
         Result again = sync("--json");
@@ -151,11 +172,19 @@ class OutboxCliTest {
 
         Result list = outbox("list");
         assertThat(list.code()).isZero();
-        assertThat(list.out()).contains("alice|course_sync: 1 outbox entry, 1 set aside", big, "huge", "rejected",
-                "the edit of record 'huge' cannot be sent: its content is 5,242,891 bytes; a record may have at most"
-                        + " 5,238,784 bytes (5 MiB less 4 KiB)", "leasesync outbox discard --user alice "
-                        + "--scope course_sync --data-dir " + dir + " CHANGE");
-        JsonNode listed = new ObjectMapper().readTree(outbox("list", "--json").out()).path("outbox").get(0);
+        assertThat(list.out())
+                .contains(
+                        "alice|course_sync: 1 outbox entry, 1 set aside",
+                        big,
+                        "huge",
+                        "rejected",
+                        "the edit of record 'huge' cannot be sent: its content is 5,242,891 bytes; a record may have at most"
+                                + " 5,238,784 bytes (5 MiB less 4 KiB)",
+                        "leasesync outbox discard --user alice " + "--scope course_sync --data-dir " + dir + " CHANGE");
+        JsonNode listed = new ObjectMapper()
+                .readTree(outbox("list", "--json").out())
+                .path("outbox")
+                .get(0);
         assertThat(listed.path("changeId").asText()).isEqualTo(big);
         assertThat(listed.path("state").asText()).isEqualTo("rejected");
         assertThat(listed.path("setAside").asBoolean()).isTrue();
@@ -183,8 +212,12 @@ class OutboxCliTest {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             pending = edits.outbox(ALICE).get(0).changeId();
             damaged = insertRaw(store, "mine-2", "{\"b\":2}");
-            store.database().transaction("damage", c -> c.createStatement()
-                    .executeUpdate("UPDATE outbox SET state = 'sending' WHERE change_id = '" + damaged + "'"));
+            store.database()
+                    .transaction(
+                            "damage",
+                            c -> c.createStatement()
+                                    .executeUpdate(
+                                            "UPDATE outbox SET state = 'sending' WHERE change_id = '" + damaged + "'"));
         }
         Result r = outbox("discard", pending);
         assertThat(r.code()).isEqualTo(1);

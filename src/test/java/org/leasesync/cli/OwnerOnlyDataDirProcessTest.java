@@ -38,6 +38,7 @@ class OwnerOnlyDataDirProcessTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
 
     @BeforeEach
@@ -75,25 +76,35 @@ class OwnerOnlyDataDirProcessTest {
         Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rw-r--r--"));
         Path control = tmp.resolve("umask-control");
 
-        CliProcess.Result first = CliProcess.startUnderUmask(tmp, "sync-1", "022", control, sync(data)).await(120);
+        CliProcess.Result first = CliProcess.startUnderUmask(tmp, "sync-1", "022", control, sync(data))
+                .await(120);
 
         assertThat(first.code()).as(first.both()).isZero();
         assertThat(perms(control)).as("the child ran under umask 022").isEqualTo("rw-r--r--");
-        assertThat(names(data)).as("what the sync wrote")
-                .contains("leasesync.mv.db", "leasesync.lock.owner", "logs", "settings.json", "accounts.json",
+        assertThat(names(data))
+                .as("what the sync wrote")
+                .contains(
+                        "leasesync.mv.db",
+                        "leasesync.lock.owner",
+                        "logs",
+                        "settings.json",
+                        "accounts.json",
                         "credentials");
         assertThat(Files.readString(oldLog)).as("tightened, not replaced").startsWith("an earlier run\n");
         assertThat(perms(own)).as("the user's own file").isEqualTo("rw-r--r--");
         Files.delete(own);
-        assertThat(OtherAccount.notOwnerOnly(data)).as("entries that are not 0700 / 0600 after the first sync")
+        assertThat(OtherAccount.notOwnerOnly(data))
+                .as("entries that are not 0700 / 0600 after the first sync")
                 .isEmpty();
 
         // Everything loosened again, as the version before this one left a data directory.
         loosen(data);
-        CliProcess.Result second = CliProcess.startUnderUmask(tmp, "sync-2", "022", control, sync(data)).await(120);
+        CliProcess.Result second = CliProcess.startUnderUmask(tmp, "sync-2", "022", control, sync(data))
+                .await(120);
 
         assertThat(second.code()).as(second.both()).isZero();
-        assertThat(OtherAccount.notOwnerOnly(data)).as("entries that are not 0700 / 0600 after the second sync")
+        assertThat(OtherAccount.notOwnerOnly(data))
+                .as("entries that are not 0700 / 0600 after the second sync")
                 .isEmpty();
     }
 
@@ -106,7 +117,8 @@ class OwnerOnlyDataDirProcessTest {
         CliProcess.Result r = CliProcess.start(tmp, "sync-theirs", sync(data)).await(120);
 
         assertThat(r.code()).as(r.both()).isEqualTo(2);
-        assertThat(r.err()).as(r.both())
+        assertThat(r.err())
+                .as(r.both())
                 .contains("the data directory " + data + " belongs to nobody, not to you (root)")
                 .contains("Choose another one with --data-dir or LEASESYNC_DATA_DIR")
                 .contains("chown -R root " + data);
@@ -116,12 +128,15 @@ class OwnerOnlyDataDirProcessTest {
 
         // A read-only command on another account's database is refused too, before H2 writes there.
         Path filled = Files.createDirectory(tmp.resolve("filled"));
-        assertThat(CliProcess.start(tmp, "sync-filled", sync(filled)).await(120).code()).isZero();
+        assertThat(CliProcess.start(tmp, "sync-filled", sync(filled)).await(120).code())
+                .isZero();
         chownTree(filled);
-        CliProcess.Result status = CliProcess.start(tmp, "status-theirs", List.of("status", "--data-dir",
-                filled.toString())).await(120);
+        CliProcess.Result status = CliProcess.start(
+                        tmp, "status-theirs", List.of("status", "--data-dir", filled.toString()))
+                .await(120);
         assertThat(status.code()).as(status.both()).isNotZero();
-        assertThat(status.err()).as(status.both())
+        assertThat(status.err())
+                .as(status.both())
                 .contains("the data directory " + filled + " belongs to nobody, not to you (root)");
         assertThat(Files.getOwner(filled.resolve("leasesync.mv.db")).getName()).isEqualTo("nobody");
         assertThat(names(filled)).doesNotContain("leasesync.lock.db");
@@ -147,15 +162,24 @@ class OwnerOnlyDataDirProcessTest {
             String address = lock.getProperty("server");
             String port = address.substring(address.lastIndexOf(':') + 1);
             String key = lock.getProperty("id");
-            assertThat(OtherAccount.notOwnerOnly(data)).as("while a process hosts the database").isEmpty();
+            assertThat(OtherAccount.notOwnerOnly(data))
+                    .as("while a process hosts the database")
+                    .isEmpty();
 
-            OtherAccount.Result attack = OtherAccount.runAsNobody(List.of(java(), "-XX:-UsePerfData", "-cp",
-                    probe.resolve("h2.jar") + JavaProcess.separator() + probe, OtherAccountProbe.class.getName(),
-                    data.toString(), port, key));
+            OtherAccount.Result attack = OtherAccount.runAsNobody(List.of(
+                    java(),
+                    "-XX:-UsePerfData",
+                    "-cp",
+                    probe.resolve("h2.jar") + JavaProcess.separator() + probe,
+                    OtherAccountProbe.class.getName(),
+                    data.toString(),
+                    port,
+                    key));
 
             String out = attack.output();
             assertThat(attack.code()).as(out).isZero();
-            assertThat(out).as("what nobody could do")
+            assertThat(out)
+                    .as("what nobody could do")
                     .contains("read-lock-file: refused AccessDeniedException")
                     .contains("list-data-dir: refused AccessDeniedException")
                     .contains("read-database-file: refused AccessDeniedException")
@@ -166,9 +190,12 @@ class OwnerOnlyDataDirProcessTest {
                     // credential H2 asks for, so the lock file that holds it must stay unreadable.
                     .contains("tcp-with-the-key: ok connected");
 
-            CliProcess.Result owners = CliProcess.start(tmp, "status-owner", List.of("status", "--data-dir",
-                    data.toString())).await(120);
-            assertThat(owners.code()).as("the owner's second process shares the database: " + owners.both()).isZero();
+            CliProcess.Result owners = CliProcess.start(
+                            tmp, "status-owner", List.of("status", "--data-dir", data.toString()))
+                    .await(120);
+            assertThat(owners.code())
+                    .as("the owner's second process shares the database: " + owners.both())
+                    .isZero();
             assertThat(owners.out()).contains("data directory: " + data);
         } finally {
             host.getOutputStream().close();
@@ -179,27 +206,46 @@ class OwnerOnlyDataDirProcessTest {
     }
 
     private List<String> sync(Path data) {
-        return List.of("sync", "--user", "alice", "--scope", "course_sync", "--server", server.baseUrl(),
-                "--token", server.tokenFor("alice"), "--data-dir", data.toString());
+        return List.of(
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "course_sync",
+                "--server",
+                server.baseUrl(),
+                "--token",
+                server.tokenFor("alice"),
+                "--data-dir",
+                data.toString());
     }
 
     /** The probe's classes and H2's jar, copied where nobody can read them (the build tree is root's). */
     private Path probeClassPath() throws Exception {
         Path probe = Files.createDirectory(tmp.resolve("probe"));
-        Path h2 = Path.of(org.h2.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path h2 = Path.of(org.h2.Driver.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Files.copy(h2, probe.resolve("h2.jar"));
-        Path classes = Path.of(OtherAccountProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(OtherAccountProbe.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path pkg = Path.of(OtherAccountProbe.class.getPackageName().replace('.', '/'));
         Files.createDirectories(probe.resolve(pkg));
         try (Stream<Path> files = Files.list(classes.resolve(pkg))) {
-            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("OtherAccountProbe")).toList()) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("OtherAccountProbe"))
+                    .toList()) {
                 Files.copy(f, probe.resolve(pkg).resolve(f.getFileName()));
             }
         }
         try (Stream<Path> all = Files.walk(probe)) {
             for (Path p : all.toList()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x"
-                        : "rw-r--r--"));
+                Files.setPosixFilePermissions(
+                        p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
             }
         }
         return probe;
@@ -226,8 +272,8 @@ class OwnerOnlyDataDirProcessTest {
     private static void loosen(Path root) throws IOException {
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.filter(p -> !Files.isSymbolicLink(p)).toList()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x"
-                        : "rw-r--r--"));
+                Files.setPosixFilePermissions(
+                        p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
             }
         }
     }

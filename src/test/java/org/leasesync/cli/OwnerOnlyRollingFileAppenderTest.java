@@ -43,7 +43,8 @@ class OwnerOnlyRollingFileAppenderTest {
         policy.setContext(ctx);
         policy.setParent(file);
         // A new period every second, so the test sees a rollover soon (Logback checks the size at most once a minute).
-        policy.setFileNamePattern(logs.resolve("leasesync.%d{yyyy-MM-dd_HH-mm-ss}.%i.log.gz").toString());
+        policy.setFileNamePattern(
+                logs.resolve("leasesync.%d{yyyy-MM-dd_HH-mm-ss}.%i.log.gz").toString());
         policy.setMaxFileSize(FileSize.valueOf("10MB"));
         policy.start();
         file.setRollingPolicy(policy);
@@ -67,13 +68,16 @@ class OwnerOnlyRollingFileAppenderTest {
             ctx.getLogger("test").info("after the rollover");
 
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && !(names(logs).stream().anyMatch(n -> n.endsWith(".gz"))
-                    && names(logs).stream().noneMatch(n -> n.endsWith(".tmp"))
-                    && OtherAccount.notOwnerOnly(logs).isEmpty())) {
+            while (System.nanoTime() < deadline
+                    && !(names(logs).stream().anyMatch(n -> n.endsWith(".gz"))
+                            && names(logs).stream().noneMatch(n -> n.endsWith(".tmp"))
+                            && OtherAccount.notOwnerOnly(logs).isEmpty())) {
                 Thread.sleep(50);
             }
             assertThat(names(logs)).anyMatch(n -> n.endsWith(".log.gz"));
-            assertThat(OtherAccount.notOwnerOnly(logs)).as("the archive once compressed, and the new file").isEmpty();
+            assertThat(OtherAccount.notOwnerOnly(logs))
+                    .as("the archive once compressed, and the new file")
+                    .isEmpty();
         } finally {
             ctx.stop();
         }

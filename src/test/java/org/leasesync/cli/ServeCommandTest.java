@@ -27,8 +27,7 @@ import picocli.CommandLine;
 @PostgresTest
 class ServeCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run run(String... args) {
         return runWith(Map.of(), args);
@@ -45,25 +44,28 @@ class ServeCommandTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "--port=abc             | '--port'",
-            "--port=70000           | 70000",
-            "--seed=lots            | 'lots'",
-            "--fault=explode=1      | explode=1",
-            "--key-retention=soon   | 'soon'",
-            "--key-retention=0s     | keyRetention",
-            "--jobs=maybe           | --jobs must be on or off but was 'maybe'",
-            "--job-interval=vacuum=1m | unknown job 'vacuum'; known jobs: expire-idempotency-keys, prune-audit",
-            "--job-interval=prune-audit | expected NAME=DURATION or NAME=off but was 'prune-audit'",
-            "--job-interval=prune-audit=10ms | the interval of job prune-audit must be between 100ms and 30d (or off)",
-            "--job-interval=prune-audit=often | 'often' is not a duration",
-            "--job-lease-ttl=50ms   | job lease TTL: lease TTL must be between 100ms and 1 day",
-            "--audit-retention=0s   | audit retention must be positive",
-            "--tombstone-retention=0s | tombstone retention must be positive",
-            "--session-idle=0s      | sessionIdle must be positive",
-            "--session-idle=later   | 'later'",
-            "--tls-cert=/nonexistent/cert.pem | --tls-cert needs --tls-key",
-            "--no-such-option       | --no-such-option"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--port=abc             | '--port'",
+                "--port=70000           | 70000",
+                "--seed=lots            | 'lots'",
+                "--fault=explode=1      | explode=1",
+                "--key-retention=soon   | 'soon'",
+                "--key-retention=0s     | keyRetention",
+                "--jobs=maybe           | --jobs must be on or off but was 'maybe'",
+                "--job-interval=vacuum=1m | unknown job 'vacuum'; known jobs: expire-idempotency-keys, prune-audit",
+                "--job-interval=prune-audit | expected NAME=DURATION or NAME=off but was 'prune-audit'",
+                "--job-interval=prune-audit=10ms | the interval of job prune-audit must be between 100ms and 30d (or off)",
+                "--job-interval=prune-audit=often | 'often' is not a duration",
+                "--job-lease-ttl=50ms   | job lease TTL: lease TTL must be between 100ms and 1 day",
+                "--audit-retention=0s   | audit retention must be positive",
+                "--tombstone-retention=0s | tombstone retention must be positive",
+                "--session-idle=0s      | sessionIdle must be positive",
+                "--session-idle=later   | 'later'",
+                "--tls-cert=/nonexistent/cert.pem | --tls-cert needs --tls-key",
+                "--no-such-option       | --no-such-option"
+            })
     void badOptionsAreAUsageErrorWithExitCode2(String arg, String expected) {
         Run r = run(arg);
 
@@ -80,7 +82,8 @@ class ServeCommandTest {
         cmd.setOut(new PrintWriter(out, true));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--fault", "throttle=0"));
+            Future<Integer> exit =
+                    pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--fault", "throttle=0"));
             awaitOutput(out, "token admin ", exit);
             List<String> lines = out.toString().lines().toList();
             assertThat(lines).hasSize(7);
@@ -94,16 +97,21 @@ class ServeCommandTest {
 
             String baseUrl = lines.get(0).substring("listening on ".length());
             String aliceToken = lines.get(4).split(" ")[2];
-            HttpResponse<String> pull = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
-                            .header("Authorization", "Bearer " + aliceToken).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> pull = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
+                                    .header("Authorization", "Bearer " + aliceToken)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(pull.statusCode()).isEqualTo(200);
             assertThat(pull.body()).contains("Linear Algebra");
-            HttpResponse<String> signIn = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions")).POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"user\":\"bob\",\"password\":\"" + lines.get(2).split(" ")[2] + "\"}")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> signIn = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions"))
+                                    .POST(HttpRequest.BodyPublishers.ofString("{\"user\":\"bob\",\"password\":\""
+                                            + lines.get(2).split(" ")[2] + "\"}"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(signIn.statusCode()).as(signIn.body()).isEqualTo(201);
 
             serve.stop();
@@ -128,11 +136,17 @@ class ServeCommandTest {
             String aliceToken = lines.get(4).split(" ")[2];
             String adminToken = lines.get(6).split(" ")[2];
             HttpClient http = HttpClient.newHttpClient();
-            http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
-                    .header("Authorization", "Bearer " + aliceToken).build(), HttpResponse.BodyHandlers.ofString());
+            http.send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/users/alice/scopes/course_sync/changes"))
+                            .header("Authorization", "Bearer " + aliceToken)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
 
-            HttpResponse<String> audit = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/admin/audit"))
-                    .header("Authorization", "Bearer " + adminToken).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> audit = http.send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/v1/admin/audit"))
+                            .header("Authorization", "Bearer " + adminToken)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
 
             assertThat(audit.statusCode()).isEqualTo(200);
             assertThat(audit.body()).contains("\"op\":\"pull\"").contains("\"pathUser\":\"alice\"");
@@ -144,14 +158,17 @@ class ServeCommandTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "--db=jdbc:postgresql://127.0.0.1:1/x --data-dir=/tmp/x | exclude each other",
-            "--db=jdbc:mysql://127.0.0.1/x                           | jdbc:postgresql://HOST:PORT/DATABASE",
-            "--db=jdbc:postgresql://127.0.0.1:1/x?password=secret    | password",
-            "--db=jdbc:postgresql://127.0.0.1:1/x --db-pool-size=0   | pool size must be 1..200 but was 0",
-            "--db-pool-size=5                                         | --db-pool-size needs --db",
-            "--db-password-file=/tmp/pw                               | --db-password-file needs --db",
-            "--db=jdbc:postgresql://127.0.0.1:1/x --db-password-file=/nonexistent/pw | /nonexistent/pw"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--db=jdbc:postgresql://127.0.0.1:1/x --data-dir=/tmp/x | exclude each other",
+                "--db=jdbc:mysql://127.0.0.1/x                           | jdbc:postgresql://HOST:PORT/DATABASE",
+                "--db=jdbc:postgresql://127.0.0.1:1/x?password=secret    | password",
+                "--db=jdbc:postgresql://127.0.0.1:1/x --db-pool-size=0   | pool size must be 1..200 but was 0",
+                "--db-pool-size=5                                         | --db-pool-size needs --db",
+                "--db-password-file=/tmp/pw                               | --db-password-file needs --db",
+                "--db=jdbc:postgresql://127.0.0.1:1/x --db-password-file=/nonexistent/pw | /nonexistent/pw"
+            })
     void badDatabaseOptionsAreAUsageErrorWithExitCode2(String args, String expected) {
         Run r = runWith(Map.of("LEASESYNC_DB_USER", "sync"), args.trim().split("\\s+"));
 
@@ -165,13 +182,20 @@ class ServeCommandTest {
         Path pw = Files.writeString(dir.resolve("pw"), "from-file\n");
 
         Run noUser = runWith(Map.of(), "--db", "jdbc:postgresql://127.0.0.1:1/x");
-        Run twice = runWith(Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD", "from-env"),
-                "--db", "jdbc:postgresql://127.0.0.1:1/x", "--db-password-file", pw.toString());
+        Run twice = runWith(
+                Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD", "from-env"),
+                "--db",
+                "jdbc:postgresql://127.0.0.1:1/x",
+                "--db-password-file",
+                pw.toString());
 
         assertThat(noUser.exitCode()).isEqualTo(2);
         assertThat(noUser.err()).contains("LEASESYNC_DB_USER");
         assertThat(twice.exitCode()).isEqualTo(2);
-        assertThat(twice.err()).contains("given twice").doesNotContain("from-env").doesNotContain("from-file");
+        assertThat(twice.err())
+                .contains("given twice")
+                .doesNotContain("from-env")
+                .doesNotContain("from-file");
     }
 
     @Test
@@ -182,15 +206,22 @@ class ServeCommandTest {
         }
         Path pw = Files.writeString(dir.resolve("pw"), "s3cret-from-file\n");
 
-        Run r = runWith(Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD_FILE", pw.toString()),
-                "--port", "0", "--db", "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync");
+        Run r = runWith(
+                Map.of("LEASESYNC_DB_USER", "sync", "LEASESYNC_DB_PASSWORD_FILE", pw.toString()),
+                "--port",
+                "0",
+                "--db",
+                "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync");
 
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
-                .startsWith("serve: cannot start the server: cannot connect to the server database PostgreSQL "
-                        + "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync as sync")
-                .doesNotContain("s3cret").doesNotContain("\tat "));
+        assertThat(r.err().lines().toList())
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .startsWith("serve: cannot start the server: cannot connect to the server database PostgreSQL "
+                                + "jdbc:postgresql://127.0.0.1:" + closedPort + "/sync as sync")
+                        .doesNotContain("s3cret")
+                        .doesNotContain("\tat "));
     }
 
     @Test
@@ -204,17 +235,21 @@ class ServeCommandTest {
         cmd.setErr(new PrintWriter(err, true));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = pool.submit(() -> cmd.execute("--port", "0", "--seed", "demo", "--db", db.jdbcUrl(),
-                    "--db-pool-size", "2"));
+            Future<Integer> exit = pool.submit(
+                    () -> cmd.execute("--port", "0", "--seed", "demo", "--db", db.jdbcUrl(), "--db-pool-size", "2"));
             awaitOutput(out, "token admin ", exit);
             List<String> lines = out.toString().lines().toList();
             assertThat(lines).hasSize(7);
             String baseUrl = lines.get(0).substring("listening on ".length());
-            HttpResponse<String> health = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(baseUrl + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> health = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(baseUrl + "/health"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);
             assertThat(health.body()).contains("\"database\":\"postgresql\"");
-            assertThat(err.toString()).startsWith("serve: instance ")
+            assertThat(err.toString())
+                    .startsWith("serve: instance ")
                     .contains("on PostgreSQL " + db.jdbcUrl().replaceAll("\\?.*", "") + " as " + Postgres.USER);
             serve.stop();
             assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
@@ -261,8 +296,8 @@ class ServeCommandTest {
         long hang = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (!out.toString().contains(marker)) {
             if (exit.isDone()) {
-                throw new AssertionError("serve ended (" + exit.get() + ") before printing " + marker.strip()
-                        + "; it printed: " + out);
+                throw new AssertionError(
+                        "serve ended (" + exit.get() + ") before printing " + marker.strip() + "; it printed: " + out);
             }
             if (System.nanoTime() > hang) {
                 throw new AssertionError("serve printed no " + marker.strip() + " in 3 minutes; it printed: " + out);

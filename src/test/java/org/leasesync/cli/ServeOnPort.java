@@ -72,7 +72,8 @@ final class ServeOnPort implements AutoCloseable {
             String text = Files.exists(out) ? Files.readString(out) : "";
             int at = text.indexOf("listening on ");
             if (at >= 0 && text.indexOf('\n', at) > 0) {
-                url = text.substring(at + "listening on ".length(), text.indexOf('\n', at)).strip() + "/";
+                url = text.substring(at + "listening on ".length(), text.indexOf('\n', at))
+                                .strip() + "/";
                 return;
             }
             if (!running.process.isAlive()) {

@@ -45,13 +45,21 @@ class ServerFilesProcessTest {
     }
 
     private String serve(Path dataDir, String name) throws Exception {
-        CliProcess serve = CliProcess.start(tmp, name, java.util.Map.of(),
-                List.of("serve", "--port", "0", "--data-dir", dataDir.toString()), "000");
+        CliProcess serve = CliProcess.start(
+                tmp,
+                name,
+                java.util.Map.of(),
+                List.of("serve", "--port", "0", "--data-dir", dataDir.toString()),
+                "000");
         started.add(serve.process);
         Path out = tmp.resolve(name + ".out");
-        SignalStopProcessTest.waitUntil("serve listens", 90, () -> SignalStopProcessTest.read(out).contains("listening on ")
-                || !serve.process.isAlive());
-        assertThat(serve.process.isAlive()).as(SignalStopProcessTest.read(tmp.resolve(name + ".err"))).isTrue();
+        SignalStopProcessTest.waitUntil(
+                "serve listens",
+                90,
+                () -> SignalStopProcessTest.read(out).contains("listening on ") || !serve.process.isAlive());
+        assertThat(serve.process.isAlive())
+                .as(SignalStopProcessTest.read(tmp.resolve(name + ".err")))
+                .isTrue();
         return SignalStopProcessTest.read(out).lines().findFirst().orElseThrow().substring("listening on ".length());
     }
 
@@ -72,8 +80,8 @@ class ServerFilesProcessTest {
     void aNewDataDirAndAnExistingOneAreOwnerOnlyWhateverTheUmask() throws Exception {
         Path fresh = tmp.resolve("new/parent/server");
         serve(fresh, "fresh");
-        SignalStopProcessTest.waitUntil("the database file exists", 30,
-                () -> Files.exists(fresh.resolve("leasesync-server.mv.db")));
+        SignalStopProcessTest.waitUntil(
+                "the database file exists", 30, () -> Files.exists(fresh.resolve("leasesync-server.mv.db")));
         allOwnerOnly(fresh);
         assertThat(perms(fresh.getParent())).isEqualTo("rwx------");
         started.get(0).destroy();
@@ -91,14 +99,22 @@ class ServerFilesProcessTest {
     @Test
     void aDataDirOfAnotherUserIsRefused() throws Exception {
         Path theirs = Files.createDirectories(tmp.resolve("theirs"));
-        Process chown = new ProcessBuilder("chown", "65534:65534", theirs.toString()).inheritIO().start();
-        assertThat(chown.waitFor()).as("chown needs root, as the tests run here").isZero();
+        Process chown = new ProcessBuilder("chown", "65534:65534", theirs.toString())
+                .inheritIO()
+                .start();
+        assertThat(chown.waitFor())
+                .as("chown needs root, as the tests run here")
+                .isZero();
 
-        CliProcess serve = CliProcess.start(tmp, "theirs", List.of("serve", "--port", "0", "--data-dir", theirs.toString()));
+        CliProcess serve =
+                CliProcess.start(tmp, "theirs", List.of("serve", "--port", "0", "--data-dir", theirs.toString()));
         CliProcess.Result r = serve.await(90);
 
         assertThat(r.code()).as(r.both()).isEqualTo(1);
-        assertThat(r.err()).contains("belongs to another user").contains("uid 65534").contains(theirs.toString());
+        assertThat(r.err())
+                .contains("belongs to another user")
+                .contains("uid 65534")
+                .contains(theirs.toString());
         assertThat(r.out()).isEmpty();
         try (Stream<Path> files = Files.list(theirs)) {
             assertThat(files.toList()).as("nothing written there").isEmpty();
@@ -109,8 +125,8 @@ class ServerFilesProcessTest {
     void noFileTheServerWritesHoldsAPasswordOrASessionTokenInClear() throws Exception {
         Path data = tmp.resolve("server");
         String password = "pw-" + HexFormat.of().formatHex(SecureRandom.getSeed(12));
-        CliProcess add = CliProcess.start(tmp, "add", List.of("users", "add", "erin", "--password-stdin", "--data-dir",
-                data.toString()));
+        CliProcess add = CliProcess.start(
+                tmp, "add", List.of("users", "add", "erin", "--password-stdin", "--data-dir", data.toString()));
         try (OutputStream in = add.process.getOutputStream()) {
             in.write((password + "\n").getBytes(StandardCharsets.UTF_8));
         }
@@ -120,21 +136,34 @@ class ServerFilesProcessTest {
         List<String> tokens = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             String body = "{\"user\":\"erin\",\"password\":\"" + password + "\",\"device\":\"dev-" + i + "\"}";
-            try (Response r = UsersCliProcessTest.HTTP.newCall(new Request.Builder().url(url + "/v1/sessions")
-                    .post(RequestBody.create(body, MediaType.get("application/json"))).build()).execute()) {
+            try (Response r = UsersCliProcessTest.HTTP
+                    .newCall(new Request.Builder()
+                            .url(url + "/v1/sessions")
+                            .post(RequestBody.create(body, MediaType.get("application/json")))
+                            .build())
+                    .execute()) {
                 String answer = r.body().string();
                 assertThat(r.code()).as(answer).isEqualTo(201);
                 tokens.add(answer.replaceAll(".*\"token\":\"([^\"]+)\".*", "$1"));
             }
         }
         for (String path : List.of("/v1/users/erin/scopes/backup/changes", "/v1/sessions", "/v1/admin/stats")) {
-            try (Response r = UsersCliProcessTest.HTTP.newCall(new Request.Builder().url(url + path)
-                    .header("Authorization", "Bearer " + tokens.get(0)).build()).execute()) {
+            try (Response r = UsersCliProcessTest.HTTP
+                    .newCall(new Request.Builder()
+                            .url(url + path)
+                            .header("Authorization", "Bearer " + tokens.get(0))
+                            .build())
+                    .execute()) {
                 r.body().string();
             }
         }
-        try (Response r = UsersCliProcessTest.HTTP.newCall(new Request.Builder().url(url + "/v1/sessions/current")
-                .header("Authorization", "Bearer " + tokens.get(1)).delete().build()).execute()) {
+        try (Response r = UsersCliProcessTest.HTTP
+                .newCall(new Request.Builder()
+                        .url(url + "/v1/sessions/current")
+                        .header("Authorization", "Bearer " + tokens.get(1))
+                        .delete()
+                        .build())
+                .execute()) {
             assertThat(r.code()).isEqualTo(204);
         }
         CliProcess.Result wrong = CliProcess.start(tmp, "list", List.of("users", "list", "--data-dir", data.toString()))
@@ -142,8 +171,9 @@ class ServerFilesProcessTest {
         assertThat(wrong.code()).isEqualTo(1);
         started.get(0).destroy();
         assertThat(started.get(0).waitFor(30, TimeUnit.SECONDS)).isTrue();
-        CliProcess.Result sessions = CliProcess.start(tmp, "sessions",
-                List.of("users", "sessions", "erin", "--json", "--data-dir", data.toString())).await(120);
+        CliProcess.Result sessions = CliProcess.start(
+                        tmp, "sessions", List.of("users", "sessions", "erin", "--json", "--data-dir", data.toString()))
+                .await(120);
         assertThat(sessions.out()).contains("dev-0");
 
         List<Path> written;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +30,7 @@ class ServerListSyncProcessTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
     Path data;
 
@@ -52,8 +52,22 @@ class ServerListSyncProcessTest {
     }
 
     CliProcess.Result sync(String name, String servers) throws Exception {
-        return CliProcess.start(tmp, name, List.of("sync", "--user", "alice", "--scope", "course_sync", "--server",
-                servers, "--token", server.tokenFor("alice"), "--data-dir", data.toString())).await(90);
+        return CliProcess.start(
+                        tmp,
+                        name,
+                        List.of(
+                                "sync",
+                                "--user",
+                                "alice",
+                                "--scope",
+                                "course_sync",
+                                "--server",
+                                servers,
+                                "--token",
+                                server.tokenFor("alice"),
+                                "--data-dir",
+                                data.toString()))
+                .await(90);
     }
 
     @Test
@@ -72,8 +86,11 @@ class ServerListSyncProcessTest {
 
         assertThat(r.code()).as(r.both()).isZero();
         assertThat(r.out()).contains("alice|course_sync synced");
-        assertThat(server.stats().appliedByChangeId()).isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of(changeId, 1)));
-        assertThat(server.stats().pushes()).as("the push was confirmed by querying its key, not resent").isEqualTo(1);
+        assertThat(server.stats().appliedByChangeId())
+                .isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of(changeId, 1)));
+        assertThat(server.stats().pushes())
+                .as("the push was confirmed by querying its key, not resent")
+                .isEqualTo(1);
         try (LocalStore store = LocalStore.openFile(data)) {
             JdbcLocalEdits edits = new JdbcLocalEdits(store.database(), TimeSource.system());
             assertThat(edits.outbox(ALICE)).isEmpty();

@@ -42,25 +42,34 @@ class SharedLogFilesProcessTest {
     void everyProcessesLinesSurviveARollOverByAnother() throws Exception {
         Path data = tmp.resolve("data");
         Path stop = tmp.resolve("stop");
-        Process first = JavaProcess.start(LogWriterMain.class, tmp.resolve("first.out"), data.toString(), "first", "10",
-                stop.toString());
+        Process first = JavaProcess.start(
+                LogWriterMain.class, tmp.resolve("first.out"), data.toString(), "first", "10", stop.toString());
         waitFor(tmp.resolve("first.out"), "started first");
         Path logs = data.resolve("logs");
         List<Path> before = files(logs);
         assertThat(before).hasSize(1);
         // days of logging by other processes: the shared file is past its 10 MB
         String filler = "2026-12-01 00:00:00.000 INFO  [filler] filler.Filler - " + "f".repeat(200) + "\n";
-        Files.writeString(before.get(0), filler.repeat(10 * 1024 * 1024 / filler.length() + 10), StandardCharsets.UTF_8,
+        Files.writeString(
+                before.get(0),
+                filler.repeat(10 * 1024 * 1024 / filler.length() + 10),
+                StandardCharsets.UTF_8,
                 StandardOpenOption.APPEND);
 
         List<Process> others = new ArrayList<>();
         for (int i = 0; i < OTHERS; i++) {
-            others.add(JavaProcess.start(LogWriterMain.class, tmp.resolve("p" + i + ".out"), data.toString(), "p" + i,
+            others.add(JavaProcess.start(
+                    LogWriterMain.class,
+                    tmp.resolve("p" + i + ".out"),
+                    data.toString(),
+                    "p" + i,
                     Integer.toString(LINES)));
         }
         for (int i = 0; i < OTHERS; i++) {
             assertThat(others.get(i).waitFor(120, TimeUnit.SECONDS)).isTrue();
-            assertThat(others.get(i).exitValue()).as(Files.readString(tmp.resolve("p" + i + ".out"))).isZero();
+            assertThat(others.get(i).exitValue())
+                    .as(Files.readString(tmp.resolve("p" + i + ".out")))
+                    .isZero();
         }
         Files.createFile(stop);
         assertThat(first.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -77,7 +86,9 @@ class SharedLogFilesProcessTest {
         long total = 0;
         for (Path f : after) {
             total += Files.size(f);
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(f.toString()).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+                    .as(f.toString())
+                    .isEqualTo("rw-------");
             try (Stream<String> lines = Files.lines(f)) {
                 lines.forEach(l -> {
                     Matcher m = LINE.matcher(l);
@@ -92,10 +103,13 @@ class SharedLogFilesProcessTest {
         }
         seen.forEach((name, s) -> {
             for (int n = 0; n < s.length; n++) {
-                assertThat(s[n]).as("%s line %d is in no file of %s", name, n, logs).isTrue();
+                assertThat(s[n])
+                        .as("%s line %d is in no file of %s", name, n, logs)
+                        .isTrue();
             }
         });
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(logs))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(logs)))
+                .isEqualTo("rwx------");
         assertThat(total).isLessThan(100L * 1024 * 1024);
     }
 
@@ -108,7 +122,9 @@ class SharedLogFilesProcessTest {
     private static void waitFor(Path out, String text) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!(Files.exists(out) && Files.readString(out).contains(text))) {
-            assertThat(System.nanoTime()).as("waiting for '%s' in %s", text, out).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("waiting for '%s' in %s", text, out)
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
     }

@@ -52,12 +52,29 @@ class SignInLockoutTest {
     }
 
     CliProcess.Result cli(String stdin, String... args) throws Exception {
-        return CliProcess.run(tmp, "run" + (runs++), Map.of("DBUS_SESSION_BUS_ADDRESS", "", "XDG_RUNTIME_DIR",
-                Files.createDirectories(tmp.resolve("no-bus")).toString()), stdin, List.of(args), 120);
+        return CliProcess.run(
+                tmp,
+                "run" + (runs++),
+                Map.of(
+                        "DBUS_SESSION_BUS_ADDRESS",
+                        "",
+                        "XDG_RUNTIME_DIR",
+                        Files.createDirectories(tmp.resolve("no-bus")).toString()),
+                stdin,
+                List.of(args),
+                120);
     }
 
     CliProcess.Result login(String user, String password) throws Exception {
-        return cli(password, "login", "--server", server.baseUrl(), "--user", user, "--password-stdin", "--data-dir",
+        return cli(
+                password,
+                "login",
+                "--server",
+                server.baseUrl(),
+                "--user",
+                user,
+                "--password-stdin",
+                "--data-dir",
                 tmp.resolve("data").toString());
     }
 
@@ -65,12 +82,16 @@ class SignInLockoutTest {
     void tenFailuresLockTheUserOutForTheWindowAndTheRightPasswordWorksAfterIt() throws Exception {
         Path serverDir = tmp.resolve("server");
         for (String[] a : List.of(new String[] {"alice", PASSWORD}, new String[] {"bob", "bobs password"})) {
-            CliProcess.Result add = cli(a[1] + "\n", "users", "add", a[0], "--password-stdin", "--data-dir",
-                    serverDir.toString());
+            CliProcess.Result add =
+                    cli(a[1] + "\n", "users", "add", a[0], "--password-stdin", "--data-dir", serverDir.toString());
             assertThat(add.code()).as(add.both()).isZero();
         }
-        server = ReferenceServer.start(ServerConfig.defaults().withPort(0).withDataDir(serverDir).withSeed(Seed.NONE)
-                .withClock(clock).withJobs(JobSettings.defaults().withScheduled(false)));
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withPort(0)
+                .withDataDir(serverDir)
+                .withSeed(Seed.NONE)
+                .withClock(clock)
+                .withJobs(JobSettings.defaults().withScheduled(false)));
         String url = server.baseUrl();
 
         for (int i = 0; i < SignInLimits.PER_USER; i++) {
@@ -84,7 +105,9 @@ class SignInLockoutTest {
         assertThat(tmp.resolve("data/accounts.json")).as("not signed in").doesNotExist();
 
         CliProcess.Result bob = login("bob", "bobs password");
-        assertThat(bob.code()).as("the limit is alice's, not this address's: " + bob.both()).isZero();
+        assertThat(bob.code())
+                .as("the limit is alice's, not this address's: " + bob.both())
+                .isZero();
 
         clock.advance(Duration.ofMinutes(14));
         CliProcess.Result stillLocked = login("alice", PASSWORD);
@@ -95,7 +118,14 @@ class SignInLockoutTest {
         CliProcess.Result in = login("alice", PASSWORD);
         assertThat(in.code()).as(in.both()).isZero();
         assertThat(in.out()).contains("signed in as alice on " + url);
-        CliProcess.Result sync = cli(null, "sync", "--user", "alice", "--scope", "course_sync", "--data-dir",
+        CliProcess.Result sync = cli(
+                null,
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "course_sync",
+                "--data-dir",
                 tmp.resolve("data").toString());
         assertThat(sync.code()).as(sync.both()).isZero();
         assertThat(sync.out()).contains("alice|course_sync synced");

@@ -35,8 +35,17 @@ class Utf8InputTest {
     void chineseArgumentsReadInAnAsciiLocaleAreTakenFromTheCommandLineBytes() {
         String[] jvm = {"edit", "--id", asAscii("课程一"), "--payload", asAscii("{\"t\":\"代数—一\"}")};
         assertThat(jvm[2]).contains("\uFFFD");
-        byte[] raw = cmdline("/usr/bin/java", "-Xmx64m", "-cp", "a.jar", "org.leasesync.Launcher",
-                "edit", "--id", "课程一", "--payload", "{\"t\":\"代数—一\"}");
+        byte[] raw = cmdline(
+                "/usr/bin/java",
+                "-Xmx64m",
+                "-cp",
+                "a.jar",
+                "org.leasesync.Launcher",
+                "edit",
+                "--id",
+                "课程一",
+                "--payload",
+                "{\"t\":\"代数—一\"}");
 
         assertThat(Utf8Input.arguments(jvm, "ANSI_X3.4-1968", () -> Optional.of(raw)))
                 .containsExactly("edit", "--id", "课程一", "--payload", "{\"t\":\"代数—一\"}");
@@ -46,7 +55,7 @@ class Utf8InputTest {
     void twoChineseIdsThatTheAsciiLocaleMadeEqualStayDifferent() {
         String[] one = {"--id", asAscii("课程一")};
         String[] two = {"--id", asAscii("课程二")};
-        assertThat(one[1]).isEqualTo(two[1]);   // the field failure: both read as nine U+FFFD
+        assertThat(one[1]).isEqualTo(two[1]); // the field failure: both read as nine U+FFFD
 
         assertThat(Utf8Input.arguments(one, "ANSI_X3.4-1968", () -> Optional.of(cmdline("java", "--id", "课程一")))[1])
                 .isEqualTo("课程一");
@@ -57,7 +66,8 @@ class Utf8InputTest {
     @Test
     void emptyArgumentsKeepTheirPlaceInTheCommandLine() {
         String[] jvm = {"--id", asAscii("记录"), "--note", ""};
-        assertThat(Utf8Input.arguments(jvm, "ANSI_X3.4-1968", () -> Optional.of(cmdline("java", "--id", "记录", "--note", ""))))
+        assertThat(Utf8Input.arguments(
+                        jvm, "ANSI_X3.4-1968", () -> Optional.of(cmdline("java", "--id", "记录", "--note", ""))))
                 .containsExactly("--id", "记录", "--note", "");
     }
 
@@ -65,12 +75,14 @@ class Utf8InputTest {
     void utf8LocaleAndAsciiOnlyArgumentsAreLeftAsTheJvmReadThem() {
         String[] utf8 = {"--id", "课程一"};
         assertThat(Utf8Input.arguments(utf8, "UTF-8", () -> {
-            throw new AssertionError("the command line is not read when the JVM read UTF-8");
-        })).isSameAs(utf8);
+                    throw new AssertionError("the command line is not read when the JVM read UTF-8");
+                }))
+                .isSameAs(utf8);
         String[] ascii = {"sync", "--user", "alice"};
         assertThat(Utf8Input.arguments(ascii, "ANSI_X3.4-1968", () -> {
-            throw new AssertionError("the command line is not read for ASCII arguments");
-        })).isSameAs(ascii);
+                    throw new AssertionError("the command line is not read for ASCII arguments");
+                }))
+                .isSameAs(ascii);
     }
 
     @Test
@@ -86,11 +98,11 @@ class Utf8InputTest {
     void commandLineBytesThatAreNotTheArgumentsAreNotUsed() {
         // java @argfile: the arguments are not on the process's command line
         String[] jvm = {"edit", "--id", asAscii("课程一")};
-        assertThatThrownBy(() -> Utf8Input.arguments(jvm, "ANSI_X3.4-1968",
-                () -> Optional.of(cmdline("java", "@args.txt"))))
+        assertThatThrownBy(() ->
+                        Utf8Input.arguments(jvm, "ANSI_X3.4-1968", () -> Optional.of(cmdline("java", "@args.txt"))))
                 .hasMessageContaining("LANG=C.UTF-8");
-        assertThatThrownBy(() -> Utf8Input.arguments(jvm, "ANSI_X3.4-1968",
-                () -> Optional.of(cmdline("java", "x", "--name", "课程一"))))
+        assertThatThrownBy(() -> Utf8Input.arguments(
+                        jvm, "ANSI_X3.4-1968", () -> Optional.of(cmdline("java", "x", "--name", "课程一"))))
                 .hasMessageContaining("argument 3");
     }
 
@@ -103,12 +115,14 @@ class Utf8InputTest {
         System.arraycopy(raw, 0, all, 0, raw.length);
         System.arraycopy(latin1, 0, all, raw.length, latin1.length);
 
-        assertThat(Utf8Input.arguments(jvm, "ISO-8859-1", () -> Optional.of(all))).containsExactly("--id", "café");
+        assertThat(Utf8Input.arguments(jvm, "ISO-8859-1", () -> Optional.of(all)))
+                .containsExactly("--id", "café");
     }
 
     @Test
     void inputThatIsNotUtf8IsRefusedNamingWhereAndTheByte() {
-        assertThat(Utf8Input.text("{\"t\":\"代数\"}".getBytes(StandardCharsets.UTF_8), "x")).isEqualTo("{\"t\":\"代数\"}");
+        assertThat(Utf8Input.text("{\"t\":\"代数\"}".getBytes(StandardCharsets.UTF_8), "x"))
+                .isEqualTo("{\"t\":\"代数\"}");
         byte[] gbk = "{\"t\":\"代数\"}".getBytes(java.nio.charset.Charset.forName("GB18030"));
         assertThatThrownBy(() -> Utf8Input.text(gbk, "--payload-file notes.json"))
                 .isInstanceOf(IllegalArgumentException.class)

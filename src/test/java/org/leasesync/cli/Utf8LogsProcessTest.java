@@ -1,6 +1,5 @@
 package org.leasesync.cli;
 
-import org.leasesync.testing.ProcessTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.JavaProcess;
+import org.leasesync.testing.ProcessTest;
 
 /**
  * A real child JVM in an emptied environment (as {@code env -i}) with {@code LANG=zh_CN.UTF-8}, a
@@ -33,8 +33,14 @@ class Utf8LogsProcessTest {
     void logFilesAndConsoleAreUtf8AndTheLanguageIsChineseWithoutAGeneratedLocale() throws Exception {
         Path dir = tmp.resolve("data");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-                "-Dlogback.configurationFile=logback.xml", "-cp", JavaProcess.classPath(), LogLineMain.class.getName(),
+        ProcessBuilder pb = new ProcessBuilder(
+                java,
+                "-Xmx128m",
+                "-XX:TieredStopAtLevel=1",
+                "-Dlogback.configurationFile=logback.xml",
+                "-cp",
+                JavaProcess.classPath(),
+                LogLineMain.class.getName(),
                 dir.toString());
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/bin:/bin");
@@ -45,10 +51,13 @@ class Utf8LogsProcessTest {
         pb.redirectError(err.toFile());
         Process p = pb.start();
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(Files.readString(err, StandardCharsets.ISO_8859_1)).isZero();
+        assertThat(p.exitValue())
+                .as(Files.readString(err, StandardCharsets.ISO_8859_1))
+                .isZero();
 
         byte[] console = Files.readAllBytes(err);
-        assertThat(new String(console, StandardCharsets.UTF_8)).contains("error — 同步失败 " + MARK)
+        assertThat(new String(console, StandardCharsets.UTF_8))
+                .contains("error — 同步失败 " + MARK)
                 .doesNotContain("\uFFFD");
         List<Path> files;
         try (Stream<Path> s = Files.list(dir.resolve("logs"))) {
@@ -56,8 +65,11 @@ class Utf8LogsProcessTest {
         }
         assertThat(files).hasSize(1);
         String file = new String(Files.readAllBytes(files.get(0)), StandardCharsets.UTF_8);
-        assertThat(file).contains("info — 租约已续期 " + MARK).contains("error — 同步失败 " + MARK)
-                .doesNotContain("\uFFFD").doesNotContain("? ??");
+        assertThat(file)
+                .contains("info — 租约已续期 " + MARK)
+                .contains("error — 同步失败 " + MARK)
+                .doesNotContain("\uFFFD")
+                .doesNotContain("? ??");
         assertThat(Files.readString(out, StandardCharsets.UTF_8)).contains("language=zh-CN");
     }
 }

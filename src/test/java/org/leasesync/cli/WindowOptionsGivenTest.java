@@ -32,7 +32,8 @@ class WindowOptionsGivenTest {
             seen.set(o);
             return 0;
         }));
-        List<String> all = new java.util.ArrayList<>(List.of("--data-dir", tmp.resolve("data").toString()));
+        List<String> all = new java.util.ArrayList<>(
+                List.of("--data-dir", tmp.resolve("data").toString()));
         all.addAll(List.of(args));
         assertThat(cl.execute(all.toArray(String[]::new))).isZero();
         return seen.get();
@@ -59,7 +60,9 @@ class WindowOptionsGivenTest {
         assertThat(new TreeSet<>(open().given())).isEqualTo(fromEnvironment());
 
         GuiOptions o = open("--schedule-interval", "2m", "--foreground-min-interval", "0s");
-        assertThat(o.given()).contains("--schedule-interval", "--foreground-min-interval").doesNotContain("--server");
+        assertThat(o.given())
+                .contains("--schedule-interval", "--foreground-min-interval")
+                .doesNotContain("--server");
         assertThat(o.scheduleInterval()).hasMinutes(2);
         assertThat(o.foregroundMinInterval()).isZero();
 

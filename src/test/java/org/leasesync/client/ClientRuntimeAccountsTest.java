@@ -38,10 +38,12 @@ import org.leasesync.sync.SyncSettings;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientRuntimeAccountsTest {
 
-    static final HttpSettings HTTP = new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
+    static final HttpSettings HTTP =
+            new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
 
     @TempDir
     java.nio.file.Path tmp;
+
     ReferenceServer a;
     ReferenceServer b;
     ClientRuntime runtime;
@@ -50,9 +52,19 @@ class ClientRuntimeAccountsTest {
     void start() {
         a = ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE));
         b = ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE));
-        runtime = ClientRuntime.open(new ClientConfig(tmp, ServerUrls.parse(a.baseUrl()), Map.of("carol",
-                a.tokenFor("carol")), Duration.ofSeconds(60), HTTP, SyncSettings.DEFAULT, RetryPolicy.NONE,
-                TimeSource.system(), Duration.ofSeconds(40), "leasesync window", TransportSecurity.DEFAULT),
+        runtime = ClientRuntime.open(
+                new ClientConfig(
+                        tmp,
+                        ServerUrls.parse(a.baseUrl()),
+                        Map.of("carol", a.tokenFor("carol")),
+                        Duration.ofSeconds(60),
+                        HTTP,
+                        SyncSettings.DEFAULT,
+                        RetryPolicy.NONE,
+                        TimeSource.system(),
+                        Duration.ofSeconds(40),
+                        "leasesync window",
+                        TransportSecurity.DEFAULT),
                 LocalStore.openInMemory());
     }
 
@@ -70,7 +82,8 @@ class ClientRuntimeAccountsTest {
 
     @Test
     void eachAccountSyncsWithItsOwnServerAndARunKeepsTheServerItStartedWith() throws Exception {
-        runtime.useAccount("dave", ServerUrls.parse(b.baseUrl()), TransportSecurity.DEFAULT, Optional.of(b.tokenFor("dave")));
+        runtime.useAccount(
+                "dave", ServerUrls.parse(b.baseUrl()), TransportSecurity.DEFAULT, Optional.of(b.tokenFor("dave")));
         assertThat(sync(TaskKey.of("dave", "course_sync")).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(sync(TaskKey.of("carol", "course_sync")).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(runtime.serversOf("dave")).isEqualTo(ServerUrls.parse(b.baseUrl()));
@@ -82,30 +95,41 @@ class ClientRuntimeAccountsTest {
         runtime.edits().addEdit(carol, "m-1", "{\"text\":\"hello\"}", false);
         a.faults().set(new FaultSettings(800, 0, 0, 0, 0));
         SubmitResult started = runtime.coordinator().submit(TriggerRequest.of(carol, TaskSource.MANUAL));
-        Thread.sleep(300);   // its first request is on its way to A
+        Thread.sleep(300); // its first request is on its way to A
         b.resetStats();
-        runtime.useAccount("carol", ServerUrls.parse(b.baseUrl()), TransportSecurity.DEFAULT,
-                Optional.of(b.tokenFor("carol")));
+        runtime.useAccount(
+                "carol", ServerUrls.parse(b.baseUrl()), TransportSecurity.DEFAULT, Optional.of(b.tokenFor("carol")));
         RunResult r = ((SubmitResult.Started) started).handle().completion().get(30, TimeUnit.SECONDS);
         assertThat(r.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(b.stats().requests()).as("no request of that run went to B").isZero();
-        assertThat(a.stats().pushes()).as("its edit went to A, where the run pulled").isEqualTo(1);
+        assertThat(a.stats().pushes())
+                .as("its edit went to A, where the run pulled")
+                .isEqualTo(1);
         a.faults().clear();
 
         assertThat(sync(TaskKey.of("carol", "backup")).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(b.stats().requests()).as("the next run goes to B").isPositive();
 
         runtime.forgetAccount("dave");
-        assertThat(sync(TaskKey.of("dave", "backup")).status()).as("no token any more").isEqualTo(RunStatus.SIGNED_OUT);
+        assertThat(sync(TaskKey.of("dave", "backup")).status())
+                .as("no token any more")
+                .isEqualTo(RunStatus.SIGNED_OUT);
     }
 
     @Test
     void plainHttpToAnotherMachineIsRefusedForAnAccountUnlessItAllowsIt() {
-        assertThatThrownBy(() -> runtime.useAccount("eve", ServerUrls.parse("http://sync.example.org/"),
-                TransportSecurity.DEFAULT, Optional.of("t"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> runtime.useAccount(
+                        "eve",
+                        ServerUrls.parse("http://sync.example.org/"),
+                        TransportSecurity.DEFAULT,
+                        Optional.of("t")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("plain http:// to another machine");
-        runtime.useAccount("eve", ServerUrls.parse("http://sync.example.org/"),
-                TransportSecurity.load(Optional.empty(), true), Optional.of("t"));
+        runtime.useAccount(
+                "eve",
+                ServerUrls.parse("http://sync.example.org/"),
+                TransportSecurity.load(Optional.empty(), true),
+                Optional.of("t"));
         assertThat(runtime.serversOf("eve")).isEqualTo(ServerUrls.parse("http://sync.example.org/"));
     }
 }

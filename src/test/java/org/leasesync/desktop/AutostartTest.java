@@ -20,16 +20,19 @@ class AutostartTest {
 
     @Test
     void theConfigDirectoryIsXdgConfigHomeWhenAbsoluteElseDotConfig() {
-        assertThat(Autostart.configHome(Map.of("XDG_CONFIG_HOME", "/tmp/cfg"), "/home/ann")).isEqualTo(Path.of("/tmp/cfg"));
+        assertThat(Autostart.configHome(Map.of("XDG_CONFIG_HOME", "/tmp/cfg"), "/home/ann"))
+                .isEqualTo(Path.of("/tmp/cfg"));
         assertThat(Autostart.configHome(Map.of("XDG_CONFIG_HOME", "relative/cfg"), "/home/ann"))
-                .isEqualTo(Path.of("/home/ann/.config"));   // the specification ignores a relative value
-        assertThat(Autostart.configHome(Map.of("XDG_CONFIG_HOME", " "), "/home/ann")).isEqualTo(Path.of("/home/ann/.config"));
+                .isEqualTo(Path.of("/home/ann/.config")); // the specification ignores a relative value
+        assertThat(Autostart.configHome(Map.of("XDG_CONFIG_HOME", " "), "/home/ann"))
+                .isEqualTo(Path.of("/home/ann/.config"));
         assertThat(Autostart.configHome(Map.of(), "/home/ann")).isEqualTo(Path.of("/home/ann/.config"));
     }
 
     @Test
     void enableWritesTheDesktopEntryAndDisableRemovesIt() throws Exception {
-        Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
+        Autostart a =
+                new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
         assertThat(a.available()).isTrue();
         assertThat(a.enabled()).isFalse();
         a.enable();
@@ -48,19 +51,21 @@ class AutostartTest {
                 Terminal=false
                 X-GNOME-Autostart-enabled=true
                 """);
-        assertThat(perms(entry)).as("owner-only like every file leasesync writes").isEqualTo("rw-------");
+        assertThat(perms(entry))
+                .as("owner-only like every file leasesync writes")
+                .isEqualTo("rw-------");
         // no installed icon beside that launcher: the app's own icon, put into the user's icon theme
         Path themed = dir.resolve("data-home").resolve("icons/hicolor/256x256/apps/leasesync.png");
         try (var in = Autostart.class.getResourceAsStream("/org/leasesync/desktop/leasesync.png")) {
             assertThat(Files.readAllBytes(themed)).isEqualTo(in.readAllBytes());
         }
         assertThat(perms(entry.getParent())).as("made here: 0700, as XDG asks").isEqualTo("rwx------");
-        a.enable();   // again: replaced, still one entry
+        a.enable(); // again: replaced, still one entry
         assertThat(Files.list(entry.getParent())).containsExactly(entry);
         a.disable();
         assertThat(entry).doesNotExist();
         assertThat(a.enabled()).isFalse();
-        a.disable();   // nothing to remove: no error
+        a.disable(); // nothing to remove: no error
     }
 
     @Test
@@ -69,7 +74,9 @@ class AutostartTest {
         Files.createDirectories(app.resolve("bin"));
         Files.createDirectories(app.resolve("lib"));
         Files.write(app.resolve("lib/leasesync.png"), new byte[] {1, 2, 3});
-        Autostart a = new Autostart(dir, dir.resolve("data-home"),
+        Autostart a = new Autostart(
+                dir,
+                dir.resolve("data-home"),
                 Optional.of(List.of(app.resolve("bin/leasesync").toString())));
         a.enable();
         assertThat(Files.readString(a.entry())).contains("\nIcon=" + app.resolve("lib/leasesync.png") + "\n");
@@ -100,7 +107,8 @@ class AutostartTest {
     void withoutALauncherCommandNothingCanBeWritten() {
         Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.empty());
         assertThat(a.available()).isFalse();
-        assertThatThrownBy(a::enable).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(a::enable)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("run the installed app or leasesync.jar");
         assertThat(dir.resolve("autostart")).doesNotExist();
     }
@@ -108,14 +116,17 @@ class AutostartTest {
     @Test
     void aCommandWithALineBreakIsRefused() {
         assertThatThrownBy(() -> new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/bin/x", "a\nb"))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no line breaks");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no line breaks");
     }
 
     @Test
     void aWriteThatFailsNamesTheEntry() throws Exception {
         Files.writeString(dir.resolve("autostart"), "a file where the directory should be");
-        Autostart a = new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
-        assertThatThrownBy(a::enable).isInstanceOf(LeasesyncException.class)
+        Autostart a =
+                new Autostart(dir, dir.resolve("data-home"), Optional.of(List.of("/opt/leasesync/bin/leasesync")));
+        assertThatThrownBy(a::enable)
+                .isInstanceOf(LeasesyncException.class)
                 .hasMessageContaining(dir.resolve("autostart/leasesync.desktop").toString());
     }
 

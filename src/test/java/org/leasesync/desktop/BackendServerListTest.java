@@ -13,16 +13,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.remote.ServerUrls;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.run.TriggerRequest;
-import org.leasesync.remote.HttpSettings;
-import org.leasesync.remote.ServerUrls;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 
@@ -33,6 +33,7 @@ class BackendServerListTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
 
     @BeforeEach
@@ -51,11 +52,19 @@ class BackendServerListTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             dead = "http://127.0.0.1:" + s.getLocalPort();
         }
-        ServerUrls servers = ServerUrls.parse(dead + ",http://localhost:" + server.port() + ",http://127.0.0.1:" + server.port());
-        Backend.AppSettings settings = new Backend.AppSettings(tmp.resolve("data"), Optional.of(servers),
-                Optional.of("alice"), Optional.of(server.tokenFor("alice")), Duration.ofSeconds(60),
+        ServerUrls servers =
+                ServerUrls.parse(dead + ",http://localhost:" + server.port() + ",http://127.0.0.1:" + server.port());
+        Backend.AppSettings settings = new Backend.AppSettings(
+                tmp.resolve("data"),
+                Optional.of(servers),
+                Optional.of("alice"),
+                Optional.of(server.tokenFor("alice")),
+                Duration.ofSeconds(60),
                 new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20)),
-                Duration.ofMinutes(5), Duration.ofMinutes(1), RetryPolicy.NONE, TimeSource.system());
+                Duration.ofMinutes(5),
+                Duration.ofMinutes(1),
+                RetryPolicy.NONE,
+                TimeSource.system());
 
         try (Backend backend = Backend.start(settings)) {
             String changeId = backend.runtime().edits().addEdit(ALICE, "course-9", "{\"title\":\"Topology\"}", false);
@@ -70,8 +79,10 @@ class BackendServerListTest {
             assertThat(server.stats().pushes()).isEqualTo(1);
             assertThat(backend.runtime().edits().outbox(ALICE)).isEmpty();
             assertThat(backend.servers()).isEqualTo(servers);
-            assertThat(new StatusTexts(new Messages(java.util.Locale.UK, java.time.ZoneOffset.UTC)).servers(backend.servers())).isEqualTo("Servers: " + dead + "/, http://localhost:"
-                    + server.port() + "/, http://127.0.0.1:" + server.port() + "/ (the first that answers stays in use)");
+            assertThat(new StatusTexts(new Messages(java.util.Locale.UK, java.time.ZoneOffset.UTC))
+                            .servers(backend.servers()))
+                    .isEqualTo("Servers: " + dead + "/, http://localhost:" + server.port() + "/, http://127.0.0.1:"
+                            + server.port() + "/ (the first that answers stays in use)");
         }
     }
 }

@@ -34,7 +34,8 @@ class DurationWordsTest {
         assertThat(ZH.duration(Duration.ofMillis(250))).isEqualTo("250毫秒");
         assertThat(EN.duration(Duration.ZERO)).isEqualTo("0 sec");
         assertThat(ZH.duration(Duration.ofSeconds(250))).isEqualTo("4分钟10秒");
-        assertThat(new Messages(Locale.UK, ZoneOffset.UTC).duration(Duration.ofMinutes(5))).as("CLDR's en-GB")
+        assertThat(new Messages(Locale.UK, ZoneOffset.UTC).duration(Duration.ofMinutes(5)))
+                .as("CLDR's en-GB")
                 .isEqualTo("5 mins");
     }
 

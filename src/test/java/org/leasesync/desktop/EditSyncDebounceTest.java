@@ -56,7 +56,8 @@ class EditSyncDebounceTest {
 
     @Test
     void aDelayUnderAMillisecondIsRefusedNamingIt() {
-        assertThatThrownBy(() -> new EditSyncDebounce(scheduler, Duration.ZERO, k -> { }))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> new EditSyncDebounce(scheduler, Duration.ZERO, k -> {}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT0S");
     }
 }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class GlossaryTest {
 
-    record Term(String english, String chinese, boolean checked, List<String> not) { }
+    record Term(String english, String chinese, boolean checked, List<String> not) {}
 
     static List<Term> glossary() throws IOException {
         List<Term> terms = new ArrayList<>();
@@ -36,8 +36,12 @@ class GlossaryTest {
             if (!line.startsWith("| ") || line.startsWith("| English") || line.startsWith("|---")) {
                 continue;
             }
-            String[] c = Arrays.stream(line.split("(?<!\\\\)\\|", -1)).map(String::trim).toArray(String[]::new);
-            List<String> not = c[4].isEmpty() ? List.of() : Arrays.stream(c[4].split(",")).map(String::trim).toList();
+            String[] c = Arrays.stream(line.split("(?<!\\\\)\\|", -1))
+                    .map(String::trim)
+                    .toArray(String[]::new);
+            List<String> not = c[4].isEmpty()
+                    ? List.of()
+                    : Arrays.stream(c[4].split(",")).map(String::trim).toList();
             terms.add(new Term(c[1], c[2], c[3].equals("yes"), not));
         }
         assertThat(terms).as("glossary rows").hasSizeGreaterThan(20);
@@ -64,14 +68,16 @@ class GlossaryTest {
         for (String k : en.stringPropertyNames()) {
             String z = zh.getProperty(k);
             if (z == null) {
-                continue;   // reported by bothBundlesHaveTheSameKeys
+                continue; // reported by bothBundlesHaveTheSameKeys
             }
             String e = en.getProperty(k);
             if (!placeholders(e).equals(placeholders(z)) || !choiceLimitsFit(e, z)) {
                 differ.put(k, placeholders(e) + " vs " + placeholders(z) + ": " + e + " | " + z);
             }
         }
-        assertThat(differ).as("texts whose placeholders differ (English vs Chinese)").isEmpty();
+        assertThat(differ)
+                .as("texts whose placeholders differ (English vs Chinese)")
+                .isEmpty();
     }
 
     @Test
@@ -85,7 +91,8 @@ class GlossaryTest {
                 String z = zh.getProperty(k);
                 for (String bad : t.not()) {
                     if (z.contains(bad)) {
-                        wrong.add(k + ": '" + bad + "' where the glossary has '" + t.chinese() + "' (" + t.english() + "): " + z);
+                        wrong.add(k + ": '" + bad + "' where the glossary has '" + t.chinese() + "' (" + t.english()
+                                + "): " + z);
                     }
                 }
                 String e = en.getProperty(k);
@@ -94,19 +101,23 @@ class GlossaryTest {
                 }
             }
         }
-        assertThat(wrong).as("Chinese texts that do not follow docs/glossary.md").isEmpty();
+        assertThat(wrong)
+                .as("Chinese texts that do not follow docs/glossary.md")
+                .isEmpty();
     }
 
     @Test
     void placeholdersAreComparedByIndexAndFormat() {
         assertThat(placeholders("{0} · {1,number,integer}")).containsExactly("0", "1:number");
         assertThat(placeholders("'{'x'}' {0}")).containsExactly("0");
-        assertThat(placeholders("{0,choice,0#none|1#one|1<{0,number,integer} many}")).containsExactly("0:number");
+        assertThat(placeholders("{0,choice,0#none|1#one|1<{0,number,integer} many}"))
+                .containsExactly("0:number");
         assertThat(placeholders("{0,choice,1#a change|1<{0,number,integer} changes} ({1})"))
                 .isEqualTo(placeholders("{0,number,integer} 项更改（{1}）"));
         assertThat(placeholders("{0} · {1}")).isNotEqualTo(placeholders("{0,number,integer} · {1}"));
         assertThat(placeholders("{0} {1}")).isNotEqualTo(placeholders("{0}"));
-        assertThat(choiceLimitsFit("{0,choice,0#a|1#b|1<c}", "{0,choice,0#a|1#b}")).isTrue();
+        assertThat(choiceLimitsFit("{0,choice,0#a|1#b|1<c}", "{0,choice,0#a|1#b}"))
+                .isTrue();
         assertThat(choiceLimitsFit("{0,choice,1#b|1<c}", "{0,choice,0#a|1#b}")).isFalse();
     }
 

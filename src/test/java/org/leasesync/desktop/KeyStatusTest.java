@@ -27,11 +27,12 @@ class KeyStatusTest {
 
     @Test
     void eachCaseHasItsKind() {
-        RunView r = new RunView("r1", KEY, 3, "me", TaskSource.MANUAL, List.of(), T, Optional.of(Stage.PULLING), "",
-                true, false);
+        RunView r = new RunView(
+                "r1", KEY, 3, "me", TaskSource.MANUAL, List.of(), T, Optional.of(Stage.PULLING), "", true, false);
         assertThat(new KeyStatus.NeverSynced(KEY).kind()).isEqualTo(KeyStatus.Kind.NEVER_SYNCED);
         assertThat(new KeyStatus.Idle(KEY, T).kind()).isEqualTo(KeyStatus.Kind.IDLE);
-        assertThat(new KeyStatus.Running(KEY, Optional.empty(), r, false).kind()).isEqualTo(KeyStatus.Kind.RUNNING);
+        assertThat(new KeyStatus.Running(KEY, Optional.empty(), r, false).kind())
+                .isEqualTo(KeyStatus.Kind.RUNNING);
         assertThat(new KeyStatus.Failed(KEY, Optional.empty(), Optional.empty(), Optional.empty()).kind())
                 .isEqualTo(KeyStatus.Kind.FAILED);
         assertThat(new KeyStatus.NeedsAttention(KEY, Optional.empty(), Optional.empty(), Optional.empty()).kind())
@@ -42,8 +43,8 @@ class KeyStatusTest {
 
     @Test
     void aRunJoinedByTheUserIsTheSameRunMarkedAsJoined() {
-        RunView r = new RunView("r1", KEY, 3, "me", TaskSource.SCHEDULE, List.of(), T, Optional.empty(), "", true,
-                false);
+        RunView r =
+                new RunView("r1", KEY, 3, "me", TaskSource.SCHEDULE, List.of(), T, Optional.empty(), "", true, false);
         KeyStatus.Running joined = new KeyStatus.Running(KEY, Optional.of(T), r, false).withJoinedByUser();
         assertThat(joined).isEqualTo(new KeyStatus.Running(KEY, Optional.of(T), r, true));
     }
@@ -53,7 +54,9 @@ class KeyStatusTest {
         assertThat(new KeyStatus.Failed(KEY, Optional.empty(), Optional.of("x"), Optional.empty()).otherProcess())
                 .isEmpty();
         assertThat(new KeyStatus.NeedsAttention(KEY, Optional.empty(), Optional.of("x"), Optional.empty())
-                .otherProcess()).isEmpty();
-        assertThat(new KeyStatus.Cancelled(KEY, Optional.empty(), Optional.of("x")).otherProcess()).isEmpty();
+                        .otherProcess())
+                .isEmpty();
+        assertThat(new KeyStatus.Cancelled(KEY, Optional.empty(), Optional.of("x")).otherProcess())
+                .isEmpty();
     }
 }

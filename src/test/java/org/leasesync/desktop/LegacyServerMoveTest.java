@@ -30,8 +30,9 @@ class LegacyServerMoveTest {
     }
 
     void settings(String server) throws Exception {
-        Files.writeString(dir.resolve("settings.json"), "{ \"notifications\" : false, \"language\" : \"zh-CN\",\n"
-                + "  \"server\" : " + server + " }\n");
+        Files.writeString(
+                dir.resolve("settings.json"),
+                "{ \"notifications\" : false, \"language\" : \"zh-CN\",\n" + "  \"server\" : " + server + " }\n");
     }
 
     @Test
@@ -47,8 +48,9 @@ class LegacyServerMoveTest {
         assertThat(bob.tokenPlace()).isEqualTo(TokenVault.Place.FILE);
         assertThat(accounts().token(bob)).isEqualTo("s3cret-t0ken");
         String settings = Files.readString(dir.resolve("settings.json"));
-        assertThat(settings).doesNotContain("s3cret-t0ken", "server").contains("\"notifications\" : false",
-                "\"language\" : \"zh-CN\"");
+        assertThat(settings)
+                .doesNotContain("s3cret-t0ken", "server")
+                .contains("\"notifications\" : false", "\"language\" : \"zh-CN\"");
         assertThat(LegacyServerMove.run(dir, accounts())).as("once only").isEmpty();
     }
 
@@ -60,7 +62,8 @@ class LegacyServerMoveTest {
         assertThat(r.outcome()).isEqualTo(LegacyServerMove.Outcome.DROPPED);
         assertThat(r.reason()).hasValueSatisfying(why -> assertThat(why).contains("plain http:// to another machine"));
         assertThat(accounts().accounts()).isEmpty();
-        assertThat(Files.readString(dir.resolve("settings.json"))).doesNotContain("s3cret-t0ken", "server")
+        assertThat(Files.readString(dir.resolve("settings.json")))
+                .doesNotContain("s3cret-t0ken", "server")
                 .contains("\"language\" : \"zh-CN\"");
     }
 
@@ -69,7 +72,8 @@ class LegacyServerMoveTest {
         settings("{ \"urls\" : [ \"https://sync.example.org/\" ], \"user\" : \"bob\" }");
         assertThat(LegacyServerMove.run(dir, accounts()).orElseThrow().reason()).contains("the entry has no token");
         settings("{ \"urls\" : [ \"ftp://sync.example.org/\" ], \"user\" : \"bob\", \"token\" : \"t\" }");
-        assertThat(LegacyServerMove.run(dir, accounts()).orElseThrow().outcome()).isEqualTo(LegacyServerMove.Outcome.DROPPED);
+        assertThat(LegacyServerMove.run(dir, accounts()).orElseThrow().outcome())
+                .isEqualTo(LegacyServerMove.Outcome.DROPPED);
         assertThat(Files.readString(dir.resolve("settings.json"))).doesNotContain("server");
     }
 

@@ -58,20 +58,26 @@ class OfflineMonitorTest {
 
     void monitor(Duration first, Duration max) {
         probe = new ServerProbe(ServerUrls.single("http://127.0.0.1:" + port), Duration.ofSeconds(2));
-        monitor = new OfflineMonitor(() -> {
-            probes.incrementAndGet();
-            return probe.probe();
-        }, scheduler, time, first, max, new OfflineMonitor.Listener() {
-            @Override
-            public void offline(Instant nextTry) {
-                events.add("offline " + nextTry);
-            }
+        monitor = new OfflineMonitor(
+                () -> {
+                    probes.incrementAndGet();
+                    return probe.probe();
+                },
+                scheduler,
+                time,
+                first,
+                max,
+                new OfflineMonitor.Listener() {
+                    @Override
+                    public void offline(Instant nextTry) {
+                        events.add("offline " + nextTry);
+                    }
 
-            @Override
-            public void backOnline() {
-                events.add("back");
-            }
-        });
+                    @Override
+                    public void backOnline() {
+                        events.add("back");
+                    }
+                });
     }
 
     String next() throws InterruptedException {
@@ -89,21 +95,22 @@ class OfflineMonitorTest {
         Thread.sleep(300);
         assertThat(events).isEmpty();
         assertThat(monitor.nextTry()).isEmpty();
-        assertThat(probes.get()).isEqualTo(1);   // no probing on after a reachable answer
+        assertThat(probes.get()).isEqualTo(1); // no probing on after a reachable answer
     }
 
     @Test
     void goesOfflineProbesWithBackoffAndSaysWhenTheServerIsBack() throws Exception {
         startServer();
-        server.stop(0);   // the port is known and refuses now
+        server.stop(0); // the port is known and refuses now
         monitor(Duration.ofMillis(100), Duration.ofMillis(400));
         monitor.suspect();
-        assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.100Z");   // next try: now + the first wait
+        assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.100Z"); // next try: now + the first wait
         assertThat(monitor.nextTry()).contains(Instant.parse("2026-11-30T14:00:00.100Z"));
-        monitor.suspect();   // already offline: no second probe chain
-        assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.200Z");   // the wait doubled (the test's clock stands still)
+        monitor.suspect(); // already offline: no second probe chain
+        assertThat(next())
+                .isEqualTo("offline 2026-11-30T14:00:00.200Z"); // the wait doubled (the test's clock stands still)
         assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.400Z");
-        assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.400Z");   // bounded
+        assertThat(next()).isEqualTo("offline 2026-11-30T14:00:00.400Z"); // bounded
         startServer();
         String e;
         do {
@@ -113,7 +120,7 @@ class OfflineMonitorTest {
         assertThat(monitor.nextTry()).isEmpty();
         int after = probes.get();
         Thread.sleep(600);
-        assertThat(probes.get()).isEqualTo(after);   // probing stops once the server answers
+        assertThat(probes.get()).isEqualTo(after); // probing stops once the server answers
         assertThat(events).isEmpty();
     }
 

@@ -22,12 +22,18 @@ class PauseTest {
     @Test
     void untilTomorrowEndsAtTheNextLocalMidnightOfTheUsersZone() {
         // 14:00 UTC is 22:00 in Shanghai: its tomorrow starts two hours later
-        assertThat(Pause.Option.UNTIL_TOMORROW.from(T, ZoneId.of("Asia/Shanghai")).until())
+        assertThat(Pause.Option.UNTIL_TOMORROW
+                        .from(T, ZoneId.of("Asia/Shanghai"))
+                        .until())
                 .contains(Instant.parse("2026-11-30T16:00:00Z"));
-        assertThat(Pause.Option.UNTIL_TOMORROW.from(T, ZoneId.of("Europe/London")).until())
+        assertThat(Pause.Option.UNTIL_TOMORROW
+                        .from(T, ZoneId.of("Europe/London"))
+                        .until())
                 .contains(Instant.parse("2026-12-01T00:00:00Z"));
         // 06:00 in Los Angeles: the start of 1 December there is 08:00 UTC
-        assertThat(Pause.Option.UNTIL_TOMORROW.from(T, ZoneId.of("America/Los_Angeles")).until())
+        assertThat(Pause.Option.UNTIL_TOMORROW
+                        .from(T, ZoneId.of("America/Los_Angeles"))
+                        .until())
                 .contains(Instant.parse("2026-12-01T08:00:00Z"));
     }
 
@@ -35,7 +41,9 @@ class PauseTest {
     void untilTomorrowOnTheDayClocksGoForwardIsTheRealStartOfTheNextDay() {
         // New York, 8 March 2026: clocks go forward at 02:00; the next day starts at 00:00 EDT (04:00 UTC)
         Instant morning = Instant.parse("2026-03-08T15:00:00Z");
-        assertThat(Pause.Option.UNTIL_TOMORROW.from(morning, ZoneId.of("America/New_York")).until())
+        assertThat(Pause.Option.UNTIL_TOMORROW
+                        .from(morning, ZoneId.of("America/New_York"))
+                        .until())
                 .contains(Instant.parse("2026-03-09T04:00:00Z"));
     }
 

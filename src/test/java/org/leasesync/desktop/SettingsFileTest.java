@@ -17,6 +17,7 @@ class SettingsFileTest {
 
     @TempDir
     Path dir;
+
     final ManualTime time = new ManualTime(Instant.parse("2026-11-30T10:00:00Z"));
 
     @Test
@@ -38,7 +39,8 @@ class SettingsFileTest {
         Files.setPosixFilePermissions(dir.resolve("settings.json"), PosixFilePermissions.fromString("rw-r--r--"));
         SettingsFile f = new SettingsFile(dir, time);
         f.load();
-        f.update(s -> s.withNotifications(false).withStartAtLogin(true)
+        f.update(s -> s.withNotifications(false)
+                .withStartAtLogin(true)
                 .withPause(Optional.of(new Pause(Optional.of(Instant.parse("2026-11-30T15:00:00Z"))))));
         Path file = dir.resolve("settings.json");
         assertThat(Files.readString(file)).isEqualTo("""
@@ -51,7 +53,8 @@ class SettingsFileTest {
                   "noTrayNoticeShown" : false
                 }
                 """);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
         SettingsFile again = new SettingsFile(dir, time);
         UserSettings read = again.load().settings();
         assertThat(read.notifications()).isFalse();
@@ -65,7 +68,8 @@ class SettingsFileTest {
         f.load();
         f.update(s -> s.withPause(Optional.of(Pause.untilResumed())).withNoTrayNoticeShown());
         assertThat(new SettingsFile(dir, time).load().settings().pause()).contains(Pause.untilResumed());
-        assertThat(new SettingsFile(dir, time).load().settings().noTrayNoticeShown()).isTrue();
+        assertThat(new SettingsFile(dir, time).load().settings().noTrayNoticeShown())
+                .isTrue();
         f.update(s -> s.withPause(Optional.empty()));
         assertThat(new SettingsFile(dir, time).load().settings().pause()).isEmpty();
     }
@@ -79,7 +83,9 @@ class SettingsFileTest {
         f.load();
         f.update(s -> s.withNotifications(false));
         String text = Files.readString(dir.resolve("settings.json"));
-        assertThat(text).contains("\"language\" : \"zh-CN\"").contains("\"interval\" : \"5m\"")
+        assertThat(text)
+                .contains("\"language\" : \"zh-CN\"")
+                .contains("\"interval\" : \"5m\"")
                 .contains("\"notifications\" : false");
     }
 
@@ -91,8 +97,9 @@ class SettingsFileTest {
         SettingsFile.Problem p = l.problem().orElseThrow();
         assertThat(p.reason()).startsWith("not valid JSON at line 3");
         assertThat(p.keptAs()).isEqualTo(dir.resolve("settings.json.unreadable-20261130-100000"));
-        assertThat(Files.readString(p.keptAs())).contains("oops");   // nothing the user wrote is lost
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p.keptAs()))).isEqualTo("rw-------");
+        assertThat(Files.readString(p.keptAs())).contains("oops"); // nothing the user wrote is lost
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p.keptAs())))
+                .isEqualTo("rw-------");
         assertThat(dir.resolve("settings.json")).doesNotExist();
     }
 
@@ -100,7 +107,8 @@ class SettingsFileTest {
     void aValueOfTheWrongTypeIsNamedAndTheFileKept() throws Exception {
         Files.writeString(dir.resolve("settings.json"), "{ \"notifications\": \"yes\" }");
         SettingsFile.Loaded l = new SettingsFile(dir, time).load();
-        assertThat(l.problem().orElseThrow().reason()).isEqualTo("\"notifications\" must be true or false, got \"yes\"");
+        assertThat(l.problem().orElseThrow().reason())
+                .isEqualTo("\"notifications\" must be true or false, got \"yes\"");
         assertThat(l.problem().get().keptAs()).exists();
 
         Files.writeString(dir.resolve("settings.json"), "{ \"pause\": { \"until\": \"at three\" } }");
@@ -116,7 +124,8 @@ class SettingsFileTest {
         SettingsFile f = new SettingsFile(data, time);
         f.load();
         assertThatThrownBy(() -> f.update(s -> s.withNotifications(false)))
-                .isInstanceOf(LeasesyncException.class).hasMessageContaining(data.resolve("settings.json").toString());
+                .isInstanceOf(LeasesyncException.class)
+                .hasMessageContaining(data.resolve("settings.json").toString());
         assertThat(f.current()).isEqualTo(UserSettings.DEFAULTS);
     }
 
@@ -124,17 +133,24 @@ class SettingsFileTest {
     void theDialogsStartOptionsRoundTrip() throws Exception {
         SettingsFile f = new SettingsFile(dir, time);
         f.load();
-        LaunchSettings launch = new LaunchSettings(Optional.of(java.time.Duration.ofSeconds(90)),
-                Optional.of(java.time.Duration.ZERO), Language.CHINESE_SIMPLIFIED);
+        LaunchSettings launch = new LaunchSettings(
+                Optional.of(java.time.Duration.ofSeconds(90)),
+                Optional.of(java.time.Duration.ZERO),
+                Language.CHINESE_SIMPLIFIED);
         f.update(s -> s.withLaunch(launch));
         String json = Files.readString(dir.resolve("settings.json"));
-        assertThat(json).contains("\"scheduleInterval\" : \"90s\"", "\"foregroundMinInterval\" : \"0s\"",
-                "\"language\" : \"zh-CN\"").doesNotContain("server", "token");
+        assertThat(json)
+                .contains(
+                        "\"scheduleInterval\" : \"90s\"",
+                        "\"foregroundMinInterval\" : \"0s\"",
+                        "\"language\" : \"zh-CN\"")
+                .doesNotContain("server", "token");
         assertThat(new SettingsFile(dir, time).load().settings().launch()).isEqualTo(launch);
         assertThat(SettingsFile.peek(dir).orElseThrow().launch()).isEqualTo(launch);
 
         f.update(s -> s.withLaunch(LaunchSettings.NONE));
-        assertThat(Files.readString(dir.resolve("settings.json"))).doesNotContain("scheduleInterval", "language", "server");
+        assertThat(Files.readString(dir.resolve("settings.json")))
+                .doesNotContain("scheduleInterval", "language", "server");
     }
 
     @Test
@@ -149,7 +165,9 @@ class SettingsFileTest {
         assertThat(legacy.user()).contains("bob");
         assertThat(legacy.token()).contains("s3cret");
         assertThat(legacy.toString()).doesNotContain("s3cret");
-        assertThat(new SettingsFile(dir, time).load().problem()).as("the window still reads the file").isEmpty();
+        assertThat(new SettingsFile(dir, time).load().problem())
+                .as("the window still reads the file")
+                .isEmpty();
 
         SettingsFile.dropLegacyServer(dir);
         String json = Files.readString(dir.resolve("settings.json"));

@@ -19,8 +19,13 @@ import org.leasesync.run.TaskSource;
 class SignedOutGateTest {
 
     static RunEvent finished(TaskKey key, RunStatus status) {
-        return new RunEvent(RunEvent.Kind.FINISHED, key, Optional.empty(), Optional.empty(),
-                Optional.of(new RunResult("run-1", key, status, Optional.empty(), Instant.EPOCH, true)), Optional.empty());
+        return new RunEvent(
+                RunEvent.Kind.FINISHED,
+                key,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new RunResult("run-1", key, status, Optional.empty(), Instant.EPOCH, true)),
+                Optional.empty());
     }
 
     @Test
@@ -36,11 +41,15 @@ class SignedOutGateTest {
         assertThat(gate.isSignedOut("carol")).isTrue();
         TaskKey otherScope = TaskKey.of("carol", "backup");
         for (TaskSource s : new TaskSource[] {TaskSource.SCHEDULE, TaskSource.FOREGROUND, TaskSource.RETRY}) {
-            assertThat(gate.refusal(otherScope, s)).as(s.wireName()).hasValue("signed out: the server no longer accepts "
-                    + "the session of carol; sign in again");
+            assertThat(gate.refusal(otherScope, s))
+                    .as(s.wireName())
+                    .hasValue("signed out: the server no longer accepts " + "the session of carol; sign in again");
         }
-        assertThat(gate.refusal(carol, TaskSource.MANUAL)).as("Sync now still runs").isEmpty();
-        assertThat(gate.refusal(TaskKey.of("dave", "backup"), TaskSource.SCHEDULE)).isEmpty();
+        assertThat(gate.refusal(carol, TaskSource.MANUAL))
+                .as("Sync now still runs")
+                .isEmpty();
+        assertThat(gate.refusal(TaskKey.of("dave", "backup"), TaskSource.SCHEDULE))
+                .isEmpty();
         gate.accept(finished(TaskKey.of("carol", "message_sync"), RunStatus.SIGNED_OUT));
         assertThat(changes).as("told once").hasValue(1);
 
@@ -56,7 +65,11 @@ class SignedOutGateTest {
         TriggerGate paused = (key, source) -> Optional.of("sync is paused until resumed");
         TaskKey carol = TaskKey.of("carol", "course_sync");
         assertThat(paused.and(gate).refusal(carol, TaskSource.SCHEDULE)).hasValue("sync is paused until resumed");
-        assertThat(TriggerGate.OPEN.and(gate).refusal(carol, TaskSource.SCHEDULE)).get().asString().startsWith("signed out");
-        assertThat(TriggerGate.OPEN.and(gate).refusal(TaskKey.of("dave", "backup"), TaskSource.SCHEDULE)).isEmpty();
+        assertThat(TriggerGate.OPEN.and(gate).refusal(carol, TaskSource.SCHEDULE))
+                .get()
+                .asString()
+                .startsWith("signed out");
+        assertThat(TriggerGate.OPEN.and(gate).refusal(TaskKey.of("dave", "backup"), TaskSource.SCHEDULE))
+                .isEmpty();
     }
 }

@@ -30,6 +30,7 @@ class SingleInstanceTest {
 
     @TempDir
     Path tmp;
+
     SingleInstance first;
 
     @AfterEach
@@ -99,11 +100,11 @@ class SingleInstanceTest {
     @Test
     void aHolderThatDoesNotAnswerIsReportedWithTheDirectory() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("data"));
-        try (FileChannel lock = FileChannel.open(dir.resolve(SingleInstance.LOCK), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-             var held = lock.lock();
-             ServerSocketChannel mute = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            mute.bind(UnixDomainSocketAddress.of(dir.resolve(SingleInstance.SOCKET)));   // accepts, never answers
+        try (FileChannel lock = FileChannel.open(
+                        dir.resolve(SingleInstance.LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                var held = lock.lock();
+                ServerSocketChannel mute = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            mute.bind(UnixDomainSocketAddress.of(dir.resolve(SingleInstance.SOCKET))); // accepts, never answers
             assertThatThrownBy(() -> SingleInstance.claim(dir, Duration.ofSeconds(1)))
                     .isInstanceOf(LeasesyncException.class)
                     .hasMessageContaining("another leasesync window holds the data directory " + dir.toAbsolutePath())

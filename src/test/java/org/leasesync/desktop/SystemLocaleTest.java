@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(10)
 class SystemLocaleTest {
 
-    static final Locale JVM = Locale.US;   // what the JVM reports when the C library fell back to C
+    static final Locale JVM = Locale.US; // what the JVM reports when the C library fell back to C
 
     static Map<String, String> env(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -69,8 +69,9 @@ class SystemLocaleTest {
     @MethodSource("chinese")
     void aChineseEnvironmentGivesTheChineseTextsThoughTheJvmSaysEnglish(Map<String, String> env) {
         Messages m = new Messages(Language.SYSTEM.locale(SystemLocale.of(env, JVM)), java.time.ZoneOffset.UTC);
-        assertThat(m.get("tray.quit")).isEqualTo(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneOffset.UTC)
-                .get("tray.quit")).isNotEqualTo(new Messages(Locale.ENGLISH, java.time.ZoneOffset.UTC).get("tray.quit"));
+        assertThat(m.get("tray.quit"))
+                .isEqualTo(new Messages(Locale.SIMPLIFIED_CHINESE, java.time.ZoneOffset.UTC).get("tray.quit"))
+                .isNotEqualTo(new Messages(Locale.ENGLISH, java.time.ZoneOffset.UTC).get("tray.quit"));
     }
 
     static Stream<Map<String, String>> chinese() {
@@ -85,7 +86,9 @@ class SystemLocaleTest {
     }
 
     static Stream<Arguments> settings() {
-        return Stream.of(Arguments.of(Language.ENGLISH, "en"), Arguments.of(Language.CHINESE_SIMPLIFIED, "zh"),
+        return Stream.of(
+                Arguments.of(Language.ENGLISH, "en"),
+                Arguments.of(Language.CHINESE_SIMPLIFIED, "zh"),
                 Arguments.of(Language.SYSTEM, "zh"));
     }
 }

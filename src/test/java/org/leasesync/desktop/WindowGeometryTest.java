@@ -34,7 +34,8 @@ class WindowGeometryTest {
     void aSavedGeometryOnAScreenIsKept() {
         assertThat(WindowGeometry.place(Optional.of(saved(100, 60, 900, 600)), List.of(LAPTOP, RIGHT)))
                 .isEqualTo(saved(100, 60, 900, 600));
-        assertThat(WindowGeometry.place(Optional.of(new WindowGeometry(1500, 100, 900, 600, true)), List.of(LAPTOP, RIGHT)))
+        assertThat(WindowGeometry.place(
+                        Optional.of(new WindowGeometry(1500, 100, 900, 600, true)), List.of(LAPTOP, RIGHT)))
                 .isEqualTo(new WindowGeometry(1500, 100, 900, 600, true));
     }
 
@@ -70,6 +71,7 @@ class WindowGeometryTest {
     @Test
     void noScreenIsRefused() {
         assertThatThrownBy(() -> WindowGeometry.place(Optional.empty(), List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no screen");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no screen");
     }
 }

@@ -16,17 +16,20 @@ import org.leasesync.server.faults.Durations;
 class DurationGrammarTest {
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "250ms   | PT0.25S",
-            "60s     | PT60S",
-            "5 s     | PT5S",
-            "5m      | PT5M",
-            "2H      | PT2H",
-            "1d      | PT24H",
-            " 30s    | PT30S",
-            "PT1M30S | PT1M30S",
-            "pt2s    | PT2S",
-            "P1D     | PT24H"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "250ms   | PT0.25S",
+                "60s     | PT60S",
+                "5 s     | PT5S",
+                "5m      | PT5M",
+                "2H      | PT2H",
+                "1d      | PT24H",
+                " 30s    | PT30S",
+                "PT1M30S | PT1M30S",
+                "pt2s    | PT2S",
+                "P1D     | PT24H"
+            })
     void everyFormReadsTheSameEverywhere(String text, String iso) {
         Duration expected = Duration.parse(iso);
         assertThat(DurationGrammar.parse(text)).isEqualTo(expected);
@@ -40,7 +43,8 @@ class DurationGrammarTest {
     @Test
     void badTextAndNegativeDurationsAreRefusedNamingTheTextAndTheForms() {
         for (String bad : List.of("", "5x", "s", "-5s", "5 s s", "1.5s", "P", "1234567890123s")) {
-            assertThatThrownBy(() -> DurationGrammar.parse(bad)).as(bad)
+            assertThatThrownBy(() -> DurationGrammar.parse(bad))
+                    .as(bad)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("'" + bad + "' is not a duration")
                     .hasMessageEndingWith(DurationGrammar.ACCEPTED_FORMS);

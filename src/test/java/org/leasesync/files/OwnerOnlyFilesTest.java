@@ -43,7 +43,9 @@ class OwnerOnlyFilesTest {
         assertThat(perms(tmp.resolve("a"))).isEqualTo("rwx------");
         assertThat(perms(tmp.resolve("a/b"))).isEqualTo("rwx------");
         assertThat(perms(dir)).isEqualTo("rwx------");
-        assertThat(perms(tmp)).as("an existing parent is not this directory's to change").isEqualTo("rwxr-xr-x");
+        assertThat(perms(tmp))
+                .as("an existing parent is not this directory's to change")
+                .isEqualTo("rwxr-xr-x");
     }
 
     @Test
@@ -60,7 +62,9 @@ class OwnerOnlyFilesTest {
 
         Files.setPosixFilePermissions(inside, PosixFilePermissions.fromString("r--r--r--"));
         OwnerOnlyFiles.tightenTree(dir);
-        assertThat(perms(inside)).as("a read-only file stays read-only for its owner").isEqualTo("r--------");
+        assertThat(perms(inside))
+                .as("a read-only file stays read-only for its owner")
+                .isEqualTo("r--------");
     }
 
     @Test
@@ -81,7 +85,8 @@ class OwnerOnlyFilesTest {
     void refusesADirectoryThatIsAFile() throws Exception {
         Path file = Files.writeString(tmp.resolve("plain"), "x");
         assertThatThrownBy(() -> OwnerOnlyFiles.directory(file.resolve("below")))
-                .isInstanceOf(NotDirectoryException.class).hasMessageContaining(file + " is a file");
+                .isInstanceOf(NotDirectoryException.class)
+                .hasMessageContaining(file + " is a file");
     }
 
     @Test
@@ -108,7 +113,8 @@ class OwnerOnlyFilesTest {
         Path dirInTheWay = Files.createDirectory(tmp.resolve("a-directory"));
         Files.writeString(dirInTheWay.resolve("child"), "x");
 
-        assertThatThrownBy(() -> OwnerOnlyFiles.writeString(dirInTheWay, "new")).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> OwnerOnlyFiles.writeString(dirInTheWay, "new"))
+                .isInstanceOf(java.io.IOException.class);
 
         assertThat(file).hasContent("old");
         assertThat(list(tmp)).containsExactlyInAnyOrder("kept", "a-directory");
@@ -142,7 +148,8 @@ class OwnerOnlyFilesTest {
         Path theirs = Files.writeString(root.resolve("planted"), "x");
         OtherAccount.chown(theirs);
         assertThatThrownBy(() -> OwnerOnlyFiles.tightenTree(tmp.resolve("root")))
-                .isInstanceOfSatisfying(NotYoursException.class, e -> assertThat(e.path()).isEqualTo(theirs));
+                .isInstanceOfSatisfying(
+                        NotYoursException.class, e -> assertThat(e.path()).isEqualTo(theirs));
     }
 
     @Test

@@ -40,15 +40,18 @@ class SecretServiceVaultTest {
                 assertThat(v.find(slot)).contains("tok-2");
                 assertThat(keyring.lookup("https://sync.example.org/", "alice")).isEqualTo("tok-2");
                 assertThat(keyring.run("secret-tool", "search", "--all", "service", "leasesync"))
-                        .as("one item, replaced").containsOnlyOnce("secret = ")
+                        .as("one item, replaced")
+                        .containsOnlyOnce("secret = ")
                         .contains("label = leasesync session of alice on https://sync.example.org/");
                 assertThat(v.remove(slot)).isTrue();
                 assertThat(v.remove(slot)).isFalse();
                 assertThat(v.find(slot)).isEmpty();
             }
             assertThat(keyring.lookup("https://sync.example.org/", "alice")).isEmpty();
-            assertThat(keyring.run("secret-tool", "lookup", "service", "other-app", "user", "me").strip())
-                    .as("the rest of the keyring is still unlocked and readable").isEqualTo("other-secret");
+            assertThat(keyring.run("secret-tool", "lookup", "service", "other-app", "user", "me")
+                            .strip())
+                    .as("the rest of the keyring is still unlocked and readable")
+                    .isEqualTo("other-secret");
             TokenVaults.Opened opened = TokenVaults.forNewToken(tmp.resolve("data"), keyring.env());
             try (TokenVault v = opened.vault()) {
                 assertThat(v.place()).isEqualTo(TokenVault.Place.KEYRING);
@@ -60,12 +63,13 @@ class SecretServiceVaultTest {
     @Test
     void withoutABusOrWithoutASecretServiceOnItTheFileIsUsedAndWhyIsSaid() throws Exception {
         Path runtime = Files.createDirectories(tmp.resolve("run"));
-        TokenVaults.Opened none = TokenVaults.forNewToken(tmp.resolve("data"),
-                Map.of("XDG_RUNTIME_DIR", runtime.toString()));
+        TokenVaults.Opened none =
+                TokenVaults.forNewToken(tmp.resolve("data"), Map.of("XDG_RUNTIME_DIR", runtime.toString()));
         assertThat(none.vault()).isInstanceOf(TokenFile.class);
         assertThat(none.whyNotKeyring()).hasValueSatisfying(w -> assertThat(w).startsWith("no session bus"));
         assertThatThrownBy(() -> TokenVaults.open(TokenVault.Place.KEYRING, tmp.resolve("data"), Map.of()))
-                .isInstanceOf(KeyringUnavailableException.class).hasMessageContaining("no session bus here");
+                .isInstanceOf(KeyringUnavailableException.class)
+                .hasMessageContaining("no session bus here");
 
         Path socket = runtime.resolve("bus");
         // a bus of its own with no service directory: nothing can be started on it by activation
@@ -80,17 +84,20 @@ class SecretServiceVaultTest {
                 </busconfig>
                 """.formatted(socket));
         Process bus = new ProcessBuilder("dbus-daemon", "--config-file=" + config, "--nofork")
-                .redirectErrorStream(true).redirectOutput(tmp.resolve("bus.log").toFile()).start();
+                .redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("bus.log").toFile())
+                .start();
         try {
             for (int i = 0; i < 100 && !Files.exists(socket); i++) {
                 Thread.sleep(100);
             }
-            TokenVaults.Opened onBus = TokenVaults.forNewToken(tmp.resolve("data"),
-                    Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + socket));
+            TokenVaults.Opened onBus = TokenVaults.forNewToken(
+                    tmp.resolve("data"), Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + socket));
             assertThat(onBus.vault()).isInstanceOf(TokenFile.class);
-            assertThat(onBus.whyNotKeyring()).hasValueSatisfying(w -> assertThat(w)
-                    .isEqualTo("no Secret Service on the session bus unix:path=" + socket
-                            + ": no keyring daemon runs there, and the bus cannot start one"));
+            assertThat(onBus.whyNotKeyring())
+                    .hasValueSatisfying(w -> assertThat(w)
+                            .isEqualTo("no Secret Service on the session bus unix:path=" + socket
+                                    + ": no keyring daemon runs there, and the bus cannot start one"));
         } finally {
             bus.destroy();
             bus.waitFor();

@@ -18,8 +18,9 @@ class SessionBusTest {
     void theAddressIsAPathSocketFromTheEnvironmentOrTheRuntimeDirectory() throws Exception {
         assertThat(SessionBus.address(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")))
                 .contains("unix:path=/run/user/1000/bus");
-        assertThat(SessionBus.address(Map.of("DBUS_SESSION_BUS_ADDRESS",
-                "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/b,guid=1"))).contains("unix:path=/tmp/b,guid=1");
+        assertThat(SessionBus.address(
+                        Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/b,guid=1")))
+                .contains("unix:path=/tmp/b,guid=1");
         // the JDK's sockets cannot reach the abstract namespace: no bus rather than a failure
         assertThat(SessionBus.address(Map.of("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1")))
                 .isEmpty();
@@ -29,7 +30,9 @@ class SessionBusTest {
                 .contains("unix:path=" + tmp.resolve("bus"));
         assertThat(SessionBus.address(Map.of("XDG_RUNTIME_DIR", tmp.toString())))
                 .contains("unix:path=" + tmp.resolve("bus"));
-        assertThat(SessionBus.address(Map.of("XDG_RUNTIME_DIR", tmp.resolve("none").toString()))).isEmpty();
+        assertThat(SessionBus.address(
+                        Map.of("XDG_RUNTIME_DIR", tmp.resolve("none").toString())))
+                .isEmpty();
         assertThat(SessionBus.address(Map.of())).isEmpty();
     }
 }

@@ -38,7 +38,8 @@ class TokenFileTest {
                 .isEqualTo(PosixFilePermissions.fromString("rwx------"));
         assertThat(Files.readString(f.path())).doesNotContain("tok-a1");
         try (var left = Files.list(f.path().getParent())) {
-            assertThat(left.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("tokens.json", "tokens.lock");
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("tokens.json", "tokens.lock");
         }
 
         Files.setPosixFilePermissions(f.path(), PosixFilePermissions.fromString("rw-r--r--"));
@@ -60,14 +61,18 @@ class TokenFileTest {
         Files.setPosixFilePermissions(f.path(), PosixFilePermissions.fromString("rw-r--r--"));
         org.leasesync.testing.OtherAccount.chown(f.path());
 
-        assertThatThrownBy(() -> f.find(alice)).isInstanceOf(KeyringException.class)
-                .hasMessageContaining(f.path() + " belongs to nobody").hasMessageNotContaining("tok-a");
-        assertThat(Files.getPosixFilePermissions(f.path())).as("left as it is")
+        assertThatThrownBy(() -> f.find(alice))
+                .isInstanceOf(KeyringException.class)
+                .hasMessageContaining(f.path() + " belongs to nobody")
+                .hasMessageNotContaining("tok-a");
+        assertThat(Files.getPosixFilePermissions(f.path()))
+                .as("left as it is")
                 .isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
 
         Files.delete(f.path());
         org.leasesync.testing.OtherAccount.chown(f.path().getParent());
-        assertThatThrownBy(() -> f.store(alice, "tok-new")).isInstanceOf(KeyringException.class)
+        assertThatThrownBy(() -> f.store(alice, "tok-new"))
+                .isInstanceOf(KeyringException.class)
                 .hasMessageContaining(f.path().getParent() + " belongs to nobody");
         assertThat(f.path()).doesNotExist();
     }

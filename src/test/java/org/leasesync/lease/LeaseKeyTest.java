@@ -31,20 +31,35 @@ class LeaseKeyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Prune", "prune audit", "prune|audit", "-prune", ".prune", "_prune", "prüne", "prune\n",
-        "prune:log", "prune/log"})
+    @ValueSource(
+            strings = {
+                "Prune",
+                "prune audit",
+                "prune|audit",
+                "-prune",
+                ".prune",
+                "_prune",
+                "prüne",
+                "prune\n",
+                "prune:log",
+                "prune/log"
+            })
     void rejectsNamesOutsideTheCharacterSetNamingTheValue(String bad) {
-        assertThatThrownBy(() -> JobKey.of(bad)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> JobKey.of(bad))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("job name '" + bad.replace("\n", "?") + "'");
     }
 
     @Test
     void rejectsBlankNullAndTooLongNames() {
-        assertThatThrownBy(() -> JobKey.of("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> JobKey.of(""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blank");
         assertThatThrownBy(() -> JobKey.of("  ")).hasMessageContaining("blank");
         assertThatThrownBy(() -> JobKey.of(null)).hasMessageContaining("blank");
         assertThat(JobKey.of("x".repeat(JobKey.MAX_NAME_LENGTH)).name()).hasSize(100);
-        assertThatThrownBy(() -> JobKey.of("x".repeat(101))).hasMessageContaining("101 characters")
+        assertThatThrownBy(() -> JobKey.of("x".repeat(101)))
+                .hasMessageContaining("101 characters")
                 .hasMessageContaining("at most 100");
     }
 
@@ -62,8 +77,11 @@ class LeaseKeyTest {
 
     @Test
     void parsingRejectsTextThatIsNeitherKindNamingTheForms() {
-        assertThatThrownBy(() -> LeaseKey.parse("alice")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'alice'").hasMessageContaining("userId|scope").hasMessageContaining("job:name");
+        assertThatThrownBy(() -> LeaseKey.parse("alice"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'alice'")
+                .hasMessageContaining("userId|scope")
+                .hasMessageContaining("job:name");
         assertThatThrownBy(() -> LeaseKey.parse(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LeaseKey.parse("job:")).hasMessageContaining("blank");
         assertThatThrownBy(() -> LeaseKey.parse("job:Bad")).hasMessageContaining("'Bad'");
@@ -78,12 +96,17 @@ class LeaseKeyTest {
         JobKey job = JobKey.of("prune-audit-log");
         assertThat(new Fence(task, owner, 3).taskKey()).isSameAs(task);
         assertThat(task.asTaskKey()).isSameAs(task);
-        assertThatThrownBy(() -> new Fence(job, owner, 3).taskKey()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("job:prune-audit-log").hasMessageContaining("not a task key");
+        assertThatThrownBy(() -> new Fence(job, owner, 3).taskKey())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("job:prune-audit-log")
+                .hasMessageContaining("not a task key");
         Instant t = Instant.parse("2026-11-30T10:00:00Z");
-        LeaseRecord jobRow = new LeaseRecord(job, Optional.of(owner), 2, 5, Duration.ofSeconds(60), t, t.plusSeconds(60));
+        LeaseRecord jobRow =
+                new LeaseRecord(job, Optional.of(owner), 2, 5, Duration.ofSeconds(60), t, t.plusSeconds(60));
         assertThat(jobRow.fence()).isEqualTo(new Fence(job, owner, 2));
-        assertThatThrownBy(jobRow::taskKey).isInstanceOf(IllegalStateException.class).hasMessageContaining("job:prune-audit-log");
+        assertThatThrownBy(jobRow::taskKey)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("job:prune-audit-log");
         LeaseRecord taskRow = new LeaseRecord(task, Optional.empty(), 2, 5, Duration.ofSeconds(60), t, t);
         assertThat(taskRow.taskKey()).isEqualTo(task);
     }

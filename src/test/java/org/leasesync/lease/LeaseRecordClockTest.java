@@ -17,22 +17,31 @@ class LeaseRecordClockTest {
     static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
 
     private static LeaseRecord renewedAt(Instant renewed) {
-        return new LeaseRecord(TaskKey.of("alice", "course_sync"), Optional.of(new OwnerId("h", 1, 1, "a")), 1, 5, TTL,
-                renewed, renewed.plus(TTL));
+        return new LeaseRecord(
+                TaskKey.of("alice", "course_sync"),
+                Optional.of(new OwnerId("h", 1, 1, "a")),
+                1,
+                5,
+                TTL,
+                renewed,
+                renewed.plus(TTL));
     }
 
     @Test
     void aRenewalWithinTheTtlByThisClockIsRecentAndShowsTheTimeLeft() {
         assertThat(renewedAt(NOW.minusSeconds(10)).renewedRecentlyBy(NOW)).isTrue();
         assertThat(renewedAt(NOW.minusSeconds(10)).expiresInBy(NOW)).contains(Duration.ofSeconds(50));
-        assertThat(renewedAt(NOW.plusSeconds(1)).renewedRecentlyBy(NOW)).as("jitter between clocks").isTrue();
+        assertThat(renewedAt(NOW.plusSeconds(1)).renewedRecentlyBy(NOW))
+                .as("jitter between clocks")
+                .isTrue();
     }
 
     @Test
     void aHolderClockHoursAheadOrBehindIsNeverRecentNorGivesATimeLeft() {
-        for (Duration skew : new Duration[] {Duration.ofHours(3), Duration.ofHours(-3), Duration.ofMinutes(2),
-                Duration.ofSeconds(-61)}) {
-            LeaseRecord r = renewedAt(NOW.plus(skew));   // the holder renewed just now, by its own clock
+        for (Duration skew : new Duration[] {
+            Duration.ofHours(3), Duration.ofHours(-3), Duration.ofMinutes(2), Duration.ofSeconds(-61)
+        }) {
+            LeaseRecord r = renewedAt(NOW.plus(skew)); // the holder renewed just now, by its own clock
             assertThat(r.renewedRecentlyBy(NOW)).as(skew.toString()).isFalse();
             assertThat(r.expiresInBy(NOW)).as(skew.toString()).isEmpty();
         }

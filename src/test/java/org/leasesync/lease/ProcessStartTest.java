@@ -27,10 +27,12 @@ class ProcessStartTest {
         ProcessStart start = ProcessStart.current();
         assertThat(start).isInstanceOf(ProcessStart.SinceBoot.class);
         ProcessStart.SinceBoot s = (ProcessStart.SinceBoot) start;
-        String stat = Files.readString(Path.of("/proc/self/stat"));   // this JVM's own entry
+        String stat = Files.readString(Path.of("/proc/self/stat")); // this JVM's own entry
         assertThat(s.ticks()).isEqualTo(ProcFs.parseStartTicks(stat));
-        assertThat(s.bootId()).isEqualTo(Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim()
-                .replace("-", ""));
+        assertThat(s.bootId())
+                .isEqualTo(Files.readString(Path.of("/proc/sys/kernel/random/boot_id"))
+                        .trim()
+                        .replace("-", ""));
         assertThat(ProcFs.isAbsent(Integer.MAX_VALUE - 7L)).isTrue();
         assertThat(ProcFs.isAbsent(ProcessHandle.current().pid())).isFalse();
     }
@@ -52,9 +54,12 @@ class ProcessStartTest {
 
     @Test
     void badStartsAreRefusedNamingTheText() {
-        assertThatThrownBy(() -> OwnerId.parse("h/1/12@zz@3/a")).hasMessageContaining("boot id").hasMessageContaining("zz");
+        assertThatThrownBy(() -> OwnerId.parse("h/1/12@zz@3/a"))
+                .hasMessageContaining("boot id")
+                .hasMessageContaining("zz");
         assertThatThrownBy(() -> OwnerId.parse("h/1/x@y/a")).hasMessageContaining("'x@y'");
         assertThatThrownBy(() -> OwnerId.parse("h/1/-5/a")).hasMessageContaining("-5");
-        assertThatThrownBy(() -> new ProcessStart.SinceBoot(-1, "0".repeat(32), 0)).hasMessageContaining("-1");
+        assertThatThrownBy(() -> new ProcessStart.SinceBoot(-1, "0".repeat(32), 0))
+                .hasMessageContaining("-1");
     }
 }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.Stage;
@@ -52,7 +52,8 @@ class TaskKeyTest {
     @Test
     void rejectsZeroNegativeAndAbsurdTtls() {
         assertThatThrownBy(() -> TaskRegistry.validateTtl(Duration.ZERO)).hasMessageContaining("positive, got PT0S");
-        assertThatThrownBy(() -> TaskRegistry.validateTtl(Duration.ofSeconds(-5))).hasMessageContaining("PT-5S");
+        assertThatThrownBy(() -> TaskRegistry.validateTtl(Duration.ofSeconds(-5)))
+                .hasMessageContaining("PT-5S");
         assertThatThrownBy(() -> TaskRegistry.validateTtl(null)).hasMessageContaining("null");
         assertThatThrownBy(() -> TaskRegistry.validateTtl(Duration.ofMillis(5))).hasMessageContaining("100ms");
         assertThat(TaskRegistry.validateTtl(Duration.ofSeconds(60))).isEqualTo(Duration.ofSeconds(60));

@@ -79,7 +79,9 @@ class TaskRegistryTest {
     void contentionIsAnEmptyAnswerForAnotherOwnerAndForTheHolderItself() {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
         assertThat(b.tryAcquire(KEY)).isEmpty();
-        assertThat(a.tryAcquire(KEY)).as("the holder's registry again: another thread of it").isEmpty();
+        assertThat(a.tryAcquire(KEY))
+                .as("the holder's registry again: another thread of it")
+                .isEmpty();
         time.elapse(TaskRegistry.REREAD_AFTER);
         assertThat(b.tryAcquire(KEY)).isEmpty();
         assertThat(row().epoch()).isEqualTo(1);
@@ -135,7 +137,9 @@ class TaskRegistryTest {
         assertThat(store.release(old.fence(), time.now())).isFalse();
         assertThat(store.raiseEpoch(old.fence(), 9, time.now())).isFalse();
         assertThat(row()).isEqualTo(after);
-        assertThat(a.renew(old)).as("still valid locally: the store says it is lost").isFalse();
+        assertThat(a.renew(old))
+                .as("still valid locally: the store says it is lost")
+                .isFalse();
         assertThat(old.lostSignal().join()).isEqualTo(LeaseLoss.TAKEN_OVER);
         assertThat(a.release(old)).isFalse();
         assertThat(row().owner()).contains(owner("c"));
@@ -164,7 +168,9 @@ class TaskRegistryTest {
         HeldLease old = a.tryAcquire(KEY).orElseThrow();
         time.elapse(TTL);
         assertThat(a.renew(old)).isFalse();
-        assertThat(a.release(old)).as("the row still names a: the release frees it").isTrue();
+        assertThat(a.release(old))
+                .as("the row still names a: the release frees it")
+                .isTrue();
         assertThat(a.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
     }
 
@@ -202,7 +208,9 @@ class TaskRegistryTest {
         TaskRegistry d = new TaskRegistry(lossy, owner("d"), TTL, time, OwnerLiveness.neverProvable());
         assertThatThrownBy(() -> d.tryAcquire(KEY)).isInstanceOf(StoreException.class);
         assertThat(row().owner()).contains(owner("d"));
-        assertThat(b.tryAcquire(KEY)).as("to another owner the orphan is a live holder").isEmpty();
+        assertThat(b.tryAcquire(KEY))
+                .as("to another owner the orphan is a live holder")
+                .isEmpty();
         HeldLease back = d.tryAcquire(KEY).orElseThrow();
         assertThat(back.fence()).isEqualTo(new Fence(KEY, owner("d"), 2));
     }
@@ -214,7 +222,9 @@ class TaskRegistryTest {
         HeldLease raised = a.raiseEpoch(lease, 40).orElseThrow();
         assertThat(raised.fence()).isEqualTo(new Fence(KEY, owner("a"), 40));
         assertThat(lease.lostSignal().join()).isEqualTo(LeaseLoss.RELEASED);
-        assertThat(a.raiseEpoch(lease, 50)).as("the old fence is no longer current").isEmpty();
+        assertThat(a.raiseEpoch(lease, 50))
+                .as("the old fence is no longer current")
+                .isEmpty();
         assertThat(a.renew(raised)).isTrue();
         assertThat(a.tryAcquire(KEY)).isEmpty();
         assertThat(a.release(raised)).isTrue();
@@ -304,7 +314,9 @@ class TaskRegistryTest {
         assertThat(faults).isEmpty();
         assertThat(mostHolders).hasValue(1);
         assertThat(grants).isPositive();
-        assertThat(epochs).containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, grants).boxed().toList());
+        assertThat(epochs)
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.rangeClosed(1, grants).boxed().toList());
         assertThat(row().epoch()).isEqualTo(grants);
         assertThat(row().isHeld()).isFalse();
     }

@@ -39,9 +39,12 @@ class CallCancellationTest {
         web = new MockWebServer();
         web.start();
         // a read timeout and call timeout far beyond the server's delay: only a cancel ends the call early
-        remote = new HttpSyncRemote(web.url("/").toString(), ClientStack.HTTP,
+        remote = new HttpSyncRemote(
+                web.url("/").toString(),
+                ClientStack.HTTP,
                 new HttpSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), Duration.ofSeconds(120)),
-                Map.of("alice", "tok-a")::get, "client-1");
+                Map.of("alice", "tok-a")::get,
+                "client-1");
     }
 
     @AfterEach
@@ -50,8 +53,12 @@ class CallCancellationTest {
     }
 
     static MockResponse ok(long delaySeconds) {
-        return new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
-                .headersDelay(delaySeconds, TimeUnit.SECONDS).body(PULL_OK).build();
+        return new MockResponse.Builder()
+                .code(200)
+                .addHeader("Content-Type", "application/json")
+                .headersDelay(delaySeconds, TimeUnit.SECONDS)
+                .body(PULL_OK)
+                .build();
     }
 
     @Test
@@ -71,21 +78,25 @@ class CallCancellationTest {
 
     @RepeatedTest(3)
     void cancellingTheRunEndsTheCallInFlight() throws Exception {
-        web.enqueue(ok(60));   // answers after a minute, well within the client's timeouts
+        web.enqueue(ok(60)); // answers after a minute, well within the client's timeouts
         CompletableFuture<String> stop = new CompletableFuture<>();
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-        Thread run = new Thread(() -> {
-            try (CallCancellation.Scope scope = CallCancellation.open(stop)) {
-                PullPage page = remote.pull(KEY, Optional.empty(), 50, 1, "run-1");
-                outcome.complete(new AssertionError("the call was not cancelled; got " + page));
-            } catch (Throwable e) {
-                outcome.complete(e);
-            }
-        }, "run-thread");
+        Thread run = new Thread(
+                () -> {
+                    try (CallCancellation.Scope scope = CallCancellation.open(stop)) {
+                        PullPage page = remote.pull(KEY, Optional.empty(), 50, 1, "run-1");
+                        outcome.complete(new AssertionError("the call was not cancelled; got " + page));
+                    } catch (Throwable e) {
+                        outcome.complete(e);
+                    }
+                },
+                "run-thread");
         run.start();
-        assertThat(web.takeRequest(30, TimeUnit.SECONDS)).as("the request reached the server").isNotNull();
-        stop.complete("cancelled");   // from another thread, as Cancel / SIGTERM do
-        Throwable e = outcome.get(30, TimeUnit.SECONDS);   // without the cancel: only after the server's minute
+        assertThat(web.takeRequest(30, TimeUnit.SECONDS))
+                .as("the request reached the server")
+                .isNotNull();
+        stop.complete("cancelled"); // from another thread, as Cancel / SIGTERM do
+        Throwable e = outcome.get(30, TimeUnit.SECONDS); // without the cancel: only after the server's minute
         assertThat(e).isInstanceOf(RemoteException.class).hasMessageContaining("was cancelled");
         run.join(10_000);
     }
@@ -94,15 +105,18 @@ class CallCancellationTest {
     void withoutAScopeOrBeforeTheSignalCallsRunNormally() throws Exception {
         web.enqueue(ok(0));
         assertThat(CallCancellation.fired()).isFalse();
-        assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-1").nextCursor()).isEqualTo("1");
+        assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-1").nextCursor())
+                .isEqualTo("1");
         web.enqueue(ok(0));
         CompletableFuture<String> stop = new CompletableFuture<>();
         try (CallCancellation.Scope scope = CallCancellation.open(stop)) {
-            assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-2").nextCursor()).isEqualTo("1");
+            assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-2").nextCursor())
+                    .isEqualTo("1");
         }
-        stop.complete("released after the run");   // a scope left behind cancels nothing later
+        stop.complete("released after the run"); // a scope left behind cancels nothing later
         web.enqueue(ok(0));
-        assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-3").nextCursor()).isEqualTo("1");
+        assertThat(remote.pull(KEY, Optional.empty(), 50, 1, "run-3").nextCursor())
+                .isEqualTo("1");
         assertThat(web.getRequestCount()).isEqualTo(3);
     }
 }

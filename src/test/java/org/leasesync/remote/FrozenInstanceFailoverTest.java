@@ -43,7 +43,8 @@ class FrozenInstanceFailoverTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     static final String PULL_EMPTY = "{\"changes\":[],\"nextCursor\":\"1\",\"hasMore\":false}";
-    static final HttpSettings SHORT = new HttpSettings(Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofSeconds(5));
+    static final HttpSettings SHORT =
+            new HttpSettings(Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofSeconds(5));
 
     Frozen frozen;
     MockWebServer healthy;
@@ -72,11 +73,13 @@ class FrozenInstanceFailoverTest {
                     byte[] buf = new byte[8192];
                     int n = s.getInputStream().read(buf);
                     if (n > 0) {
-                        firstLines.add(new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1).lines()
-                                .findFirst().orElse(""));
+                        firstLines.add(new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1)
+                                .lines()
+                                .findFirst()
+                                .orElse(""));
                     }
                 } catch (IOException e) {
-                    return;   // closed
+                    return; // closed
                 }
             }
         }
@@ -108,12 +111,20 @@ class FrozenInstanceFailoverTest {
     }
 
     HttpSyncRemote remote() {
-        return new HttpSyncRemote(frozen.url() + "," + healthy.url("/"), ClientStack.HTTP, SHORT,
-                Map.of("alice", "tok-a")::get, "client-1");
+        return new HttpSyncRemote(
+                frozen.url() + "," + healthy.url("/"),
+                ClientStack.HTTP,
+                SHORT,
+                Map.of("alice", "tok-a")::get,
+                "client-1");
     }
 
     static MockResponse json(String body) {
-        return new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json").body(body).build();
+        return new MockResponse.Builder()
+                .code(200)
+                .addHeader("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     @Test
@@ -124,10 +135,13 @@ class FrozenInstanceFailoverTest {
         }
 
         for (int i = 0; i < 3; i++) {
-            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-" + i).nextCursor()).isEqualTo("1");
+            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-" + i).nextCursor())
+                    .isEqualTo("1");
         }
 
-        assertThat(frozen.connections.get()).as("only the first pull went to the frozen instance").isEqualTo(1);
+        assertThat(frozen.connections.get())
+                .as("only the first pull went to the frozen instance")
+                .isEqualTo(1);
         assertThat(healthy.getRequestCount()).isEqualTo(3);
         assertThat(remote.currentServer()).isEqualTo(healthy.url("/"));
     }
@@ -137,7 +151,8 @@ class FrozenInstanceFailoverTest {
         HttpSyncRemote remote = remote();
         healthy.enqueue(json("{\"state\":\"unknown\"}"));
 
-        assertThat(remote.pushStatus(KEY, "idem-1", "run-1").state()).isEqualTo(org.leasesync.sync.PushStatus.State.UNKNOWN);
+        assertThat(remote.pushStatus(KEY, "idem-1", "run-1").state())
+                .isEqualTo(org.leasesync.sync.PushStatus.State.UNKNOWN);
 
         assertThat(frozen.firstLines).containsExactly("GET /v1/users/alice/scopes/course_sync/pushes/idem-1 HTTP/1.1");
         assertThat(healthy.takeRequest().getTarget()).isEqualTo("/v1/users/alice/scopes/course_sync/pushes/idem-1");
@@ -154,22 +169,30 @@ class FrozenInstanceFailoverTest {
                 });
 
         assertThat(healthy.getRequestCount()).isZero();
-        assertThat(remote.currentServer()).as("the frozen instance is avoided now").isEqualTo(healthy.url("/"));
+        assertThat(remote.currentServer())
+                .as("the frozen instance is avoided now")
+                .isEqualTo(healthy.url("/"));
     }
 
     @Test
-    void aSyncWhosePushAnInstanceSwallowedAsksTheNextInstanceAndResendsThereOnlyBecauseItNeverSawIt()
-            throws Exception {
+    void aSyncWhosePushAnInstanceSwallowedAsksTheNextInstanceAndResendsThereOnlyBecauseItNeverSawIt() throws Exception {
         SyncSettings fast = new SyncSettings(100, 10, 3, Duration.ofMillis(10), Duration.ofHours(24));
         MockWebServer freezes = new MockWebServer();
         freezes.start();
         try (LocalStore store = LocalStore.openInMemory();
-             ClientStack client = new ClientStack(store, freezes.url("/") + "," + healthy.url("/"), Map.of("alice", "tok-a"),
-                     TimeSource.system(), fast, SHORT)) {
+                ClientStack client = new ClientStack(
+                        store,
+                        freezes.url("/") + "," + healthy.url("/"),
+                        Map.of("alice", "tok-a"),
+                        TimeSource.system(),
+                        fast,
+                        SHORT)) {
             String changeId = client.edits.addEdit(KEY, "r1", "{\"title\":\"mine\"}", false);
-            freezes.enqueue(json(PULL_EMPTY));                                    // answers the pull, then
-            freezes.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build()); // goes silent
-            healthy.enqueue(json("{\"state\":\"unknown\"}"));    // the query settles the swallowed push
+            freezes.enqueue(json(PULL_EMPTY)); // answers the pull, then
+            freezes.enqueue(new MockResponse.Builder()
+                    .onResponseStart(SocketEffect.Stall.INSTANCE)
+                    .build()); // goes silent
+            healthy.enqueue(json("{\"state\":\"unknown\"}")); // the query settles the swallowed push
             healthy.enqueue(json("{\"results\":[{\"changeId\":\"" + changeId
                     + "\",\"id\":\"r1\",\"status\":\"applied\",\"version\":3}]}"));
 
@@ -182,7 +205,8 @@ class FrozenInstanceFailoverTest {
             var query = healthy.takeRequest(1, TimeUnit.SECONDS);
             var resent = healthy.takeRequest(1, TimeUnit.SECONDS);
             String key = swallowed.getHeaders().get("Idempotency-Key");
-            assertThat(query.getTarget()).as("asked before anything was sent again")
+            assertThat(query.getTarget())
+                    .as("asked before anything was sent again")
                     .isEqualTo("/v1/users/alice/scopes/course_sync/pushes/" + key);
             assertThat(resent.getMethod()).isEqualTo("POST");
             assertThat(resent.getHeaders().get("Idempotency-Key")).isEqualTo(key);
@@ -199,13 +223,22 @@ class FrozenInstanceFailoverTest {
         MockWebServer stalling = new MockWebServer();
         stalling.start();
         try {
-            stalling.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
-                    .body(PULL_EMPTY).bodyDelay(3, TimeUnit.SECONDS).build());
+            stalling.enqueue(new MockResponse.Builder()
+                    .code(200)
+                    .addHeader("Content-Type", "application/json")
+                    .body(PULL_EMPTY)
+                    .bodyDelay(3, TimeUnit.SECONDS)
+                    .build());
             healthy.enqueue(json(PULL_EMPTY));
-            HttpSyncRemote remote = new HttpSyncRemote(stalling.url("/") + "," + healthy.url("/"), ClientStack.HTTP, SHORT,
-                    Map.of("alice", "tok-a")::get, "client-1");
+            HttpSyncRemote remote = new HttpSyncRemote(
+                    stalling.url("/") + "," + healthy.url("/"),
+                    ClientStack.HTTP,
+                    SHORT,
+                    Map.of("alice", "tok-a")::get,
+                    "client-1");
 
-            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-1").nextCursor()).isEqualTo("1");
+            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-1").nextCursor())
+                    .isEqualTo("1");
 
             assertThat(stalling.getRequestCount()).isEqualTo(1);
             assertThat(healthy.getRequestCount()).isEqualTo(1);
@@ -219,12 +252,19 @@ class FrozenInstanceFailoverTest {
         MockWebServer breaking = new MockWebServer();
         breaking.start();
         try {
-            breaking.enqueue(new MockResponse.Builder().onRequestStart(new SocketEffect.CloseSocket()).build());
+            breaking.enqueue(new MockResponse.Builder()
+                    .onRequestStart(new SocketEffect.CloseSocket())
+                    .build());
             breaking.enqueue(json(PULL_EMPTY));
-            HttpSyncRemote remote = new HttpSyncRemote(breaking.url("/") + "," + healthy.url("/"), ClientStack.HTTP, SHORT,
-                    Map.of("alice", "tok-a")::get, "client-1");
+            HttpSyncRemote remote = new HttpSyncRemote(
+                    breaking.url("/") + "," + healthy.url("/"),
+                    ClientStack.HTTP,
+                    SHORT,
+                    Map.of("alice", "tok-a")::get,
+                    "client-1");
 
-            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-1").nextCursor()).isEqualTo("1");
+            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-1").nextCursor())
+                    .isEqualTo("1");
 
             assertThat(breaking.getRequestCount()).isEqualTo(2);
             assertThat(healthy.getRequestCount()).isZero();

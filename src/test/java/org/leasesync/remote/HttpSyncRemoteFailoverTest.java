@@ -21,11 +21,11 @@ import mockwebserver3.SocketEffect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
@@ -41,7 +41,8 @@ class HttpSyncRemoteFailoverTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     static final String PULL_EMPTY = "{\"changes\":[],\"nextCursor\":\"1\",\"hasMore\":false}";
-    static final HttpSettings TIMEOUTS = new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(8));
+    static final HttpSettings TIMEOUTS =
+            new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(8));
     static final SyncSettings FAST_CONFIRM = new SyncSettings(100, 10, 3, Duration.ofMillis(10), Duration.ofHours(24));
 
     MockWebServer one;
@@ -66,13 +67,20 @@ class HttpSyncRemoteFailoverTest {
     }
 
     static MockResponse json(int code, String body) {
-        return new MockResponse.Builder().code(code).addHeader("Content-Type", "application/json").body(body).build();
+        return new MockResponse.Builder()
+                .code(code)
+                .addHeader("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     static MockResponse unavailable(int retryAfterSeconds) {
-        return new MockResponse.Builder().code(503).addHeader("Content-Type", "application/json")
+        return new MockResponse.Builder()
+                .code(503)
+                .addHeader("Content-Type", "application/json")
                 .addHeader("Retry-After", retryAfterSeconds)
-                .body("{\"code\":\"unavailable\",\"message\":\"shutting down\"}").build();
+                .body("{\"code\":\"unavailable\",\"message\":\"shutting down\"}")
+                .build();
     }
 
     static String applied(String changeId, long version) {
@@ -111,8 +119,10 @@ class HttpSyncRemoteFailoverTest {
     }
 
     static PushBatch batch(String changeId) {
-        return new PushBatch("b1", "idem-1", List.of(new OutboxEntry(1, changeId, "r1", 2, false, "{\"title\":\"x\"}",
-                java.time.Instant.EPOCH)));
+        return new PushBatch(
+                "b1",
+                "idem-1",
+                List.of(new OutboxEntry(1, changeId, "r1", 2, false, "{\"title\":\"x\"}", java.time.Instant.EPOCH)));
     }
 
     /** The request lines a server received, in order. */
@@ -121,7 +131,9 @@ class HttpSyncRemoteFailoverTest {
         RecordedRequest r;
         while ((r = web.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
             lines.add(r.getMethod() + " " + r.getTarget()
-                    + (r.getHeaders().get("Idempotency-Key") == null ? "" : " key=" + r.getHeaders().get("Idempotency-Key")));
+                    + (r.getHeaders().get("Idempotency-Key") == null
+                            ? ""
+                            : " key=" + r.getHeaders().get("Idempotency-Key")));
         }
         return lines;
     }
@@ -132,7 +144,8 @@ class HttpSyncRemoteFailoverTest {
 
     @Test
     void whenTheFirstUrlRefusesConnectionsEveryRequestOfTheSyncGoesToTheSecond() throws Exception {
-        try (LocalStore store = LocalStore.openInMemory(); ClientStack client = client(store, refusing() + "," + url(two))) {
+        try (LocalStore store = LocalStore.openInMemory();
+                ClientStack client = client(store, refusing() + "," + url(two))) {
             String changeId = client.edits.addEdit(KEY, "r1", "{\"title\":\"mine\"}", false);
             two.enqueue(json(200, PULL_EMPTY));
             two.enqueue(json(200, applied(changeId, 3)));
@@ -151,11 +164,13 @@ class HttpSyncRemoteFailoverTest {
 
     @Test
     void aConnectTimeoutIsFailedOverForAPushBecauseThePushWasNeverSent() throws Exception {
-        HttpSyncRemote remote = remote(blackhole() + "," + url(two),
+        HttpSyncRemote remote = remote(
+                blackhole() + "," + url(two),
                 new HttpSettings(Duration.ofMillis(300), Duration.ofSeconds(2), Duration.ofSeconds(8)));
         two.enqueue(json(200, applied("c1", 3)));
 
-        assertThat(remote.push(KEY, batch("c1"), 7, "run-1").results()).singleElement()
+        assertThat(remote.push(KEY, batch("c1"), 7, "run-1").results())
+                .singleElement()
                 .satisfies(p -> assertThat(p.version()).isEqualTo(3));
 
         assertThat(requests(two)).containsExactly("POST /v1/users/alice/scopes/course_sync/changes key=idem-1");
@@ -165,13 +180,14 @@ class HttpSyncRemoteFailoverTest {
     void a503FailsOverAndLaterCallsStickToTheInstanceThatAnswered() throws Exception {
         HttpSyncRemote remote = remote(url(one) + "," + url(two), TIMEOUTS);
         one.enqueue(unavailable(5));
-        one.enqueue(json(200, PULL_EMPTY));   // back again: must not be used while the second one answers
+        one.enqueue(json(200, PULL_EMPTY)); // back again: must not be used while the second one answers
         for (int i = 0; i < 3; i++) {
             two.enqueue(json(200, PULL_EMPTY));
         }
 
         for (int i = 0; i < 3; i++) {
-            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-" + i).nextCursor()).isEqualTo("1");
+            assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "run-" + i).nextCursor())
+                    .isEqualTo("1");
         }
 
         assertThat(requests(one)).hasSize(1);
@@ -189,7 +205,8 @@ class HttpSyncRemoteFailoverTest {
 
         RecordedRequest first = one.takeRequest();
         RecordedRequest second = two.takeRequest();
-        assertThat(second.getHeaders().get("Idempotency-Key")).isEqualTo(first.getHeaders().get("Idempotency-Key"))
+        assertThat(second.getHeaders().get("Idempotency-Key"))
+                .isEqualTo(first.getHeaders().get("Idempotency-Key"))
                 .isEqualTo("idem-1");
         assertThat(second.getHeaders().get("Fencing-Token")).isEqualTo("7");
         assertThat(second.getHeaders().get("Authorization")).isEqualTo("Bearer tok-a");
@@ -199,12 +216,16 @@ class HttpSyncRemoteFailoverTest {
     @Test
     void aPushWhoseConnectionDropsAfterSendingIsQueriedBeforeAnythingIsSentElsewhereAndSettledByTheAnswer()
             throws Exception {
-        try (LocalStore store = LocalStore.openInMemory(); ClientStack client = client(store, url(one) + "," + url(two))) {
+        try (LocalStore store = LocalStore.openInMemory();
+                ClientStack client = client(store, url(one) + "," + url(two))) {
             String changeId = client.edits.addEdit(KEY, "r1", "{\"title\":\"mine\"}", false);
             one.enqueue(json(200, PULL_EMPTY));
-            one.enqueue(new MockResponse.Builder().onResponseStart(new SocketEffect.CloseSocket()).build()); // applied, answer lost
-            one.enqueue(unavailable(1));                                                                // then it shuts down
-            two.enqueue(json(200, "{\"state\":\"completed\",\"statusCode\":200,\"response\":" + applied(changeId, 7) + "}"));
+            one.enqueue(new MockResponse.Builder()
+                    .onResponseStart(new SocketEffect.CloseSocket())
+                    .build()); // applied, answer lost
+            one.enqueue(unavailable(1)); // then it shuts down
+            two.enqueue(json(
+                    200, "{\"state\":\"completed\",\"statusCode\":200,\"response\":" + applied(changeId, 7) + "}"));
 
             RunResult r = client.sync(KEY, TaskSource.MANUAL);
 
@@ -216,10 +237,13 @@ class HttpSyncRemoteFailoverTest {
             assertThat(atOne.get(1)).startsWith("POST /v1/users/alice/scopes/course_sync/changes key=");
             String key = atOne.get(1).substring(atOne.get(1).indexOf("key=") + 4);
             assertThat(atOne.get(2)).isEqualTo("GET /v1/users/alice/scopes/course_sync/pushes/" + key);
-            assertThat(atTwo).as("no resend anywhere: only the query, answered by the second instance")
+            assertThat(atTwo)
+                    .as("no resend anywhere: only the query, answered by the second instance")
                     .containsExactly("GET /v1/users/alice/scopes/course_sync/pushes/" + key);
             assertThat(client.edits.outbox(KEY)).isEmpty();
-            assertThat(client.edits.records(KEY)).singleElement().satisfies(rec -> assertThat(rec.version()).isEqualTo(7));
+            assertThat(client.edits.records(KEY))
+                    .singleElement()
+                    .satisfies(rec -> assertThat(rec.version()).isEqualTo(7));
         }
     }
 
@@ -234,12 +258,14 @@ class HttpSyncRemoteFailoverTest {
                 });
         assertThat(requests(two)).isEmpty();
 
-        try (LocalStore store = LocalStore.openInMemory(); ClientStack client = client(store, url(one) + "," + url(two))) {
+        try (LocalStore store = LocalStore.openInMemory();
+                ClientStack client = client(store, url(one) + "," + url(two))) {
             String changeId = client.edits.addEdit(KEY, "r1", "{\"title\":\"mine\"}", false);
             requests(one);
             one.enqueue(json(200, PULL_EMPTY));
             one.enqueue(json(504, "{\"message\":\"gateway timeout\"}"));
-            one.enqueue(json(200, "{\"state\":\"completed\",\"statusCode\":200,\"response\":" + applied(changeId, 4) + "}"));
+            one.enqueue(json(
+                    200, "{\"state\":\"completed\",\"statusCode\":200,\"response\":" + applied(changeId, 4) + "}"));
 
             RunResult r = client.sync(KEY, TaskSource.MANUAL);
 
@@ -256,8 +282,12 @@ class HttpSyncRemoteFailoverTest {
     @Test
     void a429IsNotAReasonToFailOver() throws Exception {
         HttpSyncRemote remote = remote(url(one) + "," + url(two), TIMEOUTS);
-        one.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "3")
-                .addHeader("Content-Type", "application/json").body("{\"code\":\"rate_limited\",\"message\":\"slow\"}").build());
+        one.enqueue(new MockResponse.Builder()
+                .code(429)
+                .addHeader("Retry-After", "3")
+                .addHeader("Content-Type", "application/json")
+                .body("{\"code\":\"rate_limited\",\"message\":\"slow\"}")
+                .build());
 
         assertThatThrownBy(() -> remote.push(KEY, batch("c1"), 7, "run-1"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
@@ -277,12 +307,18 @@ class HttpSyncRemoteFailoverTest {
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.kind()).isEqualTo(RemoteException.Kind.NOT_SENT);
-                    assertThat(e.userMessage()).isEqualTo("cannot reach the sync server at any of " + a + "/, " + b + "/");
-                    assertThat(e.getMessage()).contains("pull alice|course_sync", a + "/ (connection refused", b + "/ (connection refused");
+                    assertThat(e.userMessage())
+                            .isEqualTo("cannot reach the sync server at any of " + a + "/, " + b + "/");
+                    assertThat(e.getMessage())
+                            .contains(
+                                    "pull alice|course_sync", a + "/ (connection refused", b + "/ (connection refused");
                 });
         assertThatThrownBy(() -> remote.push(KEY, batch("c1"), 7, "run-1"))
-                .isInstanceOfSatisfying(RemoteException.class,
-                        e -> assertThat(e.kind()).as("the push was sent nowhere").isEqualTo(RemoteException.Kind.NOT_SENT));
+                .isInstanceOfSatisfying(
+                        RemoteException.class,
+                        e -> assertThat(e.kind())
+                                .as("the push was sent nowhere")
+                                .isEqualTo(RemoteException.Kind.NOT_SENT));
     }
 
     @Test
@@ -297,22 +333,27 @@ class HttpSyncRemoteFailoverTest {
                     assertThat(e.kind()).isEqualTo(RemoteException.Kind.HTTP);
                     assertThat(e.status()).isEqualTo(503);
                     assertThat(e.retryAfterMillis()).isEqualTo(2000);
-                    assertThat(e.userMessage()).isEqualTo("no sync server is available (" + url(one) + ": HTTP 503, "
-                            + dead + "/: unreachable, " + url(two) + ": HTTP 503)");
+                    assertThat(e.userMessage())
+                            .isEqualTo("no sync server is available (" + url(one) + ": HTTP 503, " + dead
+                                    + "/: unreachable, " + url(two) + ": HTTP 503)");
                 });
-        assertThat(remote.currentServer()).as("nothing answered: the first stays first").isEqualTo(one.url("/"));
+        assertThat(remote.currentServer())
+                .as("nothing answered: the first stays first")
+                .isEqualTo(one.url("/"));
     }
 
     @Test
     void allAttemptsOfOnePushStayWithinTheCallTimeout() throws Exception {
-        HttpSyncRemote remote = remote(blackhole() + "," + blackhole() + "," + url(two),
+        HttpSyncRemote remote = remote(
+                blackhole() + "," + blackhole() + "," + url(two),
                 new HttpSettings(Duration.ofMillis(700), Duration.ofSeconds(1), Duration.ofSeconds(1)));
         two.enqueue(json(200, applied("c1", 3)));
 
         assertThatThrownBy(() -> remote.push(KEY, batch("c1"), 7, "run-1"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.kind()).isEqualTo(RemoteException.Kind.NOT_SENT);
-                    assertThat(e.userMessage()).startsWith("cannot reach the sync server at any of ")
+                    assertThat(e.userMessage())
+                            .startsWith("cannot reach the sync server at any of ")
                             .endsWith("; 1 more not tried: the call timeout ran out");
                 });
         assertThat(requests(two)).isEmpty();
@@ -320,7 +361,8 @@ class HttpSyncRemoteFailoverTest {
 
     @Test
     void eachAttemptOfAReadLeavesTheNextUrlHalfTheTimeLeft() throws Exception {
-        HttpSyncRemote remote = remote(blackhole() + "," + blackhole() + "," + url(two),
+        HttpSyncRemote remote = remote(
+                blackhole() + "," + blackhole() + "," + url(two),
                 new HttpSettings(Duration.ofMillis(700), Duration.ofSeconds(1), Duration.ofMillis(1200)));
         two.enqueue(json(200, PULL_EMPTY));
 

@@ -14,11 +14,11 @@ import mockwebserver3.SocketEffect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PullPage;
@@ -31,8 +31,9 @@ import org.leasesync.testing.ClientStack;
 class HttpSyncRemoteFaultTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
-    static final String PULL_OK = "{\"changes\":[{\"id\":\"r1\",\"version\":2,\"deleted\":false,\"payload\":{\"title\":\"T\"},"
-            + "\"serverTime\":\"2026-11-30T10:00:00Z\",\"surprise\":true}],\"nextCursor\":\"9\",\"hasMore\":false,\"extra\":[1]}";
+    static final String PULL_OK =
+            "{\"changes\":[{\"id\":\"r1\",\"version\":2,\"deleted\":false,\"payload\":{\"title\":\"T\"},"
+                    + "\"serverTime\":\"2026-11-30T10:00:00Z\",\"surprise\":true}],\"nextCursor\":\"9\",\"hasMore\":false,\"extra\":[1]}";
 
     MockWebServer web;
     HttpSyncRemote remote;
@@ -41,9 +42,12 @@ class HttpSyncRemoteFaultTest {
     void setUp() throws Exception {
         web = new MockWebServer();
         web.start();
-        remote = new HttpSyncRemote(web.url("/").toString(), ClientStack.HTTP,
+        remote = new HttpSyncRemote(
+                web.url("/").toString(),
+                ClientStack.HTTP,
                 new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5)),
-                Map.of("alice", "tok-a")::get, "client-1");
+                Map.of("alice", "tok-a")::get,
+                "client-1");
     }
 
     @AfterEach
@@ -52,12 +56,18 @@ class HttpSyncRemoteFaultTest {
     }
 
     static MockResponse json(int code, String body) {
-        return new MockResponse.Builder().code(code).addHeader("Content-Type", "application/json").body(body).build();
+        return new MockResponse.Builder()
+                .code(code)
+                .addHeader("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     PushBatch batch() {
-        return new PushBatch("b1", "idem-1", List.of(new OutboxEntry(1, "c1", "r1", 2, false, "{\"title\":\"x\"}",
-                java.time.Instant.EPOCH)));
+        return new PushBatch(
+                "b1",
+                "idem-1",
+                List.of(new OutboxEntry(1, "c1", "r1", 2, false, "{\"title\":\"x\"}", java.time.Instant.EPOCH)));
     }
 
     @Test
@@ -104,21 +114,27 @@ class HttpSyncRemoteFaultTest {
     void malformedJsonIsAClearFailure() {
         web.enqueue(json(200, "{\"changes\": [ {\"id\": "));
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
-                .isInstanceOf(RemoteException.class).hasMessageContaining("malformed");
+                .isInstanceOf(RemoteException.class)
+                .hasMessageContaining("malformed");
     }
 
     @Test
     void missingFieldsAreAClearFailure() {
         web.enqueue(json(200, "{\"changes\":[{\"id\":\"r1\"}],\"nextCursor\":\"1\",\"hasMore\":false}"));
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
-                .isInstanceOf(RemoteException.class).hasMessageContaining("missing 'version'");
+                .isInstanceOf(RemoteException.class)
+                .hasMessageContaining("missing 'version'");
     }
 
     @Test
     void truncatedBodyIsAClearFailureAfterOneRetryOfTheSafeRequest() {
         for (int i = 0; i < 2; i++) {
-            web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
-                    .body(PULL_OK + " ".repeat(100_000)).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+            web.enqueue(new MockResponse.Builder()
+                    .code(200)
+                    .addHeader("Content-Type", "application/json")
+                    .body(PULL_OK + " ".repeat(100_000))
+                    .onResponseBody(SocketEffect.ShutdownConnection.INSTANCE)
+                    .build());
         }
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOf(RemoteException.class)
@@ -128,17 +144,23 @@ class HttpSyncRemoteFaultTest {
 
     @Test
     void aBrokenConnectionOnAPullIsRetriedOnceAndThenSucceeds() throws Exception {
-        web.enqueue(new MockResponse.Builder().onRequestStart(new SocketEffect.CloseSocket()).build());
+        web.enqueue(new MockResponse.Builder()
+                .onRequestStart(new SocketEffect.CloseSocket())
+                .build());
         web.enqueue(json(200, PULL_OK));
         assertThat(remote.pull(KEY, Optional.empty(), 10, 1, "r").records()).hasSize(1);
     }
 
     @Test
     void wrongContentTypeIsRefused() {
-        web.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "text/html")
-                .body("<html>login</html>").build());
+        web.enqueue(new MockResponse.Builder()
+                .code(200)
+                .addHeader("Content-Type", "text/html")
+                .body("<html>login</html>")
+                .build());
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
-                .isInstanceOf(RemoteException.class).hasMessageContaining("expected JSON but got content type text/html");
+                .isInstanceOf(RemoteException.class)
+                .hasMessageContaining("expected JSON but got content type text/html");
     }
 
     @Test
@@ -151,8 +173,12 @@ class HttpSyncRemoteFaultTest {
 
     @Test
     void rateLimitCarriesRetryAfter() {
-        web.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "3")
-                .addHeader("Content-Type", "application/json").body("{\"code\":\"rate_limited\",\"message\":\"slow down\"}").build());
+        web.enqueue(new MockResponse.Builder()
+                .code(429)
+                .addHeader("Retry-After", "3")
+                .addHeader("Content-Type", "application/json")
+                .body("{\"code\":\"rate_limited\",\"message\":\"slow down\"}")
+                .build());
         assertThatThrownBy(() -> remote.pull(KEY, Optional.empty(), 10, 1, "r"))
                 .isInstanceOfSatisfying(RemoteException.class, e -> {
                     assertThat(e.status()).isEqualTo(429);
@@ -173,39 +199,48 @@ class HttpSyncRemoteFaultTest {
         assertThat(req.getHeaders().get("Idempotency-Key")).isEqualTo("idem-1");
         assertThat(req.getHeaders().get("Fencing-Token")).isEqualTo("7");
         assertThat(req.getHeaders().get("Client-Id")).isEqualTo("client-1");
-        assertThat(req.getBody().utf8()).isEqualTo(
-                "{\"changes\":[{\"changeId\":\"c1\",\"id\":\"r1\",\"baseVersion\":2,\"deleted\":false,\"payload\":{\"title\":\"x\"}}]}");
+        assertThat(req.getBody().utf8())
+                .isEqualTo(
+                        "{\"changes\":[{\"changeId\":\"c1\",\"id\":\"r1\",\"baseVersion\":2,\"deleted\":false,\"payload\":{\"title\":\"x\"}}]}");
     }
 
     @Test
     void droppedConnectionOnPushIsAmbiguousAndNeverRetriedByOkHttp() throws Exception {
-        web.enqueue(new MockResponse.Builder().onRequestBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+        web.enqueue(new MockResponse.Builder()
+                .onRequestBody(SocketEffect.ShutdownConnection.INSTANCE)
+                .build());
         web.enqueue(json(200, "{\"results\":[]}"));
         assertThatThrownBy(() -> remote.push(KEY, batch(), 7, "run-1"))
-                .isInstanceOfSatisfying(RemoteException.class,
-                        e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
+                .isInstanceOfSatisfying(
+                        RemoteException.class, e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
         Thread.sleep(300);
         assertThat(web.getRequestCount()).as("OkHttp must not resend the push").isLessThanOrEqualTo(1);
         assertThat(web.takeRequest(5, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
-        assertThat(web.takeRequest(200, java.util.concurrent.TimeUnit.MILLISECONDS)).isNull();
+        assertThat(web.takeRequest(200, java.util.concurrent.TimeUnit.MILLISECONDS))
+                .isNull();
     }
 
     @Test
     void badAnswersDuringARunLoseNothingFromTheOutbox() throws Exception {
         try (LocalStore store = LocalStore.openInMemory();
-             ClientStack client = new ClientStack(store, web.url("/").toString(), Map.of("alice", "tok-a"),
-                     TimeSource.system(), new SyncSettings(100, 10, 2, Duration.ofMillis(10), Duration.ofHours(24)),
-                     HttpSettings.DEFAULT)) {
+                ClientStack client = new ClientStack(
+                        store,
+                        web.url("/").toString(),
+                        Map.of("alice", "tok-a"),
+                        TimeSource.system(),
+                        new SyncSettings(100, 10, 2, Duration.ofMillis(10), Duration.ofHours(24)),
+                        HttpSettings.DEFAULT)) {
             String id = client.edits.addEdit(KEY, "r1", "{\"title\":\"mine\"}", false);
-            web.enqueue(json(200, PULL_OK));                                   // pull
-            web.enqueue(json(200, "not json at all"));                         // push: unreadable → ambiguous
+            web.enqueue(json(200, PULL_OK)); // pull
+            web.enqueue(json(200, "not json at all")); // push: unreadable → ambiguous
             web.enqueue(json(500, "{\"code\":\"internal_error\",\"message\":\"x\"}")); // query 1
-            web.enqueue(json(200, "{\"state\":\"banana\"}"));                 // query 2: malformed
+            web.enqueue(json(200, "{\"state\":\"banana\"}")); // query 2: malformed
             RunResult r = client.sync(KEY, TaskSource.MANUAL);
             assertThat(r.status()).isEqualTo(RunStatus.NEEDS_ATTENTION);
             assertThat(r.message().orElseThrow()).contains("could not be confirmed");
             assertThat(client.edits.outbox(KEY)).extracting(i -> i.changeId()).containsExactly(id);
-            assertThat(store.history().checkpoint(KEY).orElseThrow().idempotencyKey()).isPresent();
+            assertThat(store.history().checkpoint(KEY).orElseThrow().idempotencyKey())
+                    .isPresent();
         }
     }
 }

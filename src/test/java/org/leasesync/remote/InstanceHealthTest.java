@@ -65,12 +65,12 @@ class InstanceHealthTest {
     @Test
     void whenEveryUrlIsAvoidedTheSoonestToRecoverIsTriedFirst() {
         health.failed(0, FailureClass.NO_RESPONSE);
-        health.failed(0, FailureClass.NO_RESPONSE);   // 20 s
+        health.failed(0, FailureClass.NO_RESPONSE); // 20 s
         advance(Duration.ofSeconds(1));
-        health.failed(1, FailureClass.NO_RESPONSE);   // 10 s from now
+        health.failed(1, FailureClass.NO_RESPONSE); // 10 s from now
         health.failed(2, FailureClass.NO_RESPONSE);
         health.failed(2, FailureClass.NO_RESPONSE);
-        health.failed(2, FailureClass.NO_RESPONSE);   // 40 s
+        health.failed(2, FailureClass.NO_RESPONSE); // 40 s
 
         assertThat(health.order(0)).containsExactly(1, 0, 2);
     }

@@ -22,10 +22,17 @@ class PushBodySizeTest {
 
     // every character a record id may hold (RecordLimits: no control character, no unpaired
     // surrogate, no white space at either end), across the UTF-8 lengths and JSON's escapes
-    static final String[] ID_PARTS = {"a", "Z", "9", "-", "\"", "\\", "/", " ", "é", "ß", "€", "日本", "😀",
-        "\u00a0", "\u00a1", "\u07ff", "\u0800", "\uffff"};
-    static final String[] PAYLOADS = {"{}", "{\"title\":\"Algebra\",\"progress\":0.5}", "{ \"spaced\" : [ 1 , 2 ] }",
-        "{\"t\":\"é😀\\u00e9\\n\",\"n\":1.0E-5,\"b\":true,\"z\":null}", "{\"nested\":{\"a\":[{\"b\":\"\\\"q\\\"\"}]}}"};
+    static final String[] ID_PARTS = {
+        "a", "Z", "9", "-", "\"", "\\", "/", " ", "é", "ß", "€", "日本", "😀", "\u00a0", "\u00a1", "\u07ff", "\u0800",
+        "\uffff"
+    };
+    static final String[] PAYLOADS = {
+        "{}",
+        "{\"title\":\"Algebra\",\"progress\":0.5}",
+        "{ \"spaced\" : [ 1 , 2 ] }",
+        "{\"t\":\"é😀\\u00e9\\n\",\"n\":1.0E-5,\"b\":true,\"z\":null}",
+        "{\"nested\":{\"a\":[{\"b\":\"\\\"q\\\"\"}]}}"
+    };
 
     @Test
     void theComputedSizeIsTheSizeOfTheBodySentForAnyIdsVersionsAndPayloads() {
@@ -34,7 +41,7 @@ class PushBodySizeTest {
             List<OutboxEntry> entries = new ArrayList<>();
             int n = 1 + random.nextInt(4);
             for (int i = 0; i < n; i++) {
-                StringBuilder id = new StringBuilder("a");   // never white space at either end
+                StringBuilder id = new StringBuilder("a"); // never white space at either end
                 for (int p = 1 + random.nextInt(6); p > 0; p--) {
                     id.append(ID_PARTS[random.nextInt(ID_PARTS.length)]);
                 }
@@ -45,13 +52,20 @@ class PushBodySizeTest {
                     case 2 -> random.nextInt(1_000_000);
                     default -> Long.MAX_VALUE;
                 };
-                entries.add(new OutboxEntry(i, java.util.UUID.randomUUID().toString(), id.toString(), base,
-                        random.nextBoolean(), PAYLOADS[random.nextInt(PAYLOADS.length)], Instant.EPOCH));
+                entries.add(new OutboxEntry(
+                        i,
+                        java.util.UUID.randomUUID().toString(),
+                        id.toString(),
+                        base,
+                        random.nextBoolean(),
+                        PAYLOADS[random.nextInt(PAYLOADS.length)],
+                        Instant.EPOCH));
             }
             String body = HttpSyncRemote.pushBody(new PushBatch("b", "k", entries));
             assertThat(PushLimits.batchBytes(entries)).as(body).isEqualTo(body.getBytes(StandardCharsets.UTF_8).length);
             if (n == 1) {
-                assertThat(PushLimits.aloneBytes(entries.get(0))).isEqualTo(body.getBytes(StandardCharsets.UTF_8).length);
+                assertThat(PushLimits.aloneBytes(entries.get(0)))
+                        .isEqualTo(body.getBytes(StandardCharsets.UTF_8).length);
             }
         }
     }
@@ -61,7 +75,9 @@ class PushBodySizeTest {
         for (String bad : List.of("{\"a\":1", "[1,2]", "{\"a\":1} trailing", "", "nul")) {
             OutboxEntry e = new OutboxEntry(1, "c-" + bad.length(), "r1", 0, false, bad, Instant.EPOCH);
             assertThatThrownBy(() -> HttpSyncRemote.pushBody(new PushBatch("b", "k", List.of(e))))
-                    .as(bad).isInstanceOfSatisfying(UnsendableEntryException.class,
+                    .as(bad)
+                    .isInstanceOfSatisfying(
+                            UnsendableEntryException.class,
                             u -> assertThat(u.changeId()).isEqualTo(e.changeId()))
                     .hasMessageContaining("the edit of record 'r1' cannot be sent");
         }

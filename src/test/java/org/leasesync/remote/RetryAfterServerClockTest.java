@@ -37,11 +37,15 @@ class RetryAfterServerClockTest {
     private long waitSeenByAClientOff(Duration off) {
         server = ReferenceServer.start(ServerConfig.defaults());
         server.faults().set(new FaultSettings(0, 0, 0, 0, 1, 2, true));
-        HttpSyncRemote remote = new HttpSyncRemote(ServerUrls.single(server.baseUrl()), ClientStack.HTTP,
-                HttpSettings.DEFAULT, server::tokenFor, "client-off",
+        HttpSyncRemote remote = new HttpSyncRemote(
+                ServerUrls.single(server.baseUrl()),
+                ClientStack.HTTP,
+                HttpSettings.DEFAULT,
+                server::tokenFor,
+                "client-off",
                 TimeSource.system(Clock.offset(Clock.systemUTC(), off)));
-        RemoteException e = (RemoteException) catchThrowable(
-                () -> remote.pull(TaskKey.of("alice", "course_sync"), Optional.empty(), 10, 1, "run-1"));
+        RemoteException e = (RemoteException)
+                catchThrowable(() -> remote.pull(TaskKey.of("alice", "course_sync"), Optional.empty(), 10, 1, "run-1"));
         assertThat(e).as("the throttled pull").isNotNull();
         assertThat(e.status()).isEqualTo(429);
         return e.retryAfterMillis();
@@ -61,9 +65,12 @@ class RetryAfterServerClockTest {
     @Test
     void withoutADateHeaderTheDateIsReadAgainstTheClientsClock() {
         Clock at = Clock.fixed(java.time.Instant.parse("2026-10-21T07:28:00Z"), java.time.ZoneOffset.UTC);
-        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:28:30 GMT", null, at)).isEqualTo(30_000);
-        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:28:30 GMT", "not a date", at)).isEqualTo(30_000);
+        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:28:30 GMT", null, at))
+                .isEqualTo(30_000);
+        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:28:30 GMT", "not a date", at))
+                .isEqualTo(30_000);
         assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 04:28:30 GMT", "Wed, 21 Oct 2026 04:28:20 GMT", at))
-                .as("against the server's Date, 3 h behind this clock (which would call it past)").isEqualTo(10_000);
+                .as("against the server's Date, 3 h behind this clock (which would call it past)")
+                .isEqualTo(10_000);
     }
 }

@@ -22,8 +22,11 @@ class RetryAfterTest {
 
     @Test
     void anHttpDateIsTheWaitUntilThatInstantByTheInjectedClock() {
-        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:29:30 GMT", AT)).isEqualTo(90_000);
-        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:00:00 GMT", AT)).as("in the past").isZero();
+        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:29:30 GMT", AT))
+                .isEqualTo(90_000);
+        assertThat(HttpErrors.retryAfterMillis("Wed, 21 Oct 2026 07:00:00 GMT", AT))
+                .as("in the past")
+                .isZero();
     }
 
     @Test
@@ -36,7 +39,8 @@ class RetryAfterTest {
 
     @Test
     void aWaitIsCutToADay() {
-        assertThat(HttpErrors.retryAfterMillis("999999999999999999999", AT)).isEqualTo(HttpErrors.LONGEST_RETRY_AFTER.toMillis());
+        assertThat(HttpErrors.retryAfterMillis("999999999999999999999", AT))
+                .isEqualTo(HttpErrors.LONGEST_RETRY_AFTER.toMillis());
         assertThat(HttpErrors.retryAfterMillis("Fri, 21 Oct 2039 07:28:00 GMT", AT))
                 .isEqualTo(HttpErrors.LONGEST_RETRY_AFTER.toMillis());
     }

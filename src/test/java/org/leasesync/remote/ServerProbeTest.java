@@ -103,13 +103,16 @@ class ServerProbeTest {
         List<String> seen = new ArrayList<>();
         HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         s.createContext("/", ex -> {
-            seen.add(ex.getRequestMethod() + " " + ex.getRequestURI() + " auth=" + ex.getRequestHeaders().getFirst("Authorization"));
+            seen.add(ex.getRequestMethod() + " " + ex.getRequestURI() + " auth="
+                    + ex.getRequestHeaders().getFirst("Authorization"));
             ex.sendResponseHeaders(404, -1);
             ex.close();
         });
         s.start();
         servers.add(s);
-        assertThat(probe("http://u:secret@127.0.0.1:" + s.getAddress().getPort() + "/").reachable()).isTrue();
+        assertThat(probe("http://u:secret@127.0.0.1:" + s.getAddress().getPort() + "/")
+                        .reachable())
+                .isTrue();
         assertThat(seen).containsExactly("GET /v1 auth=null");
     }
 }

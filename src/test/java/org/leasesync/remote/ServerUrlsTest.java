@@ -14,7 +14,8 @@ class ServerUrlsTest {
     @Test
     void parsesACommaSeparatedListInOrderIgnoringBlanksAroundEntries() {
         ServerUrls s = ServerUrls.parse(" http://a.example:8787 ,https://b.example/sync/");
-        assertThat(s.urls()).extracting(HttpUrl::toString)
+        assertThat(s.urls())
+                .extracting(HttpUrl::toString)
                 .containsExactly("http://a.example:8787/", "https://b.example/sync/");
         assertThat(s.first()).isEqualTo(HttpUrl.get("http://a.example:8787/"));
         assertThat(s.size()).isEqualTo(2);
@@ -29,7 +30,8 @@ class ServerUrlsTest {
 
     @Test
     void sixteenAreAllowedAndSeventeenAreNot() {
-        String sixteen = IntStream.rangeClosed(1, 16).mapToObj(i -> "http://h" + i).collect(Collectors.joining(","));
+        String sixteen =
+                IntStream.rangeClosed(1, 16).mapToObj(i -> "http://h" + i).collect(Collectors.joining(","));
         assertThat(ServerUrls.parse(sixteen).size()).isEqualTo(16);
         assertThatThrownBy(() -> ServerUrls.parse(sixteen + ",http://h17"))
                 .hasMessage("17 server URLs given; at most 16 are allowed");
@@ -38,13 +40,16 @@ class ServerUrlsTest {
 
     @Test
     void theSameServerSpelledTwiceIsRefusedNamingBothEntries() {
-        assertThatThrownBy(() -> new ServerUrls(List.of(HttpUrl.get("http://a:1"), HttpUrl.get("http://b:1"),
-                HttpUrl.get("http://a:1/")))).hasMessage("'http://a:1/' (entry 3 of 3) repeats entry 1");
+        assertThatThrownBy(() -> new ServerUrls(
+                        List.of(HttpUrl.get("http://a:1"), HttpUrl.get("http://b:1"), HttpUrl.get("http://a:1/"))))
+                .hasMessage("'http://a:1/' (entry 3 of 3) repeats entry 1");
     }
 
     @Test
     void messagesAndLogsNeverShowUserInfo() {
         ServerUrls s = ServerUrls.parse("https://bob:s3cret@a.example/x?token=abc,http://b.example");
-        assertThat(s.toString()).isEqualTo("https://a.example/x, http://b.example/").doesNotContain("s3cret", "abc");
+        assertThat(s.toString())
+                .isEqualTo("https://a.example/x, http://b.example/")
+                .doesNotContain("s3cret", "abc");
     }
 }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.sync.RemoteException;
-import org.leasesync.testing.TestCertificate;
 import org.leasesync.testing.ProcessTest;
+import org.leasesync.testing.TestCertificate;
 
 /**
  * Sign-in and sign-out as protocol §12 scripts them, on MockWebServer; over real TLS with a certificate
@@ -42,7 +42,11 @@ class SessionsClientTest {
     }
 
     static MockResponse json(int code, String body) {
-        return new MockResponse.Builder().code(code).addHeader("Content-Type", "application/json").body(body).build();
+        return new MockResponse.Builder()
+                .code(code)
+                .addHeader("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     SessionsClient client(TransportSecurity transport) {
@@ -53,13 +57,16 @@ class SessionsClientTest {
 
     @Test
     void signInPostsUserPasswordAndDeviceWithoutATokenAndReadsTheSession() throws Exception {
-        web.enqueue(json(201, "{\"token\":\"" + TOKEN + "\",\"sessionId\":\"s1\",\"user\":\"alice\",\"admin\":false,"
-                + "\"expiresAt\":\"2027-03-01T10:00:00Z\",\"future\":1}"));
+        web.enqueue(json(
+                201,
+                "{\"token\":\"" + TOKEN + "\",\"sessionId\":\"s1\",\"user\":\"alice\",\"admin\":false,"
+                        + "\"expiresAt\":\"2027-03-01T10:00:00Z\",\"future\":1}"));
         web.start();
         SessionsClient.NewSession s = client(TransportSecurity.DEFAULT).signIn("alice", "pw 1".toCharArray(), "laptop");
         assertThat(s.token()).isEqualTo(TOKEN);
         assertThat(s.sessionId()).isEqualTo("s1");
-        assertThat(s.expiresAt()).hasValueSatisfying(t -> assertThat(t.toString()).isEqualTo("2027-03-01T10:00:00Z"));
+        assertThat(s.expiresAt())
+                .hasValueSatisfying(t -> assertThat(t.toString()).isEqualTo("2027-03-01T10:00:00Z"));
         assertThat(s.toString()).doesNotContain(TOKEN);
         RecordedRequest r = web.takeRequest();
         assertThat(r.getMethod()).isEqualTo("POST");
@@ -71,17 +78,26 @@ class SessionsClientTest {
     @Test
     void refusalsKeepTheirStatusCodeAndRetryAfter() throws Exception {
         web.enqueue(json(401, "{\"code\":\"invalid_credentials\",\"message\":\"wrong user name or password\"}"));
-        web.enqueue(new MockResponse.Builder().code(429).addHeader("Content-Type", "application/json")
-                .addHeader("Retry-After", "600").body("{\"code\":\"too_many_attempts\",\"message\":\"wait\"}").build());
+        web.enqueue(new MockResponse.Builder()
+                .code(429)
+                .addHeader("Content-Type", "application/json")
+                .addHeader("Retry-After", "600")
+                .body("{\"code\":\"too_many_attempts\",\"message\":\"wait\"}")
+                .build());
         web.enqueue(json(201, "{\"token\":\"has space\",\"sessionId\":\"s\"}"));
         web.start();
         SessionsClient c = client(TransportSecurity.DEFAULT);
-        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d")).isInstanceOfSatisfying(RemoteException.class,
-                e -> assertThat(e.status() + " " + e.code()).isEqualTo("401 invalid_credentials"));
-        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d")).isInstanceOfSatisfying(RemoteException.class,
-                e -> assertThat(e.retryAfterMillis()).isEqualTo(600_000));
-        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d")).isInstanceOfSatisfying(RemoteException.class,
-                e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
+        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d"))
+                .isInstanceOfSatisfying(
+                        RemoteException.class,
+                        e -> assertThat(e.status() + " " + e.code()).isEqualTo("401 invalid_credentials"));
+        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d"))
+                .isInstanceOfSatisfying(
+                        RemoteException.class,
+                        e -> assertThat(e.retryAfterMillis()).isEqualTo(600_000));
+        assertThatThrownBy(() -> c.signIn("alice", "x".toCharArray(), "d"))
+                .isInstanceOfSatisfying(
+                        RemoteException.class, e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.AMBIGUOUS));
     }
 
     @Test
@@ -108,7 +124,8 @@ class SessionsClientTest {
                     assertThat(e.sha256Fingerprint()).isEqualTo(cert.sha256());
                     assertThat(e.server()).isEqualTo(web.url("/").toString());
                     assertThat(e.kind()).isEqualTo(RemoteException.Kind.NOT_SENT);
-                    assertThat(e.userMessage()).contains("is not trusted (SHA-256 fingerprint " + cert.sha256())
+                    assertThat(e.userMessage())
+                            .contains("is not trusted (SHA-256 fingerprint " + cert.sha256())
                             .contains("--ca-file");
                 });
         assertThat(web.getRequestCount()).as("nothing was sent").isZero();

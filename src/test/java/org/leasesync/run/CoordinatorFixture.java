@@ -10,14 +10,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.leasesync.store.LocalStore;
-import org.leasesync.testing.ManualTime;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ManualTime;
 
 /**
  * What the coordinator's tests share: a real in-memory H2 store, a manual clock, real worker
@@ -40,7 +40,11 @@ abstract class CoordinatorFixture {
     }
 
     TaskRegistry registry(String nonce) {
-        return new TaskRegistry(store.leases(), new OwnerId("test", ProcessHandle.current().pid(), 1, nonce), TTL, time,
+        return new TaskRegistry(
+                store.leases(),
+                new OwnerId("test", ProcessHandle.current().pid(), 1, nonce),
+                TTL,
+                time,
                 OwnerLiveness.neverProvable());
     }
 
@@ -58,13 +62,31 @@ abstract class CoordinatorFixture {
 
     /** Simulates a process that took the lease, wrote a checkpoint and died. */
     void crashedRunWithCheckpoint(TaskKey key, String stage, String idem) {
-        TaskRegistry dead = new TaskRegistry(store.leases(), new OwnerId("test", 4242, 1, "dead"), TTL, time,
-                OwnerLiveness.neverProvable());
+        TaskRegistry dead = new TaskRegistry(
+                store.leases(), new OwnerId("test", 4242, 1, "dead"), TTL, time, OwnerLiveness.neverProvable());
         HeldLease lease = dead.tryAcquire(key).orElseThrow();
-        store.runs().insertRun(lease.fence(), "crashed-" + key.userId(), TaskSource.SCHEDULE, Stage.PULLING,
-                time.now(), Optional.empty());
-        store.runs().saveCheckpoint(lease.fence(), new Checkpoint(key, "crashed-" + key.userId(), lease.fence().epoch(),
-                Stage.tryParse(stage), stage, Optional.of("cur-3"), Optional.ofNullable(idem == null ? null : "b-1"),
-                Optional.ofNullable(idem), idem == null ? List.of() : List.of("c-1", "c-2"), Optional.empty(), time.now()));
+        store.runs()
+                .insertRun(
+                        lease.fence(),
+                        "crashed-" + key.userId(),
+                        TaskSource.SCHEDULE,
+                        Stage.PULLING,
+                        time.now(),
+                        Optional.empty());
+        store.runs()
+                .saveCheckpoint(
+                        lease.fence(),
+                        new Checkpoint(
+                                key,
+                                "crashed-" + key.userId(),
+                                lease.fence().epoch(),
+                                Stage.tryParse(stage),
+                                stage,
+                                Optional.of("cur-3"),
+                                Optional.ofNullable(idem == null ? null : "b-1"),
+                                Optional.ofNullable(idem),
+                                idem == null ? List.of() : List.of("c-1", "c-2"),
+                                Optional.empty(),
+                                time.now()));
     }
 }

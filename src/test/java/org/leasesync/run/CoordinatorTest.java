@@ -43,7 +43,8 @@ class CoordinatorTest extends CoordinatorFixture {
         SubmitResult third = c.submit(KEY, TaskSource.FOREGROUND);
         assertThat(second).isInstanceOfSatisfying(SubmitResult.Joined.class, j -> {
             assertThat(j.running().firstSource()).isEqualTo(TaskSource.SCHEDULE);
-            assertThat(j.running().runId()).isEqualTo(((SubmitResult.Started) first).handle().runId());
+            assertThat(j.running().runId())
+                    .isEqualTo(((SubmitResult.Started) first).handle().runId());
         });
         assertThat(third).isInstanceOf(SubmitResult.Joined.class);
         release.countDown();
@@ -93,12 +94,18 @@ class CoordinatorTest extends CoordinatorFixture {
         SubmitResult follow = c.submit(new TriggerRequest(KEY, TaskSource.MANUAL, true, false));
         SubmitResult again = c.submit(new TriggerRequest(KEY, TaskSource.MANUAL, true, false));
         SubmitResult fg = c.submit(KEY, TaskSource.FOREGROUND);
-        assertThat(follow).isInstanceOfSatisfying(SubmitResult.FollowUpQueued.class,
-                f -> assertThat(f.alreadyQueued()).isFalse());
-        assertThat(again).isInstanceOfSatisfying(SubmitResult.FollowUpQueued.class,
-                f -> assertThat(f.alreadyQueued()).isTrue());
-        assertThat(fg).isInstanceOfSatisfying(SubmitResult.Joined.class,
-                j -> assertThat(j.running().followUpQueued()).isTrue());
+        assertThat(follow)
+                .isInstanceOfSatisfying(
+                        SubmitResult.FollowUpQueued.class,
+                        f -> assertThat(f.alreadyQueued()).isFalse());
+        assertThat(again)
+                .isInstanceOfSatisfying(
+                        SubmitResult.FollowUpQueued.class,
+                        f -> assertThat(f.alreadyQueued()).isTrue());
+        assertThat(fg)
+                .isInstanceOfSatisfying(
+                        SubmitResult.Joined.class,
+                        j -> assertThat(j.running().followUpQueued()).isTrue());
         release.countDown();
         await(first);
         assertThat(secondDone.await(30, TimeUnit.SECONDS)).isTrue();
@@ -113,13 +120,17 @@ class CoordinatorTest extends CoordinatorFixture {
     @Test
     void needsAttentionBlocksFurtherRunsUntilTheUserChecksAgain() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        Coordinator c = coordinator("a", ctx -> calls.incrementAndGet() == 1
-                ? RunOutcome.needsAttention("a push was sent but its result could not be confirmed")
-                : RunOutcome.succeeded());
+        Coordinator c = coordinator(
+                "a",
+                ctx -> calls.incrementAndGet() == 1
+                        ? RunOutcome.needsAttention("a push was sent but its result could not be confirmed")
+                        : RunOutcome.succeeded());
         assertThat(await(c.submit(KEY, TaskSource.MANUAL)).status()).isEqualTo(RunStatus.NEEDS_ATTENTION);
         SubmitResult blocked = c.submit(KEY, TaskSource.SCHEDULE);
-        assertThat(blocked).isInstanceOfSatisfying(SubmitResult.NeedsAttention.class,
-                n -> assertThat(n.reason()).contains("could not be confirmed"));
+        assertThat(blocked)
+                .isInstanceOfSatisfying(
+                        SubmitResult.NeedsAttention.class,
+                        n -> assertThat(n.reason()).contains("could not be confirmed"));
         assertThat(calls.get()).isEqualTo(1);
         RunResult checked = await(c.submit(new TriggerRequest(KEY, TaskSource.MANUAL, false, true)));
         assertThat(checked.status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -129,17 +140,21 @@ class CoordinatorTest extends CoordinatorFixture {
     /** Regression (CI flake): a join that landed between the holder's grant and its run row showed "(starting)". */
     @Test
     void aTriggerBetweenAnotherProcesssGrantAndItsRunRecordJoinsThatRunAndIsRecordedOnIt() throws Exception {
-        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
-                OwnerLiveness.neverProvable());
+        TaskRegistry other = new TaskRegistry(
+                store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time, OwnerLiveness.neverProvable());
         HeldLease held = other.tryAcquire(KEY).orElseThrow();
         Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
         var joined = workers.submit(() -> c.submit(KEY, TaskSource.FOREGROUND));
-        Thread.sleep(150);   // the trigger is waiting for the holder's run record
+        Thread.sleep(150); // the trigger is waiting for the holder's run record
         assertThat(joined.isDone()).isFalse();
-        store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
-        assertThat(joined.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(SubmitResult.Joined.class,
-                j -> assertThat(j.running().runId()).isEqualTo("other-run"));
-        assertThat(store.history().run("other-run").orElseThrow().mergedSources()).containsExactly(TaskSource.FOREGROUND);
+        store.runs()
+                .insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        assertThat(joined.get(10, TimeUnit.SECONDS))
+                .isInstanceOfSatisfying(
+                        SubmitResult.Joined.class,
+                        j -> assertThat(j.running().runId()).isEqualTo("other-run"));
+        assertThat(store.history().run("other-run").orElseThrow().mergedSources())
+                .containsExactly(TaskSource.FOREGROUND);
     }
 
     /**
@@ -150,36 +165,45 @@ class CoordinatorTest extends CoordinatorFixture {
      */
     @Test
     void aHolderThatDiesBetweenTheHeldAnswerAndTheJoinIsTakenOverInsteadOfJoined() throws Exception {
-        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
-                OwnerLiveness.neverProvable());
+        TaskRegistry other = new TaskRegistry(
+                store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time, OwnerLiveness.neverProvable());
         HeldLease held = other.tryAcquire(KEY).orElseThrow();
-        store.runs().insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
+        store.runs()
+                .insertRun(held.fence(), "other-run", TaskSource.SCHEDULE, Stage.PULLING, time.now(), Optional.empty());
         AtomicInteger asked = new AtomicInteger();
         OwnerLiveness diesAfterFirstLook = owner -> {
             if (asked.getAndIncrement() == 0) {
-                time.elapse(java.time.Duration.ofSeconds(1));   // the stall after the read: the holder dies meanwhile
+                time.elapse(java.time.Duration.ofSeconds(1)); // the stall after the read: the holder dies meanwhile
                 return false;
             }
             return true;
         };
-        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("test", ProcessHandle.current().pid(), 1, "a"),
-                TTL, time, diesAfterFirstLook);
-        Coordinator c = new Coordinator(registry, store.runs(), ctx -> RunOutcome.succeeded(), workers,
-                new LeaseKeeper(registry), null, null);
+        TaskRegistry registry = new TaskRegistry(
+                store.leases(),
+                new OwnerId("test", ProcessHandle.current().pid(), 1, "a"),
+                TTL,
+                time,
+                diesAfterFirstLook);
+        Coordinator c = new Coordinator(
+                registry, store.runs(), ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(registry), null, null);
 
         SubmitResult r = c.submit(KEY, TaskSource.SCHEDULE);
 
-        assertThat(r).as("a trigger after the holder died must not join its run").isInstanceOfSatisfying(
-                SubmitResult.Started.class, s -> assertThat(s.handle().epoch()).isEqualTo(2));
+        assertThat(r)
+                .as("a trigger after the holder died must not join its run")
+                .isInstanceOfSatisfying(
+                        SubmitResult.Started.class,
+                        s -> assertThat(s.handle().epoch()).isEqualTo(2));
         assertThat(asked.get()).isEqualTo(2);
         assertThat(await(r).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(store.history().run("other-run").orElseThrow().mergedSources()).isEmpty();
+        assertThat(store.history().run("other-run").orElseThrow().mergedSources())
+                .isEmpty();
     }
 
     @Test
     void aTriggerWhileAnotherProcessReleasesItsFinishedRunStartsANewRunInsteadOfJoiningTheOldOne() throws Exception {
-        TaskRegistry other = new TaskRegistry(store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time,
-                OwnerLiveness.neverProvable());
+        TaskRegistry other = new TaskRegistry(
+                store.leases(), new OwnerId("test", 4243, 1, "0ef"), TTL, time, OwnerLiveness.neverProvable());
         HeldLease held = other.tryAcquire(KEY).orElseThrow();
         Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded());
         var submitted = workers.submit(() -> c.submit(KEY, TaskSource.MANUAL));
@@ -198,9 +222,11 @@ class CoordinatorTest extends CoordinatorFixture {
     @Test
     void aLeaseTableBehindTheRunRecordsRaisesTheEpochSoCheckAgainUnblocksTheKey() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        Coordinator c = coordinator("a", ctx -> calls.incrementAndGet() == 1
-                ? RunOutcome.needsAttention("a push was sent but its result could not be confirmed")
-                : RunOutcome.succeeded());
+        Coordinator c = coordinator(
+                "a",
+                ctx -> calls.incrementAndGet() == 1
+                        ? RunOutcome.needsAttention("a push was sent but its result could not be confirmed")
+                        : RunOutcome.succeeded());
         assertThat(await(c.submit(KEY, TaskSource.MANUAL)).status()).isEqualTo(RunStatus.NEEDS_ATTENTION);
         store.database().query("reset", conn -> {
             conn.createStatement().executeUpdate("UPDATE run SET epoch = 50");

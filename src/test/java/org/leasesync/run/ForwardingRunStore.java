@@ -16,13 +16,20 @@ class ForwardingRunStore implements RunStore {
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
+    public void insertRun(
+            Fence fence, String runId, TaskSource source, Stage stage, Instant now, Optional<String> recovery) {
         d.insertRun(fence, runId, source, stage, now, recovery);
     }
 
     @Override
-    public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage, Instant now,
-                          Optional<String> recovery) {
+    public void insertRun(
+            Fence fence,
+            String runId,
+            TaskSource source,
+            String triggerId,
+            Stage stage,
+            Instant now,
+            Optional<String> recovery) {
         d.insertRun(fence, runId, source, triggerId, stage, now, recovery);
     }
 

@@ -28,10 +28,15 @@ class RetrySchedulerTest extends CoordinatorFixture {
     }
 
     RetryScheduler scheduler(RetryPolicy policy, CountDownLatch firedLatch) {
-        return new RetryScheduler(timer, policy, time, key -> {
-            fired.add(key);
-            firedLatch.countDown();
-        }, () -> false);
+        return new RetryScheduler(
+                timer,
+                policy,
+                time,
+                key -> {
+                    fired.add(key);
+                    firedLatch.countDown();
+                },
+                () -> false);
     }
 
     @Test
@@ -39,13 +44,19 @@ class RetrySchedulerTest extends CoordinatorFixture {
         AtomicInteger calls = new AtomicInteger();
         TaskRegistry registry = registry("e");
         CountDownLatch retried = new CountDownLatch(1);
-        Coordinator c = new Coordinator(registry, store.runs(), ctx -> {
-            if (calls.incrementAndGet() == 1) {
-                return RunOutcome.failed("the sync server is busy", 50);
-            }
-            retried.countDown();
-            return RunOutcome.succeeded();
-        }, workers, new LeaseKeeper(registry), timer,
+        Coordinator c = new Coordinator(
+                registry,
+                store.runs(),
+                ctx -> {
+                    if (calls.incrementAndGet() == 1) {
+                        return RunOutcome.failed("the sync server is busy", 50);
+                    }
+                    retried.countDown();
+                    return RunOutcome.succeeded();
+                },
+                workers,
+                new LeaseKeeper(registry),
+                timer,
                 new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(20), 3));
         long start = System.nanoTime();
         assertThat(await(c.submit(KEY, TaskSource.MANUAL)).status()).isEqualTo(RunStatus.FAILED);
@@ -56,7 +67,8 @@ class RetrySchedulerTest extends CoordinatorFixture {
             assertThat(System.nanoTime()).isLessThan(deadline);
             Thread.sleep(5);
         }
-        assertThat(store.history().history(KEY, 5)).extracting(RunRecord::firstSource)
+        assertThat(store.history().history(KEY, 5))
+                .extracting(RunRecord::firstSource)
                 .containsExactly(TaskSource.RETRY, TaskSource.MANUAL);
     }
 
@@ -71,10 +83,10 @@ class RetrySchedulerTest extends CoordinatorFixture {
             assertThat(System.nanoTime()).isLessThan(deadline);
             Thread.sleep(1);
         }
-        r.onRunEnded(KEY, RunOutcome.failed("x"));          // third failure in a row: no retry
+        r.onRunEnded(KEY, RunOutcome.failed("x")); // third failure in a row: no retry
         assertThat(r.nextRetryAt(KEY)).isEmpty();
         r.onRunEnded(KEY, RunOutcome.succeeded());
-        r.onRunEnded(KEY, RunOutcome.failed("x"));          // counts from one again: a retry fires
+        r.onRunEnded(KEY, RunOutcome.failed("x")); // counts from one again: a retry fires
         // (not asserted through nextRetryAt: with a 1-2 ms delay the retry may already have fired)
         assertThat(threeFired.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fired).containsExactly(KEY, KEY, KEY);
@@ -101,9 +113,12 @@ class RetrySchedulerTest extends CoordinatorFixture {
             java.time.Instant wallAtFailure = time.now();
             r.onRunEnded(KEY, RunOutcome.failed("x"));
             // shown due time: the wall clock at the failure plus the delay (jitter: half to all of it)
-            assertThat(r.nextRetryAt(KEY).orElseThrow()).isBetween(wallAtFailure.plusMillis(150), wallAtFailure.plusMillis(300));
-            time.jumpWall(step);                            // the wall clock steps days ahead, then behind
-            assertThat(one.await(10, TimeUnit.SECONDS)).as("the retry fires after %s", step).isTrue();
+            assertThat(r.nextRetryAt(KEY).orElseThrow())
+                    .isBetween(wallAtFailure.plusMillis(150), wallAtFailure.plusMillis(300));
+            time.jumpWall(step); // the wall clock steps days ahead, then behind
+            assertThat(one.await(10, TimeUnit.SECONDS))
+                    .as("the retry fires after %s", step)
+                    .isTrue();
             assertThat(fired).containsExactly(KEY);
         }
     }
@@ -114,7 +129,9 @@ class RetrySchedulerTest extends CoordinatorFixture {
         RetryScheduler r = scheduler(new RetryPolicy(Duration.ofMillis(1), Duration.ofMillis(2), 6), none);
         r.onRunEnded(KEY, RunOutcome.signedOut("signed out: ...; sign in again"));
         assertThat(r.nextRetryAt(KEY)).isEmpty();
-        assertThat(none.await(200, TimeUnit.MILLISECONDS)).as("the same token would be refused again").isFalse();
+        assertThat(none.await(200, TimeUnit.MILLISECONDS))
+                .as("the same token would be refused again")
+                .isFalse();
         assertThat(fired).isEmpty();
     }
 }

@@ -8,9 +8,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.leasesync.lease.FatalErrorHandler;
 import org.leasesync.lease.Fence;
 import org.leasesync.lease.HeldLease;
@@ -34,8 +34,8 @@ class RunErrorTest extends CoordinatorFixture {
 
     Coordinator coordinator(String nonce, TaskRunner runner, Executor executor) {
         TaskRegistry registry = registry(nonce);
-        Coordinator c = new Coordinator(registry, store.runs(), runner, executor, new LeaseKeeper(registry), null, null,
-                fatal::add);
+        Coordinator c = new Coordinator(
+                registry, store.runs(), runner, executor, new LeaseKeeper(registry), null, null, fatal::add);
         c.addListener(events::add);
         return c;
     }
@@ -47,7 +47,7 @@ class RunErrorTest extends CoordinatorFixture {
                 case "stack-overflow" -> recurse(1);
                 case "assertion" -> throw new AssertionError("checked invariant broke: holders = 2");
                 case "out-of-memory" -> {
-                    long[] tooBig = new long[Integer.MAX_VALUE];     // "Requested array size exceeds VM limit"
+                    long[] tooBig = new long[Integer.MAX_VALUE]; // "Requested array size exceeds VM limit"
                     return new IllegalStateException("allocated " + tooBig.length);
                 }
                 case "linkage" -> throw new NoClassDefFoundError("org/leasesync/Missing");
@@ -68,30 +68,38 @@ class RunErrorTest extends CoordinatorFixture {
     void aRunEndingWithAnErrorIsRecordedFailedReleasesItsLeaseAndTheNextTriggerStarts(String kind) throws Exception {
         Throwable error = realError(kind);
         AtomicInteger calls = new AtomicInteger();
-        Coordinator c = coordinator("a", ctx -> {
-            if (calls.incrementAndGet() == 1) {
-                ctx.enterStage(Stage.PUSHING);
-                if (error instanceof StackOverflowError) {
-                    recurse(1);                                   // the real thing, on the worker thread
-                }
-                throw (Error) error;
-            }
-            return RunOutcome.succeeded();
-        }, workers);
+        Coordinator c = coordinator(
+                "a",
+                ctx -> {
+                    if (calls.incrementAndGet() == 1) {
+                        ctx.enterStage(Stage.PUSHING);
+                        if (error instanceof StackOverflowError) {
+                            recurse(1); // the real thing, on the worker thread
+                        }
+                        throw (Error) error;
+                    }
+                    return RunOutcome.succeeded();
+                },
+                workers);
         SubmitResult first = c.submit(KEY, TaskSource.SCHEDULE);
-        RunResult result = ((SubmitResult.Started) first).handle().completion().get(5, java.util.concurrent.TimeUnit.SECONDS);
+        RunResult result =
+                ((SubmitResult.Started) first).handle().completion().get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(RunStatus.FAILED);
-        assertThat(result.message().orElseThrow()).contains(error.getClass().getSimpleName())
+        assertThat(result.message().orElseThrow())
+                .contains(error.getClass().getSimpleName())
                 .startsWith(error instanceof OutOfMemoryError ? "out of memory (" : "internal error (");
         assertThat(result.recorded()).isTrue();
         RunRecord r = store.history().run(result.runId()).orElseThrow();
         assertThat(r.status()).contains(RunStatus.FAILED);
         assertThat(r.error()).isEqualTo(result.message());
-        assertThat(store.leases().read(KEY).orElseThrow().isHeld()).as("lease row free").isFalse();
+        assertThat(store.leases().read(KEY).orElseThrow().isHeld())
+                .as("lease row free")
+                .isFalse();
         assertThat(c.isRunningLocally(KEY)).isFalse();
         assertThat(((SubmitResult.Started) first).handle().lease().isValid()).isFalse();
         assertThat(events).extracting(RunEvent::kind).contains(RunEvent.Kind.FINISHED);
-        assertThat(fatal).as("only a fatal error is reported to the process")
+        assertThat(fatal)
+                .as("only a fatal error is reported to the process")
                 .containsExactlyElementsOf(FatalErrorHandler.isFatal(error) ? List.of(error) : List.of());
 
         SubmitResult next = c.submit(KEY, TaskSource.MANUAL);
@@ -102,22 +110,28 @@ class RunErrorTest extends CoordinatorFixture {
 
     @Test
     void anotherOwnerCanTakeTheKeyAtOnceAfterARunEndedWithAnError() throws Exception {
-        Coordinator a = coordinator("a", ctx -> {
-            throw new AssertionError("boom");
-        }, workers);
+        Coordinator a = coordinator(
+                "a",
+                ctx -> {
+                    throw new AssertionError("boom");
+                },
+                workers);
         assertThat(await(a.submit(KEY, TaskSource.SCHEDULE)).status()).isEqualTo(RunStatus.FAILED);
         Coordinator b = coordinator("b", ctx -> RunOutcome.succeeded(), workers);
-        SubmitResult taken = b.submit(KEY, TaskSource.MANUAL);           // no TTL has passed
+        SubmitResult taken = b.submit(KEY, TaskSource.MANUAL); // no TTL has passed
         assertThat(taken).isInstanceOf(SubmitResult.Started.class);
         assertThat(await(taken).status()).isEqualTo(RunStatus.SUCCEEDED);
     }
 
     @Test
     void aListenerThatThrowsAnErrorNeitherKeepsTheRunFromEndingNorTheKeyFromBeingFreed() throws Exception {
-        Coordinator c = coordinator("a", ctx -> {
-            ctx.progress("half way");
-            return RunOutcome.succeeded();
-        }, workers);
+        Coordinator c = coordinator(
+                "a",
+                ctx -> {
+                    ctx.progress("half way");
+                    return RunOutcome.succeeded();
+                },
+                workers);
         List<RunEvent.Kind> seenByTheNextListener = new CopyOnWriteArrayList<>();
         c.addListener(e -> {
             throw new AssertionError("listener bug on " + e.kind());
@@ -125,7 +139,8 @@ class RunErrorTest extends CoordinatorFixture {
         c.addListener(e -> seenByTheNextListener.add(e.kind()));
         RunResult result = await(c.submit(KEY, TaskSource.SCHEDULE));
         assertThat(result.status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(seenByTheNextListener).contains(RunEvent.Kind.STARTED, RunEvent.Kind.PROGRESS, RunEvent.Kind.FINISHED);
+        assertThat(seenByTheNextListener)
+                .contains(RunEvent.Kind.STARTED, RunEvent.Kind.PROGRESS, RunEvent.Kind.FINISHED);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
         assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class);
     }
@@ -136,7 +151,8 @@ class RunErrorTest extends CoordinatorFixture {
         AtomicInteger refusals = new AtomicInteger(1);
         Supplier<Throwable> refusal = () -> how.equals("rejected")
                 ? new RejectedExecutionException("the worker pool is shut down")
-                : new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+                : new OutOfMemoryError(
+                        "unable to create native thread: possibly out of memory or process/resource limits reached");
         Executor onceRefusing = task -> {
             if (refusals.getAndDecrement() > 0) {
                 Throwable t = refusal.get();
@@ -149,9 +165,11 @@ class RunErrorTest extends CoordinatorFixture {
         };
         Coordinator c = coordinator("a", ctx -> RunOutcome.succeeded(), onceRefusing);
         SubmitResult first = c.submit(KEY, TaskSource.SCHEDULE);
-        RunResult result = ((SubmitResult.Started) first).handle().completion().get(5, java.util.concurrent.TimeUnit.SECONDS);
+        RunResult result =
+                ((SubmitResult.Started) first).handle().completion().get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(RunStatus.FAILED);
-        assertThat(result.message().orElseThrow()).startsWith("could not start: ")
+        assertThat(result.message().orElseThrow())
+                .startsWith("could not start: ")
                 .contains(how.equals("rejected") ? "the worker pool is shut down" : "unable to create native thread");
         assertThat(store.history().run(result.runId()).orElseThrow().status()).contains(RunStatus.FAILED);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
@@ -167,8 +185,14 @@ class RunErrorTest extends CoordinatorFixture {
         AtomicInteger calls = new AtomicInteger();
         RunStore failingOnce = new ForwardingRunStore(store.runs()) {
             @Override
-            public void insertRun(Fence fence, String runId, TaskSource source, String triggerId, Stage stage,
-                                  java.time.Instant now, java.util.Optional<String> recovery) {
+            public void insertRun(
+                    Fence fence,
+                    String runId,
+                    TaskSource source,
+                    String triggerId,
+                    Stage stage,
+                    java.time.Instant now,
+                    java.util.Optional<String> recovery) {
                 // the coordinator records a run with the id of the trigger that started it
                 if (calls.getAndIncrement() == 0) {
                     throw new StackOverflowError();
@@ -177,8 +201,8 @@ class RunErrorTest extends CoordinatorFixture {
             }
         };
         TaskRegistry registry = registry("a");
-        Coordinator c = new Coordinator(registry, failingOnce, ctx -> RunOutcome.succeeded(), workers,
-                new LeaseKeeper(registry), null, null);
+        Coordinator c = new Coordinator(
+                registry, failingOnce, ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(registry), null, null);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.submit(KEY, TaskSource.SCHEDULE))
                 .isInstanceOf(StackOverflowError.class);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
@@ -193,9 +217,12 @@ class RunErrorTest extends CoordinatorFixture {
         AtomicInteger renewCalls = new AtomicInteger();
         LeaseStore flaky = new LeaseStore() {
             @Override
-            public java.util.Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, java.time.Duration ttl,
-                                                            java.time.Instant now,
-                                                            java.util.Optional<LeaseRecord> takeOver) {
+            public java.util.Optional<LeaseRecord> tryGrant(
+                    LeaseKey key,
+                    OwnerId owner,
+                    java.time.Duration ttl,
+                    java.time.Instant now,
+                    java.util.Optional<LeaseRecord> takeOver) {
                 return store.leases().tryGrant(key, owner, ttl, now, takeOver);
             }
 
@@ -229,9 +256,14 @@ class RunErrorTest extends CoordinatorFixture {
         };
         // A TTL of seconds: a renewal pass that a loaded machine holds back longer than the TTL loses the
         // lease by rule, and the heartbeat of a lost lease rightly stops, which is not what this test asks.
-        TaskRegistry registry = new TaskRegistry(flaky, new OwnerId("test", ProcessHandle.current().pid(), 1, "b"),
-                java.time.Duration.ofSeconds(3), TimeSource.system(), OwnerLiveness.neverProvable());
-        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        TaskRegistry registry = new TaskRegistry(
+                flaky,
+                new OwnerId("test", ProcessHandle.current().pid(), 1, "b"),
+                java.time.Duration.ofSeconds(3),
+                TimeSource.system(),
+                OwnerLiveness.neverProvable());
+        java.util.concurrent.ScheduledExecutorService timer =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
         try (LeaseKeeper keeper = new LeaseKeeper(registry, fatal::add)) {
             HeldLease lease = registry.tryAcquire(KEY).orElseThrow();
             keeper.track(lease);

@@ -67,7 +67,7 @@ class RunLifecycleTest extends CoordinatorFixture {
         String oldRun = ((SubmitResult.Started) first).handle().runId();
         Coordinator b = coordinator("b", ctx -> RunOutcome.succeeded());
         assertThat(b.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Joined.class);
-        time.elapse(TTL);          // a never renewed (no heartbeat in this test)
+        time.elapse(TTL); // a never renewed (no heartbeat in this test)
         RunResult second = await(b.submit(KEY, TaskSource.MANUAL));
         assertThat(second.status()).isEqualTo(RunStatus.SUCCEEDED);
         takenOver.countDown();

@@ -17,7 +17,7 @@ class RunStarterTest extends CoordinatorFixture {
     /** Takes the key over from the crashed holder (seen unchanged for a TTL) and prepares a start. */
     private RunStarter.Prepared prepareAfterTakeover(TaskRegistry mine, TriggerRequest request) {
         time.elapse(TTL);
-        assertThat(mine.tryAcquire(request.key())).isEmpty();        // first sight of the dead holder
+        assertThat(mine.tryAcquire(request.key())).isEmpty(); // first sight of the dead holder
         time.elapse(TTL);
         HeldLease lease = mine.tryAcquire(request.key()).orElseThrow();
         return new RunStarter(store.runs(), time).prepare(request, lease);
@@ -38,8 +38,10 @@ class RunStarterTest extends CoordinatorFixture {
     @Test
     void anUnreadableCheckpointAnswersNeedsAttentionAndStartsNothing() throws Exception {
         crashedRunWithCheckpoint(KEY, "pushing", "idem-1");
-        store.database().query("corrupt", conn -> conn.createStatement()
-                .executeUpdate("UPDATE checkpoint SET stage = 'half-pushed'"));
+        store.database()
+                .query(
+                        "corrupt",
+                        conn -> conn.createStatement().executeUpdate("UPDATE checkpoint SET stage = 'half-pushed'"));
         RunStarter.Prepared p = prepareAfterTakeover(registry("ab"), TriggerRequest.of(KEY, TaskSource.SCHEDULE));
         assertThat(p.answer()).containsInstanceOf(SubmitResult.NeedsAttention.class);
         assertThat(store.history().run("crashed-alice").orElseThrow().status()).contains(RunStatus.NEEDS_ATTENTION);
@@ -80,8 +82,9 @@ class RunStarterTest extends CoordinatorFixture {
                 assertThat(seen).isEmpty();
             } else {
                 await(r);
-                assertThat(seen).singleElement().satisfies(d ->
-                        assertThat(d.orElseThrow().action()).isEqualTo(RecoveryDecision.Action.RESUME));
+                assertThat(seen)
+                        .singleElement()
+                        .satisfies(d -> assertThat(d.orElseThrow().action()).isEqualTo(RecoveryDecision.Action.RESUME));
             }
         }
     }
@@ -89,8 +92,10 @@ class RunStarterTest extends CoordinatorFixture {
     @Test
     void corruptCheckpointFailsClosedToNeedsAttention() throws Exception {
         crashedRunWithCheckpoint(KEY, "pushing", "idem-1");
-        store.database().query("corrupt", conn -> conn.createStatement()
-                .executeUpdate("UPDATE checkpoint SET stage = 'half-pushed'"));
+        store.database()
+                .query(
+                        "corrupt",
+                        conn -> conn.createStatement().executeUpdate("UPDATE checkpoint SET stage = 'half-pushed'"));
         AtomicInteger calls = new AtomicInteger();
         Coordinator c = coordinator("f", ctx -> {
             calls.incrementAndGet();
@@ -99,10 +104,14 @@ class RunStarterTest extends CoordinatorFixture {
         c.submit(KEY, TaskSource.SCHEDULE);
         time.elapse(TTL);
         SubmitResult r = c.submit(KEY, TaskSource.SCHEDULE);
-        assertThat(r).isInstanceOfSatisfying(SubmitResult.NeedsAttention.class,
-                n -> assertThat(n.reason()).contains("unknown stage 'half-pushed'"));
+        assertThat(r)
+                .isInstanceOfSatisfying(
+                        SubmitResult.NeedsAttention.class,
+                        n -> assertThat(n.reason()).contains("unknown stage 'half-pushed'"));
         assertThat(calls.get()).isZero();
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
-        assertThat(store.leases().read(KEY).orElseThrow().isHeld()).as("the lease is released").isFalse();
+        assertThat(store.leases().read(KEY).orElseThrow().isHeld())
+                .as("the lease is released")
+                .isFalse();
     }
 }

@@ -13,14 +13,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.store.LocalStore;
-import org.leasesync.testing.ManualTime;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.StoreException;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ManualTime;
 
 /** The coordinator asks its start check with the lease granted, and a skip releases the lease and records no run. */
 class StartCheckTest {
@@ -40,12 +40,23 @@ class StartCheckTest {
     }
 
     Coordinator coordinator() {
-        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("test", ProcessHandle.current().pid(), 1, "a"),
-                Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        Coordinator c = new Coordinator(registry, store.runs(), ctx -> {
-            ran.incrementAndGet();
-            return RunOutcome.succeeded();
-        }, workers, new LeaseKeeper(registry), null, null);
+        TaskRegistry registry = new TaskRegistry(
+                store.leases(),
+                new OwnerId("test", ProcessHandle.current().pid(), 1, "a"),
+                Duration.ofSeconds(60),
+                time,
+                OwnerLiveness.neverProvable());
+        Coordinator c = new Coordinator(
+                registry,
+                store.runs(),
+                ctx -> {
+                    ran.incrementAndGet();
+                    return RunOutcome.succeeded();
+                },
+                workers,
+                new LeaseKeeper(registry),
+                null,
+                null);
         c.addListener(events::add);
         return c;
     }
@@ -89,13 +100,17 @@ class StartCheckTest {
 
         SubmitResult manual = c.submit(KEY, TaskSource.MANUAL);
         assertThat(manual).isInstanceOf(SubmitResult.Started.class);
-        assertThat(((SubmitResult.Started) manual).handle().completion().get(30, TimeUnit.SECONDS).status())
+        assertThat(((SubmitResult.Started) manual)
+                        .handle()
+                        .completion()
+                        .get(30, TimeUnit.SECONDS)
+                        .status())
                 .isEqualTo(RunStatus.SUCCEEDED);
         assertThat(asked).hasValue(0);
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isEqualTo(new SubmitResult.Skipped(KEY, "would skip"));
         assertThat(asked).hasValue(1);
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
-        assertThat(store.leases().read(KEY).orElseThrow().epoch()).isEqualTo(2);   // the skip's grant was committed apart
+        assertThat(store.leases().read(KEY).orElseThrow().epoch()).isEqualTo(2); // the skip's grant was committed apart
     }
 
     @Test
@@ -106,7 +121,11 @@ class StartCheckTest {
         SubmitResult r = c.submit(KEY, TaskSource.MANUAL);
 
         assertThat(r).isInstanceOf(SubmitResult.Started.class);
-        assertThat(((SubmitResult.Started) r).handle().completion().get(30, TimeUnit.SECONDS).status())
+        assertThat(((SubmitResult.Started) r)
+                        .handle()
+                        .completion()
+                        .get(30, TimeUnit.SECONDS)
+                        .status())
                 .isEqualTo(RunStatus.SUCCEEDED);
         assertThat(ran).hasValue(1);
     }
@@ -118,7 +137,8 @@ class StartCheckTest {
             throw new StoreException("the database is gone");
         });
 
-        assertThatThrownBy(() -> c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> c.submit(KEY, TaskSource.SCHEDULE))
+                .isInstanceOf(StoreException.class)
                 .hasMessage("the database is gone");
         assertThat(store.leases().read(KEY).orElseThrow().isHeld()).isFalse();
         assertThat(store.history().lastRun(KEY)).isEmpty();

@@ -39,8 +39,10 @@ import org.leasesync.testing.ProcessTest;
 class AccountsClusterProcessTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final OkHttpClient HTTP = new OkHttpClient.Builder().retryOnConnectionFailure(false)
-            .callTimeout(Duration.ofSeconds(30)).build();
+    private static final OkHttpClient HTTP = new OkHttpClient.Builder()
+            .retryOnConnectionFailure(false)
+            .callTimeout(Duration.ofSeconds(30))
+            .build();
 
     @TempDir
     Path dir;
@@ -60,8 +62,8 @@ class AccountsClusterProcessTest {
 
     private String serve(Postgres.Db db, String name) throws Exception {
         Path log = dir.resolve(name + ".log");
-        Process p = JavaProcess.start(Launcher.class, log, db.env(), "serve", "--port", "0", "--db", db.jdbcUrl(),
-                "--db-pool-size", "3");
+        Process p = JavaProcess.start(
+                Launcher.class, log, db.env(), "serve", "--port", "0", "--db", db.jdbcUrl(), "--db-pool-size", "3");
         processes.add(p);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
@@ -72,7 +74,9 @@ class AccountsClusterProcessTest {
                     }
                 }
             }
-            assertThat(p.isAlive()).as(Files.exists(log) ? Files.readString(log) : "").isTrue();
+            assertThat(p.isAlive())
+                    .as(Files.exists(log) ? Files.readString(log) : "")
+                    .isTrue();
             Thread.sleep(100);
         }
         throw new AssertionError("serve did not start: " + Files.readString(log));
@@ -101,8 +105,10 @@ class AccountsClusterProcessTest {
     /** Signs in; returns the status and the body. */
     private static Object[] signIn(String url, String user, String password) throws Exception {
         String body = "{\"user\":\"" + user + "\",\"password\":\"" + password + "\"}";
-        try (Response r = call(new Request.Builder().url(url + "/v1/sessions")
-                .post(RequestBody.create(body, MediaType.get("application/json"))).build())) {
+        try (Response r = call(new Request.Builder()
+                .url(url + "/v1/sessions")
+                .post(RequestBody.create(body, MediaType.get("application/json")))
+                .build())) {
             return new Object[] {r.code(), JSON.readTree(r.body().string()), r.header("Retry-After")};
         }
     }
@@ -114,8 +120,10 @@ class AccountsClusterProcessTest {
     }
 
     private static int pull(String url, String user, String token) throws Exception {
-        try (Response r = call(new Request.Builder().url(url + "/v1/users/" + user + "/scopes/backup/changes")
-                .header("Authorization", "Bearer " + token).build())) {
+        try (Response r = call(new Request.Builder()
+                .url(url + "/v1/users/" + user + "/scopes/backup/changes")
+                .header("Authorization", "Bearer " + token)
+                .build())) {
             r.body().string();
             return r.code();
         }
@@ -134,14 +142,21 @@ class AccountsClusterProcessTest {
         assertThat(dup[0]).as(dup[1]).isEqualTo("2");
 
         String ginaOnOne = token(one, "gina", "gina's password");
-        assertThat(pull(two, "gina", ginaOnOne)).as("a session of one instance is valid on the other").isEqualTo(200);
+        assertThat(pull(two, "gina", ginaOnOne))
+                .as("a session of one instance is valid on the other")
+                .isEqualTo(200);
         String ginaOnTwo = token(two, "gina", "gina's password");
 
-        try (Response r = call(new Request.Builder().url(two + "/v1/sessions/current")
-                .header("Authorization", "Bearer " + ginaOnOne).delete().build())) {
+        try (Response r = call(new Request.Builder()
+                .url(two + "/v1/sessions/current")
+                .header("Authorization", "Bearer " + ginaOnOne)
+                .delete()
+                .build())) {
             assertThat(r.code()).isEqualTo(204);
         }
-        assertThat(pull(one, "gina", ginaOnOne)).as("signed out on two, refused on one").isEqualTo(401);
+        assertThat(pull(one, "gina", ginaOnOne))
+                .as("signed out on two, refused on one")
+                .isEqualTo(401);
         assertThat(pull(one, "gina", ginaOnTwo)).isEqualTo(200);
 
         String[] sessions = users(db, null, "sessions", "gina", "--json");
@@ -169,6 +184,8 @@ class AccountsClusterProcessTest {
             assertThat(((JsonNode) locked[1]).get("code").asText()).isEqualTo("too_many_attempts");
             assertThat(Long.parseLong((String) locked[2])).isBetween(800L, 900L);
         }
-        assertThat(pull(one, "gina", token(one, "gina", "gina's password"))).as("other users sign in").isEqualTo(200);
+        assertThat(pull(one, "gina", token(one, "gina", "gina's password")))
+                .as("other users sign in")
+                .isEqualTo(200);
     }
 }

@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link AuditTest} against a real PostgreSQL. */
 @PostgresTest
 class AuditPostgresTest extends AuditTest {

@@ -1,6 +1,5 @@
 package org.leasesync.server;
 
-import org.leasesync.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.leasesync.testing.MutableClock;
 
 /** The audit log (docs/protocol.md §8): one row per user request to pull, push and push status. */
 class AuditTest extends ServerTestBase {
@@ -42,8 +42,11 @@ class AuditTest extends ServerTestBase {
     }
 
     private TestClient.Resp fencedPush(String key, long token, String clientId, String body) throws IOException {
-        return client.post(ALICE, server.tokenFor("alice"),
-                Map.of("Idempotency-Key", key, "Fencing-Token", Long.toString(token), "Client-Id", clientId), body);
+        return client.post(
+                ALICE,
+                server.tokenFor("alice"),
+                Map.of("Idempotency-Key", key, "Fencing-Token", Long.toString(token), "Client-Id", clientId),
+                body);
     }
 
     private static List<String> ids(JsonNode array) {
@@ -54,7 +57,9 @@ class AuditTest extends ServerTestBase {
 
     @Test
     void pullPushAndPushStatusAreRecordedInOrderWithTheirHeadersStatusAndOutcomes() throws Exception {
-        assertThat(client.get(ALICE, server.tokenFor("alice"), fenced(3, "dev-1")).status()).isEqualTo(200);
+        assertThat(client.get(ALICE, server.tokenFor("alice"), fenced(3, "dev-1"))
+                        .status())
+                .isEqualTo(200);
         clock.advance(Duration.ofSeconds(1));
         String body = TestClient.body(
                 TestClient.change("c-new", "course-new", 0, "{\"title\":\"Topology\"}"),
@@ -105,8 +110,11 @@ class AuditTest extends ServerTestBase {
     void aDropAfterApplyPushIsRecordedAsAppliedWith200() throws Exception {
         server.faults().setDropAfterApply(1);
 
-        assertThatThrownBy(() -> client.push("alice", "course_sync", "k-drop",
-                TestClient.oneChange("c-drop", "course-1", 1, "{\"title\":\"dropped\"}")))
+        assertThatThrownBy(() -> client.push(
+                        "alice",
+                        "course_sync",
+                        "k-drop",
+                        TestClient.oneChange("c-drop", "course-1", 1, "{\"title\":\"dropped\"}")))
                 .isInstanceOf(IOException.class);
 
         List<JsonNode> e = entries();
@@ -122,8 +130,8 @@ class AuditTest extends ServerTestBase {
     void aResendOfAnAppliedChangeListsItUnderDuplicatesAndAReplayAppliesNothing() throws Exception {
         String body = TestClient.oneChange("c-1", "course-1", 1, "{\"title\":\"once\"}");
         assertThat(client.push("alice", "course_sync", "k-1", body).status()).isEqualTo(200);
-        assertThat(client.push("alice", "course_sync", "k-2", body).status()).isEqualTo(200);     // new key
-        TestClient.Resp replay = client.push("alice", "course_sync", "k-1", body);                 // same key
+        assertThat(client.push("alice", "course_sync", "k-2", body).status()).isEqualTo(200); // new key
+        TestClient.Resp replay = client.push("alice", "course_sync", "k-1", body); // same key
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
 
         List<JsonNode> e = entries();
@@ -141,7 +149,10 @@ class AuditTest extends ServerTestBase {
     @Test
     void aCrossUserRequestIsRecordedWithTheTokensUserAndThePathsUser() throws Exception {
         String alice = server.tokenFor("alice");
-        client.post(TestClient.changesPath("bob", "course_sync"), alice, Map.of("Idempotency-Key", "k-evil"),
+        client.post(
+                TestClient.changesPath("bob", "course_sync"),
+                alice,
+                Map.of("Idempotency-Key", "k-evil"),
                 TestClient.oneChange("c-evil", "course-1", 1, "{}"));
         client.get(TestClient.changesPath("bob", "course_sync"), "not-a-real-token", Map.of());
         client.get(TestClient.changesPath("bob", "course_sync"), server.adminToken(), Map.of());
@@ -159,28 +170,35 @@ class AuditTest extends ServerTestBase {
         assertThat(e.get(1).get("authUser").isNull()).isTrue();
         assertThat(e.get(1).get("status").asInt()).isEqualTo(401);
         assertThat(e.get(1).get("code").asText()).isEqualTo("invalid_token");
-        assertThat(e.get(2).get("authUser").asText()).isEqualTo("admin");   // the admin account's session
+        assertThat(e.get(2).get("authUser").asText()).isEqualTo("admin"); // the admin account's session
         assertThat(e.get(2).get("status").asInt()).isEqualTo(403);
     }
 
     @Test
     void refusedAndFailedRequestsAreRecordedWithTheirStatusAndCode() throws Exception {
         client.get(ALICE, server.tokenFor("alice"), fenced(5, "dev"));
-        client.get(ALICE, server.tokenFor("alice"), fenced(4, "dev"));                        // stale
+        client.get(ALICE, server.tokenFor("alice"), fenced(4, "dev")); // stale
         server.faults().setThrottle(1);
-        client.pull("alice", "course_sync", null);                                             // throttled
+        client.pull("alice", "course_sync", null); // throttled
         server.faults().setFailPush(1);
         client.push("alice", "course_sync", "k-fail", TestClient.oneChange("c-f", "course-1", 1, "{}"));
-        client.pull("alice", "course_sync", "limit=0");                                        // bad request
-        client.pull("alice", "photos", null);                                                  // no such scope
+        client.pull("alice", "course_sync", "limit=0"); // bad request
+        client.pull("alice", "photos", null); // no such scope
 
         List<JsonNode> e = entries();
 
-        assertThat(e).extracting(n -> n.get("op").asText() + " " + n.get("status").asInt() + " " + n.get("code").asText())
-                .containsExactly("pull 200 null", "pull 409 stale_fencing_token", "pull 429 rate_limited",
-                        "push 500 internal_error", "pull 400 bad_request", "pull 404 unknown_scope");
+        assertThat(e)
+                .extracting(n -> n.get("op").asText() + " " + n.get("status").asInt() + " "
+                        + n.get("code").asText())
+                .containsExactly(
+                        "pull 200 null",
+                        "pull 409 stale_fencing_token",
+                        "pull 429 rate_limited",
+                        "push 500 internal_error",
+                        "pull 400 bad_request",
+                        "pull 404 unknown_scope");
         assertThat(e.get(1).get("fencingToken").asLong()).isEqualTo(4);
-        assertThat(e.get(2).get("authUser").asText()).isEqualTo("alice");      // looked up though not checked
+        assertThat(e.get(2).get("authUser").asText()).isEqualTo("alice"); // looked up though not checked
         assertThat(ids(e.get(3).get("applied"))).isEmpty();
         assertThat(e.get(5).get("scope").asText()).isEqualTo("photos");
     }
@@ -215,18 +233,27 @@ class AuditTest extends ServerTestBase {
 
         assertThat(pages).isEqualTo(3);
         assertThat(seqs).hasSize(5).isSorted().doesNotHaveDuplicates();
-        assertThat(client.adminAudit("after=" + seqs.get(4)).json().get("entries")).isEmpty();
-        assertThat(client.adminAudit("after=" + seqs.get(1)).json().get("entries").get(0).get("seq").asLong())
+        assertThat(client.adminAudit("after=" + seqs.get(4)).json().get("entries"))
+                .isEmpty();
+        assertThat(client.adminAudit("after=" + seqs.get(1))
+                        .json()
+                        .get("entries")
+                        .get(0)
+                        .get("seq")
+                        .asLong())
                 .isEqualTo(seqs.get(2));
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "limit=0      | limit must be an integer 1..10000 but was '0'",
-            "limit=10001  | limit must be an integer 1..10000",
-            "limit=many   | limit",
-            "after=-1     | after must be an integer >= 0 but was '-1'",
-            "after=x      | after"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "limit=0      | limit must be an integer 1..10000 but was '0'",
+                "limit=10001  | limit must be an integer 1..10000",
+                "limit=many   | limit",
+                "after=-1     | after must be an integer >= 0 but was '-1'",
+                "after=x      | after"
+            })
     void badPagingValuesAre400NamingTheParameter(String query, String message) throws Exception {
         TestClient.Resp r = client.adminAudit(query);
 

@@ -20,9 +20,12 @@ class AuthTest extends ServerTestBase {
 
     @Test
     void unknownTokenAndWrongSchemeAre401() throws Exception {
-        assertThat(client.get(ALICE_CHANGES, "not-a-real-token", Map.of()).status()).isEqualTo(401);
-        TestClient.Resp basic = client.call(client.builder(ALICE_CHANGES, null,
-                Map.of("Authorization", "Basic YWxpY2U6cHc=")).get().build());
+        assertThat(client.get(ALICE_CHANGES, "not-a-real-token", Map.of()).status())
+                .isEqualTo(401);
+        TestClient.Resp basic =
+                client.call(client.builder(ALICE_CHANGES, null, Map.of("Authorization", "Basic YWxpY2U6cHc="))
+                        .get()
+                        .build());
         assertThat(basic.status()).isEqualTo(401);
     }
 
@@ -31,8 +34,11 @@ class AuthTest extends ServerTestBase {
         String alice = server.tokenFor("alice");
 
         TestClient.Resp pull = client.get(TestClient.changesPath("bob", "course_sync"), alice, Map.of());
-        TestClient.Resp push = client.post(TestClient.changesPath("bob", "course_sync"), alice,
-                Map.of("Idempotency-Key", "k"), TestClient.oneChange("c-evil", "course-1", 1, "{}"));
+        TestClient.Resp push = client.post(
+                TestClient.changesPath("bob", "course_sync"),
+                alice,
+                Map.of("Idempotency-Key", "k"),
+                TestClient.oneChange("c-evil", "course-1", 1, "{}"));
         TestClient.Resp status = client.get("/v1/users/bob/scopes/course_sync/pushes/k", alice, Map.of());
 
         assertThat(pull.status()).isEqualTo(403);
@@ -44,10 +50,14 @@ class AuthTest extends ServerTestBase {
 
     @Test
     void adminAndUserTokensAreNotInterchangeable() throws Exception {
-        assertThat(client.get(ALICE_CHANGES, server.adminToken(), Map.of()).status()).isEqualTo(403);
-        assertThat(client.get("/v1/admin/stats", server.tokenFor("alice"), Map.of()).status()).isEqualTo(403);
+        assertThat(client.get(ALICE_CHANGES, server.adminToken(), Map.of()).status())
+                .isEqualTo(403);
+        assertThat(client.get("/v1/admin/stats", server.tokenFor("alice"), Map.of())
+                        .status())
+                .isEqualTo(403);
         assertThat(client.get("/v1/admin/stats", null, Map.of()).status()).isEqualTo(401);
-        assertThat(client.get("/v1/admin/stats", server.adminToken(), Map.of()).status()).isEqualTo(200);
+        assertThat(client.get("/v1/admin/stats", server.adminToken(), Map.of()).status())
+                .isEqualTo(200);
     }
 
     @Test

@@ -33,9 +33,10 @@ class ClaimStoreTest {
     }
 
     private static void insertClaim(ServerDatabase db, String key, String instanceId) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement("INSERT INTO idempotency_claims"
-                + " (user_id, idem_key, scope, request_hash, instance_id, claim_id, claimed_at_ms)"
-                + " VALUES ('alice', ?, 'course_sync', 'h', ?, 'old-claim', 0)")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO idempotency_claims"
+                        + " (user_id, idem_key, scope, request_hash, instance_id, claim_id, claimed_at_ms)"
+                        + " VALUES ('alice', ?, 'course_sync', 'h', ?, 'old-claim', 0)")) {
             ps.setString(1, key);
             ps.setString(2, instanceId);
             ps.executeUpdate();
@@ -43,8 +44,8 @@ class ClaimStoreTest {
     }
 
     private static int rows(ServerDatabase db) throws SQLException {
-        try (Connection c = db.connection(); ResultSet rs = c.createStatement()
-                .executeQuery("SELECT COUNT(*) FROM idempotency_claims")) {
+        try (Connection c = db.connection();
+                ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM idempotency_claims")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -97,9 +98,13 @@ class ClaimStoreTest {
         }
         db = ServerDatabase.open(null);
 
-        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults().withDataDir(dir))) {
+        try (ReferenceServer server =
+                ReferenceServer.start(ServerConfig.defaults().withDataDir(dir))) {
             TestClient client = new TestClient(server);
-            assertThat(client.pushStatus("alice", "course_sync", "left-over").json().get("state").asText())
+            assertThat(client.pushStatus("alice", "course_sync", "left-over")
+                            .json()
+                            .get("state")
+                            .asText())
                     .isEqualTo("unknown");
         }
         try (ServerDatabase file = ServerDatabase.open(dir)) {

@@ -30,9 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
+import org.leasesync.server.demo.DemoData;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.Postgres;
-import org.leasesync.server.demo.DemoData;
 import org.leasesync.testing.PostgresTest;
 import org.leasesync.testing.ProcessTest;
 
@@ -49,7 +49,9 @@ class ClusterProcessTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final MediaType JSON_TYPE = MediaType.get("application/json");
     private static final OkHttpClient HTTP = new OkHttpClient.Builder()
-            .retryOnConnectionFailure(false).callTimeout(Duration.ofSeconds(30)).build();
+            .retryOnConnectionFailure(false)
+            .callTimeout(Duration.ofSeconds(30))
+            .build();
     private static final int PROCESSES = 3;
 
     @TempDir
@@ -59,8 +61,7 @@ class ClusterProcessTest {
     private final ExecutorService pool = Executors.newFixedThreadPool(6);
 
     /** What a started process printed. */
-    private record Started(String url, String alice, String admin, String instance) {
-    }
+    private record Started(String url, String alice, String admin, String instance) {}
 
     @AfterEach
     void stop() throws Exception {
@@ -75,8 +76,19 @@ class ClusterProcessTest {
     void processesStartingAtOnceOnAnEmptyDatabaseShareItAndAKilledOnesClaimGoesStale() throws Exception {
         Postgres.Db db = Postgres.newDatabase();
         for (int i = 0; i < PROCESSES; i++) {
-            processes.add(JavaProcess.start(Launcher.class, dir.resolve("serve-" + i + ".log"), db.env(),
-                    "serve", "--port", "0", "--seed", "demo", "--db", db.jdbcUrl(), "--db-pool-size", "3"));
+            processes.add(JavaProcess.start(
+                    Launcher.class,
+                    dir.resolve("serve-" + i + ".log"),
+                    db.env(),
+                    "serve",
+                    "--port",
+                    "0",
+                    "--seed",
+                    "demo",
+                    "--db",
+                    db.jdbcUrl(),
+                    "--db-pool-size",
+                    "3"));
         }
         List<Started> started = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {
@@ -86,19 +98,29 @@ class ClusterProcessTest {
         // each process printed sessions of its own; every one is valid on every process
         for (Started s : started) {
             for (Started other : started) {
-                assertThat(get(other, "/v1/admin/stats", s.admin()).has("requests")).isTrue();
-                assertThat(get(other, "/v1/users/alice/scopes/backup/changes", s.alice()).has("changes")).isTrue();
+                assertThat(get(other, "/v1/admin/stats", s.admin()).has("requests"))
+                        .isTrue();
+                assertThat(get(other, "/v1/users/alice/scopes/backup/changes", s.alice())
+                                .has("changes"))
+                        .isTrue();
             }
         }
         assertThat(started).extracting(Started::instance).doesNotHaveDuplicates();
         try (Connection c = DriverManager.getConnection(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             assertThat(count(s, "SELECT COUNT(*) FROM flyway_schema_history WHERE success AND version IS NOT NULL"))
-                    .as("each migration applied once").isEqualTo(serverMigrations());
-            assertThat(count(s, "SELECT COUNT(*) FROM sync_users")).as("alice, bob, admin").isEqualTo(3);
+                    .as("each migration applied once")
+                    .isEqualTo(serverMigrations());
+            assertThat(count(s, "SELECT COUNT(*) FROM sync_users"))
+                    .as("alice, bob, admin")
+                    .isEqualTo(3);
             assertThat(count(s, "SELECT COUNT(*) FROM sync_records WHERE user_id = 'alice'"))
-                    .as("seeded once").isEqualTo(DemoData.ALICE.values().stream().mapToInt(List::size).sum());
-            assertThat(count(s, "SELECT COUNT(*) FROM sync_users WHERE is_admin")).isEqualTo(1);
+                    .as("seeded once")
+                    .isEqualTo(DemoData.ALICE.values().stream()
+                            .mapToInt(List::size)
+                            .sum());
+            assertThat(count(s, "SELECT COUNT(*) FROM sync_users WHERE is_admin"))
+                    .isEqualTo(1);
         }
 
         changesRacedThroughEveryProcessApplyOnce(started);
@@ -130,7 +152,11 @@ class ClusterProcessTest {
         }
         assertThat(firstApplications).containsOnly(Map.entry("race-1", 1), Map.entry("race-2", 1));
         JsonNode stats = get(started.get(1), "/v1/admin/stats", started.get(1).admin());
-        assertThat(stats.get("appliedByChangeId").get("alice|message_sync").get("race-1").asInt()).isEqualTo(1);
+        assertThat(stats.get("appliedByChangeId")
+                        .get("alice|message_sync")
+                        .get("race-1")
+                        .asInt())
+                .isEqualTo(1);
         // Each process writes its push count to the database within a second (its housekeeping):
         // wait until all six are there, then check that no more were counted.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -148,20 +174,23 @@ class ClusterProcessTest {
             // Hold alice|backup's scope lock: a push there claims its key, then waits for the lock.
             blocker.setAutoCommit(false);
             try (Statement s = blocker.createStatement()) {
-                s.executeQuery("SELECT last_seq FROM scope_state WHERE user_id = 'alice' AND scope = 'backup' FOR UPDATE")
+                s.executeQuery(
+                                "SELECT last_seq FROM scope_state WHERE user_id = 'alice' AND scope = 'backup' FOR UPDATE")
                         .close();
             }
-            CompletableFuture<Void> stuck = CompletableFuture.runAsync(() -> {
-                try {
-                    push(started.get(0), "backup", "kill-key", body);
-                } catch (Exception expected) {
-                    // the process is killed while the push waits
-                }
-            }, pool);
+            CompletableFuture<Void> stuck = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            push(started.get(0), "backup", "kill-key", body);
+                        } catch (Exception expected) {
+                            // the process is killed while the push waits
+                        }
+                    },
+                    pool);
             awaitState(started.get(1), "kill-key", "in_progress", Duration.ofSeconds(20));
             assertThat(post(started.get(2), "backup", "kill-key", body).code()).isEqualTo(409);
 
-            processes.get(0).destroyForcibly();                        // kill -9
+            processes.get(0).destroyForcibly(); // kill -9
             assertThat(processes.get(0).waitFor(20, TimeUnit.SECONDS)).isTrue();
             awaitState(started.get(1), "kill-key", "unknown", Duration.ofSeconds(10));
             blocker.rollback();
@@ -181,9 +210,12 @@ class ClusterProcessTest {
     }
 
     private static Response post(Started s, String scope, String key, String body) throws Exception {
-        Request r = new Request.Builder().url(s.url() + "/v1/users/alice/scopes/" + scope + "/changes")
-                .header("Authorization", "Bearer " + s.alice()).header("Idempotency-Key", key)
-                .post(RequestBody.create(body, JSON_TYPE)).build();
+        Request r = new Request.Builder()
+                .url(s.url() + "/v1/users/alice/scopes/" + scope + "/changes")
+                .header("Authorization", "Bearer " + s.alice())
+                .header("Idempotency-Key", key)
+                .post(RequestBody.create(body, JSON_TYPE))
+                .build();
         try (Response response = HTTP.newCall(r).execute()) {
             response.body().string();
             return response;
@@ -191,9 +223,12 @@ class ClusterProcessTest {
     }
 
     private static JsonNode push(Started s, String scope, String key, String body) throws Exception {
-        Request r = new Request.Builder().url(s.url() + "/v1/users/alice/scopes/" + scope + "/changes")
-                .header("Authorization", "Bearer " + s.alice()).header("Idempotency-Key", key)
-                .post(RequestBody.create(body, JSON_TYPE)).build();
+        Request r = new Request.Builder()
+                .url(s.url() + "/v1/users/alice/scopes/" + scope + "/changes")
+                .header("Authorization", "Bearer " + s.alice())
+                .header("Idempotency-Key", key)
+                .post(RequestBody.create(body, JSON_TYPE))
+                .build();
         try (Response response = HTTP.newCall(r).execute()) {
             String text = response.body().string();
             assertThat(response.code()).as(text).isEqualTo(200);
@@ -202,14 +237,19 @@ class ClusterProcessTest {
     }
 
     private static JsonNode get(Started s, String path, String token) throws Exception {
-        try (Response response = HTTP.newCall(new Request.Builder().url(s.url() + path)
-                .header("Authorization", "Bearer " + token).build()).execute()) {
+        try (Response response = HTTP.newCall(new Request.Builder()
+                        .url(s.url() + path)
+                        .header("Authorization", "Bearer " + token)
+                        .build())
+                .execute()) {
             return JSON.readTree(response.body().string());
         }
     }
 
     private static String state(Started s, String key) throws Exception {
-        return get(s, "/v1/users/alice/scopes/backup/pushes/" + key, s.alice()).get("state").asText();
+        return get(s, "/v1/users/alice/scopes/backup/pushes/" + key, s.alice())
+                .get("state")
+                .asText();
     }
 
     private static void awaitState(Started s, String key, String state, Duration within) throws Exception {
@@ -233,20 +273,26 @@ class ClusterProcessTest {
                 Map<String, String> found = new HashMap<>();
                 for (String line : Files.readAllLines(log)) {
                     if (line.startsWith("listening on ")) {
-                        found.put("url", line.substring("listening on ".length()).trim());
+                        found.put(
+                                "url", line.substring("listening on ".length()).trim());
                     } else if (line.startsWith("token alice ")) {
-                        found.put("alice", line.substring("token alice ".length()).trim());
+                        found.put(
+                                "alice", line.substring("token alice ".length()).trim());
                     } else if (line.startsWith("token admin ")) {
-                        found.put("admin", line.substring("token admin ".length()).trim());
+                        found.put(
+                                "admin", line.substring("token admin ".length()).trim());
                     } else if (line.startsWith("serve: instance ")) {
-                        found.put("instance", line.substring("serve: instance ".length()).split(" ")[0]);
+                        found.put(
+                                "instance",
+                                line.substring("serve: instance ".length()).split(" ")[0]);
                     }
                 }
                 if (found.size() == 4) {
                     return new Started(found.get("url"), found.get("alice"), found.get("admin"), found.get("instance"));
                 }
             }
-            assertThat(p.isAlive()).as("server process alive; log:\n" + (Files.exists(log) ? Files.readString(log) : ""))
+            assertThat(p.isAlive())
+                    .as("server process alive; log:\n" + (Files.exists(log) ? Files.readString(log) : ""))
                     .isTrue();
             Thread.sleep(100);
         }

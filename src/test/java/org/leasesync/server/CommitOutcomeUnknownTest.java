@@ -44,14 +44,17 @@ class CommitOutcomeUnknownTest {
         String token = server.tokenFor("alice");
         String body = TestClient.oneChange("c-unknown", "course-1", 1, "{\"title\":\"cut\"}");
         try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute("CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS"
                     + " $$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$");
             s.execute("CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON idempotency_keys"
                     + " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()");
 
-            Future<TestClient.Resp> push = pool.submit(() -> client.post(TestClient.changesPath("alice", "course_sync"),
-                    token, java.util.Map.of("Idempotency-Key", "cut-key"), body));
+            Future<TestClient.Resp> push = pool.submit(() -> client.post(
+                    TestClient.changesPath("alice", "course_sync"),
+                    token,
+                    java.util.Map.of("Idempotency-Key", "cut-key"),
+                    body));
             terminateTheSessionCommitting(s, "cut-key");
             TestClient.Resp r = push.get(20, TimeUnit.SECONDS);
 
@@ -62,12 +65,16 @@ class CommitOutcomeUnknownTest {
             s.execute("DROP TRIGGER slow_commit ON idempotency_keys");
         }
 
-        assertThat(client.pushStatus("alice", "course_sync", "cut-key").json().get("state").asText())
+        assertThat(client.pushStatus("alice", "course_sync", "cut-key")
+                        .json()
+                        .get("state")
+                        .asText())
                 .isEqualTo("unknown");
         TestClient.Resp resent = client.push("alice", "course_sync", "cut-key", body);
         assertThat(resent.status()).isEqualTo(200);
         assertThat(resent.header("Idempotent-Replayed")).isNull();
-        assertThat(resent.json().get("results").get(0).get("duplicate").asBoolean()).isFalse();
+        assertThat(resent.json().get("results").get(0).get("duplicate").asBoolean())
+                .isFalse();
         int pushRows = 0;
         for (JsonNode e : client.adminAudit(null).json().get("entries")) {
             if (e.get("op").asText().equals("push")) {
@@ -76,11 +83,17 @@ class CommitOutcomeUnknownTest {
             }
         }
         assertThat(pushRows).isEqualTo(1);
-        assertThat(server.stats().appliedByChangeId()).isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of("c-unknown", 1)));
-        Exposition metrics = new Exposition(client.get("/metrics", null, java.util.Map.of()).body());
-        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "commit_outcome_unknown")).isEqualTo(1);
-        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "database")).isZero();
-        assertThat(metrics.value("leasesync_server_pushes_total")).as("only the resend committed").isEqualTo(1);
+        assertThat(server.stats().appliedByChangeId())
+                .isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of("c-unknown", 1)));
+        Exposition metrics =
+                new Exposition(client.get("/metrics", null, java.util.Map.of()).body());
+        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "commit_outcome_unknown"))
+                .isEqualTo(1);
+        assertThat(metrics.value("leasesync_server_unavailable_total", "reason", "database"))
+                .isZero();
+        assertThat(metrics.value("leasesync_server_pushes_total"))
+                .as("only the resend committed")
+                .isEqualTo(1);
     }
 
     /** Waits for the server's session to be inside the slow commit, then ends that session. */

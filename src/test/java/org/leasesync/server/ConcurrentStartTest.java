@@ -53,22 +53,38 @@ class ConcurrentStartTest {
                     for (ReferenceServer s : servers) {
                         // each instance makes its own sessions; every one is valid on every instance
                         TestClient first = new TestClient(servers.get(0));
-                        assertThat(first.get("/v1/admin/stats", s.adminToken(), Map.of()).status()).isEqualTo(200);
-                        assertThat(first.get(TestClient.changesPath("bob", "backup"), s.tokenFor("bob"), Map.of()).status())
+                        assertThat(first.get("/v1/admin/stats", s.adminToken(), Map.of())
+                                        .status())
                                 .isEqualTo(200);
-                        String cursor = new TestClient(s).pull("alice", "backup", null).json().get("nextCursor").asText();
+                        assertThat(first.get(TestClient.changesPath("bob", "backup"), s.tokenFor("bob"), Map.of())
+                                        .status())
+                                .isEqualTo(200);
+                        String cursor = new TestClient(s)
+                                .pull("alice", "backup", null)
+                                .json()
+                                .get("nextCursor")
+                                .asText();
                         cursors.add(cursor.substring(0, cursor.indexOf(':')));
                     }
                     assertThat(cursors).as("database id").containsOnly(cursors.get(0));
                     try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
-                         Statement st = c.createStatement()) {
-                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users")).as("alice, bob, admin").isEqualTo(3);
-                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users WHERE is_admin")).isEqualTo(1);
-                        assertThat(count(st, "SELECT COUNT(*) FROM server_identity")).isEqualTo(1);
-                        assertThat(count(st, "SELECT COUNT(*) FROM sync_records")).isEqualTo(
-                                DemoData.ALICE.values().stream().mapToInt(List::size).sum()
-                                        + DemoData.BOB.values().stream().mapToInt(List::size).sum());
-                        assertThat(count(st, "SELECT COUNT(*) FROM instance_counters")).isEqualTo(INSTANCES);
+                            Statement st = c.createStatement()) {
+                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users"))
+                                .as("alice, bob, admin")
+                                .isEqualTo(3);
+                        assertThat(count(st, "SELECT COUNT(*) FROM sync_users WHERE is_admin"))
+                                .isEqualTo(1);
+                        assertThat(count(st, "SELECT COUNT(*) FROM server_identity"))
+                                .isEqualTo(1);
+                        assertThat(count(st, "SELECT COUNT(*) FROM sync_records"))
+                                .isEqualTo(DemoData.ALICE.values().stream()
+                                                .mapToInt(List::size)
+                                                .sum()
+                                        + DemoData.BOB.values().stream()
+                                                .mapToInt(List::size)
+                                                .sum());
+                        assertThat(count(st, "SELECT COUNT(*) FROM instance_counters"))
+                                .isEqualTo(INSTANCES);
                     }
                 } finally {
                     servers.forEach(ReferenceServer::close);

@@ -47,8 +47,12 @@ class DatabaseOutageTest {
     private final ExecutorService pool = Executors.newFixedThreadPool(6);
 
     private EmbeddedPostgres startPostgres(int port) throws IOException {
-        return EmbeddedPostgres.builder().setDataDirectory(dir.resolve("pgdata")).setCleanDataDirectory(false)
-                .setPort(port).setServerConfig("fsync", "off").start();
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(dir.resolve("pgdata"))
+                .setCleanDataDirectory(false)
+                .setPort(port)
+                .setServerConfig("fsync", "off")
+                .start();
     }
 
     @AfterEach
@@ -77,13 +81,17 @@ class DatabaseOutageTest {
         pg = startPostgres(port);
         String url = pg.getJdbcUrl("postgres", "postgres");
         ServerDatabaseConfig.Postgres db = new ServerDatabaseConfig.Postgres(url, "postgres", "", 4);
-        server = ReferenceServer.start(ServerConfig.defaults().withDatabase(db).withJobs(JobSettings.defaults()
-                .withInterval(StandardJobs.RELEASE_STALE_CLAIMS, Duration.ofMillis(300)).withLeaseTtl(Duration.ofSeconds(2))));
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withDatabase(db)
+                .withJobs(JobSettings.defaults()
+                        .withInterval(StandardJobs.RELEASE_STALE_CLAIMS, Duration.ofMillis(300))
+                        .withLeaseTtl(Duration.ofSeconds(2))));
         TestClient client = new TestClient(server);
         String token = server.tokenFor("alice");
-        String admin = server.adminToken();   // a session, made in the database: before it goes away
+        String admin = server.adminToken(); // a session, made in the database: before it goes away
         assertThat(client.push("alice", "course_sync", "before", TestClient.oneChange("c-before", "course-1", 1, "{}"))
-                .status()).isEqualTo(200);
+                        .status())
+                .isEqualTo(200);
         assertThat(client.get("/health", null, Map.of()).status()).isEqualTo(200);
 
         // A push that waits for the scope lock when the database goes away: its outcome is known
@@ -93,10 +101,11 @@ class DatabaseOutageTest {
             blocker.setAutoCommit(false);
             try (Statement s = blocker.createStatement()) {
                 s.executeQuery("SELECT last_seq FROM scope_state WHERE user_id = 'alice' AND scope = 'backup'"
-                        + " FOR UPDATE").close();
+                                + " FOR UPDATE")
+                        .close();
             }
-            cutOff = pool.submit(() -> client.push("alice", "backup", "cut-off",
-                    TestClient.oneChange("c-cut", "cut-rec", 0, "{}")));
+            cutOff = pool.submit(
+                    () -> client.push("alice", "backup", "cut-off", TestClient.oneChange("c-cut", "cut-rec", 0, "{}")));
             awaitInProgress(client, "backup", "cut-off");
             pg.close();
         }
@@ -104,7 +113,10 @@ class DatabaseOutageTest {
         // (the test client's own helpers ask the server for tokens, which needs the database)
         List<Future<TestClient.Resp>> during = List.of(
                 pool.submit(() -> client.get(ALICE, token, Map.of())),
-                pool.submit(() -> client.post(ALICE, token, Map.of("Idempotency-Key", "during"),
+                pool.submit(() -> client.post(
+                        ALICE,
+                        token,
+                        Map.of("Idempotency-Key", "during"),
                         TestClient.oneChange("c-during", "course-2", 1, "{}"))),
                 pool.submit(() -> client.get("/v1/users/alice/scopes/course_sync/pushes/before", token, Map.of())),
                 pool.submit(() -> client.get("/health", null, Map.of())),
@@ -130,39 +142,60 @@ class DatabaseOutageTest {
         assertThat(health.status()).as("the instance serves again by itself").isEqualTo(200);
         assertThat(health.json().get("instanceId").asText()).isEqualTo(server.instanceId());
 
-        JsonNode jobAfter = JobsTestSupport.awaitJob(client, StandardJobs.RELEASE_STALE_CLAIMS,
+        JsonNode jobAfter = JobsTestSupport.awaitJob(
+                client,
+                StandardJobs.RELEASE_STALE_CLAIMS,
                 // under load the job may not have run before the outage: no runs yet is "not yet", not an error
                 j -> j.get("lastRuns").size() > 0
-                        && java.time.Instant.parse(j.get("lastRuns").get(0).get("startedAt").asText()).isAfter(restarting)
+                        && java.time.Instant.parse(j.get("lastRuns")
+                                        .get(0)
+                                        .get("startedAt")
+                                        .asText())
+                                .isAfter(restarting)
                         && j.get("lastRuns").get(0).get("result").asText().equals("ok"));
         assertThat(jobAfter.get("lastRuns").get(0).get("trigger").asText()).isEqualTo("schedule");
-        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
-                .as("the job scheduler lived through the outage").contains("sync-server-jobs");
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .as("the job scheduler lived through the outage")
+                .contains("sync-server-jobs");
 
-        TestClient.Resp after = awaitOk(() -> client.push("alice", "course_sync", "after",
-                TestClient.oneChange("c-after", "course-3", 1, "{}")));
+        TestClient.Resp after = awaitOk(() ->
+                client.push("alice", "course_sync", "after", TestClient.oneChange("c-after", "course-3", 1, "{}")));
         assertThat(after.json().get("results").get(0).get("status").asText()).isEqualTo("applied");
         JsonNode records = client.pull("alice", "course_sync", null).json().get("changes");
         assertThat(records.toString()).contains("course-1");
-        assertThat(client.pushStatus("alice", "backup", "cut-off").json().get("state").asText()).isEqualTo("unknown");
-        JsonNode backup = client.get(TestClient.changesPath("alice", "backup"), token, Map.of()).json();
+        assertThat(client.pushStatus("alice", "backup", "cut-off")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("unknown");
+        JsonNode backup = client.get(TestClient.changesPath("alice", "backup"), token, Map.of())
+                .json();
         assertThat(backup.toString()).doesNotContain("cut-rec");
 
         // The instance holds its lock again: another instance sees its claims as live.
         other = ReferenceServer.start(ServerConfig.defaults().withDatabase(db));
         try (Connection c = DriverManager.getConnection(url, "postgres", "");
-             PreparedStatement ps = c.prepareStatement("INSERT INTO idempotency_claims (user_id, idem_key, scope,"
-                     + " request_hash, instance_id, claim_id, claimed_at_ms) VALUES ('alice', 'held', 'course_sync',"
-                     + " 'h', ?, 'claim-1', 0)")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO idempotency_claims (user_id, idem_key, scope,"
+                        + " request_hash, instance_id, claim_id, claimed_at_ms) VALUES ('alice', 'held', 'course_sync',"
+                        + " 'h', ?, 'claim-1', 0)")) {
             ps.setString(1, server.instanceId());
             ps.executeUpdate();
         }
         TestClient otherClient = new TestClient(other);
         long lockDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        String state = otherClient.pushStatus("alice", "course_sync", "held").json().get("state").asText();
+        String state = otherClient
+                .pushStatus("alice", "course_sync", "held")
+                .json()
+                .get("state")
+                .asText();
         while (!state.equals("in_progress") && System.nanoTime() < lockDeadline) {
             Thread.sleep(100);
-            state = otherClient.pushStatus("alice", "course_sync", "held").json().get("state").asText();
+            state = otherClient
+                    .pushStatus("alice", "course_sync", "held")
+                    .json()
+                    .get("state")
+                    .asText();
         }
         assertThat(state).isEqualTo("in_progress");
     }
@@ -182,8 +215,14 @@ class DatabaseOutageTest {
 
     private static void awaitInProgress(TestClient client, String scope, String key) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!client.pushStatus("alice", scope, key).json().get("state").asText().equals("in_progress")) {
-            assertThat(System.nanoTime()).as("push " + key + " never became in_progress").isLessThan(deadline);
+        while (!client.pushStatus("alice", scope, key)
+                .json()
+                .get("state")
+                .asText()
+                .equals("in_progress")) {
+            assertThat(System.nanoTime())
+                    .as("push " + key + " never became in_progress")
+                    .isLessThan(deadline);
             Thread.sleep(10);
         }
     }

@@ -24,11 +24,11 @@ class DeadPeerSettingsTest {
     @Test
     void theServersSessionsProbeForADeadPeerAndTimeOutUnacknowledgedData() throws SQLException {
         try (ServerDatabase db = ServerDatabase.open(PostgresDatabases.fresh(), ServerInstanceId.create());
-             Connection c = db.connection()) {
+                Connection c = db.connection()) {
             assertThat(show(c, "tcp_keepalives_idle")).isEqualTo("5");
             assertThat(show(c, "tcp_keepalives_interval")).isEqualTo("2");
             assertThat(show(c, "tcp_keepalives_count")).isEqualTo("3");
-            assertThat(show(c, "tcp_user_timeout")).isEqualTo("10000");   // milliseconds
+            assertThat(show(c, "tcp_user_timeout")).isEqualTo("10000"); // milliseconds
             assertThat(show(c, "application_name")).isEqualTo("leasesync-server");
         }
     }
@@ -37,14 +37,19 @@ class DeadPeerSettingsTest {
     void aUrlMayStillSetItsOwnSessionOptions() throws SQLException {
         ServerDatabaseConfig.Postgres base = PostgresDatabases.fresh();
         ServerDatabaseConfig.Postgres own = new ServerDatabaseConfig.Postgres(
-                base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "options=-c%20tcp_keepalives_idle=7", base.user(), base.password(), base.poolSize());
-        try (ServerDatabase db = ServerDatabase.open(own, ServerInstanceId.create()); Connection c = db.connection()) {
+                base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "options=-c%20tcp_keepalives_idle=7",
+                base.user(),
+                base.password(),
+                base.poolSize());
+        try (ServerDatabase db = ServerDatabase.open(own, ServerInstanceId.create());
+                Connection c = db.connection()) {
             assertThat(show(c, "tcp_keepalives_idle")).isEqualTo("7");
         }
     }
 
     private static String show(Connection c, String setting) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
             return rs.getString(1);
         }

@@ -52,7 +52,8 @@ public final class Exposition {
                     throw new AssertionError("unreadable labels in '" + line + "'");
                 }
             }
-            samples.add(new Sample(m.group(1), labels, Double.parseDouble(m.group(3).replace("+Inf", "Infinity"))));
+            samples.add(
+                    new Sample(m.group(1), labels, Double.parseDouble(m.group(3).replace("+Inf", "Infinity"))));
         }
     }
 

@@ -21,7 +21,8 @@ class FaultsTest {
 
     private void start(String... faults) {
         server = ReferenceServer.start(ServerConfig.defaults()
-                .withFaults(java.util.Arrays.stream(faults).map(FaultSpec::parse).toList()));
+                .withFaults(
+                        java.util.Arrays.stream(faults).map(FaultSpec::parse).toList()));
         client = new TestClient(server);
     }
 
@@ -51,8 +52,10 @@ class FaultsTest {
 
         JsonNode status = client.pushStatus("alice", "course_sync", "drop-key").json();
         assertThat(status.get("state").asText()).isEqualTo("completed");
-        assertThat(status.get("response").get("results").get(0).get("status").asText()).isEqualTo("applied");
-        assertThat(status.get("response").get("results").get(0).get("version").asLong()).isEqualTo(2);
+        assertThat(status.get("response").get("results").get(0).get("status").asText())
+                .isEqualTo("applied");
+        assertThat(status.get("response").get("results").get(0).get("version").asLong())
+                .isEqualTo(2);
         TestClient.Resp resend = client.push("alice", "course_sync", "drop-key", body);
         assertThat(resend.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(resend.json()).isEqualTo(status.get("response"));
@@ -71,7 +74,10 @@ class FaultsTest {
             assertThat(r.status()).isEqualTo(500);
             assertThat(r.json().get("code").asText()).isEqualTo("internal_error");
             assertThat(r.body()).doesNotContain("Exception").doesNotContain("at org.");
-            assertThat(client.pushStatus("alice", "course_sync", "fail-key").json().get("state").asText())
+            assertThat(client.pushStatus("alice", "course_sync", "fail-key")
+                            .json()
+                            .get("state")
+                            .asText())
                     .isEqualTo("unknown");
         }
         assertThat(version("alice", "course_sync", "course-1")).isEqualTo(1);
@@ -88,7 +94,8 @@ class FaultsTest {
         start("throttle=2");
 
         TestClient.Resp pull = client.pull("alice", "course_sync", null);
-        TestClient.Resp push = client.push("alice", "course_sync", "t-key", TestClient.oneChange("c-t", "course-1", 1, "{}"));
+        TestClient.Resp push =
+                client.push("alice", "course_sync", "t-key", TestClient.oneChange("c-t", "course-1", 1, "{}"));
         TestClient.Resp third = client.pull("alice", "course_sync", null);
 
         for (TestClient.Resp r : List.of(pull, push)) {
@@ -103,10 +110,12 @@ class FaultsTest {
     @Test
     void throttleCanTellItsWaitAsAnHttpDateRoundedUpFromTheServersClock() throws Exception {
         java.time.Instant now = java.time.Instant.parse("2026-12-02T07:28:00.250Z");
-        server = ReferenceServer.start(ServerConfig.defaults()
-                .withClock(java.time.Clock.fixed(now, java.time.ZoneOffset.UTC)));
+        server = ReferenceServer.start(
+                ServerConfig.defaults().withClock(java.time.Clock.fixed(now, java.time.ZoneOffset.UTC)));
         client = new TestClient(server);
-        TestClient.Resp put = client.put("/v1/admin/faults", server.adminToken(),
+        TestClient.Resp put = client.put(
+                "/v1/admin/faults",
+                server.adminToken(),
                 "{\"throttle\":2,\"throttleRetryAfterSeconds\":3,\"throttleRetryAfterDate\":true}");
         assertThat(put.status()).isEqualTo(200);
 
@@ -118,7 +127,8 @@ class FaultsTest {
         assertThat(server.faults().snapshot().throttleRetryAfterDate()).isTrue();
 
         client.put("/v1/admin/faults", server.adminToken(), "{\"throttleRetryAfterDate\":false}");
-        assertThat(client.pull("alice", "course_sync", null).header("Retry-After")).isEqualTo("3");
+        assertThat(client.pull("alice", "course_sync", null).header("Retry-After"))
+                .isEqualTo("3");
         TestClient.Resp bad = client.put("/v1/admin/faults", server.adminToken(), "{\"throttleRetryAfterSeconds\":0}");
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.json().get("message").asText()).contains("throttleRetryAfterSeconds");

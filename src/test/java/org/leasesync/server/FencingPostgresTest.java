@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link FencingTest} against a real PostgreSQL. */
 @PostgresTest
 class FencingPostgresTest extends FencingTest {

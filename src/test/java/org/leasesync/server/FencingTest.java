@@ -8,13 +8,17 @@ import org.junit.jupiter.api.Test;
 class FencingTest extends ServerTestBase {
 
     private TestClient.Resp push(String key, long fencingToken, String clientId, String body) throws Exception {
-        return client.post(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+        return client.post(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
                 Map.of("Idempotency-Key", key, "Fencing-Token", Long.toString(fencingToken), "Client-Id", clientId),
                 body);
     }
 
     private TestClient.Resp pull(long fencingToken, String clientId) throws Exception {
-        return client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+        return client.get(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
                 Map.of("Fencing-Token", Long.toString(fencingToken), "Client-Id", clientId));
     }
 
@@ -23,23 +27,38 @@ class FencingTest extends ServerTestBase {
         String newer = TestClient.oneChange("c-new", "course-1", 1, "{\"title\":\"epoch 5\"}");
         assertThat(push("k-5", 5, "alice|course_sync", newer).status()).isEqualTo(200);
 
-        TestClient.Resp stale = push("k-4", 4, "alice|course_sync",
-                TestClient.oneChange("c-old", "course-2", 1, "{\"title\":\"epoch 4\"}"));
+        TestClient.Resp stale = push(
+                "k-4", 4, "alice|course_sync", TestClient.oneChange("c-old", "course-2", 1, "{\"title\":\"epoch 4\"}"));
 
         assertThat(stale.status()).isEqualTo(409);
         assertThat(stale.json().get("code").asText()).isEqualTo("stale_fencing_token");
-        assertThat(stale.json().get("highestToken").asLong()).as("the highest token seen, to move past").isEqualTo(5);
+        assertThat(stale.json().get("highestToken").asLong())
+                .as("the highest token seen, to move past")
+                .isEqualTo(5);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsOnlyKeys("c-new");
-        assertThat(client.pushStatus("alice", "course_sync", "k-4").json().get("state").asText()).isEqualTo("unknown");
-        assertThat(client.pull("alice", "course_sync", null).json().get("changes").toString())
+        assertThat(client.pushStatus("alice", "course_sync", "k-4")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("unknown");
+        assertThat(client.pull("alice", "course_sync", null)
+                        .json()
+                        .get("changes")
+                        .toString())
                 .doesNotContain("epoch 4");
     }
 
     @Test
     void equalAndHigherTokensAreAccepted() throws Exception {
-        assertThat(push("k-a", 3, "dev-1", TestClient.oneChange("a", "course-1", 1, "{}")).status()).isEqualTo(200);
-        assertThat(push("k-b", 3, "dev-1", TestClient.oneChange("b", "course-2", 1, "{}")).status()).isEqualTo(200);
-        assertThat(push("k-c", 9, "dev-1", TestClient.oneChange("c", "course-3", 1, "{}")).status()).isEqualTo(200);
+        assertThat(push("k-a", 3, "dev-1", TestClient.oneChange("a", "course-1", 1, "{}"))
+                        .status())
+                .isEqualTo(200);
+        assertThat(push("k-b", 3, "dev-1", TestClient.oneChange("b", "course-2", 1, "{}"))
+                        .status())
+                .isEqualTo(200);
+        assertThat(push("k-c", 9, "dev-1", TestClient.oneChange("c", "course-3", 1, "{}"))
+                        .status())
+                .isEqualTo(200);
         assertThat(server.stats().changesApplied()).isEqualTo(3);
     }
 
@@ -67,11 +86,17 @@ class FencingTest extends ServerTestBase {
 
     @Test
     void fencingTokenWithoutClientIdOrNotANumberOrABadBodyIs400() throws Exception {
-        TestClient.Resp lone = client.post(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
-                Map.of("Idempotency-Key", "k", "Fencing-Token", "3"), TestClient.oneChange("a", "course-1", 1, "{}"));
+        TestClient.Resp lone = client.post(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
+                Map.of("Idempotency-Key", "k", "Fencing-Token", "3"),
+                TestClient.oneChange("a", "course-1", 1, "{}"));
         TestClient.Resp noChanges = push("k", 0, "dev", "{}");
-        TestClient.Resp text = client.post(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
-                Map.of("Idempotency-Key", "k", "Fencing-Token", "three", "Client-Id", "dev"), "{\"changes\":[]}");
+        TestClient.Resp text = client.post(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
+                Map.of("Idempotency-Key", "k", "Fencing-Token", "three", "Client-Id", "dev"),
+                "{\"changes\":[]}");
 
         assertThat(lone.status()).isEqualTo(400);
         assertThat(lone.json().get("message").asText()).contains("Client-Id");
@@ -81,9 +106,12 @@ class FencingTest extends ServerTestBase {
     }
 
     @Test
-    void aPullWithALowerTokenThanAnEarlierPushOrPullOfTheSameClientIsRefusedWith409AndReturnsNothing() throws Exception {
+    void aPullWithALowerTokenThanAnEarlierPushOrPullOfTheSameClientIsRefusedWith409AndReturnsNothing()
+            throws Exception {
         assertThat(pull(4, "dev").status()).isEqualTo(200);
-        assertThat(push("k-6", 6, "dev", TestClient.oneChange("c-6", "course-1", 1, "{}")).status()).isEqualTo(200);
+        assertThat(push("k-6", 6, "dev", TestClient.oneChange("c-6", "course-1", 1, "{}"))
+                        .status())
+                .isEqualTo(200);
 
         TestClient.Resp afterPull = pull(3, "dev");
         TestClient.Resp afterPush = pull(5, "dev");
@@ -111,17 +139,24 @@ class FencingTest extends ServerTestBase {
 
     @Test
     void staleRunsLatePushIsRefusedAfterSuccessorsFirstPull() throws Exception {
-        assertThat(pull(1, "alice|course_sync@dev").status()).isEqualTo(200);     // run with epoch 1 pulls, then freezes
-        assertThat(pull(2, "alice|course_sync@dev").status()).isEqualTo(200);     // its successor (epoch 2) pulls first
+        assertThat(pull(1, "alice|course_sync@dev").status()).isEqualTo(200); // run with epoch 1 pulls, then freezes
+        assertThat(pull(2, "alice|course_sync@dev").status()).isEqualTo(200); // its successor (epoch 2) pulls first
 
-        TestClient.Resp late = push("k-late", 1, "alice|course_sync@dev",
+        TestClient.Resp late = push(
+                "k-late",
+                1,
+                "alice|course_sync@dev",
                 TestClient.oneChange("c-late", "course-1", 1, "{\"title\":\"from the frozen run\"}"));
 
         assertThat(late.status()).isEqualTo(409);
         assertThat(late.json().get("code").asText()).isEqualTo("stale_fencing_token");
         assertThat(server.stats().appliedByChangeId()).isEmpty();
         assertThat(client.pull("alice", "course_sync", null).body()).doesNotContain("from the frozen run");
-        assertThat(client.pushStatus("alice", "course_sync", "k-late").json().get("state").asText()).isEqualTo("unknown");
+        assertThat(client.pushStatus("alice", "course_sync", "k-late")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("unknown");
     }
 
     @Test
@@ -133,9 +168,11 @@ class FencingTest extends ServerTestBase {
 
     @Test
     void aPullWithOnlyOneFencingHeaderOrATokenThatIsNotANumberIs400() throws Exception {
-        TestClient.Resp lone = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
-                Map.of("Fencing-Token", "3"));
-        TestClient.Resp text = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+        TestClient.Resp lone = client.get(
+                TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"), Map.of("Fencing-Token", "3"));
+        TestClient.Resp text = client.get(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
                 Map.of("Fencing-Token", "three", "Client-Id", "dev"));
 
         assertThat(lone.status()).isEqualTo(400);

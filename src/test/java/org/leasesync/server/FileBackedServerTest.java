@@ -28,15 +28,21 @@ class FileBackedServerTest {
             aliceToken = first.tokenFor("alice");
             adminToken = first.adminToken();
             carolToken = first.tokenFor("carol");
-            firstResponse = client.push("alice", "course_sync", "keep-key", body).body();
+            firstResponse =
+                    client.push("alice", "course_sync", "keep-key", body).body();
         }
 
         try (ReferenceServer second = ReferenceServer.start(cfg)) {
             TestClient client = new TestClient(second);
             // sessions outlive the server: the first server's tokens are valid on the second
-            assertThat(client.get(TestClient.changesPath("alice", "backup"), aliceToken, Map.of()).status()).isEqualTo(200);
-            assertThat(client.get(TestClient.changesPath("carol", "backup"), carolToken, Map.of()).status()).isEqualTo(200);
-            assertThat(client.get("/v1/admin/stats", adminToken, Map.of()).status()).isEqualTo(200);
+            assertThat(client.get(TestClient.changesPath("alice", "backup"), aliceToken, Map.of())
+                            .status())
+                    .isEqualTo(200);
+            assertThat(client.get(TestClient.changesPath("carol", "backup"), carolToken, Map.of())
+                            .status())
+                    .isEqualTo(200);
+            assertThat(client.get("/v1/admin/stats", adminToken, Map.of()).status())
+                    .isEqualTo(200);
 
             JsonNode changes = client.pull("alice", "course_sync", null).json().get("changes");
             assertThat(changes).hasSize(5);
@@ -44,7 +50,8 @@ class FileBackedServerTest {
             TestClient.Resp replay = client.push("alice", "course_sync", "keep-key", body);
             assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
             assertThat(replay.body()).isEqualTo(firstResponse);
-            assertThat(client.pull("bob", "message_sync", null).json().get("changes")).hasSize(5);
+            assertThat(client.pull("bob", "message_sync", null).json().get("changes"))
+                    .hasSize(5);
         }
     }
 
@@ -61,8 +68,10 @@ class FileBackedServerTest {
 
     @Test
     void aPortInUseFailsToStart() {
-        try (ReferenceServer first = ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE))) {
-            assertThatThrownBy(() -> ReferenceServer.start(ServerConfig.defaults().withPort(first.port())))
+        try (ReferenceServer first =
+                ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE))) {
+            assertThatThrownBy(
+                            () -> ReferenceServer.start(ServerConfig.defaults().withPort(first.port())))
                     .isInstanceOf(java.io.UncheckedIOException.class)
                     .hasMessageContaining(Integer.toString(first.port()));
         }

@@ -17,7 +17,9 @@ class HealthTest extends ServerTestBase {
         assertThat(r.status()).isEqualTo(200);
         JsonNode body = r.json();
         assertThat(body.get("status").asText()).isEqualTo("ok");
-        assertThat(body.get("instanceId").asText()).isEqualTo(server.instanceId()).matches(".+/\\d+/[0-9a-f]{12}");
+        assertThat(body.get("instanceId").asText())
+                .isEqualTo(server.instanceId())
+                .matches(".+/\\d+/[0-9a-f]{12}");
         assertThat(body.get("database").asText()).isEqualTo("h2");
         assertThat(server.stats().requests()).isZero();
     }
@@ -32,7 +34,8 @@ class HealthTest extends ServerTestBase {
 
     @Test
     void twoServersInOneProcessHaveDifferentInstanceIds() {
-        try (ReferenceServer other = ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE))) {
+        try (ReferenceServer other =
+                ReferenceServer.start(ServerConfig.defaults().withSeed(Seed.NONE))) {
             assertThat(other.instanceId()).isNotEqualTo(server.instanceId());
         }
     }

@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link IdempotencyTest} against a real PostgreSQL. */
 @PostgresTest
 class IdempotencyPostgresTest extends IdempotencyTest {

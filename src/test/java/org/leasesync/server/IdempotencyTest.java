@@ -1,6 +1,5 @@
 package org.leasesync.server;
 
-import org.leasesync.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.faults.FaultSpec;
+import org.leasesync.testing.MutableClock;
 
 class IdempotencyTest {
 
@@ -65,17 +65,25 @@ class IdempotencyTest {
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(second.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(first.header("Idempotent-Replayed")).isNull();
-        assertThat(second.json().get("results").get(0).get("duplicate").asBoolean()).isFalse();
-        assertThat(server.stats().appliedByChangeId()).isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of(changeId, 1)));
+        assertThat(second.json().get("results").get(0).get("duplicate").asBoolean())
+                .isFalse();
+        assertThat(server.stats().appliedByChangeId())
+                .isEqualTo(java.util.Map.of("alice|course_sync", java.util.Map.of(changeId, 1)));
         JsonNode adminStats = client.adminStats().json();
-        assertThat(adminStats.get("appliedByChangeId").get("alice|course_sync").get(changeId).asInt()).isEqualTo(1);
+        assertThat(adminStats
+                        .get("appliedByChangeId")
+                        .get("alice|course_sync")
+                        .get(changeId)
+                        .asInt())
+                .isEqualTo(1);
         assertThat(adminStats.get("changesApplied").asInt()).isEqualTo(1);
     }
 
     @Test
     void reorderedMembersAndWhitespaceAreTheSameRequest() throws Exception {
         start(ServerConfig.defaults());
-        String a = "{\"changes\":[{\"changeId\":\"c1\",\"id\":\"course-1\",\"baseVersion\":1,\"payload\":{\"a\":1,\"b\":2}}]}";
+        String a =
+                "{\"changes\":[{\"changeId\":\"c1\",\"id\":\"course-1\",\"baseVersion\":1,\"payload\":{\"a\":1,\"b\":2}}]}";
         String b = "{ \"changes\" : [ { \"payload\" : { \"b\" : 2, \"a\" : 1 }, \"baseVersion\" : 1,"
                 + " \"id\" : \"course-1\", \"changeId\" : \"c1\" } ] }";
 
@@ -92,8 +100,8 @@ class IdempotencyTest {
         start(ServerConfig.defaults());
         client.push("alice", "course_sync", "key-2", TestClient.oneChange("c1", "course-1", 1, "{\"title\":\"A\"}"));
 
-        TestClient.Resp r = client.push("alice", "course_sync", "key-2",
-                TestClient.oneChange("c2", "course-2", 1, "{\"title\":\"B\"}"));
+        TestClient.Resp r = client.push(
+                "alice", "course_sync", "key-2", TestClient.oneChange("c2", "course-2", 1, "{\"title\":\"B\"}"));
 
         assertThat(r.status()).isEqualTo(422);
         assertThat(r.json().get("code").asText()).isEqualTo("idempotency_key_reused");
@@ -116,13 +124,20 @@ class IdempotencyTest {
         start(ServerConfig.defaults());
         client.push("alice", "course_sync", "shared-key", TestClient.oneChange("ca", "course-1", 1, "{}"));
 
-        TestClient.Resp bob = client.push("bob", "course_sync", "shared-key", TestClient.oneChange("cb", "course-1", 1, "{}"));
+        TestClient.Resp bob =
+                client.push("bob", "course_sync", "shared-key", TestClient.oneChange("cb", "course-1", 1, "{}"));
 
         assertThat(bob.status()).isEqualTo(200);
         assertThat(bob.header("Idempotent-Replayed")).isNull();
         assertThat(bob.json().get("results").get(0).get("status").asText()).isEqualTo("applied");
-        assertThat(client.pushStatus("bob", "course_sync", "shared-key").json().get("response").get("results")
-                .get(0).get("changeId").asText()).isEqualTo("cb");
+        assertThat(client.pushStatus("bob", "course_sync", "shared-key")
+                        .json()
+                        .get("response")
+                        .get("results")
+                        .get(0)
+                        .get("changeId")
+                        .asText())
+                .isEqualTo("cb");
     }
 
     @Test
@@ -133,8 +148,8 @@ class IdempotencyTest {
         awaitInProgress("alice", "course_sync", "slow-key");
 
         TestClient.Resp second = client.push("alice", "course_sync", "slow-key", body);
-        TestClient.Resp different = client.push("alice", "course_sync", "slow-key",
-                TestClient.oneChange("other", "course-2", 1, "{}"));
+        TestClient.Resp different =
+                client.push("alice", "course_sync", "slow-key", TestClient.oneChange("other", "course-2", 1, "{}"));
 
         assertThat(second.status()).isEqualTo(409);
         assertThat(second.json().get("code").asText()).isEqualTo("idempotency_key_in_use");
@@ -155,13 +170,15 @@ class IdempotencyTest {
         assertThat(unknown.get("idempotencyKey").asText()).isEqualTo("st-key");
 
         server.faults().setDelayAfterApply(Duration.ofMillis(800));
-        CompletableFuture<TestClient.Resp> push = CompletableFuture.supplyAsync(() -> {
-            try {
-                return client.push("alice", "course_sync", "st-key", body);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, pool);
+        CompletableFuture<TestClient.Resp> push = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return client.push("alice", "course_sync", "st-key", body);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                },
+                pool);
         awaitInProgress("alice", "course_sync", "st-key");
         TestClient.Resp pushed = push.get(5, TimeUnit.SECONDS);
 
@@ -171,7 +188,10 @@ class IdempotencyTest {
         assertThat(completed.get("response")).isEqualTo(pushed.json());
         assertThat(Instant.parse(completed.get("expiresAt").asText()))
                 .isEqualTo(Instant.parse(completed.get("completedAt").asText()).plus(Duration.ofHours(24)));
-        assertThat(client.pushStatus("alice", "message_sync", "st-key").json().get("state").asText())
+        assertThat(client.pushStatus("alice", "message_sync", "st-key")
+                        .json()
+                        .get("state")
+                        .asText())
                 .isEqualTo("unknown");
     }
 
@@ -183,10 +203,16 @@ class IdempotencyTest {
         TestClient.Resp first = client.push("alice", "course_sync", "exp-key", body);
 
         clock.advance(Duration.ofMinutes(119));
-        assertThat(client.pushStatus("alice", "course_sync", "exp-key").json().get("state").asText())
+        assertThat(client.pushStatus("alice", "course_sync", "exp-key")
+                        .json()
+                        .get("state")
+                        .asText())
                 .isEqualTo("completed");
         clock.advance(Duration.ofMinutes(1));
-        assertThat(client.pushStatus("alice", "course_sync", "exp-key").json().get("state").asText())
+        assertThat(client.pushStatus("alice", "course_sync", "exp-key")
+                        .json()
+                        .get("state")
+                        .asText())
                 .isEqualTo("unknown");
 
         TestClient.Resp resend = client.push("alice", "course_sync", "exp-key", body);
@@ -204,7 +230,8 @@ class IdempotencyTest {
         start(ServerConfig.defaults());
         client.push("alice", "course_sync", "a/b c+d", TestClient.oneChange("c-enc", "course-1", 1, "{}"));
 
-        JsonNode status = client.pushStatus("alice", "course_sync", "a%2Fb%20c+d").json();
+        JsonNode status =
+                client.pushStatus("alice", "course_sync", "a%2Fb%20c+d").json();
 
         assertThat(status.get("state").asText()).isEqualTo("completed");
         assertThat(status.get("idempotencyKey").asText()).isEqualTo("a/b c+d");
@@ -213,7 +240,8 @@ class IdempotencyTest {
     @Test
     void anOverlongOrNonAsciiKeyIs400() throws Exception {
         start(ServerConfig.defaults());
-        TestClient.Resp r = client.push("alice", "course_sync", "k".repeat(256), TestClient.oneChange("c", "x", 0, "{}"));
+        TestClient.Resp r =
+                client.push("alice", "course_sync", "k".repeat(256), TestClient.oneChange("c", "x", 0, "{}"));
 
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("message").asText()).contains("Idempotency-Key");

@@ -42,8 +42,9 @@ import org.leasesync.testing.ProcessTest;
 @PostgresTest
 class JobsClusterProcessTest {
 
-    private static final String[] SCHEDULED = {StandardJobs.EXPIRE_IDEMPOTENCY_KEYS, StandardJobs.PURGE_TOMBSTONES,
-            StandardJobs.RELEASE_STALE_CLAIMS};
+    private static final String[] SCHEDULED = {
+        StandardJobs.EXPIRE_IDEMPOTENCY_KEYS, StandardJobs.PURGE_TOMBSTONES, StandardJobs.RELEASE_STALE_CLAIMS
+    };
 
     @TempDir
     Path dir;
@@ -66,32 +67,67 @@ class JobsClusterProcessTest {
     @Test
     void aKilledInstancesJobIsResumedElsewhereAndEachOccurrenceRunsOnce() throws Exception {
         db = Postgres.newDatabase();
-        Flyway.configure().dataSource(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)
-                .locations(Dialect.POSTGRESQL.migrations()).load().migrate();
+        Flyway.configure()
+                .dataSource(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)
+                .locations(Dialect.POSTGRESQL.migrations())
+                .load()
+                .migrate();
         long now = System.currentTimeMillis();
         for (int i = 0; i < 10; i++) {
-            update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
-                    + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')", now - Duration.ofDays(8).toMillis());
+            update(
+                    "INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
+                            + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')",
+                    now - Duration.ofDays(8).toMillis());
         }
 
         // A: 7 days of audit retention; its prune-audit run pauses after its first batch of 3.
-        ServeProcess a = ServeProcess.start(dir.resolve("a.log"), db.env(), started, "--db", db.jdbcUrl(),
-                "--db-pool-size", "3", "--job-lease-ttl", "2s", "--job-batch-size", "3", "--audit-retention", "7d",
-                "--job-pause", StandardJobs.PRUNE_AUDIT);
+        ServeProcess a = ServeProcess.start(
+                dir.resolve("a.log"),
+                db.env(),
+                started,
+                "--db",
+                db.jdbcUrl(),
+                "--db-pool-size",
+                "3",
+                "--job-lease-ttl",
+                "2s",
+                "--job-batch-size",
+                "3",
+                "--audit-retention",
+                "7d",
+                "--job-pause",
+                StandardJobs.PRUNE_AUDIT);
         Map<String, Object> paused = awaitRow("SELECT c.run_id, c.position_json, r.instance_id FROM job_checkpoints c"
                 + " JOIN job_runs r ON r.run_id = c.run_id WHERE c.job_name = 'prune-audit' AND c.processed = 3");
         long runA = (Long) paused.get("run_id");
         assertThat(paused.get("instance_id")).isEqualTo(a.instance);
-        long cutoffA = Long.parseLong(((String) paused.get("position_json")).replaceAll(".*\"cutoffMs\":(\\d+).*", "$1"));
+        long cutoffA =
+                Long.parseLong(((String) paused.get("position_json")).replaceAll(".*\"cutoffMs\":(\\d+).*", "$1"));
         // Between A's cutoff and any cutoff of B or C (1 hour of retention): a restarted run would delete it.
-        update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
-                + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')", cutoffA + 1);
-        update("INSERT INTO idempotency_claims (user_id, idem_key, scope, request_hash, instance_id, claim_id, claimed_at_ms)"
-                + " VALUES ('alice', 'left-by-a', 'backup', 'h', ?, 'claim-a', ?)", a.instance, now);
+        update(
+                "INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
+                        + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')",
+                cutoffA + 1);
+        update(
+                "INSERT INTO idempotency_claims (user_id, idem_key, scope, request_hash, instance_id, claim_id, claimed_at_ms)"
+                        + " VALUES ('alice', 'left-by-a', 'backup', 'h', ?, 'claim-a', ?)",
+                a.instance,
+                now);
 
         // B and C: prune-audit not scheduled (they only resume it), the other jobs every second.
-        List<String> bc = new ArrayList<>(List.of("--db", db.jdbcUrl(), "--db-pool-size", "3", "--job-lease-ttl", "2s",
-                "--job-batch-size", "3", "--audit-retention", "1h", "--job-interval", StandardJobs.PRUNE_AUDIT + "=off"));
+        List<String> bc = new ArrayList<>(List.of(
+                "--db",
+                db.jdbcUrl(),
+                "--db-pool-size",
+                "3",
+                "--job-lease-ttl",
+                "2s",
+                "--job-batch-size",
+                "3",
+                "--audit-retention",
+                "1h",
+                "--job-interval",
+                StandardJobs.PRUNE_AUDIT + "=off"));
         for (String job : SCHEDULED) {
             bc.addAll(List.of("--job-interval", job + "=1s"));
         }
@@ -107,14 +143,18 @@ class JobsClusterProcessTest {
         long claimRunsBefore = count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'release-stale-claims'"
                 + " AND result = 'ok' AND instance_id <> '" + a.instance + "'");
         awaitTrue(() -> count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'release-stale-claims' AND result = 'ok'"
-                + " AND instance_id <> '" + a.instance + "'") >= claimRunsBefore + 2);
+                        + " AND instance_id <> '" + a.instance + "'")
+                >= claimRunsBefore + 2);
         assertThat(count("SELECT COUNT(*) FROM idempotency_claims WHERE idem_key = 'left-by-a'"))
-                .as("A is alive: its claim stays").isEqualTo(1);
+                .as("A is alive: its claim stays")
+                .isEqualTo(1);
 
         a.kill();
 
-        awaitTrue(() -> count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'prune-audit' AND run_trigger = 'takeover'"
-                + " AND result = 'ok'") == 1);
+        awaitTrue(
+                () -> count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'prune-audit' AND run_trigger = 'takeover'"
+                                + " AND result = 'ok'")
+                        == 1);
         Map<String, Object> takeover = row("SELECT run_id, instance_id, resumed_from, processed, epoch FROM job_runs"
                 + " WHERE job_name = 'prune-audit' AND run_trigger = 'takeover'");
         assertThat((String) takeover.get("instance_id")).isIn(b.instance, c.instance);
@@ -123,10 +163,13 @@ class JobsClusterProcessTest {
         Map<String, Object> killed = row("SELECT result, detail, epoch FROM job_runs WHERE run_id = " + runA);
         assertThat(killed.get("result")).isEqualTo("interrupted");
         assertThat((Long) takeover.get("epoch")).isGreaterThan((Long) killed.get("epoch"));
-        assertThat(count("SELECT COUNT(*) FROM request_audit")).as("resumed with A's cutoff: the younger row stays")
+        assertThat(count("SELECT COUNT(*) FROM request_audit"))
+                .as("resumed with A's cutoff: the younger row stays")
                 .isEqualTo(1);
-        assertThat(count("SELECT COUNT(*) FROM request_audit WHERE at_ms = " + (cutoffA + 1))).isEqualTo(1);
-        assertThat(count("SELECT COUNT(*) FROM job_checkpoints WHERE job_name = 'prune-audit'")).isZero();
+        assertThat(count("SELECT COUNT(*) FROM request_audit WHERE at_ms = " + (cutoffA + 1)))
+                .isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM job_checkpoints WHERE job_name = 'prune-audit'"))
+                .isZero();
         JsonNode view = b.job(StandardJobs.PRUNE_AUDIT);
         assertThat(view.get("lastRuns").get(0).get("trigger").asText()).isEqualTo("takeover");
         assertThat(view.get("lastRuns").get(1).get("instanceId").asText()).isEqualTo(a.instance);
@@ -147,24 +190,35 @@ class JobsClusterProcessTest {
         b.stop();
         c.stop();
 
-        assertThat(count("SELECT COUNT(*) FROM (SELECT job_name, slot FROM job_runs WHERE result = 'ok' AND slot IS NOT NULL"
-                + " GROUP BY job_name, slot HAVING COUNT(*) > 1) twice")).as("no occurrence ran twice").isZero();
+        assertThat(count(
+                        "SELECT COUNT(*) FROM (SELECT job_name, slot FROM job_runs WHERE result = 'ok' AND slot IS NOT NULL"
+                                + " GROUP BY job_name, slot HAVING COUNT(*) > 1) twice"))
+                .as("no occurrence ran twice")
+                .isZero();
         for (String job : SCHEDULED) {
-            assertThat(count("SELECT COUNT(DISTINCT slot) FROM job_runs WHERE result = 'ok' AND job_name = '" + job + "'"))
-                    .as("occurrences of %s", job).isGreaterThanOrEqualTo(4);
+            assertThat(count("SELECT COUNT(DISTINCT slot) FROM job_runs WHERE result = 'ok' AND job_name = '" + job
+                            + "'"))
+                    .as("occurrences of %s", job)
+                    .isGreaterThanOrEqualTo(4);
             List<Long> epochs = longs("SELECT epoch FROM job_runs WHERE job_name = '" + job + "' ORDER BY run_id");
             assertThat(epochs).as("one lease per run of %s", job).isSorted().doesNotHaveDuplicates();
         }
-        assertThat(strings("SELECT DISTINCT instance_id FROM job_runs")).isSubsetOf(Set.of(a.instance, b.instance, c.instance));
-        assertThat(count("SELECT COUNT(*) FROM job_runs WHERE result = 'running'")).as("every run ended").isZero();
-        assertThat(count("SELECT COUNT(*) FROM lease WHERE owner_id IS NOT NULL")).as("every lease released").isZero();
+        assertThat(strings("SELECT DISTINCT instance_id FROM job_runs"))
+                .isSubsetOf(Set.of(a.instance, b.instance, c.instance));
+        assertThat(count("SELECT COUNT(*) FROM job_runs WHERE result = 'running'"))
+                .as("every run ended")
+                .isZero();
+        assertThat(count("SELECT COUNT(*) FROM lease WHERE owner_id IS NOT NULL"))
+                .as("every lease released")
+                .isZero();
     }
 
     private Map<String, Long> maxSlots() throws SQLException {
         Map<String, Long> out = new HashMap<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT job_name, MAX(slot) FROM job_runs WHERE result = 'ok' GROUP BY job_name");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT job_name, MAX(slot) FROM job_runs WHERE result = 'ok' GROUP BY job_name");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.put(rs.getString(1), rs.getLong(2));
             }
@@ -173,7 +227,8 @@ class JobsClusterProcessTest {
     }
 
     private void update(String sql, Object... params) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }
@@ -182,7 +237,9 @@ class JobsClusterProcessTest {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }
@@ -190,7 +247,9 @@ class JobsClusterProcessTest {
 
     private List<Long> longs(String sql) throws SQLException {
         List<Long> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getLong(1));
             }
@@ -200,7 +259,9 @@ class JobsClusterProcessTest {
 
     private List<String> strings(String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getString(1));
             }
@@ -209,7 +270,9 @@ class JobsClusterProcessTest {
     }
 
     private Map<String, Object> row(String sql) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             assertThat(rs.next()).as("a row of: %s", sql).isTrue();
             Map<String, Object> out = new HashMap<>();
             for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
@@ -223,7 +286,9 @@ class JobsClusterProcessTest {
     private Map<String, Object> awaitRow(String sql) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
-            try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            try (Connection c = connect();
+                    PreparedStatement ps = c.prepareStatement(sql);
+                    ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     return row(sql);
                 }

@@ -39,40 +39,71 @@ class JobsCrashH2ProcessTest {
     @Test
     void aJobKilledMidRunIsResumedFromItsCheckpointByTheNextServerOnTheDataDirectory() throws Exception {
         Path data = dir.resolve("data");
-        ServeProcess first = ServeProcess.start(dir.resolve("first.log"), Map.of(), started, "--data-dir", data.toString(),
-                "--audit", "--audit-retention", "1ms", "--jobs", "off", "--job-batch-size", "2",
-                "--job-pause", StandardJobs.PRUNE_AUDIT);
+        ServeProcess first = ServeProcess.start(
+                dir.resolve("first.log"),
+                Map.of(),
+                started,
+                "--data-dir",
+                data.toString(),
+                "--audit",
+                "--audit-retention",
+                "1ms",
+                "--jobs",
+                "off",
+                "--job-batch-size",
+                "2",
+                "--job-pause",
+                StandardJobs.PRUNE_AUDIT);
         for (int i = 0; i < 5; i++) {
-            assertThat(first.pullAsAlice("backup")).isEqualTo(200);          // five audit rows
+            assertThat(first.pullAsAlice("backup")).isEqualTo(200); // five audit rows
         }
         Map.Entry<Integer, JsonNode> run = first.runJob(StandardJobs.PRUNE_AUDIT);
         assertThat(run.getKey()).as("%s", run.getValue()).isEqualTo(202);
         long killedRun = run.getValue().get("runId").asLong();
-        JsonNode paused = await(first, j -> !j.get("checkpoint").isNull() && j.get("checkpoint").get("processed").asLong() == 2);
+        JsonNode paused = await(
+                first,
+                j -> !j.get("checkpoint").isNull()
+                        && j.get("checkpoint").get("processed").asLong() == 2);
         assertThat(paused.get("lease").get("instanceId").asText()).isEqualTo(first.instance);
 
         first.kill();
-        ServeProcess second = ServeProcess.start(dir.resolve("second.log"), Map.of(), started, "--data-dir", data.toString(),
-                "--audit", "--job-batch-size", "2");
+        ServeProcess second = ServeProcess.start(
+                dir.resolve("second.log"),
+                Map.of(),
+                started,
+                "--data-dir",
+                data.toString(),
+                "--audit",
+                "--job-batch-size",
+                "2");
 
         // (A scheduled run of the second server may follow the takeover: find the runs by what they are.)
-        JsonNode done = await(second, j -> run(j, r -> r.get("trigger").asText().equals("takeover")
-                && r.get("result").asText().equals("ok")) != null);
+        JsonNode done = await(
+                second,
+                j -> run(
+                                j,
+                                r -> r.get("trigger").asText().equals("takeover")
+                                        && r.get("result").asText().equals("ok"))
+                        != null);
         JsonNode resumed = run(done, r -> r.get("trigger").asText().equals("takeover"));
         JsonNode killed = run(done, r -> r.get("runId").asLong() == killedRun);
         assertThat(resumed.get("trigger").asText()).isEqualTo("takeover");
         assertThat(resumed.get("resumedFrom").asLong()).isEqualTo(killedRun);
         assertThat(resumed.get("instanceId").asText()).isEqualTo(second.instance);
-        assertThat(resumed.get("processed").asLong()).as("2 before the kill, 3 after").isEqualTo(5);
+        assertThat(resumed.get("processed").asLong())
+                .as("2 before the kill, 3 after")
+                .isEqualTo(5);
         assertThat(resumed.get("epoch").asLong()).isEqualTo(killed.get("epoch").asLong() + 1);
         assertThat(killed.get("runId").asLong()).isEqualTo(killedRun);
         assertThat(killed.get("instanceId").asText()).isEqualTo(first.instance);
         assertThat(killed.get("result").asText()).isEqualTo("interrupted");
         assertThat(killed.get("processed").asLong()).isEqualTo(2);
         assertThat(killed.get("detail").asText()).contains("taken over by instance " + second.instance);
-        assertThat(done.get("lastRuns")).extracting(r -> r.get("trigger").asText())
+        assertThat(done.get("lastRuns"))
+                .extracting(r -> r.get("trigger").asText())
                 .as("one takeover, and no other run resumed or repeated the killed one's work")
-                .containsOnlyOnce("takeover").doesNotContain("recovery");
+                .containsOnlyOnce("takeover")
+                .doesNotContain("recovery");
     }
 
     private static JsonNode run(JsonNode job, Predicate<JsonNode> which) {

@@ -1,6 +1,5 @@
 package org.leasesync.server;
 
-import org.leasesync.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +11,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.testing.MutableClock;
 
 /**
  * {@code GET /v1/admin/jobs} and {@code POST /v1/admin/jobs/{name}/run} on one server (H2): the
@@ -24,8 +24,12 @@ class JobsEndpointTest extends ServerTestBase {
 
     @Override
     protected ServerConfig config() {
-        return ServerConfig.defaults().withClock(clock).withAudit(true)
-                .withJobs(JobSettings.defaults().withScheduled(false).withBatchSize(2)
+        return ServerConfig.defaults()
+                .withClock(clock)
+                .withAudit(true)
+                .withJobs(JobSettings.defaults()
+                        .withScheduled(false)
+                        .withBatchSize(2)
                         .withInterval(StandardJobs.PRUNE_AUDIT, Duration.ofMinutes(5))
                         .withPauseAfterFirstBatch(Set.of(StandardJobs.PRUNE_AUDIT)));
     }
@@ -38,9 +42,13 @@ class JobsEndpointTest extends ServerTestBase {
         assertThat(body.get("instanceId").asText()).isEqualTo(server.instanceId());
         assertThat(body.get("scheduled").asBoolean()).isFalse();
         assertThat(body.get("leaseTtlMs").asLong()).isEqualTo(15_000);
-        assertThat(body.get("jobs")).extracting(j -> j.get("name").asText()).containsExactlyElementsOf(StandardJobs.NAMES);
+        assertThat(body.get("jobs"))
+                .extracting(j -> j.get("name").asText())
+                .containsExactlyElementsOf(StandardJobs.NAMES);
         JsonNode expire = JobsTestSupport.job(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS);
-        assertThat(expire.get("interval").asText()).as("--jobs off: none runs by schedule").isEqualTo("off");
+        assertThat(expire.get("interval").asText())
+                .as("--jobs off: none runs by schedule")
+                .isEqualTo("off");
         assertThat(expire.get("lease").isNull()).as("never granted").isTrue();
         assertThat(expire.get("checkpoint").isNull()).isTrue();
         assertThat(expire.get("lastRuns")).isEmpty();
@@ -64,9 +72,16 @@ class JobsEndpointTest extends ServerTestBase {
         TestClient.Resp r = client.get("/metrics", null, Map.of());
         assertThat(r.status()).isEqualTo(200);
         Exposition m = new Exposition(r.body());
-        assertThat(m.value("leasesync_server_jobs_seconds_count", "job", StandardJobs.RELEASE_STALE_CLAIMS,
-                "result", "ok")).isEqualTo(2);
-        assertThat(m.find("leasesync_server_jobs_seconds_count")).as("no other job ran").hasSize(1);
+        assertThat(m.value(
+                        "leasesync_server_jobs_seconds_count",
+                        "job",
+                        StandardJobs.RELEASE_STALE_CLAIMS,
+                        "result",
+                        "ok"))
+                .isEqualTo(2);
+        assertThat(m.find("leasesync_server_jobs_seconds_count"))
+                .as("no other job ran")
+                .hasSize(1);
     }
 
     @Test
@@ -74,7 +89,9 @@ class JobsEndpointTest extends ServerTestBase {
         String alice = server.tokenFor("alice");
         assertThat(client.get("/v1/admin/jobs", alice, Map.of()).status()).isEqualTo(403);
         assertThat(client.get("/v1/admin/jobs", null, Map.of()).status()).isEqualTo(401);
-        assertThat(client.post("/v1/admin/jobs/prune-audit/run", alice, Map.of(), "").status()).isEqualTo(403);
+        assertThat(client.post("/v1/admin/jobs/prune-audit/run", alice, Map.of(), "")
+                        .status())
+                .isEqualTo(403);
 
         TestClient.Resp unknown = client.runJob("vacuum");
         assertThat(unknown.status()).isEqualTo(404);
@@ -86,13 +103,15 @@ class JobsEndpointTest extends ServerTestBase {
         TestClient.Resp badRuns = client.get("/v1/admin/jobs?runs=0", server.adminToken(), Map.of());
         assertThat(badRuns.status()).isEqualTo(400);
         assertThat(badRuns.json().get("message").asText()).contains("runs must be an integer 1..100");
-        assertThat(client.get("/v1/admin/jobs/prune-audit", server.adminToken(), Map.of()).status()).isEqualTo(404);
+        assertThat(client.get("/v1/admin/jobs/prune-audit", server.adminToken(), Map.of())
+                        .status())
+                .isEqualTo(404);
     }
 
     @Test
     void aSecondRunRequestJoinsTheRunningOneInsteadOfStartingAnother() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertThat(client.pull("alice", "backup", null).status()).isEqualTo(200);   // three audit rows
+            assertThat(client.pull("alice", "backup", null).status()).isEqualTo(200); // three audit rows
         }
         clock.advance(Duration.ofDays(8));
         TestClient.Resp started = client.runJob(StandardJobs.PRUNE_AUDIT);
@@ -103,15 +122,19 @@ class JobsEndpointTest extends ServerTestBase {
         assertThat(s.get("instanceId").asText()).isEqualTo(server.instanceId());
         long runId = s.get("runId").asLong();
         // The run pauses after its first batch (test switch): it holds the job meanwhile.
-        JobsTestSupport.awaitJob(client, StandardJobs.PRUNE_AUDIT,
-                j -> !j.get("checkpoint").isNull() && j.get("checkpoint").get("processed").asLong() == 2);
+        JobsTestSupport.awaitJob(
+                client,
+                StandardJobs.PRUNE_AUDIT,
+                j -> !j.get("checkpoint").isNull()
+                        && j.get("checkpoint").get("processed").asLong() == 2);
 
         TestClient.Resp joined = client.runJob(StandardJobs.PRUNE_AUDIT);
         assertThat(joined.status()).isEqualTo(200);
         JsonNode j = joined.json();
         assertThat(j.get("outcome").asText()).isEqualTo("joined");
         assertThat(j.get("holder").get("instanceId").asText()).isEqualTo(server.instanceId());
-        assertThat(j.get("holder").get("epoch").asLong()).isEqualTo(s.get("epoch").asLong());
+        assertThat(j.get("holder").get("epoch").asLong())
+                .isEqualTo(s.get("epoch").asLong());
         assertThat(j.get("run").get("runId").asLong()).isEqualTo(runId);
         assertThat(j.get("run").get("result").asText()).isEqualTo("running");
         JsonNode view = JobsTestSupport.job(client, StandardJobs.PRUNE_AUDIT);
@@ -123,18 +146,34 @@ class JobsEndpointTest extends ServerTestBase {
 
     @Test
     void pushesLeaveExpiredKeysAloneAndTheJobDeletesThem() throws Exception {
-        assertThat(client.push("alice", "backup", "old-key", TestClient.oneChange("c1", "r1", 0, "{}")).status()).isEqualTo(200);
+        assertThat(client.push("alice", "backup", "old-key", TestClient.oneChange("c1", "r1", 0, "{}"))
+                        .status())
+                .isEqualTo(200);
         clock.advance(Duration.ofHours(25));
-        assertThat(client.pushStatus("alice", "backup", "old-key").json().get("state").asText()).isEqualTo("unknown");
+        assertThat(client.pushStatus("alice", "backup", "old-key")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("unknown");
         // A push used to delete every expired key on its way: now the expired record is still there for the job.
-        assertThat(client.push("alice", "backup", "new-key", TestClient.oneChange("c2", "r2", 0, "{}")).status()).isEqualTo(200);
+        assertThat(client.push("alice", "backup", "new-key", TestClient.oneChange("c2", "r2", 0, "{}"))
+                        .status())
+                .isEqualTo(200);
         JsonNode run = JobsTestSupport.runAndAwait(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS);
         assertThat(run.get("processed").asLong()).isEqualTo(1);
-        assertThat(client.pushStatus("alice", "backup", "new-key").json().get("state").asText()).isEqualTo("completed");
-        assertThat(JobsTestSupport.runAndAwait(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS).get("processed").asLong())
+        assertThat(client.pushStatus("alice", "backup", "new-key")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("completed");
+        assertThat(JobsTestSupport.runAndAwait(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS)
+                        .get("processed")
+                        .asLong())
                 .isZero();
         List<String> triggers = List.of("manual", "manual");
-        assertThat(JobsTestSupport.job(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS).get("lastRuns"))
-                .extracting(r -> r.get("trigger").asText()).containsExactlyElementsOf(triggers);
+        assertThat(JobsTestSupport.job(client, StandardJobs.EXPIRE_IDEMPOTENCY_KEYS)
+                        .get("lastRuns"))
+                .extracting(r -> r.get("trigger").asText())
+                .containsExactlyElementsOf(triggers);
     }
 }

@@ -8,8 +8,7 @@ import java.util.function.Predicate;
 /** Reading the admin job view over HTTP in server tests. */
 final class JobsTestSupport {
 
-    private JobsTestSupport() {
-    }
+    private JobsTestSupport() {}
 
     /** The job's entry of {@code GET /v1/admin/jobs}. */
     static JsonNode job(TestClient client, String name) throws IOException {
@@ -41,7 +40,8 @@ final class JobsTestSupport {
 
     /** True once the job's newest run is {@code ok} and is run {@code runId}. */
     static Predicate<JsonNode> finished(long runId) {
-        return j -> j.get("lastRuns").size() > 0 && j.get("lastRuns").get(0).get("runId").asLong() == runId
+        return j -> j.get("lastRuns").size() > 0
+                && j.get("lastRuns").get(0).get("runId").asLong() == runId
                 && j.get("lastRuns").get(0).get("result").asText().equals("ok");
     }
 

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.leasesync.testing.Postgres;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.Postgres;
 import org.leasesync.testing.PostgresTest;
 
 /**
@@ -36,16 +36,18 @@ class MetricsPostgresTest extends MetricsTest {
         Postgres.Db pg = Postgres.newDatabase();
         String role = "metrics_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             Statement admin = c.createStatement()) {
+                Statement admin = c.createStatement()) {
             admin.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
             admin.execute("ALTER DATABASE " + pg.name() + " OWNER TO " + role);
             admin.execute("GRANT ALL ON SCHEMA public TO " + role);
             String url = "jdbc:postgresql://localhost:" + pg.port() + "/" + pg.name();
             ServerDatabaseConfig.Postgres db = new ServerDatabaseConfig.Postgres(url, role, "pw", 2);
-            try (ReferenceServer lost = ReferenceServer.start(ServerConfig.defaults().withDatabase(db))) {
+            try (ReferenceServer lost =
+                    ReferenceServer.start(ServerConfig.defaults().withDatabase(db))) {
                 TestClient client = new TestClient(lost);
                 String token = lost.tokenFor("alice");
-                assertThat(client.get(TestClient.changesPath("alice", "course_sync"), token, Map.of()).status())
+                assertThat(client.get(TestClient.changesPath("alice", "course_sync"), token, Map.of())
+                                .status())
                         .isEqualTo(200);
 
                 admin.execute("ALTER ROLE " + role + " NOLOGIN");
@@ -56,15 +58,21 @@ class MetricsPostgresTest extends MetricsTest {
                 assertThat(down.status()).as(down.body()).isEqualTo(503);
                 assertThat(scrape.status()).as("/metrics needs no database").isEqualTo(200);
                 Exposition m = new Exposition(scrape.body());
-                assertThat(m.value("leasesync_server_unavailable_total", "reason", "database")).isEqualTo(1);
+                assertThat(m.value("leasesync_server_unavailable_total", "reason", "database"))
+                        .isEqualTo(1);
                 assertThat(m.value("leasesync_server_requests_seconds_count", "endpoint", "pull", "status", "503"))
                         .isEqualTo(1);
-                assertThat(m.find("hikaricp_connections_active", "pool", "sync-server-db")).hasSize(1);
+                assertThat(m.find("hikaricp_connections_active", "pool", "sync-server-db"))
+                        .hasSize(1);
 
                 admin.execute("ALTER ROLE " + role + " LOGIN");
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (client.get(TestClient.changesPath("alice", "course_sync"), token, Map.of()).status() != 200) {
-                    assertThat(System.nanoTime()).as("the instance never served again").isLessThan(deadline);
+                while (client.get(TestClient.changesPath("alice", "course_sync"), token, Map.of())
+                                .status()
+                        != 200) {
+                    assertThat(System.nanoTime())
+                            .as("the instance never served again")
+                            .isLessThan(deadline);
                     Thread.sleep(50);
                 }
             }

@@ -7,8 +7,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.leasesync.testing.Postgres;
 import org.leasesync.server.store.ServerDatabaseConfig;
+import org.leasesync.testing.Postgres;
 
 /**
  * Server databases on the tests' real PostgreSQL ({@link Postgres}): a fresh one per call
@@ -22,8 +22,7 @@ public final class PostgresDatabases {
 
     private static Postgres.Db reused;
 
-    private PostgresDatabases() {
-    }
+    private PostgresDatabases() {}
 
     /** A fresh database, as a server database configuration. */
     public static ServerDatabaseConfig.Postgres fresh() {
@@ -45,7 +44,7 @@ public final class PostgresDatabases {
             return of(reused);
         }
         try (Connection c = DriverManager.getConnection(reused.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables"
                     + " WHERE table_schema = 'public' AND table_name <> 'flyway_schema_history'")) {

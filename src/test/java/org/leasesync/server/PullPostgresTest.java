@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link PullTest} against a real PostgreSQL. */
 @PostgresTest
 class PullPostgresTest extends PullTest {

@@ -38,7 +38,11 @@ class PullTest extends ServerTestBase {
             assertThat(b).isNotEmpty();
             assertThat(a.toString()).isNotEqualTo(b.toString());
         }
-        JsonNode settings = client.pull("alice", "backup", null).json().get("changes").get(0).get("payload");
+        JsonNode settings = client.pull("alice", "backup", null)
+                .json()
+                .get("changes")
+                .get(0)
+                .get("payload");
         assertThat(settings.get("theme").asText()).isEqualTo("light");
         assertThat(settings.get("notifications").asBoolean()).isTrue();
     }
@@ -50,7 +54,8 @@ class PullTest extends ServerTestBase {
         int pages = 0;
         boolean more = true;
         while (more) {
-            JsonNode page = client.pull("bob", "message_sync", "limit=2" + (cursor == null ? "" : "&since=" + cursor)).json();
+            JsonNode page = client.pull("bob", "message_sync", "limit=2" + (cursor == null ? "" : "&since=" + cursor))
+                    .json();
             assertThat(page.get("changes").size()).isLessThanOrEqualTo(2);
             page.get("changes").forEach(c -> ids.add(c.get("id").asText()));
             cursor = page.get("nextCursor").asText();
@@ -68,15 +73,22 @@ class PullTest extends ServerTestBase {
 
     @Test
     void aRecordChangedSeveralTimesAppearsOnceWithItsLatestState() throws Exception {
-        String cursor = client.pull("alice", "course_sync", null).json().get("nextCursor").asText();
+        String cursor = client.pull("alice", "course_sync", null)
+                .json()
+                .get("nextCursor")
+                .asText();
         String id = "course-1";
         for (int base = 1; base <= 3; base++) {
-            TestClient.Resp r = client.push("alice", "course_sync", TestClient.newId(),
+            TestClient.Resp r = client.push(
+                    "alice",
+                    "course_sync",
+                    TestClient.newId(),
                     TestClient.oneChange(TestClient.newId(), id, base, "{\"title\":\"LA\",\"progress\":" + base + "}"));
             assertThat(r.json().get("results").get(0).get("status").asText()).isEqualTo("applied");
         }
 
-        JsonNode changes = client.pull("alice", "course_sync", "since=" + cursor).json().get("changes");
+        JsonNode changes =
+                client.pull("alice", "course_sync", "since=" + cursor).json().get("changes");
 
         assertThat(changes).hasSize(1);
         assertThat(changes.get(0).get("version").asLong()).isEqualTo(4);
@@ -85,11 +97,17 @@ class PullTest extends ServerTestBase {
 
     @Test
     void aDeletedRecordIsATombstoneWithNullPayload() throws Exception {
-        String cursor = client.pull("alice", "message_sync", null).json().get("nextCursor").asText();
+        String cursor = client.pull("alice", "message_sync", null)
+                .json()
+                .get("nextCursor")
+                .asText();
         String body = "{\"changes\":[{\"changeId\":\"del-1\",\"id\":\"msg-1\",\"baseVersion\":1,\"deleted\":true}]}";
         assertThat(client.push("alice", "message_sync", "k-del", body).status()).isEqualTo(200);
 
-        JsonNode c = client.pull("alice", "message_sync", "since=" + cursor).json().get("changes").get(0);
+        JsonNode c = client.pull("alice", "message_sync", "since=" + cursor)
+                .json()
+                .get("changes")
+                .get(0);
 
         assertThat(c.get("deleted").asBoolean()).isTrue();
         assertThat(c.get("payload").isNull()).isTrue();
@@ -120,7 +138,8 @@ class PullTest extends ServerTestBase {
         assertThat(notFound.status()).isEqualTo(404);
         assertThat(notFound.json().get("code").asText()).isEqualTo("not_found");
 
-        TestClient.Resp wrong = client.put(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"), "{}");
+        TestClient.Resp wrong =
+                client.put(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"), "{}");
         assertThat(wrong.status()).isEqualTo(405);
         assertThat(wrong.json().get("code").asText()).isEqualTo("method_not_allowed");
         assertThat(wrong.header("Allow")).contains("GET").contains("POST");

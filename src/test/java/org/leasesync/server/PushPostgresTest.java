@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link PushTest} against a real PostgreSQL. */
 @PostgresTest
 class PushPostgresTest extends PushTest {

@@ -27,7 +27,10 @@ class PushTest extends ServerTestBase {
     @Test
     void appliesAChangeBasedOnTheCurrentVersion() throws Exception {
         String changeId = TestClient.newId();
-        TestClient.Resp r = client.push("alice", "course_sync", "k1",
+        TestClient.Resp r = client.push(
+                "alice",
+                "course_sync",
+                "k1",
                 TestClient.oneChange(changeId, "course-2", 1, "{\"title\":\"Statistics\",\"progress\":0.9}"));
 
         assertThat(r.status()).isEqualTo(200);
@@ -38,27 +41,42 @@ class PushTest extends ServerTestBase {
         assertThat(result.get("version").asLong()).isEqualTo(2);
         assertThat(result.get("duplicate").asBoolean()).isFalse();
         assertThat(r.header("Idempotent-Replayed")).isNull();
-        assertThat(record("alice", "course_sync", "course-2").get("payload").get("progress").decimalValue())
+        assertThat(record("alice", "course_sync", "course-2")
+                        .get("payload")
+                        .get("progress")
+                        .decimalValue())
                 .isEqualByComparingTo("0.9");
         assertThat(server.stats().changesApplied()).isEqualTo(1);
     }
 
     @Test
     void createsNewRecordsWithBaseVersionZero() throws Exception {
-        TestClient.Resp r = client.push("alice", "course_sync", "k-new",
+        TestClient.Resp r = client.push(
+                "alice",
+                "course_sync",
+                "k-new",
                 TestClient.oneChange(TestClient.newId(), "course-new", 0, "{\"title\":\"Topology\"}"));
 
         assertThat(r.json().get("results").get(0).get("version").asLong()).isEqualTo(1);
-        assertThat(record("alice", "course_sync", "course-new").get("payload").get("title").asText())
+        assertThat(record("alice", "course_sync", "course-new")
+                        .get("payload")
+                        .get("title")
+                        .asText())
                 .isEqualTo("Topology");
     }
 
     @Test
     void reportsAConflictAndOverwritesNothingWhenTheServerVersionIsNewer() throws Exception {
-        client.push("alice", "course_sync", "k-a",
+        client.push(
+                "alice",
+                "course_sync",
+                "k-a",
                 TestClient.oneChange(TestClient.newId(), "course-1", 1, "{\"title\":\"Server wins\"}"));
 
-        TestClient.Resp r = client.push("alice", "course_sync", "k-b",
+        TestClient.Resp r = client.push(
+                "alice",
+                "course_sync",
+                "k-b",
                 TestClient.oneChange(TestClient.newId(), "course-1", 1, "{\"title\":\"Stale edit\"}"));
 
         JsonNode result = r.json().get("results").get(0);
@@ -75,9 +93,14 @@ class PushTest extends ServerTestBase {
 
     @Test
     void creatingARecordThatExistsIsAConflict() throws Exception {
-        JsonNode result = client.push("bob", "backup", "k",
-                TestClient.oneChange(TestClient.newId(), "settings", 0, "{\"theme\":\"light\"}"))
-                .json().get("results").get(0);
+        JsonNode result = client.push(
+                        "bob",
+                        "backup",
+                        "k",
+                        TestClient.oneChange(TestClient.newId(), "settings", 0, "{\"theme\":\"light\"}"))
+                .json()
+                .get("results")
+                .get(0);
 
         assertThat(result.get("status").asText()).isEqualTo("conflict");
         assertThat(result.get("serverPayload").get("theme").asText()).isEqualTo("dark");
@@ -90,7 +113,8 @@ class PushTest extends ServerTestBase {
                 TestClient.change("c2", "msg-2", 7, "{\"read\":true}"),
                 TestClient.change("c3", "msg-1", 2, "{\"read\":false}"));
 
-        JsonNode results = client.push("bob", "message_sync", "k-batch", body).json().get("results");
+        JsonNode results =
+                client.push("bob", "message_sync", "k-batch", body).json().get("results");
 
         assertThat(results).hasSize(3);
         assertThat(results.get(0).get("status").asText()).isEqualTo("applied");
@@ -103,23 +127,33 @@ class PushTest extends ServerTestBase {
     @Test
     void aChangeIdAppliedUnderAnotherKeyIsReportedAsDuplicateAndNotAppliedTwice() throws Exception {
         String changeId = TestClient.newId();
-        client.push("alice", "course_sync", "first-key",
+        client.push(
+                "alice",
+                "course_sync",
+                "first-key",
                 TestClient.oneChange(changeId, "course-3", 1, "{\"title\":\"Once\"}"));
 
-        JsonNode result = client.push("alice", "course_sync", "second-key",
-                TestClient.oneChange(changeId, "course-3", 1, "{\"title\":\"Once\"}")).json().get("results").get(0);
+        JsonNode result = client.push(
+                        "alice",
+                        "course_sync",
+                        "second-key",
+                        TestClient.oneChange(changeId, "course-3", 1, "{\"title\":\"Once\"}"))
+                .json()
+                .get("results")
+                .get(0);
 
         assertThat(result.get("status").asText()).isEqualTo("applied");
         assertThat(result.get("version").asLong()).isEqualTo(2);
         assertThat(result.get("duplicate").asBoolean()).isTrue();
-        assertThat(record("alice", "course_sync", "course-3").get("version").asLong()).isEqualTo(2);
+        assertThat(record("alice", "course_sync", "course-3").get("version").asLong())
+                .isEqualTo(2);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(changeId, 1);
     }
 
     @Test
     void missingIdempotencyKeyIs400() throws Exception {
-        TestClient.Resp r = client.push("alice", "course_sync", null,
-                TestClient.oneChange(TestClient.newId(), "course-1", 1, "{}"));
+        TestClient.Resp r = client.push(
+                "alice", "course_sync", null, TestClient.oneChange(TestClient.newId(), "course-1", 1, "{}"));
 
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("code").asText()).isEqualTo("idempotency_key_required");
@@ -145,8 +179,12 @@ class PushTest extends ServerTestBase {
 
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("message").asText()).contains("changes[1].baseVersion");
-        assertThat(record("alice", "course_sync", "course-1").get("version").asLong()).isEqualTo(1);
-        assertThat(client.pushStatus("alice", "course_sync", "k-invalid").json().get("state").asText())
+        assertThat(record("alice", "course_sync", "course-1").get("version").asLong())
+                .isEqualTo(1);
+        assertThat(client.pushStatus("alice", "course_sync", "k-invalid")
+                        .json()
+                        .get("state")
+                        .asText())
                 .isEqualTo("unknown");
     }
 
@@ -174,19 +212,22 @@ class PushTest extends ServerTestBase {
             }
             int applied = 0;
             for (Future<TestClient.Resp> f : futures) {
-                String status = f.get().json().get("results").get(0).get("status").asText();
+                String status =
+                        f.get().json().get("results").get(0).get("status").asText();
                 applied += status.equals("applied") ? 1 : 0;
             }
             assertThat(applied).isEqualTo(1);
         } finally {
             pool.shutdownNow();
         }
-        assertThat(record("alice", "course_sync", "course-4").get("version").asLong()).isEqualTo(2);
+        assertThat(record("alice", "course_sync", "course-4").get("version").asLong())
+                .isEqualTo(2);
     }
 
     @Test
     void concurrentPushesToDifferentRecordsAreAllSeenByCursorPulls() throws Exception {
-        String cursor = client.pull("bob", "course_sync", null).json().get("nextCursor").asText();
+        String cursor =
+                client.pull("bob", "course_sync", null).json().get("nextCursor").asText();
         int n = 10;
         ExecutorService pool = Executors.newFixedThreadPool(4);
         List<String> seen = new ArrayList<>();
@@ -198,10 +239,12 @@ class PushTest extends ServerTestBase {
                 futures.add(pool.submit(() -> client.push("bob", "course_sync", key, body)));
             }
             for (int round = 0; round < 200 && seen.size() < n; round++) {
-                JsonNode page = client.pull("bob", "course_sync", "since=" + cursor).json();
+                JsonNode page =
+                        client.pull("bob", "course_sync", "since=" + cursor).json();
                 page.get("changes").forEach(c -> seen.add(c.get("id").asText()));
                 cursor = page.get("nextCursor").asText();
-                if (futures.stream().allMatch(Future::isDone) && page.get("changes").isEmpty()) {
+                if (futures.stream().allMatch(Future::isDone)
+                        && page.get("changes").isEmpty()) {
                     break;
                 }
             }
@@ -219,7 +262,9 @@ class PushTest extends ServerTestBase {
     @Test
     void pushesAreCountedInStatsAndTheSyncRunIdIsAcceptedOnGets() throws Exception {
         client.push("alice", "course_sync", "k-s", TestClient.oneChange("s1", "course-1", 1, "{}"));
-        TestClient.Resp get = client.get(TestClient.changesPath("alice", "course_sync"), server.tokenFor("alice"),
+        TestClient.Resp get = client.get(
+                TestClient.changesPath("alice", "course_sync"),
+                server.tokenFor("alice"),
                 Map.of("Sync-Run-Id", "run-1"));
 
         assertThat(get.status()).isEqualTo(200);
@@ -242,7 +287,8 @@ class PushTest extends ServerTestBase {
                 TestClient.change("n4", "msg-1", 1, "{\"read\":true}"),
                 TestClient.change("n5", "msg-1", 2, "{\"read\":false}"));
 
-        JsonNode results = client.push("bob", "message_sync", "k-inpush", body).json().get("results");
+        JsonNode results =
+                client.push("bob", "message_sync", "k-inpush", body).json().get("results");
 
         assertThat(results).hasSize(6);
         assertThat(results.get(0).get("version").asLong()).isEqualTo(1);
@@ -258,12 +304,18 @@ class PushTest extends ServerTestBase {
         JsonNode fresh = record("bob", "message_sync", "fresh");
         assertThat(fresh.get("version").asLong()).isEqualTo(2);
         assertThat(fresh.get("payload").get("v").asInt()).isEqualTo(2);
-        assertThat(record("bob", "message_sync", "msg-1").get("payload").get("read").asBoolean()).isFalse();
-        assertThat(server.stats().appliedIn("bob", "message_sync"))
-                .containsOnlyKeys("n1", "n2", "n4", "n5");
+        assertThat(record("bob", "message_sync", "msg-1")
+                        .get("payload")
+                        .get("read")
+                        .asBoolean())
+                .isFalse();
+        assertThat(server.stats().appliedIn("bob", "message_sync")).containsOnlyKeys("n1", "n2", "n4", "n5");
         // the applied changes of the push got seqs 1..4 after the seeded ones: one pull answers each record once
         List<String> ids = new ArrayList<>();
-        client.pull("bob", "message_sync", "limit=1000").json().get("changes").forEach(c -> ids.add(c.get("id").asText()));
+        client.pull("bob", "message_sync", "limit=1000")
+                .json()
+                .get("changes")
+                .forEach(c -> ids.add(c.get("id").asText()));
         assertThat(ids).doesNotHaveDuplicates().contains("fresh", "msg-1");
     }
 
@@ -275,29 +327,45 @@ class PushTest extends ServerTestBase {
         for (int i = 0; i < 700; i++) {
             first.add(TestClient.change("c-" + i, "bulk-" + i, 0, "{\"n\":" + i + "}"));
         }
-        client.push("alice", "backup", "k-first",
+        client.push(
+                "alice",
+                "backup",
+                "k-first",
                 TestClient.body(first.toArray(new com.fasterxml.jackson.databind.node.ObjectNode[0])));
         List<com.fasterxml.jackson.databind.node.ObjectNode> all = new ArrayList<>(first);
         for (int i = 700; i < 1000; i++) {
             all.add(TestClient.change("c-" + i, "bulk-" + i, 0, "{\"n\":" + i + "}"));
         }
 
-        JsonNode results = client.push("alice", "backup", "k-all",
-                TestClient.body(all.toArray(new com.fasterxml.jackson.databind.node.ObjectNode[0]))).json().get("results");
+        JsonNode results = client.push(
+                        "alice",
+                        "backup",
+                        "k-all",
+                        TestClient.body(all.toArray(new com.fasterxml.jackson.databind.node.ObjectNode[0])))
+                .json()
+                .get("results");
 
         assertThat(results).hasSize(1000);
         for (int i = 0; i < 1000; i++) {
             assertThat(results.get(i).get("status").asText()).as("change %d", i).isEqualTo("applied");
-            assertThat(results.get(i).get("duplicate").asBoolean()).as("change %d", i).isEqualTo(i < 700);
-            assertThat(results.get(i).get("version").asLong()).as("change %d", i).isEqualTo(1);
+            assertThat(results.get(i).get("duplicate").asBoolean())
+                    .as("change %d", i)
+                    .isEqualTo(i < 700);
+            assertThat(results.get(i).get("version").asLong())
+                    .as("change %d", i)
+                    .isEqualTo(1);
         }
         assertThat(server.stats().appliedIn("alice", "backup")).hasSize(1000);
         java.util.Map<String, Integer> pulled = new java.util.HashMap<>();
         String cursor = null;
         boolean more = true;
         while (more) {
-            JsonNode page = client.pull("alice", "backup", "limit=1000"
-                    + (cursor == null ? "" : "&since=" + java.net.URLEncoder.encode(cursor, "UTF-8"))).json();
+            JsonNode page = client.pull(
+                            "alice",
+                            "backup",
+                            "limit=1000"
+                                    + (cursor == null ? "" : "&since=" + java.net.URLEncoder.encode(cursor, "UTF-8")))
+                    .json();
             page.get("changes").forEach(c -> {
                 if (c.get("id").asText().startsWith("bulk-")) {
                     pulled.merge(c.get("id").asText(), c.get("payload").get("n").asInt(), (a, b) -> -1);
@@ -306,7 +374,10 @@ class PushTest extends ServerTestBase {
             cursor = page.get("nextCursor").asText();
             more = page.get("hasMore").asBoolean();
         }
-        assertThat(pulled).hasSize(1000).containsEntry("bulk-0", 0).containsEntry("bulk-999", 999)
+        assertThat(pulled)
+                .hasSize(1000)
+                .containsEntry("bulk-0", 0)
+                .containsEntry("bulk-999", 999)
                 .doesNotContainValue(-1);
     }
 }

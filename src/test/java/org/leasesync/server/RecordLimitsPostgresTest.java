@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link RecordLimitsTest} against a real PostgreSQL. */
 @PostgresTest
 class RecordLimitsPostgresTest extends RecordLimitsTest {

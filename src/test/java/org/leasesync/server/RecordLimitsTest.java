@@ -88,13 +88,17 @@ class RecordLimitsTest {
     }
 
     JdbcLocalEdits.OutboxItem item(String changeId) {
-        return client.edits.outbox(ALICE).stream().filter(i -> i.changeId().equals(changeId)).findFirst().orElseThrow();
+        return client.edits.outbox(ALICE).stream()
+                .filter(i -> i.changeId().equals(changeId))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** The server's current payload of a record, as a fresh client pulls it. */
     Map<String, String> pulledByAFreshClient() throws Exception {
         try (LocalStore other = LocalStore.openInMemory();
-             ClientStack fresh = new ClientStack(other, server.baseUrl(), Map.of("alice", server.tokenFor("alice")))) {
+                ClientStack fresh =
+                        new ClientStack(other, server.baseUrl(), Map.of("alice", server.tokenFor("alice")))) {
             RunResult r = fresh.sync(ALICE, TaskSource.MANUAL);
             assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
             Map<String, String> out = new java.util.TreeMap<>();
@@ -114,7 +118,8 @@ class RecordLimitsTest {
         int limit = RecordLimits.MAX_PAYLOAD_DEPTH;
         assertThat(PayloadJson.normalize(nested(limit), "--payload")).isEqualTo(nested(limit));
         assertThatThrownBy(() -> PayloadJson.normalize(nested(limit + 1), "--payload"))
-                .hasMessage("--payload is refused: its content nests more than 256 levels deep; a record may nest at most 256");
+                .hasMessage(
+                        "--payload is refused: its content nests more than 256 levels deep; a record may nest at most 256");
 
         client.edits.addEdit(ALICE, "below", nested(limit - 1), false);
         client.edits.addEdit(ALICE, "at", nested(limit), false);
@@ -125,21 +130,30 @@ class RecordLimitsTest {
 
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(item(over).state()).isEqualTo("rejected");
-        assertThat(item(over).rejectedReason().orElseThrow()).isEqualTo("the edit of record 'over' cannot be sent: its"
-                + " content nests more than 256 levels deep; a record may nest at most 256");
+        assertThat(item(over).rejectedReason().orElseThrow())
+                .isEqualTo("the edit of record 'over' cannot be sent: its"
+                        + " content nests more than 256 levels deep; a record may nest at most 256");
         Map<String, String> pulled = pulledByAFreshClient();
-        assertThat(pulled).containsEntry("below", nested(limit - 1)).containsEntry("at", nested(limit))
-                .containsEntry("after", "{\"title\":\"after\"}").doesNotContainKey("over");
+        assertThat(pulled)
+                .containsEntry("below", nested(limit - 1))
+                .containsEntry("at", nested(limit))
+                .containsEntry("after", "{\"title\":\"after\"}")
+                .doesNotContainKey("over");
 
         // The server applies the same limit to any client, naming the entry.
         String body = "{\"changes\":[" + change("ok", nested(limit)) + "," + change("deep", nested(limit + 1)) + "]}";
-        assertRefusedNaming(http.push("alice", "course_sync", UUID.randomUUID().toString(), body),
-                "changes[1].payload of record 'deep' is refused", "nests more than 256 levels deep");
+        assertRefusedNaming(
+                http.push("alice", "course_sync", UUID.randomUUID().toString(), body),
+                "changes[1].payload of record 'deep' is refused",
+                "nests more than 256 levels deep");
         // Only a body deeper than any message may be is refused as a whole, and the server stays well.
         String abyss = "{\"changes\":[" + change("abyss", nested(RecordLimits.MAX_MESSAGE_DEPTH)) + "]}";
-        TestClient.Resp whole = http.push("alice", "course_sync", UUID.randomUUID().toString(), abyss);
+        TestClient.Resp whole =
+                http.push("alice", "course_sync", UUID.randomUUID().toString(), abyss);
         assertThat(whole.status()).as(whole.body()).isEqualTo(400);
-        assertThat(whole.json().path("message").asText()).startsWith("malformed JSON").contains("nesting depth");
+        assertThat(whole.json().path("message").asText())
+                .startsWith("malformed JSON")
+                .contains("nesting depth");
         assertThat(http.pull("alice", "course_sync", null).status()).isEqualTo(200);
     }
 
@@ -159,21 +173,38 @@ class RecordLimitsTest {
 
         String body = "{\"changes\":[" + change("beyond", sized(limit + 1)) + "]}";
         assertThat(body.length()).isLessThan(RecordLimits.MAX_PUSH_BODY_BYTES);
-        assertRefusedNaming(http.push("alice", "course_sync", UUID.randomUUID().toString(), body),
-                "changes[0].payload of record 'beyond' is refused", "its content is 5,238,785 bytes");
+        assertRefusedNaming(
+                http.push("alice", "course_sync", UUID.randomUUID().toString(), body),
+                "changes[0].payload of record 'beyond' is refused",
+                "its content is 5,238,785 bytes");
     }
 
     @Test
     void idsAndPayloadsWithCharactersTheStoresCannotKeepAreRefusedNamingTheEntry() throws Exception {
-        assertRefusedNaming(http.push("alice", "course_sync", UUID.randomUUID().toString(),
-                "{\"changes\":[" + changeWithId("\"a\\u0000b\"", "{}") + "]}"),
-                "changes[0].id is refused", "record id 'a?b' has a control character (U+0000) at index 1");
-        assertRefusedNaming(http.push("alice", "course_sync", UUID.randomUUID().toString(),
-                "{\"changes\":[" + changeWithId("\"lone\\ud800\"", "{}") + "]}"),
-                "changes[0].id is refused", "unpaired surrogate at index 4");
-        assertRefusedNaming(http.push("alice", "course_sync", UUID.randomUUID().toString(),
-                "{\"changes\":[" + change("half", "{\"t\":\"x\\udc00y\"}") + "]}"),
-                "changes[0].payload of record 'half' is refused", "unpaired surrogate");
+        assertRefusedNaming(
+                http.push(
+                        "alice",
+                        "course_sync",
+                        UUID.randomUUID().toString(),
+                        "{\"changes\":[" + changeWithId("\"a\\u0000b\"", "{}") + "]}"),
+                "changes[0].id is refused",
+                "record id 'a?b' has a control character (U+0000) at index 1");
+        assertRefusedNaming(
+                http.push(
+                        "alice",
+                        "course_sync",
+                        UUID.randomUUID().toString(),
+                        "{\"changes\":[" + changeWithId("\"lone\\ud800\"", "{}") + "]}"),
+                "changes[0].id is refused",
+                "unpaired surrogate at index 4");
+        assertRefusedNaming(
+                http.push(
+                        "alice",
+                        "course_sync",
+                        UUID.randomUUID().toString(),
+                        "{\"changes\":[" + change("half", "{\"t\":\"x\\udc00y\"}") + "]}"),
+                "changes[0].payload of record 'half' is refused",
+                "unpaired surrogate");
         assertThatThrownBy(() -> client.edits.addEdit(ALICE, "lone\ud800", "{}", false))
                 .hasMessage("record id 'lone?' has an unpaired surrogate at index 4");
         assertThatThrownBy(() -> PayloadJson.normalize("{\"t\":\"x\\ud800\"}", "--payload"))
@@ -206,14 +237,20 @@ class RecordLimitsTest {
         JsonNode withheld = page.json().path("withheld");
         assertThat(withheld.findValuesAsText("id")).containsExactlyInAnyOrder("old-deep", "old-abyss");
         assertThat(withheld.get(0).path("reason").asText()).isNotBlank();
-        assertThat(page.json().path("changes").findValuesAsText("id")).contains("fine").doesNotContain("old-deep", "old-abyss");
+        assertThat(page.json().path("changes").findValuesAsText("id"))
+                .contains("fine")
+                .doesNotContain("old-deep", "old-abyss");
 
-        assertThat(pulledByAFreshClient()).containsEntry("fine", "{\"title\":\"fine\"}")
+        assertThat(pulledByAFreshClient())
+                .containsEntry("fine", "{\"title\":\"fine\"}")
                 .doesNotContainKeys("old-deep", "old-abyss");
 
         // A conflict with such a record is still reported, without its payload.
         long version = client.edits.record(ALICE, "old-deep").orElseThrow().version();
-        TestClient.Resp conflict = http.push("alice", "course_sync", UUID.randomUUID().toString(),
+        TestClient.Resp conflict = http.push(
+                "alice",
+                "course_sync",
+                UUID.randomUUID().toString(),
                 "{\"changes\":[{\"changeId\":\"c1\",\"id\":\"old-deep\",\"baseVersion\":" + (version - 1)
                         + ",\"deleted\":false,\"payload\":{}}]}");
         assertThat(conflict.status()).as(conflict.body()).isEqualTo(200);
@@ -233,8 +270,12 @@ class RecordLimitsTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
 
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(deep);
-        assertThat(item(deep).rejectedReason().orElseThrow()).contains("record 'deep'").contains("nests more than 256");
+        assertThat(client.edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::changeId)
+                .containsExactly(deep);
+        assertThat(item(deep).rejectedReason().orElseThrow())
+                .contains("record 'deep'")
+                .contains("nests more than 256");
         assertThat(pulledByAFreshClient()).containsKeys("first", "small").doesNotContainKey("deep");
 
         String later = client.edits.addEdit(ALICE, "small", "{\"theme\":\"light\"}", false);
@@ -257,8 +298,8 @@ class RecordLimitsTest {
     /** Overwrites a record's stored payload in the server's database, keeping its version and position. */
     void storeOnServer(String id, String payload) throws Exception {
         try (Connection c = server.database().connection();
-             PreparedStatement ps = c.prepareStatement("UPDATE sync_records SET payload = ? WHERE user_id = 'alice'"
-                     + " AND scope = 'course_sync' AND record_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE sync_records SET payload = ? WHERE user_id = 'alice'"
+                        + " AND scope = 'course_sync' AND record_id = ?")) {
             ps.setString(1, payload);
             ps.setString(2, id);
             assertThat(ps.executeUpdate()).isEqualTo(1);

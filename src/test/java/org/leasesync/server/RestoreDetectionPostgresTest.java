@@ -36,7 +36,7 @@ class RestoreDetectionPostgresTest extends RestoreDetectionTest {
     @Override
     void sql(String... statements) throws SQLException {
         try (Connection c = DriverManager.getConnection(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             for (String st : statements) {
                 s.execute(st);
             }
@@ -44,7 +44,8 @@ class RestoreDetectionPostgresTest extends RestoreDetectionTest {
     }
 
     private static void admin(String... statements) {
-        try (Connection c = Postgres.server().getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = Postgres.server().getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             for (String st : statements) {
                 s.execute(st);
             }

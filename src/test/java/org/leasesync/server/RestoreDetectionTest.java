@@ -32,6 +32,7 @@ class RestoreDetectionTest {
 
     @TempDir
     Path dataDir;
+
     @TempDir
     Path backupDir;
 
@@ -56,7 +57,8 @@ class RestoreDetectionTest {
     /** Runs SQL on the stopped server's database. */
     void sql(String... statements) throws SQLException {
         String url = "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("leasesync-server");
-        try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, "sa", "");
+                Statement s = c.createStatement()) {
             for (String st : statements) {
                 s.execute(st);
             }
@@ -87,7 +89,7 @@ class RestoreDetectionTest {
         stop();
         backup();
         start();
-        JsonNode pushed = push("edit-y", "course-1", 1);       // device Y edits; X pulls it
+        JsonNode pushed = push("edit-y", "course-1", 1); // device Y edits; X pulls it
         String position = pushed.get("position").asText();
         JsonNode afterEdit = pull(beforeBackup);
         assertThat(afterEdit.get("changes")).hasSize(1);
@@ -98,7 +100,9 @@ class RestoreDetectionTest {
 
         assertWentBack(client.pull(USER, SCOPE, "since=" + afterBackup), "cursor '" + afterBackup + "'");
         assertWentBack(client.pull(USER, SCOPE, "since=" + beforeBackup + "&pushed=" + position), "push position");
-        assertThat(pull(beforeBackup).get("changes")).as("the edit is gone from the restored server").isEmpty();
+        assertThat(pull(beforeBackup).get("changes"))
+                .as("the edit is gone from the restored server")
+                .isEmpty();
 
         // Device Z writes: the restored server gives the same sequence number to another write.
         JsonNode z = push("new-z", "course-z", 0);
@@ -106,10 +110,18 @@ class RestoreDetectionTest {
         assertWentBack(client.pull(USER, SCOPE, "since=" + afterBackup), "is not the one the cursor names");
         assertWentBack(client.pull(USER, SCOPE, "since=" + beforeBackup + "&pushed=" + position), "push position");
         JsonNode fromBefore = pull(beforeBackup);
-        assertThat(fromBefore.get("changes")).extracting(c -> c.get("id").asText()).containsExactly("course-z");
+        assertThat(fromBefore.get("changes"))
+                .extracting(c -> c.get("id").asText())
+                .containsExactly("course-z");
         assertThat(pull(fromBefore.get("nextCursor").asText()).get("changes")).isEmpty();
-        assertThat(client.pull(USER, SCOPE, "since=" + beforeBackup + "&pushed=" + z.get("position").asText()).status())
-                .as("a position on the history").isEqualTo(200);
+        assertThat(client.pull(
+                                USER,
+                                SCOPE,
+                                "since=" + beforeBackup + "&pushed="
+                                        + z.get("position").asText())
+                        .status())
+                .as("a position on the history")
+                .isEqualTo(200);
     }
 
     @Test
@@ -121,8 +133,11 @@ class RestoreDetectionTest {
         String legacy = parts[0] + ":" + parts[1];
         JsonNode same = pull(legacy);
         assertThat(same.get("changes")).isEmpty();
-        assertThat(same.get("nextCursor").asText()).as("the same position, with its stamp").isEqualTo(cursor);
-        assertWentBack(client.pull(USER, SCOPE, "since=" + parts[0] + ":" + (Long.parseLong(parts[1]) + 1)),
+        assertThat(same.get("nextCursor").asText())
+                .as("the same position, with its stamp")
+                .isEqualTo(cursor);
+        assertWentBack(
+                client.pull(USER, SCOPE, "since=" + parts[0] + ":" + (Long.parseLong(parts[1]) + 1)),
                 "but this server's newest is " + parts[1]);
     }
 
@@ -133,20 +148,28 @@ class RestoreDetectionTest {
         stop();
         // The database as before migration 6: no history table (and the lease row of before migration 7,
         // the clear tokens of before migration 8).
-        sql("DROP TABLE scope_history", "DELETE FROM \"flyway_schema_history\" WHERE \"version\" IN ('6', '7', '8')",
+        sql(
+                "DROP TABLE scope_history",
+                "DELETE FROM \"flyway_schema_history\" WHERE \"version\" IN ('6', '7', '8')",
                 "ALTER TABLE lease ADD COLUMN granted_at_ms BIGINT DEFAULT 0 NOT NULL",
                 "ALTER TABLE lease ADD COLUMN expires_at_ms BIGINT DEFAULT 0 NOT NULL",
-                "DROP TABLE user_sessions", "DROP TABLE sign_in_failures",
-                "ALTER TABLE sync_users DROP COLUMN password_hash", "ALTER TABLE sync_users DROP COLUMN is_admin",
-                "ALTER TABLE sync_users DROP COLUMN disabled", "ALTER TABLE sync_users ADD COLUMN token VARCHAR(128)",
-                "UPDATE sync_users SET token = user_id", "ALTER TABLE sync_users ALTER COLUMN token SET NOT NULL",
+                "DROP TABLE user_sessions",
+                "DROP TABLE sign_in_failures",
+                "ALTER TABLE sync_users DROP COLUMN password_hash",
+                "ALTER TABLE sync_users DROP COLUMN is_admin",
+                "ALTER TABLE sync_users DROP COLUMN disabled",
+                "ALTER TABLE sync_users ADD COLUMN token VARCHAR(128)",
+                "UPDATE sync_users SET token = user_id",
+                "ALTER TABLE sync_users ALTER COLUMN token SET NOT NULL",
                 "ALTER TABLE sync_users ADD CONSTRAINT sync_users_token_unique UNIQUE (token)");
         start();
         String[] parts = cursor.split(":");
         JsonNode upgraded = pull(parts[0] + ":" + parts[1]);
         String stamped = upgraded.get("nextCursor").asText();
         assertThat(stamped.split(":")).hasSize(4);
-        assertThat(stamped).as("a new stamp: the rows before the migration are one write").isNotEqualTo(cursor);
+        assertThat(stamped)
+                .as("a new stamp: the rows before the migration are one write")
+                .isNotEqualTo(cursor);
         assertWentBack(client.pull(USER, SCOPE, "since=" + cursor), "is not the one the cursor names");
         assertThat(pull(stamped).get("changes")).isEmpty();
     }
@@ -158,7 +181,10 @@ class RestoreDetectionTest {
     }
 
     JsonNode push(String changeId, String id, long base) throws IOException {
-        TestClient.Resp r = client.push(USER, SCOPE, TestClient.newId(),
+        TestClient.Resp r = client.push(
+                USER,
+                SCOPE,
+                TestClient.newId(),
                 TestClient.oneChange(changeId, id, base, "{\"title\":\"" + changeId + "\"}"));
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         assertThat(r.json().get("results").get(0).get("status").asText()).isEqualTo("applied");

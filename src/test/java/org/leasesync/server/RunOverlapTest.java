@@ -35,13 +35,20 @@ class RunOverlapTest {
     }
 
     private TestClient.Resp push(String user, String scope, String runId, String key, String body) throws Exception {
-        return client.post(TestClient.changesPath(user, scope), server.tokenFor(user),
-                Map.of("Sync-Run-Id", runId, "Idempotency-Key", key), body);
+        return client.post(
+                TestClient.changesPath(user, scope),
+                server.tokenFor(user),
+                Map.of("Sync-Run-Id", runId, "Idempotency-Key", key),
+                body);
     }
 
     private void awaitInProgress(String key) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!client.pushStatus("alice", "course_sync", key).json().get("state").asText().equals("in_progress")) {
+        while (!client.pushStatus("alice", "course_sync", key)
+                .json()
+                .get("state")
+                .asText()
+                .equals("in_progress")) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("push never became in_progress");
             }
@@ -63,8 +70,8 @@ class RunOverlapTest {
     void aRunStartingWhileAnotherIsStillRunningIsCountedOnce() throws Exception {
         pull("alice", "course_sync", "run-a");
         server.faults().setDelayAfterApply(Duration.ofMillis(400));
-        Future<TestClient.Resp> slowPush = pool.submit(() ->
-                push("alice", "course_sync", "run-a", "slow", TestClient.oneChange("c1", "course-1", 1, "{}")));
+        Future<TestClient.Resp> slowPush = pool.submit(
+                () -> push("alice", "course_sync", "run-a", "slow", TestClient.oneChange("c1", "course-1", 1, "{}")));
         awaitInProgress("slow");
 
         pull("alice", "course_sync", "run-b");

@@ -24,7 +24,9 @@ final class ServeProcess {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final OkHttpClient HTTP = new OkHttpClient.Builder()
-            .retryOnConnectionFailure(false).callTimeout(Duration.ofSeconds(30)).build();
+            .retryOnConnectionFailure(false)
+            .callTimeout(Duration.ofSeconds(30))
+            .build();
 
     final Process process;
     final Path log;
@@ -54,18 +56,23 @@ final class ServeProcess {
                 Map<String, String> found = new HashMap<>();
                 for (String line : Files.readAllLines(log)) {
                     if (line.startsWith("listening on ")) {
-                        found.put("url", line.substring("listening on ".length()).trim());
+                        found.put(
+                                "url", line.substring("listening on ".length()).trim());
                     } else if (line.startsWith("token admin ")) {
-                        found.put("admin", line.substring("token admin ".length()).trim());
+                        found.put(
+                                "admin", line.substring("token admin ".length()).trim());
                     } else if (line.startsWith("token alice ")) {
-                        found.put("alice", line.substring("token alice ".length()).trim());
+                        found.put(
+                                "alice", line.substring("token alice ".length()).trim());
                     } else if (line.startsWith("serve: instance ")) {
-                        found.put("instance", line.substring("serve: instance ".length()).split(" ")[0]);
+                        found.put(
+                                "instance",
+                                line.substring("serve: instance ".length()).split(" ")[0]);
                     }
                 }
                 if (found.size() == 4) {
-                    ServeProcess s = new ServeProcess(p, log, found.get("url"), found.get("admin"), found.get("alice"),
-                            found.get("instance"));
+                    ServeProcess s = new ServeProcess(
+                            p, log, found.get("url"), found.get("admin"), found.get("alice"), found.get("instance"));
                     started.add(s);
                     return s;
                 }
@@ -81,8 +88,11 @@ final class ServeProcess {
     }
 
     JsonNode jobs() throws Exception {
-        try (Response r = HTTP.newCall(new Request.Builder().url(url + "/v1/admin/jobs")
-                .header("Authorization", "Bearer " + admin).build()).execute()) {
+        try (Response r = HTTP.newCall(new Request.Builder()
+                        .url(url + "/v1/admin/jobs")
+                        .header("Authorization", "Bearer " + admin)
+                        .build())
+                .execute()) {
             String body = r.body().string();
             assertThat(r.code()).as(body).isEqualTo(200);
             return JSON.readTree(body);
@@ -100,16 +110,23 @@ final class ServeProcess {
 
     /** {@code POST /v1/admin/jobs/{name}/run}: the status code and body. */
     Map.Entry<Integer, JsonNode> runJob(String name) throws Exception {
-        try (Response r = HTTP.newCall(new Request.Builder().url(url + "/v1/admin/jobs/" + name + "/run")
-                .header("Authorization", "Bearer " + admin).post(RequestBody.create(new byte[0])).build()).execute()) {
+        try (Response r = HTTP.newCall(new Request.Builder()
+                        .url(url + "/v1/admin/jobs/" + name + "/run")
+                        .header("Authorization", "Bearer " + admin)
+                        .post(RequestBody.create(new byte[0]))
+                        .build())
+                .execute()) {
             return Map.entry(r.code(), JSON.readTree(r.body().string()));
         }
     }
 
     /** A pull of alice's scope with her token; returns the status code. */
     int pullAsAlice(String scope) throws Exception {
-        try (Response r = HTTP.newCall(new Request.Builder().url(url + "/v1/users/alice/scopes/" + scope + "/changes")
-                .header("Authorization", "Bearer " + alice).build()).execute()) {
+        try (Response r = HTTP.newCall(new Request.Builder()
+                        .url(url + "/v1/users/alice/scopes/" + scope + "/changes")
+                        .header("Authorization", "Bearer " + alice)
+                        .build())
+                .execute()) {
             r.body().string();
             return r.code();
         }

@@ -12,8 +12,7 @@ import org.leasesync.server.store.Passwords;
  */
 public final class ServerAccounts {
 
-    private ServerAccounts() {
-    }
+    private ServerAccounts() {}
 
     /** Makes an account that can sign in with {@code password}. Blocks (an Argon2id hash). */
     public static void add(ReferenceServer server, String user, String password) throws Exception {
@@ -50,7 +49,8 @@ public final class ServerAccounts {
     }
 
     private static void delete(TestClient client, String token, String id) throws IOException {
-        TestClient.Resp r = client.call(client.builder("/v1/sessions/" + id, token, Map.of()).delete().build());
+        TestClient.Resp r = client.call(
+                client.builder("/v1/sessions/" + id, token, Map.of()).delete().build());
         if (r.status() != 204) {
             throw new AssertionError("DELETE /v1/sessions/" + id + ": " + r.status() + " " + r.body());
         }

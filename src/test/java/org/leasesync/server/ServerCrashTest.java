@@ -31,7 +31,8 @@ import org.leasesync.testing.ProcessTest;
 class ServerCrashTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final OkHttpClient HTTP = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(20)).build();
+    private static final OkHttpClient HTTP =
+            new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(20)).build();
 
     @Test
     void aPushAnsweredJustBeforeAKillMinus9IsStillThereAfterTheRestart(@TempDir Path dir) throws Exception {
@@ -39,27 +40,41 @@ class ServerCrashTest {
         List<String> pushed = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
             Path log = dir.resolve("server-" + round + ".log");
-            Process server = JavaProcess.start(Launcher.class, log, "serve", "--port", "0", "--seed", "demo", "--data-dir", data.toString());
+            Process server = JavaProcess.start(
+                    Launcher.class, log, "serve", "--port", "0", "--seed", "demo", "--data-dir", data.toString());
             try {
                 String[] started = awaitStarted(log, server);
                 String id = "crash-" + round;
                 String body = "{\"changes\":[{\"changeId\":\"c-" + round + "\",\"id\":\"" + id
                         + "\",\"baseVersion\":0,\"deleted\":false,\"payload\":{\"n\":" + round + "}}]}";
-                Request push = new Request.Builder().url(started[0] + "/v1/users/alice/scopes/backup/changes")
-                        .header("Authorization", "Bearer " + started[1]).header("Idempotency-Key", "k-" + round)
-                        .post(RequestBody.create(body, MediaType.get("application/json"))).build();
+                Request push = new Request.Builder()
+                        .url(started[0] + "/v1/users/alice/scopes/backup/changes")
+                        .header("Authorization", "Bearer " + started[1])
+                        .header("Idempotency-Key", "k-" + round)
+                        .post(RequestBody.create(body, MediaType.get("application/json")))
+                        .build();
                 try (Response r = HTTP.newCall(push).execute()) {
                     assertThat(r.code()).isEqualTo(200);
                     assertThat(r.body().string()).contains("\"status\":\"applied\"");
                 }
                 pushed.add(id);
-                server.destroyForcibly();                 // kill -9 at once after the answer
+                server.destroyForcibly(); // kill -9 at once after the answer
                 assertThat(server.waitFor(20, TimeUnit.SECONDS)).isTrue();
-                server = JavaProcess.start(Launcher.class, dir.resolve("server-" + round + "-after.log"),
-                        "serve", "--port", "0", "--seed", "demo", "--data-dir", data.toString());
+                server = JavaProcess.start(
+                        Launcher.class,
+                        dir.resolve("server-" + round + "-after.log"),
+                        "serve",
+                        "--port",
+                        "0",
+                        "--seed",
+                        "demo",
+                        "--data-dir",
+                        data.toString());
                 String[] restarted = awaitStarted(dir.resolve("server-" + round + "-after.log"), server);
-                Request pull = new Request.Builder().url(restarted[0] + "/v1/users/alice/scopes/backup/changes?limit=1000")
-                        .header("Authorization", "Bearer " + restarted[1]).build();
+                Request pull = new Request.Builder()
+                        .url(restarted[0] + "/v1/users/alice/scopes/backup/changes?limit=1000")
+                        .header("Authorization", "Bearer " + restarted[1])
+                        .build();
                 List<String> ids = new ArrayList<>();
                 try (Response r = HTTP.newCall(pull).execute()) {
                     for (JsonNode c : JSON.readTree(r.body().string()).path("changes")) {

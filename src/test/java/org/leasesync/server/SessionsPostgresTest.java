@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link SessionsTest} against a real PostgreSQL. */
 @PostgresTest
 class SessionsPostgresTest extends SessionsTest {

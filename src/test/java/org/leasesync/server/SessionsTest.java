@@ -64,9 +64,12 @@ class SessionsTest extends ServerTestBase {
         assertThat(b.get("sessionId").asText()).isNotBlank();
         assertThat(b.get("user").asText()).isEqualTo("carol");
         assertThat(b.get("admin").asBoolean()).isFalse();
-        assertThat(Instant.parse(b.get("expiresAt").asText())).isEqualTo(clock.instant().plus(Duration.ofDays(90)));
-        assertThat(client.get(CHANGES, b.get("token").asText(), Map.of()).status()).isEqualTo(200);
-        assertThat(signIn("root", PASSWORD, null).json().get("admin").asBoolean()).isTrue();
+        assertThat(Instant.parse(b.get("expiresAt").asText()))
+                .isEqualTo(clock.instant().plus(Duration.ofDays(90)));
+        assertThat(client.get(CHANGES, b.get("token").asText(), Map.of()).status())
+                .isEqualTo(200);
+        assertThat(signIn("root", PASSWORD, null).json().get("admin").asBoolean())
+                .isTrue();
     }
 
     @Test
@@ -74,8 +77,11 @@ class SessionsTest extends ServerTestBase {
         server.accounts().create("dave", Passwords.hash(PASSWORD), false);
         server.accounts().setDisabled("dave", true);
 
-        List<TestClient.Resp> refused = List.of(signIn("nobody", PASSWORD, null), signIn("carol", "wrong", null),
-                signIn("dave", PASSWORD, null), signIn("not a name!", PASSWORD, null));
+        List<TestClient.Resp> refused = List.of(
+                signIn("nobody", PASSWORD, null),
+                signIn("carol", "wrong", null),
+                signIn("dave", PASSWORD, null),
+                signIn("not a name!", PASSWORD, null));
 
         for (TestClient.Resp r : refused) {
             assertThat(r.status()).as(r.body()).isEqualTo(401);
@@ -87,8 +93,13 @@ class SessionsTest extends ServerTestBase {
 
     @Test
     void malformedSignInBodiesAre400() throws Exception {
-        for (String body : List.of("not json", "[]", "{\"user\":\"carol\"}", "{\"user\":\"carol\",\"password\":\"\"}",
-                "{\"user\":\"carol\",\"password\":7}", "{\"user\":\"carol\",\"password\":\"" + "x".repeat(1025) + "\"}",
+        for (String body : List.of(
+                "not json",
+                "[]",
+                "{\"user\":\"carol\"}",
+                "{\"user\":\"carol\",\"password\":\"\"}",
+                "{\"user\":\"carol\",\"password\":7}",
+                "{\"user\":\"carol\",\"password\":\"" + "x".repeat(1025) + "\"}",
                 "{\"user\":\"carol\",\"password\":\"p\",\"device\":\"" + "d".repeat(101) + "\"}",
                 "{\"user\":\"carol\",\"password\":\"p\",\"device\":\"tab\\tbed\"}")) {
             TestClient.Resp r = client.post("/v1/sessions", null, Map.of(), body);
@@ -117,7 +128,12 @@ class SessionsTest extends ServerTestBase {
         assertThat(r.body()).doesNotContain(laptop).doesNotContain(phone);
         clock.advance(Duration.ofMinutes(1));
         assertThat(signIn("carol", PASSWORD, null).status()).isEqualTo(201);
-        assertThat(client.get("/v1/sessions", phone, Map.of()).json().get("sessions").get(0).get("device").asText())
+        assertThat(client.get("/v1/sessions", phone, Map.of())
+                        .json()
+                        .get("sessions")
+                        .get(0)
+                        .get("device")
+                        .asText())
                 .isEqualTo("unnamed device");
     }
 
@@ -146,10 +162,13 @@ class SessionsTest extends ServerTestBase {
         TestClient.Resp foreign = delete("/v1/sessions/" + phoneId, root);
         assertThat(foreign.status()).isEqualTo(404);
         assertThat(foreign.json().get("code").asText()).isEqualTo("unknown_session");
-        assertThat(delete("/v1/sessions/no-such-id", laptop).json().get("code").asText()).isEqualTo("unknown_session");
+        assertThat(delete("/v1/sessions/no-such-id", laptop).json().get("code").asText())
+                .isEqualTo("unknown_session");
 
         assertThat(delete("/v1/sessions/" + phoneId, laptop).status()).isEqualTo(204);
-        assertThat(client.get(CHANGES, phone.json().get("token").asText(), Map.of()).status()).isEqualTo(401);
+        assertThat(client.get(CHANGES, phone.json().get("token").asText(), Map.of())
+                        .status())
+                .isEqualTo(401);
         assertThat(client.get(CHANGES, laptop, Map.of()).status()).isEqualTo(200);
         assertThat(delete("/v1/sessions/" + phoneId, laptop).status()).isEqualTo(404);
     }
@@ -163,7 +182,8 @@ class SessionsTest extends ServerTestBase {
         assertThat(client.get(CHANGES, used, Map.of()).status()).isEqualTo(200);
         clock.advance(Duration.ofDays(31));
 
-        assertThat(client.get(CHANGES, idle, Map.of()).json().get("code").asText()).isEqualTo("invalid_token");
+        assertThat(client.get(CHANGES, idle, Map.of()).json().get("code").asText())
+                .isEqualTo("invalid_token");
         assertThat(client.get(CHANGES, used, Map.of()).status()).isEqualTo(200);
         JsonNode list = client.get("/v1/sessions", used, Map.of()).json().get("sessions");
         assertThat(list).hasSize(1);
@@ -183,21 +203,30 @@ class SessionsTest extends ServerTestBase {
     }
 
     private String lastUsed(String token) throws Exception {
-        return client.get("/v1/sessions", token, Map.of()).json().get("sessions").get(0).get("lastUsedAt").asText();
+        return client.get("/v1/sessions", token, Map.of())
+                .json()
+                .get("sessions")
+                .get(0)
+                .get("lastUsedAt")
+                .asText();
     }
 
     @Test
     void disablingOrDeletingAnAccountEndsItsSessionsOnTheNextRequest() throws Exception {
         String token = tokenOf("carol", "laptop");
         server.accounts().setDisabled("carol", true);
-        assertThat(client.get(CHANGES, token, Map.of()).json().get("code").asText()).isEqualTo("invalid_token");
+        assertThat(client.get(CHANGES, token, Map.of()).json().get("code").asText())
+                .isEqualTo("invalid_token");
         server.accounts().setDisabled("carol", false);
-        assertThat(client.get(CHANGES, token, Map.of()).status()).as("enabling brings no session back").isEqualTo(401);
+        assertThat(client.get(CHANGES, token, Map.of()).status())
+                .as("enabling brings no session back")
+                .isEqualTo(401);
 
         String again = tokenOf("carol", "laptop");
         assertThat(client.get(CHANGES, again, Map.of()).status()).isEqualTo(200);
         server.accounts().delete("carol");
-        assertThat(client.get(CHANGES, again, Map.of()).json().get("code").asText()).isEqualTo("invalid_token");
+        assertThat(client.get(CHANGES, again, Map.of()).json().get("code").asText())
+                .isEqualTo("invalid_token");
         assertThat(signIn("carol", PASSWORD, null).status()).isEqualTo(401);
     }
 
@@ -208,15 +237,22 @@ class SessionsTest extends ServerTestBase {
         assertThat(user.json().get("code").asText()).isEqualTo("forbidden");
         String root = tokenOf("root", "x");
         assertThat(client.get("/v1/admin/stats", root, Map.of()).status()).isEqualTo(200);
-        assertThat(client.get(TestClient.changesPath("root", "backup"), root, Map.of()).status()).isEqualTo(200);
+        assertThat(client.get(TestClient.changesPath("root", "backup"), root, Map.of())
+                        .status())
+                .isEqualTo(200);
         assertThat(client.get(CHANGES, root, Map.of()).status()).isEqualTo(403);
         TestClient.Resp none = client.get("/v1/admin/stats", null, Map.of());
         assertThat(none.json().get("code").asText()).isEqualTo("unauthorized");
         assertThat(none.header("WWW-Authenticate")).isEqualTo("Bearer realm=\"leasesync\"");
-        TestClient.Resp basic = client.call(client.builder("/v1/sessions", null,
-                Map.of("Authorization", "Basic Y2Fyb2w6cHc=")).get().build());
+        TestClient.Resp basic =
+                client.call(client.builder("/v1/sessions", null, Map.of("Authorization", "Basic Y2Fyb2w6cHc="))
+                        .get()
+                        .build());
         assertThat(basic.json().get("code").asText()).isEqualTo("unauthorized");
-        assertThat(client.get("/v1/admin/stats", "x".repeat(43), Map.of()).json().get("code").asText())
+        assertThat(client.get("/v1/admin/stats", "x".repeat(43), Map.of())
+                        .json()
+                        .get("code")
+                        .asText())
                 .isEqualTo("invalid_token");
     }
 
@@ -232,16 +268,22 @@ class SessionsTest extends ServerTestBase {
         assertThat(locked.json().get("code").asText()).isEqualTo("too_many_attempts");
         // the first failure was 100 s ago; it leaves the 15-minute window in 800 s
         assertThat(locked.header("Retry-After")).isEqualTo("800");
-        assertThat(signIn("nobody-else", "x", null).status()).as("other users are not locked").isEqualTo(401);
+        assertThat(signIn("nobody-else", "x", null).status())
+                .as("other users are not locked")
+                .isEqualTo(401);
 
         clock.advance(Duration.ofSeconds(700));
         for (int i = 0; i < 3; i++) {
-            assertThat(signIn("carol", "wrong", null).header("Retry-After")).as("refusals are not counted").isEqualTo("100");
+            assertThat(signIn("carol", "wrong", null).header("Retry-After"))
+                    .as("refusals are not counted")
+                    .isEqualTo("100");
         }
         clock.advance(Duration.ofSeconds(100));
         assertThat(signIn("carol", PASSWORD, null).status()).isEqualTo(201);
         assertThat(signIn("carol", "wrong", null).status()).isEqualTo(401);
-        assertThat(signIn("carol", PASSWORD, null).status()).as("the 10th failure in the window").isEqualTo(429);
+        assertThat(signIn("carol", PASSWORD, null).status())
+                .as("the 10th failure in the window")
+                .isEqualTo(429);
     }
 
     @Test
@@ -256,7 +298,9 @@ class SessionsTest extends ServerTestBase {
         SignInLimits.Attempt refused = limits.begin(Optional.of("someone"), "192.0.2.7");
         assertThat(refused.refused()).isTrue();
         assertThat(refused.retryAfterSeconds()).isEqualTo(15 * 60 - 100);
-        assertThat(limits.begin(Optional.empty(), "192.0.2.8").refused()).as("another address").isFalse();
+        assertThat(limits.begin(Optional.empty(), "192.0.2.8").refused())
+                .as("another address")
+                .isFalse();
         clock.advance(Duration.ofSeconds(15 * 60 - 100));
         SignInLimits.Attempt later = limits.begin(Optional.of("someone"), "192.0.2.7");
         assertThat(later.refused()).isFalse();

@@ -46,7 +46,9 @@ public final class TestClient {
 
     /** A client with its own connection pool, so no pooled connection outlives its server. */
     public TestClient(ReferenceServer server) {
-        this(server, SHARED.newBuilder().connectionPool(new okhttp3.ConnectionPool()).build());
+        this(
+                server,
+                SHARED.newBuilder().connectionPool(new okhttp3.ConnectionPool()).build());
     }
 
     public TestClient(ReferenceServer server, OkHttpClient http) {
@@ -108,11 +110,15 @@ public final class TestClient {
     }
 
     Resp post(String path, String token, Map<String, String> headers, String body) throws IOException {
-        return call(builder(path, token, headers).post(RequestBody.create(body, JSON_TYPE)).build());
+        return call(builder(path, token, headers)
+                .post(RequestBody.create(body, JSON_TYPE))
+                .build());
     }
 
     Resp put(String path, String token, String body) throws IOException {
-        return call(builder(path, token, Map.of()).put(RequestBody.create(body, JSON_TYPE)).build());
+        return call(builder(path, token, Map.of())
+                .put(RequestBody.create(body, JSON_TYPE))
+                .build());
     }
 
     Request.Builder builder(String path, String token, Map<String, String> headers) {

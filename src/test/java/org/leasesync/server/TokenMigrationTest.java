@@ -43,19 +43,22 @@ class TokenMigrationTest {
         ds.setUser("sa");
         ds.setPassword("");
         makeOldDatabase(ds, Dialect.H2.migrations());
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");
         }
         assertThat(new String(Files.readAllBytes(dir.resolve("leasesync-server.mv.db")), StandardCharsets.ISO_8859_1))
-                .as("the control: the old server's file holds its tokens in clear").contains(ALICE, BOB, ADMIN);
+                .as("the control: the old server's file holds its tokens in clear")
+                .contains(ALICE, BOB, ADMIN);
 
-        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults().withDataDir(dir)
-                .withSeed(org.leasesync.server.demo.Seed.NONE))) {
+        try (ReferenceServer server = ReferenceServer.start(
+                ServerConfig.defaults().withDataDir(dir).withSeed(org.leasesync.server.demo.Seed.NONE))) {
             oldTokensWork(server);
             noClearToken(server.database().dataSource());
         }
         // Nor in the file's free space: the pages of the dropped column are not left readable.
-        String file = new String(Files.readAllBytes(dir.resolve("leasesync-server.mv.db")), StandardCharsets.ISO_8859_1);
+        String file =
+                new String(Files.readAllBytes(dir.resolve("leasesync-server.mv.db")), StandardCharsets.ISO_8859_1);
         assertThat(file).as("the control: a name stored then is there").contains("alice");
         for (String token : new String[] {ALICE, BOB, ADMIN}) {
             assertThat(file).as("the H2 file, free space included").doesNotContain(token);
@@ -72,12 +75,13 @@ class TokenMigrationTest {
         makeOldDatabase(ds, Dialect.POSTGRESQL.migrations());
 
         try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults()
-                .withDatabase(PostgresDatabases.of(db)).withSeed(org.leasesync.server.demo.Seed.NONE))) {
+                .withDatabase(PostgresDatabases.of(db))
+                .withSeed(org.leasesync.server.demo.Seed.NONE))) {
             oldTokensWork(server);
             noClearToken(ds);
         }
         try (Connection c = DriverManager.getConnection(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD);
-             ResultSet rs = c.getMetaData().getColumns(null, null, "sync_users", "token")) {
+                ResultSet rs = c.getMetaData().getColumns(null, null, "sync_users", "token")) {
             assertThat(rs.next()).as("the clear token column is gone").isFalse();
         }
     }
@@ -87,15 +91,15 @@ class TokenMigrationTest {
         Flyway.configure().dataSource(ds).locations(location).target("7").load().migrate();
         try (Connection c = ds.getConnection()) {
             for (String[] u : new String[][] {{"alice", ALICE}, {"bob", BOB}}) {
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO sync_users (user_id, token, created_at_ms) VALUES (?, ?, 1)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO sync_users (user_id, token, created_at_ms) VALUES (?, ?, 1)")) {
                     ps.setString(1, u[0]);
                     ps.setString(2, u[1]);
                     ps.executeUpdate();
                 }
                 for (String scope : new String[] {"course_sync", "message_sync", "backup"}) {
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO scope_state (user_id, scope, last_seq) VALUES (?, ?, 0)")) {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO scope_state (user_id, scope, last_seq) VALUES (?, ?, 0)")) {
                         ps.setString(1, u[0]);
                         ps.setString(2, scope);
                         ps.executeUpdate();
@@ -112,33 +116,51 @@ class TokenMigrationTest {
 
     private static void oldTokensWork(ReferenceServer server) throws Exception {
         TestClient client = new TestClient(server);
-        assertThat(client.get(TestClient.changesPath("alice", "backup"), ALICE, Map.of()).status()).isEqualTo(200);
-        assertThat(client.get(TestClient.changesPath("bob", "backup"), BOB, Map.of()).status()).isEqualTo(200);
-        assertThat(client.get(TestClient.changesPath("bob", "backup"), ALICE, Map.of()).status()).isEqualTo(403);
+        assertThat(client.get(TestClient.changesPath("alice", "backup"), ALICE, Map.of())
+                        .status())
+                .isEqualTo(200);
+        assertThat(client.get(TestClient.changesPath("bob", "backup"), BOB, Map.of())
+                        .status())
+                .isEqualTo(200);
+        assertThat(client.get(TestClient.changesPath("bob", "backup"), ALICE, Map.of())
+                        .status())
+                .isEqualTo(403);
         assertThat(client.get("/v1/admin/stats", ADMIN, Map.of()).status()).isEqualTo(200);
         assertThat(client.get("/v1/admin/stats", ALICE, Map.of()).status()).isEqualTo(403);
-        assertThat(client.get(TestClient.changesPath("admin", "backup"), ADMIN, Map.of()).status()).isEqualTo(200);
-        assertThat(client.get("/v1/sessions", ALICE, Map.of()).json().get("sessions").get(0).get("device").asText())
+        assertThat(client.get(TestClient.changesPath("admin", "backup"), ADMIN, Map.of())
+                        .status())
+                .isEqualTo(200);
+        assertThat(client.get("/v1/sessions", ALICE, Map.of())
+                        .json()
+                        .get("sessions")
+                        .get(0)
+                        .get("device")
+                        .asText())
                 .isEqualTo("token from before accounts");
         assertThat(server.accounts().find("admin").orElseThrow().admin()).isTrue();
         assertThat(server.accounts().find("admin").orElseThrow().hasPassword()).isFalse();
-        assertThat(server.adminToken()).as("the programmatic admin is that account").isNotEqualTo(ADMIN);
+        assertThat(server.adminToken())
+                .as("the programmatic admin is that account")
+                .isNotEqualTo(ADMIN);
     }
 
     private static void noClearToken(DataSource ds) throws Exception {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             for (String table : new String[] {"sync_users", "user_sessions", "server_settings"}) {
                 try (ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
                     int columns = rs.getMetaData().getColumnCount();
                     while (rs.next()) {
                         for (int i = 1; i <= columns; i++) {
-                            assertThat(String.valueOf(rs.getObject(i))).as(table)
-                                    .doesNotContain(ALICE).doesNotContain(BOB).doesNotContain(ADMIN);
+                            assertThat(String.valueOf(rs.getObject(i)))
+                                    .as(table)
+                                    .doesNotContain(ALICE)
+                                    .doesNotContain(BOB)
+                                    .doesNotContain(ADMIN);
                         }
                     }
                 }
             }
         }
     }
-
 }

@@ -2,7 +2,6 @@ package org.leasesync.server;
 
 import org.leasesync.testing.PostgresTest;
 
-
 /** {@link TombstonePurgeTest} on a real PostgreSQL. */
 @PostgresTest
 class TombstonePurgePostgresTest extends TombstonePurgeTest {

@@ -1,6 +1,5 @@
 package org.leasesync.server;
 
-import org.leasesync.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.leasesync.server.jobs.JobSettings;
 import org.leasesync.server.jobs.StandardJobs;
+import org.leasesync.testing.MutableClock;
 
 /**
  * The protocol after {@code purge-tombstones} (docs/protocol.md §4): a cursor from before the purge
@@ -29,7 +29,9 @@ class TombstonePurgeTest extends ServerTestBase {
 
     @Override
     protected ServerConfig config() {
-        return ServerConfig.defaults().withClock(clock).withJobs(JobSettings.defaults().withScheduled(false).withBatchSize(1));
+        return ServerConfig.defaults()
+                .withClock(clock)
+                .withJobs(JobSettings.defaults().withScheduled(false).withBatchSize(1));
     }
 
     /** Pulls every page from {@code since} (null = the beginning) with page size {@code limit}; returns the pages. */
@@ -37,8 +39,11 @@ class TombstonePurgeTest extends ServerTestBase {
         List<JsonNode> pages = new ArrayList<>();
         String cursor = since;
         for (int i = 0; i < 100; i++) {
-            TestClient.Resp r = client.pull("alice", COURSES, (cursor == null ? "" : "since=" + cursor + "&") + "limit=" + limit);
-            assertThat(r.status()).as("page %d from %s: %s", i, cursor, r.body()).isEqualTo(200);
+            TestClient.Resp r =
+                    client.pull("alice", COURSES, (cursor == null ? "" : "since=" + cursor + "&") + "limit=" + limit);
+            assertThat(r.status())
+                    .as("page %d from %s: %s", i, cursor, r.body())
+                    .isEqualTo(200);
             pages.add(r.json());
             cursor = r.json().get("nextCursor").asText();
             if (!r.json().get("hasMore").asBoolean()) {
@@ -79,20 +84,33 @@ class TombstonePurgeTest extends ServerTestBase {
     @Test
     void cursorsFromBeforeThePurgeAreRefusedOthersGoOnAndARecreatedRecordLooksNewer() throws Exception {
         for (String id : List.of("gone-1", "gone-2", "kept")) {
-            assertThat(client.push("alice", COURSES, "create-" + id, TestClient.oneChange("c-" + id, id, 0, "{\"n\":1}"))
-                    .status()).isEqualTo(200);
+            assertThat(client.push(
+                                    "alice",
+                                    COURSES,
+                                    "create-" + id,
+                                    TestClient.oneChange("c-" + id, id, 0, "{\"n\":1}"))
+                            .status())
+                    .isEqualTo(200);
         }
         String beforeDeletes = last(pullAll(null, 100));
-        assertThat(client.push("alice", COURSES, "delete", TestClient.body(TestClient.deletion("d-1", "gone-1", 1),
-                TestClient.deletion("d-2", "gone-2", 1))).status()).isEqualTo(200);
+        assertThat(client.push(
+                                "alice",
+                                COURSES,
+                                "delete",
+                                TestClient.body(
+                                        TestClient.deletion("d-1", "gone-1", 1),
+                                        TestClient.deletion("d-2", "gone-2", 1)))
+                        .status())
+                .isEqualTo(200);
         clock.advance(Duration.ofDays(10));
         assertThat(client.push("alice", COURSES, "late-delete", TestClient.body(TestClient.deletion("d-3", "kept", 1)))
-                .status()).isEqualTo(200);
+                        .status())
+                .isEqualTo(200);
         List<JsonNode> afterDeletes = pullAll(beforeDeletes, 100);
         String sawDeletes = last(afterDeletes);
         assertThat(records(afterDeletes)).containsOnlyKeys("gone-1", "gone-2", "kept");
 
-        clock.advance(Duration.ofDays(25));                 // gone-1, gone-2: 35 days old; kept's tombstone: 25
+        clock.advance(Duration.ofDays(25)); // gone-1, gone-2: 35 days old; kept's tombstone: 25
         JsonNode run = JobsTestSupport.runAndAwait(client, StandardJobs.PURGE_TOMBSTONES);
         assertThat(run.get("processed").asLong()).isEqualTo(2);
         assertThat(run.get("trigger").asText()).isEqualTo("manual");
@@ -115,22 +133,27 @@ class TombstonePurgeTest extends ServerTestBase {
         // From the beginning, two records a page: cursors below the horizon, issued after the purge, are fine.
         List<JsonNode> fresh = pullAll(null, 2);
         assertThat(fresh.size()).isGreaterThan(2);
-        long horizon = seq(sawDeletes) - 1;               // the later of the two purged tombstones
-        assertThat(fresh.subList(0, fresh.size() - 1)).extracting(p -> seq(p.get("nextCursor").asText()))
+        long horizon = seq(sawDeletes) - 1; // the later of the two purged tombstones
+        assertThat(fresh.subList(0, fresh.size() - 1))
+                .extracting(p -> seq(p.get("nextCursor").asText()))
                 .anyMatch(s -> s < horizon);
         assertThat(records(fresh)).doesNotContainKeys("gone-1", "gone-2").containsKey("kept");
-        assertThat(records(fresh).get("kept").get("deleted").asBoolean()).as("a young tombstone stays").isTrue();
+        assertThat(records(fresh).get("kept").get("deleted").asBoolean())
+                .as("a young tombstone stays")
+                .isTrue();
 
         // gone-1's tombstone had version 2: created again, it gets 3, so a client holding the tombstone takes it.
-        TestClient.Resp again = client.push("alice", COURSES, "again", TestClient.oneChange("c-again", "gone-1", 0, "{}"));
+        TestClient.Resp again =
+                client.push("alice", COURSES, "again", TestClient.oneChange("c-again", "gone-1", 0, "{}"));
         assertThat(again.json().get("results").get(0).get("version").asLong()).isEqualTo(3);
-        TestClient.Resp basedOnTombstone = client.push("alice", COURSES, "on-tombstone",
-                TestClient.oneChange("c-on", "gone-2", 2, "{}"));
+        TestClient.Resp basedOnTombstone =
+                client.push("alice", COURSES, "on-tombstone", TestClient.oneChange("c-on", "gone-2", 2, "{}"));
         JsonNode conflict = basedOnTombstone.json().get("results").get(0);
         assertThat(conflict.get("status").asText()).isEqualTo("conflict");
         assertThat(conflict.get("serverVersion").asLong()).isZero();
         JsonNode seen = client.pull("alice", COURSES, "since=" + sawDeletes).json();
-        assertThat(seen.get("changes")).extracting(c -> c.get("id").asText() + "@" + c.get("version").asLong())
+        assertThat(seen.get("changes"))
+                .extracting(c -> c.get("id").asText() + "@" + c.get("version").asLong())
                 .containsExactly("gone-1@3");
     }
 
@@ -148,15 +171,21 @@ class TombstonePurgeTest extends ServerTestBase {
 
     @Test
     void aFencedPullChecksTheHorizonInsideItsTransaction() throws Exception {
-        assertThat(client.push("alice", COURSES, "create", TestClient.oneChange("c-x", "x", 0, "{}")).status()).isEqualTo(200);
+        assertThat(client.push("alice", COURSES, "create", TestClient.oneChange("c-x", "x", 0, "{}"))
+                        .status())
+                .isEqualTo(200);
         String before = last(pullAll(null, 100));
-        assertThat(client.push("alice", COURSES, "delete", TestClient.body(TestClient.deletion("d-x", "x", 1))).status())
+        assertThat(client.push("alice", COURSES, "delete", TestClient.body(TestClient.deletion("d-x", "x", 1)))
+                        .status())
                 .isEqualTo(200);
         clock.advance(Duration.ofDays(31));
-        assertThat(JobsTestSupport.runAndAwait(client, StandardJobs.PURGE_TOMBSTONES).get("processed").asLong()).isEqualTo(1);
+        assertThat(JobsTestSupport.runAndAwait(client, StandardJobs.PURGE_TOMBSTONES)
+                        .get("processed")
+                        .asLong())
+                .isEqualTo(1);
         Map<String, String> fence = Map.of("Fencing-Token", "5", "Client-Id", "device-1");
-        TestClient.Resp refused = client.get(TestClient.changesPath("alice", COURSES) + "?since=" + before,
-                server.tokenFor("alice"), fence);
+        TestClient.Resp refused = client.get(
+                TestClient.changesPath("alice", COURSES) + "?since=" + before, server.tokenFor("alice"), fence);
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.json().get("code").asText()).isEqualTo("invalid_cursor");
         TestClient.Resp fresh = client.get(TestClient.changesPath("alice", COURSES), server.tokenFor("alice"), fence);

@@ -28,8 +28,8 @@ import javax.sql.DataSource;
  */
 final class CommitCounter implements DataSource {
 
-    private static final Set<String> WRITES = Set.of("executeUpdate", "execute", "executeBatch", "executeLargeUpdate",
-            "executeLargeBatch");
+    private static final Set<String> WRITES =
+            Set.of("executeUpdate", "execute", "executeBatch", "executeLargeUpdate", "executeLargeBatch");
 
     private final DataSource driver;
     private final AtomicInteger commits = new AtomicInteger();
@@ -63,7 +63,7 @@ final class CommitCounter implements DataSource {
                     case "prepareStatement" -> out = statement(real, (Statement) out, PreparedStatement.class);
                     case "prepareCall" -> out = statement(real, (Statement) out, CallableStatement.class);
                     case "createStatement" -> out = statement(real, (Statement) out, Statement.class);
-                    default -> { }
+                    default -> {}
                 }
                 return out;
             }

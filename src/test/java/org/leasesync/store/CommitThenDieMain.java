@@ -27,8 +27,7 @@ import org.h2.mvstore.MVStore;
  */
 public final class CommitThenDieMain {
 
-    private CommitThenDieMain() {
-    }
+    private CommitThenDieMain() {}
 
     public static void main(String[] args) throws IOException {
         Path dataDir = Path.of(args[0]);
@@ -59,11 +58,12 @@ public final class CommitThenDieMain {
                 }
                 return null;
             });
-            byte[] headerBefore = readHeader(file);   // nothing else writes: WRITE_DELAY=0, no background writer
+            byte[] headerBefore = readHeader(file); // nothing else writes: WRITE_DELAY=0, no background writer
             if (headerBeforeLast != null && wanted == null && id == first + count - 1) {
                 Files.write(headerBeforeLast, headerBefore);
             }
-            Path acknowledgedState = wanted == null ? null : copy(file, null, dataDir.resolveSibling("acknowledged-state.mv.db"));
+            Path acknowledgedState =
+                    wanted == null ? null : copy(file, null, dataDir.resolveSibling("acknowledged-state.mv.db"));
             db.transaction("insert an acknowledged row", c -> {
                 try (var ps = c.prepareStatement("INSERT INTO crash_probe (id, v) VALUES (?, 'acked')")) {
                     ps.setInt(1, i);
@@ -71,8 +71,13 @@ public final class CommitThenDieMain {
                 }
                 return null;
             });
-            Files.writeString(acked, "ACKED " + id + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND, StandardOpenOption.SYNC);
+            Files.writeString(
+                    acked,
+                    "ACKED " + id + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND,
+                    StandardOpenOption.SYNC);
             if (wanted != null && !Arrays.equals(readHeader(file), headerBefore)) {
                 Path killed = copy(file, headerBefore, dataDir.resolveSibling("killed-state.mv.db"));
                 KillOutcome outcome = KillOutcome.of(killed, acknowledgedState);
@@ -88,12 +93,14 @@ public final class CommitThenDieMain {
             }
         }
         if (wanted != null) {
-            System.out.println("no commit of " + count + " left the file " + wanted + (wanted == KillOutcome.ACKNOWLEDGED_LOST
-                    ? " (if H2 no longer loses an acknowledged commit in this window, the case is gone)" : ""));
+            System.out.println("no commit of " + count + " left the file " + wanted
+                    + (wanted == KillOutcome.ACKNOWLEDGED_LOST
+                            ? " (if H2 no longer loses an acknowledged commit in this window, the case is gone)"
+                            : ""));
             System.out.flush();
             Runtime.getRuntime().halt(3);
         }
-        Runtime.getRuntime().halt(137);   // no shutdown hook, no close: like kill -9
+        Runtime.getRuntime().halt(137); // no shutdown hook, no close: like kill -9
     }
 
     /** Both store header blocks (the file's first 8 KiB) as they are on disk now. */
@@ -144,7 +151,8 @@ public final class CommitThenDieMain {
 
         /** The version H2's read-only open of {@code file} ends at. */
         static long openedVersion(Path file) {
-            try (MVStore store = new MVStore.Builder().fileName(file.toString()).readOnly().open()) {
+            try (MVStore store =
+                    new MVStore.Builder().fileName(file.toString()).readOnly().open()) {
                 return store.getCurrentVersion();
             }
         }

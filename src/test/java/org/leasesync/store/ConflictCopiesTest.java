@@ -48,8 +48,9 @@ class ConflictCopiesTest {
     /** The server's version 4 of c1 as pulled, and an edit the user made on version 3: a conflict. */
     String conflict() {
         store.database().transaction("pull c1", c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                    + " deleted, payload, server_time_ms) VALUES ('alice', 'course_sync', 'c1', 4, FALSE, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO local_record (user_id, scope, record_id, version,"
+                            + " deleted, payload, server_time_ms) VALUES ('alice', 'course_sync', 'c1', 4, FALSE, ?, ?)")) {
                 ps.setString(1, "{\"title\":\"theirs\"}");
                 ps.setLong(2, Instant.parse("2026-12-01T09:00:00Z").toEpochMilli());
                 return ps.executeUpdate();
@@ -74,7 +75,8 @@ class ConflictCopiesTest {
         assertThat(copy.madeAt()).contains(Instant.parse("2026-12-01T10:00:00Z"));
         assertThat(copy.resolvedAt()).isEqualTo(Instant.parse("2026-12-01T10:05:00Z"));
         assertThat(copies.list(KEY)).containsExactly(copy);
-        assertThat(copies.resolve(KEY, change, ConflictCopies.Choice.TAKE_SERVERS, Optional.empty())).isEmpty();
+        assertThat(copies.resolve(KEY, change, ConflictCopies.Choice.TAKE_SERVERS, Optional.empty()))
+                .isEmpty();
 
         ConflictCopies.Restored restored = copies.restore(KEY, copy.id()).orElseThrow();
         assertThat(restored.edit().conflict()).isFalse();
@@ -109,9 +111,12 @@ class ConflictCopiesTest {
     void editAndKeepPushesTheEditedContentAndACopyBelongsToItsKeyOnly() {
         String change = conflict();
         assertThatThrownBy(() -> copies.resolve(KEY, change, ConflictCopies.Choice.EDIT_AND_KEEP, Optional.empty()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(change);
-        ConflictCopies.Copy copy = copies.resolve(KEY, change, ConflictCopies.Choice.EDIT_AND_KEEP,
-                Optional.of("{\"title\":\"both\"}")).orElseThrow().copy();
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(change);
+        ConflictCopies.Copy copy = copies.resolve(
+                        KEY, change, ConflictCopies.Choice.EDIT_AND_KEEP, Optional.of("{\"title\":\"both\"}"))
+                .orElseThrow()
+                .copy();
         assertThat(edits.outbox(KEY)).singleElement().satisfies(i -> {
             assertThat(i.payloadJson()).isEqualTo("{\"title\":\"both\"}");
             assertThat(i.baseVersion()).isEqualTo(4);

@@ -42,7 +42,9 @@ public enum DamagedFiles {
     REPLACED_WITH_GARBAGE {
         @Override
         public void damage(Path file) throws IOException {
-            Files.write(file, "this is not an H2 database file, just text\n".repeat(300).getBytes());
+            Files.write(
+                    file,
+                    "this is not an H2 database file, just text\n".repeat(300).getBytes());
         }
     };
 
@@ -61,7 +63,8 @@ public enum DamagedFiles {
         long bestBlock = -1;
         long bestLen = 0;
         long mostLive = -1;
-        try (MVStore store = new MVStore.Builder().fileName(file.toString()).readOnly().open()) {
+        try (MVStore store =
+                new MVStore.Builder().fileName(file.toString()).readOnly().open()) {
             for (Map.Entry<String, String> e : store.getLayoutMap().entrySet()) {
                 if (!e.getKey().startsWith("chunk.")) {
                     continue;

@@ -53,8 +53,12 @@ class DeviceIdentityTest {
             DeviceIdentity.Bound copied = bind(store, b);
             assertThat(copied.clientId()).isNotEqualTo(id);
             assertThat(copied.copiedFrom()).contains(id);
-            assertThat(bind(store, b)).as("noticed once").isEqualTo(new DeviceIdentity.Bound(copied.clientId(), Optional.empty()));
-            assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(KEY)).as("unsent edits kept").hasSize(1);
+            assertThat(bind(store, b))
+                    .as("noticed once")
+                    .isEqualTo(new DeviceIdentity.Bound(copied.clientId(), Optional.empty()));
+            assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(KEY))
+                    .as("unsent edits kept")
+                    .hasSize(1);
             assertThat(column(store, "previous_client_id")).isEqualTo(id);
         }
         try (LocalStore store = LocalStore.openFile(a)) {
@@ -80,7 +84,8 @@ class DeviceIdentityTest {
     void aRowFromBeforeBindingsIsBoundInPlace() throws Exception {
         Path a = tmp.resolve("A");
         try (LocalStore store = LocalStore.openFile(a)) {
-            String old = new JdbcLocalEdits(store.database(), TimeSource.system()).clientId();   // as an older version made it
+            String old =
+                    new JdbcLocalEdits(store.database(), TimeSource.system()).clientId(); // as an older version made it
             assertThat(column(store, "machine_id")).isNull();
             assertThat(bind(store, a)).isEqualTo(new DeviceIdentity.Bound(old, Optional.empty()));
             assertThat(column(store, "dir_key")).isNotNull();
@@ -111,8 +116,10 @@ class DeviceIdentityTest {
                     for (Future<DeviceIdentity.Bound> f : all) {
                         got.add(f.get(60, TimeUnit.SECONDS));
                     }
-                    assertThat(got.stream().map(DeviceIdentity.Bound::clientId).distinct()).hasSize(1);
-                    assertThat(got.stream().filter(g -> g.copiedFrom().isPresent())).hasSize(1);
+                    assertThat(got.stream().map(DeviceIdentity.Bound::clientId).distinct())
+                            .hasSize(1);
+                    assertThat(got.stream().filter(g -> g.copiedFrom().isPresent()))
+                            .hasSize(1);
                 }
             }
         } finally {
@@ -125,7 +132,9 @@ class DeviceIdentityTest {
     }
 
     private static void copy(Path from, Path to) throws Exception {
-        Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
+        Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString())
+                .inheritIO()
+                .start();
         assertThat(cp.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(cp.exitValue()).isZero();
     }
@@ -133,7 +142,7 @@ class DeviceIdentityTest {
     private static String column(LocalStore store, String name) {
         return store.database().query("read " + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + name + " FROM client_identity WHERE id = 1");
-                 ResultSet rs = ps.executeQuery()) {
+                    ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getString(1);
             }

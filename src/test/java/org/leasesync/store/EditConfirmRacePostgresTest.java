@@ -9,7 +9,8 @@ class EditConfirmRacePostgresTest extends EditConfirmRaceTest {
     @Override
     LocalStore openStore() {
         Postgres.Db db = Postgres.newDatabase();
-        return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
+        return LocalStore.of(
+                Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
     }
 
     @Override

@@ -44,7 +44,8 @@ class EditConfirmRaceTest {
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     static final String RECORD = "course-1";
 
-    final ExecutorService threads = Executors.newFixedThreadPool(2, r -> new Thread(r, "race-" + THREADS.incrementAndGet()));
+    final ExecutorService threads =
+            Executors.newFixedThreadPool(2, r -> new Thread(r, "race-" + THREADS.incrementAndGet()));
     static final AtomicInteger THREADS = new AtomicInteger();
     LocalStore store;
     JdbcLocalData data;
@@ -66,11 +67,20 @@ class EditConfirmRaceTest {
         store = openStore();
         data = new JdbcLocalData(store.database(), TimeSource.system());
         edits = new JdbcLocalEdits(store.database(), TimeSource.system());
-        TaskRegistry registry = new TaskRegistry(store.leases(), new OwnerId("test", ProcessHandle.current().pid(), 1, "ab"),
-                Duration.ofMinutes(10), TimeSource.system(), OwnerLiveness.neverProvable());
+        TaskRegistry registry = new TaskRegistry(
+                store.leases(),
+                new OwnerId("test", ProcessHandle.current().pid(), 1, "ab"),
+                Duration.ofMinutes(10),
+                TimeSource.system(),
+                OwnerLiveness.neverProvable());
         fence = registry.tryAcquire(KEY).orElseThrow().fence();
-        data.applyPullPage(fence, "run", new PullPage(List.of(new RemoteRecord(RECORD, 1, false, "{\"n\":0}",
-                Instant.parse("2026-11-30T10:00:00Z"))), "cursor", false));
+        data.applyPullPage(
+                fence,
+                "run",
+                new PullPage(
+                        List.of(new RemoteRecord(RECORD, 1, false, "{\"n\":0}", Instant.parse("2026-11-30T10:00:00Z"))),
+                        "cursor",
+                        false));
         edits.addEdit(KEY, RECORD, "{\"n\":1}", false);
     }
 
@@ -88,10 +98,16 @@ class EditConfirmRaceTest {
             assertThat(outbox).as("round %d: one pending edit", round).hasSize(1);
             JdbcLocalEdits.OutboxItem pending = outbox.get(0);
             long produced = pending.baseVersion() + 1;
-            OutboxEntry entry = new OutboxEntry(pending.seq(), pending.changeId(), RECORD, pending.baseVersion(), false,
-                    pending.payloadJson(), pending.createdAt());
-            PushResponse applied = new PushResponse(List.of(
-                    new PushResult(pending.changeId(), RECORD, true, produced, false, 0, false, null)));
+            OutboxEntry entry = new OutboxEntry(
+                    pending.seq(),
+                    pending.changeId(),
+                    RECORD,
+                    pending.baseVersion(),
+                    false,
+                    pending.payloadJson(),
+                    pending.createdAt());
+            PushResponse applied = new PushResponse(
+                    List.of(new PushResult(pending.changeId(), RECORD, true, produced, false, 0, false, null)));
             CyclicBarrier start = new CyclicBarrier(2);
             Future<?> confirm = threads.submit(() -> {
                 start.await();
@@ -109,12 +125,15 @@ class EditConfirmRaceTest {
             String changeId = edit.get(30, TimeUnit.SECONDS);
             JdbcLocalEdits.OutboxItem next = edits.entry(KEY, changeId).orElseThrow();
             if (next.baseVersion() != produced) {
-                stale.add("round " + round + ": based on " + next.baseVersion() + ", the confirmed version is " + produced);
+                stale.add("round " + round + ": based on " + next.baseVersion() + ", the confirmed version is "
+                        + produced);
             }
             assertThat(next.isConflict()).isFalse();
             assertThat(edits.record(KEY, RECORD).orElseThrow().version()).isEqualTo(produced);
         }
-        assertThat(stale).as("edits that kept a stale base (of %d rounds)", rounds()).isEmpty();
+        assertThat(stale)
+                .as("edits that kept a stale base (of %d rounds)", rounds())
+                .isEmpty();
     }
 
     /** A random short delay, so that the two transactions interleave at every point. */

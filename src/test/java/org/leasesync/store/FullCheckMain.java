@@ -10,8 +10,7 @@ import org.leasesync.store.h2.DatabaseFileCheck;
  */
 final class FullCheckMain {
 
-    private FullCheckMain() {
-    }
+    private FullCheckMain() {}
 
     public static void main(String[] args) {
         try {

@@ -33,8 +33,9 @@ class FullCheckMemoryTest {
             for (int batch = 0; batch < 3; batch++) {
                 int from = batch * 20_000;
                 db.transaction("seed", c -> {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id,"
-                            + " version, deleted, payload, server_time_ms) VALUES ('alice', 'backup', ?, 1, FALSE, ?, 0)")) {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO local_record (user_id, scope, record_id,"
+                                    + " version, deleted, payload, server_time_ms) VALUES ('alice', 'backup', ?, 1, FALSE, ?, 0)")) {
                         for (int i = from; i < from + 20_000; i++) {
                             ps.setString(1, "r-" + i);
                             ps.setString(2, "{\"n\":" + i + ",\"text\":\"" + text + "\"}");
@@ -47,12 +48,19 @@ class FullCheckMemoryTest {
             }
         }
         Path file = dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db");
-        Files.delete(CleanCloseMarker.markerOf(file));   // as after a crash: the full check, every row read
+        Files.delete(CleanCloseMarker.markerOf(file)); // as after a crash: the full check, every row read
         assertThat(Files.size(file)).isGreaterThan(48L << 20);
 
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx32m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), FullCheckMain.class.getName(),
-                file.toString())).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx32m",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        FullCheckMain.class.getName(),
+                        file.toString()))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(out).contains("check: INTACT").doesNotContain("damaged");

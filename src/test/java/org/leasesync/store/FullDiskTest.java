@@ -32,7 +32,8 @@ class FullDiskTest {
     void aWriteOnAFullDiskFailsNamingTheFileAndEveryEarlierOutboxEntryIsStillThereAfterReopening() {
         FullDiskFilePath.register();
         Path file = tmp.resolve("leasesync.mv.db");
-        Database db = Database.open("jdbc:h2:fulldisk:" + tmp.resolve("leasesync") + ";WRITE_DELAY=0", file.toString(), 4);
+        Database db =
+                Database.open("jdbc:h2:fulldisk:" + tmp.resolve("leasesync") + ";WRITE_DELAY=0", file.toString(), 4);
         try {
             JdbcLocalEdits edits = new JdbcLocalEdits(db, TimeSource.system());
             for (int i = 0; i < 3; i++) {

@@ -23,22 +23,22 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.Coordinator;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.LeaseLoss;
 import org.leasesync.lease.LeaseLostException;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.StoreException;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.Coordinator;
 import org.leasesync.run.RunOutcome;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.Stage;
 import org.leasesync.run.StartCheck;
-import org.leasesync.lease.StoreException;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.lease.TaskRegistry;
 import org.leasesync.run.TaskSource;
 import org.leasesync.run.TriggerRequest;
 import org.leasesync.testing.ManualTime;
@@ -79,16 +79,21 @@ abstract class JointGrantContractTest {
     }
 
     TaskRegistry registry(String nonce) {
-        return new TaskRegistry(store.leases(), new OwnerId("test-host", ProcessHandle.current().pid(), 1, nonce), TTL,
-                time, OwnerLiveness.neverProvable());
+        return new TaskRegistry(
+                store.leases(),
+                new OwnerId("test-host", ProcessHandle.current().pid(), 1, nonce),
+                TTL,
+                time,
+                OwnerLiveness.neverProvable());
     }
 
     /** The joint work of the tests: records run {@code runId} under the new lease. */
     private TaskRegistry.Joint<String> startJointly(TaskRegistry r, String runId) {
         return r.tryAcquireJointly(KEY, store.runs(), "test start", (lease, tx) -> {
-            tx.insertRun(lease.fence(), runId, TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
-            return runId;
-        }).orElseThrow();
+                    tx.insertRun(lease.fence(), runId, TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+                    return runId;
+                })
+                .orElseThrow();
     }
 
     @Test
@@ -98,21 +103,23 @@ abstract class JointGrantContractTest {
         assertThat(a.canGrantJointly(other)).isFalse();
         assertThatThrownBy(() -> a.tryAcquireJointly(KEY, other, "x", (l, tx) -> 1))
                 .isInstanceOf(UnsupportedOperationException.class);
-        assertThat(a.tryAcquire(KEY)).isPresent();   // the failed call left no mark behind
+        assertThat(a.tryAcquire(KEY)).isPresent(); // the failed call left no mark behind
     }
 
     @Test
     void theGrantAndTheRunCommitTogetherAndNothingIsVisibleBefore() {
         AtomicInteger checked = new AtomicInteger();
         TaskRegistry.Joint<String> joint = a.tryAcquireJointly(KEY, store.runs(), "test start", (lease, tx) -> {
-            tx.insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
-            assertThat(tx.runningRun(KEY)).map(RunRecord::runId).contains("run-1");   // its own writes
-            assertThat(a.lease(KEY)).isEmpty();              // other connections: nothing yet
-            assertThat(store.history().run("run-1")).isEmpty();
-            assertThat(a.tryAcquire(KEY)).isEmpty();         // this registry: being granted
-            checked.incrementAndGet();
-            return "run-1";
-        }).orElseThrow();
+                    tx.insertRun(
+                            lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+                    assertThat(tx.runningRun(KEY)).map(RunRecord::runId).contains("run-1"); // its own writes
+                    assertThat(a.lease(KEY)).isEmpty(); // other connections: nothing yet
+                    assertThat(store.history().run("run-1")).isEmpty();
+                    assertThat(a.tryAcquire(KEY)).isEmpty(); // this registry: being granted
+                    checked.incrementAndGet();
+                    return "run-1";
+                })
+                .orElseThrow();
         assertThat(checked).hasValue(1);
         HeldLease lease = joint.lease();
         assertThat(joint.result()).isEqualTo("run-1");
@@ -124,20 +131,23 @@ abstract class JointGrantContractTest {
         assertThat(run.status()).contains(RunStatus.RUNNING);
         assertThat(a.tryAcquire(KEY)).isEmpty();
         assertThat(b.tryAcquire(KEY)).isEmpty();
-        assertThat(a.renew(lease)).isTrue();                 // held in memory with its epoch
+        assertThat(a.renew(lease)).isTrue(); // held in memory with its epoch
         assertThat(a.release(lease)).isTrue();
-        assertThat(startJointly(b, "run-2").lease().fence().epoch()).isEqualTo(2);   // free path: epoch + 1
+        assertThat(startJointly(b, "run-2").lease().fence().epoch()).isEqualTo(2); // free path: epoch + 1
     }
 
     @Test
     void aFailureInsideTheTransactionRollsTheGrantBackAndTheKeyIsGrantableAtOnce() {
-        a.release(a.tryAcquire(KEY).orElseThrow());   // the row exists, free, epoch 1
+        a.release(a.tryAcquire(KEY).orElseThrow()); // the row exists, free, epoch 1
         List<HeldLease> given = new ArrayList<>();
         assertThatThrownBy(() -> a.tryAcquireJointly(KEY, store.runs(), "test start", (lease, tx) -> {
-            given.add(lease);
-            tx.insertRun(lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
-            throw new IllegalStateException("boom after the run row");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("boom after the run row");
+                    given.add(lease);
+                    tx.insertRun(
+                            lease.fence(), "run-1", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+                    throw new IllegalStateException("boom after the run row");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("boom after the run row");
         assertThat(given).hasSize(1);
         HeldLease rolledBack = given.get(0);
         assertThat(rolledBack.fence().epoch()).isEqualTo(2);
@@ -147,15 +157,29 @@ abstract class JointGrantContractTest {
         assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
         assertThat(store.history().run("run-1")).isEmpty();
         // Fencing: nothing can be written under the rolled-back grant.
-        assertThatThrownBy(() -> store.runs().insertRun(rolledBack.fence(), "run-x", TaskSource.MANUAL, Stage.PULLING,
-                time.now(), Optional.empty())).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> store.runs()
+                        .insertRun(
+                                rolledBack.fence(),
+                                "run-x",
+                                TaskSource.MANUAL,
+                                Stage.PULLING,
+                                time.now(),
+                                Optional.empty()))
+                .isInstanceOf(LeaseLostException.class);
 
-        HeldLease next = b.tryAcquire(KEY).orElseThrow();   // at once, by another owner, with no TTL of waiting
+        HeldLease next = b.tryAcquire(KEY).orElseThrow(); // at once, by another owner, with no TTL of waiting
         assertThat(next.fence().epoch()).isEqualTo(2);
-        assertThatThrownBy(() -> store.runs().insertRun(rolledBack.fence(), "run-y", TaskSource.MANUAL, Stage.PULLING,
-                time.now(), Optional.empty())).isInstanceOf(LeaseLostException.class);   // same number, not its owner
+        assertThatThrownBy(() -> store.runs()
+                        .insertRun(
+                                rolledBack.fence(),
+                                "run-y",
+                                TaskSource.MANUAL,
+                                Stage.PULLING,
+                                time.now(),
+                                Optional.empty()))
+                .isInstanceOf(LeaseLostException.class); // same number, not its owner
         b.release(next);
-        assertThat(startJointly(a, "run-2").lease().fence().epoch()).isEqualTo(3);   // and by the same registry
+        assertThat(startJointly(a, "run-2").lease().fence().epoch()).isEqualTo(3); // and by the same registry
     }
 
     @Test
@@ -164,10 +188,12 @@ abstract class JointGrantContractTest {
         HeldLease bobs = a.tryAcquire(other).orElseThrow();
         store.runs().insertRun(bobs.fence(), "taken", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
         assertThatThrownBy(() -> a.tryAcquireJointly(KEY, store.runs(), "test start", (lease, tx) -> {
-            tx.insertRun(lease.fence(), "taken", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
-            return null;
-        })).isInstanceOf(StoreException.class);                // duplicate run id: the database refused
-        assertThat(a.lease(KEY)).isEmpty();                      // the first grant's insert is gone too
+                    tx.insertRun(
+                            lease.fence(), "taken", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty());
+                    return null;
+                }))
+                .isInstanceOf(StoreException.class); // duplicate run id: the database refused
+        assertThat(a.lease(KEY)).isEmpty(); // the first grant's insert is gone too
         assertThat(b.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(1);
     }
 
@@ -175,7 +201,8 @@ abstract class JointGrantContractTest {
     void aHeldKeyIsNotGrantedAndTheWorkNeverRuns() {
         HeldLease held = b.tryAcquire(KEY).orElseThrow();
         AtomicInteger ran = new AtomicInteger();
-        assertThat(a.tryAcquireJointly(KEY, store.runs(), "test start", (l, tx) -> ran.incrementAndGet())).isEmpty();
+        assertThat(a.tryAcquireJointly(KEY, store.runs(), "test start", (l, tx) -> ran.incrementAndGet()))
+                .isEmpty();
         assertThat(ran).hasValue(0);
         assertThat(a.lease(KEY).orElseThrow().owner()).contains(b.owner());
         assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(held.fence().epoch());
@@ -185,12 +212,14 @@ abstract class JointGrantContractTest {
     @Test
     void aSilentHolderIsTakenOverInsideTheTransactionAndItsFenceRefused() {
         HeldLease old = b.tryAcquire(KEY).orElseThrow();
-        assertThat(a.tryAcquireJointly(KEY, store.runs(), "x", (l, tx) -> 1)).isEmpty();   // first sighting
+        assertThat(a.tryAcquireJointly(KEY, store.runs(), "x", (l, tx) -> 1)).isEmpty(); // first sighting
         time.elapse(TTL);
         TaskRegistry.Joint<String> joint = startJointly(a, "run-new");
         assertThat(joint.lease().fence().epoch()).isEqualTo(old.fence().epoch() + 1);
-        assertThatThrownBy(() -> store.runs().insertRun(old.fence(), "run-old", TaskSource.MANUAL, Stage.PULLING,
-                time.now(), Optional.empty())).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> store.runs()
+                        .insertRun(
+                                old.fence(), "run-old", TaskSource.MANUAL, Stage.PULLING, time.now(), Optional.empty()))
+                .isInstanceOf(LeaseLostException.class);
         assertThat(b.renew(old)).isFalse();
     }
 
@@ -198,7 +227,7 @@ abstract class JointGrantContractTest {
     void concurrentJointStartsFromManyThreadsAndTwoRegistriesNeverMakeTwoHolders() throws Exception {
         TaskRegistry[] registries = {a, b, registry("c")};
         for (int repeat = 0; repeat < 3; repeat++) {
-            TaskKey key = TaskKey.of("race" + repeat, "course_sync");   // a fresh key: the first grants insert
+            TaskKey key = TaskKey.of("race" + repeat, "course_sync"); // a fresh key: the first grants insert
             AtomicInteger holders = new AtomicInteger();
             AtomicInteger overlaps = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
@@ -206,13 +235,13 @@ abstract class JointGrantContractTest {
             Set<String> planned = java.util.concurrent.ConcurrentHashMap.newKeySet();
             List<Long> epochs = Collections.synchronizedList(new ArrayList<>());
             int threads = 8;
-            int grants = 100;   // per repeat, across all threads; a fifth of them roll back
+            int grants = 100; // per repeat, across all threads; a fifth of them roll back
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             CountDownLatch go = new CountDownLatch(1);
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 TaskRegistry r = registries[t % registries.length];
-                int thread = t;   // names the runs
+                int thread = t; // names the runs
                 done.add(pool.submit(() -> {
                     go.await();
                     // bounded by grants, not attempts: a loaded machine makes many more empty
@@ -222,9 +251,14 @@ abstract class JointGrantContractTest {
                         Optional<TaskRegistry.Joint<String>> joint;
                         try {
                             joint = r.tryAcquireJointly(key, store.runs(), "race", (lease, tx) -> {
-                                tx.insertRun(lease.fence(), runId, TaskSource.MANUAL, Stage.PULLING, time.now(),
+                                tx.insertRun(
+                                        lease.fence(),
+                                        runId,
+                                        TaskSource.MANUAL,
+                                        Stage.PULLING,
+                                        time.now(),
                                         Optional.empty());
-                                if (granted.incrementAndGet() % 5 == 0) {   // every fifth start throws inside
+                                if (granted.incrementAndGet() % 5 == 0) { // every fifth start throws inside
                                     planned.add(runId);
                                     throw new IllegalStateException("planned");
                                 }
@@ -260,13 +294,16 @@ abstract class JointGrantContractTest {
             Set<Long> distinct = new HashSet<>(epochs);
             assertThat(distinct).as("every committed grant has its own epoch").hasSize(epochs.size());
             List<RunRecord> runs = store.history().history(key, 100_000);
-            assertThat(runs).as("one run row per committed grant, none of a rolled-back one").hasSize(epochs.size());
+            assertThat(runs)
+                    .as("one run row per committed grant, none of a rolled-back one")
+                    .hasSize(epochs.size());
             assertThat(runs.stream().map(RunRecord::epoch).toList()).containsExactlyInAnyOrderElementsOf(epochs);
             assertThat(failed).as("rolled-back starts").hasValue(planned.size());
             assertThat(runs.stream().map(RunRecord::runId).filter(planned::contains))
-                    .as("no planned failure committed").isEmpty();
+                    .as("no planned failure committed")
+                    .isEmpty();
             assertThat(a.lease(key).orElseThrow().isHeld()).isFalse();
-            for (TaskRegistry r : registries) {   // nothing left marked or held in memory
+            for (TaskRegistry r : registries) { // nothing left marked or held in memory
                 HeldLease l = r.tryAcquire(key).orElseThrow();
                 r.release(l);
             }
@@ -276,21 +313,25 @@ abstract class JointGrantContractTest {
     @Test
     void aStartedTriggerIsOneCommitAndAJoinedTriggerIsOne() {
         Deque<Runnable> runs = new ArrayDeque<>();
-        Coordinator c = new Coordinator(a, store.runs(), ctx -> RunOutcome.succeeded(), runs::add, new LeaseKeeper(a),
-                null, null);
+        Coordinator c = new Coordinator(
+                a, store.runs(), ctx -> RunOutcome.succeeded(), runs::add, new LeaseKeeper(a), null, null);
         int before = counter.commits();
-        assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class);   // a new key: insert
-        assertThat(counter.commits() - before).as("commits of a started trigger (first grant)").isEqualTo(1);
+        assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class); // a new key: insert
+        assertThat(counter.commits() - before)
+                .as("commits of a started trigger (first grant)")
+                .isEqualTo(1);
 
         before = counter.commits();
         assertThat(c.submit(KEY, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.Joined.class);
         assertThat(counter.commits() - before).as("commits of a joined trigger").isEqualTo(1);
 
-        runs.remove().run();   // the run ends: end recorded, lease released
+        runs.remove().run(); // the run ends: end recorded, lease released
         assertThat(c.isRunningLocally(KEY)).isFalse();
         before = counter.commits();
-        assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class);   // a free key: update
-        assertThat(counter.commits() - before).as("commits of a started trigger (free key)").isEqualTo(1);
+        assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class); // a free key: update
+        assertThat(counter.commits() - before)
+                .as("commits of a started trigger (free key)")
+                .isEqualTo(1);
         runs.remove().run();
 
         // The separate grant, as for a start check that asks: two commits (the reference).
@@ -302,9 +343,12 @@ abstract class JointGrantContractTest {
         });
         before = counter.commits();
         assertThat(c.submit(KEY, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Started.class);
-        assertThat(counter.commits() - before).as("commits of a started trigger, grant apart").isEqualTo(2);
+        assertThat(counter.commits() - before)
+                .as("commits of a started trigger, grant apart")
+                .isEqualTo(2);
         runs.remove().run();
-        assertThat(store.history().history(KEY, 10)).hasSize(3).allSatisfy(r ->
-                assertThat(r.status()).contains(RunStatus.SUCCEEDED));
+        assertThat(store.history().history(KEY, 10))
+                .hasSize(3)
+                .allSatisfy(r -> assertThat(r.status()).contains(RunStatus.SUCCEEDED));
     }
 }

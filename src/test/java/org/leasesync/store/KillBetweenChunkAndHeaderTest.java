@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.lease.StoreException;
 import org.leasesync.store.CommitThenDieMain.KillOutcome;
-import org.leasesync.testing.JavaProcess;
 import org.leasesync.store.h2.DatabaseFileCheck;
+import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
@@ -51,7 +51,8 @@ class KillBetweenChunkAndHeaderTest {
      * acknowledged commit (ids 1-3; 4 was interrupted). Written by {@link CommitThenDieMain} under load,
      * header put back as the first test does (not named *.mv.db, which git ignores).
      */
-    static final String STALE_HEADER_CHUNK_OVERWRITTEN = "kill-between-chunk-and-header-stale-header-chunk-overwritten.h2file";
+    static final String STALE_HEADER_CHUNK_OVERWRITTEN =
+            "kill-between-chunk-and-header-stale-header-chunk-overwritten.h2file";
 
     @TempDir
     Path tmp;
@@ -59,21 +60,23 @@ class KillBetweenChunkAndHeaderTest {
     @Test
     void aCommitKilledBetweenItsChunkAndItsHeaderIsNotDamage() throws Exception {
         Path dataDir = tmp.resolve("data");
-        Database.openFile(dataDir).close();   // created and closed cleanly, as after a first normal run
+        Database.openFile(dataDir).close(); // created and closed cleanly, as after a first normal run
         Path acked = tmp.resolve("acked");
         Path header = tmp.resolve("header");
         runChild(dataDir, acked, header, KillOutcome.NOTHING_ACKNOWLEDGED_LOST);
         Path file = dataDir.resolve("leasesync.mv.db");
         writeHeader(file, Files.readAllBytes(header));
         List<Integer> ids = ackedIds(acked);
-        int last = ids.remove(ids.size() - 1);   // its header write "never happened": not acknowledged
+        int last = ids.remove(ids.size() - 1); // its header write "never happened": not acknowledged
 
         List<Integer> stored;
         try (Database db = Database.openFile(dataDir)) {
             stored = probeIds(db);
         }
-        assertThat(stored).as("the earlier commits are there, the interrupted one is not")
-                .containsExactlyElementsOf(ids).doesNotContain(last);
+        assertThat(stored)
+                .as("the earlier commits are there, the interrupted one is not")
+                .containsExactlyElementsOf(ids)
+                .doesNotContain(last);
     }
 
     @Test
@@ -85,12 +88,16 @@ class KillBetweenChunkAndHeaderTest {
             Files.copy(in, file);
         }
         assertThat(DatabaseFileCheck.checksummed(Arrays.copyOf(CommitThenDieMain.readHeader(file), 4096)))
-                .as("the header names chunk 0x7c at block 0x10").containsEntry("chunk", "7c").containsEntry("block", "10");
+                .as("the header names chunk 0x7c at block 0x10")
+                .containsEntry("chunk", "7c")
+                .containsEntry("block", "10");
         byte[] atBlock = new byte[1024];
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             ch.read(ByteBuffer.wrap(atBlock), 0x10 * 4096L);
         }
-        assertThat(DatabaseFileCheck.chunkHeader(atBlock)).as("block 0x10 holds chunk 0x7e").containsEntry("chunk", "7e");
+        assertThat(DatabaseFileCheck.chunkHeader(atBlock))
+                .as("block 0x10 holds chunk 0x7e")
+                .containsEntry("chunk", "7e");
         assertThat(KillOutcome.openedVersion(file)).as("H2 opens 0x7d").isEqualTo(0x7d);
 
         List<Integer> stored;
@@ -110,8 +117,10 @@ class KillBetweenChunkAndHeaderTest {
         writeHeader(file, Files.readAllBytes(tmp.resolve("header")));
         String before = DamagedFiles.sha256(file);
 
-        assertThatThrownBy(() -> Database.openFile(dataDir).close()).isInstanceOf(StoreException.class)
-                .hasMessageContaining(file.toString()).hasMessageContaining("the newest data in it cannot be read");
+        assertThatThrownBy(() -> Database.openFile(dataDir).close())
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("the newest data in it cannot be read");
         assertThat(DamagedFiles.sha256(file)).isEqualTo(before);
     }
 
@@ -129,16 +138,22 @@ class KillBetweenChunkAndHeaderTest {
         }
         String before = DamagedFiles.sha256(file);
 
-        assertThatThrownBy(() -> Database.openFile(dataDir).close()).isInstanceOf(StoreException.class)
-                .hasMessageContaining(file.toString()).hasMessageContaining("is damaged");
+        assertThatThrownBy(() -> Database.openFile(dataDir).close())
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("is damaged");
         assertThat(DamagedFiles.sha256(file)).isEqualTo(before);
     }
 
     /** Runs the child; {@code outcome} null: it copies the header before its last of 4 commits. */
     private void runChild(Path dataDir, Path acked, Path header, KillOutcome outcome) throws Exception {
         Path log = tmp.resolve("child.log");
-        List<String> args = new ArrayList<>(List.of(dataDir.toString(), "1", outcome == null ? "4" : Integer.toString(COMMITS),
-                acked.toString(), header.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                dataDir.toString(),
+                "1",
+                outcome == null ? "4" : Integer.toString(COMMITS),
+                acked.toString(),
+                header.toString()));
         if (outcome != null) {
             args.add(outcome.name());
         }
@@ -158,7 +173,8 @@ class KillBetweenChunkAndHeaderTest {
     private static List<Integer> probeIds(Database db) {
         return db.query("read the probe rows", c -> {
             List<Integer> ids = new ArrayList<>();
-            try (var rs = c.createStatement().executeQuery("SELECT id FROM crash_probe WHERE v = 'acked' ORDER BY id")) {
+            try (var rs =
+                    c.createStatement().executeQuery("SELECT id FROM crash_probe WHERE v = 'acked' ORDER BY id")) {
                 while (rs.next()) {
                     ids.add(rs.getInt(1));
                 }

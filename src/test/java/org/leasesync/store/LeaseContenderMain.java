@@ -28,9 +28,13 @@ public final class LeaseContenderMain {
         int rounds = Integer.parseInt(args[3]);
         int holds = Integer.parseInt(args[4]);
         try (LocalStore store = open(args[0], System.getenv());
-             PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-            TaskRegistry registry = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(),
-                    Duration.ofMinutes(5), TimeSource.system(), OwnerLiveness.neverProvable());
+                PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            TaskRegistry registry = new TaskRegistry(
+                    store.leases(),
+                    OwnerId.forCurrentProcess(),
+                    Duration.ofMinutes(5),
+                    TimeSource.system(),
+                    OwnerLiveness.neverProvable());
             w.println("READY");
             w.flush();
             while (!Files.exists(go)) {
@@ -80,8 +84,8 @@ public final class LeaseContenderMain {
     /** Opens the registry a contender uses: a data directory, or a JDBC URL with the credentials in {@code env}. */
     static LocalStore open(String target, java.util.Map<String, String> env) {
         if (target.startsWith("jdbc:")) {
-            return LocalStore.of(Database.open(target, env.get("LEASESYNC_DB_USER"),
-                    env.get("LEASESYNC_DB_PASSWORD"), "PostgreSQL " + target, 4));
+            return LocalStore.of(Database.open(
+                    target, env.get("LEASESYNC_DB_USER"), env.get("LEASESYNC_DB_PASSWORD"), "PostgreSQL " + target, 4));
         }
         return LocalStore.openFile(Path.of(target));
     }

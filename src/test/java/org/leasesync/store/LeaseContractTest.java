@@ -98,7 +98,8 @@ abstract class LeaseContractTest {
         assertThat(a.tryAcquire(KEY)).isPresent();
         assertThat(b.tryAcquire(TaskKey.of("bob", "course_sync"))).isPresent();
         assertThat(b.tryAcquire(TaskKey.of("alice", "message_sync"))).isPresent();
-        assertThat(a.leases()).extracting(r -> r.key().asString())
+        assertThat(a.leases())
+                .extracting(r -> r.key().asString())
                 .containsExactly("alice|course_sync", "alice|message_sync", "bob|course_sync");
     }
 
@@ -115,9 +116,9 @@ abstract class LeaseContractTest {
     @Test
     void unrenewedLeaseGoesToAnotherOwnerAfterOneTtlOfObservation() {
         HeldLease old = a.tryAcquire(KEY).orElseThrow();
-        assertThat(b.tryAcquire(KEY)).isEmpty();              // b starts observing
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // b starts observing
         time.elapse(TTL.minusMillis(1));
-        assertThat(b.tryAcquire(KEY)).isEmpty();              // not yet one TTL
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // not yet one TTL
         time.elapse(Duration.ofMillis(1));
         HeldLease taken = b.tryAcquire(KEY).orElseThrow();
         assertThat(taken.fence().epoch()).isEqualTo(2);
@@ -131,14 +132,16 @@ abstract class LeaseContractTest {
     void aKeySeenHeldIsGrantedOnceFreeAndANewHoldersLeaseGetsAFreshTtlOfObservation() {
         TaskRegistry c = registry(owner("c"));
         HeldLease first = a.tryAcquire(KEY).orElseThrow();
-        assertThat(b.tryAcquire(KEY)).isEmpty();              // b and c have seen a hold it
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // b and c have seen a hold it
         assertThat(c.tryAcquire(KEY)).isEmpty();
         time.elapse(TTL.minusMillis(1));
         assertThat(a.release(first)).isTrue();
-        HeldLease second = c.tryAcquire(KEY).orElseThrow();   // seen held before, free now: granted
+        HeldLease second = c.tryAcquire(KEY).orElseThrow(); // seen held before, free now: granted
         assertThat(second.fence().epoch()).isEqualTo(2);
-        time.elapse(Duration.ofMillis(1));                    // b first saw a's row one TTL ago
-        assertThat(b.tryAcquire(KEY)).as("c's lease is new to b: one TTL from now").isEmpty();
+        time.elapse(Duration.ofMillis(1)); // b first saw a's row one TTL ago
+        assertThat(b.tryAcquire(KEY))
+                .as("c's lease is new to b: one TTL from now")
+                .isEmpty();
         time.elapse(TTL.minusMillis(1));
         assertThat(b.tryAcquire(KEY)).isEmpty();
         assertThat(c.release(second)).isTrue();
@@ -163,7 +166,8 @@ abstract class LeaseContractTest {
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
         assertThat(b.tryAcquire(KEY)).isEmpty();
         time.elapse(TTL.multipliedBy(9).dividedBy(10));
-        assertThatThrownBy(lease::checkedFence).isInstanceOf(LeaseLostException.class)
+        assertThatThrownBy(lease::checkedFence)
+                .isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("expired");
         assertThat(lease.lostSignal().join()).isEqualTo(LeaseLoss.EXPIRED);
         assertThat(b.tryAcquire(KEY)).isEmpty(); // still inside b's observation window
@@ -184,7 +188,7 @@ abstract class LeaseContractTest {
 
     @Test
     void wallClockJumpBackByHoursDoesNotKeepADeadLeaseLongerThanOneTtl() {
-        a.tryAcquire(KEY).orElseThrow();   // a dies right after
+        a.tryAcquire(KEY).orElseThrow(); // a dies right after
         time.jumpWall(Duration.ofHours(-5));
         assertThat(b.tryAcquire(KEY)).isEmpty();
         time.elapse(TTL);
@@ -201,7 +205,7 @@ abstract class LeaseContractTest {
         time.elapse(TTL.dividedBy(2));
         assertThat(a.renew(lease)).isTrue();
         bTime.elapse(TTL.dividedBy(2));
-        assertThat(skewed.tryAcquire(KEY)).isEmpty();   // heartbeat moved: observation restarted
+        assertThat(skewed.tryAcquire(KEY)).isEmpty(); // heartbeat moved: observation restarted
         bTime.elapse(TTL);
         assertThat(skewed.tryAcquire(KEY)).isPresent(); // a stopped renewing
     }
@@ -221,8 +225,8 @@ abstract class LeaseContractTest {
             @Override
             public Optional<LeaseRecord> read(LeaseKey key) {
                 if (stalls.getAndDecrement() > 0) {
-                    time.elapse(TTL.multipliedBy(6).dividedBy(10));   // the stall, on the monotonic clock too
-                    assertThat(a.renew(held)).isTrue();               // the holder renews meanwhile
+                    time.elapse(TTL.multipliedBy(6).dividedBy(10)); // the stall, on the monotonic clock too
+                    assertThat(a.renew(held)).isTrue(); // the holder renews meanwhile
                 }
                 return super.read(key);
             }
@@ -233,10 +237,12 @@ abstract class LeaseContractTest {
         assertThat(stalls.get()).as("the stall happened inside tryAcquire").isZero();
         assertThat(a.lease(KEY).orElseThrow().heartbeat()).isEqualTo(renewedHeartbeat);
         time.elapse(TTL.dividedBy(2));
-        assertThat(stalled.tryAcquire(KEY)).as("taken half a TTL after the holder renewed").isEmpty();
+        assertThat(stalled.tryAcquire(KEY))
+                .as("taken half a TTL after the holder renewed")
+                .isEmpty();
         assertThat(held.isValid()).isTrue();
         assertThat(a.lease(KEY).orElseThrow().epoch()).isEqualTo(1);
-        time.elapse(TTL.dividedBy(2));   // now a whole TTL since the read that saw the last renewal
+        time.elapse(TTL.dividedBy(2)); // now a whole TTL since the read that saw the last renewal
         assertThat(stalled.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
     }
 
@@ -246,20 +252,37 @@ abstract class LeaseContractTest {
         HeldLease held = a.tryAcquire(KEY).orElseThrow();
         LeaseRecord observed = leases.read(KEY).orElseThrow();
         assertThat(a.renew(held)).isTrue();
-        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(observed))).as("renewed").isEmpty();
+        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(observed)))
+                .as("renewed")
+                .isEmpty();
         LeaseRecord renewed = leases.read(KEY).orElseThrow();
         assertThat(renewed.owner()).contains(a.owner());
         assertThat(renewed.epoch()).isEqualTo(1);
         assertThat(renewed.heartbeat()).isEqualTo(2);
-        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(),
-                Optional.of(new LeaseRecord(KEY, Optional.of(b.owner()), 1, 2, TTL, time.now(), time.now().plus(TTL)))))
-                .as("another owner than the one stored").isEmpty();
+        assertThat(leases.tryGrant(
+                        KEY,
+                        b.owner(),
+                        TTL,
+                        time.now(),
+                        Optional.of(new LeaseRecord(
+                                KEY,
+                                Optional.of(b.owner()),
+                                1,
+                                2,
+                                TTL,
+                                time.now(),
+                                time.now().plus(TTL)))))
+                .as("another owner than the one stored")
+                .isEmpty();
         assertThat(a.release(held)).isTrue();
         HeldLease again = a.tryAcquire(KEY).orElseThrow();
-        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(renewed))).as("re-granted").isEmpty();
+        assertThat(leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(renewed)))
+                .as("re-granted")
+                .isEmpty();
         LeaseRecord current = leases.read(KEY).orElseThrow();
         assertThat(current.epoch()).isEqualTo(2);
-        LeaseRecord taken = leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(current)).orElseThrow();
+        LeaseRecord taken = leases.tryGrant(KEY, b.owner(), TTL, time.now(), Optional.of(current))
+                .orElseThrow();
         assertThat(taken.epoch()).isEqualTo(3);
         assertThat(taken.heartbeat()).isEqualTo(current.heartbeat() + 1);
         assertThat(a.renew(again)).isFalse();
@@ -276,8 +299,8 @@ abstract class LeaseContractTest {
         AtomicInteger renewals = new AtomicInteger(1);
         LeaseStore racing = new ForwardingLeaseStore(leases) {
             @Override
-            public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId o, Duration ttl, java.time.Instant now,
-                                                  Optional<LeaseRecord> takeOver) {
+            public Optional<LeaseRecord> tryGrant(
+                    LeaseKey key, OwnerId o, Duration ttl, java.time.Instant now, Optional<LeaseRecord> takeOver) {
                 if (takeOver.isPresent() && renewals.getAndDecrement() > 0) {
                     assertThat(leases.renew(held.fence(), TTL, now)).isTrue();
                 }
@@ -288,9 +311,11 @@ abstract class LeaseContractTest {
         assertThat(c.tryAcquire(KEY)).isEmpty();
         time.elapse(TTL.multipliedBy(8).dividedBy(10));
         assertThat(a.renew(held)).isTrue();
-        assertThat(c.tryAcquire(KEY)).isEmpty();   // the heartbeat moved: c's count starts again
+        assertThat(c.tryAcquire(KEY)).isEmpty(); // the heartbeat moved: c's count starts again
         time.elapse(TTL);
-        assertThat(c.tryAcquire(KEY)).as("stale by c's count, renewed before the write").isEmpty();
+        assertThat(c.tryAcquire(KEY))
+                .as("stale by c's count, renewed before the write")
+                .isEmpty();
         assertThat(renewals).hasValue(0);
         LeaseRecord row = leases.read(KEY).orElseThrow();
         assertThat(row.owner()).contains(a.owner());
@@ -310,8 +335,8 @@ abstract class LeaseContractTest {
     @Test
     void aReleaseIsSeenAtOnceAlsoByARegistryThatJustSawTheKeyHeld() {
         HeldLease first = a.tryAcquire(KEY).orElseThrow();
-        assertThat(b.tryAcquire(KEY)).isEmpty();              // b read the row: held by a, live
-        assertThat(b.tryAcquire(KEY)).isEmpty();              // within REREAD_AFTER: no read, still held
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // b read the row: held by a, live
+        assertThat(b.tryAcquire(KEY)).isEmpty(); // within REREAD_AFTER: no read, still held
         assertThat(a.release(first)).isTrue();
         // same instant on b's clock: the conditional write grants the released key, no waiting
         assertThat(b.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
@@ -323,13 +348,13 @@ abstract class LeaseContractTest {
         registry(ghost).tryAcquire(KEY).orElseThrow();
         java.util.concurrent.atomic.AtomicBoolean dead = new java.util.concurrent.atomic.AtomicBoolean();
         TaskRegistry c = new TaskRegistry(leases, owner("c"), TTL, time, o -> o.equals(ghost) && dead.get());
-        assertThat(c.tryAcquire(KEY)).isEmpty();              // read: alive
+        assertThat(c.tryAcquire(KEY)).isEmpty(); // read: alive
         dead.set(true);
         // within REREAD_AFTER of that read the answer comes from the failed conditional write alone
         assertThat(c.tryAcquire(KEY)).isEmpty();
         time.elapse(TaskRegistry.REREAD_AFTER.minusNanos(1));
         assertThat(c.tryAcquire(KEY)).isEmpty();
-        time.elapse(Duration.ofNanos(1));                      // the bound: read again, proven dead, taken over
+        time.elapse(Duration.ofNanos(1)); // the bound: read again, proven dead, taken over
         assertThat(c.tryAcquire(KEY).orElseThrow().fence().epoch()).isEqualTo(2);
         assertThat(c.lease(KEY).orElseThrow().owner()).contains(c.owner());
     }
@@ -418,15 +443,21 @@ abstract class LeaseContractTest {
         HeldLease job = a.tryAcquire(JOB).orElseThrow();
         HeldLease look = b.tryAcquire(lookalike).orElseThrow();
         HeldLease pruneLease = b.tryAcquire(prune).orElseThrow();
-        assertThat(List.of(task, job, look, pruneLease)).allSatisfy(l -> assertThat(l.fence().epoch()).isEqualTo(1));
+        assertThat(List.of(task, job, look, pruneLease))
+                .allSatisfy(l -> assertThat(l.fence().epoch()).isEqualTo(1));
         assertThat(b.tryAcquire(KEY)).isEmpty();
         assertThat(b.tryAcquire(JOB)).isEmpty();
         assertThat(a.tryAcquire(prune)).isEmpty();
         assertThat(a.tryAcquire(lookalike)).isEmpty();
 
         List<LeaseRecord> rows = a.leases();
-        assertThat(rows).extracting(r -> r.key().asString()).containsExactly("alice|course_sync",
-                "job:expire-idempotency-keys", "job:prune-audit-log", "job:prune-audit-log|course_sync");
+        assertThat(rows)
+                .extracting(r -> r.key().asString())
+                .containsExactly(
+                        "alice|course_sync",
+                        "job:expire-idempotency-keys",
+                        "job:prune-audit-log",
+                        "job:prune-audit-log|course_sync");
         assertThat(rows).extracting(LeaseRecord::key).containsExactly(KEY, JOB, prune, lookalike);
         assertThat(rows.get(1).key()).isInstanceOf(JobKey.class);
         assertThat(rows.get(3).key()).isInstanceOf(TaskKey.class);

@@ -60,9 +60,12 @@ class LeaseRaceTest {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
-            TaskRegistry registry = new TaskRegistry(store.leases(),
+            TaskRegistry registry = new TaskRegistry(
+                    store.leases(),
                     new OwnerId("race", ProcessHandle.current().pid(), 1, Integer.toHexString(t + 1)),
-                    Duration.ofMinutes(5), TimeSource.system(), OwnerLiveness.neverProvable());
+                    Duration.ofMinutes(5),
+                    TimeSource.system(),
+                    OwnerLiveness.neverProvable());
             futures.add(pool.submit(() -> {
                 for (int round = 0; round < ROUNDS; round++) {
                     start.await();
@@ -94,15 +97,23 @@ class LeaseRaceTest {
 
     @Test
     void differentKeysNeverBlockEachOther() throws Exception {
-        TaskRegistry holder = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(), Duration.ofMinutes(5),
-                TimeSource.system(), OwnerLiveness.neverProvable());
+        TaskRegistry holder = new TaskRegistry(
+                store.leases(),
+                OwnerId.forCurrentProcess(),
+                Duration.ofMinutes(5),
+                TimeSource.system(),
+                OwnerLiveness.neverProvable());
         holder.tryAcquire(TaskKey.of("alice", "course_sync")).orElseThrow();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<Boolean>> got = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             TaskKey key = new TaskKey("user-" + i, org.leasesync.lease.Scope.values()[i % 3]);
-            TaskRegistry r = new TaskRegistry(store.leases(), OwnerId.forCurrentProcess(), Duration.ofMinutes(5),
-                    TimeSource.system(), OwnerLiveness.neverProvable());
+            TaskRegistry r = new TaskRegistry(
+                    store.leases(),
+                    OwnerId.forCurrentProcess(),
+                    Duration.ofMinutes(5),
+                    TimeSource.system(),
+                    OwnerLiveness.neverProvable());
             got.add(pool.submit(() -> r.tryAcquire(key).isPresent()));
         }
         for (Future<Boolean> f : got) {
@@ -110,6 +121,7 @@ class LeaseRaceTest {
         }
         pool.shutdown();
     }
+
     @Test
     void aJobKeyAndATaskKeyRacedSideBySideHaveOneHolderEachAndEpochsRisingByOnePerRound() throws Exception {
         List<LeaseKey> keys = List.of(JobKey.of("expire-idempotency-keys"), TaskKey.of("alice", "backup"));
@@ -123,15 +135,18 @@ class LeaseRaceTest {
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             int thread = t;
-            TaskRegistry registry = new TaskRegistry(store.leases(),
+            TaskRegistry registry = new TaskRegistry(
+                    store.leases(),
                     new OwnerId("mixed", ProcessHandle.current().pid(), 1, Integer.toHexString(t + 1)),
-                    Duration.ofMinutes(5), TimeSource.system(), OwnerLiveness.neverProvable());
+                    Duration.ofMinutes(5),
+                    TimeSource.system(),
+                    OwnerLiveness.neverProvable());
             futures.add(pool.submit(() -> {
                 for (int round = 0; round < MIXED_ROUNDS; round++) {
                     start.await();
                     List<HeldLease> won = new ArrayList<>();
                     for (int i = 0; i < 2; i++) {
-                        int k = (thread + round + i) % 2;   // half the threads go for the job key first
+                        int k = (thread + round + i) % 2; // half the threads go for the job key first
                         Optional<HeldLease> lease = registry.tryAcquire(keys.get(k));
                         if (lease.isPresent()) {
                             maxHolders.accumulateAndGet(holders[k].incrementAndGet(), Math::max);
@@ -156,8 +171,12 @@ class LeaseRaceTest {
         assertThat(maxHolders.get()).isEqualTo(1);
         for (int round = 0; round < MIXED_ROUNDS; round++) {
             for (int k = 0; k < 2; k++) {
-                assertThat(winners.get(2 * round + k)).as("winners of %s in round %d", keys.get(k), round).isEqualTo(1);
-                assertThat(epochs.get(2 * round + k)).as("epoch of %s in round %d", keys.get(k), round).isEqualTo(round + 1);
+                assertThat(winners.get(2 * round + k))
+                        .as("winners of %s in round %d", keys.get(k), round)
+                        .isEqualTo(1);
+                assertThat(epochs.get(2 * round + k))
+                        .as("epoch of %s in round %d", keys.get(k), round)
+                        .isEqualTo(round + 1);
             }
         }
         for (LeaseKey key : keys) {
@@ -173,8 +192,12 @@ class LeaseRaceTest {
         JobKey key = JobKey.of("purge-tombstones");
         Duration ttl = Duration.ofSeconds(30);
         ManualTime time = new ManualTime();
-        TaskRegistry first = new TaskRegistry(store.leases(), new OwnerId("takeover", ProcessHandle.current().pid(), 1, "ff"),
-                ttl, time, OwnerLiveness.neverProvable());
+        TaskRegistry first = new TaskRegistry(
+                store.leases(),
+                new OwnerId("takeover", ProcessHandle.current().pid(), 1, "ff"),
+                ttl,
+                time,
+                OwnerLiveness.neverProvable());
         first.tryAcquire(key).orElseThrow();
         AtomicIntegerArray winners = new AtomicIntegerArray(TAKEOVER_ROUNDS);
         AtomicIntegerArray epochs = new AtomicIntegerArray(TAKEOVER_ROUNDS);
@@ -188,7 +211,9 @@ class LeaseRaceTest {
             futures.add(pool.submit(() -> {
                 TaskRegistry registry = takeoverContender(key, ttl, time, thread, 0);
                 for (int round = 0; round < TAKEOVER_ROUNDS; round++) {
-                    assertThat(registry.tryAcquire(key)).as("the holder is live until a TTL passes").isEmpty();
+                    assertThat(registry.tryAcquire(key))
+                            .as("the holder is live until a TTL passes")
+                            .isEmpty();
                     observed.await();
                     elapsed.await();
                     Optional<HeldLease> lease = registry.tryAcquire(key);
@@ -221,7 +246,12 @@ class LeaseRaceTest {
     }
 
     private TaskRegistry takeoverContender(LeaseKey key, Duration ttl, ManualTime time, int thread, int life) {
-        return new TaskRegistry(store.leases(), new OwnerId("takeover", ProcessHandle.current().pid(), 1,
-                Integer.toHexString((thread + 1) << 16 | life)), ttl, time, OwnerLiveness.neverProvable());
+        return new TaskRegistry(
+                store.leases(),
+                new OwnerId(
+                        "takeover", ProcessHandle.current().pid(), 1, Integer.toHexString((thread + 1) << 16 | life)),
+                ttl,
+                time,
+                OwnerLiveness.neverProvable());
     }
 }

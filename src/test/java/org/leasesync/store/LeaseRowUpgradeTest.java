@@ -58,7 +58,11 @@ class LeaseRowUpgradeTest {
     @Test
     void postgresqlClientSchemaV9ToLatest() throws Exception {
         try (HikariDataSource ds = Pools.postgres(Postgres.newDatabase(), 10_000)) {
-            upgrade(ds, SqlDialect.POSTGRESQL, SqlDialect.POSTGRESQL.clientMigrations(), "9",
+            upgrade(
+                    ds,
+                    SqlDialect.POSTGRESQL,
+                    SqlDialect.POSTGRESQL.clientMigrations(),
+                    "9",
                     SqlDialect.LATEST_CLIENT_MIGRATION);
         }
     }
@@ -72,46 +76,95 @@ class LeaseRowUpgradeTest {
 
     private static void upgrade(DataSource ds, SqlDialect dialect, String[] location, String oldVersion, int latest)
             throws Exception {
-        Flyway.configure().dataSource(ds).locations(location).target(oldVersion).load().migrate();
-        assertThat(columns(ds)).as("the old lease row").containsExactly("task_key", "owner_id", "epoch",
-                "heartbeat", "ttl_ms", "granted_at_ms", "renewed_at_ms", "expires_at_ms");
+        Flyway.configure()
+                .dataSource(ds)
+                .locations(location)
+                .target(oldVersion)
+                .load()
+                .migrate();
+        assertThat(columns(ds))
+                .as("the old lease row")
+                .containsExactly(
+                        "task_key",
+                        "owner_id",
+                        "epoch",
+                        "heartbeat",
+                        "ttl_ms",
+                        "granted_at_ms",
+                        "renewed_at_ms",
+                        "expires_at_ms");
         TaskKey held = TaskKey.of("alice", "backup");
         JobKey free = JobKey.of("purge");
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("INSERT INTO lease"
-                + " (task_key, owner_id, epoch, heartbeat, ttl_ms, granted_at_ms, renewed_at_ms, expires_at_ms)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO lease"
+                        + " (task_key, owner_id, epoch, heartbeat, ttl_ms, granted_at_ms, renewed_at_ms, expires_at_ms)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             insert(ps, held.asString(), HOLDER.asString(), 5, 7, 30_000, 1_000, 2_000, 32_000);
-            insert(ps, free.asString(), null, 3, 4, 60_000, 100, 500, 500);   // released at 500
+            insert(ps, free.asString(), null, 3, 4, 60_000, 100, 500, 500); // released at 500
         }
 
         Flyway.configure().dataSource(ds).locations(location).load().migrate();
 
-        assertThat(columns(ds)).as("the new lease row").containsExactly("task_key", "owner_id", "epoch",
-                "heartbeat", "ttl_ms", "renewed_at_ms");
+        assertThat(columns(ds))
+                .as("the new lease row")
+                .containsExactly("task_key", "owner_id", "epoch", "heartbeat", "ttl_ms", "renewed_at_ms");
         assertThat(SchemaVersion.isCurrent(ds, latest)).isTrue();
-        JdbcLeaseStore store = new JdbcLeaseStore(new DataSourceDatabase(ds, dialect, "upgraded " + String.join(",", location)));
-        assertThat(store.read(held)).contains(new LeaseRecord(held, Optional.of(HOLDER), 5, 7,
-                Duration.ofSeconds(30), Instant.ofEpochMilli(2_000), Instant.ofEpochMilli(32_000)));
-        assertThat(store.read(free)).contains(new LeaseRecord(free, Optional.empty(), 3, 4,
-                Duration.ofSeconds(60), Instant.ofEpochMilli(500), Instant.ofEpochMilli(500)));
+        JdbcLeaseStore store =
+                new JdbcLeaseStore(new DataSourceDatabase(ds, dialect, "upgraded " + String.join(",", location)));
+        assertThat(store.read(held))
+                .contains(new LeaseRecord(
+                        held,
+                        Optional.of(HOLDER),
+                        5,
+                        7,
+                        Duration.ofSeconds(30),
+                        Instant.ofEpochMilli(2_000),
+                        Instant.ofEpochMilli(32_000)));
+        assertThat(store.read(free))
+                .contains(new LeaseRecord(
+                        free,
+                        Optional.empty(),
+                        3,
+                        4,
+                        Duration.ofSeconds(60),
+                        Instant.ofEpochMilli(500),
+                        Instant.ofEpochMilli(500)));
 
         // The holder's fence from before the upgrade is still current; the next grant is above it
         Instant now = Instant.ofEpochMilli(10_000);
-        assertThat(store.grantIfFree(held, NEXT, Duration.ofSeconds(30), now)).as("still held").isEmpty();
-        assertThat(store.renew(new Fence(held, HOLDER, 5), Duration.ofSeconds(30), now)).isTrue();
+        assertThat(store.grantIfFree(held, NEXT, Duration.ofSeconds(30), now))
+                .as("still held")
+                .isEmpty();
+        assertThat(store.renew(new Fence(held, HOLDER, 5), Duration.ofSeconds(30), now))
+                .isTrue();
         assertThat(store.read(held).orElseThrow().expiresAt()).isEqualTo(now.plusSeconds(30));
         assertThat(store.release(new Fence(held, HOLDER, 5), now)).isTrue();
-        LeaseRecord next = store.grantIfFree(held, NEXT, Duration.ofSeconds(30), now).orElseThrow();
+        LeaseRecord next =
+                store.grantIfFree(held, NEXT, Duration.ofSeconds(30), now).orElseThrow();
         assertThat(next.epoch()).isEqualTo(6);
-        assertThat(next.heartbeat()).isEqualTo(7 + 1 + 1 + 1);   // renewal, release, grant
+        assertThat(next.heartbeat()).isEqualTo(7 + 1 + 1 + 1); // renewal, release, grant
         assertThat(store.read(held)).contains(next);
-        assertThat(store.grantIfFree(free, NEXT, Duration.ofSeconds(30), now).orElseThrow().epoch()).isEqualTo(4);
-        assertThat(store.grantIfNew(JobKey.of("new-job"), NEXT, Duration.ofSeconds(30), now).orElseThrow().epoch())
+        assertThat(store.grantIfFree(free, NEXT, Duration.ofSeconds(30), now)
+                        .orElseThrow()
+                        .epoch())
+                .isEqualTo(4);
+        assertThat(store.grantIfNew(JobKey.of("new-job"), NEXT, Duration.ofSeconds(30), now)
+                        .orElseThrow()
+                        .epoch())
                 .isEqualTo(1);
     }
 
-    private static void insert(PreparedStatement ps, String key, String owner, long epoch, long heartbeat, long ttl,
-                               long granted, long renewed, long expires) throws Exception {
+    private static void insert(
+            PreparedStatement ps,
+            String key,
+            String owner,
+            long epoch,
+            long heartbeat,
+            long ttl,
+            long granted,
+            long renewed,
+            long expires)
+            throws Exception {
         ps.setString(1, key);
         ps.setString(2, owner);
         ps.setLong(3, epoch);
@@ -125,10 +178,11 @@ class LeaseRowUpgradeTest {
 
     private static List<String> columns(DataSource ds) throws Exception {
         List<String> out = new ArrayList<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT column_name FROM information_schema.columns WHERE LOWER(table_name) = 'lease'"
-                        + " AND LOWER(table_schema) = LOWER(CURRENT_SCHEMA) ORDER BY ordinal_position");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT column_name FROM information_schema.columns WHERE LOWER(table_name) = 'lease'"
+                                + " AND LOWER(table_schema) = LOWER(CURRENT_SCHEMA) ORDER BY ordinal_position");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getString(1).toLowerCase(Locale.ROOT));
             }

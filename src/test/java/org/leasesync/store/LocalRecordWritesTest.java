@@ -66,8 +66,9 @@ class LocalRecordWritesTest {
     static List<String> rows(Database db, TaskKey key) {
         return db.query("read", c -> {
             List<String> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT record_id, version, payload, own_edit_base, server_time_ms"
-                    + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY record_id")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT record_id, version, payload, own_edit_base, server_time_ms"
+                            + " FROM local_record WHERE user_id = ? AND scope = ? ORDER BY record_id")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -88,10 +89,15 @@ class LocalRecordWritesTest {
             apply(db, KEY, rec("a", 1, "{\"a\":1}"), rec("b", 5, "{\"b\":5}"), rec("c", 2, "{\"c\":2}"));
             apply(db, OTHER, rec("a", 9, "{\"bob\":9}"));
             // a newer version replaces, an older one is ignored, a duplicate in one page ends at its highest
-            apply(db, KEY, rec("a", 2, "{\"a\":2}"), rec("b", 4, "{\"b\":4}"), rec("d", 3, "{\"d\":3}"),
+            apply(
+                    db,
+                    KEY,
+                    rec("a", 2, "{\"a\":2}"),
+                    rec("b", 4, "{\"b\":4}"),
+                    rec("d", 3, "{\"d\":3}"),
                     rec("d", 1, "{\"d\":1}"));
-            assertThat(rows(db, KEY)).containsExactly("a@2 {\"a\":2} -", "b@5 {\"b\":5} -", "c@2 {\"c\":2} -",
-                    "d@3 {\"d\":3} -");
+            assertThat(rows(db, KEY))
+                    .containsExactly("a@2 {\"a\":2} -", "b@5 {\"b\":5} -", "c@2 {\"c\":2} -", "d@3 {\"d\":3} -");
             assertThat(rows(db, OTHER)).containsExactly("a@9 {\"bob\":9} -");
         }
     }
@@ -100,14 +106,14 @@ class LocalRecordWritesTest {
     @MethodSource("databases")
     void ownEditBaseSurvivesOnlyTheEchoOfThisDevicesOwnVersion(String vendor, Supplier<Database> open) {
         try (Database db = open.get()) {
-            ownEdit(db, "n", 1, "{\"new\":1}", 0);          // absent: inserted with its base
+            ownEdit(db, "n", 1, "{\"new\":1}", 0); // absent: inserted with its base
             apply(db, KEY, rec("a", 1, "{\"a\":1}"));
-            ownEdit(db, "a", 2, "{\"mine\":2}", 1);         // older local copy: updated with its base
-            ownEdit(db, "n", 1, "{\"stale\":0}", 7);        // same version: written again (version <= 1)
-            apply(db, KEY, rec("a", 2, "{\"mine\":2}"));    // the echo of our own version keeps the base
+            ownEdit(db, "a", 2, "{\"mine\":2}", 1); // older local copy: updated with its base
+            ownEdit(db, "n", 1, "{\"stale\":0}", 7); // same version: written again (version <= 1)
+            apply(db, KEY, rec("a", 2, "{\"mine\":2}")); // the echo of our own version keeps the base
             assertThat(rows(db, KEY)).containsExactly("a@2 {\"mine\":2} 1", "n@1 {\"stale\":0} 7");
-            apply(db, KEY, rec("a", 3, "{\"theirs\":3}"));  // a newer version from elsewhere clears it
-            ownEdit(db, "a", 2, "{\"late\":2}", 1);         // the local copy is newer: kept
+            apply(db, KEY, rec("a", 3, "{\"theirs\":3}")); // a newer version from elsewhere clears it
+            ownEdit(db, "a", 2, "{\"late\":2}", 1); // the local copy is newer: kept
             assertThat(rows(db, KEY)).containsExactly("a@3 {\"theirs\":3} -", "n@1 {\"stale\":0} 7");
         }
     }
@@ -122,9 +128,12 @@ class LocalRecordWritesTest {
             List<OutboxEntry> got = JdbcLocalData.withinBytes(entries, max);
             assertThat(got).isEqualTo(entries.subList(0, got.size()));
             assertThat(got).isNotEmpty();
-            assertThat(got.size() == 1 || PushLimits.batchBytes(got) <= max).as("within %d", max).isTrue();
+            assertThat(got.size() == 1 || PushLimits.batchBytes(got) <= max)
+                    .as("within %d", max)
+                    .isTrue();
             if (got.size() < entries.size()) {
-                assertThat(PushLimits.batchBytes(entries.subList(0, got.size() + 1))).isGreaterThan(max);
+                assertThat(PushLimits.batchBytes(entries.subList(0, got.size() + 1)))
+                        .isGreaterThan(max);
             }
         }
     }
@@ -146,10 +155,14 @@ class LocalRecordWritesTest {
                     }
                 }
             });
-            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL)).contains("index sorted").contains("scanCount: 10");
+            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL))
+                    .contains("index sorted")
+                    .contains("scanCount: 10");
             // what it was: ORDER BY seq alone read all 50 pending edits and sorted them for a batch of 10
-            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL.replace("ORDER BY user_id, scope, state, seq", "ORDER BY seq")))
-                    .doesNotContain("index sorted").contains("scanCount: 51");
+            assertThat(explain.apply(JdbcLocalData.PENDING_SEQS_SQL.replace(
+                            "ORDER BY user_id, scope, state, seq", "ORDER BY seq")))
+                    .doesNotContain("index sorted")
+                    .contains("scanCount: 51");
         }
     }
 }

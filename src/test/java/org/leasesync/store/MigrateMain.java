@@ -14,8 +14,7 @@ import org.leasesync.server.store.ServerDatabaseConfig;
  */
 public final class MigrateMain {
 
-    private MigrateMain() {
-    }
+    private MigrateMain() {}
 
     public static void main(String[] args) {
         int pauseAfter = Integer.parseInt(args[2]);
@@ -30,7 +29,8 @@ public final class MigrateMain {
         Duration openTimeout = Duration.ofMillis(Long.parseLong(args[4]));
         try {
             if (args[0].equals("server")) {
-                ServerDatabase.open(new ServerDatabaseConfig.H2File(dir), "migrate-main").close();
+                ServerDatabase.open(new ServerDatabaseConfig.H2File(dir), "migrate-main")
+                        .close();
             } else {
                 Database.openFile(dir, openTimeout).close();
             }

@@ -8,8 +8,8 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.leasesync.store.h2.CleanCloseMarker;
-import org.leasesync.store.h2.DatabaseFileCheck;
 import org.leasesync.store.h2.DataDirectory;
+import org.leasesync.store.h2.DatabaseFileCheck;
 
 /**
  * Benchmark support ({@code GrowthBench} {@code growth_open}): the steps of
@@ -22,8 +22,7 @@ import org.leasesync.store.h2.DataDirectory;
  */
 public final class OpenPhases {
 
-    private OpenPhases() {
-    }
+    private OpenPhases() {}
 
     /**
      * @return milliseconds per step (wall; {@code STEPcpu}: the process's CPU time in it, all threads), in order: {@code marker} (and {@code markerok}: 1 if the clean-close marker matched, else 0), {@code check}, {@code h2open}, {@code schema}, {@code h2close}
@@ -46,7 +45,8 @@ public final class OpenPhases {
         t = lap(ms, "h2open", t);
         int rows = 0;
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT \"version\", \"success\", \"type\" FROM \"flyway_schema_history\"")) {
+                ResultSet rs =
+                        st.executeQuery("SELECT \"version\", \"success\", \"type\" FROM \"flyway_schema_history\"")) {
             while (rs.next()) {
                 rows++;
             }
@@ -61,8 +61,8 @@ public final class OpenPhases {
         return ms;
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     private static long cpuSince;
 
     /** Wall time of the step as {@code step}, and the whole process's CPU time in it (all threads: JIT, GC) as {@code stepcpu}. */

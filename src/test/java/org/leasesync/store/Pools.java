@@ -16,8 +16,7 @@ import org.leasesync.testing.Postgres;
 /** Test pools of the kind a server builds for itself, and raw connections to poke the database with. */
 final class Pools {
 
-    private Pools() {
-    }
+    private Pools() {}
 
     /** A HikariCP pool on {@code db} whose connections wait at most {@code lockTimeoutMillis} for a row lock (0 = for ever). */
     static HikariDataSource postgres(Postgres.Db db, long lockTimeoutMillis) {
@@ -47,7 +46,8 @@ final class Pools {
     }
 
     static void execute(javax.sql.DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
@@ -55,8 +55,9 @@ final class Pools {
     /** Waits (at most 30 s) until some session of {@code db} waits for a lock: the statement under test is queued. */
     static void awaitLockWait(Postgres.Db db) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Connection c = raw(db); PreparedStatement ps = c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND wait_event_type = 'Lock'")) {
+        try (Connection c = raw(db);
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND wait_event_type = 'Lock'")) {
             ps.setString(1, db.name());
             while (true) {
                 try (ResultSet rs = ps.executeQuery()) {
@@ -65,7 +66,9 @@ final class Pools {
                         return;
                     }
                 }
-                assertThat(System.nanoTime()).as("no session of %s started waiting for a lock", db.name()).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("no session of %s started waiting for a lock", db.name())
+                        .isLessThan(deadline);
                 Thread.sleep(10);
             }
         }

@@ -9,9 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.testing.Postgres;
-import org.junit.jupiter.api.Test;
 import org.leasesync.testing.PostgresTest;
 
 /** On a real PostgreSQL (a fresh database per test), with the client's schema for PostgreSQL. */
@@ -34,7 +34,7 @@ class PostgresJointGrantTest extends JointGrantContractTest {
      */
     @Test
     void aJointGrantThatTimesOutOnTheRowLockAnswersHeldAndTheKeyIsGrantableAfterwards() throws Exception {
-        a.release(a.tryAcquire(KEY).orElseThrow());   // the row exists, free, epoch 1
+        a.release(a.tryAcquire(KEY).orElseThrow()); // the row exists, free, epoch 1
         AtomicInteger ran = new AtomicInteger();
         try (Connection stopped = DriverManager.getConnection(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD)) {
             stopped.setAutoCommit(false);
@@ -48,8 +48,9 @@ class PostgresJointGrantTest extends JointGrantContractTest {
         }
         assertThat(ran).hasValue(0);
         assertThat(b.lease(KEY).orElseThrow().isHeld()).isFalse();
-        TaskRegistry.Joint<Integer> joint =
-                b.tryAcquireJointly(KEY, store.runs(), "test start", (l, tx) -> ran.incrementAndGet()).orElseThrow();
+        TaskRegistry.Joint<Integer> joint = b.tryAcquireJointly(
+                        KEY, store.runs(), "test start", (l, tx) -> ran.incrementAndGet())
+                .orElseThrow();
         assertThat(joint.lease().fence().epoch()).isEqualTo(2);
         assertThat(ran).hasValue(1);
     }

@@ -9,6 +9,7 @@ class PostgresLeaseRaceTest extends LeaseRaceTest {
     @Override
     LocalStore open() {
         Postgres.Db db = Postgres.newDatabase();
-        return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 8));
+        return LocalStore.of(
+                Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 8));
     }
 }

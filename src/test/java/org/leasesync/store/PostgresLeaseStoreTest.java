@@ -60,7 +60,8 @@ class PostgresLeaseStoreTest {
     JdbcLeaseStore serverStore(long lockTimeoutMillis) throws Exception {
         if (pg == null) {
             pg = Postgres.newDatabase();
-            try (Connection c = Pools.raw(pg); Statement s = c.createStatement()) {
+            try (Connection c = Pools.raw(pg);
+                    Statement s = c.createStatement()) {
                 s.execute(JdbcLeaseStore.leaseTableSql(SqlDialect.POSTGRESQL));
             }
         }
@@ -81,12 +82,16 @@ class PostgresLeaseStoreTest {
     void theFastPathIsOneUpdateReturningStatementAndGrantsOnlyAFreeExistingRow() throws Exception {
         JdbcLeaseStore leases = serverStore(10_000);
         Instant now = time.now();
-        assertThat(leases.grantIfFree(JOB, owner("a"), TTL, now)).as("never granted: no row to update").isEmpty();
-        LeaseRecord first = leases.tryGrant(JOB, owner("a"), TTL, now, Optional.empty()).orElseThrow();
+        assertThat(leases.grantIfFree(JOB, owner("a"), TTL, now))
+                .as("never granted: no row to update")
+                .isEmpty();
+        LeaseRecord first =
+                leases.tryGrant(JOB, owner("a"), TTL, now, Optional.empty()).orElseThrow();
         assertThat(first.epoch()).isEqualTo(1);
         assertThat(leases.grantIfFree(JOB, owner("b"), TTL, now)).as("held").isEmpty();
         assertThat(leases.release(first.fence(), now)).isTrue();
-        LeaseRecord second = leases.grantIfFree(JOB, owner("b"), TTL, now.plusSeconds(1)).orElseThrow();
+        LeaseRecord second =
+                leases.grantIfFree(JOB, owner("b"), TTL, now.plusSeconds(1)).orElseThrow();
         assertThat(second.key()).isEqualTo(JOB);
         assertThat(second.owner()).contains(owner("b"));
         assertThat(second.epoch()).isEqualTo(2);
@@ -97,28 +102,34 @@ class PostgresLeaseStoreTest {
 
     @Test
     void aGrantThatLosesTheInsertRaceInsideItsTransactionAnswersEmptyNotAnError() throws Exception {
-        JdbcLeaseStore leases = serverStore(0);   // wait for the row lock for ever: only the duplicate key can answer
+        JdbcLeaseStore leases = serverStore(0); // wait for the row lock for ever: only the duplicate key can answer
         try (Connection other = Pools.raw(pg)) {
             other.setAutoCommit(false);
-            try (PreparedStatement ps = other.prepareStatement("INSERT INTO lease (task_key, owner_id, epoch, heartbeat,"
-                    + " ttl_ms, renewed_at_ms) VALUES (?, ?, 1, 1, 60000, 0)")) {
+            try (PreparedStatement ps =
+                    other.prepareStatement("INSERT INTO lease (task_key, owner_id, epoch, heartbeat,"
+                            + " ttl_ms, renewed_at_ms) VALUES (?, ?, 1, 1, 60000, 0)")) {
                 ps.setString(1, JOB.asString());
                 ps.setString(2, owner("other").asString());
                 ps.executeUpdate();
             }
             // our grant: the UPDATE finds no row, the row check sees none, the INSERT queues behind the other's
-            Future<Optional<LeaseRecord>> grant = threads.submit(() ->
-                    leases.tryGrant(JOB, owner("me"), TTL, time.now(), Optional.empty()));
+            Future<Optional<LeaseRecord>> grant =
+                    threads.submit(() -> leases.tryGrant(JOB, owner("me"), TTL, time.now(), Optional.empty()));
             Pools.awaitLockWait(pg);
             other.commit();
-            assertThat(grant.get(30, TimeUnit.SECONDS)).as("lost the insert race: contention").isEmpty();
+            assertThat(grant.get(30, TimeUnit.SECONDS))
+                    .as("lost the insert race: contention")
+                    .isEmpty();
         }
         LeaseRecord row = leases.read(JOB).orElseThrow();
         assertThat(row.owner()).contains(owner("other"));
         assertThat(row.epoch()).isEqualTo(1);
         // the pooled connection that saw the violation is healthy and the key works as usual
         assertThat(leases.release(row.fence(), time.now())).isTrue();
-        assertThat(leases.grantIfFree(JOB, owner("me"), TTL, time.now()).orElseThrow().epoch()).isEqualTo(2);
+        assertThat(leases.grantIfFree(JOB, owner("me"), TTL, time.now())
+                        .orElseThrow()
+                        .epoch())
+                .isEqualTo(2);
     }
 
     @Test
@@ -130,18 +141,20 @@ class PostgresLeaseStoreTest {
         LeaseRecord observed = leases.read(JOB).orElseThrow();
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        Future<String> write = threads.submit(() -> new JdbcGuard(db).inTransaction(held.fence(), "a slow job write", c -> {
-            inside.countDown();
-            try {
-                finish.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return "committed";
-        }));
+        Future<String> write =
+                threads.submit(() -> new JdbcGuard(db).inTransaction(held.fence(), "a slow job write", c -> {
+                    inside.countDown();
+                    try {
+                        finish.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return "committed";
+                }));
         assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
         // the row is locked by the holder's guarded write: a takeover of exactly the observed row waits, then gives up
-        assertThat(leases.tryGrant(JOB, owner("b"), TTL, time.now(), Optional.of(observed))).isEmpty();
+        assertThat(leases.tryGrant(JOB, owner("b"), TTL, time.now(), Optional.of(observed)))
+                .isEmpty();
         finish.countDown();
         assertThat(write.get(30, TimeUnit.SECONDS)).isEqualTo("committed");
         assertThat(leases.read(JOB).orElseThrow().owner()).contains(owner("a"));
@@ -150,14 +163,18 @@ class PostgresLeaseStoreTest {
         assertThat(holder.release(held)).isTrue();
         try (Connection other = Pools.raw(pg)) {
             other.setAutoCommit(false);
-            try (PreparedStatement ps = other.prepareStatement("SELECT epoch FROM lease WHERE task_key = ? FOR UPDATE")) {
+            try (PreparedStatement ps =
+                    other.prepareStatement("SELECT epoch FROM lease WHERE task_key = ? FOR UPDATE")) {
                 ps.setString(1, JOB.asString());
                 ps.executeQuery().close();
             }
             assertThat(leases.grantIfFree(JOB, owner("b"), TTL, time.now())).isEmpty();
             other.rollback();
         }
-        assertThat(leases.grantIfFree(JOB, owner("b"), TTL, time.now()).orElseThrow().epoch()).isEqualTo(2);
+        assertThat(leases.grantIfFree(JOB, owner("b"), TTL, time.now())
+                        .orElseThrow()
+                        .epoch())
+                .isEqualTo(2);
     }
 
     @Test
@@ -170,8 +187,11 @@ class PostgresLeaseStoreTest {
         assertThat(leases.read(JOB)).contains(first);
         assertThat(leases.grantIfNew(JOB, owner("b"), TTL, now)).as("held").isEmpty();
         assertThat(leases.release(first.fence(), now)).isTrue();
-        assertThat(leases.grantIfNew(JOB, owner("b"), TTL, now)).as("free, but it has a row").isEmpty();
-        assertThat(leases.grantIfFree(JOB, owner("b"), TTL, now).orElseThrow().epoch()).isEqualTo(2);
+        assertThat(leases.grantIfNew(JOB, owner("b"), TTL, now))
+                .as("free, but it has a row")
+                .isEmpty();
+        assertThat(leases.grantIfFree(JOB, owner("b"), TTL, now).orElseThrow().epoch())
+                .isEqualTo(2);
 
         // eight owners inserting one new key at once: exactly one row, one winner, no error
         JobKey fresh = JobKey.of("rebuild-search-index");
@@ -196,21 +216,29 @@ class PostgresLeaseStoreTest {
     @Test
     void leasesAreListedInCodePointOrderWhateverTheDatabaseCollation() throws Exception {
         JdbcLeaseStore leases = serverStore(10_000);
-        // a column collated like a typical server locale (ICU English): letters before upper case, punctuation ignored first
-        try (Connection c = Pools.raw(pg); Statement s = c.createStatement()) {
+        // a column collated like a typical server locale (ICU English): letters before upper case, punctuation ignored
+        // first
+        try (Connection c = Pools.raw(pg);
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE lease ALTER COLUMN task_key TYPE VARCHAR(300) COLLATE \"en-US-x-icu\"");
         }
-        List<LeaseKey> keys = List.of(TaskKey.of("alice", "course_sync"), TaskKey.of("Zed", "backup"),
-                JobKey.of("expire-idempotency-keys"), TaskKey.of("alice-b", "course_sync"), JobKey.of("1st-job"));
+        List<LeaseKey> keys = List.of(
+                TaskKey.of("alice", "course_sync"),
+                TaskKey.of("Zed", "backup"),
+                JobKey.of("expire-idempotency-keys"),
+                TaskKey.of("alice-b", "course_sync"),
+                JobKey.of("1st-job"));
         for (LeaseKey k : keys) {
-            assertThat(leases.tryGrant(k, owner("a"), TTL, time.now(), Optional.empty())).isPresent();
+            assertThat(leases.tryGrant(k, owner("a"), TTL, time.now(), Optional.empty()))
+                    .isPresent();
         }
         List<String> expected = keys.stream().map(LeaseKey::asString).sorted().toList();
         assertThat(leases.readAll()).extracting(r -> r.key().asString()).containsExactlyElementsOf(expected);
         // without the dialect's ordering this collation gives another order (so the check above can fail)
         List<String> collated = new ArrayList<>();
-        try (Connection c = Pools.raw(pg); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT task_key FROM lease ORDER BY task_key")) {
+        try (Connection c = Pools.raw(pg);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT task_key FROM lease ORDER BY task_key")) {
             while (rs.next()) {
                 collated.add(rs.getString(1));
             }

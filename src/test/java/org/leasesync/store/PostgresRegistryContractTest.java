@@ -12,6 +12,7 @@ class PostgresRegistryContractTest extends RegistryContractTest {
     @Override
     LocalStore open() {
         Postgres.Db db = Postgres.newDatabase();
-        return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
+        return LocalStore.of(
+                Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
     }
 }

@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -79,8 +78,8 @@ class PostgresTransactionsTest {
     void theSqlStatesOfRealRacesAreTheOnesTheDialectMapsToContention() throws Exception {
         // 23505: a unique-key violation
         try (Statement s = raw().createStatement()) {
-            SQLException dup = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
-                    () -> s.execute("INSERT INTO item VALUES (1, 0)"));
+            SQLException dup = org.junit.jupiter.api.Assertions.assertThrows(
+                    SQLException.class, () -> s.execute("INSERT INTO item VALUES (1, 0)"));
             assertThat(dup.getSQLState()).isEqualTo("23505");
             assertThat(PG.isDuplicateKey(dup)).isTrue();
             assertThat(PG.isContention(dup)).isFalse();
@@ -88,11 +87,13 @@ class PostgresTransactionsTest {
         // 55P03: a row lock not granted within lock_timeout
         Connection holder = raw();
         holder.setAutoCommit(false);
-        holder.createStatement().executeQuery("SELECT n FROM item WHERE id = 1 FOR UPDATE").close();
+        holder.createStatement()
+                .executeQuery("SELECT n FROM item WHERE id = 1 FOR UPDATE")
+                .close();
         try (Statement s = raw().createStatement()) {
             s.execute("SET lock_timeout = 100");
-            SQLException timeout = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
-                    () -> s.executeUpdate("UPDATE item SET n = 1 WHERE id = 1"));
+            SQLException timeout = org.junit.jupiter.api.Assertions.assertThrows(
+                    SQLException.class, () -> s.executeUpdate("UPDATE item SET n = 1 WHERE id = 1"));
             assertThat(timeout.getSQLState()).isEqualTo("55P03");
             assertThat(PG.isContention(timeout)).isTrue();
         }
@@ -103,8 +104,8 @@ class PostgresTransactionsTest {
         reader.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         reader.createStatement().executeQuery("SELECT n FROM item WHERE id = 2").close();
         raw().createStatement().executeUpdate("UPDATE item SET n = 5 WHERE id = 2");
-        SQLException serialization = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
-                () -> reader.createStatement().executeUpdate("UPDATE item SET n = 6 WHERE id = 2"));
+        SQLException serialization = org.junit.jupiter.api.Assertions.assertThrows(
+                SQLException.class, () -> reader.createStatement().executeUpdate("UPDATE item SET n = 6 WHERE id = 2"));
         assertThat(serialization.getSQLState()).isEqualTo("40001");
         assertThat(PG.isContention(serialization)).isTrue();
         reader.rollback();
@@ -115,13 +116,17 @@ class PostgresTransactionsTest {
         y.setAutoCommit(false);
         x.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 1");
         y.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 2");
-        Future<?> xSecond = threads.submit(() -> x.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 2"));
+        Future<?> xSecond =
+                threads.submit(() -> x.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 2"));
         Pools.awaitLockWait(pg);
-        Future<?> ySecond = threads.submit(() -> y.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 1"));
+        Future<?> ySecond =
+                threads.submit(() -> y.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 1"));
         SQLException xFailed = failureOf(xSecond);
         SQLException yFailed = failureOf(ySecond);
         SQLException deadlock = xFailed != null ? xFailed : yFailed;
-        assertThat(xFailed == null ^ yFailed == null).as("exactly one of the two is the deadlock victim").isTrue();
+        assertThat(xFailed == null ^ yFailed == null)
+                .as("exactly one of the two is the deadlock victim")
+                .isTrue();
         assertThat(deadlock.getSQLState()).isEqualTo("40P01");
         assertThat(PG.isContention(deadlock)).isTrue();
         x.rollback();
@@ -132,18 +137,21 @@ class PostgresTransactionsTest {
     void aFailureSwallowedInsideATransactionIsAnErrorNeverASilentRollbackReportedAsACommit() {
         AtomicInteger attempts = new AtomicInteger();
         assertThatThrownBy(() -> db.transaction("update item 1 and ignore a failure", c -> {
-            attempts.incrementAndGet();
-            c.createStatement().executeUpdate("UPDATE item SET n = 42 WHERE id = 1");
-            try {
-                c.createStatement().executeUpdate("INSERT INTO item VALUES (2, 0)");   // duplicate: aborts the transaction
-            } catch (SQLException ignoredByMistake) {
-                // the mistake under test
-            }
-            return "done";
-        })).isInstanceOf(StoreException.class)
+                    attempts.incrementAndGet();
+                    c.createStatement().executeUpdate("UPDATE item SET n = 42 WHERE id = 1");
+                    try {
+                        c.createStatement()
+                                .executeUpdate("INSERT INTO item VALUES (2, 0)"); // duplicate: aborts the transaction
+                    } catch (SQLException ignoredByMistake) {
+                        // the mistake under test
+                    }
+                    return "done";
+                }))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("could not update item 1 and ignore a failure in PostgreSQL " + pg.name())
                 .hasMessageContaining("25P02")
-                .cause().isInstanceOf(SQLException.class);
+                .cause()
+                .isInstanceOf(SQLException.class);
         assertThat(attempts).hasValue(1);
         Integer n = db.query("read item 1", c -> {
             try (ResultSet rs = c.createStatement().executeQuery("SELECT n FROM item WHERE id = 1")) {
@@ -183,13 +191,16 @@ class PostgresTransactionsTest {
     @Test
     void theClientIdSurvivesLosingItsInsertRaceToAnotherProcess() throws Exception {
         Postgres.Db clientDb = Postgres.newDatabase();
-        Database database = Database.open(clientDb.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + clientDb.name(), 2);
+        Database database =
+                Database.open(clientDb.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + clientDb.name(), 2);
         closeables.add(database);
         JdbcLocalEdits edits = new JdbcLocalEdits(database, TimeSource.system());
         try (Connection other = Pools.raw(clientDb)) {
             other.setAutoCommit(false);
-            other.createStatement().executeUpdate("INSERT INTO client_identity (id, client_id) VALUES (1, 'the-other-process')");
-            Future<String> mine = threads.submit(edits::clientId);   // reads no row, then its insert queues behind the other's
+            other.createStatement()
+                    .executeUpdate("INSERT INTO client_identity (id, client_id) VALUES (1, 'the-other-process')");
+            Future<String> mine =
+                    threads.submit(edits::clientId); // reads no row, then its insert queues behind the other's
             Pools.awaitLockWait(clientDb);
             other.commit();
             assertThat(mine.get(30, TimeUnit.SECONDS)).isEqualTo("the-other-process");
@@ -217,7 +228,7 @@ class PostgresTransactionsTest {
         db.transaction("insert item 3 after losing the connection", c -> {
             c.createStatement().executeUpdate("INSERT INTO item VALUES (3, 0)");
             if (transactions.incrementAndGet() == 1) {
-                terminate(admin, c);   // the insert is lost with the connection; the work runs again
+                terminate(admin, c); // the insert is lost with the connection; the work runs again
             }
             return c.createStatement().executeUpdate("UPDATE item SET n = n + 1 WHERE id = 3");
         });
@@ -230,11 +241,13 @@ class PostgresTransactionsTest {
 
         AtomicInteger failing = new AtomicInteger();
         assertThatThrownBy(() -> db.query("run a bad statement", c -> {
-            failing.incrementAndGet();
-            return c.createStatement().execute("SELEKT 1");
-        })).isInstanceOf(StoreException.class)
+                    failing.incrementAndGet();
+                    return c.createStatement().execute("SELEKT 1");
+                }))
+                .isInstanceOf(StoreException.class)
                 .hasMessageStartingWith("could not run a bad statement in PostgreSQL " + pg.name() + ": ")
-                .cause().isInstanceOf(SQLException.class);
+                .cause()
+                .isInstanceOf(SQLException.class);
         assertThat(failing).hasValue(1);
     }
 

@@ -9,7 +9,8 @@ class RecordLocksPostgresTest extends RecordLocksTest {
     @Override
     Database openDatabase() {
         Postgres.Db pg = Postgres.newDatabase();
-        return LocalStore.of(Database.open(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + pg.name(), 4))
+        return LocalStore.of(
+                        Database.open(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + pg.name(), 4))
                 .database();
     }
 }

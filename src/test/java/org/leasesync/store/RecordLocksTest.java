@@ -52,20 +52,25 @@ class RecordLocksTest {
 
     @Test
     void locksExistingAndNewRowsOfTheKeyAndNothingElse() throws Exception {
-        List<String> wanted = List.of("r-07", "r-02", "r-01", "r-05", "r-09", "r-02");   // unsorted, a repeat, two new
+        List<String> wanted = List.of("r-07", "r-02", "r-01", "r-05", "r-09", "r-02"); // unsorted, a repeat, two new
         try (Connection holder = db.dataSource().getConnection()) {
             holder.setAutoCommit(false);
             RecordLocks.lockAll(holder, db.dialect(), KEY, wanted);
 
             try (Connection other = db.dataSource().getConnection()) {
-                setShortLockTimeout(other);   // for the session: a rollback undoes a SET inside a transaction
+                setShortLockTimeout(other); // for the session: a rollback undoes a SET inside a transaction
                 other.setAutoCommit(false);
                 for (String id : new TreeSet<>(wanted)) {
-                    assertThat(triesLock(other, KEY, id)).as("%s of %s is held by the first transaction", id, KEY)
+                    assertThat(triesLock(other, KEY, id))
+                            .as("%s of %s is held by the first transaction", id, KEY)
                             .isEqualTo("held");
                 }
-                assertThat(triesLock(other, KEY, "r-03")).as("r-03 was not asked for").isEqualTo("locked");
-                assertThat(triesLock(other, OTHER, "r-02")).as("the same id of another user").isEqualTo("locked");
+                assertThat(triesLock(other, KEY, "r-03"))
+                        .as("r-03 was not asked for")
+                        .isEqualTo("locked");
+                assertThat(triesLock(other, OTHER, "r-02"))
+                        .as("the same id of another user")
+                        .isEqualTo("locked");
                 other.rollback();
             }
             holder.commit();
@@ -74,7 +79,9 @@ class RecordLocksTest {
         try (Connection other = db.dataSource().getConnection()) {
             other.setAutoCommit(false);
             for (String id : List.of("r-01", "r-02", "r-09")) {
-                assertThat(triesLock(other, KEY, id)).as("%s after the commit", id).isEqualTo("locked");
+                assertThat(triesLock(other, KEY, id))
+                        .as("%s after the commit", id)
+                        .isEqualTo("locked");
             }
             other.rollback();
         }
@@ -96,11 +103,13 @@ class RecordLocksTest {
             holder.setAutoCommit(false);
             RecordLocks.lockAll(holder, db.dialect(), KEY, List.of("r-01", "r-05"));
             try (Connection other = db.dataSource().getConnection()) {
-                setShortLockTimeout(other);   // for the session: a rollback undoes a SET inside a transaction
+                setShortLockTimeout(other); // for the session: a rollback undoes a SET inside a transaction
                 other.setAutoCommit(false);
                 assertThatThrownBy(() -> RecordLocks.lockAll(other, db.dialect(), KEY, List.of("r-05", "r-07")))
                         .isInstanceOf(SQLException.class)
-                        .satisfies(e -> assertThat(db.dialect().isContention((SQLException) e)).as("contention").isTrue());
+                        .satisfies(e -> assertThat(db.dialect().isContention((SQLException) e))
+                                .as("contention")
+                                .isTrue());
                 other.rollback();
             }
             holder.rollback();
@@ -113,8 +122,9 @@ class RecordLocksTest {
      * for that transaction (give {@code c} a short lock timeout).
      */
     private String triesLock(Connection c, TaskKey key, String id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?"
-                + " AND record_id = ? FOR UPDATE NOWAIT")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?"
+                        + " AND record_id = ? FOR UPDATE NOWAIT")) {
             JdbcLocalData.bindKey(ps, 1, key);
             ps.setString(3, id);
             try (ResultSet rs = ps.executeQuery()) {
@@ -122,8 +132,8 @@ class RecordLocksTest {
                     return "locked";
                 }
             }
-            try (PreparedStatement ins = c.prepareStatement(
-                    "INSERT INTO record_lock (user_id, scope, record_id) VALUES (?, ?, ?)")) {
+            try (PreparedStatement ins =
+                    c.prepareStatement("INSERT INTO record_lock (user_id, scope, record_id) VALUES (?, ?, ?)")) {
                 JdbcLocalData.bindKey(ins, 1, key);
                 ins.setString(3, id);
                 ins.executeUpdate();
@@ -132,7 +142,7 @@ class RecordLocksTest {
         } catch (SQLException e) {
             if (db.dialect().isContention(e)) {
                 if (db.dialect() == SqlDialect.POSTGRESQL) {
-                    c.rollback();   // a failed statement aborts a PostgreSQL transaction
+                    c.rollback(); // a failed statement aborts a PostgreSQL transaction
                 }
                 return "held";
             }
@@ -149,8 +159,8 @@ class RecordLocksTest {
     private List<String> rows(TaskKey key) {
         return db.query("read lock rows", c -> {
             List<String> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?"
-                    + " ORDER BY record_id")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT record_id FROM record_lock WHERE user_id = ? AND scope = ?" + " ORDER BY record_id")) {
                 JdbcLocalData.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -161,5 +171,4 @@ class RecordLocksTest {
             return out;
         });
     }
-
 }

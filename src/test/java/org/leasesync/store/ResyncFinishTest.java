@@ -49,18 +49,18 @@ class ResyncFinishTest {
     /** A record's state in one table; {@code ownEditBase} null: it came from a pull. */
     record State(long version, boolean deleted, String payload, Long ownEditBase) {
         boolean sameAs(State other) {
-            return other != null && version == other.version && deleted == other.deleted
+            return other != null
+                    && version == other.version
+                    && deleted == other.deleted
                     && (deleted || payload.equals(other.payload));
         }
     }
 
     /** A pending (or conflict) outbox entry. */
-    record Edit(long seq, String changeId, String recordId, long baseVersion, String state) {
-    }
+    record Edit(long seq, String changeId, String recordId, long baseVersion, String state) {}
 
     /** One scenario: the copy, the downloaded records, the outbox, and the highest seq before the download. */
-    record Scenario(Map<String, State> before, Map<String, State> now, List<Edit> outbox, long outboxBefore) {
-    }
+    record Scenario(Map<String, State> before, Map<String, State> now, List<Edit> outbox, long outboxBefore) {}
 
     @Test
     void aHandMadeCaseCountsEachKindOnceAndMarksOnlyTheReissuedBase() throws Exception {
@@ -69,29 +69,29 @@ class ResyncFinishTest {
         Map<String, State> now = new HashMap<>();
         before.put("same", new State(1, false, "{\"a\":1}", null));
         now.put("same", new State(1, false, "{\"a\":1}", null));
-        before.put("gone", new State(2, false, "{}", null));                   // removed: absent now
-        before.put("deletedNow", new State(2, false, "{}", null));             // removed: deleted now
+        before.put("gone", new State(2, false, "{}", null)); // removed: absent now
+        before.put("deletedNow", new State(2, false, "{}", null)); // removed: deleted now
         now.put("deletedNow", new State(3, true, "{}", null));
-        before.put("newVersion", new State(1, false, "{}", null));             // changed: version
+        before.put("newVersion", new State(1, false, "{}", null)); // changed: version
         now.put("newVersion", new State(2, false, "{}", null));
-        before.put("newContent", new State(4, false, "{\"x\":1}", null));      // changed: content, same version
+        before.put("newContent", new State(4, false, "{\"x\":1}", null)); // changed: content, same version
         now.put("newContent", new State(4, false, "{\"x\":2}", null));
-        before.put("wasDeleted", new State(5, true, "{}", null));              // added: deleted before
+        before.put("wasDeleted", new State(5, true, "{}", null)); // added: deleted before
         now.put("wasDeleted", new State(6, false, "{}", null));
-        now.put("brandNew", new State(1, false, "{}", null));                 // added: absent before
-        before.put("bothDeleted", new State(7, true, "old", null));            // nothing: deleted in both
+        now.put("brandNew", new State(1, false, "{}", null)); // added: absent before
+        before.put("bothDeleted", new State(7, true, "old", null)); // nothing: deleted in both
         now.put("bothDeleted", new State(7, true, "other", null));
-        before.put("ownKept", new State(3, false, "{\"o\":1}", 2L));           // own edit the server has
+        before.put("ownKept", new State(3, false, "{\"o\":1}", 2L)); // own edit the server has
         now.put("ownKept", new State(3, false, "{\"o\":1}", null));
-        before.put("ownLost", new State(3, false, "{\"o\":2}", 2L));           // own edit lost (and changed)
+        before.put("ownLost", new State(3, false, "{\"o\":2}", 2L)); // own edit lost (and changed)
         now.put("ownLost", new State(3, false, "{\"o\":3}", null));
         List<Edit> outbox = List.of(
-                new Edit(1, "c-reissued", "newContent", 4, "pending"),          // version 4 now holds other content
-                new Edit(2, "c-same", "same", 1, "pending"),                  // version 1 holds what this device had
-                new Edit(3, "c-older", "newVersion", 1, "pending"),           // based on an older version: a normal push
-                new Edit(4, "c-new", "brandNew", 0, "pending"),               // a creation
-                new Edit(5, "c-after", "newContent", 4, "pending"),           // made after the download began
-                new Edit(6, "c-conflict", "ownLost", 3, "conflict"));         // not pending
+                new Edit(1, "c-reissued", "newContent", 4, "pending"), // version 4 now holds other content
+                new Edit(2, "c-same", "same", 1, "pending"), // version 1 holds what this device had
+                new Edit(3, "c-older", "newVersion", 1, "pending"), // based on an older version: a normal push
+                new Edit(4, "c-new", "brandNew", 0, "pending"), // a creation
+                new Edit(5, "c-after", "newContent", 4, "pending"), // made after the download began
+                new Edit(6, "c-conflict", "ownLost", 3, "conflict")); // not pending
         Scenario s = new Scenario(before, now, outbox, 4);
         write(s);
 
@@ -119,11 +119,15 @@ class ResyncFinishTest {
 
             assertThat(f).as("round %d", round).isEqualTo(expected);
             for (String changeId : expected.newConflicts()) {
-                String recordId = s.outbox().stream().filter(e -> e.changeId().equals(changeId)).findFirst()
-                        .orElseThrow().recordId();
+                String recordId = s.outbox().stream()
+                        .filter(e -> e.changeId().equals(changeId))
+                        .findFirst()
+                        .orElseThrow()
+                        .recordId();
                 State server = s.now().get(recordId);
-                assertThat(conflictState(changeId)).isEqualTo("conflict " + server.version() + " " + server.deleted()
-                        + " " + (server.deleted() ? "{}" : server.payload()));
+                assertThat(conflictState(changeId))
+                        .isEqualTo("conflict " + server.version() + " " + server.deleted() + " "
+                                + (server.deleted() ? "{}" : server.payload()));
             }
             assertCopyDropped();
             clear();
@@ -145,7 +149,8 @@ class ResyncFinishTest {
         JdbcResync.Finished f = finish();
 
         assertThat(f.summary()).isEqualTo(new ResyncSummary("went_back", 0, 0, 0, 0, 0, 0));
-        assertThat(db.<Integer>query("count", c -> count(c, "SELECT COUNT(*) FROM resync_previous WHERE user_id = 'bob'")))
+        assertThat(db.<Integer>query(
+                        "count", c -> count(c, "SELECT COUNT(*) FROM resync_previous WHERE user_id = 'bob'")))
                 .isEqualTo(1);
     }
 
@@ -192,12 +197,14 @@ class ResyncFinishTest {
                 continue;
             }
             State server = s.now().get(e.recordId());
-            if (server != null && server.version() == e.baseVersion() && !server.sameAs(s.before().get(e.recordId()))) {
+            if (server != null
+                    && server.version() == e.baseVersion()
+                    && !server.sameAs(s.before().get(e.recordId()))) {
                 marked.add(e.changeId());
             }
         }
-        return new JdbcResync.Finished(new ResyncSummary("went_back", removed, changed, added, lostOwn, kept,
-                marked.size()), marked);
+        return new JdbcResync.Finished(
+                new ResyncSummary("went_back", removed, changed, added, lostOwn, kept, marked.size()), marked);
     }
 
     static Scenario randomScenario(Random random, int records) {
@@ -208,7 +215,10 @@ class ResyncFinishTest {
             String id = "rec-" + i;
             State was = null;
             if (random.nextInt(5) > 0) {
-                was = new State(1 + random.nextInt(4), random.nextInt(6) == 0, "{\"v\":" + random.nextInt(3) + "}",
+                was = new State(
+                        1 + random.nextInt(4),
+                        random.nextInt(6) == 0,
+                        "{\"v\":" + random.nextInt(3) + "}",
                         random.nextInt(4) == 0 ? Long.valueOf(random.nextInt(3)) : null);
                 before.put(id, was);
             }
@@ -216,7 +226,12 @@ class ResyncFinishTest {
                 case 0 -> null;
                 case 1, 2 -> was == null ? null : new State(was.version(), was.deleted(), was.payload(), null);
                 case 3 -> new State(1 + random.nextInt(4), false, "{\"v\":" + random.nextInt(3) + "}", null);
-                case 4 -> new State(was == null ? 1 : was.version(), random.nextBoolean(), "{\"v\":" + random.nextInt(3) + "}", null);
+                case 4 ->
+                    new State(
+                            was == null ? 1 : was.version(),
+                            random.nextBoolean(),
+                            "{\"v\":" + random.nextInt(3) + "}",
+                            null);
                 default -> new State(1 + random.nextInt(4), true, random.nextBoolean() ? "{}" : "{\"gone\":1}", null);
             };
             if (after != null) {
@@ -225,8 +240,12 @@ class ResyncFinishTest {
         }
         long seq = 0;
         for (int i = 0; i < records / 3; i++) {
-            String recordId = "rec-" + random.nextInt(records + 20);   // some name a record neither table has
-            outbox.add(new Edit(++seq, "change-" + seq, recordId, random.nextInt(5),
+            String recordId = "rec-" + random.nextInt(records + 20); // some name a record neither table has
+            outbox.add(new Edit(
+                    ++seq,
+                    "change-" + seq,
+                    recordId,
+                    random.nextInt(5),
                     random.nextInt(8) == 0 ? "conflict" : "pending"));
         }
         return new Scenario(before, now, outbox, seq - random.nextInt(10));
@@ -246,8 +265,9 @@ class ResyncFinishTest {
             for (Map.Entry<String, State> e : s.now().entrySet()) {
                 insertRecord(c, "local_record", KEY, e.getKey(), e.getValue());
             }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (seq, user_id, scope, change_id, record_id,"
-                    + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, FALSE, '{}', 0, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO outbox (seq, user_id, scope, change_id, record_id,"
+                            + " base_version, deleted, payload, created_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, FALSE, '{}', 0, ?)")) {
                 for (Edit e : s.outbox()) {
                     ps.setLong(1, e.seq());
                     JdbcLocalData.bindKey(ps, 2, KEY);
@@ -297,8 +317,11 @@ class ResyncFinishTest {
     }
 
     void assertCopyDropped() {
-        assertThat(db.<Integer>query("count", c -> count(c, "SELECT COUNT(*) FROM resync_previous WHERE user_id = 'alice'")
-                + count(c, "SELECT COUNT(*) FROM resync WHERE user_id = 'alice'"))).isZero();
+        assertThat(db.<Integer>query(
+                        "count",
+                        c -> count(c, "SELECT COUNT(*) FROM resync_previous WHERE user_id = 'alice'")
+                                + count(c, "SELECT COUNT(*) FROM resync WHERE user_id = 'alice'")))
+                .isZero();
     }
 
     void clear() {
@@ -313,7 +336,8 @@ class ResyncFinishTest {
     }
 
     static int count(Connection c, String sql) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);
         }

@@ -35,27 +35,41 @@ class SchemaDriftTest {
     void theClientsMigrationsMakeTheSameSchemaOnH2AndOnPostgresql() throws Exception {
         Postgres.Db pg = Postgres.newDatabase();
         try (Database h2 = Database.openInMemory();
-             Database postgres = Database.open(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + pg.name(), 2)) {
+                Database postgres =
+                        Database.open(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + pg.name(), 2)) {
             Map<String, List<String>> onH2 = schema(h2.dataSource());
             assertThat(onH2).containsKeys("lease", "run", "checkpoint", "outbox");
             // The one difference, kept: the comma-separated change ids of a push batch are TEXT on
             // PostgreSQL. A batch holds at most 1,000 ids of at most 64 characters (65,000 with the
             // commas), within both; changing an applied migration would break its checksum.
-            assertThat(drift(onH2, schema(postgres.dataSource()))).as("H2 against PostgreSQL").containsExactly(
-                    "checkpoint: only on H2: push_change_ids varchar(100000)",
-                    "checkpoint: only on PostgreSQL: push_change_ids text");
+            assertThat(drift(onH2, schema(postgres.dataSource())))
+                    .as("H2 against PostgreSQL")
+                    .containsExactly(
+                            "checkpoint: only on H2: push_change_ids varchar(100000)",
+                            "checkpoint: only on PostgreSQL: push_change_ids text");
         }
     }
 
     @Test
     void theServersMigrationsMakeTheSameSchemaOnH2AndOnPostgresql() throws Exception {
         Postgres.Db pg = Postgres.newDatabase();
-        try (HikariDataSource h2 = Pools.h2("server-drift"); HikariDataSource postgres = Pools.postgres(pg, 10_000)) {
-            Flyway.configure().dataSource(h2).locations(Dialect.H2.migrations()).load().migrate();
-            Flyway.configure().dataSource(postgres).locations(Dialect.POSTGRESQL.migrations()).load().migrate();
+        try (HikariDataSource h2 = Pools.h2("server-drift");
+                HikariDataSource postgres = Pools.postgres(pg, 10_000)) {
+            Flyway.configure()
+                    .dataSource(h2)
+                    .locations(Dialect.H2.migrations())
+                    .load()
+                    .migrate();
+            Flyway.configure()
+                    .dataSource(postgres)
+                    .locations(Dialect.POSTGRESQL.migrations())
+                    .load()
+                    .migrate();
             Map<String, List<String>> onH2 = schema(h2);
             assertThat(onH2).containsKeys("lease", "sync_records", "idempotency_keys");
-            assertThat(drift(onH2, schema(postgres))).as("H2 against PostgreSQL").isEmpty();
+            assertThat(drift(onH2, schema(postgres)))
+                    .as("H2 against PostgreSQL")
+                    .isEmpty();
         }
     }
 
@@ -105,7 +119,9 @@ class SchemaDriftTest {
                     }
                 }
                 TreeSet<String> uniqueSets = new TreeSet<>();
-                unique.values().stream().filter(cols -> !cols.equals(primaryKey)).forEach(cols -> uniqueSets.add(cols.toString()));
+                unique.values().stream()
+                        .filter(cols -> !cols.equals(primaryKey))
+                        .forEach(cols -> uniqueSets.add(cols.toString()));
                 out.add("unique " + uniqueSets);
                 tables.put(name, out);
             }
@@ -125,7 +141,9 @@ class SchemaDriftTest {
                 continue;
             }
             a.stream().filter(line -> !b.contains(line)).forEach(line -> out.add(table + ": only on H2: " + line));
-            b.stream().filter(line -> !a.contains(line)).forEach(line -> out.add(table + ": only on PostgreSQL: " + line));
+            b.stream()
+                    .filter(line -> !a.contains(line))
+                    .forEach(line -> out.add(table + ": only on PostgreSQL: " + line));
             if (new TreeSet<>(a).equals(new TreeSet<>(b))) {
                 out.add(table + ": the columns are in another order: H2 " + a + ", PostgreSQL " + b);
             }

@@ -28,7 +28,8 @@ class SchemaVersionTest {
     @Test
     void latestClientMigrationIsTheHighestMigrationFlywayFindsForBothVendors() {
         for (SqlDialect d : SqlDialect.values()) {
-            assertThat(highestResolvedVersion(d.clientMigrations())).as(String.join(",", d.clientMigrations()))
+            assertThat(highestResolvedVersion(d.clientMigrations()))
+                    .as(String.join(",", d.clientMigrations()))
                     .isEqualTo(SqlDialect.LATEST_CLIENT_MIGRATION);
         }
     }
@@ -36,11 +37,14 @@ class SchemaVersionTest {
     @Test
     void aNewDatabaseIsNotCurrentAndAMigratedOneIs() throws Exception {
         JdbcDataSource ds = h2("fresh");
-        assertThat(SchemaVersion.isCurrent(ds, SqlDialect.LATEST_CLIENT_MIGRATION)).isFalse();
+        assertThat(SchemaVersion.isCurrent(ds, SqlDialect.LATEST_CLIENT_MIGRATION))
+                .isFalse();
         try (Database db = Database.open(ds.getURL(), "test", 2)) {
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION)).isTrue();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION))
+                    .isTrue();
             // one version behind what the application ships: not current, so Flyway would run
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION + 1)).isFalse();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION + 1))
+                    .isFalse();
         }
     }
 
@@ -48,17 +52,22 @@ class SchemaVersionTest {
     void aMissingFailedOrFutureVersionIsNotCurrent() throws Exception {
         int latest = SqlDialect.LATEST_CLIENT_MIGRATION;
         for (String damage : new String[] {
-                "DELETE FROM \"flyway_schema_history\" WHERE \"version\" = '3'",
-                "UPDATE \"flyway_schema_history\" SET \"success\" = FALSE WHERE \"version\" = '" + latest + "'",
-                "UPDATE \"flyway_schema_history\" SET \"version\" = '" + (latest + 1) + "' WHERE \"version\" = '" + latest + "'",
-                "UPDATE \"flyway_schema_history\" SET \"version\" = NULL WHERE \"version\" = '1'"}) {
+            "DELETE FROM \"flyway_schema_history\" WHERE \"version\" = '3'",
+            "UPDATE \"flyway_schema_history\" SET \"success\" = FALSE WHERE \"version\" = '" + latest + "'",
+            "UPDATE \"flyway_schema_history\" SET \"version\" = '" + (latest + 1) + "' WHERE \"version\" = '" + latest
+                    + "'",
+            "UPDATE \"flyway_schema_history\" SET \"version\" = NULL WHERE \"version\" = '1'"
+        }) {
             JdbcDataSource ds = h2("damaged" + Math.abs(damage.hashCode()));
             try (Database db = Database.open(ds.getURL(), "test", 2)) {
                 assertThat(SchemaVersion.isCurrent(db.dataSource(), latest)).isTrue();
-                try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                try (Connection c = ds.getConnection();
+                        Statement st = c.createStatement()) {
                     assertThat(st.executeUpdate(damage)).as(damage).isEqualTo(1);
                 }
-                assertThat(SchemaVersion.isCurrent(db.dataSource(), latest)).as(damage).isFalse();
+                assertThat(SchemaVersion.isCurrent(db.dataSource(), latest))
+                        .as(damage)
+                        .isFalse();
             }
         }
     }
@@ -67,15 +76,19 @@ class SchemaVersionTest {
     void aDatabaseOpenedAgainIsCurrentAndKeepsItsData() throws Exception {
         // the second open takes the short path (no Flyway); the schema and the rows are all there
         String url = "jdbc:h2:file:" + dir.resolve("again");
-        try (Database db = Database.open(url, "test", 2); Connection c = db.dataSource().getConnection();
-             Statement st = c.createStatement()) {
-            st.executeUpdate("INSERT INTO local_record (user_id, scope, record_id, version, deleted, payload, server_time_ms) "
-                    + "VALUES ('alice', 'course_sync', 'r1', 1, FALSE, '{}', 0)");
+        try (Database db = Database.open(url, "test", 2);
+                Connection c = db.dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            st.executeUpdate(
+                    "INSERT INTO local_record (user_id, scope, record_id, version, deleted, payload, server_time_ms) "
+                            + "VALUES ('alice', 'course_sync', 'r1', 1, FALSE, '{}', 0)");
         }
         try (Database db = Database.open(url, "test", 2)) {
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION)).isTrue();
-            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
-                 var rs = st.executeQuery("SELECT COUNT(*) FROM local_record")) {
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION))
+                    .isTrue();
+            try (Connection c = db.dataSource().getConnection();
+                    Statement st = c.createStatement();
+                    var rs = st.executeQuery("SELECT COUNT(*) FROM local_record")) {
                 rs.next();
                 assertThat(rs.getInt(1)).isEqualTo(1);
             }
@@ -86,8 +99,10 @@ class SchemaVersionTest {
     void theCheckReadsFlywaysHistoryOnPostgresql() {
         Postgres.Db pg = Postgres.newDatabase();
         try (Database db = Database.open(pg.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "pg", 2)) {
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION)).isTrue();
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION + 1)).isFalse();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION))
+                    .isTrue();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION + 1))
+                    .isFalse();
         }
     }
 
@@ -103,7 +118,15 @@ class SchemaVersionTest {
         JdbcDataSource empty = new JdbcDataSource();
         empty.setURL("jdbc:h2:mem:schema-version-resolve-" + System.nanoTime());
         empty.setUser("sa");
-        MigrationInfo[] all = Flyway.configure().dataSource(empty).locations(location).load().info().all();
-        return Arrays.stream(all).mapToInt(m -> Integer.parseInt(m.getVersion().getVersion())).max().orElse(-1);
+        MigrationInfo[] all = Flyway.configure()
+                .dataSource(empty)
+                .locations(location)
+                .load()
+                .info()
+                .all();
+        return Arrays.stream(all)
+                .mapToInt(m -> Integer.parseInt(m.getVersion().getVersion()))
+                .max()
+                .orElse(-1);
     }
 }

@@ -46,7 +46,8 @@ class TriggerIdContractTest {
         Supplier<LocalStore> h2 = LocalStore::openInMemory;
         Supplier<LocalStore> pg = () -> {
             Postgres.Db db = Postgres.newDatabase();
-            return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 8));
+            return LocalStore.of(
+                    Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 8));
         };
         return Stream.of(Arguments.of("H2", h2), Arguments.of("PostgreSQL", pg));
     }
@@ -58,12 +59,22 @@ class TriggerIdContractTest {
         try (LocalStore store = open.get()) {
             JdbcRunStore runs = new JdbcRunStore(store.database(), time);
             HeldLease lease = registry(store, time).tryAcquire(KEY).orElseThrow();
-            runs.insertRun(lease.fence(), "run-1", TaskSource.SCHEDULE, "t-first", Stage.PULLING, time.now(), Optional.empty());
+            runs.insertRun(
+                    lease.fence(),
+                    "run-1",
+                    TaskSource.SCHEDULE,
+                    "t-first",
+                    Stage.PULLING,
+                    time.now(),
+                    Optional.empty());
             for (int i = 0; i < 3; i++) {
-                assertThat(runs.recordMergedTrigger("run-1", "t-join", TaskSource.MANUAL, time.now())).isTrue();
+                assertThat(runs.recordMergedTrigger("run-1", "t-join", TaskSource.MANUAL, time.now()))
+                        .isTrue();
             }
-            assertThat(runs.recordMergedTrigger("run-1", "t-other", TaskSource.FOREGROUND, time.now())).isTrue();
-            assertThat(runs.recordMergedTrigger("no-such-run", "t-x", TaskSource.MANUAL, time.now())).isFalse();
+            assertThat(runs.recordMergedTrigger("run-1", "t-other", TaskSource.FOREGROUND, time.now()))
+                    .isTrue();
+            assertThat(runs.recordMergedTrigger("no-such-run", "t-x", TaskSource.MANUAL, time.now()))
+                    .isFalse();
             assertThat(store.history().run("run-1").orElseThrow().mergedSources())
                     .containsExactly(TaskSource.MANUAL, TaskSource.FOREGROUND);
             assertThat(triggerIds(store)).containsExactlyInAnyOrder("t-first", "t-join", "t-other");
@@ -78,7 +89,14 @@ class TriggerIdContractTest {
         try (LocalStore store = open.get()) {
             JdbcRunStore runs = new JdbcRunStore(store.database(), time);
             HeldLease lease = registry(store, time).tryAcquire(KEY).orElseThrow();
-            runs.insertRun(lease.fence(), "run-1", TaskSource.SCHEDULE, "t-first", Stage.PULLING, time.now(), Optional.empty());
+            runs.insertRun(
+                    lease.fence(),
+                    "run-1",
+                    TaskSource.SCHEDULE,
+                    "t-first",
+                    Stage.PULLING,
+                    time.now(),
+                    Optional.empty());
             for (int round = 0; round < 20; round++) {
                 String id = "t-" + round;
                 CyclicBarrier start = new CyclicBarrier(6);
@@ -93,7 +111,8 @@ class TriggerIdContractTest {
                     assertThat(f.get(30, TimeUnit.SECONDS)).isTrue();
                 }
             }
-            assertThat(store.history().run("run-1").orElseThrow().mergedSources()).hasSize(20);
+            assertThat(store.history().run("run-1").orElseThrow().mergedSources())
+                    .hasSize(20);
             List<String> ids = triggerIds(store);
             assertThat(ids).doesNotHaveDuplicates().hasSize(21);
         } finally {
@@ -109,32 +128,41 @@ class TriggerIdContractTest {
             JdbcRunStore runs = new JdbcRunStore(store.database(), time);
             TaskRegistry reg = registry(store, time);
             HeldLease first = reg.tryAcquire(KEY).orElseThrow();
-            runs.insertRun(first.fence(), "run-1", TaskSource.SCHEDULE, "t-1", Stage.PULLING, time.now(), Optional.empty());
+            runs.insertRun(
+                    first.fence(), "run-1", TaskSource.SCHEDULE, "t-1", Stage.PULLING, time.now(), Optional.empty());
             runs.recordMergedTrigger("run-1", "t-2", TaskSource.MANUAL, time.now());
             runs.finishRun(first.fence(), "run-1", RunStatus.SUCCEEDED, Optional.empty(), time.now());
             reg.release(first);
 
-            HeldLease second = reg.tryAcquire(KEY).orElseThrow();   // t-2 asked again and got the key
-            runs.insertRun(second.fence(), "run-2", TaskSource.MANUAL, "t-2", Stage.PULLING, time.now(), Optional.empty());
+            HeldLease second = reg.tryAcquire(KEY).orElseThrow(); // t-2 asked again and got the key
+            runs.insertRun(
+                    second.fence(), "run-2", TaskSource.MANUAL, "t-2", Stage.PULLING, time.now(), Optional.empty());
             // a repeated start of the same trigger (after a broken connection) keeps run-2's record
-            runs.insertRun(second.fence(), "run-3", TaskSource.MANUAL, "t-2", Stage.PULLING, time.now(), Optional.empty());
+            runs.insertRun(
+                    second.fence(), "run-3", TaskSource.MANUAL, "t-2", Stage.PULLING, time.now(), Optional.empty());
 
-            assertThat(store.history().run("run-1").orElseThrow().mergedSources()).isEmpty();
+            assertThat(store.history().run("run-1").orElseThrow().mergedSources())
+                    .isEmpty();
             assertThat(triggerIds(store)).containsExactlyInAnyOrder("t-1", "t-2");
             assertThat(runOf(store, "t-2")).isEqualTo("run-2");
         }
     }
 
     private static TaskRegistry registry(LocalStore store, ManualTime time) {
-        return new TaskRegistry(store.leases(), new OwnerId("host", 11, 1, "a"), Duration.ofSeconds(60), time,
+        return new TaskRegistry(
+                store.leases(),
+                new OwnerId("host", 11, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
     }
 
     private static List<String> triggerIds(LocalStore store) {
         return store.database().query("trigger ids", c -> {
             List<String> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT trigger_id FROM run_trigger WHERE trigger_id IS NOT NULL");
-                 ResultSet rs = ps.executeQuery()) {
+            try (PreparedStatement ps =
+                            c.prepareStatement("SELECT trigger_id FROM run_trigger WHERE trigger_id IS NOT NULL");
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getString(1));
                 }

@@ -46,14 +46,22 @@ class TwoProcessLeaseTest {
         for (int i = 0; i < 2; i++) {
             Path out = tmp.resolve("out-" + i);
             outs.add(out);
-            procs.add(JavaProcess.start(LeaseContenderMain.class, tmp.resolve("log-" + i), childEnv(), target,
-                    go.toString(), out.toString(), Integer.toString(ROUNDS), Integer.toString(HOLDS)));
+            procs.add(JavaProcess.start(
+                    LeaseContenderMain.class,
+                    tmp.resolve("log-" + i),
+                    childEnv(),
+                    target,
+                    go.toString(),
+                    out.toString(),
+                    Integer.toString(ROUNDS),
+                    Integer.toString(HOLDS)));
         }
         for (Path out : outs) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!(Files.exists(out) && Files.readString(out).contains("READY"))) {
-                assertThat(System.nanoTime()).as("child did not open the database: %s",
-                        logs()).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("child did not open the database: %s", logs())
+                        .isLessThan(deadline);
                 Thread.sleep(20);
             }
         }
@@ -61,7 +69,9 @@ class TwoProcessLeaseTest {
         for (Path out : outs) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!Files.readString(out).contains("DONE")) {
-                assertThat(System.nanoTime()).as("child did not finish: %s", logs()).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("child did not finish: %s", logs())
+                        .isLessThan(deadline);
                 Thread.sleep(20);
             }
         }
@@ -97,25 +107,38 @@ class TwoProcessLeaseTest {
         assertThat(holds.stream().map(h -> h[0]).distinct().count()).isEqualTo(2L * HOLDS);
         holds.sort((x, y) -> Long.compare(x[0], y[0]));
         for (int i = 1; i < holds.size(); i++) {
-            assertThat(holds.get(i)[1]).as("hold of epoch %d starts after epoch %d ended", holds.get(i)[0],
-                    holds.get(i - 1)[0]).isGreaterThan(holds.get(i - 1)[2]);
+            assertThat(holds.get(i)[1])
+                    .as("hold of epoch %d starts after epoch %d ended", holds.get(i)[0], holds.get(i - 1)[0])
+                    .isGreaterThan(holds.get(i - 1)[2]);
         }
         // the rows the two processes left in their shared database
         try (LocalStore store = LeaseContenderMain.open(target, childEnv())) {
-            assertThat(store.leases().read(org.leasesync.lease.TaskKey.of("shared", "course_sync")).orElseThrow().epoch())
+            assertThat(store.leases()
+                            .read(org.leasesync.lease.TaskKey.of("shared", "course_sync"))
+                            .orElseThrow()
+                            .epoch())
                     .isEqualTo(2L * HOLDS);
-            assertThat(store.leases().read(org.leasesync.lease.JobKey.of("two-process-job")).orElseThrow().epoch())
+            assertThat(store.leases()
+                            .read(org.leasesync.lease.JobKey.of("two-process-job"))
+                            .orElseThrow()
+                            .epoch())
                     .isEqualTo(2L * HOLDS);
-            assertThat(store.leases().readAll()).hasSize(ROUNDS + 2)
-                    .filteredOn(r -> !r.key().asString().startsWith("round-")).noneMatch(r -> r.isHeld());
+            assertThat(store.leases().readAll())
+                    .hasSize(ROUNDS + 2)
+                    .filteredOn(r -> !r.key().asString().startsWith("round-"))
+                    .noneMatch(r -> r.isHeld());
         }
         // the shared job key: the same, and its epochs are exactly 1..2*HOLDS (each grant one higher)
         jobHolds.sort((x, y) -> Long.compare(x[0], y[0]));
-        assertThat(jobHolds).extracting(h -> h[0]).containsExactlyElementsOf(
-                java.util.stream.LongStream.rangeClosed(1, 2L * HOLDS).boxed().toList());
+        assertThat(jobHolds)
+                .extracting(h -> h[0])
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, 2L * HOLDS)
+                        .boxed()
+                        .toList());
         for (int i = 1; i < jobHolds.size(); i++) {
-            assertThat(jobHolds.get(i)[1]).as("job hold of epoch %d starts after epoch %d ended", jobHolds.get(i)[0],
-                    jobHolds.get(i - 1)[0]).isGreaterThan(jobHolds.get(i - 1)[2]);
+            assertThat(jobHolds.get(i)[1])
+                    .as("job hold of epoch %d starts after epoch %d ended", jobHolds.get(i)[0], jobHolds.get(i - 1)[0])
+                    .isGreaterThan(jobHolds.get(i - 1)[2]);
         }
     }
 

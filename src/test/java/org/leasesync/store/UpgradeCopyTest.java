@@ -43,10 +43,11 @@ class UpgradeCopyTest {
             c.createStatement().execute("DELETE FROM outbox");
         }
         try (Database db = Database.openFile(dir, Duration.ofSeconds(30));
-             Connection c = db.dataSource().getConnection()) {
+                Connection c = db.dataSource().getConnection()) {
             String all = OldSchemas.snapshot(c);
             assertThat(all).doesNotContain("HALF_APPLIED").contains("unsent edit", "new, unsent");
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION)).isTrue();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION))
+                    .isTrue();
         }
         assertThat(dir.resolve("leasesync.mv.db" + UpgradeCopy.SUFFIX)).doesNotExist();
     }
@@ -54,13 +55,15 @@ class UpgradeCopyTest {
     @Test
     void noRoomForTheCopyRefusesTheUpgradeSayingWhatIsNeededAndMigratesNothing() throws Exception {
         Path fs = Files.createDirectory(tmp.resolve("fs"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "leasesync-test",
-                fs.toString()).redirectErrorStream(true).start();
+        Process mount = new ProcessBuilder(
+                        "mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "leasesync-test", fs.toString())
+                .redirectErrorStream(true)
+                .start();
         boolean mounted = mount.waitFor(30, TimeUnit.SECONDS) && mount.exitValue() == 0;
         String why = "cannot mount a small tmpfs here (needs root with CAP_SYS_ADMIN): "
                 + new String(mount.getInputStream().readAllBytes());
         if ("root".equals(System.getProperty("user.name"))) {
-            assertThat(mounted).as(why).isTrue();   // CI runs as root: a failed mount is a failure, never a skip
+            assertThat(mounted).as(why).isTrue(); // CI runs as root: a failed mount is a failure, never a skip
         }
         assumeTrue(mounted, why);
         try {
@@ -68,9 +71,11 @@ class UpgradeCopyTest {
             OldSchemas.client(dir, 2);
             assertThatThrownBy(() -> Database.openFile(dir, Duration.ofSeconds(30)))
                     .isInstanceOf(StoreException.class)
-                    .hasMessageStartingWith("not enough disk space to upgrade the local database "
-                            + dir.resolve("leasesync.mv.db"))
-                    .hasMessageContaining("a copy of it is taken first", "MiB free in " + dir,
+                    .hasMessageStartingWith(
+                            "not enough disk space to upgrade the local database " + dir.resolve("leasesync.mv.db"))
+                    .hasMessageContaining(
+                            "a copy of it is taken first",
+                            "MiB free in " + dir,
                             "It was not upgraded and nothing was changed");
             try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("leasesync"), "sa", "")) {
                 assertThat(OldSchemas.snapshot(c)).endsWith("history: null 1 2").contains("unsent edit");

@@ -41,7 +41,8 @@ class UpgradeKillMatrixTest {
     Path tmp;
 
     @Test
-    void aClientUpgradeKilledAfterAnyStatementOfAnyMigrationComesBackWithEverythingAtTheLatestSchema() throws Exception {
+    void aClientUpgradeKilledAfterAnyStatementOfAnyMigrationComesBackWithEverythingAtTheLatestSchema()
+            throws Exception {
         Path v2 = tmp.resolve("v2");
         OldSchemas.client(v2, 2);
         Matrix m = reference("client", v2);
@@ -49,7 +50,9 @@ class UpgradeKillMatrixTest {
         for (int k = 1; k <= m.statements.size(); k++) {
             ks.add(k);
         }
-        assertThat(m.statements).as("statements of V3..V%d", SqlDialect.LATEST_CLIENT_MIGRATION).hasSizeGreaterThan(25);
+        assertThat(m.statements)
+                .as("statements of V3..V%d", SqlDialect.LATEST_CLIENT_MIGRATION)
+                .hasSizeGreaterThan(25);
         killAt("client", v2, m, ks);
 
         Path v1 = tmp.resolve("v1");
@@ -74,7 +77,8 @@ class UpgradeKillMatrixTest {
         String version = "";
         for (int k = 1; k <= m.statements.size(); k++) {
             boolean firstOfMigration = !m.statements.get(k - 1).equals(version);
-            boolean lastOfMigration = k == m.statements.size() || !m.statements.get(k).equals(m.statements.get(k - 1));
+            boolean lastOfMigration =
+                    k == m.statements.size() || !m.statements.get(k).equals(m.statements.get(k - 1));
             version = m.statements.get(k - 1);
             if (firstOfMigration || lastOfMigration || k % 5 == 0) {
                 ks.add(k);
@@ -85,8 +89,7 @@ class UpgradeKillMatrixTest {
     }
 
     /** The statements (their migration's version, in order) and the snapshot of an upgrade that went through. */
-    private record Matrix(List<String> statements, String snapshot) {
-    }
+    private record Matrix(List<String> statements, String snapshot) {}
 
     private Matrix reference(String kind, Path prepared) throws Exception {
         Path dir = copy(prepared, tmp.resolve(prepared.getFileName() + "-reference"));
@@ -136,24 +139,29 @@ class UpgradeKillMatrixTest {
         try {
             awaitLine(p, log, "leasesync-migration-paused " + k);
         } finally {
-            p.destroyForcibly();   // SIGKILL right after statement k
+            p.destroyForcibly(); // SIGKILL right after statement k
         }
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(snapshot(kind, dir)).as("killed after statement %d (of V%s); log:%n%s", k,
-                reference.statements.get(k - 1), Files.readString(log)).isEqualTo(reference.snapshot);
+        assertThat(snapshot(kind, dir))
+                .as(
+                        "killed after statement %d (of V%s); log:%n%s",
+                        k, reference.statements.get(k - 1), Files.readString(log))
+                .isEqualTo(reference.snapshot);
         assertThat(Files.exists(dir.resolve(databaseName(kind) + ".mv.db.upgrade-copy")))
-                .as("the copy is gone once the upgrade finished").isFalse();
+                .as("the copy is gone once the upgrade finished")
+                .isFalse();
     }
 
     /** The next start, in this JVM: opens (restoring and upgrading as needed), then what the database holds. */
     private static String snapshot(String kind, Path dir) throws Exception {
         if (kind.equals("server")) {
             try (ServerDatabase db = ServerDatabase.open(new ServerDatabaseConfig.H2File(dir), "test");
-                 Connection c = db.connection()) {
+                    Connection c = db.connection()) {
                 return OldSchemas.snapshot(c);
             }
         }
-        try (Database db = Database.openFile(dir, Duration.ofSeconds(30)); Connection c = db.dataSource().getConnection()) {
+        try (Database db = Database.openFile(dir, Duration.ofSeconds(30));
+                Connection c = db.dataSource().getConnection()) {
             return OldSchemas.snapshot(c);
         }
     }
@@ -163,7 +171,8 @@ class UpgradeKillMatrixTest {
     }
 
     private static Process start(String kind, Path dir, Path log, int pauseAfter) throws IOException {
-        return JavaProcess.start(MigrateMain.class, log, kind, dir.toString(), String.valueOf(pauseAfter), "-1", "30000");
+        return JavaProcess.start(
+                MigrateMain.class, log, kind, dir.toString(), String.valueOf(pauseAfter), "-1", "30000");
     }
 
     static void awaitLine(Process p, Path log, String line) throws Exception {
@@ -189,5 +198,4 @@ class UpgradeKillMatrixTest {
         }
         return to;
     }
-
 }

@@ -43,11 +43,13 @@ class UpgradeRulesTest {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String out = Files.readString(log);
         assertThat(p.exitValue()).as(out).isZero();
-        assertThat(out).contains("leasesync-migration-paused 3", "opened")
+        assertThat(out)
+                .contains("leasesync-migration-paused 3", "opened")
                 .containsPattern("upgrading the local database .*leasesync.mv.db from schema 2 to "
                         + SqlDialect.LATEST_CLIENT_MIGRATION);
         try (Database db = Database.openFile(dir, Duration.ofSeconds(30))) {
-            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION)).isTrue();
+            assertThat(SchemaVersion.isCurrent(db.dataSource(), SqlDialect.LATEST_CLIENT_MIGRATION))
+                    .isTrue();
             int pending = db.query("outbox", c -> count(c, "SELECT COUNT(*) FROM outbox WHERE state = 'pending'"));
             assertThat(pending).isEqualTo(2);
         }
@@ -60,11 +62,13 @@ class UpgradeRulesTest {
         Database.openFile(dir).close();
         int newer = SqlDialect.LATEST_CLIENT_MIGRATION + 1;
         try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("leasesync"), "sa", "");
-             Statement st = c.createStatement()) {
+                Statement st = c.createStatement()) {
             st.execute("CREATE TABLE from_the_future (id INT)");
-            st.execute("INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\","
-                    + " \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (100, '" + newer
-                    + "', 'future', 'SQL', 'V" + newer + "__future.sql', 1, 'sa', 1, TRUE)");
+            st.execute(
+                    "INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\","
+                            + " \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (100, '"
+                            + newer
+                            + "', 'future', 'SQL', 'V" + newer + "__future.sql', 1, 'sa', 1, TRUE)");
         }
         String before = snapshotPlain(dir);
         Path log = tmp.resolve("newer.log");
@@ -72,9 +76,11 @@ class UpgradeRulesTest {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String out = Files.readString(log);
         assertThat(p.exitValue()).as(out).isEqualTo(1);
-        assertThat(out).contains("refused: this data directory (" + dir.toAbsolutePath() + ") was last used by a newer "
-                + "leasesync (schema " + newer + "; this one knows up to schema " + SqlDialect.LATEST_CLIENT_MIGRATION
-                + "); install that version or newer. Nothing was changed.");
+        assertThat(out)
+                .contains("refused: this data directory (" + dir.toAbsolutePath() + ") was last used by a newer "
+                        + "leasesync (schema " + newer + "; this one knows up to schema "
+                        + SqlDialect.LATEST_CLIENT_MIGRATION
+                        + "); install that version or newer. Nothing was changed.");
         assertThat(snapshotPlain(dir)).isEqualTo(before);
         assertThatThrownBy(() -> Database.openFile(dir)).isInstanceOf(NewerSchemaException.class);
     }
@@ -84,10 +90,11 @@ class UpgradeRulesTest {
         Path dir = tmp.resolve("server");
         ServerDatabase.open(dir).close();
         try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("leasesync-server"), "sa", "");
-             Statement st = c.createStatement()) {
-            st.execute("INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\","
-                    + " \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (100, '99',"
-                    + " 'future', 'SQL', 'V99__future.sql', 1, 'sa', 1, TRUE)");
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\","
+                            + " \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (100, '99',"
+                            + " 'future', 'SQL', 'V99__future.sql', 1, 'sa', 1, TRUE)");
         }
         assertThatThrownBy(() -> ServerDatabase.open(new ServerDatabaseConfig.H2File(dir), "t"))
                 .isInstanceOf(NewerSchemaException.class)
@@ -104,14 +111,20 @@ class UpgradeRulesTest {
             // every statement is reported; statement 2 pauses 3 s so the other one starts during the migration
             Process a = JavaProcess.start(MigrateMain.class, logA, "client", dir.toString(), "2", "3000", "30000");
             Process b = JavaProcess.start(MigrateMain.class, logB, "client", dir.toString(), "2", "3000", "30000");
-            assertThat(a.waitFor(120, TimeUnit.SECONDS) && b.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            assertThat(a.waitFor(120, TimeUnit.SECONDS) && b.waitFor(120, TimeUnit.SECONDS))
+                    .isTrue();
             String outA = Files.readString(logA);
             String outB = Files.readString(logB);
-            assertThat(List.of(a.exitValue(), b.exitValue())).as(outA + "\n---\n" + outB).containsExactly(0, 0);
+            assertThat(List.of(a.exitValue(), b.exitValue()))
+                    .as(outA + "\n---\n" + outB)
+                    .containsExactly(0, 0);
             boolean aMigrated = outA.contains("leasesync-migration-statement");
             boolean bMigrated = outB.contains("leasesync-migration-statement");
-            assertThat(aMigrated ^ bMigrated).as("exactly one migrated:%n%s%n---%n%s", outA, outB).isTrue();
-            assertThat(aMigrated ? outB : outA).as("the other waited for it")
+            assertThat(aMigrated ^ bMigrated)
+                    .as("exactly one migrated:%n%s%n---%n%s", outA, outB)
+                    .isTrue();
+            assertThat(aMigrated ? outB : outA)
+                    .as("the other waited for it")
                     .containsPattern("waiting for leasesync process [0-9]+, which is upgrading the local database");
             try (Database db = Database.openFile(dir, Duration.ofSeconds(30))) {
                 int edits = db.query("outbox", c -> count(c, "SELECT COUNT(*) FROM outbox"));
@@ -127,7 +140,8 @@ class UpgradeRulesTest {
     }
 
     private static int count(Connection c, String sql) throws java.sql.SQLException {
-        try (Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getInt(1);
         }

@@ -39,6 +39,7 @@ class CopiedDataDirProcessTest {
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
+
     ReferenceServer server;
 
     @BeforeEach
@@ -58,10 +59,12 @@ class CopiedDataDirProcessTest {
         List<String> changes = new java.util.ArrayList<>();
         changes.add(edit(a, "a-0"));
         sync(a, "first");
-        Process cp = new ProcessBuilder("cp", "-a", a.toString(), b.toString()).inheritIO().start();
+        Process cp = new ProcessBuilder("cp", "-a", a.toString(), b.toString())
+                .inheritIO()
+                .start();
         assertThat(cp.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(cp.exitValue()).isZero();
-        changes.add(edit(b, "b-0"));   // an unsent edit the copy has before it first syncs
+        changes.add(edit(b, "b-0")); // an unsent edit the copy has before it first syncs
 
         int syncs = 1;
         for (int turn = 1; turn <= SWITCHES; turn++) {
@@ -80,28 +83,43 @@ class CopiedDataDirProcessTest {
             try (LocalStore store = LocalStore.openFile(dir)) {
                 long epoch = store.leases().read(KEY).orElseThrow().epoch();
                 List<RunRecord> runs = store.history().history(KEY, 100);
-                assertThat(runs).as("%s: no run refused", dir).allSatisfy(r ->
-                        assertThat(r.status()).contains(RunStatus.SUCCEEDED));
+                assertThat(runs)
+                        .as("%s: no run refused", dir)
+                        .allSatisfy(r -> assertThat(r.status()).contains(RunStatus.SUCCEEDED));
                 // A: its own runs; B: A's first one (copied) and its own: +1 per grant, never a jump
                 assertThat(epoch).as("%s epoch", dir).isEqualTo(runs.size()).isLessThanOrEqualTo(syncs);
-                assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(KEY)).isEmpty();
+                assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(KEY))
+                        .isEmpty();
             }
         }
         try (LocalStore store = LocalStore.openFile(b)) {
             List<RunRecord> runs = store.history().history(KEY, 100);
-            RunRecord firstOfCopy = runs.get(runs.size() - 2);   // newest first; the last is A's copied run
+            RunRecord firstOfCopy = runs.get(runs.size() - 2); // newest first; the last is A's copied run
             assertThat(firstOfCopy.recovery().orElse("")).contains("new device", idA, idB);
             assertThat(runs.get(0).recovery()).isEmpty();
         }
         assertThat(changes).hasSize(2 + SWITCHES / EDIT_EVERY);
-        assertThat(server.stats().appliedIn("alice", "backup")).as("every edit of either copy, once")
+        assertThat(server.stats().appliedIn("alice", "backup"))
+                .as("every edit of either copy, once")
                 .containsAllEntriesOf(changes.stream().collect(java.util.stream.Collectors.toMap(c -> c, c -> 1)));
     }
 
     private void sync(Path dir, String name) throws Exception {
         Path out = tmp.resolve(name + ".out");
-        Process p = JavaProcess.start(Launcher.class, out, "sync", "--user", "alice", "--scope", "backup",
-                "--server", server.baseUrl(), "--token", server.tokenFor("alice"), "--data-dir", dir.toString());
+        Process p = JavaProcess.start(
+                Launcher.class,
+                out,
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "backup",
+                "--server",
+                server.baseUrl(),
+                "--token",
+                server.tokenFor("alice"),
+                "--data-dir",
+                dir.toString());
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(name).isTrue();
         String o = Files.readString(out);
         assertThat(p.exitValue()).as("%s: %s", name, o).isZero();
@@ -110,7 +128,8 @@ class CopiedDataDirProcessTest {
 
     private static String edit(Path dir, String id) {
         try (LocalStore store = LocalStore.openFile(dir)) {
-            return new JdbcLocalEdits(store.database(), TimeSource.system()).addEdit(KEY, id, "{\"by\":\"" + id + "\"}", false);
+            return new JdbcLocalEdits(store.database(), TimeSource.system())
+                    .addEdit(KEY, id, "{\"by\":\"" + id + "\"}", false);
         }
     }
 

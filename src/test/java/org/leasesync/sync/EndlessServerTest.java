@@ -12,13 +12,13 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.remote.HttpSettings;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
-import org.leasesync.remote.HttpSettings;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
@@ -55,12 +55,21 @@ class EndlessServerTest {
             }
         });
         web.start();
-        client = new ClientStack(store, web.url("/").toString(), Map.of("alice", "t"), TimeSource.system(),
-                SyncSettings.DEFAULT, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
+        client = new ClientStack(
+                store,
+                web.url("/").toString(),
+                Map.of("alice", "t"),
+                TimeSource.system(),
+                SyncSettings.DEFAULT,
+                new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
     }
 
     static MockResponse json(String body) {
-        return new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json").body(body).build();
+        return new MockResponse.Builder()
+                .code(200)
+                .addHeader("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     static String page(String cursor, boolean more, String records) {
@@ -74,8 +83,11 @@ class EndlessServerTest {
 
     @Test
     void aPullThatReturnsTheSameCursorWithMoreToComeEndsTheRunKeepingWhatItPulled() throws Exception {
-        serve(req -> json(page("c1", true, "{\"id\":\"r1\",\"version\":1,\"deleted\":false,\"payload\":{\"t\":1},"
-                + "\"serverTime\":\"2026-11-30T10:00:00Z\"}")));
+        serve(req -> json(page(
+                "c1",
+                true,
+                "{\"id\":\"r1\",\"version\":1,\"deleted\":false,\"payload\":{\"t\":1},"
+                        + "\"serverTime\":\"2026-11-30T10:00:00Z\"}")));
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.FAILED);
         assertThat(r.message()).contains("the sync server keeps answering that more changes follow without moving on");
@@ -109,7 +121,8 @@ class EndlessServerTest {
         client.edits.addEdit(ALICE, "b", "{\"n\":2}", false);
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-        assertThat(r.message().orElseThrow()).contains("the sync server answered without a result for 2 changes; they stay in the outbox");
+        assertThat(r.message().orElseThrow())
+                .contains("the sync server answered without a result for 2 changes; they stay in the outbox");
         assertThat(pushes.get()).isEqualTo(1);
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(2);
         assertKeyIsFreeAndTheNextTriggerStarts();

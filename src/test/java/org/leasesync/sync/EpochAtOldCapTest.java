@@ -42,15 +42,22 @@ class EpochAtOldCapTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
     ClientRuntime rt;
 
     @BeforeEach
     void setUp() {
         server = ReferenceServer.start(ServerConfig.defaults());
-        rt = ClientRuntime.open(new ClientConfig(tmp.resolve("data"), server.baseUrl(),
-                Map.of("alice", server.tokenFor("alice")), Duration.ofSeconds(60), HttpSettings.DEFAULT,
-                SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system()));
+        rt = ClientRuntime.open(new ClientConfig(
+                tmp.resolve("data"),
+                server.baseUrl(),
+                Map.of("alice", server.tokenFor("alice")),
+                Duration.ofSeconds(60),
+                HttpSettings.DEFAULT,
+                SyncSettings.DEFAULT,
+                RetryPolicy.NONE,
+                TimeSource.system()));
     }
 
     @AfterEach
@@ -64,11 +71,11 @@ class EpochAtOldCapTest {
     @Test
     void aLeaseTableBehindATokenAtTheOldCapIsRefusedOnceThenGrowsByOne() throws Exception {
         assertThat(sync().status()).isEqualTo(RunStatus.SUCCEEDED);
-        setEpoch(OLD_CAP + 5);           // the server sees OLD_CAP + 6 from this client id
+        setEpoch(OLD_CAP + 5); // the server sees OLD_CAP + 6 from this client id
         assertThat(sync().status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(epoch()).isEqualTo(OLD_CAP + 6);
 
-        restoreOlderCopy(40);            // lease table and run history went back (a restored backup)
+        restoreOlderCopy(40); // lease table and run history went back (a restored backup)
         RunResult refused = sync();
         assertThat(refused.status()).as("a stale epoch is refused").isEqualTo(RunStatus.FAILED);
         assertThat(refused.message().orElse("")).contains("raised to " + (OLD_CAP + 7));
@@ -84,7 +91,8 @@ class EpochAtOldCapTest {
     void theNextEpochIsOnePastTheServersHighestTokenAndSaturatesAtTheTop() {
         assertThat(refusal(40, OLD_CAP).nextEpoch()).isEqualTo(OLD_CAP + 1);
         assertThat(refusal(OLD_CAP, OLD_CAP).nextEpoch()).isEqualTo(OLD_CAP + 1);
-        assertThat(refusal(OLD_CAP + 9, OLD_CAP).nextEpoch()).as("never below the run's own epoch")
+        assertThat(refusal(OLD_CAP + 9, OLD_CAP).nextEpoch())
+                .as("never below the run's own epoch")
                 .isEqualTo(OLD_CAP + 10);
         assertThat(refusal(5, Long.MAX_VALUE - 1).nextEpoch()).isEqualTo(Long.MAX_VALUE);
         assertThat(refusal(5, Long.MAX_VALUE).nextEpoch()).isEqualTo(Long.MAX_VALUE);
@@ -95,8 +103,8 @@ class EpochAtOldCapTest {
     }
 
     private static NewerFencingTokenException refusal(long epoch, long highest) {
-        RemoteException e = new RemoteException(RemoteException.Kind.HTTP, 409, "stale_fencing_token", "", -1,
-                "refused", "refused", "", highest, null);
+        RemoteException e = new RemoteException(
+                RemoteException.Kind.HTTP, 409, "stale_fencing_token", "", -1, "refused", "refused", "", highest, null);
         assertThat(e.highestFencingToken()).isEqualTo(highest < 0 ? OptionalLong.empty() : OptionalLong.of(highest));
         return new NewerFencingTokenException(epoch, e);
     }
@@ -123,7 +131,7 @@ class EpochAtOldCapTest {
 
     private void setEpoch(long epoch) throws Exception {
         try (Connection c = rt.store().database().dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE lease SET epoch = ? WHERE task_key = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE lease SET epoch = ? WHERE task_key = ?")) {
             ps.setLong(1, epoch);
             ps.setString(2, KEY.asString());
             assertThat(ps.executeUpdate()).isEqualTo(1);

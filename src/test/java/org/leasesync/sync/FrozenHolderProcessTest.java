@@ -19,15 +19,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.remote.HttpSettings;
 import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.run.TriggerRequest;
-import org.leasesync.remote.HttpSettings;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
@@ -54,26 +54,47 @@ class FrozenHolderProcessTest {
     @Test
     void aFrozenRunWakesToALostLeaseAndTheServerRefusesItsLateRequests() throws Exception {
         Path data = tmp.resolve("data");
-        try (ReferenceServer server = ReferenceServer.start(ServerConfig.defaults().withAudit(true));
-             // This JVM opens the database first, so it hosts H2's mixed mode: freezing the victim
-             // must not freeze the database for everyone else (a frozen host would; see reliability.md).
-             LocalStore host = LocalStore.openFile(data)) {
+        try (ReferenceServer server =
+                        ReferenceServer.start(ServerConfig.defaults().withAudit(true));
+                // This JVM opens the database first, so it hosts H2's mixed mode: freezing the victim
+                // must not freeze the database for everyone else (a frozen host would; see reliability.md).
+                LocalStore host = LocalStore.openFile(data)) {
             JdbcLocalEdits edits = new JdbcLocalEdits(host.database(), TimeSource.system());
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 ids.add(edits.addEdit(ALICE, "frozen-" + i, "{\"n\":" + i + "}", false));
             }
             server.faults().setLatency(Duration.ofMillis(700));
-            Process victim = JavaProcess.start(Launcher.class, tmp.resolve("victim.out"), "sync", "--user", "alice",
-                    "--scope", "course_sync", "--server", server.baseUrl(), "--token", server.tokenFor("alice"),
-                    "--data-dir", data.toString(), "--lease-ttl", "2s", "--call-timeout", "1500ms");
+            Process victim = JavaProcess.start(
+                    Launcher.class,
+                    tmp.resolve("victim.out"),
+                    "sync",
+                    "--user",
+                    "alice",
+                    "--scope",
+                    "course_sync",
+                    "--server",
+                    server.baseUrl(),
+                    "--token",
+                    server.tokenFor("alice"),
+                    "--data-dir",
+                    data.toString(),
+                    "--lease-ttl",
+                    "2s",
+                    "--call-timeout",
+                    "1500ms");
             try {
                 awaitFirstRequestOf(server, victim);
-                signal("STOP", victim);                       // frozen in the middle of its pull
-                try (ClientRuntime successor = ClientRuntime.open(new ClientConfig(data, server.baseUrl(),
-                        Map.of("alice", server.tokenFor("alice")), TTL,
+                signal("STOP", victim); // frozen in the middle of its pull
+                try (ClientRuntime successor = ClientRuntime.open(new ClientConfig(
+                        data,
+                        server.baseUrl(),
+                        Map.of("alice", server.tokenFor("alice")),
+                        TTL,
                         new HttpSettings(Duration.ofSeconds(1), Duration.ofMillis(1500), Duration.ofMillis(1500)),
-                        SyncSettings.DEFAULT, RetryPolicy.NONE, TimeSource.system()))) {
+                        SyncSettings.DEFAULT,
+                        RetryPolicy.NONE,
+                        TimeSource.system()))) {
                     RunResult result = takeOver(successor);
                     assertThat(result.status()).as(result.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
                 }
@@ -87,7 +108,9 @@ class FrozenHolderProcessTest {
                 victim.destroyForcibly();
             }
             for (String id : ids) {
-                assertThat(server.stats().appliedIn("alice", "course_sync")).as(id).containsEntry(id, 1);
+                assertThat(server.stats().appliedIn("alice", "course_sync"))
+                        .as(id)
+                        .containsEntry(id, 1);
             }
             assertThat(edits.outbox(ALICE)).isEmpty();
             long successorFirst = -1;
@@ -97,7 +120,9 @@ class FrozenHolderProcessTest {
                     successorFirst = row.path("seq").asLong();
                 }
                 if (successorFirst >= 0 && token == 1) {
-                    assertThat(row.path("status").asInt()).as("victim's late request " + row).isGreaterThanOrEqualTo(400);
+                    assertThat(row.path("status").asInt())
+                            .as("victim's late request " + row)
+                            .isGreaterThanOrEqualTo(400);
                 }
             }
             assertThat(successorFirst).as("the successor reached the server").isPositive();
@@ -112,7 +137,7 @@ class FrozenHolderProcessTest {
             if (r instanceof SubmitResult.Started s) {
                 return s.handle().completion().get(60, TimeUnit.SECONDS);
             }
-            assertThat(r).isInstanceOf(SubmitResult.Joined.class);   // the frozen holder still looks alive
+            assertThat(r).isInstanceOf(SubmitResult.Joined.class); // the frozen holder still looks alive
             Thread.sleep(200);
         }
         throw new AssertionError("no takeover within 30 s");
@@ -122,19 +147,25 @@ class FrozenHolderProcessTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (server.stats().requests() == 0) {
             assertThat(victim.isAlive()).isTrue();
-            assertThat(System.nanoTime()).as("the victim never reached the server").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the victim never reached the server")
+                    .isLessThan(deadline);
             Thread.sleep(10);
         }
     }
 
     private static void signal(String name, Process p) throws Exception {
-        new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + p.pid()).start().waitFor(10, TimeUnit.SECONDS);
+        new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + p.pid())
+                .start()
+                .waitFor(10, TimeUnit.SECONDS);
     }
 
     private static List<JsonNode> audit(ReferenceServer server) throws Exception {
         OkHttpClient http = new OkHttpClient();
-        Request req = new Request.Builder().url(server.baseUrl() + "/v1/admin/audit?limit=10000")
-                .header("Authorization", "Bearer " + server.adminToken()).build();
+        Request req = new Request.Builder()
+                .url(server.baseUrl() + "/v1/admin/audit?limit=10000")
+                .header("Authorization", "Bearer " + server.adminToken())
+                .build();
         try (Response r = http.newCall(req).execute()) {
             List<JsonNode> rows = new ArrayList<>();
             new ObjectMapper().readTree(r.body().string()).path("entries").forEach(rows::add);

@@ -14,12 +14,12 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.RunResult;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.TaskSource;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
 
@@ -43,8 +43,10 @@ class MalformedPullPageTest {
                 + ",\"s\":\"x\"},\"serverTime\":\"2026-11-30T10:00:00Z\"}";
     }
 
-    static final String PAGE_1 = "{\"changes\":[" + rec("r1", 1) + "," + rec("r2", 1) + "],\"nextCursor\":\"c1\",\"hasMore\":true}";
-    static final String PAGE_2 = "{\"changes\":[" + rec("r3", 1) + "," + rec("r1", 2) + "],\"nextCursor\":\"c2\",\"hasMore\":false}";
+    static final String PAGE_1 =
+            "{\"changes\":[" + rec("r1", 1) + "," + rec("r2", 1) + "],\"nextCursor\":\"c1\",\"hasMore\":true}";
+    static final String PAGE_2 =
+            "{\"changes\":[" + rec("r3", 1) + "," + rec("r1", 2) + "],\"nextCursor\":\"c2\",\"hasMore\":false}";
 
     @BeforeEach
     void serve() throws Exception {
@@ -56,14 +58,23 @@ class MalformedPullPageTest {
                 asked.add(since == null ? "" : since);
                 String body = since == null ? PAGE_1 : PAGE_2;
                 if (since != null && broken.get()) {
-                    body = body.substring(0, body.length() - 30);   // cut inside the last change
+                    body = body.substring(0, body.length() - 30); // cut inside the last change
                 }
-                return new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json").body(body).build();
+                return new MockResponse.Builder()
+                        .code(200)
+                        .addHeader("Content-Type", "application/json")
+                        .body(body)
+                        .build();
             }
         });
         web.start();
-        client = new ClientStack(store, web.url("/").toString(), Map.of("alice", "t"), TimeSource.system(),
-                SyncSettings.DEFAULT, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
+        client = new ClientStack(
+                store,
+                web.url("/").toString(),
+                Map.of("alice", "t"),
+                TimeSource.system(),
+                SyncSettings.DEFAULT,
+                new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
     }
 
     @AfterEach
@@ -78,15 +89,19 @@ class MalformedPullPageTest {
         RunResult first = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(first.status()).isEqualTo(RunStatus.FAILED);
         assertThat(first.message().orElseThrow()).contains("the sync server sent an answer leasesync cannot read");
-        assertThat(client.edits.records(ALICE)).extracting(r -> r.id() + "@" + r.version()).containsExactly("r1@1", "r2@1");
+        assertThat(client.edits.records(ALICE))
+                .extracting(r -> r.id() + "@" + r.version())
+                .containsExactly("r1@1", "r2@1");
         assertThat(store.history().checkpoint(ALICE).orElseThrow().pullCursor()).contains("c1");
-        assertThat(asked).containsExactly("", "c1");   // a malformed answer is not asked for again at once
+        assertThat(asked).containsExactly("", "c1"); // a malformed answer is not asked for again at once
 
         broken.set(false);
         RunResult second = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(second.status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(asked).containsExactly("", "c1", "c1");   // resumed at the saved cursor, not from the start
-        assertThat(client.edits.records(ALICE)).extracting(r -> r.id() + "@" + r.version() + " " + r.payloadJson())
-                .containsExactly("r1@2 {\"v\":2,\"s\":\"x\"}", "r2@1 {\"v\":1,\"s\":\"x\"}", "r3@1 {\"v\":1,\"s\":\"x\"}");
+        assertThat(asked).containsExactly("", "c1", "c1"); // resumed at the saved cursor, not from the start
+        assertThat(client.edits.records(ALICE))
+                .extracting(r -> r.id() + "@" + r.version() + " " + r.payloadJson())
+                .containsExactly(
+                        "r1@2 {\"v\":2,\"s\":\"x\"}", "r2@1 {\"v\":1,\"s\":\"x\"}", "r3@1 {\"v\":1,\"s\":\"x\"}");
     }
 }

@@ -27,9 +27,9 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -54,6 +54,7 @@ class PoisonOutboxTest {
     MockWebServer proxy;
     /** Idempotency key → SHA-256 of every body sent with it, through the proxy. */
     final Map<String, List<String>> bodiesByKey = new ConcurrentHashMap<>();
+
     final List<String> pushedRecordSets = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -95,7 +96,8 @@ class PoisonOutboxTest {
                 String body = req.getBody() == null ? "" : req.getBody().utf8();
                 boolean push = req.getMethod().equals("POST");
                 if (push) {
-                    bodiesByKey.computeIfAbsent(req.getHeaders().get("Idempotency-Key"), k -> new CopyOnWriteArrayList<>())
+                    bodiesByKey
+                            .computeIfAbsent(req.getHeaders().get("Idempotency-Key"), k -> new CopyOnWriteArrayList<>())
                             .add(sha256(body));
                     pushedRecordSets.add(recordIds(body).toString());
                     Optional<MockResponse> own = refuse.apply(body);
@@ -111,7 +113,8 @@ class PoisonOutboxTest {
     }
 
     MockResponse forward(RecordedRequest req, String body) {
-        Request.Builder out = new Request.Builder().url(okhttp3.HttpUrl.get(server.baseUrl()).resolve(req.getTarget()));
+        Request.Builder out =
+                new Request.Builder().url(okhttp3.HttpUrl.get(server.baseUrl()).resolve(req.getTarget()));
         for (String name : List.of("Authorization", "Idempotency-Key", "Fencing-Token", "Client-Id", "Sync-Run-Id")) {
             String v = req.getHeaders().get(name);
             if (v != null) {
@@ -120,7 +123,8 @@ class PoisonOutboxTest {
         }
         out.method(req.getMethod(), req.getMethod().equals("GET") ? null : RequestBody.create(body, JSON));
         try (Response r = ClientStack.HTTP.newCall(out.build()).execute()) {
-            MockResponse.Builder back = new MockResponse.Builder().code(r.code()).body(r.body().string());
+            MockResponse.Builder back =
+                    new MockResponse.Builder().code(r.code()).body(r.body().string());
             for (String name : List.of("Content-Type", "Retry-After", "Idempotent-Replayed")) {
                 String v = r.header(name);
                 if (v != null) {
@@ -134,12 +138,17 @@ class PoisonOutboxTest {
     }
 
     static MockResponse answer(int status, String contentType, String body) {
-        return new MockResponse.Builder().code(status).addHeader("Content-Type", contentType).body(body).build();
+        return new MockResponse.Builder()
+                .code(status)
+                .addHeader("Content-Type", contentType)
+                .body(body)
+                .build();
     }
 
     static List<String> recordIds(String body) {
         List<String> ids = new ArrayList<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"id\":\"([^\"]+)\"").matcher(body);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"id\":\"([^\"]+)\"").matcher(body);
         while (m.find()) {
             ids.add(m.group(1));
         }
@@ -148,8 +157,9 @@ class PoisonOutboxTest {
 
     static String sha256(String s) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256")
+                            .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -177,18 +187,27 @@ class PoisonOutboxTest {
     }
 
     JdbcLocalEdits.OutboxItem item(String changeId) {
-        return client.edits.outbox(ALICE).stream().filter(i -> i.changeId().equals(changeId)).findFirst().orElseThrow();
+        return client.edits.outbox(ALICE).stream()
+                .filter(i -> i.changeId().equals(changeId))
+                .findFirst()
+                .orElseThrow();
     }
 
     void assertAppliedOnce(List<String> changeIds) {
         var stats = server.stats();
         assertThat(stats.changesApplied()).isEqualTo(changeIds.size());
-        assertThat(stats.appliedByChangeId().values().stream().flatMap(m -> m.values().stream()).toList()).hasSize(changeIds.size()).containsOnly(1);
+        assertThat(stats.appliedByChangeId().values().stream()
+                        .flatMap(m -> m.values().stream())
+                        .toList())
+                .hasSize(changeIds.size())
+                .containsOnly(1);
     }
 
     void assertNoKeyReusedForAnotherBody() {
-        assertThat(bodiesByKey).allSatisfy((key, hashes) ->
-                assertThat(hashes).as("bodies sent with idempotency key %s", key).containsOnly(hashes.get(0)));
+        assertThat(bodiesByKey)
+                .allSatisfy((key, hashes) -> assertThat(hashes)
+                        .as("bodies sent with idempotency key %s", key)
+                        .containsOnly(hashes.get(0)));
     }
 
     /**
@@ -204,20 +223,25 @@ class PoisonOutboxTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
 
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(client.edits.record(ALICE, "course-9").orElseThrow().version()).isEqualTo(1);
+        assertThat(client.edits.record(ALICE, "course-9").orElseThrow().version())
+                .isEqualTo(1);
         JdbcLocalEdits.OutboxItem rejected = item(big);
         assertThat(rejected.state()).isEqualTo("rejected");
         assertThat(rejected.rejectedReason().orElseThrow())
                 .isEqualTo("the edit of record 'huge' cannot be sent: its content is 5,242,991 bytes; a record may have"
                         + " at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(rejected.rejectedAt()).isPresent();
-        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(big);
+        assertThat(client.edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::changeId)
+                .containsExactly(big);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
         assertAppliedOnce(List.of(small));
 
         long pushesBefore = server.stats().pushes();
         assertThat(client.sync(ALICE, TaskSource.SCHEDULE).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().pushes()).as("the rejected entry is not sent again").isEqualTo(pushesBefore);
+        assertThat(server.stats().pushes())
+                .as("the rejected entry is not sent again")
+                .isEqualTo(pushesBefore);
 
         assertThat(client.edits.discardSetAside(ALICE, big)).isTrue();
         assertThat(client.edits.outbox(ALICE)).isEmpty();
@@ -231,7 +255,8 @@ class PoisonOutboxTest {
     @Test
     void aBatchRefusedAsTooLargeIsSplitUntilTheOneEntryIsFoundAndEveryOtherIsAppliedOnce() throws Exception {
         throughProxy(body -> body.length() > 2_000
-                ? Optional.of(answer(413, "text/html", "<html><body><h1>413 Request Entity Too Large</h1></body></html>"))
+                ? Optional.of(
+                        answer(413, "text/html", "<html><body><h1>413 Request Entity Too Large</h1></body></html>"))
                 : Optional.empty());
         List<String> ok = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -247,22 +272,30 @@ class PoisonOutboxTest {
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(item(bad).state()).isEqualTo("rejected");
         assertThat(item(bad).rejectedReason().orElseThrow()).startsWith("the sync server refused it (HTTP 413");
-        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(bad);
+        assertThat(client.edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::changeId)
+                .containsExactly(bad);
         for (int i = 0; i < 9; i++) {
-            assertThat(client.edits.record(ALICE, "r" + i).orElseThrow().version()).as("r%s", i).isEqualTo(1);
+            assertThat(client.edits.record(ALICE, "r" + i).orElseThrow().version())
+                    .as("r%s", i)
+                    .isEqualTo(1);
         }
         assertAppliedOnce(ok);
         assertNoKeyReusedForAnotherBody();
-        assertThat(pushedRecordSets.get(0)).contains("too-big-for-the-proxy", "r0", "r8");   // one batch first
-        assertThat(pushedRecordSets).contains("[too-big-for-the-proxy]");                    // then alone
+        assertThat(pushedRecordSets.get(0)).contains("too-big-for-the-proxy", "r0", "r8"); // one batch first
+        assertThat(pushedRecordSets).contains("[too-big-for-the-proxy]"); // then alone
     }
 
     /** A stricter server that names the bad entry (400, protocol §5): only that entry is set aside. */
     @Test
     void aRefusalNamingOneEntrySetsAsideThatEntryAndSendsTheRestUnderANewKey() throws Exception {
         throughProxy(body -> recordIds(body).contains("forbidden")
-                ? Optional.of(answer(400, "application/json", "{\"code\":\"bad_request\",\"message\":\"changes["
-                        + recordIds(body).indexOf("forbidden") + "].payload must not contain a field named 'secret'\"}"))
+                ? Optional.of(answer(
+                        400,
+                        "application/json",
+                        "{\"code\":\"bad_request\",\"message\":\"changes["
+                                + recordIds(body).indexOf("forbidden")
+                                + "].payload must not contain a field named 'secret'\"}"))
                 : Optional.empty());
         String a = client.edits.addEdit(ALICE, "a", "{\"n\":1}", false);
         String bad = client.edits.addEdit(ALICE, "forbidden", "{\"secret\":1}", false);
@@ -283,7 +316,8 @@ class PoisonOutboxTest {
     @Test
     void aValidationRefusalThatNamesNoEntryIsIsolatedBySplitting() throws Exception {
         throughProxy(body -> recordIds(body).contains("invalid")
-                ? Optional.of(answer(422, "application/json", "{\"code\":\"validation_failed\",\"message\":\"invalid record\"}"))
+                ? Optional.of(answer(
+                        422, "application/json", "{\"code\":\"validation_failed\",\"message\":\"invalid record\"}"))
                 : Optional.empty());
         List<String> ok = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -306,8 +340,12 @@ class PoisonOutboxTest {
     @Test
     void aWholeBodyRefusalNamingNoEntryIsNarrowedToTheEntryAndSetsOnlyItAside() throws Exception {
         throughProxy(body -> recordIds(body).contains("poison")
-                ? Optional.of(answer(400, "application/json", "{\"code\":\"bad_request\",\"message\":\"malformed JSON"
-                        + " at line 1, column 3012: Document nesting depth (1001) exceeds the maximum allowed (1000)\"}"))
+                ? Optional.of(
+                        answer(
+                                400,
+                                "application/json",
+                                "{\"code\":\"bad_request\",\"message\":\"malformed JSON"
+                                        + " at line 1, column 3012: Document nesting depth (1001) exceeds the maximum allowed (1000)\"}"))
                 : Optional.empty());
         List<String> ok = new ArrayList<>();
         ok.add(client.edits.addEdit(ALICE, "a", "{\"n\":1}", false));
@@ -318,7 +356,9 @@ class PoisonOutboxTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
 
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(bad);
+        assertThat(client.edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::changeId)
+                .containsExactly(bad);
         assertThat(item(bad).rejectedReason().orElseThrow())
                 .startsWith("the sync server refused it (HTTP 400 bad_request: malformed JSON at line 1");
         assertThat(pushedRecordSets).as("the empty probe was sent and accepted").contains("[]");
@@ -334,7 +374,9 @@ class PoisonOutboxTest {
     /** A refusal that is not an entry's fault sets nothing aside: the run fails and everything stays pending. */
     @Test
     void aRefusalOfTheRequestItselfFailsTheRunAndSetsNothingAside() throws Exception {
-        throughProxy(body -> Optional.of(answer(400, "application/json",
+        throughProxy(body -> Optional.of(answer(
+                400,
+                "application/json",
                 "{\"code\":\"bad_request\",\"message\":\"Sync-Run-Id must be printable ASCII\"}")));
         client.edits.addEdit(ALICE, "a", "{\"n\":1}", false);
         client.edits.addEdit(ALICE, "b", "{\"n\":2}", false);
@@ -343,7 +385,9 @@ class PoisonOutboxTest {
 
         assertThat(r.status()).isEqualTo(RunStatus.FAILED);
         assertThat(r.message().orElseThrow()).contains("HTTP 400");
-        assertThat(client.edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::state).containsOnly("pending");
+        assertThat(client.edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::state)
+                .containsOnly("pending");
         assertThat(server.stats().changesApplied()).isZero();
     }
 
@@ -357,7 +401,9 @@ class PoisonOutboxTest {
         java.util.concurrent.atomic.AtomicBoolean dropped = new java.util.concurrent.atomic.AtomicBoolean();
         throughProxy(body -> {
             if (dropped.compareAndSet(false, true)) {
-                return Optional.of(new MockResponse.Builder().onRequestBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+                return Optional.of(new MockResponse.Builder()
+                        .onRequestBody(SocketEffect.ShutdownConnection.INSTANCE)
+                        .build());
             }
             return body.length() > 2_000 ? Optional.of(answer(413, "text/plain", "too large")) : Optional.empty();
         });
@@ -367,7 +413,7 @@ class PoisonOutboxTest {
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
 
         assertThat(item(bad).state()).isEqualTo("rejected");
-        assertThat(pushedRecordSets.subList(0, 2)).containsExactly("[a, big]", "[a, big]");  // the same batch, resent
+        assertThat(pushedRecordSets.subList(0, 2)).containsExactly("[a, big]", "[a, big]"); // the same batch, resent
         assertAppliedOnce(List.of(a));
         assertNoKeyReusedForAnotherBody();
     }
@@ -397,9 +443,11 @@ class PoisonOutboxTest {
 
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
 
-        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).isEqualTo("{\"title\":\"shorter\"}");
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson())
+                .isEqualTo("{\"title\":\"shorter\"}");
         assertAppliedOnce(List.of(smaller));
-        assertThatThrownBy(() -> client.edits.sendAgain(ALICE, big)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> client.edits.sendAgain(ALICE, big))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cannot be synced: its content is 5,242,901 bytes");
         assertThat(item(big).state()).isEqualTo("rejected");
     }
@@ -432,7 +480,8 @@ class PoisonOutboxTest {
     @Test
     void anEditThatCanNeverFitIsRefusedWhenMadeAndOneThatJustFitsIsApplied() throws Exception {
         direct();
-        int fits = org.leasesync.protocol.RecordLimits.MAX_PAYLOAD_BYTES - bigPayload(0).length();
+        int fits = org.leasesync.protocol.RecordLimits.MAX_PAYLOAD_BYTES
+                - bigPayload(0).length();
         assertThatThrownBy(() -> client.edits.addEdit(ALICE, "edge", bigPayload(fits + 1), false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the edit of record 'edge' cannot be synced: its content is 5,238,785 bytes; a record may"

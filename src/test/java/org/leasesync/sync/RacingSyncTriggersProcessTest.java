@@ -37,6 +37,7 @@ class RacingSyncTriggersProcessTest {
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
+
     ReferenceServer server;
 
     @BeforeEach
@@ -56,21 +57,40 @@ class RacingSyncTriggersProcessTest {
         for (int round = 0; round < ROUNDS; round++) {
             List<Process> procs = new ArrayList<>();
             for (int i = 0; i < PROCESSES; i++) {
-                procs.add(JavaProcess.start(Launcher.class, tmp.resolve("r" + round + "p" + i + ".out"), "sync",
-                        "--user", "alice", "--scope", "course_sync", "--server", server.baseUrl(), "--token",
-                        server.tokenFor("alice"), "--data-dir", data.toString(), "--lease-ttl", "10s",
-                        "--call-timeout", "8s"));
+                procs.add(JavaProcess.start(
+                        Launcher.class,
+                        tmp.resolve("r" + round + "p" + i + ".out"),
+                        "sync",
+                        "--user",
+                        "alice",
+                        "--scope",
+                        "course_sync",
+                        "--server",
+                        server.baseUrl(),
+                        "--token",
+                        server.tokenFor("alice"),
+                        "--data-dir",
+                        data.toString(),
+                        "--lease-ttl",
+                        "10s",
+                        "--call-timeout",
+                        "8s"));
             }
             for (int i = 0; i < PROCESSES; i++) {
                 String name = "r" + round + "p" + i + ".out";
                 assertThat(procs.get(i).waitFor(180, TimeUnit.SECONDS)).as(name).isTrue();
-                assertThat(procs.get(i).exitValue()).as("%s: %s", name, Files.readString(tmp.resolve(name)))
-                        .isIn(0, 3);   // ran, or joined a running run
+                assertThat(procs.get(i).exitValue())
+                        .as("%s: %s", name, Files.readString(tmp.resolve(name)))
+                        .isIn(0, 3); // ran, or joined a running run
             }
             try (LocalStore store = LocalStore.openFile(data)) {
                 List<String> ids = triggerIds(store);
-                assertThat(ids).as("round %d: no trigger twice", round).doesNotHaveDuplicates().doesNotContainNull();
-                assertThat(ids).as("round %d: at most one record per process", round)
+                assertThat(ids)
+                        .as("round %d: no trigger twice", round)
+                        .doesNotHaveDuplicates()
+                        .doesNotContainNull();
+                assertThat(ids)
+                        .as("round %d: at most one record per process", round)
                         .hasSizeLessThanOrEqualTo((round + 1) * PROCESSES);
             }
         }
@@ -80,7 +100,7 @@ class RacingSyncTriggersProcessTest {
         return store.database().query("trigger ids", c -> {
             List<String> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT trigger_id FROM run_trigger");
-                 ResultSet rs = ps.executeQuery()) {
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getString(1));
                 }

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -33,6 +33,7 @@ class RestoredLocalCopyTest {
 
     @TempDir
     Path tmp;
+
     ReferenceServer server;
 
     @BeforeEach
@@ -47,7 +48,8 @@ class RestoredLocalCopyTest {
 
     RunResult sync(Path dir, String... edits) throws Exception {
         try (LocalStore store = LocalStore.openFile(dir);
-             ClientStack client = new ClientStack(store, server.baseUrl(), Map.of("alice", server.tokenFor("alice")))) {
+                ClientStack client =
+                        new ClientStack(store, server.baseUrl(), Map.of("alice", server.tokenFor("alice")))) {
             for (String id : edits) {
                 client.edits.addEdit(ALICE, id, "{\"title\":\"" + id + "\"}", false);
             }
@@ -66,24 +68,26 @@ class RestoredLocalCopyTest {
         Path dir = tmp.resolve("data");
         Path backup = tmp.resolve("backup.mv.db");
         assertThat(sync(dir).status()).isEqualTo(RunStatus.SUCCEEDED);
-        Files.copy(dir.resolve("leasesync.mv.db"), backup);                         // the backup: epoch 1
+        Files.copy(dir.resolve("leasesync.mv.db"), backup); // the backup: epoch 1
         for (int i = 0; i < 6; i++) {
             assertThat(sync(dir).status()).isEqualTo(RunStatus.SUCCEEDED);
         }
         assertThat(leaseEpoch(dir)).isEqualTo(7);
-        Files.copy(backup, dir.resolve("leasesync.mv.db"), StandardCopyOption.REPLACE_EXISTING);   // restored
+        Files.copy(backup, dir.resolve("leasesync.mv.db"), StandardCopyOption.REPLACE_EXISTING); // restored
 
         RunResult first = sync(dir, "written-after-the-restore");
         assertThat(first.status()).isEqualTo(RunStatus.FAILED);
         assertThat(first.message().orElseThrow())
                 .contains("this device's lease epoch 2 for alice|course_sync was behind the fencing token the sync "
                         + "server has already seen from it")
-                .contains("the epoch was raised to 8");   // one past the highest token the server saw: 7
+                .contains("the epoch was raised to 8"); // one past the highest token the server saw: 7
         assertThat(leaseEpoch(dir)).isEqualTo(8);
 
         RunResult second = sync(dir);
         assertThat(second.status()).as(second.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().changesApplied()).as("the edit made on the restored copy").isEqualTo(1);
+        assertThat(server.stats().changesApplied())
+                .as("the edit made on the restored copy")
+                .isEqualTo(1);
         assertThat(sync(dir).status()).isEqualTo(RunStatus.SUCCEEDED);
     }
 }

@@ -37,7 +37,8 @@ class RetryAfterGateTest {
 
     static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     static final String PULL_EMPTY = "{\"changes\":[],\"nextCursor\":\"1\",\"hasMore\":false}";
-    static final HttpSettings HTTP = new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5));
+    static final HttpSettings HTTP =
+            new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5));
 
     final ManualTime time = new ManualTime(Instant.parse("2026-12-01T10:00:00Z"));
     MockWebServer web;
@@ -57,17 +58,25 @@ class RetryAfterGateTest {
     }
 
     ClientStack client() {
-        return new ClientStack(store, web.url("/").toString(), Map.of("alice", "tok-a"), time, SyncSettings.DEFAULT, HTTP);
+        return new ClientStack(
+                store, web.url("/").toString(), Map.of("alice", "tok-a"), time, SyncSettings.DEFAULT, HTTP);
     }
 
     static MockResponse refusal(int code, String retryAfter) {
-        return new MockResponse.Builder().code(code).addHeader("Content-Type", "application/json")
+        return new MockResponse.Builder()
+                .code(code)
+                .addHeader("Content-Type", "application/json")
                 .addHeader("Retry-After", retryAfter)
-                .body("{\"code\":\"" + (code == 429 ? "rate_limited" : "unavailable") + "\",\"message\":\"later\"}").build();
+                .body("{\"code\":\"" + (code == 429 ? "rate_limited" : "unavailable") + "\",\"message\":\"later\"}")
+                .build();
     }
 
     static MockResponse ok() {
-        return new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json").body(PULL_EMPTY).build();
+        return new MockResponse.Builder()
+                .code(200)
+                .addHeader("Content-Type", "application/json")
+                .body(PULL_EMPTY)
+                .build();
     }
 
     /** Fails one sync with {@code refusal}, then checks every trigger waits until {@code until}, then syncs. */
@@ -81,8 +90,9 @@ class RetryAfterGateTest {
 
             time.elapse(Duration.between(time.now(), until).minusMillis(1));
             // (the automatic retry is timed to the Retry-After by RetryScheduler: RetrySchedulerTest)
-            for (TaskSource source : new TaskSource[] {TaskSource.SCHEDULE, TaskSource.FOREGROUND, TaskSource.MANUAL,
-                    TaskSource.RECOVERY}) {
+            for (TaskSource source :
+                    new TaskSource[] {TaskSource.SCHEDULE, TaskSource.FOREGROUND, TaskSource.MANUAL, TaskSource.RECOVERY
+                    }) {
                 SubmitResult r = client.coordinator.submit(TriggerRequest.of(KEY, source));
                 assertThat(r).as(source.wireName()).isInstanceOfSatisfying(SubmitResult.Waiting.class, w -> {
                     assertThat(w.until()).isEqualTo(until);
@@ -90,11 +100,14 @@ class RetryAfterGateTest {
                 });
             }
             assertThat(client.coordinator.serverWaitUntil(KEY)).contains(until);
-            assertThat(web.getRequestCount()).as("nothing was sent before the time").isEqualTo(1);
+            assertThat(web.getRequestCount())
+                    .as("nothing was sent before the time")
+                    .isEqualTo(1);
         }
         try (ClientStack restarted = client()) {
             assertThat(restarted.coordinator.submit(TriggerRequest.of(KEY, TaskSource.MANUAL)))
-                    .as("a new process on the same database").isInstanceOf(SubmitResult.Waiting.class);
+                    .as("a new process on the same database")
+                    .isInstanceOf(SubmitResult.Waiting.class);
 
             time.elapse(Duration.ofMillis(1));
             assertThat(restarted.sync(KEY, TaskSource.SCHEDULE).status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -112,7 +125,8 @@ class RetryAfterGateTest {
     @Test
     void a429WithAnHttpDateHoldsEveryTriggerUntilThatDate() throws Exception {
         Instant until = time.now().plusSeconds(90);
-        everyTriggerWaitsUntil(refusal(429, DateTimeFormatter.RFC_1123_DATE_TIME.format(until.atZone(ZoneOffset.UTC))), until);
+        everyTriggerWaitsUntil(
+                refusal(429, DateTimeFormatter.RFC_1123_DATE_TIME.format(until.atZone(ZoneOffset.UTC))), until);
     }
 
     @Test
@@ -123,7 +137,8 @@ class RetryAfterGateTest {
     @Test
     void a503WithAnHttpDateHoldsEveryTriggerUntilThatDate() throws Exception {
         Instant until = time.now().plusSeconds(45);
-        everyTriggerWaitsUntil(refusal(503, DateTimeFormatter.RFC_1123_DATE_TIME.format(until.atZone(ZoneOffset.UTC))), until);
+        everyTriggerWaitsUntil(
+                refusal(503, DateTimeFormatter.RFC_1123_DATE_TIME.format(until.atZone(ZoneOffset.UTC))), until);
     }
 
     @Test
@@ -143,8 +158,11 @@ class RetryAfterGateTest {
 
     @Test
     void aFailureWithoutRetryAfterImposesNoWait() throws Exception {
-        web.enqueue(new MockResponse.Builder().code(500).addHeader("Content-Type", "application/json")
-                .body("{\"code\":\"internal\",\"message\":\"boom\"}").build());
+        web.enqueue(new MockResponse.Builder()
+                .code(500)
+                .addHeader("Content-Type", "application/json")
+                .body("{\"code\":\"internal\",\"message\":\"boom\"}")
+                .build());
         web.enqueue(ok());
         try (ClientStack client = client()) {
             assertThat(client.sync(KEY, TaskSource.MANUAL).status()).isEqualTo(RunStatus.FAILED);

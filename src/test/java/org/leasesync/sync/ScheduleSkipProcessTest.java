@@ -39,7 +39,7 @@ class ScheduleSkipProcessTest {
     Path tmp;
 
     /** One run as stored: epoch order, status, end on the monotonic clock. */
-    record Run(long epoch, String status, long endedMonoNs, String clock, String owner) { }
+    record Run(long epoch, String status, long endedMonoNs, String clock, String owner) {}
 
     @Test
     void twoWindowsOnOneDataDirectorySyncEachKeyAboutOncePerInterval() throws Exception {
@@ -48,12 +48,20 @@ class ScheduleSkipProcessTest {
             List<Process> windows = new ArrayList<>();
             String[] wallOffsets = {"0", Long.toString(Duration.ofHours(3).toMillis())};
             for (int i = 0; i < 2; i++) {
-                windows.add(JavaProcess.start(ScheduleWindowMain.class, tmp.resolve("w" + i + ".out"), data.toString(),
-                        server.baseUrl(), server.tokenFor("alice"), Long.toString(INTERVAL.toMillis()),
-                        Long.toString(RUN_FOR.toMillis()), wallOffsets[i]));
+                windows.add(JavaProcess.start(
+                        ScheduleWindowMain.class,
+                        tmp.resolve("w" + i + ".out"),
+                        data.toString(),
+                        server.baseUrl(),
+                        server.tokenFor("alice"),
+                        Long.toString(INTERVAL.toMillis()),
+                        Long.toString(RUN_FOR.toMillis()),
+                        wallOffsets[i]));
             }
             for (int i = 0; i < 2; i++) {
-                assertThat(windows.get(i).waitFor(120, TimeUnit.SECONDS)).as(out(i)).isTrue();
+                assertThat(windows.get(i).waitFor(120, TimeUnit.SECONDS))
+                        .as(out(i))
+                        .isTrue();
                 assertThat(windows.get(i).exitValue()).as(out(i)).isZero();
             }
             assertThat(server.stats().runOverlaps()).isZero();
@@ -67,25 +75,30 @@ class ScheduleSkipProcessTest {
                 long ticks = ticks(s, null);
                 long skipped = ticks(s, "skipped");
                 // the windows' output (their log included) says why a run did not end as succeeded
-                assertThat(runs).as("%s: ticks %d; window 0:%n%s%nwindow 1:%n%s", key, ticks, out(0), out(1))
+                assertThat(runs)
+                        .as("%s: ticks %d; window 0:%n%s%nwindow 1:%n%s", key, ticks, out(0), out(1))
                         .allSatisfy(r -> {
-                    assertThat(r.status()).isEqualTo("succeeded");
-                    assertThat(r.clock()).isEqualTo(clock);
-                });
+                            assertThat(r.status()).isEqualTo("succeeded");
+                            assertThat(r.clock()).isEqualTo(clock);
+                        });
                 for (int i = 1; i < runs.size(); i++) {
                     assertThat(runs.get(i).endedMonoNs() - runs.get(i - 1).endedMonoNs())
                             .as("%s: scheduled syncs %d and %d end at least 80%% of the interval apart", key, i - 1, i)
                             .isGreaterThanOrEqualTo(minGapNs);
                 }
                 // Two timers tick about 2 × 10 times; about one tick per interval syncs.
-                assertThat(runs.size()).as("%s: scheduled syncs of %d ticks", key, ticks)
+                assertThat(runs.size())
+                        .as("%s: scheduled syncs of %d ticks", key, ticks)
                         .isBetween(3, (int) (RUN_FOR.toNanos() / minGapNs) + 2);
                 assertThat((double) runs.size()).as("%s: syncs vs ticks", key).isLessThan(ticks * 0.75);
                 List<TriggerSkip> recorded = new JdbcRecentSyncs(store.database()).skips(key, 1_000);
-                assertThat(recorded).as("%s: every skipped tick is in the history", key).hasSize((int) skipped);
+                assertThat(recorded)
+                        .as("%s: every skipped tick is in the history", key)
+                        .hasSize((int) skipped);
                 assertThat(skipped).isPositive();
-                assertThat(recorded).anySatisfy(sk -> assertThat(sk.reason()).matches(
-                        "skipped: synced \\d+ s ago by another process \\(pid \\d+\\)"));
+                assertThat(recorded)
+                        .anySatisfy(sk -> assertThat(sk.reason())
+                                .matches("skipped: synced \\d+ s ago by another process \\(pid \\d+\\)"));
                 assertThat(recorded).allSatisfy(sk -> assertThat(sk.age()).isLessThan(INTERVAL));
             }
         }
@@ -103,8 +116,10 @@ class ScheduleSkipProcessTest {
     private long ticks(Scope s, String outcome) {
         long n = 0;
         for (int i = 0; i < 2; i++) {
-            n += out(i).lines().filter(l -> l.startsWith("tick " + s.wireName() + " ")
-                    && (outcome == null || l.endsWith(" " + outcome))).count();
+            n += out(i).lines()
+                    .filter(l -> l.startsWith("tick " + s.wireName() + " ")
+                            && (outcome == null || l.endsWith(" " + outcome)))
+                    .count();
         }
         return n;
     }
@@ -117,7 +132,8 @@ class ScheduleSkipProcessTest {
                 ps.setString(1, key.asString());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new Run(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5)));
+                        out.add(new Run(
+                                rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5)));
                     }
                 }
             }

@@ -6,18 +6,18 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.leasesync.desktop.ScheduleTrigger;
 import org.leasesync.client.ClientConfig;
 import org.leasesync.client.ClientRuntime;
-import org.leasesync.run.RetryPolicy;
+import org.leasesync.desktop.ScheduleTrigger;
 import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.remote.HttpSettings;
+import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.StartCheck;
 import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.run.TriggerRequest;
-import org.leasesync.remote.HttpSettings;
 
 /**
  * A headless "window" for process tests: the client runtime with the window's timer
@@ -30,8 +30,7 @@ import org.leasesync.remote.HttpSettings;
  */
 public final class ScheduleWindowMain {
 
-    private ScheduleWindowMain() {
-    }
+    private ScheduleWindowMain() {}
 
     public static void main(String[] args) throws Exception {
         Path data = Path.of(args[0]);
@@ -40,27 +39,39 @@ public final class ScheduleWindowMain {
         Duration wallOffset = Duration.ofMillis(Long.parseLong(args[5]));
         TimeSource system = TimeSource.system();
         TimeSource time = TimeSource.system(Clock.offset(Clock.systemUTC(), wallOffset));
-        try (ClientRuntime rt = ClientRuntime.open(new ClientConfig(data, args[1], Map.of("alice", args[2]),
-                Duration.ofSeconds(60), HttpSettings.DEFAULT, SyncSettings.DEFAULT, RetryPolicy.NONE, time))) {
+        try (ClientRuntime rt = ClientRuntime.open(new ClientConfig(
+                data,
+                args[1],
+                Map.of("alice", args[2]),
+                Duration.ofSeconds(60),
+                HttpSettings.DEFAULT,
+                SyncSettings.DEFAULT,
+                RetryPolicy.NONE,
+                time))) {
             StartCheck rule = rt.recentSyncs().backgroundTriggers(interval, Duration.ofMinutes(1));
             rt.coordinator().setStartCheck(rule);
-            ExecutorService actions = Executors.newSingleThreadExecutor();   // the window's ui-actions thread
-            ScheduleTrigger timer = new ScheduleTrigger(rt.timer(), interval, () -> actions.execute(() -> {
-                for (Scope s : Scope.values()) {
-                    TaskKey key = new TaskKey("alice", s);
-                    String what;
-                    if (rule.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE)).isPresent()) {
-                        what = "skipped";
-                    } else {
-                        SubmitResult r = rt.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
-                        what = r instanceof SubmitResult.Started ? "started"
-                                : r instanceof SubmitResult.Skipped ? "skipped" : "joined";
-                    }
-                    System.out.println("tick " + s.wireName() + " " + what);
-                }
-            }));
-            System.out.println("ready pid " + ProcessHandle.current().pid() + " wall " + time.now()
-                    + " clock " + system.monotonicClockId().orElse("?"));
+            ExecutorService actions = Executors.newSingleThreadExecutor(); // the window's ui-actions thread
+            ScheduleTrigger timer = new ScheduleTrigger(
+                    rt.timer(),
+                    interval,
+                    () -> actions.execute(() -> {
+                        for (Scope s : Scope.values()) {
+                            TaskKey key = new TaskKey("alice", s);
+                            String what;
+                            if (rule.skipReason(TriggerRequest.of(key, TaskSource.SCHEDULE))
+                                    .isPresent()) {
+                                what = "skipped";
+                            } else {
+                                SubmitResult r = rt.coordinator().submit(TriggerRequest.of(key, TaskSource.SCHEDULE));
+                                what = r instanceof SubmitResult.Started
+                                        ? "started"
+                                        : r instanceof SubmitResult.Skipped ? "skipped" : "joined";
+                            }
+                            System.out.println("tick " + s.wireName() + " " + what);
+                        }
+                    }));
+            System.out.println("ready pid " + ProcessHandle.current().pid() + " wall " + time.now() + " clock "
+                    + system.monotonicClockId().orElse("?"));
             timer.start();
             Thread.sleep(runForMs);
             timer.close();

@@ -13,10 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunResult;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -41,6 +41,7 @@ class ServerRestoreSyncTest {
 
     @TempDir
     Path serverDir;
+
     @TempDir
     Path backupDir;
 
@@ -86,7 +87,7 @@ class ServerRestoreSyncTest {
     void devicesNoticeTheRestoreDownloadEverythingAgainKeepTheirOutboxAndSaySoInTheirHistory() throws Exception {
         synced(x);
         synced(y);
-        restartServer(() -> copyFiles(serverDir, backupDir));          // the backup, after a first sync
+        restartServer(() -> copyFiles(serverDir, backupDir)); // the backup, after a first sync
 
         y.edits.addEdit(KEY, "course-1", "{\"title\":\"Y's edit, lost in the restore\"}", false);
         y.edits.addEdit(KEY, "course-y", "{\"title\":\"Y's record, lost in the restore\"}", false);
@@ -94,36 +95,49 @@ class ServerRestoreSyncTest {
         synced(x);
         assertThat(x.edits.record(KEY, "course-1").orElseThrow().version()).isEqualTo(2);
         assertThat(x.edits.record(KEY, "course-y")).isPresent();
-        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's edit of Y's version\"}", false);   // based on v2
-        x.edits.addEdit(KEY, "course-2", "{\"title\":\"X's edit\"}", false);                   // based on v1
+        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's edit of Y's version\"}", false); // based on v2
+        x.edits.addEdit(KEY, "course-2", "{\"title\":\"X's edit\"}", false); // based on v1
 
-        restartServer(() -> copyFiles(backupDir, serverDir));          // the restore
-        synced(z);                                                       // a new device
+        restartServer(() -> copyFiles(backupDir, serverDir)); // the restore
+        synced(z); // a new device
         z.edits.addEdit(KEY, "course-1", "{\"title\":\"Z's edit after the restore\"}", false);
         z.edits.addEdit(KEY, "course-z", "{\"title\":\"Z's record\"}", false);
-        synced(z);                                                       // the server gives v2 of course-1 to Z
+        synced(z); // the server gives v2 of course-1 to Z
 
         RunResult xRun = synced(x);
-        assertThat(xRun.message()).hasValueSatisfying(m -> assertThat(m)
-                .startsWith("Downloaded everything again because the server's data went back to an earlier state")
-                .contains("1 record removed, 1 changed, 1 new")
-                .contains("your 2 unsent edits are kept (1 is now a conflict to resolve"));
+        assertThat(xRun.message())
+                .hasValueSatisfying(m -> assertThat(m)
+                        .startsWith(
+                                "Downloaded everything again because the server's data went back to an earlier state")
+                        .contains("1 record removed, 1 changed, 1 new")
+                        .contains("your 2 unsent edits are kept (1 is now a conflict to resolve"));
         assertThat(ids(x)).contains("course-z").doesNotContain("course-y");
         assertThat(x.edits.record(KEY, "course-1").orElseThrow().payloadJson()).contains("Z's edit");
-        JdbcLocalEdits.OutboxItem conflict = x.edits.outbox(KEY).stream().filter(i -> i.recordId().equals("course-1"))
-                .findFirst().orElseThrow();
-        assertThat(conflict.isConflict()).as("X's edit of the lost v2 must not overwrite Z's v2").isTrue();
+        JdbcLocalEdits.OutboxItem conflict = x.edits.outbox(KEY).stream()
+                .filter(i -> i.recordId().equals("course-1"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(conflict.isConflict())
+                .as("X's edit of the lost v2 must not overwrite Z's v2")
+                .isTrue();
         assertThat(conflict.serverVersion()).isEqualTo(2);
         assertThat(conflict.serverPayloadJson()).contains("Z's edit");
-        assertThat(x.edits.record(KEY, "course-2").orElseThrow().payloadJson()).as("pending edit pushed").contains("X's edit");
+        assertThat(x.edits.record(KEY, "course-2").orElseThrow().payloadJson())
+                .as("pending edit pushed")
+                .contains("X's edit");
         RunRecord history = storeX.history().history(KEY, 1).get(0);
-        assertThat(history.error()).as("the history says it in plain words").hasValueSatisfying(m -> assertThat(m)
-                .contains("went back to an earlier state"));
+        assertThat(history.error())
+                .as("the history says it in plain words")
+                .hasValueSatisfying(m -> assertThat(m).contains("went back to an earlier state"));
 
         // Y's cursor is from before its own push; its push position tells the server it went back.
         RunResult yRun = synced(y);
-        assertThat(yRun.message()).hasValueSatisfying(m -> assertThat(m).contains("went back to an earlier state")
-                .contains("1 record removed, 2 changed, 1 new; the server no longer has 2 edits this device had sent"));
+        assertThat(yRun.message())
+                .hasValueSatisfying(
+                        m -> assertThat(m)
+                                .contains("went back to an earlier state")
+                                .contains(
+                                        "1 record removed, 2 changed, 1 new; the server no longer has 2 edits this device had sent"));
         assertThat(ids(y)).contains("course-z", "course-2").doesNotContain("course-y");
         assertThat(y.edits.record(KEY, "course-1").orElseThrow().payloadJson()).contains("Z's edit");
 
@@ -141,14 +155,15 @@ class ServerRestoreSyncTest {
         synced(y);
         restartServer(() -> copyFiles(serverDir, backupDir));
         y.edits.addEdit(KEY, "course-lost", "{\"title\":\"written after the backup\"}", false);
-        synced(y);                                          // pulls (nothing), then pushes: its cursor stays older
+        synced(y); // pulls (nothing), then pushes: its cursor stays older
         restartServer(() -> copyFiles(backupDir, serverDir));
 
         RunResult r = synced(y);
 
-        assertThat(r.message()).hasValue("Downloaded everything again because the server's data went back to an earlier"
-                + " state (restored from a backup?): 1 record removed; the server no longer has an edit this device had sent"
-                + " (make it again if still needed).");
+        assertThat(r.message())
+                .hasValue("Downloaded everything again because the server's data went back to an earlier"
+                        + " state (restored from a backup?): 1 record removed; the server no longer has an edit this device had sent"
+                        + " (make it again if still needed).");
         assertThat(ids(y)).doesNotContain("course-lost");
         assertThat(y.edits.outbox(KEY)).isEmpty();
     }
@@ -158,24 +173,31 @@ class ServerRestoreSyncTest {
         synced(x);
         x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's version 2 on server A\"}", false);
         synced(x);
-        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's edit of its version 2\"}", false);   // pending, base 2
+        x.edits.addEdit(KEY, "course-1", "{\"title\":\"X's edit of its version 2\"}", false); // pending, base 2
         try (ReferenceServer b = ReferenceServer.start(ServerConfig.defaults());
-             LocalStore wStore = LocalStore.openInMemory();
-             ClientStack w = new ClientStack(wStore, b.baseUrl(), Map.of("alice", b.tokenFor("alice")))) {
+                LocalStore wStore = LocalStore.openInMemory();
+                ClientStack w = new ClientStack(wStore, b.baseUrl(), Map.of("alice", b.tokenFor("alice")))) {
             synced(w);
             w.edits.addEdit(KEY, "course-1", "{\"title\":\"W's version 2 on server B\"}", false);
             synced(w);
             x.close();
-            x = new ClientStack(storeX, b.baseUrl(), Map.of("alice", b.tokenFor("alice")));   // same data dir, server B
+            x = new ClientStack(storeX, b.baseUrl(), Map.of("alice", b.tokenFor("alice"))); // same data dir, server B
 
             RunResult r = synced(x);
 
-            assertThat(r.message()).hasValueSatisfying(m -> assertThat(m).startsWith("Downloaded everything again because"
-                    + " the server's data comes from another database than before").contains("1 is now a conflict"));
-            assertThat(x.edits.record(KEY, "course-1").orElseThrow().payloadJson()).contains("W's version 2");
-            assertThat(x.edits.outbox(KEY)).singleElement().satisfies(e -> assertThat(e.isConflict()).isTrue());
+            assertThat(r.message())
+                    .hasValueSatisfying(m -> assertThat(m)
+                            .startsWith("Downloaded everything again because"
+                                    + " the server's data comes from another database than before")
+                            .contains("1 is now a conflict"));
+            assertThat(x.edits.record(KEY, "course-1").orElseThrow().payloadJson())
+                    .contains("W's version 2");
+            assertThat(x.edits.outbox(KEY))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.isConflict()).isTrue());
             synced(w);
-            assertThat(w.edits.record(KEY, "course-1").orElseThrow().payloadJson()).as("B's record not overwritten")
+            assertThat(w.edits.record(KEY, "course-1").orElseThrow().payloadJson())
+                    .as("B's record not overwritten")
                     .contains("W's version 2");
         }
     }
@@ -187,14 +209,18 @@ class ServerRestoreSyncTest {
     }
 
     static java.util.List<String> ids(ClientStack device) {
-        return device.edits.records(KEY).stream().filter(r -> !r.deleted()).map(JdbcLocalEdits.LocalRecord::id).toList();
+        return device.edits.records(KEY).stream()
+                .filter(r -> !r.deleted())
+                .map(JdbcLocalEdits.LocalRecord::id)
+                .toList();
     }
 
     /** Stops the server, runs {@code whileStopped}, starts it again on the same port and data. */
     void restartServer(Runnable whileStopped) {
         server.close();
         whileStopped.run();
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(serverDir).withPort(port));
+        server = ReferenceServer.start(
+                ServerConfig.defaults().withDataDir(serverDir).withPort(port));
         ClientStack.HTTP.connectionPool().evictAll();
     }
 

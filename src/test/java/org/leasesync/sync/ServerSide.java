@@ -11,8 +11,7 @@ import org.leasesync.testing.ClientStack;
 /** Changes made on the server by "another device", through the real protocol. */
 final class ServerSide {
 
-    private ServerSide() {
-    }
+    private ServerSide() {}
 
     /** Pushes one change and returns its change id. */
     static String push(ReferenceServer server, String user, String scope, String id, long baseVersion, String payload) {
@@ -24,13 +23,26 @@ final class ServerSide {
         return change(server, user, scope, id, baseVersion, true, "{}");
     }
 
-    private static String change(ReferenceServer server, String user, String scope, String id, long baseVersion,
-                                 boolean deleted, String payload) {
-        HttpSyncRemote other = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
-                u -> server.tokenFor(u), "other-device");
+    private static String change(
+            ReferenceServer server,
+            String user,
+            String scope,
+            String id,
+            long baseVersion,
+            boolean deleted,
+            String payload) {
+        HttpSyncRemote other = new HttpSyncRemote(
+                server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, u -> server.tokenFor(u), "other-device");
         String changeId = UUID.randomUUID().toString();
-        PushResponse r = other.push(TaskKey.of(user, scope), new PushBatch("b", UUID.randomUUID().toString(),
-                List.of(new OutboxEntry(1, changeId, id, baseVersion, deleted, payload, java.time.Instant.EPOCH))), 1, "other");
+        PushResponse r = other.push(
+                TaskKey.of(user, scope),
+                new PushBatch(
+                        "b",
+                        UUID.randomUUID().toString(),
+                        List.of(new OutboxEntry(
+                                1, changeId, id, baseVersion, deleted, payload, java.time.Instant.EPOCH))),
+                1,
+                "other");
         if (!r.results().get(0).applied()) {
             throw new IllegalStateException("server-side change was not applied: " + r);
         }

@@ -64,25 +64,29 @@ class SignedOutSyncTest {
         phone = ServerApi.PLAIN.signIn(server.baseUrl(), "alice", password, "alice's phone");
         store = LocalStore.openInMemory();
         signIn();
-        OkHttpClient http = ClientStack.HTTP.newBuilder().addInterceptor(chain -> {
-            Request r = chain.request();
-            sent.add(r.method() + " " + r.url().encodedPath());
-            boolean push = r.method().equals("POST") && r.url().encodedPath().endsWith("/changes");
-            if (push && revokeAsTheNextPushLeaves) {
-                revokeAsTheNextPushLeaves = false;
-                revokeThisDevice();
-            }
-            if (push && revokeWhenAPushAnswerIsLost) {
-                revokeWhenAPushAnswerIsLost = false;
-                try {
+        OkHttpClient http = ClientStack.HTTP
+                .newBuilder()
+                .addInterceptor(chain -> {
+                    Request r = chain.request();
+                    sent.add(r.method() + " " + r.url().encodedPath());
+                    boolean push =
+                            r.method().equals("POST") && r.url().encodedPath().endsWith("/changes");
+                    if (push && revokeAsTheNextPushLeaves) {
+                        revokeAsTheNextPushLeaves = false;
+                        revokeThisDevice();
+                    }
+                    if (push && revokeWhenAPushAnswerIsLost) {
+                        revokeWhenAPushAnswerIsLost = false;
+                        try {
+                            return chain.proceed(r);
+                        } catch (IOException lost) {
+                            revokeThisDevice();
+                            throw lost;
+                        }
+                    }
                     return chain.proceed(r);
-                } catch (IOException lost) {
-                    revokeThisDevice();
-                    throw lost;
-                }
-            }
-            return chain.proceed(r);
-        }).build();
+                })
+                .build();
         client = new ClientStack(store, server.baseUrl(), tokens, http);
     }
 
@@ -96,8 +100,11 @@ class SignedOutSyncTest {
     private void signIn() {
         ServerUrls url = ServerUrls.single(server.baseUrl());
         OkHttpClient http = HttpSyncRemote.newSharedClient(url);
-        tokens.put("alice", new SessionsClient(url, http, HttpSettings.DEFAULT)
-                .signIn("alice", password.toCharArray(), "test laptop").token());
+        tokens.put(
+                "alice",
+                new SessionsClient(url, http, HttpSettings.DEFAULT)
+                        .signIn("alice", password.toCharArray(), "test laptop")
+                        .token());
     }
 
     /** Alice, on her phone, revokes the laptop's session (protocol §12). */
@@ -117,13 +124,17 @@ class SignedOutSyncTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.SIGNED_OUT);
         assertThat(r.message().orElse("")).contains("sign in again").contains("401 invalid_token");
-        assertThat(sent.subList(before, sent.size())).as("one refused pull, nothing retried").hasSize(1);
+        assertThat(sent.subList(before, sent.size()))
+                .as("one refused pull, nothing retried")
+                .hasSize(1);
         assertThat(served("pull", 401)).as("the server refused one pull").isEqualTo(1);
         assertThat(served("pull", 200)).isZero();
         assertThat(client.edits.outbox(ALICE)).hasSize(1);
         assertThat(store.history().lastRun(ALICE).flatMap(org.leasesync.run.RunRecord::status))
                 .contains(RunStatus.SIGNED_OUT);
-        assertThat(client.registry.lease(ALICE).orElseThrow().isHeld()).as("the lease is released").isFalse();
+        assertThat(client.registry.lease(ALICE).orElseThrow().isHeld())
+                .as("the lease is released")
+                .isFalse();
 
         signIn();
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -143,11 +154,15 @@ class SignedOutSyncTest {
         revokeAsTheNextPushLeaves = true;
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.SIGNED_OUT);
-        assertThat(sent).as("pull, one refused push, no query, no resend")
-                .filteredOn(s -> s.contains("/changes") || s.contains("/pushes/")).hasSize(2);
+        assertThat(sent)
+                .as("pull, one refused push, no query, no resend")
+                .filteredOn(s -> s.contains("/changes") || s.contains("/pushes/"))
+                .hasSize(2);
         assertThat(served("pull", 200)).isEqualTo(pulls + 1);
         assertThat(served("push", 401)).as("the server refused the push").isEqualTo(1);
-        assertThat(served("push_status", 401) + served("push_status", 200)).as("and was not asked about it").isZero();
+        assertThat(served("push_status", 401) + served("push_status", 200))
+                .as("and was not asked about it")
+                .isZero();
         assertThat(client.edits.outbox(ALICE)).hasSize(2);
         assertThat(server.stats().changesApplied()).isZero();
 
@@ -169,19 +184,28 @@ class SignedOutSyncTest {
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).isEqualTo(RunStatus.SIGNED_OUT);
         assertThat(Duration.ofNanos(System.nanoTime() - started))
-                .as("no backoff of query attempts against a refused session").isLessThan(Duration.ofSeconds(5));
-        assertThat(sent).filteredOn(s -> s.contains("/pushes/")).as("one question").hasSize(1);
+                .as("no backoff of query attempts against a refused session")
+                .isLessThan(Duration.ofSeconds(5));
+        assertThat(sent)
+                .filteredOn(s -> s.contains("/pushes/"))
+                .as("one question")
+                .hasSize(1);
         assertThat(served("push_status", 401)).as("refused by the server").isEqualTo(1);
         assertThat(store.history().checkpoint(ALICE).orElseThrow().hasPushInFlight())
-                .as("the push really may have arrived: it stays in flight").isTrue();
+                .as("the push really may have arrived: it stays in flight")
+                .isTrue();
         assertThat(server.stats().changesApplied()).as("it did arrive").isEqualTo(1);
 
         signIn();
         sent.clear();
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(sent).as("asked about first, not resent")
-                .filteredOn(s -> s.startsWith("GET") && s.contains("/pushes/")).hasSize(1);
-        assertThat(sent).filteredOn(s -> s.startsWith("POST") && s.contains("/changes")).isEmpty();
+        assertThat(sent)
+                .as("asked about first, not resent")
+                .filteredOn(s -> s.startsWith("GET") && s.contains("/pushes/"))
+                .hasSize(1);
+        assertThat(sent)
+                .filteredOn(s -> s.startsWith("POST") && s.contains("/changes"))
+                .isEmpty();
         assertThat(served("push_status", 200)).isEqualTo(1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
         assertThat(server.stats().mostApplicationsOfOneChange()).isEqualTo(1);

@@ -11,6 +11,7 @@ class StaleEditPostgresSyncTest extends StaleEditSyncTest {
     @Override
     LocalStore openStore() {
         Postgres.Db db = Postgres.newDatabase();
-        return LocalStore.of(Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
+        return LocalStore.of(
+                Database.open(db.jdbcUrl(), Postgres.USER, Postgres.PASSWORD, "PostgreSQL " + db.name(), 4));
     }
 }

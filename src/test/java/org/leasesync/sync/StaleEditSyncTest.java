@@ -7,8 +7,8 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunStatus;
 import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
@@ -63,14 +63,15 @@ class StaleEditSyncTest {
         long seen = version("course-1");
         assertThat(seen).isEqualTo(1);
         ServerSide.push(server, "alice", "course_sync", "course-1", 1, "{\"title\":\"other device\"}");
-        synced(client);                                   // the pull brings version 2 while the user edits
+        synced(client); // the pull brings version 2 while the user edits
 
         SavedEdit saved = client.edits.saveEdit(KEY, "course-1", "{\"title\":\"mine\"}", false, OptionalLong.of(seen));
 
         assertThat(saved.conflict()).isTrue();
         assertThat(saved.baseVersion()).isEqualTo(1);
         assertThat(saved.currentVersion()).isEqualTo(2);
-        JdbcLocalEdits.OutboxItem entry = client.edits.entry(KEY, saved.changeId()).orElseThrow();
+        JdbcLocalEdits.OutboxItem entry =
+                client.edits.entry(KEY, saved.changeId()).orElseThrow();
         assertThat(entry.isConflict()).isTrue();
         assertThat(entry.serverSide()).isEqualTo("v2 {\"title\":\"other device\"}");
         synced(client);
@@ -85,24 +86,36 @@ class StaleEditSyncTest {
     }
 
     @Test
-    void anEditOnTheSeenVersionAfterTheUsersOwnEditWasConfirmedIsNoConflictButAnotherDevicesVersionIs() throws Exception {
+    void anEditOnTheSeenVersionAfterTheUsersOwnEditWasConfirmedIsNoConflictButAnotherDevicesVersionIs()
+            throws Exception {
         SavedEdit first = client.edits.saveEdit(KEY, "course-1", "{\"title\":\"mine 1\"}", false, OptionalLong.of(1));
         assertThat(first.conflict()).isFalse();
-        synced(client);                                   // confirmed: version 2 is the user's own edit on 1
+        synced(client); // confirmed: version 2 is the user's own edit on 1
         SavedEdit second = client.edits.saveEdit(KEY, "course-1", "{\"title\":\"mine 2\"}", false, OptionalLong.of(1));
-        assertThat(second.conflict()).as("the form still shows version 1; 2 is the user's own").isFalse();
+        assertThat(second.conflict())
+                .as("the form still shows version 1; 2 is the user's own")
+                .isFalse();
         assertThat(second.baseVersion()).isEqualTo(2);
         synced(client);
         assertThat(version("course-1")).isEqualTo(3);
         assertThat(client.edits.outbox(KEY)).isEmpty();
 
         ServerSide.push(server, "alice", "course_sync", "course-1", 3, "{\"title\":\"other device\"}");
-        synced(client);                                   // version 4 comes from another device
-        assertThat(client.edits.saveEdit(KEY, "course-1", "{\"title\":\"x\"}", false, OptionalLong.of(3)).conflict()).isTrue();
-        assertThat(client.edits.saveEdit(KEY, "course-new", "{\"title\":\"new\"}", false, OptionalLong.of(0)).conflict())
-                .as("a new record the user saw as absent").isFalse();
-        assertThat(client.edits.saveEdit(KEY, "course-2", "{\"title\":\"y\"}", false, OptionalLong.of(0)).conflict())
-                .as("the user saw no course-2, but it exists").isTrue();
+        synced(client); // version 4 comes from another device
+        assertThat(client.edits
+                        .saveEdit(KEY, "course-1", "{\"title\":\"x\"}", false, OptionalLong.of(3))
+                        .conflict())
+                .isTrue();
+        assertThat(client.edits
+                        .saveEdit(KEY, "course-new", "{\"title\":\"new\"}", false, OptionalLong.of(0))
+                        .conflict())
+                .as("a new record the user saw as absent")
+                .isFalse();
+        assertThat(client.edits
+                        .saveEdit(KEY, "course-2", "{\"title\":\"y\"}", false, OptionalLong.of(0))
+                        .conflict())
+                .as("the user saw no course-2, but it exists")
+                .isTrue();
     }
 
     @Test
@@ -118,11 +131,14 @@ class StaleEditSyncTest {
         assertThat(conflict.serverVersion()).isEqualTo(2);
         assertThat(conflict.serverLacksRecord()).isTrue();
         assertThat(conflict.serverSide()).isEqualTo("deleted on the server (v2)");
-        assertThat(conflict.keepMineMeans()).isEqualTo("the next sync restores course-2, which was deleted on the server");
+        assertThat(conflict.keepMineMeans())
+                .isEqualTo("the next sync restores course-2, which was deleted on the server");
         assertThat(client.edits.keepMine(KEY, mine)).isTrue();
         synced(client);
         synced(other);
-        assertThat(other.edits.record(KEY, "course-2").orElseThrow().deleted()).as("restored").isFalse();
+        assertThat(other.edits.record(KEY, "course-2").orElseThrow().deleted())
+                .as("restored")
+                .isFalse();
         assertThat(payload(other, "course-2")).contains("mine");
     }
 

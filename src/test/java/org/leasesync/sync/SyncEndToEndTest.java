@@ -10,20 +10,20 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.Checkpoint;
-import org.leasesync.run.RunResult;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.Scope;
-import org.leasesync.run.Stage;
-import org.leasesync.run.SubmitResult;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
 import org.leasesync.remote.HttpSyncRemote;
-import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.run.Checkpoint;
+import org.leasesync.run.RunResult;
+import org.leasesync.run.RunStatus;
+import org.leasesync.run.Stage;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
+import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ClientStack;
@@ -74,7 +74,8 @@ class SyncEndToEndTest {
         var courses = client.edits.records(ALICE);
         assertThat(courses).allSatisfy(rec -> assertThat(rec.payloadJson()).contains("title"));
         assertThat(client.edits.records(TaskKey.of("bob", "backup"))).hasSize(1);
-        String cursor = store.history().checkpoint(ALICE).orElseThrow().pullCursor().orElseThrow();
+        String cursor =
+                store.history().checkpoint(ALICE).orElseThrow().pullCursor().orElseThrow();
 
         long before = server.stats().requests();
         RunResult again = client.sync(ALICE, TaskSource.SCHEDULE);
@@ -94,7 +95,8 @@ class SyncEndToEndTest {
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.pendingCount(ALICE)).isZero();
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(changeId, 1);
-        assertThat(client.edits.record(ALICE, "course-new").orElseThrow().version()).isEqualTo(1);
+        assertThat(client.edits.record(ALICE, "course-new").orElseThrow().version())
+                .isEqualTo(1);
     }
 
     @Test
@@ -116,7 +118,11 @@ class SyncEndToEndTest {
     @Test
     void delayAfterApplyBeyondTheReadTimeoutIsConfirmedByQueryAndAppliedOnce() throws Exception {
         client.close();
-        client = new ClientStack(store, server.baseUrl(), tokens(), TimeSource.system(),
+        client = new ClientStack(
+                store,
+                server.baseUrl(),
+                tokens(),
+                TimeSource.system(),
                 new SyncSettings(500, 100, 8, Duration.ofMillis(250), Duration.ofHours(24)),
                 new HttpSettings(Duration.ofSeconds(2), Duration.ofMillis(400), Duration.ofSeconds(5)));
         client.sync(ALICE, TaskSource.MANUAL);
@@ -137,11 +143,13 @@ class SyncEndToEndTest {
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.message().orElseThrow()).contains("the sync server failed (HTTP 500");
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
-        String key = store.history().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
+        String key =
+                store.history().checkpoint(ALICE).orElseThrow().idempotencyKey().orElseThrow();
         RunResult retried = client.sync(ALICE, TaskSource.RETRY);
         assertThat(retried.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
-        assertThat(store.history().checkpoint(ALICE).orElseThrow().idempotencyKey()).isEmpty();
+        assertThat(store.history().checkpoint(ALICE).orElseThrow().idempotencyKey())
+                .isEmpty();
         assertThat(key).isNotBlank();
     }
 
@@ -164,7 +172,8 @@ class SyncEndToEndTest {
         assertThat(conflict.changeId()).isEqualTo(mine);
         assertThat(conflict.isConflict()).isTrue();
         assertThat(conflict.serverPayloadJson()).contains("theirs");
-        assertThat(client.edits.record(ALICE, rec.id()).orElseThrow().payloadJson()).contains("theirs");
+        assertThat(client.edits.record(ALICE, rec.id()).orElseThrow().payloadJson())
+                .contains("theirs");
         assertThat(server.stats().appliedIn("alice", "course_sync")).doesNotContainKey(mine);
         // keep mine: rebased and pushed
         assertThat(client.edits.keepMine(ALICE, mine)).isTrue();
@@ -176,8 +185,8 @@ class SyncEndToEndTest {
     @Test
     void aliceTokenOnBobsPathsIsRefusedAndAliceRunNeverWritesBobsRows() throws Exception {
         client.close();
-        client = new ClientStack(store, server.baseUrl(), Map.of("alice", server.tokenFor("alice"),
-                "bob", server.tokenFor("alice")));
+        client = new ClientStack(
+                store, server.baseUrl(), Map.of("alice", server.tokenFor("alice"), "bob", server.tokenFor("alice")));
         TaskKey bob = TaskKey.of("bob", "course_sync");
         RunResult refused = client.sync(bob, TaskSource.MANUAL);
         assertThat(refused.status()).isEqualTo(RunStatus.FAILED);
@@ -206,14 +215,17 @@ class SyncEndToEndTest {
         String mine = client.edits.addEdit(ALICE, "course-1", "{\"title\":\"mine\"}", false);
         client.close();
         server.close();
-        server = ReferenceServer.start(ServerConfig.defaults());   // a new, empty in-memory database
+        server = ReferenceServer.start(ServerConfig.defaults()); // a new, empty in-memory database
         String token = server.tokenFor("alice");
-        String changed = ServerSide.push(server, "alice", "course_sync", "course-2", 1, "{\"title\":\"changed on the new server\"}");
+        String changed = ServerSide.push(
+                server, "alice", "course_sync", "course-2", 1, "{\"title\":\"changed on the new server\"}");
         client = new ClientStack(store, server.baseUrl(), Map.of("alice", token));
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson()).contains("changed on the new server");
-        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version()).isEqualTo(2);
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson())
+                .contains("changed on the new server");
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version())
+                .isEqualTo(2);
         // the local edit was not dropped: the new server has course-1 at version 1 too, so it applied
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(mine, 1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
@@ -223,23 +235,28 @@ class SyncEndToEndTest {
     @Test
     void chainedEditsNeverSlipPastAConflictWithAnotherDevicesEdit() throws Exception {
         client.sync(ALICE, TaskSource.MANUAL);
-        ServerSide.push(server, "alice", "course_sync", "course-1", 1, "{\"by\":\"deviceB\"}");   // now v2
+        ServerSide.push(server, "alice", "course_sync", "course-1", 1, "{\"by\":\"deviceB\"}"); // now v2
         String first = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-1\"}", false);
         String second = client.edits.addEdit(ALICE, "course-1", "{\"by\":\"deviceA-2\"}", false);
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(server.stats().appliedIn("alice", "course_sync")).doesNotContainKeys(first, second);
-        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceB");
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson())
+                .contains("deviceB");
         var outbox = client.edits.outbox(ALICE);
         assertThat(outbox).extracting(JdbcLocalEdits.OutboxItem::changeId).containsExactly(first, second);
         assertThat(outbox.get(0).isConflict()).isTrue();
-        assertThat(outbox.get(1).isConflict()).isFalse();     // waits behind the conflict, not lost
+        assertThat(outbox.get(1).isConflict()).isFalse(); // waits behind the conflict, not lost
         // keeping the first edit applies it on v2, then the second on top of it, in order
         client.edits.keepMine(ALICE, first);
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(first, 1).containsEntry(second, 1);
+        assertThat(server.stats().appliedIn("alice", "course_sync"))
+                .containsEntry(first, 1)
+                .containsEntry(second, 1);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
-        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().version()).isEqualTo(4);
-        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson()).contains("deviceA-2");
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().version())
+                .isEqualTo(4);
+        assertThat(client.edits.record(ALICE, "course-1").orElseThrow().payloadJson())
+                .contains("deviceA-2");
     }
 
     @Test
@@ -250,8 +267,10 @@ class SyncEndToEndTest {
         }
         assertThat(client.sync(ALICE, TaskSource.MANUAL).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
-        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version()).isEqualTo(4);
-        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson()).contains("\"step\":3");
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().version())
+                .isEqualTo(4);
+        assertThat(client.edits.record(ALICE, "course-2").orElseThrow().payloadJson())
+                .contains("\"step\":3");
     }
 
     @Test
@@ -264,7 +283,8 @@ class SyncEndToEndTest {
         }
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(client.edits.record(ALICE, "i".repeat(250)).orElseThrow().payloadJson()).hasSizeGreaterThan(1_200_000);
+        assertThat(client.edits.record(ALICE, "i".repeat(250)).orElseThrow().payloadJson())
+                .hasSizeGreaterThan(1_200_000);
         assertThat(client.edits.outbox(ALICE)).isEmpty();
         assertThat(server.stats().pushes()).isGreaterThanOrEqualTo(2);
     }
@@ -287,7 +307,11 @@ class SyncEndToEndTest {
     @Test
     void anUnconfirmablePushNeedsAttentionAndDiscardingResendsWithoutApplyingTwice() throws Exception {
         client.close();
-        client = new ClientStack(store, server.baseUrl(), tokens(), TimeSource.system(),
+        client = new ClientStack(
+                store,
+                server.baseUrl(),
+                tokens(),
+                TimeSource.system(),
                 new SyncSettings(500, 100, 2, Duration.ofMillis(10), Duration.ofHours(24)),
                 new HttpSettings(Duration.ofSeconds(2), Duration.ofMillis(300), Duration.ofSeconds(5)));
         client.sync(ALICE, TaskSource.MANUAL);
@@ -299,13 +323,15 @@ class SyncEndToEndTest {
         server.faults().setDelayAfterApply(Duration.ZERO);
         assertThat(r.status()).as(r.message().orElse("")).isEqualTo(RunStatus.NEEDS_ATTENTION);
         assertThat(r.message().orElseThrow()).contains("could not be confirmed");
-        assertThat(client.coordinator.submit(ALICE, TaskSource.SCHEDULE)).isInstanceOf(SubmitResult.NeedsAttention.class);
+        assertThat(client.coordinator.submit(ALICE, TaskSource.SCHEDULE))
+                .isInstanceOf(SubmitResult.NeedsAttention.class);
         assertThat(client.edits.pendingCount(ALICE)).isEqualTo(1);
         SubmitResult discard = client.coordinator.submit(
                 new org.leasesync.run.TriggerRequest(ALICE, TaskSource.MANUAL, false, false, true));
-        RunResult resent = ((SubmitResult.Started) discard).handle().completion().get(30, TimeUnit.SECONDS);
+        RunResult resent =
+                ((SubmitResult.Started) discard).handle().completion().get(30, TimeUnit.SECONDS);
         assertThat(resent.status()).as(resent.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
-        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);   // sent twice, applied once
+        assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1); // sent twice, applied once
         assertThat(client.edits.outbox(ALICE)).isEmpty();
     }
 
@@ -320,14 +346,15 @@ class SyncEndToEndTest {
         String id = client.edits.addEdit(ALICE, "fenced", "{\"title\":\"F\"}", false);
         server.faults().setDelayAfterApply(Duration.ofMillis(1500));
         SubmitResult first = client.coordinator.submit(ALICE, TaskSource.SCHEDULE);
-        CompletableFuture<RunResult> stale = ((SubmitResult.Started) first).handle().completion();
+        CompletableFuture<RunResult> stale =
+                ((SubmitResult.Started) first).handle().completion();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (server.stats().pushes() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         try (ClientStack b = new ClientStack(store, server.baseUrl(), tokens(), time, settings, http)) {
             assertThat(b.coordinator.submit(ALICE, TaskSource.MANUAL)).isInstanceOf(SubmitResult.Joined.class);
-            time.elapse(Duration.ofSeconds(60));   // the first run's lease expires, unrenewed
+            time.elapse(Duration.ofSeconds(60)); // the first run's lease expires, unrenewed
             RunResult taken = b.sync(ALICE, TaskSource.MANUAL);
             assertThat(taken.status()).as(taken.message().orElse("")).isEqualTo(RunStatus.SUCCEEDED);
             RunResult old = stale.get(30, TimeUnit.SECONDS);
@@ -337,7 +364,8 @@ class SyncEndToEndTest {
         assertThat(server.stats().appliedIn("alice", "course_sync")).containsEntry(id, 1);
         assertThat(server.stats().pushes()).isEqualTo(1);
         Checkpoint cp = store.history().checkpoint(ALICE).orElseThrow();
-        assertThat(cp.epoch()).isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());
+        assertThat(cp.epoch())
+                .isEqualTo(store.leases().read(ALICE).orElseThrow().epoch());
         assertThat(cp.idempotencyKey()).isEmpty();
         assertThat(client.edits.pendingCount(ALICE)).isZero();
     }
@@ -350,9 +378,9 @@ class SyncEndToEndTest {
     @Test
     void aPullRefusedForAStaleFencingTokenStopsTheRunWritesNothingAndRaisesAnEpochTheTableForgot() throws Exception {
         String localEdit = client.edits.addEdit(ALICE, "mine", "{\"title\":\"Mine\"}", false);
-        HttpSyncRemote successor = new HttpSyncRemote(server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT,
-                tokens()::get, client.edits.clientId());
-        successor.pull(ALICE, java.util.Optional.empty(), 10, 1_000, "successor-run");   // a newer epoch of this device
+        HttpSyncRemote successor = new HttpSyncRemote(
+                server.baseUrl(), ClientStack.HTTP, HttpSettings.DEFAULT, tokens()::get, client.edits.clientId());
+        successor.pull(ALICE, java.util.Optional.empty(), 10, 1_000, "successor-run"); // a newer epoch of this device
 
         RunResult r = client.sync(ALICE, TaskSource.MANUAL);
 

@@ -7,17 +7,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
-import org.leasesync.run.RunRecord;
-import org.leasesync.run.RunStatus;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
 import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.store.JdbcLocalEdits;
@@ -33,6 +32,7 @@ class SyncProcessTest {
 
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
+
     ReferenceServer server;
     Path data;
 
@@ -48,9 +48,20 @@ class SyncProcessTest {
     }
 
     Process sync(String name) throws Exception {
-        return JavaProcess.start(Launcher.class, tmp.resolve(name + ".out"), "sync", "--user", "alice",
-                "--scope", "course_sync", "--server", server.baseUrl(), "--token", server.tokenFor("alice"),
-                "--data-dir", data.toString());
+        return JavaProcess.start(
+                Launcher.class,
+                tmp.resolve(name + ".out"),
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "course_sync",
+                "--server",
+                server.baseUrl(),
+                "--token",
+                server.tokenFor("alice"),
+                "--data-dir",
+                data.toString());
     }
 
     String out(String name) throws Exception {
@@ -75,10 +86,12 @@ class SyncProcessTest {
         Process victim = sync("victim");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (server.stats().changesApplied() < 3) {
-            assertThat(System.nanoTime()).as("push never arrived: %s", out("victim")).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("push never arrived: %s", out("victim"))
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
-        victim.destroyForcibly();                 // SIGKILL while the server holds the response
+        victim.destroyForcibly(); // SIGKILL while the server holds the response
         assertThat(victim.waitFor(30, TimeUnit.SECONDS)).isTrue();
         server.faults().setDelayAfterApply(Duration.ZERO);
 
@@ -92,7 +105,8 @@ class SyncProcessTest {
         }
         assertThat(server.stats().pushes()).isEqualTo(1);
         try (LocalStore store = LocalStore.openFile(data)) {
-            assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(ALICE)).isEmpty();
+            assertThat(new JdbcLocalEdits(store.database(), TimeSource.system()).outbox(ALICE))
+                    .isEmpty();
             List<RunRecord> runs = store.history().history(ALICE, 10);
             assertThat(runs).hasSize(2);
             assertThat(runs.get(0).status()).contains(RunStatus.SUCCEEDED);
@@ -147,9 +161,20 @@ class SyncProcessTest {
         List<Process> procs = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String user = i % 2 == 0 ? "alice" : "bob";
-            procs.add(JavaProcess.start(Launcher.class, tmp.resolve("m" + i + ".out"), "sync", "--user", user,
-                    "--scope", "course_sync", "--server", server.baseUrl(), "--token", server.tokenFor(user),
-                    "--data-dir", data.toString()));
+            procs.add(JavaProcess.start(
+                    Launcher.class,
+                    tmp.resolve("m" + i + ".out"),
+                    "sync",
+                    "--user",
+                    user,
+                    "--scope",
+                    "course_sync",
+                    "--server",
+                    server.baseUrl(),
+                    "--token",
+                    server.tokenFor(user),
+                    "--data-dir",
+                    data.toString()));
         }
         for (int i = 0; i < procs.size(); i++) {
             assertThat(procs.get(i).waitFor(150, TimeUnit.SECONDS)).isTrue();
@@ -160,15 +185,41 @@ class SyncProcessTest {
 
     @Test
     void syncCommandReportsBadInputWithExitCode2AndAnUnreachableServerWithExitCode1() throws Exception {
-        Process bad = JavaProcess.start(Launcher.class, tmp.resolve("bad.out"), "sync", "--user", "alice",
-                "--scope", "photos", "--server", server.baseUrl(), "--token", "x", "--data-dir", data.toString());
+        Process bad = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("bad.out"),
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "photos",
+                "--server",
+                server.baseUrl(),
+                "--token",
+                "x",
+                "--data-dir",
+                data.toString());
         assertThat(bad.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(bad.exitValue()).isEqualTo(2);
         assertThat(out("bad")).contains("unknown scope 'photos'");
-        Process down = JavaProcess.start(Launcher.class, tmp.resolve("down.out"), "sync", "--user", "alice",
-                "--scope", "backup", "--server", "http://127.0.0.1:1", "--token", "x", "--data-dir", data.toString());
+        Process down = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("down.out"),
+                "sync",
+                "--user",
+                "alice",
+                "--scope",
+                "backup",
+                "--server",
+                "http://127.0.0.1:1",
+                "--token",
+                "x",
+                "--data-dir",
+                data.toString());
         assertThat(down.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(down.exitValue()).as(out("down")).isEqualTo(1);
-        assertThat(out("down")).contains("sync failed: cannot reach the sync server").doesNotContain("\tat ");
+        assertThat(out("down"))
+                .contains("sync failed: cannot reach the sync server")
+                .doesNotContain("\tat ");
     }
 }

@@ -11,7 +11,8 @@ class SyncSettingsTest {
     @Test
     void pushesCarryUpToTheProtocolsThousandEntriesByDefault() {
         assertThat(SyncSettings.DEFAULT.pushBatchSize()).isEqualTo(1000);
-        assertThat(new SyncSettings(1000, 1000, 6, Duration.ZERO, Duration.ofHours(24)).pushBatchSize()).isEqualTo(1000);
+        assertThat(new SyncSettings(1000, 1000, 6, Duration.ZERO, Duration.ofHours(24)).pushBatchSize())
+                .isEqualTo(1000);
     }
 
     @Test

@@ -41,7 +41,8 @@ class SyncStagesTest {
 
     private static final TaskKey KEY = TaskKey.of("alice", "course_sync");
     private static final Duration TTL = Duration.ofSeconds(30);
-    private static final SyncSettings SETTINGS = new SyncSettings(2, 10, 3, Duration.ofMillis(200), Duration.ofHours(24));
+    private static final SyncSettings SETTINGS =
+            new SyncSettings(2, 10, 3, Duration.ofMillis(200), Duration.ofHours(24));
 
     private final ManualTime time = new ManualTime();
     private final InMemoryLeaseStore leases = new InMemoryLeaseStore();
@@ -52,7 +53,8 @@ class SyncStagesTest {
 
     @BeforeEach
     void setUp() {
-        registry = new TaskRegistry(leases, new OwnerId("test-host", 7, 1, "a"), TTL, time, OwnerLiveness.neverProvable());
+        registry =
+                new TaskRegistry(leases, new OwnerId("test-host", 7, 1, "a"), TTL, time, OwnerLiveness.neverProvable());
     }
 
     private HeldLease lease() {
@@ -91,7 +93,8 @@ class SyncStagesTest {
         local.cursor = Optional.of("gone");
         server.refuseCursors = 2;
         assertThatThrownBy(() -> new PullStage(server, local, SETTINGS).pull(new Ctx(lease)))
-                .isInstanceOf(RemoteException.class).hasMessageContaining("invalid_cursor");
+                .isInstanceOf(RemoteException.class)
+                .hasMessageContaining("invalid_cursor");
         assertThat(local.resets).as("once per run").isEqualTo(2);
     }
 
@@ -102,8 +105,10 @@ class SyncStagesTest {
         server.loseNextAnswer = true;
         PushStage.Pushed pushed = new PushStage(server, local, SETTINGS, slept::add).push(new Ctx(lease()));
         assertThat(pushed).isEqualTo(new PushStage.Pushed(2, 0));
-        assertThat(server.log).containsExactly("push " + local.begun.get(0).idempotencyKey() + " [change-1, change-2]",
-                "status " + local.begun.get(0).idempotencyKey());
+        assertThat(server.log)
+                .containsExactly(
+                        "push " + local.begun.get(0).idempotencyKey() + " [change-1, change-2]",
+                        "status " + local.begun.get(0).idempotencyKey());
         assertThat(server.applied).containsExactly("change-1", "change-2");
         assertThat(local.outbox).isEmpty();
         assertThat(slept).isEmpty();
@@ -116,8 +121,8 @@ class SyncStagesTest {
         new PushStage(server, local, SETTINGS, slept::add).push(new Ctx(lease()));
         String key = local.begun.get(0).idempotencyKey();
         assertThat(local.begun).hasSize(1);
-        assertThat(server.log).containsExactly("push " + key + " [change-1]", "status " + key,
-                "push " + key + " [change-1]");
+        assertThat(server.log)
+                .containsExactly("push " + key + " [change-1]", "status " + key, "push " + key + " [change-1]");
         assertThat(server.applied).containsExactly("change-1");
         assertThat(local.confirmed).containsExactly(key);
     }
@@ -126,10 +131,20 @@ class SyncStagesTest {
     void aBatchLeftInFlightByAnEarlierRunIsQueriedBeforeAnythingIsSent() throws Exception {
         OutboxEntry e = edit(1, "r1");
         local.outbox.add(e);
-        server.push(KEY, new PushBatch("b-old", "key-old", List.of(e)), 1, "run-0");   // arrived, answer lost
+        server.push(KEY, new PushBatch("b-old", "key-old", List.of(e)), 1, "run-0"); // arrived, answer lost
         server.log.clear();
-        Checkpoint cp = new Checkpoint(KEY, "run-0", 1, Optional.of(Stage.PUSHING), "pushing", Optional.empty(),
-                Optional.of("b-old"), Optional.of("key-old"), List.of("change-1"), Optional.of(time.now()), time.now());
+        Checkpoint cp = new Checkpoint(
+                KEY,
+                "run-0",
+                1,
+                Optional.of(Stage.PUSHING),
+                "pushing",
+                Optional.empty(),
+                Optional.of("b-old"),
+                Optional.of("key-old"),
+                List.of("change-1"),
+                Optional.of(time.now()),
+                time.now());
         PushStage.Pushed pushed = new PushStage(server, local, SETTINGS, slept::add).push(new Ctx(lease(), cp));
         assertThat(pushed.confirmed()).isEqualTo(1);
         assertThat(server.log).containsExactly("status key-old");
@@ -173,17 +188,58 @@ class SyncStagesTest {
             this.checkpoint = Optional.ofNullable(checkpoint);
         }
 
-        @Override public String runId() { return "run-1"; }
-        @Override public TaskKey key() { return KEY; }
-        @Override public TaskSource source() { return TaskSource.MANUAL; }
-        @Override public HeldLease lease() { return lease; }
-        @Override public Optional<RecoveryDecision> recovery() { return Optional.empty(); }
-        @Override public Optional<Checkpoint> checkpointAtStart() { return checkpoint; }
-        @Override public boolean checkAgain() { return false; }
-        @Override public boolean discardUnconfirmed() { return false; }
-        @Override public void enterStage(Stage stage) { local.check(lease.fence()); }
-        @Override public void progress(String text) { }
-        @Override public TimeSource time() { return time; }
+        @Override
+        public String runId() {
+            return "run-1";
+        }
+
+        @Override
+        public TaskKey key() {
+            return KEY;
+        }
+
+        @Override
+        public TaskSource source() {
+            return TaskSource.MANUAL;
+        }
+
+        @Override
+        public HeldLease lease() {
+            return lease;
+        }
+
+        @Override
+        public Optional<RecoveryDecision> recovery() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<Checkpoint> checkpointAtStart() {
+            return checkpoint;
+        }
+
+        @Override
+        public boolean checkAgain() {
+            return false;
+        }
+
+        @Override
+        public boolean discardUnconfirmed() {
+            return false;
+        }
+
+        @Override
+        public void enterStage(Stage stage) {
+            local.check(lease.fence());
+        }
+
+        @Override
+        public void progress(String text) {}
+
+        @Override
+        public TimeSource time() {
+            return time;
+        }
     }
 
     /**
@@ -204,25 +260,50 @@ class SyncStagesTest {
 
         private void fence(long token) {
             if (token < highestToken) {
-                throw new RemoteException(RemoteException.Kind.HTTP, 409, "stale_fencing_token", "", -1, "stale",
-                        "stale fencing token " + token, "", highestToken, null);
+                throw new RemoteException(
+                        RemoteException.Kind.HTTP,
+                        409,
+                        "stale_fencing_token",
+                        "",
+                        -1,
+                        "stale",
+                        "stale fencing token " + token,
+                        "",
+                        highestToken,
+                        null);
             }
             highestToken = token;
         }
 
         @Override
-        public PullPage pull(TaskKey key, Optional<String> cursor, Optional<String> pushedPosition, int limit,
-                             long fencingToken, String runId) {
-            pulls.add("cursor=" + cursor.orElse("") + " pushed=" + pushedPosition.orElse("") + " token=" + fencingToken);
+        public PullPage pull(
+                TaskKey key,
+                Optional<String> cursor,
+                Optional<String> pushedPosition,
+                int limit,
+                long fencingToken,
+                String runId) {
+            pulls.add(
+                    "cursor=" + cursor.orElse("") + " pushed=" + pushedPosition.orElse("") + " token=" + fencingToken);
             fence(fencingToken);
             if (refuseCursors > 0) {
                 refuseCursors--;
-                throw new RemoteException(RemoteException.Kind.HTTP, 400, "invalid_cursor", "went_back", -1,
-                        "refused", "invalid_cursor", null);
+                throw new RemoteException(
+                        RemoteException.Kind.HTTP,
+                        400,
+                        "invalid_cursor",
+                        "went_back",
+                        -1,
+                        "refused",
+                        "invalid_cursor",
+                        null);
             }
             long after = cursor.map(Long::parseLong).orElse(0L);
-            List<RemoteRecord> page = records.entrySet().stream().filter(e -> e.getValue() > after).limit(limit)
-                    .map(e -> new RemoteRecord(e.getKey(), e.getValue(), false, "{}", Instant.EPOCH)).toList();
+            List<RemoteRecord> page = records.entrySet().stream()
+                    .filter(e -> e.getValue() > after)
+                    .limit(limit)
+                    .map(e -> new RemoteRecord(e.getKey(), e.getValue(), false, "{}", Instant.EPOCH))
+                    .toList();
             long last = page.isEmpty() ? after : page.get(page.size() - 1).version();
             boolean more = records.values().stream().anyMatch(v -> v > last);
             return new PullPage(page, Long.toString(last), more);
@@ -238,8 +319,11 @@ class SyncStagesTest {
             fence(fencingToken);
             PushResponse answer = answers.computeIfAbsent(batch.idempotencyKey(), k -> {
                 applied.addAll(batch.changeIds());
-                return new PushResponse(batch.entries().stream().map(e -> new PushResult(e.changeId(), e.recordId(),
-                        true, 1, false, 0, false, "")).toList(), Optional.of("p-" + applied.size()));
+                return new PushResponse(
+                        batch.entries().stream()
+                                .map(e -> new PushResult(e.changeId(), e.recordId(), true, 1, false, 0, false, ""))
+                                .toList(),
+                        Optional.of("p-" + applied.size()));
             });
             if (loseNextAnswer) {
                 loseNextAnswer = false;
@@ -252,7 +336,8 @@ class SyncStagesTest {
         public PushStatus pushStatus(TaskKey key, String idempotencyKey, String runId) {
             log.add("status " + idempotencyKey);
             PushResponse r = answers.get(idempotencyKey);
-            return r == null ? new PushStatus(PushStatus.State.UNKNOWN, Optional.empty(), 0)
+            return r == null
+                    ? new PushStatus(PushStatus.State.UNKNOWN, Optional.empty(), 0)
                     : new PushStatus(PushStatus.State.COMPLETED, Optional.of(r), 200);
         }
 
@@ -276,54 +361,92 @@ class SyncStagesTest {
         int resets;
 
         void check(Fence fence) {
-            boolean current = leases.read(fence.key()).filter(r -> r.isHeld() && r.owner().isPresent())
-                    .map(r -> r.fence().equals(fence)).orElse(false);
+            boolean current = leases.read(fence.key())
+                    .filter(r -> r.isHeld() && r.owner().isPresent())
+                    .map(r -> r.fence().equals(fence))
+                    .orElse(false);
             if (!current) {
                 throw new LeaseLostException(fence, LeaseLoss.TAKEN_OVER, "the lease row has moved on");
             }
         }
 
-        @Override public List<OutboxEntry> pendingOutbox(TaskKey key, int limit) {
+        @Override
+        public List<OutboxEntry> pendingOutbox(TaskKey key, int limit) {
             return List.copyOf(outbox.subList(0, Math.min(limit, outbox.size())));
         }
-        @Override public int pendingCount(TaskKey key) { return outbox.size(); }
-        @Override public List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds) {
+
+        @Override
+        public int pendingCount(TaskKey key) {
+            return outbox.size();
+        }
+
+        @Override
+        public List<OutboxEntry> outboxEntries(TaskKey key, List<String> changeIds) {
             return outbox.stream().filter(e -> changeIds.contains(e.changeId())).toList();
         }
-        @Override public void applyPullPage(Fence fence, String runId, PullPage page) {
+
+        @Override
+        public void applyPullPage(Fence fence, String runId, PullPage page) {
             check(fence);
             page.records().forEach(r -> records.put(r.id(), r.version()));
             cursor = Optional.of(page.nextCursor());
         }
-        @Override public void beginPush(Fence fence, String runId, PushBatch batch) {
+
+        @Override
+        public void beginPush(Fence fence, String runId, PushBatch batch) {
             check(fence);
             begun.add(batch);
         }
-        @Override public void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response) {
+
+        @Override
+        public void confirmPush(Fence fence, String runId, PushBatch batch, PushResponse response) {
             check(fence);
-            List<String> ids = response.results().stream().map(PushResult::changeId).toList();
+            List<String> ids =
+                    response.results().stream().map(PushResult::changeId).toList();
             outbox.removeIf(e -> ids.contains(e.changeId()));
             response.position().ifPresent(p -> pushed = Optional.of(p));
             confirmed.add(batch.idempotencyKey());
         }
-        @Override public boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason) {
+
+        @Override
+        public boolean rejectEntry(Fence fence, String runId, OutboxEntry entry, String reason) {
             check(fence);
             return outbox.remove(entry);
         }
-        @Override public void markDone(Fence fence, String runId) { check(fence); }
-        @Override public void resetForResync(Fence fence, String runId, String reason) {
+
+        @Override
+        public void markDone(Fence fence, String runId) {
+            check(fence);
+        }
+
+        @Override
+        public void resetForResync(Fence fence, String runId, String reason) {
             check(fence);
             resets++;
             records.clear();
             cursor = Optional.empty();
             pushed = Optional.empty();
         }
-        @Override public Optional<ResyncSummary> finishResync(Fence fence, String runId) {
+
+        @Override
+        public Optional<ResyncSummary> finishResync(Fence fence, String runId) {
             check(fence);
             return Optional.empty();
         }
-        @Override public Optional<String> pushedPosition(TaskKey key) { return pushed; }
-        @Override public void discardInFlight(Fence fence, String runId) { check(fence); }
-        @Override public Optional<String> pullCursor(TaskKey key) { return cursor; }
+
+        @Override
+        public Optional<String> pushedPosition(TaskKey key) {
+            return pushed;
+        }
+
+        @Override
+        public void discardInFlight(Fence fence, String runId) {
+            check(fence);
+        }
+
+        @Override
+        public Optional<String> pullCursor(TaskKey key) {
+            return cursor;
+        }
     }
 }

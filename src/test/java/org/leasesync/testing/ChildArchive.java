@@ -42,8 +42,7 @@ final class ChildArchive {
 
     private static Optional<Path> archive;
 
-    private ChildArchive() {
-    }
+    private ChildArchive() {}
 
     /** The jars of {@code classPath} first, then its other entries, each group in its own order. */
     static String jarsFirst(String classPath) {
@@ -82,24 +81,34 @@ final class ChildArchive {
         Path jsa = dir.resolve(key + ".jsa");
         try {
             Files.createDirectories(dir);
-            try (FileChannel lockFile = FileChannel.open(dir.resolve(key + ".lock"), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
+            try (FileChannel lockFile = FileChannel.open(
+                            dir.resolve(key + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock lock = lockFile.lock()) {
                 if (Files.isRegularFile(jsa)) {
                     return Optional.of(jsa);
                 }
                 Path list = dir.resolve(key + ".classes");
                 Path log = dir.resolve(key + ".log");
-                List<String> train = new ArrayList<>(List.of(JavaProcess.java(), "-XX:DumpLoadedClassList=" + list,
-                        "-cp", classPath, ChildArchiveTraining.class.getName()));
+                List<String> train = new ArrayList<>(List.of(
+                        JavaProcess.java(),
+                        "-XX:DumpLoadedClassList=" + list,
+                        "-cp",
+                        classPath,
+                        ChildArchiveTraining.class.getName()));
                 if (run(train, log) != 0) {
-                    System.err.println("child JVM archive: the training run failed (" + log + "); children run without it");
+                    System.err.println(
+                            "child JVM archive: the training run failed (" + log + "); children run without it");
                     return Optional.empty();
                 }
                 Path tmp = dir.resolve(key + ".jsa.tmp");
                 Files.deleteIfExists(tmp);
-                List<String> dump = List.of(JavaProcess.java(), "-Xshare:dump", "-XX:SharedClassListFile=" + list,
-                        "-XX:SharedArchiveFile=" + tmp, "-cp", String.join(File.pathSeparator, jars));
+                List<String> dump = List.of(
+                        JavaProcess.java(),
+                        "-Xshare:dump",
+                        "-XX:SharedClassListFile=" + list,
+                        "-XX:SharedArchiveFile=" + tmp,
+                        "-cp",
+                        String.join(File.pathSeparator, jars));
                 if (run(dump, log) != 0 || !Files.isRegularFile(tmp)) {
                     System.err.println("child JVM archive: the dump failed (" + log + "); children run without it");
                     return Optional.empty();
@@ -117,8 +126,10 @@ final class ChildArchive {
     }
 
     private static int run(List<String> cmd, Path log) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         if (!p.waitFor(3, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             return -1;

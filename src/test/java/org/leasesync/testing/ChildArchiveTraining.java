@@ -14,8 +14,7 @@ import org.leasesync.server.ServerConfig;
  */
 public final class ChildArchiveTraining {
 
-    private ChildArchiveTraining() {
-    }
+    private ChildArchiveTraining() {}
 
     public static void main(String[] args) throws Exception {
         Path data = Files.createTempDirectory("leasesync-cds-training");

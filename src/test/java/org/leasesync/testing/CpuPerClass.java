@@ -50,13 +50,17 @@ public final class CpuPerClass implements TestExecutionListener {
                 return;
             }
             // USER_HZ is 100 on every Linux the JDK runs on
-            String line = String.format(Locale.ROOT, "%s\t%.2f\t%.2f%n", c, (cpu - s[0]) / 100.0,
-                    (System.nanoTime() - s[1]) / 1e9);
+            String line = String.format(
+                    Locale.ROOT, "%s\t%.2f\t%.2f%n", c, (cpu - s[0]) / 100.0, (System.nanoTime() - s[1]) / 1e9);
             try {
                 Path dir = Path.of("target", "test-cpu");
                 Files.createDirectories(dir);
-                Files.writeString(dir.resolve(ProcessHandle.current().pid() + ".tsv"), line, StandardCharsets.UTF_8,
-                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                Files.writeString(
+                        dir.resolve(ProcessHandle.current().pid() + ".tsv"),
+                        line,
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
             } catch (IOException e) {
                 // a measurement aid: a test run never fails for it
             }

@@ -83,8 +83,9 @@ public final class DesktopSession implements AutoCloseable {
             }
         });
         if (!missing.isEmpty()) {
-            throw new AssertionError("the desktop tests need real X, tray, bus and notification programs; install them: "
-                    + "apt-get install " + String.join(" ", missing) + " (.ci/run does)");
+            throw new AssertionError(
+                    "the desktop tests need real X, tray, bus and notification programs; install them: "
+                            + "apt-get install " + String.join(" ", missing) + " (.ci/run does)");
         }
         Files.createDirectories(dir);
         Process xvfb = null;
@@ -94,16 +95,23 @@ public final class DesktopSession implements AutoCloseable {
             if (Files.exists(Path.of("/tmp/.X11-unix/X" + n)) || Files.exists(Path.of("/tmp/.X" + n + "-lock"))) {
                 continue;
             }
-            Process p = new ProcessBuilder("Xvfb", ":" + n, "-screen", "0", screen + "x24", "-nolisten", "tcp", "-noreset")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("xvfb-" + n + ".log").toFile()).start();
+            Process p = new ProcessBuilder(
+                            "Xvfb", ":" + n, "-screen", "0", screen + "x24", "-nolisten", "tcp", "-noreset")
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("xvfb-" + n + ".log").toFile())
+                    .start();
             int display0 = n;
             // ready when a client can connect (the socket file alone comes a moment earlier)
-            if (waitFor(15_000, () -> !p.isAlive() || Files.exists(Path.of("/tmp/.X11-unix/X" + display0))
-                    && exitsZero(Map.of("DISPLAY", ":" + display0), "xwininfo", "-root")) && p.isAlive()) {
+            if (waitFor(
+                            15_000,
+                            () -> !p.isAlive()
+                                    || Files.exists(Path.of("/tmp/.X11-unix/X" + display0))
+                                            && exitsZero(Map.of("DISPLAY", ":" + display0), "xwininfo", "-root"))
+                    && p.isAlive()) {
                 xvfb = p;
                 display = n;
             } else {
-                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);   // taken meanwhile: try the next number
+                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS); // taken meanwhile: try the next number
             }
         }
         if (xvfb == null) {
@@ -115,13 +123,15 @@ public final class DesktopSession implements AutoCloseable {
         s.processes.add(xvfb);
         try {
             s.spawn("openbox", List.of("openbox"));
-            s.waitUntil("openbox manages the display", () -> s.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
-                    .contains("window id"));
+            s.waitUntil(
+                    "openbox manages the display",
+                    () -> s.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK").contains("window id"));
             if (tray) {
                 s.startTray();
             }
-            s.spawn("dbus", List.of("dbus-daemon", "--session", "--nofork", "--address=" + s.busAddress,
-                    "--print-address=1"));
+            s.spawn(
+                    "dbus",
+                    List.of("dbus-daemon", "--session", "--nofork", "--address=" + s.busAddress, "--print-address=1"));
             s.waitUntil("the session bus listens", () -> Files.exists(bus));
             Files.writeString(dir.resolve("dunstrc"), """
                     [global]
@@ -146,7 +156,9 @@ public final class DesktopSession implements AutoCloseable {
                         timeout = 0
                     """);
             s.spawn("dunst", List.of("dunst", "-config", dir.resolve("dunstrc").toString()));
-            s.waitUntil("dunst serves notifications", () -> s.run("dunstctl", "count", "displayed").strip().matches("\\d+"));
+            s.waitUntil(
+                    "dunst serves notifications",
+                    () -> s.run("dunstctl", "count", "displayed").strip().matches("\\d+"));
         } catch (IOException | InterruptedException | RuntimeException | AssertionError e) {
             s.close();
             throw e;
@@ -156,14 +168,29 @@ public final class DesktopSession implements AutoCloseable {
 
     /** Starts the tray host ({@code trayer}) and waits until it owns the tray; see {@link #killTray()}. */
     public void startTray() throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("trayer", "--edge", panel ? "bottom" : "top", "--align", "right",
-                "--widthtype", "request", "--height", "24", "--SetDockType", "true", "--transparent", "false",
-                "--tint", "0x30363d"));
+        List<String> cmd = new ArrayList<>(List.of(
+                "trayer",
+                "--edge",
+                panel ? "bottom" : "top",
+                "--align",
+                "right",
+                "--widthtype",
+                "request",
+                "--height",
+                "24",
+                "--SetDockType",
+                "true",
+                "--transparent",
+                "false",
+                "--tint",
+                "0x30363d"));
         if (panel) {
             cmd.addAll(List.of("--SetPartialStrut", "true"));
         }
         trayer = spawn("trayer-" + (++trayStarts), cmd);
-        waitUntil("trayer owns the tray", () -> run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
+        waitUntil(
+                "trayer owns the tray",
+                () -> run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
     }
 
     /** Ends the tray host with SIGKILL, as a crashing panel, and waits until its panel is gone. */
@@ -172,7 +199,9 @@ public final class DesktopSession implements AutoCloseable {
         p.destroyForcibly();
         p.waitFor(10, TimeUnit.SECONDS);
         processes.remove(p);
-        waitUntil("trayer's panel is gone", () -> !run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
+        waitUntil(
+                "trayer's panel is gone",
+                () -> !run("xwininfo", "-root", "-tree").contains("\"panel\": (\"panel\" \"trayer\")"));
     }
 
     /** The window id of the tray host's panel, if one runs. */
@@ -200,7 +229,8 @@ public final class DesktopSession implements AutoCloseable {
 
     /** Starts a long-running process in this session (ended by {@link #close()}); its output goes to {@code <name>.log}. */
     public Process spawn(String name, List<String> command) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         pb.environment().putAll(env());
         Process p = pb.start();
@@ -213,7 +243,8 @@ public final class DesktopSession implements AutoCloseable {
      * written to the process's standard input, then closed (a keyring daemon's password, say).
      */
     public Process spawn(String name, List<String> command, Map<String, String> env, String stdin) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         pb.environment().putAll(env());
         pb.environment().putAll(env);
@@ -258,7 +289,8 @@ public final class DesktopSession implements AutoCloseable {
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new AssertionError(String.join(" ", command) + " failed: " + new String(out, StandardCharsets.UTF_8));
+                throw new AssertionError(
+                        String.join(" ", command) + " failed: " + new String(out, StandardCharsets.UTF_8));
             }
             return new String(out, StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -291,7 +323,13 @@ public final class DesktopSession implements AutoCloseable {
     /** Saves the screen, or the rectangle {x, y, width, height} of it, as a PNG. */
     public void screenshot(Path png, int... crop) {
         if (crop.length == 4) {
-            check("import", "-window", "root", "-crop", crop[2] + "x" + crop[3] + "+" + crop[0] + "+" + crop[1], "+repage",
+            check(
+                    "import",
+                    "-window",
+                    "root",
+                    "-crop",
+                    crop[2] + "x" + crop[3] + "+" + crop[0] + "+" + crop[1],
+                    "+repage",
                     png.toString());
         } else {
             check("import", "-window", "root", png.toString());
@@ -313,9 +351,12 @@ public final class DesktopSession implements AutoCloseable {
     private String logs() {
         StringBuilder sb = new StringBuilder();
         try (var files = Files.list(dir)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
                 String text = Files.readString(f);
-                sb.append("\n--- ").append(f.getFileName()).append(" (last 600 chars)\n")
+                sb.append("\n--- ")
+                        .append(f.getFileName())
+                        .append(" (last 600 chars)\n")
                         .append(text.substring(Math.max(0, text.length() - 600)));
             }
         } catch (IOException e) {
@@ -326,7 +367,8 @@ public final class DesktopSession implements AutoCloseable {
 
     private static boolean exitsZero(Map<String, String> env, String... command) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+            ProcessBuilder pb = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.environment().putAll(env);
             Process p = pb.start();

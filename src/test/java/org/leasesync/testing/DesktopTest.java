@@ -26,5 +26,4 @@ import org.junit.jupiter.api.Timeout;
 @Target(ElementType.TYPE)
 @Tag("desktop")
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-public @interface DesktopTest {
-}
+public @interface DesktopTest {}

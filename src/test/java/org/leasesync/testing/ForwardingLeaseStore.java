@@ -19,8 +19,8 @@ public class ForwardingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                          Optional<LeaseRecord> takeOver) {
+    public Optional<LeaseRecord> tryGrant(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         return d.tryGrant(key, owner, ttl, now, takeOver);
     }
 

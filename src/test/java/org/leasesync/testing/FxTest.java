@@ -25,5 +25,4 @@ import org.junit.jupiter.api.Timeout;
 @Target(ElementType.TYPE)
 @Tag("fx")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-public @interface FxTest {
-}
+public @interface FxTest {}

@@ -35,8 +35,8 @@ import org.leasesync.lease.OwnerId;
 public final class InMemoryLeaseStore implements LeaseStore {
 
     /** The stored row, as the SQL table holds it: written key, owner text (null when free), counters, millis. */
-    private record Row(String key, @Nullable String ownerText, long epoch, long heartbeat, long ttlMs,
-                       long renewedAtMs) { }
+    private record Row(
+            String key, @Nullable String ownerText, long epoch, long heartbeat, long ttlMs, long renewedAtMs) {}
 
     /** By the key's written form, as the table's primary key. */
     private final Map<String, Row> rows = new ConcurrentHashMap<>();
@@ -58,14 +58,22 @@ public final class InMemoryLeaseStore implements LeaseStore {
     };
 
     @Override
-    public Optional<LeaseRecord> tryGrant(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                          Optional<LeaseRecord> takeOver) {
+    public Optional<LeaseRecord> tryGrant(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         Objects.requireNonNull(takeOver, "takeOver");
         // As the SQL store's conditional update: a free row, or exactly the observed holder's row
-        String seenOwner = takeOver.map(t -> t.ownerText() == null ? "" : t.ownerText()).orElse(null);
-        Optional<LeaseRecord> updated = update(key, owner, ttl, now, r -> r.ownerText() == null
-                || (seenOwner != null && seenOwner.equals(r.ownerText()) && r.epoch() == takeOver.get().epoch()
-                        && r.heartbeat() == takeOver.get().heartbeat()));
+        String seenOwner =
+                takeOver.map(t -> t.ownerText() == null ? "" : t.ownerText()).orElse(null);
+        Optional<LeaseRecord> updated = update(
+                key,
+                owner,
+                ttl,
+                now,
+                r -> r.ownerText() == null
+                        || (seenOwner != null
+                                && seenOwner.equals(r.ownerText())
+                                && r.epoch() == takeOver.get().epoch()
+                                && r.heartbeat() == takeOver.get().heartbeat()));
         if (updated.isPresent() || takeOver.isPresent()) {
             return updated;
         }
@@ -84,15 +92,15 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     /** The grant's conditional update: epoch and heartbeat up by one, if the row exists and {@code when} holds. */
-    private Optional<LeaseRecord> update(LeaseKey key, OwnerId owner, Duration ttl, Instant now,
-                                         java.util.function.Predicate<Row> when) {
+    private Optional<LeaseRecord> update(
+            LeaseKey key, OwnerId owner, Duration ttl, Instant now, java.util.function.Predicate<Row> when) {
         AtomicReference<@Nullable Row> granted = new AtomicReference<>();
         rows.computeIfPresent(key.asString(), (k, r) -> {
             if (!when.test(r)) {
                 return r;
             }
-            Row next = new Row(k, owner.asString(), r.epoch() + 1, r.heartbeat() + 1, ttl.toMillis(),
-                    now.toEpochMilli());
+            Row next =
+                    new Row(k, owner.asString(), r.epoch() + 1, r.heartbeat() + 1, ttl.toMillis(), now.toEpochMilli());
             granted.set(next);
             return next;
         });
@@ -101,14 +109,15 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
     @Override
     public boolean renew(Fence fence, Duration ttl, Instant now) {
-        return updateFenced(fence, r -> new Row(r.key(), r.ownerText(), r.epoch(), r.heartbeat() + 1, ttl.toMillis(),
-                now.toEpochMilli()));
+        return updateFenced(
+                fence,
+                r -> new Row(r.key(), r.ownerText(), r.epoch(), r.heartbeat() + 1, ttl.toMillis(), now.toEpochMilli()));
     }
 
     @Override
     public boolean release(Fence fence, Instant now) {
-        return updateFenced(fence, r -> new Row(r.key(), null, r.epoch(), r.heartbeat() + 1, r.ttlMs(),
-                now.toEpochMilli()));
+        return updateFenced(
+                fence, r -> new Row(r.key(), null, r.epoch(), r.heartbeat() + 1, r.ttlMs(), now.toEpochMilli()));
     }
 
     /** @throws IllegalArgumentException if {@code newEpoch} is not above the fence's epoch (as the SQL store) */
@@ -117,8 +126,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
         if (newEpoch <= fence.epoch()) {
             throw new IllegalArgumentException("the new epoch must be above " + fence.epoch() + ", got " + newEpoch);
         }
-        return updateFenced(fence, r -> new Row(r.key(), r.ownerText(), newEpoch, r.heartbeat() + 1, r.ttlMs(),
-                now.toEpochMilli()));
+        return updateFenced(
+                fence,
+                r -> new Row(r.key(), r.ownerText(), newEpoch, r.heartbeat() + 1, r.ttlMs(), now.toEpochMilli()));
     }
 
     /** {@code UPDATE ... WHERE task_key = ? AND owner_id = ? AND epoch = ?}: true if the row matched. */
@@ -156,7 +166,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
      * @throws IllegalStateException if the key has no row
      */
     public void damage(LeaseKey key, @Nullable String ownerText, Duration ttl) {
-        Row r = rows.computeIfPresent(key.asString(),
+        Row r = rows.computeIfPresent(
+                key.asString(),
                 (k, old) -> new Row(k, ownerText, old.epoch(), old.heartbeat(), ttl.toMillis(), old.renewedAtMs()));
         if (r == null) {
             throw new IllegalStateException(key + " has no lease row to damage");
@@ -170,12 +181,19 @@ public final class InMemoryLeaseStore implements LeaseStore {
             try {
                 owner = Optional.of(OwnerId.parse(r.ownerText()));
             } catch (IllegalArgumentException e) {
-                owner = Optional.empty();   // unreadable: ownerText still says the key is held
+                owner = Optional.empty(); // unreadable: ownerText still says the key is held
             }
         }
         long expiresMs = r.ownerText() == null ? r.renewedAtMs() : r.renewedAtMs() + r.ttlMs();
-        return new LeaseRecord(LeaseKey.parse(r.key()), owner, r.epoch(), r.heartbeat(), Duration.ofMillis(r.ttlMs()),
-                Instant.ofEpochMilli(r.renewedAtMs()), Instant.ofEpochMilli(expiresMs), r.ownerText());
+        return new LeaseRecord(
+                LeaseKey.parse(r.key()),
+                owner,
+                r.epoch(),
+                r.heartbeat(),
+                Duration.ofMillis(r.ttlMs()),
+                Instant.ofEpochMilli(r.renewedAtMs()),
+                Instant.ofEpochMilli(expiresMs),
+                r.ownerText());
     }
 
     @Override

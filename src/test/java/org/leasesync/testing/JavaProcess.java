@@ -22,11 +22,10 @@ import java.util.Map;
 public final class JavaProcess {
 
     /** The flags every child JVM gets, after {@code java}; see the class comment for why. */
-    private static final List<String> CHILD_FLAGS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
-            "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-Xshare:auto");
+    private static final List<String> CHILD_FLAGS =
+            List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-Xshare:auto");
 
-    private JavaProcess() {
-    }
+    private JavaProcess() {}
 
     /**
      * The class path of this test JVM (Surefire's real one when available), its jars first so that the

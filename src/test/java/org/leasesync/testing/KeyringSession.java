@@ -76,14 +76,26 @@ public final class KeyringSession implements AutoCloseable {
         env.put("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + bus);
         KeyringSession s = new KeyringSession(dir, "unix:path=" + bus, Map.copyOf(env));
         try {
-            s.spawn("dbus", List.of("dbus-daemon", "--session", "--nofork", "--address=unix:path=" + bus,
-                    "--print-address=1"), null);
+            s.spawn(
+                    "dbus",
+                    List.of("dbus-daemon", "--session", "--nofork", "--address=unix:path=" + bus, "--print-address=1"),
+                    null);
             s.waitUntil("the session bus listens", () -> Files.exists(bus));
-            s.spawn("gnome-keyring", List.of("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"),
+            s.spawn(
+                    "gnome-keyring",
+                    List.of("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"),
                     "test-keyring-password");
-            s.waitUntil("gnome-keyring serves the Secret Service", () -> s.run("dbus-send", "--session",
-                    "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets").contains("boolean true"));
+            s.waitUntil(
+                    "gnome-keyring serves the Secret Service",
+                    () -> s.run(
+                                    "dbus-send",
+                                    "--session",
+                                    "--print-reply",
+                                    "--dest=org.freedesktop.DBus",
+                                    "/org/freedesktop/DBus",
+                                    "org.freedesktop.DBus.NameHasOwner",
+                                    "string:org.freedesktop.secrets")
+                            .contains("boolean true"));
         } catch (IOException | InterruptedException | RuntimeException | AssertionError e) {
             s.close();
             throw e;
@@ -101,7 +113,8 @@ public final class KeyringSession implements AutoCloseable {
     }
 
     private void spawn(String name, List<String> command, String stdin) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         pb.environment().putAll(env);
         Process p = pb.start();
@@ -136,7 +149,8 @@ public final class KeyringSession implements AutoCloseable {
 
     /** {@code secret-tool lookup service leasesync server URL user NAME}: the stored token, or empty. */
     public String lookup(String server, String user) {
-        return run("secret-tool", "lookup", "service", "leasesync", "server", server, "user", user).strip();
+        return run("secret-tool", "lookup", "service", "leasesync", "server", server, "user", user)
+                .strip();
     }
 
     private void waitUntil(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
@@ -144,7 +158,10 @@ public final class KeyringSession implements AutoCloseable {
             StringBuilder logs = new StringBuilder();
             for (String name : List.of("dbus", "gnome-keyring")) {
                 try {
-                    logs.append("\n--- ").append(name).append(".log\n").append(Files.readString(dir.resolve(name + ".log")));
+                    logs.append("\n--- ")
+                            .append(name)
+                            .append(".log\n")
+                            .append(Files.readString(dir.resolve(name + ".log")));
                 } catch (IOException e) {
                     logs.append("\n(").append(name).append(".log unreadable)");
                 }

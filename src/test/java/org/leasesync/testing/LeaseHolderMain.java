@@ -21,15 +21,18 @@ import org.leasesync.store.LocalStore;
  */
 public final class LeaseHolderMain {
 
-    private LeaseHolderMain() {
-    }
+    private LeaseHolderMain() {}
 
     public static void main(String[] args) throws Exception {
         TaskKey key = TaskKey.of(args[1], args[2]);
         OwnerId owner = OwnerId.forCurrentProcess();
         try (LocalStore store = LocalStore.openFile(Path.of(args[0]))) {
-            TaskRegistry registry = new TaskRegistry(store.leases(), owner, Duration.ofMillis(Long.parseLong(args[3])),
-                    TimeSource.system(), OwnerLiveness.processTable(owner.host()));
+            TaskRegistry registry = new TaskRegistry(
+                    store.leases(),
+                    owner,
+                    Duration.ofMillis(Long.parseLong(args[3])),
+                    TimeSource.system(),
+                    OwnerLiveness.processTable(owner.host()));
             HeldLease lease = registry.tryAcquire(key).orElseThrow(() -> new IllegalStateException(key + " is held"));
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
             LeaseKeeper keeper = new LeaseKeeper(registry);

@@ -15,8 +15,7 @@ import java.util.stream.Stream;
  */
 public final class LogFiles {
 
-    private LogFiles() {
-    }
+    private LogFiles() {}
 
     /** @throws UncheckedIOException if a file cannot be read */
     public static String read(Path dataDir) {
@@ -40,7 +39,9 @@ public final class LogFiles {
             return List.of();
         }
         try (Stream<Path> s = Files.list(logs)) {
-            return s.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+            return s.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

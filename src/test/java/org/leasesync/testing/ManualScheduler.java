@@ -57,8 +57,10 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
             Task<?> next;
             synchronized (this) {
                 tasks.removeIf(Task::isCancelled);
-                next = tasks.stream().filter(t -> t.dueNanos <= until)
-                        .min(Comparator.<Task<?>>comparingLong(t -> t.dueNanos).thenComparingLong(t -> t.seq)).orElse(null);
+                next = tasks.stream()
+                        .filter(t -> t.dueNanos <= until)
+                        .min(Comparator.<Task<?>>comparingLong(t -> t.dueNanos).thenComparingLong(t -> t.seq))
+                        .orElse(null);
                 if (next == null) {
                     nowNanos = until;
                     return;
@@ -78,10 +80,13 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
 
     @Override
     public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        return schedule(() -> {
-            command.run();
-            return null;
-        }, delay, unit);
+        return schedule(
+                () -> {
+                    command.run();
+                    return null;
+                },
+                delay,
+                unit);
     }
 
     @Override

@@ -22,8 +22,7 @@ public final class NativeAids {
 
     private static final Path SOURCES = Path.of("src/main/resources/org/leasesync/chaos");
 
-    private NativeAids() {
-    }
+    private NativeAids() {}
 
     /** {@code target/native/libbtime.so}, built if missing or older than its source. */
     public static Path btimeShiftLibrary() throws IOException, InterruptedException {
@@ -37,7 +36,8 @@ public final class NativeAids {
 
     /** The environment that runs a child process's wall clock {@code hours} ahead (negative: behind). */
     public static Map<String, String> wallClockShifted(int hours) throws IOException, InterruptedException {
-        return Map.of("LD_PRELOAD", wallclockShiftLibrary().toString(), "WALLCLOCK_SHIFT", Long.toString(hours * 3600L));
+        return Map.of(
+                "LD_PRELOAD", wallclockShiftLibrary().toString(), "WALLCLOCK_SHIFT", Long.toString(hours * 3600L));
     }
 
     /**
@@ -52,7 +52,8 @@ public final class NativeAids {
         if (!Files.isRegularFile(source)) {
             throw new AssertionError("the time aid's source is missing: " + source);
         }
-        if (Files.isRegularFile(lib) && Files.getLastModifiedTime(lib).compareTo(Files.getLastModifiedTime(source)) >= 0) {
+        if (Files.isRegularFile(lib)
+                && Files.getLastModifiedTime(lib).compareTo(Files.getLastModifiedTime(source)) >= 0) {
             return lib;
         }
         Files.createDirectories(lib.getParent());
@@ -63,11 +64,16 @@ public final class NativeAids {
         Path built = lib.resolveSibling(libName + "." + own + ".tmp");
         Process gcc;
         try {
-            gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", built.toString(), source.toString(), "-ldl")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            gcc = new ProcessBuilder(
+                            "gcc", "-shared", "-fPIC", "-O2", "-o", built.toString(), source.toString(), "-ldl")
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
         } catch (IOException e) {
-            throw new AssertionError("gcc is needed to build the time aid " + source + ": install it "
-                    + "(Debian: apt-get install gcc); " + e.getMessage(), e);
+            throw new AssertionError(
+                    "gcc is needed to build the time aid " + source + ": install it "
+                            + "(Debian: apt-get install gcc); " + e.getMessage(),
+                    e);
         }
         if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
             gcc.destroyForcibly();

@@ -29,17 +29,21 @@ public final class OtherAccount {
     /** The account that plays "another user of this machine". */
     public static final String NAME = "nobody";
 
-    private OtherAccount() {
-    }
+    private OtherAccount() {}
 
     /** Fails unless this JVM runs as root and {@code nobody} and {@code runuser} exist. */
     public static void require() throws IOException, InterruptedException {
-        assertThat(uid()).as("this test acts as another account (chown, runuser): run it as root, as CI does")
+        assertThat(uid())
+                .as("this test acts as another account (chown, runuser): run it as root, as CI does")
                 .isZero();
-        assertThat(run(List.of("id", "-u", NAME)).code()).as("the account '" + NAME + "' must exist").isZero();
-        assertThat(Files.isExecutable(Path.of("/usr/sbin/runuser")) || Files.isExecutable(Path.of("/sbin/runuser"))
-                || Files.isExecutable(Path.of("/usr/bin/runuser")))
-                .as("runuser (util-linux) is needed to run a command as " + NAME).isTrue();
+        assertThat(run(List.of("id", "-u", NAME)).code())
+                .as("the account '" + NAME + "' must exist")
+                .isZero();
+        assertThat(Files.isExecutable(Path.of("/usr/sbin/runuser"))
+                        || Files.isExecutable(Path.of("/sbin/runuser"))
+                        || Files.isExecutable(Path.of("/usr/bin/runuser")))
+                .as("runuser (util-linux) is needed to run a command as " + NAME)
+                .isTrue();
     }
 
     /** This process's effective uid. */
@@ -54,12 +58,13 @@ public final class OtherAccount {
 
     /** Gives {@code path} (not followed) to {@code nobody}. */
     public static void chown(Path path) throws IOException {
-        UserPrincipal nobody = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(NAME);
+        UserPrincipal nobody =
+                path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(NAME);
         Files.setOwner(path, nobody);
     }
 
     /** What a command printed and how it ended. */
-    public record Result(int code, String output) { }
+    public record Result(int code, String output) {}
 
     /** Runs {@code command} as {@code nobody} (stdout and stderr together), at most 120 s. */
     public static Result runAsNobody(List<String> command) throws IOException, InterruptedException {
@@ -71,7 +76,10 @@ public final class OtherAccount {
     private static Result run(List<String> cmd) throws IOException, InterruptedException {
         Path out = Files.createTempFile("other-account", ".out");
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor();
                 throw new AssertionError("still running after 120 s: " + cmd + "\n" + Files.readString(out));
@@ -107,8 +115,9 @@ public final class OtherAccount {
             }
 
             private void check(Path p, Set<PosixFilePermission> expected) throws IOException {
-                Set<PosixFilePermission> perms = Files.readAttributes(p, PosixFileAttributes.class,
-                        LinkOption.NOFOLLOW_LINKS).permissions();
+                Set<PosixFilePermission> perms = Files.readAttributes(
+                                p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                        .permissions();
                 if (!perms.equals(expected)) {
                     wrong.add(PosixFilePermissions.toString(perms) + " " + p);
                 }

@@ -21,21 +21,24 @@ import java.util.stream.Stream;
  */
 public final class OtherAccountProbe {
 
-    private OtherAccountProbe() {
-    }
+    private OtherAccountProbe() {}
 
     public static void main(String[] args) {
         Path dir = Path.of(args[0]);
         String port = args[1];
         String key = args[2];
-        attempt("read-lock-file", () -> "read " + Files.readString(dir.resolve("leasesync.lock.db")).length() + " chars");
+        attempt(
+                "read-lock-file",
+                () -> "read "
+                        + Files.readString(dir.resolve("leasesync.lock.db")).length() + " chars");
         attempt("list-data-dir", () -> {
             try (Stream<Path> s = Files.list(dir)) {
                 return "listed " + s.count() + " entries";
             }
         });
-        attempt("read-database-file", () -> "read " + Files.readAllBytes(dir.resolve("leasesync.mv.db")).length
-                + " bytes");
+        attempt(
+                "read-database-file",
+                () -> "read " + Files.readAllBytes(dir.resolve("leasesync.mv.db")).length + " bytes");
         attempt("open-file-url", () -> query("jdbc:h2:file:" + dir.resolve("leasesync") + ";AUTO_SERVER=TRUE"));
         attempt("tcp-guessed-key", () -> query("jdbc:h2:tcp://127.0.0.1:" + port + "/" + "0".repeat(43)));
         attempt("tcp-database-path", () -> query("jdbc:h2:tcp://127.0.0.1:" + port + "/" + dir.resolve("leasesync")));
@@ -47,8 +50,8 @@ public final class OtherAccountProbe {
 
     private static String query(String url) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, "sa", "");
-             ResultSet r = c.createStatement().executeQuery(
-                     "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'OUTBOX'")) {
+                ResultSet r = c.createStatement()
+                        .executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'OUTBOX'")) {
             r.next();
             return "connected, outbox tables: " + r.getInt(1);
         }
@@ -62,7 +65,8 @@ public final class OtherAccountProbe {
         try {
             System.out.println(name + ": ok " + a.run());
         } catch (Exception e) {
-            String why = e instanceof SQLException s ? s.getErrorCode() + " " + firstLine(s.getMessage())
+            String why = e instanceof SQLException s
+                    ? s.getErrorCode() + " " + firstLine(s.getMessage())
                     : e.getClass().getSimpleName() + " " + firstLine(String.valueOf(e.getMessage()));
             System.out.println(name + ": refused " + why);
         }

@@ -37,13 +37,13 @@ public final class Postgres {
 
     /** The superuser the embedded server is initialised with; no password (trust on loopback). */
     public static final String USER = "postgres";
+
     public static final String PASSWORD = "postgres";
 
     private static final AtomicInteger DATABASES = new AtomicInteger();
     private static EmbeddedPostgres server;
 
-    private Postgres() {
-    }
+    private Postgres() {}
 
     /**
      * A fresh, empty database on the shared server.
@@ -62,7 +62,8 @@ public final class Postgres {
     public static Db newDatabase() {
         EmbeddedPostgres pg = server();
         String name = "t" + DATABASES.incrementAndGet();
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name + " on the test PostgreSQL: " + e, e);
@@ -83,23 +84,28 @@ public final class Postgres {
                         .setServerConfig("fsync", "off")
                         .start();
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL for the tests: " + e.getMessage(), e);
+                throw new UncheckedIOException(
+                        "cannot start the embedded PostgreSQL for the tests: " + e.getMessage(), e);
             }
             EmbeddedPostgres started = server;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    started.close();
-                } catch (IOException e) {
-                    // the JVM is exiting; the embedded server's own hook cleans up what is left
-                }
-            }, "postgres-test-stop"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    started.close();
+                                } catch (IOException e) {
+                                    // the JVM is exiting; the embedded server's own hook cleans up what is left
+                                }
+                            },
+                            "postgres-test-stop"));
         }
         return server;
     }
 
     private static Path dataDirectories() throws IOException {
-        return Files.createDirectories(Path.of(System.getProperty("leasesync.test.postgres.dir", "target/test-postgres"))
-                .toAbsolutePath());
+        return Files.createDirectories(
+                Path.of(System.getProperty("leasesync.test.postgres.dir", "target/test-postgres"))
+                        .toAbsolutePath());
     }
 
     /** Deletes, in the background, the data directories of test JVMs that are no longer running. */
@@ -108,28 +114,32 @@ public final class Postgres {
         try (Stream<Path> children = Files.list(dir)) {
             long me = ProcessHandle.current().pid();
             children.filter(p -> {
-                // PID-UUID; a directory with this JVM's PID was left by an earlier JVM given the same PID
-                String name = p.getFileName().toString();
-                int dash = name.indexOf('-');
-                if (dash < 1 || !name.substring(0, dash).matches("[0-9]+")) {
-                    return true;
-                }
-                long pid = Long.parseLong(name.substring(0, dash));
-                return pid == me || ProcessHandle.of(pid).isEmpty();
-            }).forEach(stale::add);
+                        // PID-UUID; a directory with this JVM's PID was left by an earlier JVM given the same PID
+                        String name = p.getFileName().toString();
+                        int dash = name.indexOf('-');
+                        if (dash < 1 || !name.substring(0, dash).matches("[0-9]+")) {
+                            return true;
+                        }
+                        long pid = Long.parseLong(name.substring(0, dash));
+                        return pid == me || ProcessHandle.of(pid).isEmpty();
+                    })
+                    .forEach(stale::add);
         }
         if (stale.isEmpty()) {
             return;
         }
-        Thread cleaner = new Thread(() -> {
-            for (Path p : stale) {
-                try (Stream<Path> all = Files.walk(p)) {
-                    all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-                } catch (IOException | UncheckedIOException e) {
-                    // a left-over directory is only disk space; the next start tries again
-                }
-            }
-        }, "postgres-test-leftovers");
+        Thread cleaner = new Thread(
+                () -> {
+                    for (Path p : stale) {
+                        try (Stream<Path> all = Files.walk(p)) {
+                            all.sorted(Comparator.reverseOrder())
+                                    .forEach(f -> f.toFile().delete());
+                        } catch (IOException | UncheckedIOException e) {
+                            // a left-over directory is only disk space; the next start tries again
+                        }
+                    }
+                },
+                "postgres-test-leftovers");
         cleaner.setDaemon(true);
         cleaner.start();
     }

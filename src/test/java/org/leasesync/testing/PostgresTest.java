@@ -25,5 +25,4 @@ import org.junit.jupiter.api.Timeout;
 @Target(ElementType.TYPE)
 @Tag("postgres")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-public @interface PostgresTest {
-}
+public @interface PostgresTest {}

@@ -13,8 +13,7 @@ import java.nio.file.StandardCopyOption;
  */
 public final class Screenshots {
 
-    private Screenshots() {
-    }
+    private Screenshots() {}
 
     /** Saves the rectangle {x, y, width, height} of the session's screen (the whole screen without one). */
     public static Path save(DesktopSession session, String name, int... crop) throws IOException {

@@ -43,14 +43,20 @@ public final class ServerApi {
     private ServerApi(OkHttpClient.Builder b) {
         // No retries (a test counts requests), so no pooled connections either: the JDK server closes
         // an idle one after its idle interval, and a call on it would fail instead of being retried.
-        this.http = b.retryOnConnectionFailure(false).connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
-                .followRedirects(false).callTimeout(Duration.ofSeconds(30)).build();
+        this.http = b.retryOnConnectionFailure(false)
+                .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
+                .followRedirects(false)
+                .callTimeout(Duration.ofSeconds(30))
+                .build();
     }
 
     /** Over HTTPS to a server that presents {@code certificate} (a test's self-signed one), and plain HTTP. */
     public static ServerApi trusting(X509Certificate certificate) {
-        HandshakeCertificates trust = new HandshakeCertificates.Builder().addTrustedCertificate(certificate).build();
-        return new ServerApi(new OkHttpClient.Builder().sslSocketFactory(trust.sslSocketFactory(), trust.trustManager()));
+        HandshakeCertificates trust = new HandshakeCertificates.Builder()
+                .addTrustedCertificate(certificate)
+                .build();
+        return new ServerApi(
+                new OkHttpClient.Builder().sslSocketFactory(trust.sslSocketFactory(), trust.trustManager()));
     }
 
     /** A session a test signed in (for another device of the user than the client under test). */
@@ -63,33 +69,48 @@ public final class ServerApi {
     }
 
     /** An answer: its status and JSON body (an empty object for none). */
-    public record Answer(int status, JsonNode body) {
-    }
+    public record Answer(int status, JsonNode body) {}
 
     /** {@code POST /v1/sessions}. */
     public Answer signInAnswer(String url, String user, String password, String device) {
-        ObjectNode body = JSON.createObjectNode().put("user", user).put("password", password).put("device", device);
-        return call(new Request.Builder().url(base(url) + "v1/sessions")
-                .post(RequestBody.create(body.toString(), JSON_TYPE)).build());
+        ObjectNode body = JSON.createObjectNode()
+                .put("user", user)
+                .put("password", password)
+                .put("device", device);
+        return call(new Request.Builder()
+                .url(base(url) + "v1/sessions")
+                .post(RequestBody.create(body.toString(), JSON_TYPE))
+                .build());
     }
 
     /** Signs in as another device of {@code user}; fails the test unless the server answers 201. */
     public Session signIn(String url, String user, String password, String device) {
         Answer a = signInAnswer(url, user, password, device);
-        assertThat(a.status()).as("sign-in of %s at %s: %s", user, url, a.body()).isEqualTo(201);
-        return new Session(url, user, a.body().get("token").asText(), a.body().get("sessionId").asText());
+        assertThat(a.status())
+                .as("sign-in of %s at %s: %s", user, url, a.body())
+                .isEqualTo(201);
+        return new Session(
+                url,
+                user,
+                a.body().get("token").asText(),
+                a.body().get("sessionId").asText());
     }
 
     /** {@code GET /v1/sessions} with {@code token}: the status (401 once the session ended). */
     public int sessionsStatus(String url, String token) {
-        return call(new Request.Builder().url(base(url) + "v1/sessions").header("Authorization", "Bearer " + token)
-                .build()).status();
+        return call(new Request.Builder()
+                        .url(base(url) + "v1/sessions")
+                        .header("Authorization", "Bearer " + token)
+                        .build())
+                .status();
     }
 
     /** The caller's live sessions: {@code sessionId}, {@code device}, {@code current}, … */
     public List<JsonNode> sessions(Session as) {
-        Answer a = call(new Request.Builder().url(base(as.url()) + "v1/sessions")
-                .header("Authorization", "Bearer " + as.token()).build());
+        Answer a = call(new Request.Builder()
+                .url(base(as.url()) + "v1/sessions")
+                .header("Authorization", "Bearer " + as.token())
+                .build());
         assertThat(a.status()).as(a.body().toString()).isEqualTo(200);
         List<JsonNode> out = new ArrayList<>();
         a.body().get("sessions").forEach(out::add);
@@ -98,8 +119,12 @@ public final class ServerApi {
 
     /** {@code DELETE /v1/sessions/{id}}: the user revokes one of their devices. Returns the status. */
     public int revoke(Session as, String sessionId) {
-        return call(new Request.Builder().url(base(as.url()) + "v1/sessions/" + sessionId)
-                .header("Authorization", "Bearer " + as.token()).delete().build()).status();
+        return call(new Request.Builder()
+                        .url(base(as.url()) + "v1/sessions/" + sessionId)
+                        .header("Authorization", "Bearer " + as.token())
+                        .delete()
+                        .build())
+                .status();
     }
 
     /** Revokes every session of the user but {@code as}'s own; returns the devices revoked. */
@@ -116,8 +141,12 @@ public final class ServerApi {
 
     /** {@code DELETE /v1/sessions/current}. Returns the status. */
     public int signOut(Session s) {
-        return call(new Request.Builder().url(base(s.url()) + "v1/sessions/current")
-                .header("Authorization", "Bearer " + s.token()).delete().build()).status();
+        return call(new Request.Builder()
+                        .url(base(s.url()) + "v1/sessions/current")
+                        .header("Authorization", "Bearer " + s.token())
+                        .delete()
+                        .build())
+                .status();
     }
 
     /** What the server holds of the user's scope: record id to its latest payload (JSON text; "deleted" for a tombstone). */
@@ -127,10 +156,17 @@ public final class ServerApi {
         while (true) {
             String q = base(as.url()) + "v1/users/" + as.user() + "/scopes/" + scope + "/changes?limit=1000"
                     + (cursor == null ? "" : "&since=" + cursor);
-            Answer a = call(new Request.Builder().url(q).header("Authorization", "Bearer " + as.token()).build());
+            Answer a = call(new Request.Builder()
+                    .url(q)
+                    .header("Authorization", "Bearer " + as.token())
+                    .build());
             assertThat(a.status()).as(a.body().toString()).isEqualTo(200);
             for (JsonNode c : a.body().get("changes")) {
-                out.put(c.get("id").asText(), c.path("deleted").asBoolean() ? "deleted" : c.get("payload").toString());
+                out.put(
+                        c.get("id").asText(),
+                        c.path("deleted").asBoolean()
+                                ? "deleted"
+                                : c.get("payload").toString());
             }
             cursor = a.body().get("nextCursor").asText();
             if (!a.body().path("hasMore").asBoolean()) {
@@ -150,7 +186,8 @@ public final class ServerApi {
             long n = 0;
             for (String line : text.split("\n")) {
                 if (line.startsWith("leasesync_server_requests_seconds_count{")
-                        && line.contains("endpoint=\"" + endpoint + "\"") && line.contains("status=\"" + status + "\"")) {
+                        && line.contains("endpoint=\"" + endpoint + "\"")
+                        && line.contains("status=\"" + status + "\"")) {
                     n += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
                 }
             }

@@ -24,5 +24,4 @@ import org.junit.jupiter.api.Timeout;
 @Target(ElementType.TYPE)
 @Tag("slow")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
-public @interface SlowTest {
-}
+public @interface SlowTest {}

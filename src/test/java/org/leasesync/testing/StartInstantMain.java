@@ -7,12 +7,13 @@ package org.leasesync.testing;
  */
 public final class StartInstantMain {
 
-    private StartInstantMain() {
-    }
+    private StartInstantMain() {}
 
     public static void main(String[] args) {
         long pid = Long.parseLong(args[0]);
-        long millis = ProcessHandle.of(pid).flatMap(p -> p.info().startInstant()).map(i -> i.toEpochMilli())
+        long millis = ProcessHandle.of(pid)
+                .flatMap(p -> p.info().startInstant())
+                .map(i -> i.toEpochMilli())
                 .orElseThrow(() -> new IllegalStateException("no start instant for pid " + pid));
         System.out.println("START " + millis);
     }

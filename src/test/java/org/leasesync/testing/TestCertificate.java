@@ -23,8 +23,8 @@ import okhttp3.tls.HeldCertificate;
  * @param certificate the certificate, for a test's client that trusts it
  * @param serverSockets TLS server sockets presenting it (for MockWebServer's {@code useHttps})
  */
-public record TestCertificate(Path certFile, Path keyFile, String sha256, X509Certificate certificate,
-                              SSLSocketFactory serverSockets) {
+public record TestCertificate(
+        Path certFile, Path keyFile, String sha256, X509Certificate certificate, SSLSocketFactory serverSockets) {
 
     /** Makes one in {@code dir}. */
     public static TestCertificate make(Path dir) throws IOException, InterruptedException {
@@ -35,18 +35,41 @@ public record TestCertificate(Path certFile, Path keyFile, String sha256, X509Ce
         Files.createDirectories(dir);
         Path key = dir.resolve("server-key.pem");
         Path cert = dir.resolve("server-cert.pem");
-        run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1");
+        run(
+                dir,
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                cert.toString(),
+                "-days",
+                "2",
+                "-subj",
+                "/CN=localhost",
+                "-addext",
+                "subjectAltName=DNS:localhost,IP:127.0.0.1");
         String fingerprint = run(dir, "openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in", cert.toString());
         String sha256 = fingerprint.substring(fingerprint.indexOf('=') + 1).strip();
         HeldCertificate held = HeldCertificate.decode(Files.readString(cert) + Files.readString(key));
-        SSLSocketFactory sockets = new HandshakeCertificates.Builder().heldCertificate(held).build().sslSocketFactory();
+        SSLSocketFactory sockets = new HandshakeCertificates.Builder()
+                .heldCertificate(held)
+                .build()
+                .sslSocketFactory();
         return new TestCertificate(cert, key, sha256, held.certificate(), sockets);
     }
 
     private static String run(Path dir, String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(List.of(command))
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new AssertionError(String.join(" ", command) + " failed: " + out);

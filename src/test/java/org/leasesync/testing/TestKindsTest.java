@@ -35,22 +35,30 @@ class TestKindsTest {
             .importPackages("org.leasesync");
 
     /** Every kind: each is a tag the fast loop leaves out. */
-    private static final List<Class<? extends Annotation>> ANY_KIND = List.of(ProcessTest.class, DesktopTest.class,
-            PostgresTest.class, FxTest.class, SlowTest.class);
+    private static final List<Class<? extends Annotation>> ANY_KIND =
+            List.of(ProcessTest.class, DesktopTest.class, PostgresTest.class, FxTest.class, SlowTest.class);
 
     /**
      * What a class must carry when its code, or test code it calls, calls a method of the key's class
      * (by full name) whose name is in the list after the colon ("*": any method or constructor).
      */
     private static final Map<String, List<Class<? extends Annotation>>> STARTERS = Map.of(
-            DesktopSession.class.getName() + ":start", List.of(DesktopTest.class),
-            KeyringSession.class.getName() + ":start", List.of(DesktopTest.class),
-            Postgres.class.getName() + ":*", ANY_KIND,
-            JavaProcess.class.getName() + ":start,jvm,launcher", ANY_KIND,
-            ProcessBuilder.class.getName() + ":start", ANY_KIND,
-            "org.leasesync.chaos.ChaosHarness:run", ANY_KIND,
-            "org.leasesync.chaos.ClusterHarness:run", ANY_KIND,
-            "org.leasesync.chaos.ServerProcess:start", ANY_KIND);
+            DesktopSession.class.getName() + ":start",
+            List.of(DesktopTest.class),
+            KeyringSession.class.getName() + ":start",
+            List.of(DesktopTest.class),
+            Postgres.class.getName() + ":*",
+            ANY_KIND,
+            JavaProcess.class.getName() + ":start,jvm,launcher",
+            ANY_KIND,
+            ProcessBuilder.class.getName() + ":start",
+            ANY_KIND,
+            "org.leasesync.chaos.ChaosHarness:run",
+            ANY_KIND,
+            "org.leasesync.chaos.ClusterHarness:run",
+            ANY_KIND,
+            "org.leasesync.chaos.ServerProcess:start",
+            ANY_KIND);
 
     /**
      * Calls the rule follows although they never start anything for the class at hand: the
@@ -63,8 +71,11 @@ class TestKindsTest {
     void everyClassThatStartsADesktopPostgresOrAProcessCarriesItsKind() {
         List<String> missing = new ArrayList<>();
         for (JavaClass c : TESTS) {
-            if (!c.getSimpleName().endsWith("Test") || c.isNestedClass() || c.isEquivalentTo(TestKindsTest.class) || c.getModifiers().contains(
-                    com.tngtech.archunit.core.domain.JavaModifier.ABSTRACT) || c.isAnnotation()) {
+            if (!c.getSimpleName().endsWith("Test")
+                    || c.isNestedClass()
+                    || c.isEquivalentTo(TestKindsTest.class)
+                    || c.getModifiers().contains(com.tngtech.archunit.core.domain.JavaModifier.ABSTRACT)
+                    || c.isAnnotation()) {
                 continue;
             }
             for (Map.Entry<String, List<String>> reached : reachedStarters(c).entrySet()) {
@@ -74,7 +85,8 @@ class TestKindsTest {
                 }
                 if (kinds.stream().noneMatch(k -> carries(c, k))) {
                     missing.add(c.getName() + " reaches " + reached.getKey() + " (through " + reached.getValue()
-                            + ") but carries none of " + kinds.stream().map(k -> "@" + k.getSimpleName()).toList());
+                            + ") but carries none of "
+                            + kinds.stream().map(k -> "@" + k.getSimpleName()).toList());
                 }
             }
         }
@@ -87,7 +99,8 @@ class TestKindsTest {
         assertThat(reachedStarters(accounts)).containsKey(JavaProcess.class.getName() + ":start,jvm,launcher");
         assertThat(reachedStarters(TESTS.get("org.leasesync.desktop.fx.WindowGeometryProcessTest")))
                 .containsKey(DesktopSession.class.getName() + ":start");
-        assertThat(reachedStarters(TESTS.get("org.leasesync.lease.TaskRegistryTest"))).isEmpty();
+        assertThat(reachedStarters(TESTS.get("org.leasesync.lease.TaskRegistryTest")))
+                .isEmpty();
     }
 
     /**
@@ -97,7 +110,9 @@ class TestKindsTest {
      */
     private static Map<String, List<String>> reachedStarters(JavaClass start) {
         List<JavaClass> hierarchy = new ArrayList<>();
-        for (Optional<JavaClass> t = Optional.of(start); t.isPresent(); t = t.get().getRawSuperclass()) {
+        for (Optional<JavaClass> t = Optional.of(start);
+                t.isPresent();
+                t = t.get().getRawSuperclass()) {
             hierarchy.add(t.get());
         }
         Map<String, List<String>> found = new HashMap<>();
@@ -123,8 +138,10 @@ class TestKindsTest {
                 for (String starter : STARTERS.keySet()) {
                     String[] parts = starter.split(":");
                     if (owner.getName().equals(parts[0])
-                            && (parts[1].equals("*") || List.of(parts[1].split(",")).contains(method))
-                            && (!found.containsKey(starter) || !Collections.disjoint(found.get(starter), DISPATCHED_BY_VALUE))) {
+                            && (parts[1].equals("*")
+                                    || List.of(parts[1].split(",")).contains(method))
+                            && (!found.containsKey(starter)
+                                    || !Collections.disjoint(found.get(starter), DISPATCHED_BY_VALUE))) {
                         found.put(starter, path);
                     }
                 }

@@ -22,8 +22,7 @@ import org.leasesync.desktop.Messages;
  */
 final class AboutDialog {
 
-    private AboutDialog() {
-    }
+    private AboutDialog() {}
 
     /** Shows the dialog over {@code owner}; returns at once. */
     static void show(Window owner, AboutInfo info, FolderActions folders, Messages m) {
@@ -37,9 +36,14 @@ final class AboutDialog {
         facts.setHgap(8);
         facts.setVgap(6);
         facts.addRow(0, caption(m.get("about.runtime")), selectable("about-runtime", info.runtime()));
-        facts.addRow(1, caption(m.get("about.dataDir")), selectable("about-data-dir", info.dataDir().toString()),
+        facts.addRow(
+                1,
+                caption(m.get("about.dataDir")),
+                selectable("about-data-dir", info.dataDir().toString()),
                 openButton("about-open-data", m, folders::openData));
-        facts.addRow(2, caption(m.get("about.logFolder")),
+        facts.addRow(
+                2,
+                caption(m.get("about.logFolder")),
                 selectable("about-log-folder", info.logFolder().toString()),
                 openButton("about-open-logs", m, folders::openLogs));
 
@@ -57,8 +61,8 @@ final class AboutDialog {
         VBox content = new VBox(10, name, pitch, facts, copyRow);
         content.setPadding(new Insets(8, 12, 4, 12));
         // JavaFX's own "Close" follows the JVM's locale, not the window's language
-        Alert alert = new Alert(Alert.AlertType.NONE, "",
-                new ButtonType(m.get("dialog.close"), ButtonBar.ButtonData.CANCEL_CLOSE));
+        Alert alert = new Alert(
+                Alert.AlertType.NONE, "", new ButtonType(m.get("dialog.close"), ButtonBar.ButtonData.CANCEL_CLOSE));
         alert.initOwner(owner);
         alert.initModality(Modality.NONE);
         alert.setTitle(m.get("about.title"));
@@ -73,7 +77,7 @@ final class AboutDialog {
 
     private static Label caption(String text) {
         Label l = new Label(text);
-        l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);   // a caption is never cut to "…"
+        l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // a caption is never cut to "…"
         return l;
     }
 
@@ -94,5 +98,4 @@ final class AboutDialog {
         b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         return b;
     }
-
 }

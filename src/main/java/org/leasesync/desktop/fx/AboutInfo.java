@@ -26,8 +26,11 @@ record AboutInfo(String version, String runtime, Path dataDir, Path logFolder) {
     /** The facts of this process and the folders {@code folders} opens. */
     static AboutInfo of(FolderActions folders) {
         String fx = System.getProperty("javafx.runtime.version", "?");
-        return new AboutInfo(ProductVersion.get(), "Java " + Runtime.version() + ", JavaFX " + fx,
-                folders.dataFolder(), folders.logsFolder());
+        return new AboutInfo(
+                ProductVersion.get(),
+                "Java " + Runtime.version() + ", JavaFX " + fx,
+                folders.dataFolder(),
+                folders.logsFolder());
     }
 
     /** The text "Copy details" puts on the clipboard, one fact per line, labelled in the window's language. */

@@ -1,17 +1,17 @@
 package org.leasesync.desktop.fx;
 
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import javafx.stage.Window;
 import org.leasesync.client.AccountService;
 import org.leasesync.client.NamedThreads;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.WindowAccounts;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
 
 /**
  * The window's accounts, put together: the switcher's view model, the Sign in dialog and its view
@@ -34,6 +34,7 @@ final class AccountsAssembly implements AutoCloseable {
             log.debug("window closing; dropped an account task");
         }
     };
+
     private final AccountsViewModel accounts;
     private final SignInViewModel signIn;
     private final Messages messages;
@@ -45,15 +46,22 @@ final class AccountsAssembly implements AutoCloseable {
      * @param owner the window the dialog belongs to
      * @param beforeOpening brings the main window up first (the dialog may be asked for from the tray)
      */
-    AccountsAssembly(WindowAccounts windowAccounts, MainViewModel vm, Executor ui, Messages messages, TimeSource time,
-                     Predicate<TaskKey> due, Supplier<Window> owner, Runnable beforeOpening) {
+    AccountsAssembly(
+            WindowAccounts windowAccounts,
+            MainViewModel vm,
+            Executor ui,
+            Messages messages,
+            TimeSource time,
+            Predicate<TaskKey> due,
+            Supplier<Window> owner,
+            Runnable beforeOpening) {
         this.messages = messages;
         this.owner = owner;
         this.beforeOpening = beforeOpening;
         this.accounts = new AccountsViewModel(windowAccounts, vm, work, ui, messages, due);
         this.signIn = new SignInViewModel(windowAccounts, work, ui, messages, time, accounts::signedIn);
         work.execute(() -> {
-            String name = AccountService.defaultDeviceName();   // may wait on the resolver: not the FX thread
+            String name = AccountService.defaultDeviceName(); // may wait on the resolver: not the FX thread
             ui.execute(() -> signIn.setDefaultDevice(name));
         });
     }
@@ -74,7 +82,10 @@ final class AccountsAssembly implements AutoCloseable {
 
     /** Sign in again as the account shown (its card is signed out); a new sign-in when it is not signed in here. */
     void openAgain() {
-        accounts.currentAccount().ifPresentOrElse(signIn::openAgain, () -> signIn.openNew(accounts.anySignedInProperty().get()));
+        accounts.currentAccount()
+                .ifPresentOrElse(
+                        signIn::openAgain,
+                        () -> signIn.openNew(accounts.anySignedInProperty().get()));
         show();
     }
 

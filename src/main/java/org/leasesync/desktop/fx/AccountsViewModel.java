@@ -12,10 +12,10 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import org.leasesync.client.Account;
 import org.leasesync.client.AccountService;
 import org.leasesync.client.SignInResult;
-import org.leasesync.keyring.TokenVault;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.WindowAccounts;
+import org.leasesync.keyring.TokenVault;
+import org.leasesync.lease.TaskKey;
 
 /**
  * The window's accounts: the switcher's entries and their names, what a sign-in does to the window
@@ -48,8 +48,13 @@ public final class AccountsViewModel {
      * @param ui delivers results to the FX thread
      * @param due whether a key is due for a sync after a switch (the foreground rule)
      */
-    AccountsViewModel(WindowAccounts accounts, MainViewModel vm, Executor work, Executor ui, Messages messages,
-                      Predicate<TaskKey> due) {
+    AccountsViewModel(
+            WindowAccounts accounts,
+            MainViewModel vm,
+            Executor work,
+            Executor ui,
+            Messages messages,
+            Predicate<TaskKey> due) {
         this.accounts = Objects.requireNonNull(accounts);
         this.vm = Objects.requireNonNull(vm);
         this.work = Objects.requireNonNull(work);
@@ -66,11 +71,13 @@ public final class AccountsViewModel {
         if (user == null) {
             return "";
         }
-        return accounts.entry(user).map(e -> switch (e.kind()) {
-            case DEMO -> user;
-            case SIGNED_IN -> m.get("account.label", user, e.host());
-            case COMMAND_LINE -> m.get("account.label.commandLine", user, e.host());
-        }).orElse(user);
+        return accounts.entry(user)
+                .map(e -> switch (e.kind()) {
+                    case DEMO -> user;
+                    case SIGNED_IN -> m.get("account.label", user, e.host());
+                    case COMMAND_LINE -> m.get("account.label.commandLine", user, e.host());
+                })
+                .orElse(user);
     }
 
     /** Switches to {@code user} from the switcher; its due keys sync as when coming back to the window. */
@@ -93,8 +100,9 @@ public final class AccountsViewModel {
         if (!user.equals(vm.currentUser())) {
             vm.switchAccount(user);
         }
-        vm.syncAll();   // queued behind the switch on the same executor: the new token, the new server
-        vm.showBanner(s.notKeyringBecause().map(why -> m.get("banner.signedIn.file", s.account().name(), s.keptIn(), why))
+        vm.syncAll(); // queued behind the switch on the same executor: the new token, the new server
+        vm.showBanner(s.notKeyringBecause()
+                .map(why -> m.get("banner.signedIn.file", s.account().name(), s.keptIn(), why))
                 .orElseGet(() -> m.get("banner.signedIn", s.account().name())));
         refresh();
     }
@@ -113,7 +121,9 @@ public final class AccountsViewModel {
                 r = accounts.signOut(user);
             } catch (RuntimeException e) {
                 log.warn("sign-out of {} failed: {}", user, e.toString());
-                r = new WindowAccounts.SignOut(Optional.empty(), accounts.entries(),
+                r = new WindowAccounts.SignOut(
+                        Optional.empty(),
+                        accounts.entries(),
                         Optional.of(e.getMessage() == null ? e.toString() : e.getMessage()));
             }
             WindowAccounts.SignOut done = r;
@@ -125,12 +135,16 @@ public final class AccountsViewModel {
         signingOut.set(false);
         vm.setAccounts(users(r.entries()));
         if (r.result().isEmpty()) {
-            vm.showBanner(m.get("banner.signOutFailed", account.name(), r.problem().orElse("")));
+            vm.showBanner(
+                    m.get("banner.signOutFailed", account.name(), r.problem().orElse("")));
             refresh();
             return;
         }
         AccountService.SignOutResult res = r.result().get();
-        String text = m.get("banner.signedOut." + res.server().name(), account.name(), res.serverProblem().orElse(""));
+        String text = m.get(
+                "banner.signedOut." + res.server().name(),
+                account.name(),
+                res.serverProblem().orElse(""));
         if (!r.entries().isEmpty() && r.entries().get(0).kind() == WindowAccounts.Kind.DEMO) {
             text = text + " " + m.get("banner.demoAgain");
         }
@@ -140,7 +154,7 @@ public final class AccountsViewModel {
         if (!r.entries().isEmpty()) {
             vm.switchAccountAndSync(r.entries().get(0).user(), due);
         }
-        vm.showBanner(text);   // after the switch, whose own line it replaces
+        vm.showBanner(text); // after the switch, whose own line it replaces
         refresh();
     }
 
@@ -152,14 +166,21 @@ public final class AccountsViewModel {
         vm.setAccountSignedOut(vm.currentUser() != null && accounts.gate().isSignedOut(vm.currentUser()));
         anySignedIn.set(accounts.anySignedIn());
         Optional<WindowAccounts.Entry> e = accounts.entry(vm.currentUser());
-        currentSignedIn.set(e.map(x -> x.kind() == WindowAccounts.Kind.SIGNED_IN).orElse(false));
+        currentSignedIn.set(
+                e.map(x -> x.kind() == WindowAccounts.Kind.SIGNED_IN).orElse(false));
         signOutText.set(currentSignedIn.get() ? m.get("menu.signOut", vm.currentUser()) : "");
         current.set(e.map(x -> switch (x.kind()) {
-            case DEMO -> m.get("settings.account.demo");
-            case SIGNED_IN -> m.get(x.account().orElseThrow().tokenPlace() == TokenVault.Place.KEYRING
-                    ? "settings.account.keyring" : "settings.account.file", x.user(), x.server());
-            case COMMAND_LINE -> m.get("settings.account.commandLine", x.user(), x.server());
-        }).orElse(""));
+                    case DEMO -> m.get("settings.account.demo");
+                    case SIGNED_IN ->
+                        m.get(
+                                x.account().orElseThrow().tokenPlace() == TokenVault.Place.KEYRING
+                                        ? "settings.account.keyring"
+                                        : "settings.account.file",
+                                x.user(),
+                                x.server());
+                    case COMMAND_LINE -> m.get("settings.account.commandLine", x.user(), x.server());
+                })
+                .orElse(""));
     }
 
     /** Whether any account is signed in here (the menu then offers Add account rather than Sign in). */

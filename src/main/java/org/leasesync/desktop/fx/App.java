@@ -14,15 +14,15 @@ import javafx.scene.image.Image;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
 import org.leasesync.client.StopSignals;
-import org.leasesync.lease.LeasesyncException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.DisplayCheck;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.SingleInstance;
 import org.leasesync.desktop.StartOptions;
+import org.leasesync.lease.LeasesyncException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JavaFX application. Started through {@link #launch(Backend.AppSettings)} from the plain
@@ -49,6 +49,7 @@ public final class App extends Application {
     private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
     /** Started at login (the autostart entry): the window stays in the tray until opened, when there is one. */
     private final boolean startHidden = "1".equals(System.getenv(Autostart.START_HIDDEN_ENV));
+
     private volatile long firstFrameMs = -1;
 
     /**
@@ -74,8 +75,8 @@ public final class App extends Application {
         DisplayCheck.check(System.getenv(), System.getProperties());
         SingleInstance.Claim claim = SingleInstance.claim(s.dataDir(), SingleInstance.ANSWER_WITHIN);
         if (claim instanceof SingleInstance.Claim.Shown) {
-            System.out.println("leasesync already runs on " + s.dataDir().toAbsolutePath().normalize()
-                    + "; its window was brought to the front");
+            System.out.println("leasesync already runs on "
+                    + s.dataDir().toAbsolutePath().normalize() + "; its window was brought to the front");
             return 0;
         }
         instance = ((SingleInstance.Claim.First) claim).instance();
@@ -99,10 +100,12 @@ public final class App extends Application {
      * closes the database and the embedded server, and logs that it stopped cleanly, before the JVM exits.
      */
     private volatile StopSignals onSignal;
+
     private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
 
     private void stopOnSignal() {
-        log.info("stopping: the process was told to stop (SIGTERM, Ctrl-C or logout); cancelling runs, releasing leases");
+        log.info(
+                "stopping: the process was told to stop (SIGTERM, Ctrl-C or logout); cancelling runs, releasing leases");
         // the window's timers and background reads stop first (FX thread), so nothing reads the database as it closes
         java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
         try {
@@ -155,7 +158,8 @@ public final class App extends Application {
         stage.setScene(new Scene(starting));
         // sized before it is first shown, by the rule the cards' window keeps: a "Starting…" pane larger
         // than the screen's work area would otherwise open at whatever size the toolkit falls back to
-        WindowPlacement.beforeFirstShow(stage, org.leasesync.desktop.SettingsFile.peekWindowGeometry(settings.dataDir()));
+        WindowPlacement.beforeFirstShow(
+                stage, org.leasesync.desktop.SettingsFile.peekWindowGeometry(settings.dataDir()));
         if (!startHidden) {
             stage.show();
         }
@@ -164,17 +168,21 @@ public final class App extends Application {
             // The theme's large stylesheet is parsed after the first frame, while the backend starts.
             Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
         });
-        Thread starter = new Thread(() -> {
-            try {
-                Backend b = Backend.start(settings, (from, to) ->
-                        Platform.runLater(() -> startingText.setText(messages().get("app.upgrading"))));
-                backend = b;
-                Platform.runLater(() -> showCards(stage, b));
-            } catch (RuntimeException e) {
-                log.error("leasesync could not start", e);
-                Platform.runLater(() -> failed(e));
-            }
-        }, "app-start");
+        Thread starter = new Thread(
+                () -> {
+                    try {
+                        Backend b = Backend.start(
+                                settings,
+                                (from, to) -> Platform.runLater(
+                                        () -> startingText.setText(messages().get("app.upgrading"))));
+                        backend = b;
+                        Platform.runLater(() -> showCards(stage, b));
+                    } catch (RuntimeException e) {
+                        log.error("leasesync could not start", e);
+                        Platform.runLater(() -> failed(e));
+                    }
+                },
+                "app-start");
         starter.setDaemon(true);
         starter.start();
         instance.onShow(() -> Platform.runLater(() -> showFromAnotherLaunch(stage)));
@@ -185,13 +193,13 @@ public final class App extends Application {
         if (assembly != null) {
             assembly.lifecycle().open();
         } else {
-            WindowLifecycle.raise(stage);   // still starting
+            WindowLifecycle.raise(stage); // still starting
         }
     }
 
     private void showCards(Stage stage, Backend b) {
-        assembly = new AppAssembly(b, options, stage, Platform::runLater,
-                HostDesktop.system(autostartArgs(settings), messages()));
+        assembly = new AppAssembly(
+                b, options, stage, Platform::runLater, HostDesktop.system(autostartArgs(settings), messages()));
         assembly.show(!startHidden);
         if (stage.isFocused() || startHidden) {
             // its focus-gained event came before the triggers existed; started in the tray, the start
@@ -199,7 +207,7 @@ public final class App extends Application {
             assembly.focusedBeforeCards();
         }
         AppAssembly a = assembly;
-        Thread trayStarter = new Thread(a::installTray, "tray-start");   // AWT starts in the background
+        Thread trayStarter = new Thread(a::installTray, "tray-start"); // AWT starts in the background
         trayStarter.setDaemon(true);
         trayStarter.start();
         settleHeapLater();
@@ -225,15 +233,17 @@ public final class App extends Application {
      * milliseconds, on no user action.
      */
     private static void settleHeapLater() {
-        Thread settle = new Thread(() -> {
-            try {
-                Thread.sleep(SETTLE_AFTER.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.gc();
-            log.debug("start-up settled: heap collected and shrunk");
-        }, "startup-settle");
+        Thread settle = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(SETTLE_AFTER.toMillis());
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    System.gc();
+                    log.debug("start-up settled: heap collected and shrunk");
+                },
+                "startup-settle");
         settle.setDaemon(true);
         settle.start();
     }
@@ -246,7 +256,9 @@ public final class App extends Application {
         } catch (IllegalArgumentException e) {
             dflt = null;
         }
-        return s.dataDir().equals(dflt) ? java.util.List.of() : java.util.List.of("--data-dir", s.dataDir().toString());
+        return s.dataDir().equals(dflt)
+                ? java.util.List.of()
+                : java.util.List.of("--data-dir", s.dataDir().toString());
     }
 
     /** The texts in the window's language (the settings' language, else the system's). */
@@ -272,7 +284,7 @@ public final class App extends Application {
 
             @Override
             public void handle(long now) {
-                if (++pulses == 2) {      // the first pulse renders; the second starts after it
+                if (++pulses == 2) { // the first pulse renders; the second starts after it
                     stop();
                     then.run();
                 }
@@ -301,7 +313,7 @@ public final class App extends Application {
     public void stop() {
         StopSignals signals = onSignal;
         if (signals != null) {
-            signals.close();   // blocks if a signal is stopping the app: that stop ends the process
+            signals.close(); // blocks if a signal is stopping the app: that stop ends the process
         }
         if (assembly != null) {
             assembly.close();

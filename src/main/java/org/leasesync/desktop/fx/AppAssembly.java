@@ -2,18 +2,14 @@ package org.leasesync.desktop.fx;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.DurationText;
 import org.leasesync.client.NamedThreads;
-import org.leasesync.run.RunEvent;
-import org.leasesync.run.StartCheck;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.FolderOpener;
 import org.leasesync.desktop.ForegroundPolicy;
@@ -25,6 +21,10 @@ import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.StartOptions;
 import org.leasesync.desktop.StatusTexts;
 import org.leasesync.desktop.StatusTracker;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.StartCheck;
+import org.leasesync.run.TaskSource;
 
 /**
  * The composition root of the window: view models, views, the three triggers and the status
@@ -48,7 +48,8 @@ public final class AppAssembly implements AutoCloseable {
     private final Backend.AppSettings settings;
     private final Stage stage;
     private final Executor ui;
-    private final ExecutorService actionThread = Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
+    private final ExecutorService actionThread =
+            Executors.newSingleThreadExecutor(new NamedThreads("ui-actions", true));
     /** Background work of the views; silently dropped once the window is closing. */
     private final Executor actions = task -> {
         try {
@@ -57,6 +58,7 @@ public final class AppAssembly implements AutoCloseable {
             log.debug("window closing; dropped a background task");
         }
     };
+
     private final java.util.function.Consumer<RunEvent> onRunEvent;
     private final MainViewModel vm;
     private final DataViewModel data;
@@ -74,10 +76,12 @@ public final class AppAssembly implements AutoCloseable {
     private StatusRefresher refresher;
     /** Stops JavaFX's pulse while no window shows (the window hidden in the tray); empty until shown. */
     private Optional<PulseGate> pulseGate = Optional.empty();
+
     private QaWindow qaWindow;
     private final StartOptions start;
     /** The background triggers' check on the intervals in force (replaced when the settings change them). */
     private final BackgroundCheck backgroundCheck;
+
     private final WindowFooter footer;
     private final SettingsWindow settingsWindow;
     private final WindowPlacement placement;
@@ -110,62 +114,129 @@ public final class AppAssembly implements AutoCloseable {
         this.settingsFile = new SettingsFile(settings.dataDir(), settings.time());
         SettingsFile.Loaded loaded = settingsFile.load();
         BackgroundViewModel[] desktopRef = new BackgroundViewModel[1];
-        PauseControl pause = new PauseControl(settingsFile, settings.time(), messages.zone(), actions,
+        PauseControl pause = new PauseControl(
+                settingsFile,
+                settings.time(),
+                messages.zone(),
+                actions,
                 reason -> ui.execute(() -> desktopRef[0].notice(messages.get("banner.settingsNotSaved", reason))));
         // automatic triggers go through the pause gate (the user's own reason, shown on the cards) and then the
         // signed-out gate (no timer or window sync for an account the server no longer accepts)
-        this.vm = new MainViewModel(rt.coordinator(), actions, ui, texts, backend.accounts().entries().stream()
-                .map(org.leasesync.desktop.WindowAccounts.Entry::user).toList(),
-                sink -> new StatusTracker(rt.store().runs(), rt.coordinator(), ui, sink,
-                        rt.registry().owner().asString(), rt::originOf), pause.and(backend.accounts().gate()),
+        this.vm = new MainViewModel(
+                rt.coordinator(),
+                actions,
+                ui,
+                texts,
+                backend.accounts().entries().stream()
+                        .map(org.leasesync.desktop.WindowAccounts.Entry::user)
+                        .toList(),
+                sink -> new StatusTracker(
+                        rt.store().runs(),
+                        rt.coordinator(),
+                        ui,
+                        sink,
+                        rt.registry().owner().asString(),
+                        rt::originOf),
+                pause.and(backend.accounts().gate()),
                 settings.time());
         vm.setAccountPreparer(backend.accounts()::prepare);
-        this.desktop = new BackgroundViewModel(vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
+        this.desktop = new BackgroundViewModel(
+                vm, settingsFile, pause, parts.autostart(), actions, ui, settings.time(), texts);
         desktopRef[0] = desktop;
-        backend.legacyServer().ifPresent(r -> desktop.notice(messages.get("banner.legacyServer." + r.outcome().name(),
-                r.name(), r.keptIn().orElse(""), r.reason().orElse(""))));
-        loaded.problem().ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
+        backend.legacyServer()
+                .ifPresent(r -> desktop.notice(messages.get(
+                        "banner.legacyServer." + r.outcome().name(),
+                        r.name(),
+                        r.keptIn().orElse(""),
+                        r.reason().orElse(""))));
+        loaded.problem()
+                .ifPresent(p -> desktop.notice(messages.get("banner.settingsUnreadable", p.reason(), p.keptAs())));
         this.data = new DataViewModel(rt.edits(), vm, actions, ui, texts);
-        this.conflicts = new ConflictAssembly(rt.store().database(), rt.edits(), settings.time(), vm, data, actions, ui,
-                texts, rt.timer(), () -> stage);
-        this.history = new HistoryViewModel(rt.store().runs(), new org.leasesync.store.JdbcRecentSyncs(
-                rt.store().database()), vm, actions, ui, texts);
-        this.qa = new QaViewModel(rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui,
-                settings.time(), messages);
-        this.backgroundCheck = new BackgroundCheck(rt.recentSyncs(), settings.scheduleInterval(),
-                settings.foregroundMinInterval());
+        this.conflicts = new ConflictAssembly(
+                rt.store().database(),
+                rt.edits(),
+                settings.time(),
+                vm,
+                data,
+                actions,
+                ui,
+                texts,
+                rt.timer(),
+                () -> stage);
+        this.history = new HistoryViewModel(
+                rt.store().runs(),
+                new org.leasesync.store.JdbcRecentSyncs(rt.store().database()),
+                vm,
+                actions,
+                ui,
+                texts);
+        this.qa = new QaViewModel(
+                rt.coordinator(), rt.registry(), backend.embeddedServer(), vm, actions, ui, settings.time(), messages);
+        this.backgroundCheck =
+                new BackgroundCheck(rt.recentSyncs(), settings.scheduleInterval(), settings.foregroundMinInterval());
         rt.coordinator().setStartCheck(backgroundCheck);
-        this.schedule = new ScheduleTrigger(rt.timer(), settings.scheduleInterval(),
+        this.schedule = new ScheduleTrigger(
+                rt.timer(),
+                settings.scheduleInterval(),
                 () -> ui.execute(() -> vm.backgroundTrigger(TaskSource.SCHEDULE, key -> {
                     boolean due = backgroundCheck.due(key, TaskSource.SCHEDULE);
                     if (!due) {
-                        ui.execute(history::load);   // the skip is in the history now
+                        ui.execute(history::load); // the skip is in the history now
                     }
                     return due;
                 })));
         this.foregroundPolicy = new ForegroundPolicy(Duration.ofSeconds(2), settings.foregroundMinInterval());
         java.util.function.Predicate<TaskKey> foregroundDue = key -> backgroundCheck.due(key, TaskSource.FOREGROUND);
-        this.foreground = new ForegroundTrigger(stage, foregroundPolicy, settings.time(),
+        this.foreground = new ForegroundTrigger(
+                stage,
+                foregroundPolicy,
+                settings.time(),
                 () -> vm.backgroundTrigger(TaskSource.FOREGROUND, foregroundDue));
 
-        this.lifecycle = new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit(),
-                parts.tray()::iconShown);
-        this.accounts = new AccountsAssembly(backend.accounts(), vm, ui, messages, settings.time(), foregroundDue,
-                () -> stage, lifecycle::open);
-        this.services = new BackgroundServices(backend, settings, parts, vm, desktop,
-                () -> settingsFile.current().notifications(), ui, lifecycle::openAt);
+        this.lifecycle =
+                new WindowLifecycle(stage, vm, desktop, parts.implicitExit(), parts.exit(), parts.tray()::iconShown);
+        this.accounts = new AccountsAssembly(
+                backend.accounts(), vm, ui, messages, settings.time(), foregroundDue, () -> stage, lifecycle::open);
+        this.services = new BackgroundServices(
+                backend,
+                settings,
+                parts,
+                vm,
+                desktop,
+                () -> settingsFile.current().notifications(),
+                ui,
+                lifecycle::openAt);
         this.onRunEvent = new RunEventReloads(services, data, history, ui);
         rt.coordinator().addListener(onRunEvent);
         this.tray = new TrayController(parts.tray(), vm, desktop, messages, settings.time());
 
-        this.footer = new WindowFooter(texts, backend.accounts(), backend::servers, vm, settings.scheduleInterval(),
+        this.footer = new WindowFooter(
+                texts,
+                backend.accounts(),
+                backend::servers,
+                vm,
+                settings.scheduleInterval(),
                 settings.foregroundMinInterval());
-        this.settingsWindow = new SettingsWindow(new SettingsViewModel(settingsFile, desktop, start, messages,
-                this::applyIntervals), accounts, stage, messages);
-        MainView view = new MainView(vm, data, history, this::openQa, footer.text(), accounts.accounts(), accounts::openNew,
-                accounts::openAgain, desktop, messages, this::openSettings, lifecycle::quit,
+        this.settingsWindow = new SettingsWindow(
+                new SettingsViewModel(settingsFile, desktop, start, messages, this::applyIntervals),
+                accounts,
+                stage,
+                messages);
+        MainView view = new MainView(
+                vm,
+                data,
+                history,
+                this::openQa,
+                footer.text(),
+                accounts.accounts(),
+                accounts::openNew,
+                accounts::openAgain,
+                desktop,
+                messages,
+                this::openSettings,
+                lifecycle::quit,
                 new FolderActions(settings.dataDir(), FolderOpener.DESKTOP, actions, ui, messages, () -> stage));
-        Scene scene = new Scene(view.root(), 1180, 780);   // the stage's own size is WindowPlacement's
+        Scene scene = new Scene(view.root(), 1180, 780); // the stage's own size is WindowPlacement's
         AppStyle.apply(scene, messages.locale());
         stage.setTitle("leasesync");
         stage.setScene(scene);
@@ -181,8 +252,10 @@ public final class AppAssembly implements AutoCloseable {
         backgroundCheck.setIntervals(scheduleInterval, foregroundMinInterval);
         schedule.setInterval(scheduleInterval);
         footer.show(scheduleInterval, foregroundMinInterval);
-        log.info("intervals changed in the settings: schedule {}, foreground minimum {}",
-                DurationText.format(scheduleInterval), DurationText.format(foregroundMinInterval));
+        log.info(
+                "intervals changed in the settings: schedule {}, foreground minimum {}",
+                DurationText.format(scheduleInterval),
+                DurationText.format(foregroundMinInterval));
     }
 
     /** Opens the settings dialog (the window's menu and the tray's). FX thread. */
@@ -241,8 +314,8 @@ public final class AppAssembly implements AutoCloseable {
         foreground.install();
         schedule.start();
         tray.watch();
-        refresher = new StatusRefresher(backend.runtime().timer(), stage.showingProperty(), REFRESH, HIDDEN_REFRESH,
-                this::refresh);
+        refresher = new StatusRefresher(
+                backend.runtime().timer(), stage.showingProperty(), REFRESH, HIDDEN_REFRESH, this::refresh);
         refresher.start();
         services.start();
         pulseGate = PulseGate.installOnToolkit();

@@ -13,8 +13,7 @@ import javafx.scene.Scene;
  */
 final class AppStyle {
 
-    private AppStyle() {
-    }
+    private AppStyle() {}
 
     /** Adds {@code app.css} to {@code scene} and the style class {@code lang-LANGUAGE} to its root. */
     static void apply(Scene scene, Locale locale) {

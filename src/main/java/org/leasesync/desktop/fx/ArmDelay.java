@@ -14,8 +14,7 @@ final class ArmDelay {
     /** Longer than a slow double-click (desktops default to 400-500 ms) plus a reaction. */
     static final Duration DEFAULT = Duration.seconds(1);
 
-    private ArmDelay() {
-    }
+    private ArmDelay() {}
 
     /** Every time {@code button} becomes visible, it is disabled for {@code delay}, then enabled. */
     static void afterAppearing(Button button, Duration delay) {

@@ -20,8 +20,7 @@ import org.leasesync.desktop.Pause;
  */
 final class BackgroundControls {
 
-    private BackgroundControls() {
-    }
+    private BackgroundControls() {}
 
     /** "Pause ▾" with its options, or "Paused until 15:00 [Resume syncing]" while paused. */
     static Node pauseControl(BackgroundViewModel desktop, Messages m) {
@@ -69,22 +68,24 @@ final class BackgroundControls {
     }
 
     /** "Menu ▾": settings, desktop notifications, start at login, open the logs / data folder, about, quit. */
-    static MenuButton appMenu(BackgroundViewModel desktop, Messages m, Runnable openSettings, FolderActions folders,
-                              Runnable quit) {
+    static MenuButton appMenu(
+            BackgroundViewModel desktop, Messages m, Runnable openSettings, FolderActions folders, Runnable quit) {
         MenuItem settings = new MenuItem(m.get("menu.settings"));
         settings.setId("menu-settings");
         settings.setOnAction(e -> openSettings.run());
 
         CheckMenuItem notify = new CheckMenuItem();
         notify.setId("menu-notifications");
-        notify.textProperty().bind(javafx.beans.binding.Bindings.when(desktop.notificationsAvailableProperty())
-                .then(m.get("menu.notifications")).otherwise(m.get("menu.notifications.unavailable")));
+        notify.textProperty()
+                .bind(javafx.beans.binding.Bindings.when(desktop.notificationsAvailableProperty())
+                        .then(m.get("menu.notifications"))
+                        .otherwise(m.get("menu.notifications.unavailable")));
         notify.setSelected(desktop.notificationsProperty().get());
         desktop.notificationsProperty().addListener((o, a, b) -> notify.setSelected(b));
         notify.setOnAction(e -> desktop.setNotifications(notify.isSelected()));
 
-        CheckMenuItem login = new CheckMenuItem(desktop.startAtLoginAvailable()
-                ? m.get("menu.startAtLogin") : m.get("menu.startAtLogin.unavailable"));
+        CheckMenuItem login = new CheckMenuItem(
+                desktop.startAtLoginAvailable() ? m.get("menu.startAtLogin") : m.get("menu.startAtLogin.unavailable"));
         login.setId("menu-autostart");
         login.setDisable(!desktop.startAtLoginAvailable());
         login.setSelected(desktop.startAtLoginProperty().get());
@@ -105,9 +106,19 @@ final class BackgroundControls {
         MenuItem about = new MenuItem(m.get("menu.about"));
         about.setId("menu-about");
 
-        MenuButton menu = new MenuButton(m.get("menu.button"), null, settings, new SeparatorMenuItem(), notify, login,
-                new SeparatorMenuItem(), logs, data,
-                new SeparatorMenuItem(), about, exit);
+        MenuButton menu = new MenuButton(
+                m.get("menu.button"),
+                null,
+                settings,
+                new SeparatorMenuItem(),
+                notify,
+                login,
+                new SeparatorMenuItem(),
+                logs,
+                data,
+                new SeparatorMenuItem(),
+                about,
+                exit);
         menu.setId("app-menu");
         about.setOnAction(e -> AboutDialog.show(menu.getScene().getWindow(), AboutInfo.of(folders), folders, m));
         return menu;

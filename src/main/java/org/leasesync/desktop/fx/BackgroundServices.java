@@ -11,17 +11,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import org.leasesync.client.NamedThreads;
-import org.leasesync.run.RunEvent;
-import org.leasesync.run.RunStatus;
-import org.leasesync.lease.Scope;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.remote.ServerProbe;
-import org.leasesync.desktop.notify.AttentionWatcher;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.OfflineMonitor;
-import org.leasesync.desktop.notify.Notifier;
+import org.leasesync.desktop.notify.AttentionWatcher;
 import org.leasesync.desktop.notify.NotificationPolicy;
+import org.leasesync.desktop.notify.Notifier;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.remote.ServerProbe;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunStatus;
 
 /**
  * What keeps watching while the window may be closed: the offline state ({@link OfflineMonitor}
@@ -47,12 +47,13 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
     private final HostDesktop parts;
     private final Executor ui;
     private final Consumer<Scope> openAt;
-    private final ScheduledExecutorService probeThread = Executors.newSingleThreadScheduledExecutor(
-            new NamedThreads("server-probe", true));
-    private final ScheduledExecutorService notifyThread = Executors.newSingleThreadScheduledExecutor(
-            new NamedThreads("notifier", true));
+    private final ScheduledExecutorService probeThread =
+            Executors.newSingleThreadScheduledExecutor(new NamedThreads("server-probe", true));
+    private final ScheduledExecutorService notifyThread =
+            Executors.newSingleThreadScheduledExecutor(new NamedThreads("notifier", true));
     /** One probe per server the accounts shown use, made when first needed (each has its own HTTP client). */
     private final Map<String, ServerProbe> probes = new ConcurrentHashMap<>();
+
     private final OfflineMonitor offline;
     private final AttentionWatcher attention;
     private final Map<TaskKey, Instant> successSeen = new ConcurrentHashMap<>();
@@ -62,17 +63,28 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
      * @param notificationsOn whether the user has notifications switched on (read on every notification)
      * @param openAt opens the window at a card (a notification was clicked); FX thread
      */
-    BackgroundServices(Backend backend, Backend.AppSettings settings, HostDesktop parts, MainViewModel vm,
-                       BackgroundViewModel desktop, java.util.function.BooleanSupplier notificationsOn, Executor ui,
-                       Consumer<Scope> openAt) {
+    BackgroundServices(
+            Backend backend,
+            Backend.AppSettings settings,
+            HostDesktop parts,
+            MainViewModel vm,
+            BackgroundViewModel desktop,
+            java.util.function.BooleanSupplier notificationsOn,
+            Executor ui,
+            Consumer<Scope> openAt) {
         this.backend = backend;
         this.vm = vm;
         this.desktop = desktop;
         this.parts = parts;
         this.ui = ui;
         this.openAt = openAt;
-        this.offline = new OfflineMonitor(this::probe, probeThread, settings.time(), parts.probeFirst(),
-                parts.probeMax(), new OfflineMonitor.Listener() {
+        this.offline = new OfflineMonitor(
+                this::probe,
+                probeThread,
+                settings.time(),
+                parts.probeFirst(),
+                parts.probeMax(),
+                new OfflineMonitor.Listener() {
                     @Override
                     public void offline(Instant nextTry) {
                         Map<Scope, Integer> waiting = pendingCounts();
@@ -110,9 +122,16 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
                 // the real one is closed by BackgroundServices
             }
         };
-        this.attention = new AttentionWatcher(backend.runtime().store().runs(), backend.runtime().edits(),
-                () -> vm.tracker().user(), new NotificationPolicy(parts.messages()), () -> offline.nextTry().isPresent(),
-                notificationsOn, current, notifyThread, NOTIFY_RECHECK);
+        this.attention = new AttentionWatcher(
+                backend.runtime().store().runs(),
+                backend.runtime().edits(),
+                () -> vm.tracker().user(),
+                new NotificationPolicy(parts.messages()),
+                () -> offline.nextTry().isPresent(),
+                notificationsOn,
+                current,
+                notifyThread,
+                NOTIFY_RECHECK);
         vm.addStatusListener(this::shown);
         // offline is about the shown account's server: another account's may well answer
         vm.currentUserProperty().addListener((o, a, b) -> {
@@ -127,8 +146,8 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
         var rt = backend.runtime();
         var servers = user == null ? backend.servers() : rt.serversOf(user);
         var transport = user == null ? backend.transport() : rt.transportOf(user);
-        ServerProbe p = probes.computeIfAbsent(servers + " " + transport,
-                k -> new ServerProbe(servers, PROBE_TIMEOUT, transport));
+        ServerProbe p = probes.computeIfAbsent(
+                servers + " " + transport, k -> new ServerProbe(servers, PROBE_TIMEOUT, transport));
         return p.probe();
     }
 

@@ -9,16 +9,16 @@ import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
-import org.leasesync.lease.Scope;
-import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.CardOverlay;
-import org.leasesync.desktop.UserSettings;
 import org.leasesync.desktop.Pause;
 import org.leasesync.desktop.PauseControl;
 import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.desktop.UserSettings;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TaskSource;
 
 /**
  * The view model of living in the background: pause, offline, desktop notifications, start at
@@ -48,11 +48,19 @@ public final class BackgroundViewModel {
     private final ReadOnlyStringWrapper notice = new ReadOnlyStringWrapper("");
     /** When a notice of something just done clears itself; empty for a notice that stays until dismissed. */
     private Optional<Instant> noticeUntil = Optional.empty();
+
     private Optional<Instant> offlineNextTry = Optional.empty();
     private Map<Scope, Integer> pending = Map.of();
 
-    BackgroundViewModel(MainViewModel vm, SettingsFile settings, PauseControl pause, Autostart autostart,
-                     Executor background, Executor ui, TimeSource time, StatusTexts texts) {
+    BackgroundViewModel(
+            MainViewModel vm,
+            SettingsFile settings,
+            PauseControl pause,
+            Autostart autostart,
+            Executor background,
+            Executor ui,
+            TimeSource time,
+            StatusTexts texts) {
         this.vm = Objects.requireNonNull(vm);
         this.settings = Objects.requireNonNull(settings);
         this.pause = Objects.requireNonNull(pause);

@@ -15,16 +15,19 @@ import org.leasesync.desktop.tray.TrayPort;
  */
 final class BareDesktop {
 
-    private BareDesktop() {
-    }
+    private BareDesktop() {}
 
     /** A desktop without a tray, notifier or autostart; its autostart files (never written) would be under {@code dataDir}. */
     static HostDesktop of(Path dataDir) {
-        return new HostDesktop(Messages.system(), NoTray.INSTANCE,
+        return new HostDesktop(
+                Messages.system(),
+                NoTray.INSTANCE,
                 clicked -> Notifier.NONE,
-                new Autostart(dataDir.resolve("no-autostart"), dataDir.resolve("no-autostart"),
-                        Optional.empty()), exit -> { }, () -> { },
-                HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
+                new Autostart(dataDir.resolve("no-autostart"), dataDir.resolve("no-autostart"), Optional.empty()),
+                exit -> {},
+                () -> {},
+                HostDesktop.PROBE_FIRST,
+                HostDesktop.PROBE_MAX);
     }
 
     /** A desktop without a tray. */
@@ -37,12 +40,10 @@ final class BareDesktop {
         }
 
         @Override
-        public void show(TrayView view) {
-        }
+        public void show(TrayView view) {}
 
         @Override
-        public void remove() {
-        }
+        public void remove() {}
 
         @Override
         public boolean iconShown() {

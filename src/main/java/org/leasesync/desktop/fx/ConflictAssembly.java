@@ -38,9 +38,17 @@ final class ConflictAssembly implements AutoCloseable {
      * @param timer runs the sync after an edit ({@code sync-timer})
      * @param owner the main window, beside which the conflict window opens
      */
-    ConflictAssembly(Database db, JdbcLocalEdits edits, TimeSource time, MainViewModel vm, DataViewModel data,
-                     Executor background, Executor ui, StatusTexts texts, ScheduledExecutorService timer,
-                     Supplier<Window> owner) {
+    ConflictAssembly(
+            Database db,
+            JdbcLocalEdits edits,
+            TimeSource time,
+            MainViewModel vm,
+            DataViewModel data,
+            Executor background,
+            Executor ui,
+            StatusTexts texts,
+            ScheduledExecutorService timer,
+            Supplier<Window> owner) {
         this.copies = new ConflictCopies(db, time);
         this.vm = Objects.requireNonNull(vm);
         this.data = Objects.requireNonNull(data);
@@ -51,8 +59,8 @@ final class ConflictAssembly implements AutoCloseable {
             refresh();
             data.load();
         });
-        this.afterEdit = new EditSyncDebounce(timer, EditSyncDebounce.DEFAULT_DELAY,
-                key -> ui.execute(() -> vm.editTrigger(key)));
+        this.afterEdit = new EditSyncDebounce(
+                timer, EditSyncDebounce.DEFAULT_DELAY, key -> ui.execute(() -> vm.editTrigger(key)));
         vm.setResolver(scope -> open(scope, Optional.empty()));
         vm.addStatusListener(s -> {
             if (!(s instanceof KeyStatus.Running)) {

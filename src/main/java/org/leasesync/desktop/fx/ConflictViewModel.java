@@ -35,7 +35,7 @@ import org.leasesync.store.JdbcLocalEdits;
 public final class ConflictViewModel {
 
     /** One line of a version; {@code differs}: its field differs from the other version's. */
-    public record Line(String text, boolean differs) { }
+    public record Line(String text, boolean differs) {}
 
     /**
      * A conflict as the view shows it. Immutable.
@@ -46,9 +46,18 @@ public final class ConflictViewModel {
      * @param differs what differs, in words
      * @param editText this device's content pretty-printed, to start Edit and keep from
      */
-    public record ConflictRow(String changeId, String recordId, String label, String mineCaption, List<Line> mine,
-                              String serverCaption, List<Line> server, String differs, String editText,
-                              String keepMineLabel, String keepMineMeans) {
+    public record ConflictRow(
+            String changeId,
+            String recordId,
+            String label,
+            String mineCaption,
+            List<Line> mine,
+            String serverCaption,
+            List<Line> server,
+            String differs,
+            String editText,
+            String keepMineLabel,
+            String keepMineMeans) {
         public ConflictRow {
             mine = List.copyOf(mine);
             server = List.copyOf(server);
@@ -56,7 +65,7 @@ public final class ConflictViewModel {
     }
 
     /** A conflict copy as listed. */
-    public record CopyRow(long id, String label) { }
+    public record CopyRow(long id, String label) {}
 
     private final JdbcLocalEdits edits;
     private final ConflictCopies copies;
@@ -81,8 +90,14 @@ public final class ConflictViewModel {
      * @param changed called on the UI thread after a conflict was resolved or a copy restored (the
      *     cards' counts and the Data tab reload)
      */
-    public ConflictViewModel(JdbcLocalEdits edits, ConflictCopies copies, MainViewModel main, Executor background,
-                             Executor ui, StatusTexts texts, Runnable changed) {
+    public ConflictViewModel(
+            JdbcLocalEdits edits,
+            ConflictCopies copies,
+            MainViewModel main,
+            Executor background,
+            Executor ui,
+            StatusTexts texts,
+            Runnable changed) {
         this.edits = Objects.requireNonNull(edits);
         this.copies = Objects.requireNonNull(copies);
         this.main = Objects.requireNonNull(main);
@@ -209,8 +224,12 @@ public final class ConflictViewModel {
         background.execute(() -> {
             String text;
             try {
-                text = copies.restore(key, copy.id()).map(r -> m.get(r.edit().conflict() ? "conflict.copy.restoredConflict"
-                        : "conflict.copy.restored", Long.toString(copy.id()), r.copy().recordId())).orElse(m.get("conflict.copy.gone"));
+                text = copies.restore(key, copy.id())
+                        .map(r -> m.get(
+                                r.edit().conflict() ? "conflict.copy.restoredConflict" : "conflict.copy.restored",
+                                Long.toString(copy.id()),
+                                r.copy().recordId()))
+                        .orElse(m.get("conflict.copy.gone"));
             } catch (IllegalArgumentException e) {
                 text = e.getMessage();
             }
@@ -221,8 +240,12 @@ public final class ConflictViewModel {
     /** Deletes a copy for good. UI thread. */
     public void delete(CopyRow copy) {
         TaskKey key = key();
-        background.execute(() -> done(key, m.get(copies.delete(key, copy.id()) ? "conflict.copy.deleted" : "conflict.copy.gone",
-                Long.toString(copy.id())), Optional.empty()));
+        background.execute(() -> done(
+                key,
+                m.get(
+                        copies.delete(key, copy.id()) ? "conflict.copy.deleted" : "conflict.copy.gone",
+                        Long.toString(copy.id())),
+                Optional.empty()));
     }
 
     private void resolve(ConflictCopies.Choice choice, Optional<String> content) {
@@ -234,11 +257,25 @@ public final class ConflictViewModel {
         background.execute(() -> {
             String text;
             try {
-                text = copies.resolve(key, row.changeId(), choice, content).map(r -> switch (choice) {
-                    case KEEP_MINE -> m.get("conflict.kept", row.keepMineMeans(), Long.toString(r.copy().id()));
-                    case EDIT_AND_KEEP -> m.get("conflict.keptEdited", row.keepMineMeans(), Long.toString(r.copy().id()));
-                    case TAKE_SERVERS -> m.get("conflict.tookTheirs", row.recordId(), Long.toString(r.copy().id()));
-                }).orElse(m.get("conflict.gone"));
+                text = copies.resolve(key, row.changeId(), choice, content)
+                        .map(r -> switch (choice) {
+                            case KEEP_MINE ->
+                                m.get(
+                                        "conflict.kept",
+                                        row.keepMineMeans(),
+                                        Long.toString(r.copy().id()));
+                            case EDIT_AND_KEEP ->
+                                m.get(
+                                        "conflict.keptEdited",
+                                        row.keepMineMeans(),
+                                        Long.toString(r.copy().id()));
+                            case TAKE_SERVERS ->
+                                m.get(
+                                        "conflict.tookTheirs",
+                                        row.recordId(),
+                                        Long.toString(r.copy().id()));
+                        })
+                        .orElse(m.get("conflict.gone"));
             } catch (IllegalArgumentException e) {
                 text = e.getMessage();
             }
@@ -279,31 +316,52 @@ public final class ConflictViewModel {
             if (!key.equals(new TaskKey(main.currentUser(), scope))) {
                 return;
             }
-            String keep = select.orElse(selected.get() == null ? null : selected.get().changeId());
+            String keep =
+                    select.orElse(selected.get() == null ? null : selected.get().changeId());
             conflicts.setAll(rows);
             copyRows.setAll(copyList);
-            select(rows.stream().filter(r -> r.changeId().equals(keep)).findFirst()
+            select(rows.stream()
+                    .filter(r -> r.changeId().equals(keep))
+                    .findFirst()
                     .orElse(rows.isEmpty() ? null : rows.get(0)));
         });
     }
 
     private ConflictRow row(TaskKey key, JdbcLocalEdits.OutboxItem i) {
         boolean serverHas = !i.serverLacksRecord();
-        List<ConflictDiff.Difference> diff = ConflictDiff.between(i.payloadJson(), !i.deleted(), i.serverPayloadJson(), serverHas);
+        List<ConflictDiff.Difference> diff =
+                ConflictDiff.between(i.payloadJson(), !i.deleted(), i.serverPayloadJson(), serverHas);
         Set<String> fields = ConflictDiff.fields(diff);
         String mineCaption = m.get("conflict.mine.who", texts.time(i.createdAt()), Long.toString(i.baseVersion()));
-        List<Line> mine = i.deleted() ? List.of(new Line(m.get("conflict.mine.deletes"), true)) : lines(i.payloadJson(), fields);
+        List<Line> mine =
+                i.deleted() ? List.of(new Line(m.get("conflict.mine.deletes"), true)) : lines(i.payloadJson(), fields);
         String version = Long.toString(i.serverVersion());
-        String serverCaption = i.serverDeleted() ? m.get("conflict.server.deleted", version)
-                : i.serverVersion() == 0 ? m.get("conflict.server.absent")
-                : copies.serverVersionTime(key, i).map(t -> m.get("conflict.server.who", version, texts.time(t)))
-                        .orElse(m.get("conflict.server.whoNoTime", version));
+        String serverCaption = i.serverDeleted()
+                ? m.get("conflict.server.deleted", version)
+                : i.serverVersion() == 0
+                        ? m.get("conflict.server.absent")
+                        : copies.serverVersionTime(key, i)
+                                .map(t -> m.get("conflict.server.who", version, texts.time(t)))
+                                .orElse(m.get("conflict.server.whoNoTime", version));
         List<Line> server = serverHas ? lines(i.serverPayloadJson(), fields) : List.of(new Line(serverCaption, true));
-        String differs = diff.isEmpty() ? m.get("conflict.differs.none")
-                : m.get("conflict.differs", String.join(", ", diff.stream().map(this::difference).toList()));
+        String differs = diff.isEmpty()
+                ? m.get("conflict.differs.none")
+                : m.get(
+                        "conflict.differs",
+                        String.join(", ", diff.stream().map(this::difference).toList()));
         String keepLabel = m.get(i.serverLacksRecord() ? "conflict.keepMine.restores" : "conflict.keepMine");
-        return new ConflictRow(i.changeId(), i.recordId(), i.recordId(), mineCaption, mine, serverCaption, server, differs,
-                i.deleted() ? "{}" : ConflictDiff.pretty(i.payloadJson()), keepLabel, DataRowTexts.keepMineMeans(i, m));
+        return new ConflictRow(
+                i.changeId(),
+                i.recordId(),
+                i.recordId(),
+                mineCaption,
+                mine,
+                serverCaption,
+                server,
+                differs,
+                i.deleted() ? "{}" : ConflictDiff.pretty(i.payloadJson()),
+                keepLabel,
+                DataRowTexts.keepMineMeans(i, m));
     }
 
     private String difference(ConflictDiff.Difference d) {
@@ -317,12 +375,26 @@ public final class ConflictViewModel {
 
     private CopyRow copyRow(ConflictCopies.Copy c) {
         String at = texts.time(c.resolvedAt());
-        return new CopyRow(c.id(), c.side() == ConflictCopies.Side.MINE
-                ? m.get("conflict.copy.mine", Long.toString(c.id()), c.recordId(), Long.toString(c.version()), at)
-                : m.get("conflict.copy.server", Long.toString(c.id()), c.recordId(), Long.toString(c.version()), at));
+        return new CopyRow(
+                c.id(),
+                c.side() == ConflictCopies.Side.MINE
+                        ? m.get(
+                                "conflict.copy.mine",
+                                Long.toString(c.id()),
+                                c.recordId(),
+                                Long.toString(c.version()),
+                                at)
+                        : m.get(
+                                "conflict.copy.server",
+                                Long.toString(c.id()),
+                                c.recordId(),
+                                Long.toString(c.version()),
+                                at));
     }
 
     private static List<Line> lines(String json, Set<String> fields) {
-        return ConflictDiff.lines(json, fields).stream().map(l -> new Line(l.text(), l.differs())).toList();
+        return ConflictDiff.lines(json, fields).stream()
+                .map(l -> new Line(l.text(), l.differs()))
+                .toList();
     }
 }

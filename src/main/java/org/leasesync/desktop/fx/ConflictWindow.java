@@ -82,7 +82,8 @@ final class ConflictWindow {
         keep.setId("conflict-keep-mine");
         keep.getStyleClass().add("accent");
         keep.setOnAction(e -> vm.keepMine());
-        vm.selectedProperty().addListener((o, a, r) -> keep.setText(r == null ? m.get("conflict.keepMine") : r.keepMineLabel()));
+        vm.selectedProperty()
+                .addListener((o, a, r) -> keep.setText(r == null ? m.get("conflict.keepMine") : r.keepMineLabel()));
         Button take = new Button(m.get("conflict.takeTheirs"));
         take.setId("conflict-take-theirs");
         take.setOnAction(e -> vm.askTakeTheirs());
@@ -114,7 +115,7 @@ final class ConflictWindow {
         confirm.managedProperty().bind(confirm.visibleProperty());
         vm.confirmingProperty().addListener((o, a, asking) -> question.setText(asking ? vm.confirmText() : ""));
         yes.visibleProperty().bind(vm.confirmingProperty());
-        ArmDelay.afterAppearing(yes, ArmDelay.DEFAULT);   // a double click on Take server's must not confirm it
+        ArmDelay.afterAppearing(yes, ArmDelay.DEFAULT); // a double click on Take server's must not confirm it
 
         Label message = new Label();
         message.setId("conflict-message");
@@ -133,15 +134,26 @@ final class ConflictWindow {
         delete.setId("copy-delete");
         delete.setOnAction(e -> selected(copies).ifPresent(vm::delete));
         for (Button b : new Button[] {restore, delete}) {
-            b.disableProperty().bind(copies.getSelectionModel().selectedItemProperty().isNull());
+            b.disableProperty()
+                    .bind(copies.getSelectionModel().selectedItemProperty().isNull());
         }
         Button close = new Button(m.get("conflict.close"));
         close.setId("conflict-close");
         close.setOnAction(e -> stage.hide());
         HBox copyActions = new HBox(8, restore, delete);
 
-        VBox detail = new VBox(8, sides, differs, edit, actions, confirm, message, new Label(m.get("conflict.copies")),
-                copies, copyActions, close);
+        VBox detail = new VBox(
+                8,
+                sides,
+                differs,
+                edit,
+                actions,
+                confirm,
+                message,
+                new Label(m.get("conflict.copies")),
+                copies,
+                copyActions,
+                close);
         detail.setPadding(new Insets(0, 0, 0, 8));
         HBox.setHgrow(detail, Priority.ALWAYS);
         ScrollPane scroll = new ScrollPane(new HBox(8, list, detail));
@@ -166,16 +178,19 @@ final class ConflictWindow {
     private static VBox lines(ObservableList<ConflictViewModel.Line> lines, String id) {
         VBox box = new VBox();
         box.setId(id);
-        Runnable fill = () -> box.getChildren().setAll(lines.stream().map(l -> {
-            Label label = new Label(l.text());
-            label.setWrapText(true);
-            label.setMaxWidth(Double.MAX_VALUE);
-            label.getStyleClass().add("conflict-line");
-            if (l.differs()) {
-                label.getStyleClass().add("differs");
-            }
-            return label;
-        }).toList());
+        Runnable fill = () -> box.getChildren()
+                .setAll(lines.stream()
+                        .map(l -> {
+                            Label label = new Label(l.text());
+                            label.setWrapText(true);
+                            label.setMaxWidth(Double.MAX_VALUE);
+                            label.getStyleClass().add("conflict-line");
+                            if (l.differs()) {
+                                label.getStyleClass().add("differs");
+                            }
+                            return label;
+                        })
+                        .toList());
         lines.addListener((ListChangeListener<ConflictViewModel.Line>) c -> fill.run());
         fill.run();
         return box;

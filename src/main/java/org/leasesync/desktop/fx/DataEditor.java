@@ -19,7 +19,7 @@ import org.leasesync.store.JdbcLocalEdits;
 final class DataEditor {
 
     /** An edit saved from the form: its key, record, change id, compact JSON and the message shown. */
-    record Saved(TaskKey key, String recordId, String changeId, String json, String message) { }
+    record Saved(TaskKey key, String recordId, String changeId, String json, String message) {}
 
     private final StringProperty recordId = new SimpleStringProperty("");
     private final StringProperty payload = new SimpleStringProperty("");
@@ -54,17 +54,19 @@ final class DataEditor {
      * @param current the record as stored now (empty: there is none, or it is deleted)
      * @param message the tab's message, cleared through this when it is the saved edit's
      */
-    void afterReload(Saved s, Set<String> outbox, Optional<JdbcLocalEdits.LocalRecord> current,
-                     StringProperty message) {
+    void afterReload(
+            Saved s, Set<String> outbox, Optional<JdbcLocalEdits.LocalRecord> current, StringProperty message) {
         if (saved != s || outbox.contains(s.changeId())) {
-            return;   // a newer save since, or still waiting for its push
+            return; // a newer save since, or still waiting for its push
         }
         saved = null;
         if (message.get().equals(s.message())) {
             message.set("");
         }
         if (s.recordId().equals(recordId.get().strip()) && s.json().equals(compact(payload.get()))) {
-            payload.set(current.filter(r -> !r.deleted()).map(JdbcLocalEdits.LocalRecord::payloadJson).orElse(""));
+            payload.set(current.filter(r -> !r.deleted())
+                    .map(JdbcLocalEdits.LocalRecord::payloadJson)
+                    .orElse(""));
         }
     }
 

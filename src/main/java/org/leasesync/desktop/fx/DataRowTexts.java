@@ -28,23 +28,40 @@ final class DataRowTexts {
 
     /** The outbox table's row of {@code i}. */
     DataViewModel.OutboxRow outboxRow(JdbcLocalEdits.OutboxItem i) {
-        return new DataViewModel.OutboxRow(i.changeId(), i.recordId(), state(i),
-                m.get("data.state." + state(i)), i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
-                i.isConflict() ? shorten(serverSide(i))
-                        : i.isSetAside() ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown"))) : "",
-                texts.time(i.createdAt()), i.serverLacksRecord(), i.isConflict() ? keepMineMeans(i, m) : "");
+        return new DataViewModel.OutboxRow(
+                i.changeId(),
+                i.recordId(),
+                state(i),
+                m.get("data.state." + state(i)),
+                i.deleted() ? m.get("data.delete") : shorten(i.payloadJson()),
+                i.isConflict()
+                        ? shorten(serverSide(i))
+                        : i.isSetAside()
+                                ? m.get("data.setAside", i.rejectedReason().orElse(m.get("data.setAside.unknown")))
+                                : "",
+                texts.time(i.createdAt()),
+                i.serverLacksRecord(),
+                i.isConflict() ? keepMineMeans(i, m) : "");
     }
 
-    List<DataViewModel.RecordRow> recordRows(List<JdbcLocalEdits.LocalRecord> recs, List<JdbcLocalEdits.OutboxItem> items) {
-        return recs.stream().map(r -> new DataViewModel.RecordRow(r.id(), r.version(),
-                r.deleted() ? m.get("data.deleted") : r.payloadJson(), texts.time(r.serverTime()), localEdit(items, r.id())))
+    List<DataViewModel.RecordRow> recordRows(
+            List<JdbcLocalEdits.LocalRecord> recs, List<JdbcLocalEdits.OutboxItem> items) {
+        return recs.stream()
+                .map(r -> new DataViewModel.RecordRow(
+                        r.id(),
+                        r.version(),
+                        r.deleted() ? m.get("data.deleted") : r.payloadJson(),
+                        texts.time(r.serverTime()),
+                        localEdit(items, r.id())))
                 .toList();
     }
 
     /** "5 records · 2 local edits waiting to be pushed · 1 conflict to resolve · 1 edit refused by the server". */
     String summary(boolean hasMore, int shown, long pending, long conflicts, long setAside) {
-        StringBuilder sb = new StringBuilder(hasMore ? m.get("data.summary.moreThan", DataViewModel.PAGE_SIZE)
-                : m.get("data.summary.records", shown));
+        StringBuilder sb = new StringBuilder(
+                hasMore
+                        ? m.get("data.summary.moreThan", DataViewModel.PAGE_SIZE)
+                        : m.get("data.summary.records", shown));
         sb.append(" · ").append(m.get("data.summary.pending", pending));
         if (conflicts > 0) {
             sb.append(" · ").append(m.get("data.summary.conflicts", conflicts));
@@ -57,14 +74,18 @@ final class DataRowTexts {
 
     /** The records table's "Local edit" cell: the state of the record's edits in the outbox, if any. */
     private String localEdit(List<JdbcLocalEdits.OutboxItem> items, String recordId) {
-        List<JdbcLocalEdits.OutboxItem> mine = items.stream().filter(i -> i.recordId().equals(recordId)).toList();
+        List<JdbcLocalEdits.OutboxItem> mine =
+                items.stream().filter(i -> i.recordId().equals(recordId)).toList();
         if (mine.isEmpty()) {
             return "";
         }
         if (mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isConflict)) {
             return m.get("data.state.conflict");
         }
-        return m.get(mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending) ? "data.state.pending" : "data.state.refused");
+        return m.get(
+                mine.stream().anyMatch(JdbcLocalEdits.OutboxItem::isPending)
+                        ? "data.state.pending"
+                        : "data.state.refused");
     }
 
     /** {@code pending}, {@code conflict}, {@code refused} or {@code unknown}. */
@@ -84,7 +105,9 @@ final class DataRowTexts {
         if (i.serverDeleted()) {
             return m.get("data.server.deleted", version);
         }
-        return i.serverVersion() == 0 ? m.get("data.server.absent") : m.get("data.server.version", version, i.serverPayloadJson());
+        return i.serverVersion() == 0
+                ? m.get("data.server.absent")
+                : m.get("data.server.version", version, i.serverPayloadJson());
     }
 
     /** What keeping a conflict's edit does, in the user's words (as {@link JdbcLocalEdits.OutboxItem#keepMineMeans}). */
@@ -92,12 +115,14 @@ final class DataRowTexts {
         if (i.serverDeleted()) {
             return m.get("data.keepMeans.restores", i.recordId());
         }
-        return i.serverVersion() == 0 ? m.get("data.keepMeans.creates", i.recordId())
+        return i.serverVersion() == 0
+                ? m.get("data.keepMeans.creates", i.recordId())
                 : m.get("data.keepMeans.pushes", i.recordId(), Long.toString(i.serverVersion()));
     }
 
     String shorten(String text) {
-        return text == null || text.length() <= SHOWN_CHARS ? text
+        return text == null || text.length() <= SHOWN_CHARS
+                ? text
                 : m.get("data.shortened", text.substring(0, SHOWN_CHARS), text.length());
     }
 }

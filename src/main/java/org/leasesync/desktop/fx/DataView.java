@@ -13,9 +13,9 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.StringConverter;
-import org.leasesync.lease.Scope;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.lease.Scope;
 
 /** The data tab: records, the outbox with conflicts (both versions), and a small edit form. */
 final class DataView extends VBox {
@@ -49,12 +49,14 @@ final class DataView extends VBox {
         records.setId("data-records");
         records.getColumns().add(dataCol(m.get("data.col.record"), r -> r.id(), 140));
         records.getColumns().add(col(m.get("data.col.version"), r -> r.version(), 70));
-        TableColumn<DataViewModel.RecordRow, Object> content = dataCol(m.get("data.col.content"), r -> r.oneLine(), 500);
+        TableColumn<DataViewModel.RecordRow, Object> content =
+                dataCol(m.get("data.col.content"), r -> r.oneLine(), 500);
         content.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
             protected void updateItem(Object item, boolean empty) {
                 super.updateItem(item, empty);
-                DataViewModel.RecordRow row = empty || getTableRow() == null ? null : getTableRow().getItem();
+                DataViewModel.RecordRow row =
+                        empty || getTableRow() == null ? null : getTableRow().getItem();
                 setText(empty || item == null ? null : item.toString());
                 setTooltip(row == null ? null : new javafx.scene.control.Tooltip(row.pretty()));
             }
@@ -70,11 +72,13 @@ final class DataView extends VBox {
         recordDetail.setWrapText(false);
         recordDetail.setPrefWidth(300);
         recordDetail.setMinWidth(220);
-        records.setPrefWidth(300);   // the table takes the rest of the width (it scrolls sideways)
-        records.setMinHeight(150);   // a few rows always show; the tab scrolls in a small window
+        records.setPrefWidth(300); // the table takes the rest of the width (it scrolls sideways)
+        records.setMinHeight(150); // a few rows always show; the tab scrolls in a small window
         recordDetail.setPromptText(m.get("data.record.prompt"));
         recordDetail.getStyleClass().add("record-detail");
-        records.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
+        records.getSelectionModel()
+                .selectedItemProperty()
+                .addListener((o, a, r) -> recordDetail.setText(r == null ? "" : r.pretty()));
         HBox.setHgrow(records, Priority.ALWAYS);
         HBox recordsPane = new HBox(8, records, recordDetail);
         VBox.setVgrow(recordsPane, Priority.ALWAYS);
@@ -109,7 +113,9 @@ final class DataView extends VBox {
         HBox refused = new HBox(8, new Label(m.get("data.selectedRefused")), discard, again);
         refused.setAlignment(Pos.CENTER_LEFT);
         for (HBox box : java.util.List.of(conflict, refused)) {
-            box.getChildren().forEach(n -> ((javafx.scene.layout.Region) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+            box.getChildren()
+                    .forEach(n ->
+                            ((javafx.scene.layout.Region) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
         }
         // the two groups wrap to two lines in a narrow window rather than cutting their buttons short
         javafx.scene.layout.FlowPane conflictButtons = new javafx.scene.layout.FlowPane(24, 6, conflict, refused);
@@ -151,12 +157,22 @@ final class DataView extends VBox {
         HBox form = new HBox(8, id, payload, save);
         form.setAlignment(Pos.CENTER_LEFT);
 
-        getChildren().addAll(head, recordsPane, showMore, new Label(m.get("data.outbox.title")), outbox,
-                conflictButtons, new Label(m.get("data.edit.title")), form, message);
+        getChildren()
+                .addAll(
+                        head,
+                        recordsPane,
+                        showMore,
+                        new Label(m.get("data.outbox.title")),
+                        outbox,
+                        conflictButtons,
+                        new Label(m.get("data.edit.title")),
+                        form,
+                        message);
     }
 
     private static java.util.Optional<DataViewModel.OutboxRow> selectedSetAside(TableView<DataViewModel.OutboxRow> t) {
-        return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem()).filter(DataViewModel.OutboxRow::isSetAside);
+        return java.util.Optional.ofNullable(t.getSelectionModel().getSelectedItem())
+                .filter(DataViewModel.OutboxRow::isSetAside);
     }
 
     /**
@@ -164,7 +180,8 @@ final class DataView extends VBox {
      * language, and marked with the style class {@value #USER_DATA} so that a scan for untranslated
      * words can pass over it.
      */
-    static <S> TableColumn<S, Object> dataCol(String title, java.util.function.Function<S, Object> value, double width) {
+    static <S> TableColumn<S, Object> dataCol(
+            String title, java.util.function.Function<S, Object> value, double width) {
         TableColumn<S, Object> c = col(title, value, width);
         c.getStyleClass().add(USER_DATA);
         return c;
@@ -177,7 +194,7 @@ final class DataView extends VBox {
         TableColumn<S, Object> c = new TableColumn<>(title);
         c.setCellValueFactory(cell -> new javafx.beans.property.ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
         c.setPrefWidth(width);
-        c.setCellFactory(col -> TableCells.withTooltip());   // a cut cell shows its whole text on hovering
+        c.setCellFactory(col -> TableCells.withTooltip()); // a cut cell shows its whole text on hovering
         return c;
     }
 

@@ -17,15 +17,15 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.leasesync.json.JsonMappers;
-import org.leasesync.lease.Scope;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.store.JdbcLocalEdits;
-import org.leasesync.remote.PayloadJson;
-import org.leasesync.store.SavedEdit;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.PrettyJson;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.json.JsonMappers;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.remote.PayloadJson;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.SavedEdit;
 
 /**
  * The data tab: the signed-in user's records of one scope, their local edits (the outbox, with the
@@ -57,8 +57,16 @@ public final class DataViewModel {
      * server deleted the record) and why the edit was set aside for rejected ones; {@code keepMineMeans}
      * says what Keep mine would do. Long contents are shortened for the table.
      */
-    public record OutboxRow(String changeId, String recordId, String state, String shownState, String mine, String theirs,
-                            String madeAt, boolean serverLacksRecord, String keepMineMeans) {
+    public record OutboxRow(
+            String changeId,
+            String recordId,
+            String state,
+            String shownState,
+            String mine,
+            String theirs,
+            String madeAt,
+            boolean serverLacksRecord,
+            String keepMineMeans) {
         public boolean isConflict() {
             return "conflict".equals(state);
         }
@@ -73,7 +81,7 @@ public final class DataViewModel {
     public static final int PAGE_SIZE = 200;
 
     /** The record the edit form was filled from, and the version shown then. */
-    private record Editing(String id, long version) { }
+    private record Editing(String id, long version) {}
 
     private final JdbcLocalEdits edits;
     private final MainViewModel main;
@@ -90,9 +98,9 @@ public final class DataViewModel {
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private Editing editing;
     private final DataEditor editor = new DataEditor();
-    private java.util.function.Consumer<TaskKey> afterEdit = key -> { };
+    private java.util.function.Consumer<TaskKey> afterEdit = key -> {};
     private java.util.function.ToIntFunction<TaskKey> copyCount = key -> 0;
-    private java.util.function.BiConsumer<Scope, Optional<String>> opener = (s, c) -> { };
+    private java.util.function.BiConsumer<Scope, Optional<String>> opener = (s, c) -> {};
 
     /** With the system's format locale for its texts. */
     public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
@@ -100,7 +108,8 @@ public final class DataViewModel {
     }
 
     /** @param texts the window's language and time zone */
-    public DataViewModel(JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, StatusTexts texts) {
+    public DataViewModel(
+            JdbcLocalEdits edits, MainViewModel main, Executor background, Executor ui, StatusTexts texts) {
         this.edits = Objects.requireNonNull(edits);
         this.main = main;
         this.background = background;
@@ -174,12 +183,17 @@ public final class DataViewModel {
             var items = edits.outbox(key);
             Optional<DataEditor.Saved> look = editor.pendingLook(key);
             var current = look.flatMap(sv -> edits.record(key, sv.recordId()));
-            var changeIds = items.stream().map(JdbcLocalEdits.OutboxItem::changeId).collect(java.util.stream.Collectors.toSet());
+            var changeIds = items.stream()
+                    .map(JdbcLocalEdits.OutboxItem::changeId)
+                    .collect(java.util.stream.Collectors.toSet());
             List<RecordRow> rows = rowTexts.recordRows(recs, items);
             List<OutboxRow> out = items.stream().map(rowTexts::outboxRow).toList();
-            long pending = items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
-            long conflicts = items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
-            long setAside = items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
+            long pending =
+                    items.stream().filter(JdbcLocalEdits.OutboxItem::isPending).count();
+            long conflicts =
+                    items.stream().filter(JdbcLocalEdits.OutboxItem::isConflict).count();
+            long setAside =
+                    items.stream().filter(JdbcLocalEdits.OutboxItem::isSetAside).count();
             int kept = copyCount.applyAsInt(key);
             String text = rowTexts.summary(hasMore, recs.size(), pending, conflicts, setAside)
                     + (kept > 0 ? " · " + m.get("data.summary.copies", kept) : "");
@@ -219,7 +233,9 @@ public final class DataViewModel {
             var items = edits.outbox(key);
             List<RecordRow> rows = rowTexts.recordRows(recs, items);
             ui.execute(() -> {
-                if (user.equals(main.currentUser()) && key.scope() == scope.get() && records.size() == shown
+                if (user.equals(main.currentUser())
+                        && key.scope() == scope.get()
+                        && records.size() == shown
                         && records.get(shown - 1).id().equals(after)) {
                     records.addAll(rows);
                     more.set(hasMore);
@@ -244,8 +260,11 @@ public final class DataViewModel {
         if (editing != null && editing.id().equals(recordId)) {
             return OptionalLong.of(editing.version());
         }
-        return OptionalLong.of(records.stream().filter(r -> r.id().equals(recordId)).mapToLong(RecordRow::version)
-                .findFirst().orElse(0));
+        return OptionalLong.of(records.stream()
+                .filter(r -> r.id().equals(recordId))
+                .mapToLong(RecordRow::version)
+                .findFirst()
+                .orElse(0));
     }
 
     /**
@@ -271,11 +290,19 @@ public final class DataViewModel {
         background.execute(() -> {
             try {
                 SavedEdit saved = edits.saveEdit(key, id, json, false, seen);
-                String text = !saved.conflict() ? m.get("data.saved")
-                        : m.get("data.savedConflict", id, Long.toString(seen.getAsLong()),
-                                saved.currentVersion() == 0 ? m.get("data.savedConflict.gone")
-                                : saved.currentDeleted() ? m.get("data.savedConflict.deleted")
-                                : m.get("data.savedConflict.now", Long.toString(saved.currentVersion())));
+                String text = !saved.conflict()
+                        ? m.get("data.saved")
+                        : m.get(
+                                "data.savedConflict",
+                                id,
+                                Long.toString(seen.getAsLong()),
+                                saved.currentVersion() == 0
+                                        ? m.get("data.savedConflict.gone")
+                                        : saved.currentDeleted()
+                                                ? m.get("data.savedConflict.deleted")
+                                                : m.get(
+                                                        "data.savedConflict.now",
+                                                        Long.toString(saved.currentVersion())));
                 ui.execute(() -> {
                     editor.saved(new DataEditor.Saved(key, id, saved.changeId(), json, text));
                     message.set(text);
@@ -308,7 +335,9 @@ public final class DataViewModel {
 
     /** "Conflicts and copies…": opens the conflict view at {@code selected} when it is a conflict. UI thread. */
     public void openConflicts(OutboxRow selected) {
-        opener.accept(scope.get(), Optional.ofNullable(selected).filter(OutboxRow::isConflict).map(OutboxRow::changeId));
+        opener.accept(
+                scope.get(),
+                Optional.ofNullable(selected).filter(OutboxRow::isConflict).map(OutboxRow::changeId));
     }
 
     /**

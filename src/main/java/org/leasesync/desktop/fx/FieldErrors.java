@@ -19,10 +19,10 @@ final class FieldErrors {
 
     /** Two lines of the dialogs' text. */
     static final double LINE_HEIGHT = 34;
+
     static final PseudoClass DANGER = PseudoClass.getPseudoClass("danger");
 
-    private FieldErrors() {
-    }
+    private FieldErrors() {}
 
     /**
      * A reserved error line showing {@code text}.
@@ -58,6 +58,9 @@ final class FieldErrors {
         tip.textProperty().bind(l.textProperty());
         tip.setWrapText(true);
         tip.setMaxWidth(560);
-        l.tooltipProperty().bind(Bindings.when(l.textProperty().isEmpty()).then((Tooltip) null).otherwise(tip));
+        l.tooltipProperty()
+                .bind(Bindings.when(l.textProperty().isEmpty())
+                        .then((Tooltip) null)
+                        .otherwise(tip));
     }
 }

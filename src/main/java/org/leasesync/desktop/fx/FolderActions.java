@@ -16,11 +16,11 @@ import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.stage.Modality;
 import javafx.stage.Window;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.FolderOpener;
 import org.leasesync.desktop.Messages;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * "Open logs folder" and "Open data folder": the folder is created if missing and handed to the
@@ -44,8 +44,13 @@ final class FolderActions {
     private final Messages messages;
     private final Supplier<Window> owner;
 
-    FolderActions(Path dataDir, FolderOpener opener, Executor background, Executor ui, Messages messages,
-                  Supplier<Window> owner) {
+    FolderActions(
+            Path dataDir,
+            FolderOpener opener,
+            Executor background,
+            Executor ui,
+            Messages messages,
+            Supplier<Window> owner) {
         this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
         this.opener = Objects.requireNonNull(opener, "opener");
         this.background = Objects.requireNonNull(background, "background");
@@ -104,7 +109,9 @@ final class FolderActions {
         why.setWrapText(true);
         copy.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         // JavaFX's own "Close" follows the JVM's locale, not the window's language
-        Alert alert = new Alert(Alert.AlertType.INFORMATION, "",
+        Alert alert = new Alert(
+                Alert.AlertType.INFORMATION,
+                "",
                 new ButtonType(messages.get("dialog.close"), javafx.scene.control.ButtonBar.ButtonData.CANCEL_CLOSE));
         alert.initOwner(owner.get());
         alert.initModality(Modality.NONE);

@@ -4,8 +4,8 @@ import javafx.collections.ListChangeListener;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 import javafx.stage.WindowEvent;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.ForegroundPolicy;
+import org.leasesync.lease.TimeSource;
 
 /**
  * Watches the main window's focus. A lost → gained transition asks for a {@code foreground} sync,
@@ -52,8 +52,9 @@ final class ForegroundTrigger {
     /** The main window regained focus (also called by tests that cannot produce real focus events). */
     void onMainFocusGained() {
         long now = time.monotonicNanos();
-        boolean fromOwn = lastOwnWindowActivity != Long.MIN_VALUE && now - lastOwnWindowActivity < OWN_WINDOW_GRACE_NANOS
-                || Window.getWindows().stream().anyMatch(w -> w != main && w.isShowing() && w.isFocused());
+        boolean fromOwn =
+                lastOwnWindowActivity != Long.MIN_VALUE && now - lastOwnWindowActivity < OWN_WINDOW_GRACE_NANOS
+                        || Window.getWindows().stream().anyMatch(w -> w != main && w.isShowing() && w.isFocused());
         if (policy.onFocusGained(now, fromOwn)) {
             fire.run();
         }

@@ -18,8 +18,7 @@ import org.leasesync.desktop.Messages;
  */
 final class HistoryDetail {
 
-    private HistoryDetail() {
-    }
+    private HistoryDetail() {}
 
     /** Opens the details of {@code row} beside {@code owner} and returns the dialog (already showing). */
     static Dialog<ButtonType> show(Window owner, HistoryViewModel.Row row, Messages messages) {
@@ -54,13 +53,16 @@ final class HistoryDetail {
         dialog.setResizable(true);
         dialog.getDialogPane().setId("history-detail");
         dialog.getDialogPane().setContent(scroll);
-        ButtonType close = new ButtonType(messages.get("history.detail.close"), javafx.scene.control.ButtonBar.ButtonData.CANCEL_CLOSE);
-        ButtonType copy = new ButtonType(messages.get("history.detail.copy"), javafx.scene.control.ButtonBar.ButtonData.LEFT);
+        ButtonType close = new ButtonType(
+                messages.get("history.detail.close"), javafx.scene.control.ButtonBar.ButtonData.CANCEL_CLOSE);
+        ButtonType copy =
+                new ButtonType(messages.get("history.detail.copy"), javafx.scene.control.ButtonBar.ButtonData.LEFT);
         dialog.getDialogPane().getButtonTypes().addAll(copy, close);
-        javafx.scene.control.Button copyButton = (javafx.scene.control.Button) dialog.getDialogPane().lookupButton(copy);
+        javafx.scene.control.Button copyButton =
+                (javafx.scene.control.Button) dialog.getDialogPane().lookupButton(copy);
         copyButton.setId("history-detail-copy");
         copyButton.addEventFilter(javafx.event.ActionEvent.ACTION, e -> {
-            e.consume();   // copying does not close the dialog
+            e.consume(); // copying does not close the dialog
             Clipboards.copy(asText(row));
         });
         dialog.show();
@@ -71,7 +73,10 @@ final class HistoryDetail {
     static String asText(HistoryViewModel.Row row) {
         StringBuilder sb = new StringBuilder();
         for (HistoryViewModel.Field f : row.details()) {
-            sb.append(f.name()).append(": ").append(f.value().replace("\n", "\n    ")).append('\n');
+            sb.append(f.name())
+                    .append(": ")
+                    .append(f.value().replace("\n", "\n    "))
+                    .append('\n');
         }
         return sb.toString();
     }

@@ -9,8 +9,8 @@ import javafx.scene.control.TableView;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
-import org.leasesync.lease.Scope;
 import org.leasesync.desktop.Messages;
+import org.leasesync.lease.Scope;
 
 /** The history tab: one row per run of the chosen task key, and one per skipped timer trigger. */
 final class HistoryView extends VBox {
@@ -32,7 +32,7 @@ final class HistoryView extends VBox {
         about.setWrapText(true);
         HBox controls = new HBox(10, new Label(m.get("view.scope")), scope, reload);
         controls.setAlignment(Pos.CENTER_LEFT);
-        VBox head = new VBox(6, controls, about);   // the explanation wraps on its own line
+        VBox head = new VBox(6, controls, about); // the explanation wraps on its own line
         TableView<HistoryViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("history-table");
         table.getColumns().add(DataView.col(m.get("history.col.started"), r -> r.started(), 80));

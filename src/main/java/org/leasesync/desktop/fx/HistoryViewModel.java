@@ -10,15 +10,15 @@ import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.leasesync.run.RunRecord;
-import org.leasesync.run.RunHistory;
-import org.leasesync.lease.Scope;
-import org.leasesync.run.SourceCounts;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.sync.RecentSyncs;
-import org.leasesync.sync.TriggerSkip;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunHistory;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.SourceCounts;
+import org.leasesync.sync.RecentSyncs;
+import org.leasesync.sync.TriggerSkip;
 
 /**
  * The history tab: a task key's runs, newest first — sources (first and merged), owner, epoch,
@@ -32,15 +32,22 @@ public final class HistoryViewModel {
      * One run, or one skipped trigger (result "skipped", no stages or epoch, the reason in {@code error});
      * for a run, {@code error} is a failed run's reason or a succeeded run's note, with the recovery decision.
      */
-    public record Row(String started, String sources, String result, String stages, String epoch, String owner,
-                      String error, List<Field> details) {
+    public record Row(
+            String started,
+            String sources,
+            String result,
+            String stages,
+            String epoch,
+            String owner,
+            String error,
+            List<Field> details) {
         public Row {
             details = List.copyOf(details);
         }
     }
 
     /** One line of a row's detail view: a field's name and its value (may span lines). */
-    public record Field(String name, String value) { }
+    public record Field(String name, String value) {}
 
     private final RunHistory runs;
     private final RecentSyncs skips;
@@ -52,14 +59,19 @@ public final class HistoryViewModel {
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
 
     /** With the system's format locale for its texts. */
-    public HistoryViewModel(RunHistory runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
-                            ZoneId zone) {
+    public HistoryViewModel(
+            RunHistory runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui, ZoneId zone) {
         this(runs, skips, main, background, ui, new StatusTexts(zone));
     }
 
     /** @param texts the window's language and time zone */
-    public HistoryViewModel(RunHistory runs, RecentSyncs skips, MainViewModel main, Executor background, Executor ui,
-                            StatusTexts texts) {
+    public HistoryViewModel(
+            RunHistory runs,
+            RecentSyncs skips,
+            MainViewModel main,
+            Executor background,
+            Executor ui,
+            StatusTexts texts) {
         this.runs = runs;
         this.skips = skips;
         this.main = main;
@@ -122,40 +134,69 @@ public final class HistoryViewModel {
     private Row row(RunRecord r) {
         Messages m = texts.messages();
         SourceCounts merged = SourceCounts.of(r.mergedSources());
-        String sources = texts.source(r.firstSource())
-                + (merged.isEmpty() ? "" : m.get("history.joinedBy", counts(merged)));
-        String stages = r.stages().stream().map(s -> stage(s.stage()) + " " + texts.time(s.at())).collect(Collectors.joining(" → "));
+        String sources =
+                texts.source(r.firstSource()) + (merged.isEmpty() ? "" : m.get("history.joinedBy", counts(merged)));
+        String stages = r.stages().stream()
+                .map(s -> stage(s.stage()) + " " + texts.time(s.at()))
+                .collect(Collectors.joining(" → "));
         String status = status(r);
-        String result = r.endedAt().map(e -> m.get("history.result.at", status, texts.time(e))).orElse(status);
+        String result = r.endedAt()
+                .map(e -> m.get("history.result.at", status, texts.time(e)))
+                .orElse(status);
         // A failed run's reason, or what a succeeded run has to say (e.g. it downloaded everything again).
-        String error = r.error().orElse("") + r.recovery().map(x -> (r.error().isPresent() ? " · " : "")
-                + m.get("history.recovery", x)).orElse("");
+        String error = r.error().orElse("")
+                + r.recovery()
+                        .map(x -> (r.error().isPresent() ? " · " : "") + m.get("history.recovery", x))
+                        .orElse("");
         List<Field> details = new ArrayList<>();
         details.add(new Field(m.get("history.field.runId"), r.runId()));
         details.add(new Field(m.get("history.field.key"), r.key().asString()));
         details.add(new Field(m.get("history.field.owner"), r.owner()));
         details.add(new Field(m.get("history.field.epoch"), Long.toString(r.epoch())));
-        details.add(new Field(m.get("history.field.origin"), r.origin()
-                .map(o -> m.get("history.origin", o.program(), o.server())).orElse(m.get("history.notRecorded"))));
+        details.add(new Field(
+                m.get("history.field.origin"),
+                r.origin()
+                        .map(o -> m.get("history.origin", o.program(), o.server()))
+                        .orElse(m.get("history.notRecorded"))));
         details.add(new Field(m.get("history.field.startedBy"), texts.source(r.firstSource())));
-        details.add(new Field(m.get("history.field.joinedBy"), merged.isEmpty() ? m.get("history.none")
-                : m.get("history.joinedCount", merged.total(), counts(merged))));
+        details.add(new Field(
+                m.get("history.field.joinedBy"),
+                merged.isEmpty()
+                        ? m.get("history.none")
+                        : m.get("history.joinedCount", merged.total(), counts(merged))));
         details.add(new Field(m.get("history.field.started"), dateTime(r.startedAt())));
-        details.add(new Field(m.get("history.field.ended"), r.endedAt().map(this::dateTime).orElse(m.get("history.stillRunning"))));
-        details.add(new Field(m.get("history.field.stages"), r.stages().isEmpty() ? m.get("history.none")
-                : r.stages().stream().map(s -> stage(s.stage()) + "  " + dateTime(s.at())).collect(Collectors.joining("\n"))));
+        details.add(new Field(
+                m.get("history.field.ended"), r.endedAt().map(this::dateTime).orElse(m.get("history.stillRunning"))));
+        details.add(new Field(
+                m.get("history.field.stages"),
+                r.stages().isEmpty()
+                        ? m.get("history.none")
+                        : r.stages().stream()
+                                .map(s -> stage(s.stage()) + "  " + dateTime(s.at()))
+                                .collect(Collectors.joining("\n"))));
         details.add(new Field(m.get("history.field.result"), status));
-        boolean succeeded = r.status().map(st -> st == org.leasesync.run.RunStatus.SUCCEEDED).orElse(false);
-        details.add(new Field(m.get(succeeded ? "history.field.note" : "history.field.error"),
+        boolean succeeded = r.status()
+                .map(st -> st == org.leasesync.run.RunStatus.SUCCEEDED)
+                .orElse(false);
+        details.add(new Field(
+                m.get(succeeded ? "history.field.note" : "history.field.error"),
                 r.error().orElse(m.get("history.none"))));
         details.add(new Field(m.get("history.field.recovery"), r.recovery().orElse(m.get("history.none"))));
-        return new Row(texts.time(r.startedAt()), sources, result, stages, Long.toString(r.epoch()), r.owner(), error,
+        return new Row(
+                texts.time(r.startedAt()),
+                sources,
+                result,
+                stages,
+                Long.toString(r.epoch()),
+                r.owner(),
+                error,
                 details);
     }
 
     /** "schedule × 12, foreground × 3" in the user's words. */
     private String counts(SourceCounts counts) {
-        return counts.counts().entrySet().stream().map(e -> m().get("history.sourceCount", texts.source(e.getKey()), e.getValue()))
+        return counts.counts().entrySet().stream()
+                .map(e -> m().get("history.sourceCount", texts.source(e.getKey()), e.getValue()))
                 .collect(Collectors.joining(m().get("history.listSeparator")));
     }
 

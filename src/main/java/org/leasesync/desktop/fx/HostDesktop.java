@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.notify.DbusNotifier;
 import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.tray.AwtTray;
 import org.leasesync.desktop.tray.TrayPort;
+import org.leasesync.lease.TaskKey;
 
 /**
  * The desktop the window lives on, for {@link AppAssembly}: the real tray, notification service,
@@ -27,9 +27,15 @@ import org.leasesync.desktop.tray.TrayPort;
  * @param probeFirst the first wait between probes while offline
  * @param probeMax the longest wait between probes while offline
  */
-record HostDesktop(Messages messages, TrayPort tray, Function<Consumer<TaskKey>, Notifier> notifier,
-                    Autostart autostart, Consumer<Boolean> implicitExit, Runnable exit, Duration probeFirst,
-                    Duration probeMax) {
+record HostDesktop(
+        Messages messages,
+        TrayPort tray,
+        Function<Consumer<TaskKey>, Notifier> notifier,
+        Autostart autostart,
+        Consumer<Boolean> implicitExit,
+        Runnable exit,
+        Duration probeFirst,
+        Duration probeMax) {
 
     /** The first wait between probes of an unreachable server. */
     static final Duration PROBE_FIRST = Duration.ofSeconds(5);
@@ -58,20 +64,28 @@ record HostDesktop(Messages messages, TrayPort tray, Function<Consumer<TaskKey>,
                     try {
                         return DbusNotifier.connect(address, m.get("notify.action.open"), clicked);
                     } catch (RuntimeException e) {
-                        org.slf4j.LoggerFactory.getLogger(HostDesktop.class).info("no desktop notifications: {}",
-                                e.getMessage());
+                        org.slf4j.LoggerFactory.getLogger(HostDesktop.class)
+                                .info("no desktop notifications: {}", e.getMessage());
                         return Notifier.NONE;
                     }
                 })
                 .orElseGet(() -> {
-                    org.slf4j.LoggerFactory.getLogger(HostDesktop.class).info(
-                            "no desktop notifications: no session bus on a socket path (DBUS_SESSION_BUS_ADDRESS)");
+                    org.slf4j.LoggerFactory.getLogger(HostDesktop.class)
+                            .info(
+                                    "no desktop notifications: no session bus on a socket path (DBUS_SESSION_BUS_ADDRESS)");
                     return Notifier.NONE;
                 });
-        return new HostDesktop(m, new AwtTray(m), notifier,
-                new Autostart(Autostart.configHome(System.getenv(), System.getProperty("user.home")),
+        return new HostDesktop(
+                m,
+                new AwtTray(m),
+                notifier,
+                new Autostart(
+                        Autostart.configHome(System.getenv(), System.getProperty("user.home")),
                         Autostart.dataHome(System.getenv(), System.getProperty("user.home")),
                         Autostart.launcherCommand(autostartArgs)),
-                javafx.application.Platform::setImplicitExit, javafx.application.Platform::exit, PROBE_FIRST, PROBE_MAX);
+                javafx.application.Platform::setImplicitExit,
+                javafx.application.Platform::exit,
+                PROBE_FIRST,
+                PROBE_MAX);
     }
 }

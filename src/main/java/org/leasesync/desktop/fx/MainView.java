@@ -16,8 +16,8 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
-import org.leasesync.lease.Scope;
 import org.leasesync.desktop.Messages;
+import org.leasesync.lease.Scope;
 
 /** The main window's content. Thin: every handler is one call on a view model. */
 final class MainView {
@@ -28,10 +28,20 @@ final class MainView {
      * @param signIn opens the Sign in dialog (Sign in, Add account)
      * @param signInAgain opens it for the account shown (a signed-out card's Sign in)
      */
-    MainView(MainViewModel vm, DataViewModel data, HistoryViewModel history, Runnable openQa,
-             javafx.beans.value.ObservableValue<String> footer, AccountsViewModel accounts, Runnable signIn,
-             Runnable signInAgain, BackgroundViewModel desktop, Messages messages, Runnable openSettings, Runnable quit,
-             FolderActions folders) {
+    MainView(
+            MainViewModel vm,
+            DataViewModel data,
+            HistoryViewModel history,
+            Runnable openQa,
+            javafx.beans.value.ObservableValue<String> footer,
+            AccountsViewModel accounts,
+            Runnable signIn,
+            Runnable signInAgain,
+            BackgroundViewModel desktop,
+            Messages messages,
+            Runnable openSettings,
+            Runnable quit,
+            FolderActions folders) {
         root.getStyleClass().add("main");
         Label title = new Label("leasesync");
         title.getStyleClass().add("app-title");
@@ -63,8 +73,8 @@ final class MainView {
         BackgroundControls.accountItems(menu, accounts, messages, signIn);
         // The controls wrap to a second line in a narrow window rather than cutting the title short.
         title.setMinWidth(Region.USE_PREF_SIZE);
-        javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(10, 6, pause,
-                new Label(messages.get("main.account")), account, syncAll, qa, menu);
+        javafx.scene.layout.FlowPane controls = new javafx.scene.layout.FlowPane(
+                10, 6, pause, new Label(messages.get("main.account")), account, syncAll, qa, menu);
         controls.setAlignment(Pos.CENTER_RIGHT);
         controls.getChildren().forEach(n -> {
             if (n instanceof Region r) {
@@ -81,7 +91,7 @@ final class MainView {
         banner.textProperty().bind(vm.bannerProperty());
         banner.visibleProperty().bind(banner.textProperty().isNotEmpty());
         banner.managedProperty().bind(banner.visibleProperty());
-        banner.getStyleClass().add("notice");   // like the other notices: full width, tinted
+        banner.getStyleClass().add("notice"); // like the other notices: full width, tinted
         banner.setWrapText(true);
         banner.setMaxWidth(Double.MAX_VALUE);
         banner.setPadding(new Insets(6, 16, 6, 16));
@@ -126,7 +136,8 @@ final class MainView {
         Tab syncTab = new Tab(messages.get("tab.sync"), scroll);
         syncTab.setId("tab-sync");
         Tab dataTab = lazyTab(messages.get("tab.data"), "tab-data", () -> DataView.scrolling(data), data::load);
-        Tab historyTab = lazyTab(messages.get("tab.history"), "tab-history", () -> new HistoryView(history), history::load);
+        Tab historyTab =
+                lazyTab(messages.get("tab.history"), "tab-history", () -> new HistoryView(history), history::load);
         TabPane tabs = new TabPane(syncTab, dataTab, historyTab);
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         root.setCenter(tabs);
@@ -136,11 +147,17 @@ final class MainView {
                 byScope.values().forEach(c -> c.getStyleClass().remove("highlight"));
                 ScopeCard card = byScope.get(scope);
                 card.getStyleClass().add("highlight");
-                javafx.application.Platform.runLater(() -> {   // after the tab's layout
-                    double contentHeight = cards.getHeight() - scroll.getViewportBounds().getHeight();
-                    scroll.setVvalue(contentHeight <= 0 ? 0 : Math.min(1, card.getBoundsInParent().getMinY() / contentHeight));
-                    card.focusPrimary();
-                });
+                javafx.application.Platform.runLater(
+                        () -> { // after the tab's layout
+                            double contentHeight = cards.getHeight()
+                                    - scroll.getViewportBounds().getHeight();
+                            scroll.setVvalue(
+                                    contentHeight <= 0
+                                            ? 0
+                                            : Math.min(
+                                                    1, card.getBoundsInParent().getMinY() / contentHeight));
+                            card.focusPrimary();
+                        });
             }
         });
     }

@@ -12,21 +12,21 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.leasesync.run.Coordinator;
-import org.leasesync.run.RunView;
-import org.leasesync.lease.Scope;
-import org.leasesync.run.SubmitResult;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
-import org.leasesync.lease.TimeSource;
-import org.leasesync.run.TriggerRequest;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.CardOverlay;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.StatusTexts;
 import org.leasesync.desktop.StatusTracker;
 import org.leasesync.desktop.TriggerGate;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TimeSource;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunView;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.run.TaskSource;
+import org.leasesync.run.TriggerRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The main window's view model: the signed-in account, one {@link ScopeCardModel} per scope, and
@@ -52,9 +52,10 @@ public final class MainViewModel {
     private final TimeSource time;
     private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
     private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
-    private java.util.function.Consumer<Scope> resolver = scope -> { };
+    private java.util.function.Consumer<Scope> resolver = scope -> {};
     private CardOverlay overlay;
-    private java.util.function.Function<String, java.util.Optional<String>> prepare = user -> java.util.Optional.empty();
+    private java.util.function.Function<String, java.util.Optional<String>> prepare =
+            user -> java.util.Optional.empty();
 
     /**
      * Without a pause gate, with the system's locale and time.
@@ -62,9 +63,21 @@ public final class MainViewModel {
      * @param background runs coordinator calls (blocking on the database) off the FX thread
      * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
      */
-    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, ZoneId zone, List<String> accounts,
-                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory) {
-        this(coordinator, background, ui, new StatusTexts(zone), accounts, trackerFactory, TriggerGate.OPEN,
+    public MainViewModel(
+            Coordinator coordinator,
+            Executor background,
+            Executor ui,
+            ZoneId zone,
+            List<String> accounts,
+            java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory) {
+        this(
+                coordinator,
+                background,
+                ui,
+                new StatusTexts(zone),
+                accounts,
+                trackerFactory,
+                TriggerGate.OPEN,
                 TimeSource.system());
     }
 
@@ -75,10 +88,15 @@ public final class MainViewModel {
      * @param gate may refuse timer and foreground triggers (the pause); they are then recorded as skipped
      * @param time stamps skipped triggers
      */
-    public MainViewModel(Coordinator coordinator, Executor background, Executor ui, StatusTexts texts,
-                         List<String> accounts,
-                         java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory,
-                         TriggerGate gate, TimeSource time) {
+    public MainViewModel(
+            Coordinator coordinator,
+            Executor background,
+            Executor ui,
+            StatusTexts texts,
+            List<String> accounts,
+            java.util.function.Function<java.util.function.Consumer<KeyStatus>, StatusTracker> trackerFactory,
+            TriggerGate gate,
+            TimeSource time) {
         this.coordinator = Objects.requireNonNull(coordinator);
         this.background = Objects.requireNonNull(background);
         this.ui = Objects.requireNonNull(ui);
@@ -180,7 +198,8 @@ public final class MainViewModel {
      */
     public void setOverlay(CardOverlay o) {
         overlay = (o.pause().isPresent() ? o.withSkipped(overlay.skipped()) : o.withSkipped(Map.of()))
-                .withAccountSignedOut(overlay.accountSignedOut()).withConflicts(overlay.conflicts());
+                .withAccountSignedOut(overlay.accountSignedOut())
+                .withConflicts(overlay.conflicts());
         reapply();
     }
 
@@ -234,7 +253,7 @@ public final class MainViewModel {
     public void setAccountSignedOut(boolean signedOut) {
         if (overlay.accountSignedOut() != signedOut) {
             if (signedOut) {
-                banner.set("");   // "Signed in as …, syncing now" is not true any more; the cards say what to do
+                banner.set(""); // "Signed in as …, syncing now" is not true any more; the cards say what to do
             }
             overlay = overlay.withAccountSignedOut(signedOut);
             reapply();
@@ -429,7 +448,8 @@ public final class MainViewModel {
 
     /** The running run of a card, if any (for the view's tooltip). */
     public java.util.Optional<RunView> running(Scope scope) {
-        return cards.get(scope).status() instanceof KeyStatus.Running r ? java.util.Optional.of(r.run())
+        return cards.get(scope).status() instanceof KeyStatus.Running r
+                ? java.util.Optional.of(r.run())
                 : java.util.Optional.empty();
     }
 }

@@ -127,10 +127,13 @@ final class PulseGate implements AutoCloseable {
          */
         static Optional<Pulse> find() {
             try {
-                Object toolkit = Class.forName("com.sun.javafx.tk.Toolkit").getMethod("getToolkit").invoke(null);
+                Object toolkit = Class.forName("com.sun.javafx.tk.Toolkit")
+                        .getMethod("getToolkit")
+                        .invoke(null);
                 Class<?> quantum = Class.forName("com.sun.javafx.tk.quantum.QuantumToolkit");
                 if (!quantum.isInstance(toolkit)) {
-                    log.info("the JavaFX pulse runs while the window is hidden: the toolkit is {}",
+                    log.info(
+                            "the JavaFX pulse runs while the window is hidden: the toolkit is {}",
                             toolkit.getClass().getName());
                     return Optional.empty();
                 }
@@ -142,14 +145,21 @@ final class PulseGate implements AutoCloseable {
                 int period = periodField.getInt(toolkit);
                 Class<?> timerClass = Class.forName("com.sun.glass.ui.Timer");
                 if (!timerClass.isInstance(timer) || period <= 0) {
-                    log.info("the JavaFX pulse runs while the window is hidden: an unexpected timer {} every {} ms",
-                            timer.getClass().getName(), period);
+                    log.info(
+                            "the JavaFX pulse runs while the window is hidden: an unexpected timer {} every {} ms",
+                            timer.getClass().getName(),
+                            period);
                     return Optional.empty();
                 }
-                return Optional.of(new ToolkitPulse(timer, period, timerClass.getMethod("start", int.class),
-                        timerClass.getMethod("stop"), timerClass.getMethod("isRunning")));
+                return Optional.of(new ToolkitPulse(
+                        timer,
+                        period,
+                        timerClass.getMethod("start", int.class),
+                        timerClass.getMethod("stop"),
+                        timerClass.getMethod("isRunning")));
             } catch (ReflectiveOperationException | RuntimeException e) {
-                log.info("the JavaFX pulse runs while the window is hidden: its timer cannot be reached ({})",
+                log.info(
+                        "the JavaFX pulse runs while the window is hidden: its timer cannot be reached ({})",
                         e.toString());
                 return Optional.empty();
             }

@@ -1,13 +1,12 @@
 package org.leasesync.desktop.fx;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -15,17 +14,17 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.leasesync.client.NamedThreads;
-import org.leasesync.run.Coordinator;
+import org.leasesync.desktop.Messages;
 import org.leasesync.lease.LeaseRecord;
 import org.leasesync.lease.Scope;
-import org.leasesync.run.SubmitResult;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.SubmitResult;
+import org.leasesync.run.TaskSource;
 import org.leasesync.server.ReferenceServer;
-import org.leasesync.desktop.Messages;
+import org.leasesync.server.faults.FaultSettings;
 
 /**
  * QA tools: fire every trigger at once from several threads, watch the lease table, and flip the
@@ -34,7 +33,7 @@ import org.leasesync.desktop.Messages;
 public final class QaViewModel {
 
     /** A lease row as shown. */
-    public record LeaseRow(String key, String state, String owner, String epoch, String expiresIn) { }
+    public record LeaseRow(String key, String state, String owner, String epoch, String expiresIn) {}
 
     private final Coordinator coordinator;
     private final TaskRegistry registry;
@@ -50,8 +49,15 @@ public final class QaViewModel {
     private final ReadOnlyStringWrapper faultMessage = new ReadOnlyStringWrapper("");
 
     /** @param messages the window's language */
-    public QaViewModel(Coordinator coordinator, TaskRegistry registry, Optional<ReferenceServer> server, MainViewModel main,
-                       Executor background, Executor ui, TimeSource time, Messages messages) {
+    public QaViewModel(
+            Coordinator coordinator,
+            TaskRegistry registry,
+            Optional<ReferenceServer> server,
+            MainViewModel main,
+            Executor background,
+            Executor ui,
+            TimeSource time,
+            Messages messages) {
         this.m = java.util.Objects.requireNonNull(messages, "messages");
         this.coordinator = coordinator;
         this.registry = registry;
@@ -109,9 +115,12 @@ public final class QaViewModel {
                         for (int i = 0; i < n; i++) {
                             for (Scope s : Scope.values()) {
                                 SubmitResult r = coordinator.submit(new TaskKey(user, s), source);
-                                (r instanceof SubmitResult.Started ? started
-                                        : r instanceof SubmitResult.Joined ? joined
-                                        : r instanceof SubmitResult.Skipped ? skipped : other).incrementAndGet();
+                                (r instanceof SubmitResult.Started
+                                                ? started
+                                                : r instanceof SubmitResult.Joined
+                                                        ? joined
+                                                        : r instanceof SubmitResult.Skipped ? skipped : other)
+                                        .incrementAndGet();
                             }
                         }
                         return null;
@@ -120,9 +129,13 @@ public final class QaViewModel {
                 for (Future<?> f : fs) {
                     f.get();
                 }
-                String text = m.get("qa.fired", 3 * Scope.values().length * n, started.get(), joined.get(),
+                String text = m.get(
+                        "qa.fired",
+                        3 * Scope.values().length * n,
+                        started.get(),
+                        joined.get(),
                         (skipped.get() > 0 ? m.get("qa.fired.skipped", skipped.get()) : "")
-                        + (other.get() > 0 ? m.get("qa.fired.other", other.get()) : ""));
+                                + (other.get() > 0 ? m.get("qa.fired.other", other.get()) : ""));
                 ui.execute(() -> fireResult.set(text));
             } catch (Exception e) {
                 ui.execute(() -> fireResult.set(m.get("qa.fireStopped", e.getMessage())));
@@ -139,16 +152,28 @@ public final class QaViewModel {
             Instant now = time.now();
             List<LeaseRow> rows = new ArrayList<>();
             for (LeaseRecord l : registry.leases()) {
-                rows.add(new LeaseRow(l.key().asString(), m.get(l.isHeld() ? "qa.lease.held" : "qa.lease.free"),
-                        l.isHeld() ? l.ownerText() : "—", Long.toString(l.epoch()),
-                        !l.isHeld() ? "—" : l.expiresInBy(now).map(d -> m.duration(java.time.Duration.ofSeconds(d.toSeconds())))
-                                .orElse(m.get("qa.expiresUnknown"))));
+                rows.add(new LeaseRow(
+                        l.key().asString(),
+                        m.get(l.isHeld() ? "qa.lease.held" : "qa.lease.free"),
+                        l.isHeld() ? l.ownerText() : "—",
+                        Long.toString(l.epoch()),
+                        !l.isHeld()
+                                ? "—"
+                                : l.expiresInBy(now)
+                                        .map(d -> m.duration(java.time.Duration.ofSeconds(d.toSeconds())))
+                                        .orElse(m.get("qa.expiresUnknown"))));
             }
             String stats = server.map(s -> {
-                var st = s.stats();
-                return m.get("qa.stats", st.requests(), st.pushes(), st.changesApplied(), st.mostApplicationsOfOneChange(),
-                        st.runOverlaps());
-            }).orElse(m.get("qa.stats.external"));
+                        var st = s.stats();
+                        return m.get(
+                                "qa.stats",
+                                st.requests(),
+                                st.pushes(),
+                                st.changesApplied(),
+                                st.mostApplicationsOfOneChange(),
+                                st.runOverlaps());
+                    })
+                    .orElse(m.get("qa.stats.external"));
             ui.execute(() -> {
                 leases.setAll(rows);
                 serverStats.set(stats);
@@ -160,14 +185,13 @@ public final class QaViewModel {
      * The fault switches of the embedded server as the QA window's fields show them: latency and
      * delay in milliseconds, the others in percent of requests; all zero without an embedded server.
      */
-    public record FaultInputs(int latencyMs, int failPush, int dropAfterApply, int delayAfterApplyMs, int throttle) {
-    }
+    public record FaultInputs(int latencyMs, int failPush, int dropAfterApply, int delayAfterApplyMs, int throttle) {}
 
     /** The embedded server's current fault switches, for the QA window's fields (zeros without one). */
     public FaultInputs faultInputs() {
         FaultSettings f = server.map(s -> s.faults().snapshot()).orElse(FaultSettings.NONE);
-        return new FaultInputs((int) f.latencyMs(), f.failPush(), f.dropAfterApply(), (int) f.delayAfterApplyMs(),
-                f.throttle());
+        return new FaultInputs(
+                (int) f.latencyMs(), f.failPush(), f.dropAfterApply(), (int) f.delayAfterApplyMs(), f.throttle());
     }
 
     /**
@@ -181,9 +205,16 @@ public final class QaViewModel {
             return false;
         }
         try {
-            server.get().faults().set(new FaultSettings(latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
-            faultMessage.set(m.get("qa.faults.set", m.duration(java.time.Duration.ofMillis(latencyMs)), failPush,
-                    dropAfterApply, m.duration(java.time.Duration.ofMillis(delayAfterApplyMs)), throttle));
+            server.get()
+                    .faults()
+                    .set(new FaultSettings(latencyMs, failPush, dropAfterApply, delayAfterApplyMs, throttle));
+            faultMessage.set(m.get(
+                    "qa.faults.set",
+                    m.duration(java.time.Duration.ofMillis(latencyMs)),
+                    failPush,
+                    dropAfterApply,
+                    m.duration(java.time.Duration.ofMillis(delayAfterApplyMs)),
+                    throttle));
             return true;
         } catch (IllegalArgumentException e) {
             faultMessage.set(e.getMessage());

@@ -85,8 +85,8 @@ final class QaWindow {
         Button apply = new Button(m.get("qa.apply"));
         apply.setId("qa-apply-faults");
         apply.setDisable(!vm.hasEmbeddedServer());
-        apply.setOnAction(e -> vm.applyFaults(latency.getValue(), failPush.getValue(), drop.getValue(), delay.getValue(),
-                throttle.getValue()));
+        apply.setOnAction(e -> vm.applyFaults(
+                latency.getValue(), failPush.getValue(), drop.getValue(), delay.getValue(), throttle.getValue()));
         Label faultMsg = new Label();
         faultMsg.setId("qa-fault-message");
         faultMsg.setWrapText(true);
@@ -95,15 +95,26 @@ final class QaWindow {
         refresh.setId("qa-refresh");
         refresh.setOnAction(e -> vm.refresh());
 
-        VBox root = new VBox(10, title(m.get("qa.section.triggers")), fireRow, fireResult, title(m.get("qa.section.leases")), leases, stats, refresh,
-                title(m.get("qa.section.faults")), grid, apply, faultMsg);
+        VBox root = new VBox(
+                10,
+                title(m.get("qa.section.triggers")),
+                fireRow,
+                fireResult,
+                title(m.get("qa.section.leases")),
+                leases,
+                stats,
+                refresh,
+                title(m.get("qa.section.faults")),
+                grid,
+                apply,
+                faultMsg);
         root.setPadding(new Insets(14));
         Scene scene = new Scene(root, 880, 760);
         AppStyle.apply(scene, m.locale());
         root.getStyleClass().add("main");
         stage.setScene(scene);
-        javafx.animation.Timeline tick = new javafx.animation.Timeline(new javafx.animation.KeyFrame(
-                javafx.util.Duration.seconds(1), e -> vm.refresh()));
+        javafx.animation.Timeline tick = new javafx.animation.Timeline(
+                new javafx.animation.KeyFrame(javafx.util.Duration.seconds(1), e -> vm.refresh()));
         tick.setCycleCount(javafx.animation.Animation.INDEFINITE);
         stage.setOnShown(e -> tick.play());
         stage.setOnHidden(e -> tick.stop());

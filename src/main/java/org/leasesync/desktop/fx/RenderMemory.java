@@ -24,8 +24,7 @@ final class RenderMemory {
     /** Prism's switch for the region cache, read once when the toolkit starts. */
     static final String REGION_CACHE_PROPERTY = "prism.disableRegionCaching";
 
-    private RenderMemory() {
-    }
+    private RenderMemory() {}
 
     /**
      * Turns Prism's region cache off unless {@code properties} already decide it (e.g.

@@ -8,9 +8,9 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
-import org.leasesync.lease.Scope;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.Messages;
+import org.leasesync.lease.Scope;
 
 /** One scope's card: title, status line, detail line and its buttons. Thin: binds and forwards. */
 final class ScopeCard extends VBox {
@@ -122,7 +122,8 @@ final class ScopeCard extends VBox {
 
     private void stateClass(KeyStatus.Kind kind) {
         getStyleClass().removeIf(c -> c.startsWith("state-") && !c.equals("state-dot"));
-        getStyleClass().add("state-" + kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        getStyleClass()
+                .add("state-" + kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
     }
 
     private static Button button(String text, String id, boolean accent) {

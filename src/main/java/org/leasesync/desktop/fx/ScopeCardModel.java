@@ -6,12 +6,12 @@ import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
-import org.leasesync.lease.Scope;
-import org.leasesync.run.RunView;
 import org.leasesync.desktop.CardOverlay;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.lease.Scope;
+import org.leasesync.run.RunView;
 
 /**
  * The view model of one scope's card: read-only properties the view binds to. Written only by
@@ -31,8 +31,9 @@ public final class ScopeCardModel {
     private final ReadOnlyBooleanWrapper resolveVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper followUpVisible = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper progressVisible = new ReadOnlyBooleanWrapper(false);
-    private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(
-            javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS);
+    private final javafx.beans.property.ReadOnlyDoubleWrapper progress =
+            new javafx.beans.property.ReadOnlyDoubleWrapper(
+                    javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS);
     private final ReadOnlyStringWrapper progressText = new ReadOnlyStringWrapper("");
     private volatile KeyStatus status;
 
@@ -73,8 +74,8 @@ public final class ScopeCardModel {
             cancelVisible.set(r.local());
             followUpVisible.set(r.local() && !r.followUpQueued());
             progressVisible.set(true);
-            progress.set(r.counts().pushedFraction()
-                    .orElse(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS));
+            progress.set(
+                    r.counts().pushedFraction().orElse(javafx.scene.control.ProgressIndicator.INDETERMINATE_PROGRESS));
             progressText.set(texts.progress(r));
         } else {
             cancelVisible.set(false);

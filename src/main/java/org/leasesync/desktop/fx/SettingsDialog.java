@@ -53,24 +53,40 @@ final class SettingsDialog {
 
         grid.add(section(m.get("settings.section.sync")), 0, row++, 2, 1);
         TextField schedule = field("settings-schedule-interval", vm.scheduleIntervalProperty());
-        row = add(grid, row, m.get("settings.scheduleInterval"), schedule, m.get("settings.scheduleInterval.help"),
-                vm.commandLineNote(StartOptions.SCHEDULE_INTERVAL), "settings-schedule-interval-note");
-        grid.add(FieldErrors.line("settings-schedule-interval-error", vm.scheduleIntervalErrorProperty(), schedule),
-                1, row++);
+        row = add(
+                grid,
+                row,
+                m.get("settings.scheduleInterval"),
+                schedule,
+                m.get("settings.scheduleInterval.help"),
+                vm.commandLineNote(StartOptions.SCHEDULE_INTERVAL),
+                "settings-schedule-interval-note");
+        grid.add(
+                FieldErrors.line("settings-schedule-interval-error", vm.scheduleIntervalErrorProperty(), schedule),
+                1,
+                row++);
         TextField foreground = field("settings-foreground-min-interval", vm.foregroundMinIntervalProperty());
-        row = add(grid, row, m.get("settings.foregroundMinInterval"), foreground,
-                m.get("settings.foregroundMinInterval.help"), vm.commandLineNote(StartOptions.FOREGROUND_MIN_INTERVAL),
+        row = add(
+                grid,
+                row,
+                m.get("settings.foregroundMinInterval"),
+                foreground,
+                m.get("settings.foregroundMinInterval.help"),
+                vm.commandLineNote(StartOptions.FOREGROUND_MIN_INTERVAL),
                 "settings-foreground-min-interval-note");
-        grid.add(FieldErrors.line("settings-foreground-min-interval-error", vm.foregroundMinIntervalErrorProperty(),
-                foreground), 1, row++);
+        grid.add(
+                FieldErrors.line(
+                        "settings-foreground-min-interval-error", vm.foregroundMinIntervalErrorProperty(), foreground),
+                1,
+                row++);
 
         grid.add(section(m.get("settings.section.desktop")), 0, row++, 2, 1);
         CheckBox notify = new CheckBox(m.get("menu.notifications"));
         notify.setId("settings-notifications");
         notify.selectedProperty().bindBidirectional(vm.notificationsProperty());
         grid.add(notify, 1, row++);
-        CheckBox login = new CheckBox(vm.startAtLoginAvailable() ? m.get("menu.startAtLogin")
-                : m.get("menu.startAtLogin.unavailable"));
+        CheckBox login = new CheckBox(
+                vm.startAtLoginAvailable() ? m.get("menu.startAtLogin") : m.get("menu.startAtLogin.unavailable"));
         login.setId("settings-autostart");
         login.setDisable(!vm.startAtLoginAvailable());
         login.selectedProperty().bindBidirectional(vm.startAtLoginProperty());
@@ -99,16 +115,25 @@ final class SettingsDialog {
         account.textProperty().bind(accounts.currentProperty());
         Button signInButton = new Button();
         signInButton.setId("settings-sign-in");
-        signInButton.textProperty().bind(javafx.beans.binding.Bindings.when(accounts.anySignedInProperty())
-                .then(m.get("menu.addAccount")).otherwise(m.get("menu.signIn")));
+        signInButton
+                .textProperty()
+                .bind(javafx.beans.binding.Bindings.when(accounts.anySignedInProperty())
+                        .then(m.get("menu.addAccount"))
+                        .otherwise(m.get("menu.signIn")));
         signInButton.setOnAction(e -> signIn.run());
         signInButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         HBox.setHgrow(account, Priority.ALWAYS);
         account.setMaxWidth(Double.MAX_VALUE);
         HBox accountRow = new HBox(12, account, signInButton);
         accountRow.setAlignment(Pos.CENTER_LEFT);
-        row = add(grid, row, m.get("settings.account"), accountRow, m.get("settings.account.help"),
-                vm.commandLineNote(StartOptions.SERVER), "settings-account-note");
+        row = add(
+                grid,
+                row,
+                m.get("settings.account"),
+                accountRow,
+                m.get("settings.account.help"),
+                vm.commandLineNote(StartOptions.SERVER),
+                "settings-account-note");
 
         // each field's error is on its own reserved line under it, and the file's error has its line
         // here: an error appearing or going never moves Save and Cancel
@@ -155,8 +180,14 @@ final class SettingsDialog {
     }
 
     /** A labelled field with its help line and, when the command line set it, the note saying so. */
-    private static int add(GridPane grid, int row, String label, javafx.scene.layout.Region field, String help,
-                           String note, String noteId) {
+    private static int add(
+            GridPane grid,
+            int row,
+            String label,
+            javafx.scene.layout.Region field,
+            String help,
+            String note,
+            String noteId) {
         Label l = new Label(label);
         if (field instanceof javafx.scene.control.Control c) {
             l.setLabelFor(c);

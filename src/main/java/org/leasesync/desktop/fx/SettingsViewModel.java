@@ -13,15 +13,15 @@ import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import org.leasesync.client.DurationText;
-import org.leasesync.lease.LeasesyncException;
-import org.leasesync.remote.ServerUrls;
 import org.leasesync.desktop.Backend;
-import org.leasesync.desktop.UserSettings;
 import org.leasesync.desktop.Language;
 import org.leasesync.desktop.LaunchSettings;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.StartOptions;
+import org.leasesync.desktop.UserSettings;
+import org.leasesync.lease.LeasesyncException;
+import org.leasesync.remote.ServerUrls;
 
 /**
  * The settings dialog's view model: the fields as the user types them, checked all at once on
@@ -57,8 +57,12 @@ public final class SettingsViewModel {
      * @param start the settings in force and the options the command line gave
      * @param applyIntervals gets the new schedule and foreground intervals to apply to the running window
      */
-    SettingsViewModel(SettingsFile file, BackgroundViewModel desktop, StartOptions start, Messages messages,
-                      BiConsumer<Duration, Duration> applyIntervals) {
+    SettingsViewModel(
+            SettingsFile file,
+            BackgroundViewModel desktop,
+            StartOptions start,
+            Messages messages,
+            BiConsumer<Duration, Duration> applyIntervals) {
         this.file = Objects.requireNonNull(file);
         this.desktop = Objects.requireNonNull(desktop);
         this.start = Objects.requireNonNull(start);
@@ -77,7 +81,8 @@ public final class SettingsViewModel {
 
     private String joined() {
         return java.util.stream.Stream.of(scheduleError.get(), foregroundError.get(), saveError.get())
-                .filter(t -> !t.isEmpty()).collect(java.util.stream.Collectors.joining(" "));
+                .filter(t -> !t.isEmpty())
+                .collect(java.util.stream.Collectors.joining(" "));
     }
 
     /** Fills the fields from the file (a value the file does not set: the one in force). */
@@ -86,7 +91,8 @@ public final class SettingsViewModel {
         LaunchSettings l = s.launch();
         Backend.AppSettings inForce = start.settings();
         scheduleInterval.set(DurationText.format(l.scheduleInterval().orElse(inForce.scheduleInterval())));
-        foregroundMinInterval.set(DurationText.format(l.foregroundMinInterval().orElse(inForce.foregroundMinInterval())));
+        foregroundMinInterval.set(
+                DurationText.format(l.foregroundMinInterval().orElse(inForce.foregroundMinInterval())));
         notifications.set(desktop.notificationsProperty().get());
         startAtLogin.set(desktop.startAtLoginProperty().get());
         language.set(l.language());
@@ -176,10 +182,13 @@ public final class SettingsViewModel {
      */
     public boolean save() {
         saveError.set("");
-        Optional<Duration> checkedSchedule = checked(scheduleInterval.get(), LaunchSettings.MIN_SCHEDULE_INTERVAL,
-                "settings.error.scheduleInterval", scheduleError);
-        Optional<Duration> checkedForeground = checked(foregroundMinInterval.get(), Duration.ZERO,
-                "settings.error.foregroundMinInterval", foregroundError);
+        Optional<Duration> checkedSchedule = checked(
+                scheduleInterval.get(),
+                LaunchSettings.MIN_SCHEDULE_INTERVAL,
+                "settings.error.scheduleInterval",
+                scheduleError);
+        Optional<Duration> checkedForeground = checked(
+                foregroundMinInterval.get(), Duration.ZERO, "settings.error.foregroundMinInterval", foregroundError);
         error.set(joined());
         if (checkedSchedule.isEmpty() || checkedForeground.isEmpty()) {
             result.set("");
@@ -206,17 +215,22 @@ public final class SettingsViewModel {
         }
         Backend.AppSettings inForce = start.settings();
         Duration liveSchedule = start.fromCommandLine().contains(StartOptions.SCHEDULE_INTERVAL)
-                ? inForce.scheduleInterval() : schedule;
+                ? inForce.scheduleInterval()
+                : schedule;
         Duration liveForeground = start.fromCommandLine().contains(StartOptions.FOREGROUND_MIN_INTERVAL)
-                ? inForce.foregroundMinInterval() : foreground;
+                ? inForce.foregroundMinInterval()
+                : foreground;
         applyIntervals.accept(liveSchedule, liveForeground);
         boolean nextStart = !before.launch().language().equals(next.language());
         result.set(nextStart ? m.get("settings.saved.nextStart") : m.get("settings.saved"));
         if (nextStart) {
-            desktop.transientNotice(result.get());   // the dialog closes; the window says what is still to come
+            desktop.transientNotice(result.get()); // the dialog closes; the window says what is still to come
         }
-        log.info("settings saved: schedule {}, foreground minimum {}, language {}", DurationText.format(schedule),
-                DurationText.format(foreground), next.language().tag());
+        log.info(
+                "settings saved: schedule {}, foreground minimum {}, language {}",
+                DurationText.format(schedule),
+                DurationText.format(foreground),
+                next.language().tag());
         return true;
     }
 

@@ -71,14 +71,31 @@ final class SignInDialog {
 
         TextField servers = field("signin-servers", vm.serversProperty());
         servers.setPromptText(m.get("signin.servers.prompt"));
-        row = add(grid, row, m.get("signin.servers"), servers, Field.SERVERS, errorLine("signin-servers-error", Field.SERVERS));
+        row = add(
+                grid,
+                row,
+                m.get("signin.servers"),
+                servers,
+                Field.SERVERS,
+                errorLine("signin-servers-error", Field.SERVERS));
         TextField user = field("signin-user", vm.userProperty());
         row = add(grid, row, m.get("signin.user"), user, Field.USER, errorLine("signin-user-error", Field.USER));
         password.setId("signin-password");
-        row = add(grid, row, m.get("signin.password"), password, Field.PASSWORD,
+        row = add(
+                grid,
+                row,
+                m.get("signin.password"),
+                password,
+                Field.PASSWORD,
                 errorLine("signin-password-error", Field.PASSWORD));
         TextField device = field("signin-device", vm.deviceProperty());
-        row = add(grid, row, m.get("signin.device"), device, Field.DEVICE, errorLine("signin-device-error", Field.DEVICE));
+        row = add(
+                grid,
+                row,
+                m.get("signin.device"),
+                device,
+                Field.DEVICE,
+                errorLine("signin-device-error", Field.DEVICE));
         TextField ca = field("signin-ca-file", vm.caFileProperty());
         ca.setPromptText(m.get("signin.caFile.prompt"));
         Button choose = new Button(m.get("signin.caFile.choose"));
@@ -167,8 +184,10 @@ final class SignInDialog {
     private void chooseCaFile(Messages m) {
         FileChooser chooser = new FileChooser();
         chooser.setTitle(m.get("signin.caFile.title"));
-        chooser.getExtensionFilters().addAll(new FileChooser.ExtensionFilter(m.get("signin.caFile.pem"),
-                "*.pem", "*.crt", "*.cer"), new FileChooser.ExtensionFilter(m.get("signin.caFile.any"), "*"));
+        chooser.getExtensionFilters()
+                .addAll(
+                        new FileChooser.ExtensionFilter(m.get("signin.caFile.pem"), "*.pem", "*.crt", "*.cer"),
+                        new FileChooser.ExtensionFilter(m.get("signin.caFile.any"), "*"));
         java.io.File f = chooser.showOpenDialog(stage);
         if (f != null) {
             vm.caFileProperty().set(f.getPath());
@@ -186,7 +205,7 @@ final class SignInDialog {
     private Label errorLine(String id, Field field) {
         Label l = FieldErrors.line(id, vm.errorProperty(field), null);
         vm.errorProperty(field).addListener((o, a, b) -> {
-            Node input = inputs.get(field);   // looked up late: some fields are made after their line
+            Node input = inputs.get(field); // looked up late: some fields are made after their line
             if (input != null) {
                 input.pseudoClassStateChanged(FieldErrors.DANGER, !b.isEmpty());
             }

@@ -23,13 +23,13 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import org.leasesync.client.Account;
 import org.leasesync.client.SignInResult;
+import org.leasesync.desktop.Messages;
+import org.leasesync.desktop.SignInPort;
+import org.leasesync.desktop.SignInRequest;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSyncRemote;
 import org.leasesync.remote.ServerUrls;
 import org.leasesync.remote.TransportSecurity;
-import org.leasesync.desktop.Messages;
-import org.leasesync.desktop.SignInPort;
-import org.leasesync.desktop.SignInRequest;
 
 /**
  * The Sign in dialog's view model (also Add account and Sign in again): the fields as the user types
@@ -53,10 +53,20 @@ public final class SignInViewModel {
     static final int MAX_DEVICE = 100;
 
     /** The dialog's fields that can be wrong. */
-    public enum Field { SERVERS, USER, PASSWORD, DEVICE, CA_FILE }
+    public enum Field {
+        SERVERS,
+        USER,
+        PASSWORD,
+        DEVICE,
+        CA_FILE
+    }
 
     /** What the dialog is opened for. */
-    public enum Mode { SIGN_IN, ADD_ACCOUNT, SIGN_IN_AGAIN }
+    public enum Mode {
+        SIGN_IN,
+        ADD_ACCOUNT,
+        SIGN_IN_AGAIN
+    }
 
     private final SignInPort port;
     private final Executor accounts;
@@ -90,8 +100,13 @@ public final class SignInViewModel {
      * @param ui delivers results to the FX thread ({@code Platform::runLater}); direct in tests
      * @param signedIn told (FX thread) when a sign-in succeeded, after the dialog asked to close
      */
-    SignInViewModel(SignInPort port, Executor accounts, Executor ui, Messages messages, TimeSource time,
-                    Consumer<SignInResult.SignedIn> signedIn) {
+    SignInViewModel(
+            SignInPort port,
+            Executor accounts,
+            Executor ui,
+            Messages messages,
+            TimeSource time,
+            Consumer<SignInResult.SignedIn> signedIn) {
         this.port = Objects.requireNonNull(port);
         this.accounts = Objects.requireNonNull(accounts);
         this.ui = Objects.requireNonNull(ui);
@@ -126,8 +141,10 @@ public final class SignInViewModel {
         opening++;
         mode.set(next);
         title.set(m.get("signin.title." + next.name()));
-        intro.set(again.map(a -> m.get("signin.intro.again", a.user(), a.server())).orElseGet(() -> m.get("signin.intro")));
-        servers.set(again.map(a -> String.join(", ", a.servers().urls().stream().map(Object::toString).toList()))
+        intro.set(again.map(a -> m.get("signin.intro.again", a.user(), a.server()))
+                .orElseGet(() -> m.get("signin.intro")));
+        servers.set(again.map(a -> String.join(
+                        ", ", a.servers().urls().stream().map(Object::toString).toList()))
                 .orElse(""));
         user.set(again.map(Account::user).orElse(""));
         device.set(defaultDevice);
@@ -189,7 +206,7 @@ public final class SignInViewModel {
     }
 
     /** What the user typed, trimmed (the password apart). */
-    private record Form(String servers, String user, String device, String caFile, boolean allowInsecureHttp) { }
+    private record Form(String servers, String user, String device, String caFile, boolean allowInsecureHttp) {}
 
     /** Every check before the server is asked; the wrong fields go into {@code wrong}. Accounts thread (reads the CA file). */
     private Optional<SignInRequest> check(Form f, char[] password, Map<Field, String> wrong) {
@@ -221,15 +238,16 @@ public final class SignInViewModel {
         } else if (password.length > MAX_PASSWORD) {
             wrong.put(Field.PASSWORD, m.get("signin.error.longPassword", MAX_PASSWORD));
         }
-        if (f.device().isEmpty() || f.device().length() > MAX_DEVICE
+        if (f.device().isEmpty()
+                || f.device().length() > MAX_DEVICE
                 || f.device().chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             wrong.put(Field.DEVICE, m.get("signin.error.device", MAX_DEVICE));
         }
         TransportSecurity transport = null;
         try {
-            transport = TransportSecurity.load(f.caFile().isEmpty() ? Optional.empty() : Optional.of(Path.of(f.caFile())),
-                    f.allowInsecureHttp());
-        } catch (IllegalArgumentException e) {   // also a path the file system cannot name
+            transport = TransportSecurity.load(
+                    f.caFile().isEmpty() ? Optional.empty() : Optional.of(Path.of(f.caFile())), f.allowInsecureHttp());
+        } catch (IllegalArgumentException e) { // also a path the file system cannot name
             wrong.put(Field.CA_FILE, m.get("signin.error.caFile", e.getMessage()));
         }
         if (!wrong.isEmpty()) {
@@ -241,7 +259,7 @@ public final class SignInViewModel {
     private void done(int at, Map<Field, String> wrong, SignInResult r, String failure) {
         if (at != opening) {
             if (r instanceof SignInResult.SignedIn s) {
-                signedIn.accept(s);   // signed in although the dialog was closed meanwhile: the window still knows
+                signedIn.accept(s); // signed in although the dialog was closed meanwhile: the window still knows
             }
             return;
         }
@@ -261,8 +279,13 @@ public final class SignInViewModel {
             errors.get(Field.PASSWORD).set(m.get("signin.error.wrongPassword"));
             clearPassword.set(clearPassword.get() + 1);
         } else if (r instanceof SignInResult.TooManyAttempts t) {
-            errors.get(Field.PASSWORD).set(t.retryAfter().map(d -> m.get("signin.error.tooMany", wait(d),
-                    m.time(time.now().plus(d)))).orElseGet(() -> m.get("signin.error.tooManyLater")));
+            errors.get(Field.PASSWORD)
+                    .set(t.retryAfter()
+                            .map(d -> m.get(
+                                    "signin.error.tooMany",
+                                    wait(d),
+                                    m.time(time.now().plus(d))))
+                            .orElseGet(() -> m.get("signin.error.tooManyLater")));
             clearPassword.set(clearPassword.get() + 1);
         } else if (r instanceof SignInResult.Unreachable u) {
             errors.get(Field.SERVERS).set(m.get("signin.error.unreachable", u.detail()));

@@ -33,8 +33,12 @@ final class StatusRefresher implements AutoCloseable {
      * @param shown the period while shown
      * @param hidden the period while hidden (the tray icon's state may be this late)
      */
-    StatusRefresher(ScheduledExecutorService timer, ObservableBooleanValue showing, Duration shown, Duration hidden,
-                    Runnable refresh) {
+    StatusRefresher(
+            ScheduledExecutorService timer,
+            ObservableBooleanValue showing,
+            Duration shown,
+            Duration hidden,
+            Runnable refresh) {
         this.timer = Objects.requireNonNull(timer);
         this.showing = Objects.requireNonNull(showing);
         this.shown = Objects.requireNonNull(shown);

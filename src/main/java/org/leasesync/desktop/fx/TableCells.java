@@ -25,8 +25,7 @@ final class TableCells {
     /** Room for a cell's padding and a column's sort arrow. */
     private static final double PADDING = 28;
 
-    private TableCells() {
-    }
+    private TableCells() {}
 
     /** A cell that shows its value's text, cut at the end when too long, with the whole text as a tooltip. */
     static <S, T> TableCell<S, T> withTooltip() {
@@ -67,7 +66,7 @@ final class TableCells {
     /** The width {@code column}'s header and first rows need, between {@link #MIN_WIDTH} and {@code maxWidth}. */
     static <S> double contentWidth(TableView<S> table, TableColumn<S, ?> column, double maxWidth) {
         Text probe = new Text();
-        Font font = Font.font(Font.getDefault().getFamily(), 14);   // the window's text size (app.css .main)
+        Font font = Font.font(Font.getDefault().getFamily(), 14); // the window's text size (app.css .main)
         probe.setFont(font);
         probe.setText(Objects.toString(column.getText(), ""));
         double widest = probe.getLayoutBounds().getWidth();

@@ -10,12 +10,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.leasesync.lease.Scope;
-import org.leasesync.lease.TimeSource;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.tray.TrayPort;
 import org.leasesync.desktop.tray.TrayState;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TimeSource;
 
 /**
  * Keeps the tray in step with the window: the icon shows the worst state of the signed-in account's
@@ -96,7 +96,7 @@ final class TrayController {
     void watch() {
         for (Scope s : Scope.values()) {
             vm.card(s).kindProperty().addListener((o, a, b) -> update());
-            vm.card(s).headlineProperty().addListener((o, a, b) -> update());   // "2 conflicts" after "1 conflict"
+            vm.card(s).headlineProperty().addListener((o, a, b) -> update()); // "2 conflicts" after "1 conflict"
         }
         vm.addStatusListener(s -> update());
         desktop.pausedProperty().addListener((o, a, b) -> update());
@@ -110,7 +110,8 @@ final class TrayController {
             ScopeCardModel c = vm.card(s);
             shown.add(c.kindProperty().get());
             KeyStatus st = c.status();
-            if (st != null && st.lastSuccess().isPresent()
+            if (st != null
+                    && st.lastSuccess().isPresent()
                     && (last.isEmpty() || st.lastSuccess().get().isAfter(last.get()))) {
                 last = st.lastSuccess();
             }
@@ -121,7 +122,8 @@ final class TrayController {
             conflicts += vm.overlay().conflicts(s);
         }
         // the count is what the user has to do: "2 conflicts to resolve", as on the cards
-        String label = state == TrayState.CONFLICTS ? messages.get("card.conflicts", conflicts)
+        String label = state == TrayState.CONFLICTS
+                ? messages.get("card.conflicts", conflicts)
                 : messages.get("state." + state.name());
         String tooltip = last.map(t -> messages.get("tray.tooltip", label, messages.moment(t, time.now())))
                 .orElseGet(() -> messages.get("tray.tooltip.never", label));

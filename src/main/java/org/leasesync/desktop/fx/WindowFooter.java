@@ -26,8 +26,13 @@ final class WindowFooter {
     private Duration foregroundMinInterval;
 
     /** Shows these intervals now, and the account's server again whenever the window shows another account. */
-    WindowFooter(StatusTexts texts, WindowAccounts accounts, Supplier<ServerUrls> defaultServers, MainViewModel vm,
-            Duration scheduleInterval, Duration foregroundMinInterval) {
+    WindowFooter(
+            StatusTexts texts,
+            WindowAccounts accounts,
+            Supplier<ServerUrls> defaultServers,
+            MainViewModel vm,
+            Duration scheduleInterval,
+            Duration foregroundMinInterval) {
         this.texts = texts;
         this.accounts = accounts;
         this.defaultServers = defaultServers;
@@ -42,8 +47,12 @@ final class WindowFooter {
     void show(Duration scheduleInterval, Duration foregroundMinInterval) {
         this.scheduleInterval = scheduleInterval;
         this.foregroundMinInterval = foregroundMinInterval;
-        text.set(texts.footer(scheduleInterval, foregroundMinInterval, accounts.entry(vm.currentUser())
-                .map(WindowAccounts.Entry::servers).orElseGet(defaultServers)));
+        text.set(texts.footer(
+                scheduleInterval,
+                foregroundMinInterval,
+                accounts.entry(vm.currentUser())
+                        .map(WindowAccounts.Entry::servers)
+                        .orElseGet(defaultServers)));
     }
 
     StringProperty text() {

@@ -39,8 +39,13 @@ final class WindowLifecycle {
      * @param iconShown whether the tray icon can be seen now ({@code TrayPort::iconShown}): a close
      *        after the user saw the icon hides the window there even before the tray's answer arrives
      */
-    WindowLifecycle(Stage stage, MainViewModel vm, BackgroundViewModel desktop, Consumer<Boolean> implicitExit,
-                    Runnable exit, java.util.function.BooleanSupplier iconShown) {
+    WindowLifecycle(
+            Stage stage,
+            MainViewModel vm,
+            BackgroundViewModel desktop,
+            Consumer<Boolean> implicitExit,
+            Runnable exit,
+            java.util.function.BooleanSupplier iconShown) {
         this.stage = Objects.requireNonNull(stage);
         this.vm = Objects.requireNonNull(vm);
         this.desktop = Objects.requireNonNull(desktop);
@@ -92,10 +97,10 @@ final class WindowLifecycle {
         } else {
             desktop.noTray();
             if (hiddenBeforeAnswer) {
-                implicitExit.accept(true);   // the icon went away again: closing quits from now on
+                implicitExit.accept(true); // the icon went away again: closing quits from now on
             }
             if (!stage.isShowing() && !closedToQuit) {
-                open();   // started hidden, but there is no tray to come back from
+                open(); // started hidden, but there is no tray to come back from
             }
         }
     }

@@ -8,10 +8,10 @@ import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 import javafx.stage.WindowEvent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.SettingsFile;
 import org.leasesync.desktop.WindowGeometry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the app's windows go: the main window gets its minimum size and the size, position and
@@ -72,10 +72,18 @@ final class WindowPlacement {
         stage.setMinHeight(WindowGeometry.MIN_HEIGHT);
         Optional<WindowGeometry> saved = kept.map(WindowGeometry::atLeastMinimum);
         WindowGeometry g = WindowGeometry.place(saved, workAreas());
-        if (saved.isPresent() && (g.x() != saved.get().x() || g.y() != saved.get().y())) {
-            log.info("the window's last place ({}, {}, {} x {}) is not wholly on a screen now; opening it at ({}, {}, {} x {})",
-                    saved.get().x(), saved.get().y(), saved.get().width(), saved.get().height(), g.x(), g.y(),
-                    g.width(), g.height());
+        if (saved.isPresent()
+                && (g.x() != saved.get().x() || g.y() != saved.get().y())) {
+            log.info(
+                    "the window's last place ({}, {}, {} x {}) is not wholly on a screen now; opening it at ({}, {}, {} x {})",
+                    saved.get().x(),
+                    saved.get().y(),
+                    saved.get().width(),
+                    saved.get().height(),
+                    g.x(),
+                    g.y(),
+                    g.width(),
+                    g.height());
         }
         apply(stage, g);
         // GTK maps a new window at the size it computes from the scene (clamped to the minimum size),
@@ -119,12 +127,14 @@ final class WindowPlacement {
 
     /** The geometry to keep: the normal bounds and whether the window is maximized. */
     Optional<WindowGeometry> current() {
-        Rectangle2D r = normal != null ? normal
+        Rectangle2D r = normal != null
+                ? normal
                 : new Rectangle2D(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight());
         if (!(r.getWidth() > 0) || !(r.getHeight() > 0) || Double.isNaN(r.getMinX()) || Double.isNaN(r.getMinY())) {
-            return Optional.empty();   // never shown
+            return Optional.empty(); // never shown
         }
-        return Optional.of(new WindowGeometry(r.getMinX(), r.getMinY(), r.getWidth(), r.getHeight(), stage.isMaximized()));
+        return Optional.of(
+                new WindowGeometry(r.getMinX(), r.getMinY(), r.getWidth(), r.getHeight(), stage.isMaximized()));
     }
 
     /** Writes the geometry to the settings file (a small file write); a failure is logged, nothing more. */
@@ -147,8 +157,12 @@ final class WindowPlacement {
         // before its first showing a window has no size yet: its scene's size stands in
         double w = Double.isNaN(other.getWidth()) ? other.getScene().getWidth() : other.getWidth();
         double h = Double.isNaN(other.getHeight()) ? other.getScene().getHeight() : other.getHeight();
-        Rectangle2D screen = Screen.getScreensForRectangle(main.getX(), main.getY(), Math.max(1, main.getWidth()),
-                Math.max(1, main.getHeight())).stream().findFirst().orElse(Screen.getPrimary()).getVisualBounds();
+        Rectangle2D screen = Screen.getScreensForRectangle(
+                        main.getX(), main.getY(), Math.max(1, main.getWidth()), Math.max(1, main.getHeight()))
+                .stream()
+                .findFirst()
+                .orElse(Screen.getPrimary())
+                .getVisualBounds();
         double gap = 8;
         double roomRight = screen.getMaxX() - (main.getX() + main.getWidth() + gap);
         double roomLeft = main.getX() - gap - screen.getMinX();
@@ -158,7 +172,7 @@ final class WindowPlacement {
         } else if (w <= roomLeft) {
             x = main.getX() - gap - w;
         } else if (roomRight >= roomLeft) {
-            x = screen.getMaxX() - w;   // overlapping as little as it can, on the side with more room
+            x = screen.getMaxX() - w; // overlapping as little as it can, on the side with more room
         } else {
             x = screen.getMinX();
         }

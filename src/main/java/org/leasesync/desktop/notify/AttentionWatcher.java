@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.leasesync.run.RunEvent;
-import org.leasesync.run.RunRecord;
-import org.leasesync.run.RunStatus;
-import org.leasesync.run.RunHistory;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunEvent;
+import org.leasesync.run.RunHistory;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
 import org.leasesync.store.JdbcLocalEdits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,16 +46,24 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
     private final ScheduledExecutorService thread;
     private final Duration recheck;
     private ScheduledFuture<?> periodic;
-    private final Map<NotificationPolicy.Notice.Kind, Open> open = new java.util.EnumMap<>(NotificationPolicy.Notice.Kind.class);
+    private final Map<NotificationPolicy.Notice.Kind, Open> open =
+            new java.util.EnumMap<>(NotificationPolicy.Notice.Kind.class);
 
     /**
      * @param user the signed-in account (null before sign-in)
      * @param offline whether the server cannot be reached now
      * @param enabled whether the user has notifications switched on
      */
-    public AttentionWatcher(RunHistory runs, JdbcLocalEdits edits, Supplier<String> user, NotificationPolicy policy,
-                     BooleanSupplier offline, BooleanSupplier enabled, Notifier notifier,
-                     ScheduledExecutorService thread, Duration recheck) {
+    public AttentionWatcher(
+            RunHistory runs,
+            JdbcLocalEdits edits,
+            Supplier<String> user,
+            NotificationPolicy policy,
+            BooleanSupplier offline,
+            BooleanSupplier enabled,
+            Notifier notifier,
+            ScheduledExecutorService thread,
+            Duration recheck) {
         this.runs = Objects.requireNonNull(runs);
         this.edits = Objects.requireNonNull(edits);
         this.user = Objects.requireNonNull(user);
@@ -95,7 +103,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
 
     private void look(TaskKey key) {
         if (!key.userId().equals(user.get())) {
-            return;   // another account's runs (e.g. cancelled by a switch) are not the user's concern now
+            return; // another account's runs (e.g. cancelled by a switch) are not the user's concern now
         }
         try {
             NotificationPolicy.Observation now = observe(key);
@@ -156,7 +164,8 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         if (o == null || o.notices().stream().noneMatch(n -> n.key().equals(key))) {
             return;
         }
-        List<NotificationPolicy.Notice> rest = o.notices().stream().filter(n -> !n.key().equals(key)).toList();
+        List<NotificationPolicy.Notice> rest =
+                o.notices().stream().filter(n -> !n.key().equals(key)).toList();
         if (rest.isEmpty() || !notifier.isOpen(o.id())) {
             open.remove(kind);
             notifier.withdraw(o.id());
@@ -170,7 +179,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
     }
 
     /** The notification of a kind that was shown last, and what it holds. */
-    private record Open(long id, String user, List<NotificationPolicy.Notice> notices) { }
+    private record Open(long id, String user, List<NotificationPolicy.Notice> notices) {}
 
     /** What the database says about {@code key} now. Blocks on the database. */
     NotificationPolicy.Observation observe(TaskKey key) {
@@ -180,7 +189,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         for (RunRecord r : recent) {
             RunStatus st = r.status().orElse(null);
             if (st == RunStatus.RUNNING || st == RunStatus.CANCELLED) {
-                continue;   // neither ends nor extends a streak
+                continue; // neither ends nor extends a streak
             }
             if (st != RunStatus.FAILED) {
                 break;
@@ -191,7 +200,7 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         }
         Optional<String> attention = runs.lastRun(key)
                 .filter(r -> r.status().orElse(null) == RunStatus.NEEDS_ATTENTION)
-                .map(r -> r.error().orElse(""));   // blank: the notification says the state is unknown
+                .map(r -> r.error().orElse("")); // blank: the notification says the state is unknown
         Map<String, String> conflicts = new LinkedHashMap<>();
         for (JdbcLocalEdits.OutboxItem i : edits.outbox(key)) {
             if (i.isConflict()) {

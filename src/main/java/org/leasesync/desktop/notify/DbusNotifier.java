@@ -48,7 +48,9 @@ public final class DbusNotifier implements Notifier {
         this.bus = bus;
         this.clicked = clicked;
         this.openLabel = openLabel;
-        this.service = bus.getRemoteObject(FreedesktopNotifications.BUS_NAME, FreedesktopNotifications.OBJECT_PATH,
+        this.service = bus.getRemoteObject(
+                FreedesktopNotifications.BUS_NAME,
+                FreedesktopNotifications.OBJECT_PATH,
                 FreedesktopNotifications.class);
         this.onAction = s -> {
             TaskKey key = shown.get(s.id());
@@ -101,22 +103,35 @@ public final class DbusNotifier implements Notifier {
 
     @Override
     public long show(NotificationPolicy.Notice n, long replaces) {
-        byte urgency = (byte) (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION
-                || n.kind() == NotificationPolicy.Notice.Kind.SIGNED_OUT ? 2 : 1);   // critical : normal
+        byte urgency = (byte)
+                (n.kind() == NotificationPolicy.Notice.Kind.NEEDS_ATTENTION
+                                || n.kind() == NotificationPolicy.Notice.Kind.SIGNED_OUT
+                        ? 2
+                        : 1); // critical : normal
         Map<String, Variant<?>> hints = new java.util.HashMap<>();
         hints.put("urgency", new Variant<>(urgency));
-        hints.put("category", new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
+        hints.put(
+                "category",
+                new Variant<>(n.kind() == NotificationPolicy.Notice.Kind.CONFLICT ? "transfer" : "transfer.error"));
         // the icon: the menu entry's (installed) and the pixels themselves (any way it runs)
         hints.put("desktop-entry", new Variant<>(DESKTOP_ENTRY));
         icon.ifPresent(i -> hints.put("image-data", new Variant<>(i, NotificationIcon.SIGNATURE)));
         try {
-            UInt32 id = service.Notify("leasesync", new UInt32(replaces), "", n.title(), n.body(),
-                    List.of("default", openLabel), hints, -1);
+            UInt32 id = service.Notify(
+                    "leasesync",
+                    new UInt32(replaces),
+                    "",
+                    n.title(),
+                    n.body(),
+                    List.of("default", openLabel),
+                    hints,
+                    -1);
             if (replaces != 0 && id.longValue() != replaces) {
                 shown.remove(new UInt32(replaces));
             }
             shown.put(id, n.key());
-            log.info("notification {} shown{}: {}", id, replaces == 0 ? "" : " (replacing " + replaces + ")", n.title());
+            log.info(
+                    "notification {} shown{}: {}", id, replaces == 0 ? "" : " (replacing " + replaces + ")", n.title());
             return id.longValue();
         } catch (DBusExecutionException | LinkageError e) {
             log.warn("the notification service did not take a notification ({}): {}", n.title(), e.getMessage());

@@ -31,8 +31,15 @@ public interface FreedesktopNotifications extends DBusInterface {
      * @return the notification's id
      */
     @SuppressWarnings("checkstyle:MethodName")
-    UInt32 Notify(String appName, UInt32 replacesId, String appIcon, String summary, String body,
-                  List<String> actions, Map<String, Variant<?>> hints, int expireTimeout);
+    UInt32 Notify(
+            String appName,
+            UInt32 replacesId,
+            String appIcon,
+            String summary,
+            String body,
+            List<String> actions,
+            Map<String, Variant<?>> hints,
+            int expireTimeout);
 
     /** Closes a notification. */
     void CloseNotification(UInt32 id);

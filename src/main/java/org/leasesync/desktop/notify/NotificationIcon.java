@@ -29,16 +29,22 @@ public final class NotificationIcon extends Struct {
 
     @Position(0)
     public final int width;
+
     @Position(1)
     public final int height;
+
     @Position(2)
     public final int rowstride;
+
     @Position(3)
     public final boolean hasAlpha;
+
     @Position(4)
     public final int bitsPerSample;
+
     @Position(5)
     public final int channels;
+
     @Position(6)
     public final byte[] data;
 

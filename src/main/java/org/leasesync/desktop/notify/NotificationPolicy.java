@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StatusTexts;
+import org.leasesync.lease.TaskKey;
 
 /**
  * When the user hears about a key without looking: once per episode, never on a success. An
@@ -44,12 +44,21 @@ public final class NotificationPolicy {
      * @param conflicts conflict change id → record id
      * @param signedOut the reason, when the key's last run ended signed out
      */
-    public record Observation(TaskKey key, int failuresInARow, Optional<String> lastError, Optional<String> attention,
-                       Map<String, String> conflicts, Optional<String> signedOut) {
+    public record Observation(
+            TaskKey key,
+            int failuresInARow,
+            Optional<String> lastError,
+            Optional<String> attention,
+            Map<String, String> conflicts,
+            Optional<String> signedOut) {
 
         /** Not signed out. */
-        public Observation(TaskKey key, int failuresInARow, Optional<String> lastError, Optional<String> attention,
-                           Map<String, String> conflicts) {
+        public Observation(
+                TaskKey key,
+                int failuresInARow,
+                Optional<String> lastError,
+                Optional<String> attention,
+                Map<String, String> conflicts) {
             this(key, failuresInARow, lastError, attention, conflicts, Optional.empty());
         }
 
@@ -74,7 +83,12 @@ public final class NotificationPolicy {
      * @param detail the last error, the attention reason, or the conflicting record ids
      */
     public record Notice(TaskKey key, Kind kind, String title, String body, int count, String detail) {
-        public enum Kind { FAILING, NEEDS_ATTENTION, CONFLICT, SIGNED_OUT }
+        public enum Kind {
+            FAILING,
+            NEEDS_ATTENTION,
+            CONFLICT,
+            SIGNED_OUT
+        }
 
         public Notice {
             Objects.requireNonNull(key, "key");
@@ -112,23 +126,40 @@ public final class NotificationPolicy {
         } else if (o.failuresInARow() >= FAILURES_IN_A_ROW && !e.failingNotified && !offline) {
             e.failingNotified = true;
             String error = o.lastError().orElse(messages.get("status.unknownError"));
-            out.add(new Notice(o.key(), Notice.Kind.FAILING, messages.get("notify.failing.title", title),
-                    messages.get("notify.failing.body", title, o.failuresInARow(), error), o.failuresInARow(), error));
+            out.add(new Notice(
+                    o.key(),
+                    Notice.Kind.FAILING,
+                    messages.get("notify.failing.title", title),
+                    messages.get("notify.failing.body", title, o.failuresInARow(), error),
+                    o.failuresInARow(),
+                    error));
         }
         if (o.attention().isEmpty()) {
             e.attentionNotified = false;
         } else if (!e.attentionNotified) {
             e.attentionNotified = true;
-            String reason = o.attention().get().isBlank() ? messages.get("status.stateUnknown") : o.attention().get();
-            out.add(new Notice(o.key(), Notice.Kind.NEEDS_ATTENTION, messages.get("notify.attention.title", title),
-                    messages.get("notify.attention.body", reason), 1, reason));
+            String reason = o.attention().get().isBlank()
+                    ? messages.get("status.stateUnknown")
+                    : o.attention().get();
+            out.add(new Notice(
+                    o.key(),
+                    Notice.Kind.NEEDS_ATTENTION,
+                    messages.get("notify.attention.title", title),
+                    messages.get("notify.attention.body", reason),
+                    1,
+                    reason));
         }
         if (o.signedOut().isEmpty()) {
             e.signedOutNotified = false;
         } else if (!e.signedOutNotified) {
             e.signedOutNotified = true;
-            out.add(new Notice(o.key(), Notice.Kind.SIGNED_OUT, messages.get("notify.signedOut.title", title),
-                    messages.get("notify.signedOut.body"), 1, o.signedOut().get()));
+            out.add(new Notice(
+                    o.key(),
+                    Notice.Kind.SIGNED_OUT,
+                    messages.get("notify.signedOut.title", title),
+                    messages.get("notify.signedOut.body"),
+                    1,
+                    o.signedOut().get()));
         }
         Set<String> now = o.conflicts().keySet();
         if (e.knownConflicts != null) {
@@ -142,8 +173,13 @@ public final class NotificationPolicy {
             }
             if (added > 0) {
                 String ids = String.join(", ", records);
-                out.add(new Notice(o.key(), Notice.Kind.CONFLICT, messages.get("notify.conflict.title", title, added),
-                        messages.get("notify.conflict.body", title, added, ids), added, ids));
+                out.add(new Notice(
+                        o.key(),
+                        Notice.Kind.CONFLICT,
+                        messages.get("notify.conflict.title", title, added),
+                        messages.get("notify.conflict.body", title, added, ids),
+                        added,
+                        ids));
             }
         }
         e.knownConflicts = Set.copyOf(now);
@@ -167,22 +203,52 @@ public final class NotificationPolicy {
             return notices.get(0);
         }
         Notice last = notices.get(notices.size() - 1);
-        notices = notices.stream().sorted(java.util.Comparator.comparing(n -> n.key().scope())).toList();
+        notices = notices.stream()
+                .sorted(java.util.Comparator.comparing(n -> n.key().scope()))
+                .toList();
         Notice first = notices.get(0);
-        String titles = String.join(", ", notices.stream().map(n -> StatusTexts.title(n.key().scope(), messages)).toList());
+        String titles = String.join(
+                ", ",
+                notices.stream()
+                        .map(n -> StatusTexts.title(n.key().scope(), messages))
+                        .toList());
         int count = notices.stream().mapToInt(Notice::count).min().orElse(0);
         return switch (first.kind()) {
-            case FAILING -> new Notice(first.key(), first.kind(), messages.get("notify.failing.title", titles),
-                    messages.get("notify.failing.bodyMany", titles, count, last.detail()), count, last.detail());
-            case NEEDS_ATTENTION -> new Notice(first.key(), first.kind(), messages.get("notify.attention.titleMany", titles),
-                    messages.get("notify.attention.body", last.detail()), 1, last.detail());
-            case SIGNED_OUT -> new Notice(first.key(), first.kind(), messages.get("notify.signedOut.title", titles),
-                    messages.get("notify.signedOut.body"), 1, last.detail());
+            case FAILING ->
+                new Notice(
+                        first.key(),
+                        first.kind(),
+                        messages.get("notify.failing.title", titles),
+                        messages.get("notify.failing.bodyMany", titles, count, last.detail()),
+                        count,
+                        last.detail());
+            case NEEDS_ATTENTION ->
+                new Notice(
+                        first.key(),
+                        first.kind(),
+                        messages.get("notify.attention.titleMany", titles),
+                        messages.get("notify.attention.body", last.detail()),
+                        1,
+                        last.detail());
+            case SIGNED_OUT ->
+                new Notice(
+                        first.key(),
+                        first.kind(),
+                        messages.get("notify.signedOut.title", titles),
+                        messages.get("notify.signedOut.body"),
+                        1,
+                        last.detail());
             case CONFLICT -> {
                 int total = notices.stream().mapToInt(Notice::count).sum();
-                String ids = String.join(", ", notices.stream().map(Notice::detail).toList());
-                yield new Notice(first.key(), first.kind(), messages.get("notify.conflict.title", titles, total),
-                        messages.get("notify.conflict.body", titles, total, ids), total, ids);
+                String ids =
+                        String.join(", ", notices.stream().map(Notice::detail).toList());
+                yield new Notice(
+                        first.key(),
+                        first.kind(),
+                        messages.get("notify.conflict.title", titles, total),
+                        messages.get("notify.conflict.body", titles, total, ids),
+                        total,
+                        ids);
             }
         };
     }

@@ -25,12 +25,10 @@ public interface Notifier extends AutoCloseable {
         }
 
         @Override
-        public void withdraw(long id) {
-        }
+        public void withdraw(long id) {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     /** Whether notifications can be shown at all on this desktop. */

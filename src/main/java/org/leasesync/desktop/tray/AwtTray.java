@@ -16,10 +16,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.Pause;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The tray icon through AWT's {@link SystemTray}: on Linux an XEmbed tray icon
@@ -39,9 +39,11 @@ public final class AwtTray implements TrayPort {
     // AWT event thread only:
     /** Made when a tray host is there: it reads the PNG through ImageIO, ~60 classes a trayless desktop never needs. */
     private TrayIcons icons;
+
     private TrayIcon icon;
     /** {@link #icon} for the watch thread, which only compares it. */
     private volatile TrayIcon iconShown;
+
     private PopupMenu popup;
     private MenuItem status;
     private Menu pauseMenu;
@@ -51,6 +53,7 @@ public final class AwtTray implements TrayPort {
     private volatile boolean removed;
     /** Polls the tray selection's owner while the icon is installed; null without X or before install. */
     private java.util.concurrent.ScheduledExecutorService hostWatch;
+
     private XTrayHost.OwnerWatch watch;
     /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
     private volatile boolean awtAsked;
@@ -91,7 +94,7 @@ public final class AwtTray implements TrayPort {
 
     private boolean add(TrayMenu menu, TrayView initial) {
         if (removed) {
-            return false;   // the app quit while AWT was starting
+            return false; // the app quit while AWT was starting
         }
         SystemTray tray = SystemTray.getSystemTray();
         Dimension d = tray.getTrayIconSize();
@@ -131,7 +134,7 @@ public final class AwtTray implements TrayPort {
                 }
             }
         });
-        iconShown = icon;   // before the add: the tray host can show the icon before add returns
+        iconShown = icon; // before the add: the tray host can show the icon before add returns
         try {
             tray.add(icon);
         } catch (AWTException e) {
@@ -188,18 +191,25 @@ public final class AwtTray implements TrayPort {
             return t;
         });
         SystemTray tray = SystemTray.getSystemTray();
-        hostWatch.scheduleWithFixedDelay(() -> {
-            if (removed) {
-                return;
-            }
-            XTrayHost.OwnerWatch.Seen seen = w.poll();
-            if (seen.newHost()) {
-                log.info("a tray host started (window 0x{}); putting the icon into it", Long.toHexString(seen.owner()));
-                EventQueue.invokeLater(this::dockAgain);
-            } else if (seen.owner() != 0 && !java.util.Arrays.asList(tray.getTrayIcons()).contains(iconShown)) {
-                EventQueue.invokeLater(this::putBackIfGone);
-            }
-        }, HOST_POLL.toMillis(), HOST_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        hostWatch.scheduleWithFixedDelay(
+                () -> {
+                    if (removed) {
+                        return;
+                    }
+                    XTrayHost.OwnerWatch.Seen seen = w.poll();
+                    if (seen.newHost()) {
+                        log.info(
+                                "a tray host started (window 0x{}); putting the icon into it",
+                                Long.toHexString(seen.owner()));
+                        EventQueue.invokeLater(this::dockAgain);
+                    } else if (seen.owner() != 0
+                            && !java.util.Arrays.asList(tray.getTrayIcons()).contains(iconShown)) {
+                        EventQueue.invokeLater(this::putBackIfGone);
+                    }
+                },
+                HOST_POLL.toMillis(),
+                HOST_POLL.toMillis(),
+                TimeUnit.MILLISECONDS);
         return true;
     }
 
@@ -238,13 +248,13 @@ public final class AwtTray implements TrayPort {
         }
     }
 
-    private static final int PAUSE_INDEX = 4;   // status, separator, open, sync all, then pause/resume
+    private static final int PAUSE_INDEX = 4; // status, separator, open, sync all, then pause/resume
 
     /** Every text the menu shows: its items, the pause choices and the status line. */
     java.util.List<String> menuTexts(TrayView initial) {
         java.util.List<String> texts = new java.util.ArrayList<>(java.util.List.of(initial.tooltip()));
-        for (String k : new String[] {"tray.open", "tray.syncAll", "tray.pause", "tray.resume", "tray.settings",
-                "tray.quit"}) {
+        for (String k :
+                new String[] {"tray.open", "tray.syncAll", "tray.pause", "tray.resume", "tray.settings", "tray.quit"}) {
             texts.add(messages.get(k));
         }
         for (Pause.Option o : Pause.Option.values()) {
@@ -294,11 +304,11 @@ public final class AwtTray implements TrayPort {
         }
         removed = true;
         if (hostWatch != null) {
-            hostWatch.execute(watch::close);   // on its own thread, after any poll under way
-            hostWatch.shutdown();              // ends the polling
+            hostWatch.execute(watch::close); // on its own thread, after any poll under way
+            hostWatch.shutdown(); // ends the polling
         }
         if (!awtAsked || GraphicsEnvironment.isHeadless()) {
-            return;   // AWT never started: nothing to remove, and no toolkit to start just to quit
+            return; // AWT never started: nothing to remove, and no toolkit to start just to quit
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         EventQueue.invokeLater(() -> {

@@ -27,12 +27,18 @@ public final class MenuFont {
     public static final int SIZE = 12;
 
     /** Outline fonts with Simplified Chinese, best first. */
-    static final List<String> PREFERRED = List.of("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
-            "Source Han Sans CN", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Droid Sans Fallback",
-            "AR PL UKai CN", "AR PL UMing CN");
+    static final List<String> PREFERRED = List.of(
+            "Noto Sans CJK SC",
+            "Noto Sans SC",
+            "Source Han Sans SC",
+            "Source Han Sans CN",
+            "WenQuanYi Micro Hei",
+            "WenQuanYi Zen Hei",
+            "Droid Sans Fallback",
+            "AR PL UKai CN",
+            "AR PL UMing CN");
 
-    private MenuFont() {
-    }
+    private MenuFont() {}
 
     /**
      * The font for {@code texts} among the installed fonts; empty when the logical font serves (every
@@ -86,7 +92,12 @@ public final class MenuFont {
     /** Bitmap faces (drawn with strokes missing) and AWT's logical fonts (the composite this replaces). */
     static boolean isExcluded(String family) {
         String f = family.toLowerCase(Locale.ROOT);
-        return f.contains("sharp") || f.contains("bitmap") || f.contains("fixed") || f.startsWith("dialog")
-                || f.startsWith("monospaced") || f.startsWith("sansserif") || f.startsWith("serif");
+        return f.contains("sharp")
+                || f.contains("bitmap")
+                || f.contains("fixed")
+                || f.startsWith("dialog")
+                || f.startsWith("monospaced")
+                || f.startsWith("sansserif")
+                || f.startsWith("serif");
     }
 }

@@ -63,7 +63,8 @@ final class TrayIcons {
             g.setColor(new Color(state.badgeRgb()));
             g.fill(new Ellipse2D.Double(cx - r, cy - r, 2 * r, 2 * r));
             g.setColor(state == TrayState.NEEDS_ATTENTION ? new Color(0x24292F) : Color.WHITE);
-            g.setStroke(new BasicStroke((float) Math.max(1.5, size / 12.0), BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
+            g.setStroke(
+                    new BasicStroke((float) Math.max(1.5, size / 12.0), BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
             sign(g, state, cx, cy, r * 0.55);
         } finally {
             g.dispose();
@@ -91,8 +92,8 @@ final class TrayIcons {
             }
             case SIGNED_OUT -> {
                 // a padlock: the session is closed
-                g.draw(new java.awt.geom.Arc2D.Double(cx - s * 0.45, cy - s * 0.9, s * 0.9, s * 0.9, 0, 180,
-                        java.awt.geom.Arc2D.OPEN));
+                g.draw(new java.awt.geom.Arc2D.Double(
+                        cx - s * 0.45, cy - s * 0.9, s * 0.9, s * 0.9, 0, 180, java.awt.geom.Arc2D.OPEN));
                 g.fill(new java.awt.geom.Rectangle2D.Double(cx - s * 0.7, cy - s * 0.4, s * 1.4, s * 1.1));
             }
             case CONFLICTS -> {

@@ -55,8 +55,13 @@ public interface TrayPort {
      * @param settings Settings…: opens the window's settings dialog
      * @param quit Quit: ends the app
      */
-    record TrayMenu(Runnable open, Runnable syncAll, java.util.function.Consumer<Pause.Option> pause, Runnable resume,
-                    Runnable settings, Runnable quit) {
+    record TrayMenu(
+            Runnable open,
+            Runnable syncAll,
+            java.util.function.Consumer<Pause.Option> pause,
+            Runnable resume,
+            Runnable settings,
+            Runnable quit) {
         public TrayMenu {
             java.util.Objects.requireNonNull(open, "open");
             java.util.Objects.requireNonNull(syncAll, "syncAll");

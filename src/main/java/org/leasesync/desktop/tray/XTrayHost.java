@@ -91,7 +91,9 @@ final class XTrayHost {
         }
 
         long owner() {
-            return atom.longValue() == 0 ? 0 : x.XGetSelectionOwner(display, atom).longValue();
+            return atom.longValue() == 0
+                    ? 0
+                    : x.XGetSelectionOwner(display, atom).longValue();
         }
 
         void close() {
@@ -99,8 +101,7 @@ final class XTrayHost {
         }
     }
 
-    private XTrayHost() {
-    }
+    private XTrayHost() {}
 
     /**
      * Asks the X server of {@code display} whether a tray host owns {@code _NET_SYSTEM_TRAY_S<n>} of
@@ -178,17 +179,17 @@ final class XTrayHost {
          * @param owner the window that owns the selection now; 0 when no tray host does
          * @param newHost a tray host started since the last poll and owns the selection now
          */
-        record Seen(long owner, boolean newHost) {
-        }
+        record Seen(long owner, boolean newHost) {}
 
         /** Reads the queued events (no round trip when there are none) and asks the owner (one round trip). */
         Seen poll() {
             boolean announced = false;
             while (c.x.XPending(c.display) > 0) {
                 c.x.XNextEvent(c.display, event);
-                if (event.getInt(0) == CLIENT_MESSAGE && event.getNativeLong(5L * Native.LONG_SIZE).equals(manager)
+                if (event.getInt(0) == CLIENT_MESSAGE
+                        && event.getNativeLong(5L * Native.LONG_SIZE).equals(manager)
                         && event.getNativeLong(8L * Native.LONG_SIZE).equals(c.atom)) {
-                    announced = true;   // data.l[1] is the selection the new manager took
+                    announced = true; // data.l[1] is the selection the new manager took
                 }
             }
             long owner = c.owner();

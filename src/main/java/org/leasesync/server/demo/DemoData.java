@@ -7,8 +7,8 @@ import java.util.Map;
 /** The demo records {@link DemoSeeder} writes: JSON payloads per scope, per user. */
 public final class DemoData {
 
-    static final Map<String, String> ID_PREFIX = Map.of(
-            "course_sync", "course", "message_sync", "msg", "backup", "settings");
+    static final Map<String, String> ID_PREFIX =
+            Map.of("course_sync", "course", "message_sync", "msg", "backup", "settings");
 
     public static final Map<String, List<String>> ALICE = scopes(
             List.of(
@@ -49,8 +49,7 @@ public final class DemoData {
             List.of("{\"theme\":\"dark\",\"notifications\":false,\"language\":\"de\","
                     + "\"syncOnStartup\":false,\"dailyGoalMinutes\":45}"));
 
-    private DemoData() {
-    }
+    private DemoData() {}
 
     private static Map<String, List<String>> scopes(List<String> courses, List<String> messages, List<String> backup) {
         Map<String, List<String>> m = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package org.leasesync.server.demo;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import com.fasterxml.jackson.databind.JsonNode;
 import org.leasesync.server.protocol.Json;
 import org.leasesync.server.store.AccountStore;
 import org.leasesync.server.store.DatabaseErrors;
@@ -64,8 +64,8 @@ public final class DemoSeeder {
                     if (!AccountStore.exists(c, user)) {
                         accounts.insert(c, user, null, user.equals(ADMIN));
                         made = true;
-                        Map<String, List<String>> data = user.equals("alice") ? DemoData.ALICE
-                                : user.equals("bob") ? DemoData.BOB : Map.of();
+                        Map<String, List<String>> data =
+                                user.equals("alice") ? DemoData.ALICE : user.equals("bob") ? DemoData.BOB : Map.of();
                         for (Map.Entry<String, List<String>> scope : data.entrySet()) {
                             insert(c, user, scope.getKey(), scope.getValue());
                         }
@@ -118,13 +118,17 @@ public final class DemoSeeder {
     private void insert(Connection c, String user, String scope, List<String> payloads) throws SQLException {
         long seq = records.lockScope(c, user, scope);
         long now = clock.millis();
-        Function<Integer, String> idOf = i -> payloads.size() == 1
-                ? DemoData.ID_PREFIX.get(scope) : DemoData.ID_PREFIX.get(scope) + "-" + (i + 1);
+        Function<Integer, String> idOf = i ->
+                payloads.size() == 1 ? DemoData.ID_PREFIX.get(scope) : DemoData.ID_PREFIX.get(scope) + "-" + (i + 1);
         for (int i = 0; i < payloads.size(); i++) {
             JsonNode payload = Json.readTree(payloads.get(i));
             seq++;
-            records.write(c, user, scope,
-                    new RecordStore.StoredRecord(idOf.apply(i), 1, false, Json.text(payload), seq, now), false);
+            records.write(
+                    c,
+                    user,
+                    scope,
+                    new RecordStore.StoredRecord(idOf.apply(i), 1, false, Json.text(payload), seq, now),
+                    false);
         }
         records.setLastSeq(c, user, scope, seq);
         if (!payloads.isEmpty()) {

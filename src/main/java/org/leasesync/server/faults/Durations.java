@@ -12,8 +12,7 @@ public final class Durations {
     /** The accepted forms, for error messages. */
     public static final String ACCEPTED_FORMS = DurationGrammar.ACCEPTED_FORMS;
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /**
      * Parses {@code text} into a non-negative duration.

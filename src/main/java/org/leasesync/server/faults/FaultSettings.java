@@ -14,8 +14,14 @@ package org.leasesync.server.faults;
  * @param throttleRetryAfterDate whether {@code Retry-After} is sent as an HTTP-date (the server's wall clock,
  *     rounded up to the next whole second, plus the wait) instead of delta-seconds; RFC 9110 §10.2.3 allows both
  */
-public record FaultSettings(long latencyMs, int failPush, int dropAfterApply, long delayAfterApplyMs,
-                            int throttle, long throttleRetryAfterSeconds, boolean throttleRetryAfterDate) {
+public record FaultSettings(
+        long latencyMs,
+        int failPush,
+        int dropAfterApply,
+        long delayAfterApplyMs,
+        int throttle,
+        long throttleRetryAfterSeconds,
+        boolean throttleRetryAfterDate) {
 
     /** The wait of a throttled request unless set: one second, as delta-seconds. */
     public static final long DEFAULT_RETRY_AFTER_SECONDS = 1;
@@ -35,8 +41,8 @@ public record FaultSettings(long latencyMs, int failPush, int dropAfterApply, lo
         requireNonNegative("delayAfterApplyMs", delayAfterApplyMs);
         requireNonNegative("throttle", throttle);
         if (throttleRetryAfterSeconds < 1 || throttleRetryAfterSeconds > 3600) {
-            throw new IllegalArgumentException("throttleRetryAfterSeconds must be 1..3600 but was "
-                    + throttleRetryAfterSeconds);
+            throw new IllegalArgumentException(
+                    "throttleRetryAfterSeconds must be 1..3600 but was " + throttleRetryAfterSeconds);
         }
     }
 

@@ -121,8 +121,7 @@ public record FaultSpec(Kind kind, int count, Duration duration) {
     }
 
     private static IllegalArgumentException bad(String spec, String why) {
-        return new IllegalArgumentException(
-                "bad fault spec '" + spec + "': " + why + "; accepted: " + ACCEPTED_FORMS);
+        return new IllegalArgumentException("bad fault spec '" + spec + "': " + why + "; accepted: " + ACCEPTED_FORMS);
     }
 
     /** The spec in its parseable form, e.g. {@code fail-push=2} or {@code latency=PT0.25S}. */

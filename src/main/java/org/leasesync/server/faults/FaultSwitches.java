@@ -3,9 +3,9 @@ package org.leasesync.server.faults;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.leasesync.server.ReferenceServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.server.ReferenceServer;
 
 /**
  * The live fault switches of a running {@link ReferenceServer}.
@@ -28,8 +28,7 @@ public final class FaultSwitches {
     private volatile boolean throttleRetryAfterDate;
 
     /** Creates switches with every fault off. */
-    public FaultSwitches() {
-    }
+    public FaultSwitches() {}
 
     /** Switches on the fault a spec describes (replacing that kind's current value). */
     public void apply(FaultSpec spec) {
@@ -62,8 +61,14 @@ public final class FaultSwitches {
 
     /** A consistent-enough snapshot (each value is read atomically, not all together). */
     public FaultSettings snapshot() {
-        return new FaultSettings(latencyMs.get(), failPush.get(), dropAfterApply.get(),
-                delayAfterApplyMs.get(), throttle.get(), throttleRetryAfterSeconds, throttleRetryAfterDate);
+        return new FaultSettings(
+                latencyMs.get(),
+                failPush.get(),
+                dropAfterApply.get(),
+                delayAfterApplyMs.get(),
+                throttle.get(),
+                throttleRetryAfterSeconds,
+                throttleRetryAfterDate);
     }
 
     /** The wait a throttled request is told, seconds (1 or more). */

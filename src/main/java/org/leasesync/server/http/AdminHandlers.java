@@ -8,11 +8,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.server.faults.FaultSwitches;
 import org.leasesync.server.jobs.JobScheduler;
 import org.leasesync.server.jobs.JobViews;
 import org.leasesync.server.jobs.RunRequest;
-import org.leasesync.server.faults.FaultSettings;
-import org.leasesync.server.faults.FaultSwitches;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.PushRequest;
 import org.leasesync.server.store.AuditEntry;
@@ -22,9 +22,14 @@ import org.leasesync.server.store.StatsStore;
 /** The admin endpoints (docs/protocol.md §8). Thread-safe; stats and audit block on the database. */
 public final class AdminHandlers {
 
-    private static final Set<String> FAULT_FIELDS =
-            Set.of("latencyMs", "failPush", "dropAfterApply", "delayAfterApplyMs", "throttle",
-                    "throttleRetryAfterSeconds", "throttleRetryAfterDate");
+    private static final Set<String> FAULT_FIELDS = Set.of(
+            "latencyMs",
+            "failPush",
+            "dropAfterApply",
+            "delayAfterApplyMs",
+            "throttle",
+            "throttleRetryAfterSeconds",
+            "throttleRetryAfterDate");
     static final int AUDIT_DEFAULT_LIMIT = 1000;
     static final int AUDIT_MAX_LIMIT = 10_000;
     static final int JOB_RUNS_DEFAULT = 10;
@@ -96,7 +101,9 @@ public final class AdminHandlers {
      */
     Reply audit(RequestContext ctx) throws Exception {
         if (!audits.enabled()) {
-            throw new ApiError(404, "audit_off",
+            throw new ApiError(
+                    404,
+                    "audit_off",
                     "the audit log is off; start the server with --audit (ServerConfig.withAudit(true))");
         }
         Map<String, String> query = PullHandler.query(ctx.rawQuery());

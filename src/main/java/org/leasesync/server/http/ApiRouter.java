@@ -9,20 +9,20 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.server.faults.FaultSwitches;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.PathSegments;
 import org.leasesync.server.protocol.ProtocolHeaders;
 import org.leasesync.server.protocol.Scopes;
+import org.leasesync.server.store.AccountStore;
 import org.leasesync.server.store.AuditLog;
 import org.leasesync.server.store.DatabaseErrors;
 import org.leasesync.server.store.RequestAudit;
 import org.leasesync.server.store.ServerDatabase;
 import org.leasesync.server.store.SessionStore.Session;
 import org.leasesync.server.store.StatsStore;
-import org.leasesync.server.store.AccountStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one {@link HttpHandler}: decodes the path, routes, applies request faults and auth in the
@@ -48,8 +48,9 @@ public final class ApiRouter implements HttpHandler {
     private final StatsStore stats;
     private final AuditLog audits;
     private final Clock clock;
-    private static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter
-            .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.ROOT).withZone(java.time.ZoneOffset.UTC);
+    private static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter.ofPattern(
+                    "EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.ROOT)
+            .withZone(java.time.ZoneOffset.UTC);
     private final ServerMetrics metrics;
     private final Map<String, Handler> health;
     private final Map<String, Handler> scrape;
@@ -62,9 +63,19 @@ public final class ApiRouter implements HttpHandler {
     private volatile boolean closing;
     private volatile boolean databaseDown;
 
-    public ApiRouter(Authenticator auth, FaultSwitches faults, StatsStore stats, AuditLog audits, Clock clock,
-              ServerMetrics metrics, Handler health, PullHandler pull, PushHandler push, PushStatusHandler status,
-              AdminHandlers adminHandlers, SessionHandlers sessionHandlers) {
+    public ApiRouter(
+            Authenticator auth,
+            FaultSwitches faults,
+            StatsStore stats,
+            AuditLog audits,
+            Clock clock,
+            ServerMetrics metrics,
+            Handler health,
+            PullHandler pull,
+            PushHandler push,
+            PushStatusHandler status,
+            AdminHandlers adminHandlers,
+            SessionHandlers sessionHandlers) {
         this.auth = auth;
         this.faults = faults;
         this.stats = stats;
@@ -119,8 +130,8 @@ public final class ApiRouter implements HttpHandler {
         }
         auditUnlessWritten(audit, ex, rawPath, reply, error);
         finishBeforeSend(ctx, reply, arrival);
-        metrics.requestDone(RequestEndpoint.of(ex.getRequestMethod(), rawPath), reply, error,
-                System.nanoTime() - startNanos);
+        metrics.requestDone(
+                RequestEndpoint.of(ex.getRequestMethod(), rawPath), reply, error, System.nanoTime() - startNanos);
         try {
             send(ex, reply);
         } catch (IOException e) {
@@ -139,18 +150,28 @@ public final class ApiRouter implements HttpHandler {
     private ApiError unexpected(String method, String rawPath, Exception e) {
         if (e instanceof PushService.CommitOutcomeUnknown) {
             metrics.commitOutcomeUnknown();
-            log.warn("database connection lost while committing {} {}: outcome unknown: {}", method, rawPath,
+            log.warn(
+                    "database connection lost while committing {} {}: outcome unknown: {}",
+                    method,
+                    rawPath,
                     e.getCause() == null ? e.toString() : e.getCause().toString());
-            return new ApiError(503, "unavailable", "the database connection broke while this push was being"
-                    + " committed: it may or may not have been applied; ask about its Idempotency-Key"
-                    + " (GET .../pushes/{key}) before sending it again", 1);
+            return new ApiError(
+                    503,
+                    "unavailable",
+                    "the database connection broke while this push was being"
+                            + " committed: it may or may not have been applied; ask about its Idempotency-Key"
+                            + " (GET .../pushes/{key}) before sending it again",
+                    1);
         }
         if (e instanceof SQLTransientException || DatabaseErrors.isUnavailable(e)) {
             metrics.databaseUnavailable();
             if (!databaseDown) {
                 databaseDown = true;
-                log.warn("the server database is unavailable; answering 503 until it is back ({} {}: {})",
-                        method, rawPath, ServerDatabase.rootMessage(e));
+                log.warn(
+                        "the server database is unavailable; answering 503 until it is back ({} {}: {})",
+                        method,
+                        rawPath,
+                        ServerDatabase.rootMessage(e));
             } else {
                 log.debug("database unavailable for {} {}: {}", method, rawPath, e.toString());
             }
@@ -187,13 +208,18 @@ public final class ApiRouter implements HttpHandler {
      * route. Logs one DEBUG line.
      */
     private void requestDone(String method, String rawPath, Routed ctx, Reply reply, long elapsedNanos) {
-        log.debug("{} {} -> {} in {} ms{}", method, rawPath, reply.drop() ? "dropped" : reply.status(),
+        log.debug(
+                "{} {} -> {} in {} ms{}",
+                method,
+                rawPath,
+                reply.drop() ? "dropped" : reply.status(),
                 elapsedNanos / 1_000_000,
-                ctx != null && ctx.request().runId() != null ? " run=" + ctx.request().runId() : "");
+                ctx != null && ctx.request().runId() != null
+                        ? " run=" + ctx.request().runId()
+                        : "");
     }
 
-    private record Routed(Handler handler, RequestContext request) {
-    }
+    private record Routed(Handler handler, RequestContext request) {}
 
     /**
      * Writes the request's audit row in a transaction of its own, unless it is not audited or the
@@ -208,13 +234,18 @@ public final class ApiRouter implements HttpHandler {
         boolean interrupted = Thread.interrupted();
         try {
             if (audit.authUser() == null) {
-                audit.authUser(auth.tokenOwner(ex.getRequestHeaders().getFirst("Authorization")).orElse(null));
+                audit.authUser(auth.tokenOwner(ex.getRequestHeaders().getFirst("Authorization"))
+                        .orElse(null));
             }
-            audits.insertAlone(audit.entry(reply.drop() ? 0 : reply.status(), error == null ? null : error.code(),
-                    clock.millis()));
+            audits.insertAlone(audit.entry(
+                    reply.drop() ? 0 : reply.status(), error == null ? null : error.code(), clock.millis()));
         } catch (Exception e) {
-            log.warn("could not write the audit row of {} {} (answer {}): {}", ex.getRequestMethod(), rawPath,
-                    reply.status(), e.toString());
+            log.warn(
+                    "could not write the audit row of {} {} (answer {}): {}",
+                    ex.getRequestMethod(),
+                    rawPath,
+                    reply.status(),
+                    e.toString());
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -233,8 +264,10 @@ public final class ApiRouter implements HttpHandler {
             if (h == null) {
                 throw ApiError.methodNotAllowed(method, rawPath, methods.keySet());
             }
-            return new Routed(h, new RequestContext(ex, List.of(rawPath.substring(1)), null, null, null, arrival,
-                    RequestAudit.off(), null));
+            return new Routed(
+                    h,
+                    new RequestContext(
+                            ex, List.of(rawPath.substring(1)), null, null, null, arrival, RequestAudit.off(), null));
         }
         boolean userPath = rawPath.startsWith("/v1/users/");
         if (userPath) {
@@ -250,11 +283,13 @@ public final class ApiRouter implements HttpHandler {
         if (s.get(1).equals("sessions")) {
             // signing in needs no session; everything else there is the caller's own sessions
             Session session = s.size() == 2 && method.equals("POST") ? null : auth.requireSession(authorization);
-            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
+            return new Routed(
+                    handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
         }
         if (!userPath) {
             Session session = auth.requireAdmin(authorization);
-            return new Routed(handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
+            return new Routed(
+                    handler, new RequestContext(ex, s, null, null, null, arrival, RequestAudit.off(), session));
         }
         long latencyMs = faults.latency().toMillis();
         if (latencyMs > 0) {
@@ -266,8 +301,8 @@ public final class ApiRouter implements HttpHandler {
         Session session = auth.requireUser(authorization, s.get(2));
         audit.authUser(s.get(2));
         String scope = Scopes.require(s.get(4));
-        String runId = ProtocolHeaders.optionalToken(ProtocolHeaders.SYNC_RUN_ID,
-                ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
+        String runId = ProtocolHeaders.optionalToken(
+                ProtocolHeaders.SYNC_RUN_ID, ex.getRequestHeaders().getFirst(ProtocolHeaders.SYNC_RUN_ID));
         return new Routed(handler, new RequestContext(ex, s, s.get(2), scope, runId, arrival, audit, session));
     }
 
@@ -289,7 +324,9 @@ public final class ApiRouter implements HttpHandler {
 
     private Map<String, Handler> endpoint(List<String> s) {
         if (s.size() >= 2 && s.get(0).equals("v1") && s.get(1).equals("users")) {
-            if (s.size() >= 6 && s.get(3).equals("scopes") && AccountStore.USER_NAME.matcher(s.get(2)).matches()) {
+            if (s.size() >= 6
+                    && s.get(3).equals("scopes")
+                    && AccountStore.USER_NAME.matcher(s.get(2)).matches()) {
                 if (s.size() == 6 && s.get(5).equals("changes")) {
                     return changes;
                 }
@@ -303,7 +340,10 @@ public final class ApiRouter implements HttpHandler {
             return oneSession;
         } else if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin") && admin.containsKey(s.get(2))) {
             return admin.get(s.get(2));
-        } else if (s.size() == 5 && s.get(0).equals("v1") && s.get(1).equals("admin") && s.get(2).equals("jobs")
+        } else if (s.size() == 5
+                && s.get(0).equals("v1")
+                && s.get(1).equals("admin")
+                && s.get(2).equals("jobs")
                 && s.get(4).equals("run")) {
             return jobRun;
         }

@@ -28,9 +28,10 @@ public final class Authenticator {
      */
     Session requireSession(String authorization) throws SQLException {
         String token = bearer(authorization);
-        return sessions.authenticate(token).orElseThrow(() -> ApiError.invalidToken(
-                "the bearer token is not a live session (unknown, expired, revoked, or its account disabled or deleted);"
-                        + " sign in again"));
+        return sessions.authenticate(token)
+                .orElseThrow(() -> ApiError.invalidToken(
+                        "the bearer token is not a live session (unknown, expired, revoked, or its account disabled or deleted);"
+                                + " sign in again"));
     }
 
     /**

@@ -22,7 +22,8 @@ public record Fencing(String clientId, long token) {
      */
     static Fencing fromHeaders(RequestContext ctx) {
         String token = ctx.header(ProtocolHeaders.FENCING_TOKEN);
-        String clientId = ProtocolHeaders.optionalToken(ProtocolHeaders.CLIENT_ID, ctx.header(ProtocolHeaders.CLIENT_ID));
+        String clientId =
+                ProtocolHeaders.optionalToken(ProtocolHeaders.CLIENT_ID, ctx.header(ProtocolHeaders.CLIENT_ID));
         if (token == null && clientId == null) {
             return null;
         }
@@ -41,7 +42,9 @@ public record Fencing(String clientId, long token) {
      * is the highest token seen for the key and this client.
      */
     ApiError stale(String consequence, long highest) {
-        return ApiError.staleFencingToken("fencing token " + token + " for client '" + clientId
-                + "' is lower than one already seen (" + highest + "); " + consequence, highest);
+        return ApiError.staleFencingToken(
+                "fencing token " + token + " for client '" + clientId + "' is lower than one already seen (" + highest
+                        + "); " + consequence,
+                highest);
     }
 }

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -68,16 +68,19 @@ public final class PullHandler implements Handler {
     }
 
     /** What a pull asks for: after which position, checking which push position, how many. */
-    private record Ask(String user, String scope, Optional<Cursor> since, Optional<Cursor> pushed, int limit) {
-    }
+    private record Ask(String user, String scope, Optional<Cursor> since, Optional<Cursor> pushed, int limit) {}
 
     @Override
     public Reply handle(RequestContext ctx) throws Exception {
         Fencing fence = Fencing.fromHeaders(ctx);
         Map<String, String> query = query(ctx.rawQuery());
         String dbId = records.databaseId();
-        Ask ask = new Ask(ctx.user(), ctx.scope(), ours(query.get("since"), "cursor", dbId),
-                ours(query.get("pushed"), "push position", dbId), limit(query.get("limit")));
+        Ask ask = new Ask(
+                ctx.user(),
+                ctx.scope(),
+                ours(query.get("since"), "cursor", dbId),
+                ours(query.get("pushed"), "push position", dbId),
+                limit(query.get("limit")));
         try (Connection c = db.connection()) {
             if (fence == null) {
                 return Reply.json(200, read(c, ask, records.lastSeq(c, ask.user(), ask.scope()), dbId));
@@ -86,7 +89,8 @@ public final class PullHandler implements Handler {
             try {
                 long lastSeq = records.lockScope(c, ask.user(), ask.scope());
                 if (!fencing.accept(c, ask.user(), ask.scope(), fence.clientId(), fence.token(), clock.millis())) {
-                    throw fence.stale("nothing returned", fencing.highest(c, ask.user(), ask.scope(), fence.clientId()));
+                    throw fence.stale(
+                            "nothing returned", fencing.highest(c, ask.user(), ask.scope(), fence.clientId()));
                 }
                 ObjectNode body = read(c, ask, lastSeq, dbId);
                 ctx.audit().writeIn(c, 200, clock.millis());
@@ -108,9 +112,12 @@ public final class PullHandler implements Handler {
         RecordStore.Page page = records.changesSince(c, ask.user(), ask.scope(), since, ask.limit());
         TombstoneHorizons.Horizon horizon = TombstoneHorizons.read(c, ask.user(), ask.scope());
         if (ask.since().isPresent() && !horizon.accepts(since, ask.since().get().generation())) {
-            throw ApiError.invalidCursor(ApiError.PURGED, "cursor '" + ask.since().get() + "' is older than deletions"
-                    + " this server no longer keeps (tombstones up to " + horizon.seq() + " were purged); pull again"
-                    + " without 'since' to get everything");
+            throw ApiError.invalidCursor(
+                    ApiError.PURGED,
+                    "cursor '" + ask.since().get() + "' is older than deletions"
+                            + " this server no longer keeps (tombstones up to " + horizon.seq()
+                            + " were purged); pull again"
+                            + " without 'since' to get everything");
         }
         return body(ask, page, next(c, ask, page, dbId).withGeneration(horizon.generation()));
     }
@@ -122,9 +129,12 @@ public final class PullHandler implements Handler {
         }
         Optional<String> why = ScopeHistory.notOnHistory(c, ask.user(), ask.scope(), position.get(), lastSeq);
         if (why.isPresent()) {
-            throw ApiError.invalidCursor(ApiError.WENT_BACK, "this server's data went back to an earlier state"
-                    + " (restored from an older backup?): " + what + " '" + position.get() + "' is not on its history ("
-                    + why.get() + "); pull again without 'since' to get everything");
+            throw ApiError.invalidCursor(
+                    ApiError.WENT_BACK,
+                    "this server's data went back to an earlier state"
+                            + " (restored from an older backup?): " + what + " '" + position.get()
+                            + "' is not on its history ("
+                            + why.get() + "); pull again without 'since' to get everything");
         }
     }
 
@@ -132,11 +142,19 @@ public final class PullHandler implements Handler {
     private Cursor next(Connection c, Ask ask, RecordStore.Page page, String dbId) throws SQLException {
         if (!page.records().isEmpty()) {
             long seq = page.records().get(page.records().size() - 1).seq();
-            return new Cursor(dbId, seq, 0, ScopeHistory.stampAt(c, ask.user(), ask.scope(), seq).orElse(null));
+            return new Cursor(
+                    dbId,
+                    seq,
+                    0,
+                    ScopeHistory.stampAt(c, ask.user(), ask.scope(), seq).orElse(null));
         }
         Cursor from = ask.since().orElse(new Cursor(dbId, 0, 0, null));
-        if (from.seq() > 0 && from.stamp() == null) {   // a cursor from before stamps: give it its stamp
-            return new Cursor(dbId, from.seq(), 0, ScopeHistory.stampAt(c, ask.user(), ask.scope(), from.seq()).orElse(null));
+        if (from.seq() > 0 && from.stamp() == null) { // a cursor from before stamps: give it its stamp
+            return new Cursor(
+                    dbId,
+                    from.seq(),
+                    0,
+                    ScopeHistory.stampAt(c, ask.user(), ask.scope(), from.seq()).orElse(null));
         }
         return from;
     }
@@ -149,8 +167,13 @@ public final class PullHandler implements Handler {
             if (checked.withheld().isPresent()) {
                 // Stored beyond the record limits (by an older version): the client could not take it,
                 // and the rest of the page must still reach it. The cursor moves past it.
-                log.warn("pull {}|{}: record '{}' version {} withheld: {}", ask.user(), ask.scope(),
-                        RecordLimits.shown(r.id()), r.version(), checked.withheld().get());
+                log.warn(
+                        "pull {}|{}: record '{}' version {} withheld: {}",
+                        ask.user(),
+                        ask.scope(),
+                        RecordLimits.shown(r.id()),
+                        r.version(),
+                        checked.withheld().get());
                 ObjectNode w = withheld.addObject();
                 w.put("id", RecordLimits.shown(r.id()));
                 w.put("version", r.version());
@@ -181,8 +204,10 @@ public final class PullHandler implements Handler {
         }
         Cursor cursor = Cursor.parse(text, what.equals("cursor") ? "since" : "pushed");
         if (!cursor.databaseId().equals(dbId)) {
-            throw ApiError.invalidCursor(ApiError.OTHER_DATABASE, what + " '" + text + "' was issued by another server"
-                    + " database (this one is " + dbId + "); pull again without 'since' to get everything");
+            throw ApiError.invalidCursor(
+                    ApiError.OTHER_DATABASE,
+                    what + " '" + text + "' was issued by another server" + " database (this one is " + dbId
+                            + "); pull again without 'since' to get everything");
         }
         return Optional.of(cursor);
     }

@@ -4,8 +4,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.leasesync.server.faults.FaultSwitches;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.Json;
@@ -16,6 +14,8 @@ import org.leasesync.server.store.ClaimStore;
 import org.leasesync.server.store.DatabaseErrors;
 import org.leasesync.server.store.IdempotencyStore;
 import org.leasesync.server.store.StatsStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /v1/users/{user}/scopes/{scope}/changes} (docs/protocol.md §5, §6): headers, body,
@@ -44,8 +44,14 @@ public final class PushHandler implements Handler {
     private final ServerMetrics metrics;
     private final Clock clock;
 
-    public PushHandler(PushService service, IdempotencyStore keys, ClaimStore claims, FaultSwitches faults,
-                StatsStore stats, ServerMetrics metrics, Clock clock) {
+    public PushHandler(
+            PushService service,
+            IdempotencyStore keys,
+            ClaimStore claims,
+            FaultSwitches faults,
+            StatsStore stats,
+            ServerMetrics metrics,
+            Clock clock) {
         this.service = service;
         this.keys = keys;
         this.claims = claims;
@@ -60,7 +66,9 @@ public final class PushHandler implements Handler {
         stats.push();
         String key = ctx.header(ProtocolHeaders.IDEMPOTENCY_KEY);
         if (key == null || key.isEmpty()) {
-            throw new ApiError(400, "idempotency_key_required",
+            throw new ApiError(
+                    400,
+                    "idempotency_key_required",
                     "push requests need an Idempotency-Key header (1..255 printable ASCII characters)");
         }
         ProtocolHeaders.optionalToken(ProtocolHeaders.IDEMPOTENCY_KEY, key);
@@ -94,8 +102,8 @@ public final class PushHandler implements Handler {
         }
     }
 
-    private Optional<Reply> execute(RequestContext ctx, String key, String hash, PushRequest request,
-                                    Fencing fence) throws SQLException, InterruptedException {
+    private Optional<Reply> execute(RequestContext ctx, String key, String hash, PushRequest request, Fencing fence)
+            throws SQLException, InterruptedException {
         if (faults.takeFailPush()) {
             throw new ApiError(500, "internal_error", "injected failure (fail-push); nothing was applied");
         }
@@ -142,8 +150,7 @@ public final class PushHandler implements Handler {
         if (ctx.audit().isOn()) {
             ctx.audit().outcome(PushOutcome.ofReplay(stored.responseBody()));
         }
-        return Reply.jsonText(stored.statusCode(), stored.responseBody())
-                .withHeader(ProtocolHeaders.REPLAYED, "true");
+        return Reply.jsonText(stored.statusCode(), stored.responseBody()).withHeader(ProtocolHeaders.REPLAYED, "true");
     }
 
     private static void rejectIfExecuting(Optional<ClaimStore.Claim> holder, String hash) {
@@ -153,12 +160,16 @@ public final class PushHandler implements Handler {
         if (!holder.get().requestHash().equals(hash)) {
             throw reused();
         }
-        throw new ApiError(409, "idempotency_key_in_use",
+        throw new ApiError(
+                409,
+                "idempotency_key_in_use",
                 "a request with this Idempotency-Key is still executing; query its status or retry later");
     }
 
     private static ApiError reused() {
-        return new ApiError(422, "idempotency_key_reused",
+        return new ApiError(
+                422,
+                "idempotency_key_reused",
                 "this Idempotency-Key was used for a different request; use a new key for a new batch");
     }
 }

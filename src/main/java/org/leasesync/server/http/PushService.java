@@ -74,8 +74,10 @@ public final class PushService {
         private static final long serialVersionUID = 1L;
 
         CommitOutcomeUnknown(SQLException cause) {
-            super("the database connection broke while committing the push: it may or may not have been applied",
-                    cause.getSQLState(), cause);
+            super(
+                    "the database connection broke while committing the push: it may or may not have been applied",
+                    cause.getSQLState(),
+                    cause);
         }
     }
 
@@ -87,7 +89,8 @@ public final class PushService {
     private final IdempotencyStore keys;
     private final Clock clock;
 
-    public PushService(ServerDatabase db, RecordStore records, FencingStore fencing, IdempotencyStore keys, Clock clock) {
+    public PushService(
+            ServerDatabase db, RecordStore records, FencingStore fencing, IdempotencyStore keys, Clock clock) {
         this.db = db;
         this.records = records;
         this.fencing = fencing;
@@ -106,8 +109,15 @@ public final class PushService {
      *     marked {@linkplain RequestAudit#outcomeUnknown() unknown}
      * @throws SQLException on any other database failure; nothing applied, stored or audited
      */
-    public Executed execute(String user, String scope, String key, String requestHash, PushRequest request,
-                     Fencing fence, RequestAudit audit) throws SQLException {
+    public Executed execute(
+            String user,
+            String scope,
+            String key,
+            String requestHash,
+            PushRequest request,
+            Fencing fence,
+            RequestAudit audit)
+            throws SQLException {
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
             Executed done;
@@ -138,8 +148,9 @@ public final class PushService {
         }
     }
 
-    private Executed executeIn(Connection c, String user, String scope, String key, String requestHash,
-                               PushRequest request, Fencing fence) throws SQLException {
+    private Executed executeIn(
+            Connection c, String user, String scope, String key, String requestHash, PushRequest request, Fencing fence)
+            throws SQLException {
         long now = clock.millis();
         long seq = records.lockScope(c, user, scope);
         Optional<IdempotencyStore.StoredPush> completed = keys.find(c, user, key, now);
@@ -155,9 +166,15 @@ public final class PushService {
         List<String> conflicts = new ArrayList<>();
         // Read once: the change ids already applied, and the records the push names. Decided in order
         // against the state this push leaves (a change id or record written earlier in the same push).
-        Map<String, RecordStore.AppliedChange> appliedIds = records.findAllApplied(c, user, scope,
+        Map<String, RecordStore.AppliedChange> appliedIds = records.findAllApplied(
+                c,
+                user,
+                scope,
                 request.changes().stream().map(PushRequest.Change::changeId).toList());
-        Map<String, RecordStore.StoredRecord> stored = records.findAll(c, user, scope,
+        Map<String, RecordStore.StoredRecord> stored = records.findAll(
+                c,
+                user,
+                scope,
                 request.changes().stream().map(PushRequest.Change::id).toList());
         Map<String, RecordStore.StoredRecord> written = new LinkedHashMap<>();
         List<RecordStore.AppliedChange> newIds = new ArrayList<>();
@@ -169,8 +186,8 @@ public final class PushService {
                 duplicates.add(ch.changeId());
                 continue;
             }
-            Optional<RecordStore.StoredRecord> current = Optional.ofNullable(written.get(ch.id()))
-                    .or(() -> Optional.ofNullable(stored.get(ch.id())));
+            Optional<RecordStore.StoredRecord> current =
+                    Optional.ofNullable(written.get(ch.id())).or(() -> Optional.ofNullable(stored.get(ch.id())));
             long serverVersion = current.map(RecordStore.StoredRecord::version).orElse(0L);
             if (serverVersion != ch.baseVersion()) {
                 results.add(conflict(ch, current));

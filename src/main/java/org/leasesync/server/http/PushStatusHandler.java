@@ -51,7 +51,9 @@ public final class PushStatusHandler implements Handler {
         body.put("state", "completed");
         body.put("statusCode", p.statusCode());
         body.put("completedAt", Instant.ofEpochMilli(p.completedAtMs()).toString());
-        body.put("expiresAt", Instant.ofEpochMilli(p.completedAtMs() + keys.retentionMs()).toString());
+        body.put(
+                "expiresAt",
+                Instant.ofEpochMilli(p.completedAtMs() + keys.retentionMs()).toString());
         body.set("response", Json.readTree(p.responseBody()));
         return Reply.json(200, body);
     }

@@ -29,21 +29,21 @@ final class Reply {
     }
 
     static Reply json(int status, Object value) {
-        return new Reply(status, Json.bytes(value), Map.of(), false, () -> { });
+        return new Reply(status, Json.bytes(value), Map.of(), false, () -> {});
     }
 
     static Reply jsonText(int status, String jsonText) {
-        return new Reply(status, jsonText.getBytes(StandardCharsets.UTF_8), Map.of(), false, () -> { });
+        return new Reply(status, jsonText.getBytes(StandardCharsets.UTF_8), Map.of(), false, () -> {});
     }
 
     /** A plain-text answer with its own content type (e.g. the Prometheus exposition of {@code /metrics}). */
     static Reply text(int status, String contentType, String text) {
-        return new Reply(status, text.getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", contentType), false,
-                () -> { });
+        return new Reply(
+                status, text.getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", contentType), false, () -> {});
     }
 
     static Reply dropConnection() {
-        return new Reply(0, new byte[0], Map.of(), true, () -> { });
+        return new Reply(0, new byte[0], Map.of(), true, () -> {});
     }
 
     Reply withHeader(String name, String value) {

@@ -14,8 +14,15 @@ import org.leasesync.server.store.SessionStore.Session;
  * the authorised user and scope, its audit row ({@link RequestAudit#off()} when not audited), and
  * the live session it was made with (null for endpoints that need none).
  */
-record RequestContext(HttpExchange exchange, List<String> segments, String user, String scope,
-                      String runId, Instant arrival, RequestAudit audit, Session session) {
+record RequestContext(
+        HttpExchange exchange,
+        List<String> segments,
+        String user,
+        String scope,
+        String runId,
+        Instant arrival,
+        RequestAudit audit,
+        Session session) {
 
     /** Largest accepted request body: 5 MiB. */
     static final int MAX_BODY_BYTES = org.leasesync.protocol.RecordLimits.MAX_PUSH_BODY_BYTES;
@@ -72,7 +79,7 @@ record RequestContext(HttpExchange exchange, List<String> segments, String user,
     }
 
     private static ApiError tooLarge() {
-        return new ApiError(413, "payload_too_large",
-                "request body is larger than " + MAX_BODY_BYTES + " bytes (5 MiB)");
+        return new ApiError(
+                413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes (5 MiB)");
     }
 }

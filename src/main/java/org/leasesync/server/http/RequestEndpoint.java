@@ -51,7 +51,9 @@ enum RequestEndpoint {
         } catch (ApiError e) {
             return OTHER;
         }
-        if ((s.size() == 2 || s.size() == 3) && s.get(0).equals("v1") && s.get(1).equals("sessions")) {
+        if ((s.size() == 2 || s.size() == 3)
+                && s.get(0).equals("v1")
+                && s.get(1).equals("sessions")) {
             return SESSIONS;
         }
         if (s.size() == 3 && s.get(0).equals("v1") && s.get(1).equals("admin")) {

@@ -10,11 +10,11 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import org.leasesync.server.jobs.JobResult;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.leasesync.server.jobs.JobResult;
 import org.leasesync.server.protocol.ApiError;
 import org.leasesync.server.protocol.ProtocolHeaders;
 import org.leasesync.server.protocol.PushOutcome;
@@ -45,7 +45,8 @@ public final class ServerMetrics implements AutoCloseable {
         Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
         Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
         Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5),
-        Duration.ofSeconds(10)};
+        Duration.ofSeconds(10)
+    };
     /** What a job name must look like: it becomes a tag value, so it is a code constant, not data. */
     static final Pattern JOB_NAME = Pattern.compile("[a-z][a-z0-9_-]{0,62}");
 
@@ -74,7 +75,9 @@ public final class ServerMetrics implements AutoCloseable {
     public ServerMetrics(String instanceId, String database) {
         Gauge.builder("leasesync.server.instance", () -> 1)
                 .description("1; its tags name this server instance and its database")
-                .tag("instance_id", instanceId).tag("database", database).register(registry);
+                .tag("instance_id", instanceId)
+                .tag("database", database)
+                .register(registry);
         pushes = counter("leasesync.server.pushes", "push transactions this instance committed", null, null);
         String changes = "leasesync.server.changes";
         String changesHelp = "changes in pushes this instance committed, by result";
@@ -113,7 +116,9 @@ public final class ServerMetrics implements AutoCloseable {
     /** Without {@code jdk.management} (a trimmed runtime image) Micrometer would only log a warning. */
     private static boolean gcNotificationsAvailable() {
         try {
-            Class.forName("com.sun.management.GarbageCollectionNotificationInfo", false,
+            Class.forName(
+                    "com.sun.management.GarbageCollectionNotificationInfo",
+                    false,
                     ServerMetrics.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
@@ -141,18 +146,23 @@ public final class ServerMetrics implements AutoCloseable {
         if (endpoint == RequestEndpoint.METRICS && reply.status() == 200) {
             return;
         }
-        requestTimers.computeIfAbsent(endpoint.tag() + " " + status, k -> Timer.builder("leasesync.server.requests")
-                        .description("requests answered by this instance, by endpoint and status")
-                        .tag("endpoint", endpoint.tag()).tag("status", status)
-                        .serviceLevelObjectives(LATENCY_BUCKETS)
-                        .register(registry))
+        requestTimers
+                .computeIfAbsent(
+                        endpoint.tag() + " " + status,
+                        k -> Timer.builder("leasesync.server.requests")
+                                .description("requests answered by this instance, by endpoint and status")
+                                .tag("endpoint", endpoint.tag())
+                                .tag("status", status)
+                                .serviceLevelObjectives(LATENCY_BUCKETS)
+                                .register(registry))
                 .record(elapsedNanos, TimeUnit.NANOSECONDS);
         if (error != null) {
             switch (error.code()) {
-                case "stale_fencing_token" -> (endpoint == RequestEndpoint.PULL ? fencingPull : fencingPush).increment();
+                case "stale_fencing_token" ->
+                    (endpoint == RequestEndpoint.PULL ? fencingPull : fencingPush).increment();
                 case "idempotency_key_in_use" -> keyInUse.increment();
                 case "idempotency_key_reused" -> keyReused.increment();
-                default -> { }
+                default -> {}
             }
         }
         if ("true".equals(reply.headers().get(ProtocolHeaders.REPLAYED))) {
@@ -194,8 +204,12 @@ public final class ServerMetrics implements AutoCloseable {
         if (elapsed.isNegative()) {
             throw new IllegalArgumentException("elapsed must not be negative but was " + elapsed);
         }
-        Timer.builder("leasesync.server.jobs").description("runs of server jobs on this instance, by job and result")
-                .tag("job", job).tag("result", result.wire()).register(registry).record(elapsed);
+        Timer.builder("leasesync.server.jobs")
+                .description("runs of server jobs on this instance, by job and result")
+                .tag("job", job)
+                .tag("result", result.wire())
+                .register(registry)
+                .record(elapsed);
     }
 
     private static void requireJobName(String job) {

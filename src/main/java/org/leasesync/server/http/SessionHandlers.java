@@ -26,6 +26,7 @@ public final class SessionHandlers {
 
     /** The device name of a sign-in that gives none. */
     static final String DEFAULT_DEVICE = "unnamed device";
+
     static final int MAX_DEVICE = 100;
     private static final String WRONG = "wrong user name or password";
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -65,12 +66,17 @@ public final class SessionHandlers {
         Optional<String> name = AccountStore.USER_NAME.matcher(user).matches() ? Optional.of(user) : Optional.empty();
         SignInLimits.Attempt attempt = limits.begin(name, clientAddress(ctx));
         if (attempt.refused()) {
-            throw new ApiError(429, "too_many_attempts", "too many failed sign-ins for this user or from this address;"
-                    + " try again in " + attempt.retryAfterSeconds() + " s", attempt.retryAfterSeconds());
+            throw new ApiError(
+                    429,
+                    "too_many_attempts",
+                    "too many failed sign-ins for this user or from this address;" + " try again in "
+                            + attempt.retryAfterSeconds() + " s",
+                    attempt.retryAfterSeconds());
         }
         Optional<Credentials> account = name.isEmpty() ? Optional.empty() : accounts.credentials(name.get());
         // The hash is compared in every case, so a refusal takes as long whether the account exists or not.
-        boolean matches = Passwords.matches(password, account.map(Credentials::passwordHash).orElse(null));
+        boolean matches = Passwords.matches(
+                password, account.map(Credentials::passwordHash).orElse(null));
         if (!matches || account.isEmpty() || account.get().disabled()) {
             throw new ApiError(401, "invalid_credentials", WRONG);
         }
@@ -128,13 +134,17 @@ public final class SessionHandlers {
     }
 
     private static boolean printable(String s) {
-        return s.codePoints().noneMatch(cp -> Character.isISOControl(cp) || Character.getType(cp) == Character.FORMAT
-                || Character.getType(cp) == Character.UNASSIGNED);
+        return s.codePoints()
+                .noneMatch(cp -> Character.isISOControl(cp)
+                        || Character.getType(cp) == Character.FORMAT
+                        || Character.getType(cp) == Character.UNASSIGNED);
     }
 
     private static String clientAddress(RequestContext ctx) {
         InetSocketAddress remote = ctx.exchange().getRemoteAddress();
-        return remote == null || remote.getAddress() == null ? "unknown" : remote.getAddress().getHostAddress();
+        return remote == null || remote.getAddress() == null
+                ? "unknown"
+                : remote.getAddress().getHostAddress();
     }
 
     private static String instant(long epochMs) {

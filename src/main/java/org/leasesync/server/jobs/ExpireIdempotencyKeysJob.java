@@ -20,8 +20,7 @@ import org.leasesync.lease.JobKey;
 public final class ExpireIdempotencyKeysJob implements Job<ExpireIdempotencyKeysJob.Position> {
 
     /** Where a run is: the cutoff, epoch milliseconds (records completed at or before it are expired). */
-    public record Position(long cutoffMs) {
-    }
+    public record Position(long cutoffMs) {}
 
     private final Duration retention;
 

@@ -10,7 +10,7 @@ package org.leasesync.server.jobs;
 public interface JobHooks {
 
     /** No hooks. */
-    JobHooks NONE = (job, runId, batches) -> { };
+    JobHooks NONE = (job, runId, batches) -> {};
 
     /**
      * Called after a batch of a run committed (with its checkpoint) and more batches follow. May
@@ -34,8 +34,11 @@ public interface JobHooks {
         return (job, runId, batches) -> {
             hooks.afterBatch(job, runId, batches);
             if (batches == 1 && jobs.contains(job)) {
-                org.slf4j.LoggerFactory.getLogger(JobScheduler.class).info(
-                        "job {} run {} pauses after its first batch until the server stops (--job-pause)", job, runId);
+                org.slf4j.LoggerFactory.getLogger(JobScheduler.class)
+                        .info(
+                                "job {} run {} pauses after its first batch until the server stops (--job-pause)",
+                                job,
+                                runId);
                 release.await();
             }
         };

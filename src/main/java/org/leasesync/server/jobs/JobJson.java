@@ -12,8 +12,7 @@ final class JobJson {
     /** Longest position text ({@code job_checkpoints.position_json}). */
     static final int MAX_POSITION_CHARS = 2000;
 
-    private JobJson() {
-    }
+    private JobJson() {}
 
     /**
      * @throws IllegalStateException if the position cannot be written or is longer than 2,000 characters
@@ -39,8 +38,10 @@ final class JobJson {
         try {
             return MAPPER.readValue(text, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("the checkpoint of job " + job + " holds an unreadable position '" + text
-                    + "': " + e.getOriginalMessage(), e);
+            throw new IllegalStateException(
+                    "the checkpoint of job " + job + " holds an unreadable position '" + text + "': "
+                            + e.getOriginalMessage(),
+                    e);
         }
     }
 

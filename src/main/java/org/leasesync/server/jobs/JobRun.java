@@ -17,6 +17,17 @@ package org.leasesync.server.jobs;
  * @param processed rows processed from the start of the occurrence
  * @param detail why it failed or was interrupted, or null
  */
-public record JobRun(long runId, String job, Long slot, JobTrigger trigger, String instanceId, String ownerId, long epoch,
-                     Long resumedFrom, long startedAtMs, Long endedAtMs, JobResult result, long processed, String detail) {
-}
+public record JobRun(
+        long runId,
+        String job,
+        Long slot,
+        JobTrigger trigger,
+        String instanceId,
+        String ownerId,
+        long epoch,
+        Long resumedFrom,
+        long startedAtMs,
+        Long endedAtMs,
+        JobResult result,
+        long processed,
+        String detail) {}

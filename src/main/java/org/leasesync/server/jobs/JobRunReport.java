@@ -19,8 +19,18 @@ import java.util.Objects;
  * @param tookMillis how long this run took on this instance's monotonic clock, milliseconds
  * @param detail why it failed, was interrupted or lost its lease; null when it ended ok
  */
-public record JobRunReport(String job, long runId, JobTrigger trigger, Long slot, long epoch, Long resumedFrom,
-                           JobResult result, long processed, int batches, long tookMillis, String detail) {
+public record JobRunReport(
+        String job,
+        long runId,
+        JobTrigger trigger,
+        Long slot,
+        long epoch,
+        Long resumedFrom,
+        JobResult result,
+        long processed,
+        int batches,
+        long tookMillis,
+        String detail) {
 
     public JobRunReport {
         Objects.requireNonNull(job, "job");
@@ -30,17 +40,31 @@ public record JobRunReport(String job, long runId, JobTrigger trigger, Long slot
 
     /** One log line: {@code job prune-audit run 12 ok (schedule, slot 3, epoch 4): processed 120 in 3 batches, 35 ms}. */
     public String describe(String instanceId) {
-        StringBuilder b = new StringBuilder("job ").append(job).append(" run ").append(runId).append(' ')
-                .append(result.wire()).append(" (").append(trigger.wire());
+        StringBuilder b = new StringBuilder("job ")
+                .append(job)
+                .append(" run ")
+                .append(runId)
+                .append(' ')
+                .append(result.wire())
+                .append(" (")
+                .append(trigger.wire());
         if (resumedFrom != null) {
             b.append(" of run ").append(resumedFrom);
         }
         if (slot != null) {
             b.append(", slot ").append(slot);
         }
-        b.append(", epoch ").append(epoch).append(", instance ").append(instanceId).append("): processed ")
-                .append(processed).append(" in ").append(batches).append(batches == 1 ? " batch, " : " batches, ")
-                .append(tookMillis).append(" ms");
+        b.append(", epoch ")
+                .append(epoch)
+                .append(", instance ")
+                .append(instanceId)
+                .append("): processed ")
+                .append(processed)
+                .append(" in ")
+                .append(batches)
+                .append(batches == 1 ? " batch, " : " batches, ")
+                .append(tookMillis)
+                .append(" ms");
         if (detail != null) {
             b.append(" — ").append(detail);
         }

@@ -46,7 +46,14 @@ public final class JobRunner {
         private P position;
         private long processed;
 
-        Started(Job<P> job, long runId, JobTrigger trigger, Long slot, long epoch, Long resumedFrom, P position,
+        Started(
+                Job<P> job,
+                long runId,
+                JobTrigger trigger,
+                Long slot,
+                long epoch,
+                Long resumedFrom,
+                P position,
                 long processed) {
             this.job = job;
             this.runId = runId;
@@ -127,28 +134,59 @@ public final class JobRunner {
             Optional<JobStore.Checkpoint> cp = store.checkpoint(c, name);
             if (cp.isPresent()) {
                 Optional<JobRun> earlier = store.run(c, cp.get().runId());
-                boolean mine = earlier.isPresent() && earlier.get().ownerId().equals(fence.owner().asString());
+                boolean mine = earlier.isPresent()
+                        && earlier.get().ownerId().equals(fence.owner().asString());
                 JobTrigger trigger = mine ? JobTrigger.RECOVERY : JobTrigger.TAKEOVER;
-                store.interruptRun(c, cp.get().runId(), nowMs, (mine ? "recovered" : "taken over") + " by instance "
-                        + instanceId + " (epoch " + fence.epoch() + ")");
+                store.interruptRun(
+                        c,
+                        cp.get().runId(),
+                        nowMs,
+                        (mine ? "recovered" : "taken over") + " by instance " + instanceId + " (epoch " + fence.epoch()
+                                + ")");
                 P position = JobJson.read(name, cp.get().positionJson(), job.positionType());
-                long runId = store.insertRun(c, name, cp.get().slot(), trigger, instanceId, fence.owner().asString(),
-                        fence.epoch(), cp.get().runId(), nowMs, cp.get().processed());
-                store.writeCheckpoint(c, new JobStore.Checkpoint(name, runId, cp.get().slot(), cp.get().positionJson(),
-                        cp.get().processed(), fence.epoch(), nowMs));
-                return Optional.of(new Started<>(job, runId, trigger, cp.get().slot(), fence.epoch(), cp.get().runId(),
-                        position, cp.get().processed()));
+                long runId = store.insertRun(
+                        c,
+                        name,
+                        cp.get().slot(),
+                        trigger,
+                        instanceId,
+                        fence.owner().asString(),
+                        fence.epoch(),
+                        cp.get().runId(),
+                        nowMs,
+                        cp.get().processed());
+                store.writeCheckpoint(
+                        c,
+                        new JobStore.Checkpoint(
+                                name,
+                                runId,
+                                cp.get().slot(),
+                                cp.get().positionJson(),
+                                cp.get().processed(),
+                                fence.epoch(),
+                                nowMs));
+                return Optional.of(new Started<>(
+                        job,
+                        runId,
+                        trigger,
+                        cp.get().slot(),
+                        fence.epoch(),
+                        cp.get().runId(),
+                        position,
+                        cp.get().processed()));
             }
             if (asked == JobTrigger.SCHEDULE) {
-                Long last = store.state(c, name).map(JobStore.State::lastCompletedSlot).orElse(null);
+                Long last = store.state(c, name)
+                        .map(JobStore.State::lastCompletedSlot)
+                        .orElse(null);
                 if (slot == null || last != null && last >= slot) {
                     return Optional.<Started<P>>empty();
                 }
             }
             P position = job.start(time.now());
             String positionJson = JobJson.write(position);
-            long runId = store.insertRun(c, name, slot, asked, instanceId, fence.owner().asString(), fence.epoch(), null,
-                    nowMs, 0);
+            long runId = store.insertRun(
+                    c, name, slot, asked, instanceId, fence.owner().asString(), fence.epoch(), null, nowMs, 0);
             store.writeCheckpoint(c, new JobStore.Checkpoint(name, runId, slot, positionJson, 0, fence.epoch(), nowMs));
             return Optional.of(new Started<>(job, runId, asked, slot, fence.epoch(), null, position, 0));
         });
@@ -177,7 +215,8 @@ public final class JobRunner {
                 hooks.afterBatch(run.job(), run.runId, batches);
             }
         } catch (LeaseLostException e) {
-            return report(run, JobResult.LEASE_LOST, batches, startNanos, e.getMessage() + "; nothing more was written");
+            return report(
+                    run, JobResult.LEASE_LOST, batches, startNanos, e.getMessage() + "; nothing more was written");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return interrupted(run, lease, batches, startNanos, "the job thread was interrupted");
@@ -185,7 +224,8 @@ public final class JobRunner {
             // An Error too (StackOverflowError, AssertionError, OutOfMemoryError): the run is ended as
             // failed, its checkpoint kept for the next run, instead of leaving it 'running' and the
             // scheduler's thread without its tick.
-            String detail = e instanceof Error ? FatalErrorHandler.describe(e)
+            String detail = e instanceof Error
+                    ? FatalErrorHandler.describe(e)
                     : e.getMessage() == null ? e.toString() : e.getMessage();
             endQuietly(run, lease, JobResult.FAILED, detail);
             return report(run, JobResult.FAILED, batches, startNanos, detail);
@@ -207,8 +247,10 @@ public final class JobRunner {
                     store.completeSlot(c, name, run.slot, nowMs);
                 }
             } else {
-                store.writeCheckpoint(c, new JobStore.Checkpoint(name, run.runId, run.slot, JobJson.write(b.next()),
-                        processed, fence.epoch(), nowMs));
+                store.writeCheckpoint(
+                        c,
+                        new JobStore.Checkpoint(
+                                name, run.runId, run.slot, JobJson.write(b.next()), processed, fence.epoch(), nowMs));
                 store.setRunProcessed(c, run.runId, processed);
             }
             return b;
@@ -223,7 +265,9 @@ public final class JobRunner {
     /** Marks the run ended (its checkpoint stays), fenced; a failure here is only reported in the detail. */
     private void endQuietly(Started<?> run, HeldLease lease, JobResult result, String detail) {
         try {
-            guard.inTransaction(lease.fence(), "end run " + run.runId + " of " + run.job.key(),
+            guard.inTransaction(
+                    lease.fence(),
+                    "end run " + run.runId + " of " + run.job.key(),
                     c -> store.endRun(c, run.runId, result, time.now().toEpochMilli(), run.processed, detail));
         } catch (RuntimeException e) {
             // Lease lost or database unreachable: the row stays 'running' until the next run marks it interrupted.
@@ -231,8 +275,18 @@ public final class JobRunner {
     }
 
     private JobRunReport report(Started<?> run, JobResult result, int batches, long startNanos, String detail) {
-        return new JobRunReport(run.job(), run.runId, run.trigger, run.slot, run.epoch, run.resumedFrom, result,
-                run.processed, batches, (time.monotonicNanos() - startNanos) / 1_000_000, detail);
+        return new JobRunReport(
+                run.job(),
+                run.runId,
+                run.trigger,
+                run.slot,
+                run.epoch,
+                run.resumedFrom,
+                result,
+                run.processed,
+                batches,
+                (time.monotonicNanos() - startNanos) / 1_000_000,
+                detail);
     }
 
     /** The store the runner writes through (for the scheduler's and the admin view's reads). */

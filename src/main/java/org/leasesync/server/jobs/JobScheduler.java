@@ -74,8 +74,9 @@ public final class JobScheduler implements AutoCloseable {
     private final Map<String, Long> retryNotBeforeNanos = new ConcurrentHashMap<>();
     /** Per job, a last completed slot later than this clock's, and when (monotonic) it was first seen. */
     private final Map<String, long[]> aheadSince = new ConcurrentHashMap<>();
+
     private volatile boolean databaseFailing;
-    private volatile java.util.function.Consumer<JobRunReport> finishedRuns = report -> { };
+    private volatile java.util.function.Consumer<JobRunReport> finishedRuns = report -> {};
 
     /**
      * Creates the scheduler and its two threads; nothing runs before {@link #start()}.
@@ -89,8 +90,15 @@ public final class JobScheduler implements AutoCloseable {
      * @param liveness proves other owners dead ({@link OwnerLiveness#processTable(String)})
      * @param hooks test hooks ({@link JobHooks#NONE})
      */
-    public JobScheduler(SqlDatabase db, List<Job<?>> jobs, JobSettings settings, String instanceId, OwnerId owner,
-                        TimeSource time, OwnerLiveness liveness, JobHooks hooks) {
+    public JobScheduler(
+            SqlDatabase db,
+            List<Job<?>> jobs,
+            JobSettings settings,
+            String instanceId,
+            OwnerId owner,
+            TimeSource time,
+            OwnerLiveness liveness,
+            JobHooks hooks) {
         this.db = Objects.requireNonNull(db, "db");
         jobs.forEach(j -> this.jobs.put(j.name(), j));
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -98,7 +106,11 @@ public final class JobScheduler implements AutoCloseable {
         this.time = Objects.requireNonNull(time, "time");
         this.registry = new TaskRegistry(new JdbcLeaseStore(db), owner, settings.leaseTtl(), time, liveness);
         this.keeper = new LeaseKeeper(registry);
-        this.runner = new JobRunner(db, instanceId, time, settings.batchSize(),
+        this.runner = new JobRunner(
+                db,
+                instanceId,
+                time,
+                settings.batchSize(),
                 JobHooks.pausing(Objects.requireNonNull(hooks, "hooks"), settings.pauseAfterFirstBatch(), stopping));
         this.executor = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs"));
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs-heartbeat"));
@@ -140,7 +152,8 @@ public final class JobScheduler implements AutoCloseable {
     public Duration tickPeriod() {
         long shortest = MAX_TICK_MS * 4;
         for (String name : jobs.keySet()) {
-            shortest = Math.min(shortest, settings.interval(name).map(Duration::toMillis).orElse(shortest));
+            shortest = Math.min(
+                    shortest, settings.interval(name).map(Duration::toMillis).orElse(shortest));
         }
         return Duration.ofMillis(Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4)));
     }
@@ -162,7 +175,8 @@ public final class JobScheduler implements AutoCloseable {
         }
         JobStore.Overview overview;
         try {
-            overview = runner.db().query("read the jobs' state", c -> runner.store().overview(c));
+            overview = runner.db()
+                    .query("read the jobs' state", c -> runner.store().overview(c));
         } catch (RuntimeException e) {
             failing("read the jobs' state", e);
             return;
@@ -172,7 +186,9 @@ public final class JobScheduler implements AutoCloseable {
             if (stopping.getCount() == 0) {
                 return;
             }
-            Long slot = settings.interval(job.name()).map(d -> Math.floorDiv(nowMs, d.toMillis())).orElse(null);
+            Long slot = settings.interval(job.name())
+                    .map(d -> Math.floorDiv(nowMs, d.toMillis()))
+                    .orElse(null);
             Long last = overview.lastCompletedSlots().get(job.name());
             boolean unfinished = overview.checkpointed().contains(job.name());
             slot = catchUp(job, slot, last);
@@ -212,9 +228,13 @@ public final class JobScheduler implements AutoCloseable {
         if (now - seen[1] < intervalNanos) {
             return slot;
         }
-        log.debug("job {}: slot {} recorded ahead of this clock's {} and unchanged for an interval; running slot {}",
-                job.name(), last, slot, last + 1);
-        aheadSince.put(job.name(), new long[] {last + 1, now});   // the next one is due an interval after this one
+        log.debug(
+                "job {}: slot {} recorded ahead of this clock's {} and unchanged for an interval; running slot {}",
+                job.name(),
+                last,
+                slot,
+                last + 1);
+        aheadSince.put(job.name(), new long[] {last + 1, now}); // the next one is due an interval after this one
         return last + 1;
     }
 
@@ -233,7 +253,10 @@ public final class JobScheduler implements AutoCloseable {
             }
             complete(run.get(), lease.get(), false);
         } catch (LeaseLostException e) {
-            log.info("job {}: the lease was lost before the run began; nothing was written ({})", job.name(), e.getMessage());
+            log.info(
+                    "job {}: the lease was lost before the run began; nothing was written ({})",
+                    job.name(),
+                    e.getMessage());
         } finally {
             releaseQuietly(lease.get());
         }
@@ -275,8 +298,9 @@ public final class JobScheduler implements AutoCloseable {
     }
 
     private void retryLater(Job<?> job) {
-        long delayMs = Math.min(MAX_RETRY_DELAY_MS, settings.interval(job.name()).map(Duration::toMillis)
-                .orElse(MAX_RETRY_DELAY_MS));
+        long delayMs = Math.min(
+                MAX_RETRY_DELAY_MS,
+                settings.interval(job.name()).map(Duration::toMillis).orElse(MAX_RETRY_DELAY_MS));
         retryNotBeforeNanos.put(job.name(), time.monotonicNanos() + delayMs * 1_000_000);
     }
 
@@ -314,7 +338,8 @@ public final class JobScheduler implements AutoCloseable {
     public RunRequest requestRun(String name) {
         Job<?> job = jobs.get(name);
         if (job == null) {
-            throw new IllegalArgumentException("unknown job '" + name + "'; known jobs: " + String.join(", ", jobs.keySet()));
+            throw new IllegalArgumentException(
+                    "unknown job '" + name + "'; known jobs: " + String.join(", ", jobs.keySet()));
         }
         if (stopping.getCount() == 0) {
             throw new RejectedExecutionException("the server is stopping; no job is started");
@@ -325,7 +350,7 @@ public final class JobScheduler implements AutoCloseable {
     private <P> RunRequest startManual(Job<P> job) {
         Optional<HeldLease> granted = registry.tryAcquire(job.key());
         if (granted.isEmpty() && registry.lease(job.key()).map(r -> !r.isHeld()).orElse(false)) {
-            granted = registry.tryAcquire(job.key());            // the holder released it just now: ask once more
+            granted = registry.tryAcquire(job.key()); // the holder released it just now: ask once more
         }
         if (granted.isEmpty()) {
             return JobViews.joined(runner.db(), runner.store(), registry, job);
@@ -333,9 +358,11 @@ public final class JobScheduler implements AutoCloseable {
         HeldLease lease = granted.get();
         keeper.track(lease);
         try {
-            JobRunner.Started<P> run = runner.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow();
+            JobRunner.Started<P> run =
+                    runner.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow();
             executor.execute(() -> complete(run, lease, true));
-            return new RunRequest.Started(job.name(), run.runId(), run.trigger(), run.epoch(), instanceId, run.resumedFrom());
+            return new RunRequest.Started(
+                    job.name(), run.runId(), run.trigger(), run.epoch(), instanceId, run.resumedFrom());
         } catch (RejectedExecutionException e) {
             releaseQuietly(lease);
             throw new RejectedExecutionException("the server is stopping; no job is started", e);
@@ -352,8 +379,15 @@ public final class JobScheduler implements AutoCloseable {
      * @throws org.leasesync.lease.LeasesyncException if the database fails
      */
     public ObjectNode status(int runsPerJob) {
-        return JobViews.status(runner.db(), runner.store(), registry, List.copyOf(jobs.values()), settings, instanceId,
-                time.now(), runsPerJob);
+        return JobViews.status(
+                runner.db(),
+                runner.store(),
+                registry,
+                List.copyOf(jobs.values()),
+                settings,
+                instanceId,
+                time.now(),
+                runsPerJob);
     }
 
     /** This instance's lease owner id. */

@@ -26,9 +26,14 @@ import org.leasesync.lease.TaskRegistry;
  *     after their first committed batch until the server closes, so tests can kill or freeze an
  *     instance mid-run
  */
-public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Duration leaseTtl,
-                          Duration auditRetention, Duration tombstoneRetention, int batchSize,
-                          Set<String> pauseAfterFirstBatch) {
+public record JobSettings(
+        boolean scheduled,
+        Map<String, Duration> intervals,
+        Duration leaseTtl,
+        Duration auditRetention,
+        Duration tombstoneRetention,
+        int batchSize,
+        Set<String> pauseAfterFirstBatch) {
 
     /** The interval that means "not scheduled". */
     public static final Duration OFF = Duration.ZERO;
@@ -44,6 +49,7 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(30);
     /** Default rows per batch. */
     public static final int DEFAULT_BATCH = 500;
+
     public static final int MIN_BATCH = 1;
     public static final int MAX_BATCH = 10_000;
     private static final Duration MAX_RETENTION = Duration.ofDays(3650);
@@ -70,7 +76,8 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
         validRetention("audit retention", auditRetention);
         validRetention("tombstone retention", tombstoneRetention);
         if (batchSize < MIN_BATCH || batchSize > MAX_BATCH) {
-            throw new IllegalArgumentException("job batch size must be " + MIN_BATCH + ".." + MAX_BATCH + " but was " + batchSize);
+            throw new IllegalArgumentException(
+                    "job batch size must be " + MIN_BATCH + ".." + MAX_BATCH + " but was " + batchSize);
         }
         Objects.requireNonNull(pauseAfterFirstBatch, "pauseAfterFirstBatch");
         pauseAfterFirstBatch.forEach(JobSettings::knownName);
@@ -79,8 +86,14 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
 
     /** Every job scheduled at its default interval, 15 s lease TTL, 7 d audit and 30 d tombstone retention. */
     public static JobSettings defaults() {
-        return new JobSettings(true, Map.of(), DEFAULT_LEASE_TTL, DEFAULT_AUDIT_RETENTION, DEFAULT_TOMBSTONE_RETENTION,
-                DEFAULT_BATCH, Set.of());
+        return new JobSettings(
+                true,
+                Map.of(),
+                DEFAULT_LEASE_TTL,
+                DEFAULT_AUDIT_RETENTION,
+                DEFAULT_TOMBSTONE_RETENTION,
+                DEFAULT_BATCH,
+                Set.of());
     }
 
     /**
@@ -91,7 +104,8 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
      */
     public static String knownName(String name) {
         if (!StandardJobs.NAMES.contains(name)) {
-            throw new IllegalArgumentException("unknown job '" + name + "'; known jobs: " + String.join(", ", StandardJobs.NAMES));
+            throw new IllegalArgumentException(
+                    "unknown job '" + name + "'; known jobs: " + String.join(", ", StandardJobs.NAMES));
         }
         return name;
     }
@@ -102,7 +116,8 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
             return OFF;
         }
         if (d.compareTo(MIN_INTERVAL) < 0 || d.compareTo(MAX_INTERVAL) > 0) {
-            throw new IllegalArgumentException("the interval of job " + name + " must be between 100ms and 30d (or off), got " + d);
+            throw new IllegalArgumentException(
+                    "the interval of job " + name + " must be between 100ms and 30d (or off), got " + d);
         }
         return d;
     }
@@ -122,14 +137,16 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
 
     /** A copy with jobs scheduled or not ({@code --jobs on|off}). */
     public JobSettings withScheduled(boolean on) {
-        return new JobSettings(on, intervals, leaseTtl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
+        return new JobSettings(
+                on, intervals, leaseTtl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
     }
 
     /** A copy with one job's interval changed ({@link #OFF} = not scheduled). */
     public JobSettings withInterval(String name, Duration interval) {
         Map<String, Duration> m = new LinkedHashMap<>(intervals);
         m.put(knownName(name), interval);
-        return new JobSettings(scheduled, m, leaseTtl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
+        return new JobSettings(
+                scheduled, m, leaseTtl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
     }
 
     /** A copy with every job's interval set to {@code interval}. */
@@ -143,7 +160,8 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
 
     /** A copy with another lease TTL. */
     public JobSettings withLeaseTtl(Duration ttl) {
-        return new JobSettings(scheduled, intervals, ttl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
+        return new JobSettings(
+                scheduled, intervals, ttl, auditRetention, tombstoneRetention, batchSize, pauseAfterFirstBatch);
     }
 
     /** A copy with another audit retention. */
@@ -158,12 +176,13 @@ public record JobSettings(boolean scheduled, Map<String, Duration> intervals, Du
 
     /** A copy with another batch size. */
     public JobSettings withBatchSize(int n) {
-        return new JobSettings(scheduled, intervals, leaseTtl, auditRetention, tombstoneRetention, n, pauseAfterFirstBatch);
+        return new JobSettings(
+                scheduled, intervals, leaseTtl, auditRetention, tombstoneRetention, n, pauseAfterFirstBatch);
     }
 
     /** A copy whose runs of {@code names} pause after their first batch until the server closes (tests). */
     public JobSettings withPauseAfterFirstBatch(Set<String> names) {
-        return new JobSettings(scheduled, intervals, leaseTtl, auditRetention, tombstoneRetention, batchSize,
-                new TreeSet<>(names));
+        return new JobSettings(
+                scheduled, intervals, leaseTtl, auditRetention, tombstoneRetention, batchSize, new TreeSet<>(names));
     }
 }

@@ -24,17 +24,15 @@ import java.util.Set;
 final class JobStore {
 
     /** A job's row in {@code job_state}. Nullable fields are null when never set. */
-    record State(String job, Long lastCompletedSlot, Long lastCompletedAtMs, String holderInstanceId, Long holderEpoch) {
-    }
+    record State(
+            String job, Long lastCompletedSlot, Long lastCompletedAtMs, String holderInstanceId, Long holderEpoch) {}
 
     /** The checkpoint of a job's unfinished run. */
-    record Checkpoint(String job, long runId, Long slot, String positionJson, long processed, long epoch,
-                      long updatedAtMs) {
-    }
+    record Checkpoint(
+            String job, long runId, Long slot, String positionJson, long processed, long epoch, long updatedAtMs) {}
 
     /** What the scheduler needs each tick: last completed slots, and which jobs have an unfinished run. */
-    record Overview(Map<String, Long> lastCompletedSlots, Set<String> checkpointed) {
-    }
+    record Overview(Map<String, Long> lastCompletedSlots, Set<String> checkpointed) {}
 
     private static final int MAX_DETAIL = 1000;
     private static final String RUN_COLUMNS = "run_id, job_name, slot, run_trigger, instance_id, owner_id, epoch,"
@@ -43,15 +41,15 @@ final class JobStore {
     Overview overview(Connection c) throws SQLException {
         Map<String, Long> slots = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT job_name, last_completed_slot FROM job_state WHERE last_completed_slot IS NOT NULL");
-             ResultSet rs = ps.executeQuery()) {
+                        "SELECT job_name, last_completed_slot FROM job_state WHERE last_completed_slot IS NOT NULL");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 slots.put(rs.getString(1), rs.getLong(2));
             }
         }
         Set<String> checkpointed = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT job_name FROM job_checkpoints");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 checkpointed.add(rs.getString(1));
             }
@@ -65,20 +63,28 @@ final class JobStore {
             ps.setString(1, job);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next()
-                        ? Optional.of(new State(job, longOrNull(rs, 1), longOrNull(rs, 2), rs.getString(3), longOrNull(rs, 4)))
+                        ? Optional.of(new State(
+                                job, longOrNull(rs, 1), longOrNull(rs, 2), rs.getString(3), longOrNull(rs, 4)))
                         : Optional.empty();
             }
         }
     }
 
     Optional<Checkpoint> checkpoint(Connection c, String job) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT run_id, slot, position_json, processed, epoch, updated_at_ms"
-                + " FROM job_checkpoints WHERE job_name = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT run_id, slot, position_json, processed, epoch, updated_at_ms"
+                        + " FROM job_checkpoints WHERE job_name = ?")) {
             ps.setString(1, job);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next()
-                        ? Optional.of(new Checkpoint(job, rs.getLong(1), longOrNull(rs, 2), rs.getString(3), rs.getLong(4),
-                                rs.getLong(5), rs.getLong(6)))
+                        ? Optional.of(new Checkpoint(
+                                job,
+                                rs.getLong(1),
+                                longOrNull(rs, 2),
+                                rs.getString(3),
+                                rs.getLong(4),
+                                rs.getLong(5),
+                                rs.getLong(6)))
                         : Optional.empty();
             }
         }
@@ -110,8 +116,18 @@ final class JobStore {
     }
 
     /** Inserts a run with result {@code running}; returns its id. */
-    long insertRun(Connection c, String job, Long slot, JobTrigger trigger, String instanceId, String ownerId, long epoch,
-                   Long resumedFrom, long startedAtMs, long processed) throws SQLException {
+    long insertRun(
+            Connection c,
+            String job,
+            Long slot,
+            JobTrigger trigger,
+            String instanceId,
+            String ownerId,
+            long epoch,
+            Long resumedFrom,
+            long startedAtMs,
+            long processed)
+            throws SQLException {
         String insert = "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, resumed_from,"
                 + " started_at_ms, result, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)";
         // run_id comes back as the insert's generated key (PostgreSQL's driver adds RETURNING)
@@ -170,15 +186,17 @@ final class JobStore {
 
     /** Writes the job's checkpoint (replacing any). */
     void writeCheckpoint(Connection c, Checkpoint cp) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE job_checkpoints SET run_id = ?, slot = ?, position_json = ?,"
-                + " processed = ?, epoch = ?, updated_at_ms = ? WHERE job_name = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("UPDATE job_checkpoints SET run_id = ?, slot = ?, position_json = ?,"
+                        + " processed = ?, epoch = ?, updated_at_ms = ? WHERE job_name = ?")) {
             bindCheckpoint(ps, cp);
             if (ps.executeUpdate() == 1) {
                 return;
             }
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO job_checkpoints (run_id, slot, position_json, processed,"
-                + " epoch, updated_at_ms, job_name) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO job_checkpoints (run_id, slot, position_json, processed,"
+                        + " epoch, updated_at_ms, job_name) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             bindCheckpoint(ps, cp);
             ps.executeUpdate();
         }
@@ -213,8 +231,9 @@ final class JobStore {
 
     /** Records that occurrence {@code slot} completed, unless a later one already did. */
     void completeSlot(Connection c, String job, long slot, long atMs) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE job_state SET last_completed_slot = ?, last_completed_at_ms = ?"
-                + " WHERE job_name = ? AND (last_completed_slot IS NULL OR last_completed_slot < ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("UPDATE job_state SET last_completed_slot = ?, last_completed_at_ms = ?"
+                        + " WHERE job_name = ? AND (last_completed_slot IS NULL OR last_completed_slot < ?)")) {
             ps.setLong(1, slot);
             ps.setLong(2, atMs);
             ps.setString(3, job);
@@ -225,8 +244,9 @@ final class JobStore {
 
     /** Deletes the job's runs but its newest {@code keep} ones. */
     void trimRuns(Connection c, String job, int keep) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM job_runs WHERE job_name = ? AND run_id < (SELECT MIN(run_id)"
-                + " FROM (SELECT run_id FROM job_runs WHERE job_name = ? ORDER BY run_id DESC FETCH FIRST ? ROWS ONLY) newest)")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM job_runs WHERE job_name = ? AND run_id < (SELECT MIN(run_id)"
+                        + " FROM (SELECT run_id FROM job_runs WHERE job_name = ? ORDER BY run_id DESC FETCH FIRST ? ROWS ONLY) newest)")) {
             ps.setString(1, job);
             ps.setString(2, job);
             ps.setInt(3, keep);
@@ -245,9 +265,20 @@ final class JobStore {
     }
 
     private static JobRun readRun(ResultSet rs) throws SQLException {
-        return new JobRun(rs.getLong(1), rs.getString(2), longOrNull(rs, 3), JobTrigger.parse(rs.getString(4)),
-                rs.getString(5), rs.getString(6), rs.getLong(7), longOrNull(rs, 8), rs.getLong(9), longOrNull(rs, 10),
-                JobResult.parse(rs.getString(11)), rs.getLong(12), rs.getString(13));
+        return new JobRun(
+                rs.getLong(1),
+                rs.getString(2),
+                longOrNull(rs, 3),
+                JobTrigger.parse(rs.getString(4)),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getLong(7),
+                longOrNull(rs, 8),
+                rs.getLong(9),
+                longOrNull(rs, 10),
+                JobResult.parse(rs.getString(11)),
+                rs.getLong(12),
+                rs.getString(13));
     }
 
     private static Long longOrNull(ResultSet rs, int column) throws SQLException {

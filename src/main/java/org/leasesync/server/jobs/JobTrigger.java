@@ -29,6 +29,7 @@ public enum JobTrigger {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown job trigger '" + text + "'; expected schedule, manual, takeover or recovery");
+        throw new IllegalArgumentException(
+                "unknown job trigger '" + text + "'; expected schedule, manual, takeover or recovery");
     }
 }

@@ -20,11 +20,17 @@ public final class JobViews {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    private JobViews() {
-    }
+    private JobViews() {}
 
-    static ObjectNode status(SqlDatabase db, JobStore store, TaskRegistry registry, List<Job<?>> jobs,
-                             JobSettings settings, String instanceId, Instant now, int runsPerJob) {
+    static ObjectNode status(
+            SqlDatabase db,
+            JobStore store,
+            TaskRegistry registry,
+            List<Job<?>> jobs,
+            JobSettings settings,
+            String instanceId,
+            Instant now,
+            int runsPerJob) {
         ObjectNode body = NODES.objectNode();
         body.put("instanceId", instanceId);
         body.put("owner", registry.owner().asString());
@@ -40,7 +46,9 @@ public final class JobViews {
                 n.put("interval", interval.map(Duration::toString).orElse("off"));
                 if (interval.isPresent()) {
                     n.put("intervalMs", interval.get().toMillis());
-                    n.put("currentSlot", Math.floorDiv(now.toEpochMilli(), interval.get().toMillis()));
+                    n.put(
+                            "currentSlot",
+                            Math.floorDiv(now.toEpochMilli(), interval.get().toMillis()));
                 } else {
                     n.putNull("intervalMs");
                     n.putNull("currentSlot");
@@ -48,7 +56,10 @@ public final class JobViews {
                 Optional<JobStore.State> state = store.state(c, job.name());
                 Long last = state.map(JobStore.State::lastCompletedSlot).orElse(null);
                 putLong(n, "lastCompletedSlot", last);
-                putInstant(n, "lastCompletedAt", state.map(JobStore.State::lastCompletedAtMs).orElse(null));
+                putInstant(
+                        n,
+                        "lastCompletedAt",
+                        state.map(JobStore.State::lastCompletedAtMs).orElse(null));
                 n.set("lease", lease(lease, state));
                 // The runs before the checkpoint: each read sees what was committed when it ran (read
                 // committed), and a run's end and its checkpoint's deletion commit together, so a run
@@ -66,8 +77,8 @@ public final class JobViews {
         return body;
     }
 
-    private static com.fasterxml.jackson.databind.JsonNode lease(Optional<LeaseRecord> lease,
-                                                                 Optional<JobStore.State> state) {
+    private static com.fasterxml.jackson.databind.JsonNode lease(
+            Optional<LeaseRecord> lease, Optional<JobStore.State> state) {
         if (lease.isEmpty()) {
             return NODES.nullNode();
         }
@@ -77,7 +88,8 @@ public final class JobViews {
         n.put("epoch", r.epoch());
         n.put("owner", r.ownerText());
         String instance = state.filter(s -> r.isHeld() && s.holderEpoch() != null && s.holderEpoch() == r.epoch())
-                .map(JobStore.State::holderInstanceId).orElse(null);
+                .map(JobStore.State::holderInstanceId)
+                .orElse(null);
         n.put("instanceId", instance);
         if (r.isHeld()) {
             n.put("expiresAt", r.expiresAt().toString());
@@ -145,10 +157,14 @@ public final class JobViews {
         String owner = row.map(LeaseRecord::ownerText).orElse(null);
         long epoch = row.map(LeaseRecord::epoch).orElse(0L);
         return db.query("read the holder of " + job.key(), c -> {
-            String holder = store.state(c, job.name()).filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)
-                    .map(JobStore.State::holderInstanceId).orElse(null);
+            String holder = store.state(c, job.name())
+                    .filter(s -> s.holderEpoch() != null && s.holderEpoch() == epoch)
+                    .map(JobStore.State::holderInstanceId)
+                    .orElse(null);
             JobRun running = store.lastRuns(c, job.name(), 1).stream()
-                    .filter(r -> r.epoch() == epoch && r.result() == JobResult.RUNNING).findFirst().orElse(null);
+                    .filter(r -> r.epoch() == epoch && r.result() == JobResult.RUNNING)
+                    .findFirst()
+                    .orElse(null);
             return new RunRequest.Joined(job.name(), owner, holder, epoch, running);
         });
     }

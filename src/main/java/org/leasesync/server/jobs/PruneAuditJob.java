@@ -23,8 +23,7 @@ public final class PruneAuditJob implements Job<PruneAuditJob.Position> {
      * @param cutoffMs rows at or before this time (epoch milliseconds) are old enough
      * @param afterSeq every old row up to this seq was deleted by this occurrence
      */
-    public record Position(long cutoffMs, long afterSeq) {
-    }
+    public record Position(long cutoffMs, long afterSeq) {}
 
     private final Duration retention;
 
@@ -71,8 +70,8 @@ public final class PruneAuditJob implements Job<PruneAuditJob.Position> {
             return Batch.done(from, 0);
         }
         long deleted;
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM request_audit WHERE seq >= ? AND seq <= ? AND at_ms <= ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM request_audit WHERE seq >= ? AND seq <= ? AND at_ms <= ?")) {
             ps.setLong(1, first);
             ps.setLong(2, last);
             ps.setLong(3, from.cutoffMs());

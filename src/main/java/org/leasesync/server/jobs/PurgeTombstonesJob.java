@@ -29,11 +29,9 @@ public final class PurgeTombstonesJob implements Job<PurgeTombstonesJob.Position
      *     key order is done); {@code ""} at the start
      * @param scope see {@code user}
      */
-    public record Position(long cutoffMs, String user, String scope) {
-    }
+    public record Position(long cutoffMs, String user, String scope) {}
 
-    private record Tombstone(String recordId, long seq, long version) {
-    }
+    private record Tombstone(String recordId, long seq, long version) {}
 
     private final Duration retention;
 
@@ -119,8 +117,8 @@ public final class PurgeTombstonesJob implements Job<PurgeTombstonesJob.Position
 
     /** The same lock pushes and fenced pulls take on the user+scope ({@code RecordStore.lockScope}). */
     private static void lockScope(Connection c, String user, String scope) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ? FOR UPDATE")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ? FOR UPDATE")) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.executeQuery().close();

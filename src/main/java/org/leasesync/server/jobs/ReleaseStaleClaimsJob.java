@@ -22,11 +22,9 @@ import org.leasesync.lease.JobKey;
 public final class ReleaseStaleClaimsJob implements Job<ReleaseStaleClaimsJob.Position> {
 
     /** Where a run is: every instance id up to {@code afterInstance} was dealt with ({@code ""} at the start). */
-    public record Position(String afterInstance) {
-    }
+    public record Position(String afterInstance) {}
 
-    private record ClaimRow(String user, String key, String claimId) {
-    }
+    private record ClaimRow(String user, String key, String claimId) {}
 
     private final String instanceId;
     private final InstanceLiveness liveness;
@@ -58,8 +56,8 @@ public final class ReleaseStaleClaimsJob implements Job<ReleaseStaleClaimsJob.Po
     @Override
     public Batch<Position> step(Connection c, Position from, int batchSize, Instant now) throws SQLException {
         String other;
-        try (PreparedStatement ps = c.prepareStatement("SELECT MIN(instance_id) FROM idempotency_claims"
-                + " WHERE instance_id <> ? AND instance_id > ?")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT MIN(instance_id) FROM idempotency_claims" + " WHERE instance_id <> ? AND instance_id > ?")) {
             ps.setString(1, instanceId);
             ps.setString(2, from.afterInstance());
             try (ResultSet rs = ps.executeQuery()) {

@@ -17,8 +17,8 @@ public final class StandardJobs {
     public static final String RELEASE_STALE_CLAIMS = "release-stale-claims";
 
     /** Every job name, in the order they are run and shown. */
-    public static final List<String> NAMES = List.of(EXPIRE_IDEMPOTENCY_KEYS, PRUNE_AUDIT, PURGE_TOMBSTONES,
-            RELEASE_STALE_CLAIMS);
+    public static final List<String> NAMES =
+            List.of(EXPIRE_IDEMPOTENCY_KEYS, PRUNE_AUDIT, PURGE_TOMBSTONES, RELEASE_STALE_CLAIMS);
 
     /** Default intervals: 10 minutes, 1 hour, 1 hour, 1 minute. */
     public static final Map<String, Duration> DEFAULT_INTERVALS;
@@ -32,8 +32,7 @@ public final class StandardJobs {
         DEFAULT_INTERVALS = java.util.Collections.unmodifiableMap(m);
     }
 
-    private StandardJobs() {
-    }
+    private StandardJobs() {}
 
     /**
      * The four jobs, in {@link #NAMES} order.
@@ -43,9 +42,12 @@ public final class StandardJobs {
      * @param instanceId this instance's id
      * @param liveness tells whether another instance is alive (for stale claims)
      */
-    public static List<Job<?>> create(Duration keyRetention, JobSettings settings, String instanceId,
-                                      InstanceLiveness liveness) {
-        return List.of(new ExpireIdempotencyKeysJob(keyRetention), new PruneAuditJob(settings.auditRetention()),
-                new PurgeTombstonesJob(settings.tombstoneRetention()), new ReleaseStaleClaimsJob(instanceId, liveness));
+    public static List<Job<?>> create(
+            Duration keyRetention, JobSettings settings, String instanceId, InstanceLiveness liveness) {
+        return List.of(
+                new ExpireIdempotencyKeysJob(keyRetention),
+                new PruneAuditJob(settings.auditRetention()),
+                new PurgeTombstonesJob(settings.tombstoneRetention()),
+                new ReleaseStaleClaimsJob(instanceId, liveness));
     }
 }

@@ -57,8 +57,7 @@ public final class TombstoneHorizons {
         }
     }
 
-    private TombstoneHorizons() {
-    }
+    private TombstoneHorizons() {}
 
     /** The user+scope's horizon ({@link Horizon#NONE} if nothing was purged there). */
     public static Horizon read(Connection c, String user, String scope) throws SQLException {

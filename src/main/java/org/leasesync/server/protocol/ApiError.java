@@ -44,8 +44,8 @@ public final class ApiError extends RuntimeException {
         this(status, code, reason, null, message, headers);
     }
 
-    private ApiError(int status, String code, String reason, Long highestToken, String message,
-                     Map<String, String> headers) {
+    private ApiError(
+            int status, String code, String reason, Long highestToken, String message, Map<String, String> headers) {
         super(message, null, false, false);
         this.highestToken = highestToken;
         this.status = status;
@@ -89,8 +89,7 @@ public final class ApiError extends RuntimeException {
     }
 
     public static ApiError unauthorized(String message) {
-        return new ApiError(401, "unauthorized", message,
-                Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\""));
+        return new ApiError(401, "unauthorized", message, Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\""));
     }
 
     /**
@@ -98,7 +97,10 @@ public final class ApiError extends RuntimeException {
      * {@code WWW-Authenticate: Bearer realm="leasesync", error="invalid_token"} (RFC 6750).
      */
     public static ApiError invalidToken(String message) {
-        return new ApiError(401, "invalid_token", message,
+        return new ApiError(
+                401,
+                "invalid_token",
+                message,
                 Map.of("WWW-Authenticate", "Bearer realm=\"leasesync\", error=\"invalid_token\""));
     }
 
@@ -110,8 +112,8 @@ public final class ApiError extends RuntimeException {
         String allow = String.join(", ", allowed);
         Map<String, String> h = new LinkedHashMap<>();
         h.put("Allow", allow);
-        return new ApiError(405, "method_not_allowed",
-                method + " is not allowed on " + path + "; allowed: " + allow, h);
+        return new ApiError(
+                405, "method_not_allowed", method + " is not allowed on " + path + "; allowed: " + allow, h);
     }
 
     public int status() {
@@ -136,10 +138,13 @@ public final class ApiError extends RuntimeException {
      * Error body shape; {@code reason} (only for {@code invalid_cursor}) and {@code highestToken}
      * (only for {@code stale_fencing_token}) are left out when null.
      */
-    record ErrorBody(String code, String message,
-                     @com.fasterxml.jackson.annotation.JsonInclude(
-                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String reason,
-                     @com.fasterxml.jackson.annotation.JsonInclude(
-                             com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Long highestToken) {
-    }
+    record ErrorBody(
+            String code,
+            String message,
+
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+            String reason,
+
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+            Long highestToken) {}
 }

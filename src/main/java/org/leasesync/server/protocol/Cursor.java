@@ -18,8 +18,8 @@ import org.leasesync.server.store.ScopeHistory;
 public record Cursor(String databaseId, long seq, long generation, String stamp) {
 
     private static final String NUMBER = "(0|[1-9][0-9]{0,17})";
-    private static final Pattern TEXT = Pattern.compile(
-            "([0-9a-f]{12}):" + NUMBER + "(?::" + NUMBER + "(?::([0-9a-f]{16}))?)?");
+    private static final Pattern TEXT =
+            Pattern.compile("([0-9a-f]{12}):" + NUMBER + "(?::" + NUMBER + "(?::([0-9a-f]{16}))?)?");
 
     /** @throws IllegalArgumentException naming a bad value */
     public Cursor {
@@ -30,8 +30,8 @@ public record Cursor(String databaseId, long seq, long generation, String stamp)
             throw new IllegalArgumentException("seq and generation must be >= 0, got " + seq + ", " + generation);
         }
         if (stamp != null && (seq == 0 || !stamp.matches("[0-9a-f]{16}"))) {
-            throw new IllegalArgumentException("a stamp is 16 hex digits and only follows a seq above 0, got seq "
-                    + seq + ", stamp " + stamp);
+            throw new IllegalArgumentException(
+                    "a stamp is 16 hex digits and only follows a seq above 0, got seq " + seq + ", stamp " + stamp);
         }
     }
 

@@ -3,10 +3,10 @@ package org.leasesync.server.protocol;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -39,15 +39,16 @@ public final class Json {
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-    private Json() {
-    }
+    private Json() {}
 
     private static ObjectMapper mapper(long maxDocumentBytes) {
-        return new ObjectMapper(JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
-                .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
-                .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
-                .maxDocumentLength(maxDocumentBytes)
-                .build()).build());
+        return new ObjectMapper(JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(RecordLimits.MAX_MESSAGE_DEPTH)
+                        .maxStringLength(RecordLimits.MAX_PAYLOAD_BYTES)
+                        .maxDocumentLength(maxDocumentBytes)
+                        .build())
+                .build());
     }
 
     public static byte[] bytes(Object value) {

@@ -11,8 +11,7 @@ import java.util.List;
 /** Decoding of request paths into segments. Stateless. */
 public final class PathSegments {
 
-    private PathSegments() {
-    }
+    private PathSegments() {}
 
     /** The path's segments after the leading slash, percent-decoded as UTF-8 ('+' stays '+'). */
     public static List<String> of(String rawPath) {
@@ -50,9 +49,11 @@ public final class PathSegments {
             }
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw ApiError.badRequest("path segment '" + raw + "' is not UTF-8");
         }

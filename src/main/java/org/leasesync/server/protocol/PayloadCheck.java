@@ -16,11 +16,9 @@ import org.leasesync.protocol.RecordLimits;
 public final class PayloadCheck {
 
     /** A stored record as an answer may carry it: its payload, or why it is withheld. */
-    public record Stored(JsonNode payload, Optional<String> withheld) {
-    }
+    public record Stored(JsonNode payload, Optional<String> withheld) {}
 
-    private PayloadCheck() {
-    }
+    private PayloadCheck() {}
 
     /**
      * What is wrong with {@code payload}, a parsed JSON object; empty if it is within the limits. The
@@ -62,8 +60,10 @@ public final class PayloadCheck {
         try {
             n = Json.MAPPER.readTree(payloadJson);
         } catch (JsonProcessingException e) {
-            return new Stored(null, Optional.of("its stored content cannot be read within the limits ("
-                    + e.getOriginalMessage() + ")"));
+            return new Stored(
+                    null,
+                    Optional.of(
+                            "its stored content cannot be read within the limits (" + e.getOriginalMessage() + ")"));
         }
         if (n == null || !n.isObject()) {
             return new Stored(null, Optional.of("its stored content is not a JSON object"));

@@ -10,8 +10,7 @@ public final class ProtocolHeaders {
     public static final String REPLAYED = "Idempotent-Replayed";
     public static final String RETRY_AFTER = "Retry-After";
 
-    private ProtocolHeaders() {
-    }
+    private ProtocolHeaders() {}
 
     /** True if {@code v} is 1..255 printable ASCII chars not starting or ending with a space. */
     public static boolean isToken(String v) {

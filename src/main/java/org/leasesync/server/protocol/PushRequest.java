@@ -22,8 +22,7 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
     static final int MAX_CHANGES = 1000;
 
     /** One local edit. {@code payload} is null when {@code deleted}. */
-    public record Change(String changeId, String id, long baseVersion, boolean deleted, JsonNode payload) {
-    }
+    public record Change(String changeId, String id, long baseVersion, boolean deleted, JsonNode payload) {}
 
     /**
      * Parses and validates a push body.
@@ -61,8 +60,10 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
         try {
             return Json.REQUESTS.readTree(body);
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? ""
-                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            String where = e.getLocation() == null
+                    ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr();
             throw ApiError.badRequest("malformed JSON" + where + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw ApiError.badRequest("unreadable JSON: " + e.getMessage());
@@ -94,8 +95,8 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
         if (!deleted) {
             Optional<String> problem = PayloadCheck.problem(payload);
             if (problem.isPresent()) {
-                throw ApiError.badRequest(at + ".payload of record '" + RecordLimits.shown(id) + "' is refused: "
-                        + problem.get());
+                throw ApiError.badRequest(
+                        at + ".payload of record '" + RecordLimits.shown(id) + "' is refused: " + problem.get());
             }
         }
         return new Change(changeId, id, base.asLong(), deleted, deleted ? null : payload);
@@ -105,8 +106,8 @@ public record PushRequest(List<Change> changes, JsonNode tree) {
     private static String id(JsonNode c, String field, String what, String at) {
         JsonNode n = c.get(field);
         if (n == null || !n.isTextual()) {
-            throw ApiError.badRequest(at + "." + field + " must be a string of 1.." + RecordLimits.MAX_ID_CHARS
-                    + " characters");
+            throw ApiError.badRequest(
+                    at + "." + field + " must be a string of 1.." + RecordLimits.MAX_ID_CHARS + " characters");
         }
         Optional<String> problem = RecordLimits.idProblem(n.textValue(), what);
         if (problem.isPresent()) {

@@ -7,14 +7,13 @@ public final class Scopes {
 
     public static final List<String> ALL = List.of("course_sync", "message_sync", "backup");
 
-    private Scopes() {
-    }
+    private Scopes() {}
 
     /** The scope if known; otherwise a 404 {@code unknown_scope}. */
     public static String require(String scope) {
         if (!ALL.contains(scope)) {
-            throw new ApiError(404, "unknown_scope",
-                    "unknown scope '" + scope + "'; known scopes: " + String.join(", ", ALL));
+            throw new ApiError(
+                    404, "unknown_scope", "unknown scope '" + scope + "'; known scopes: " + String.join(", ", ALL));
         }
         return scope;
     }

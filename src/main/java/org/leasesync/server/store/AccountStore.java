@@ -26,8 +26,16 @@ public final class AccountStore {
     public static final Pattern USER_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     /** Tables holding a user's data, deleted with the account (sessions go by the foreign key). */
-    private static final List<String> USER_TABLES = List.of("sync_records", "applied_changes", "idempotency_keys",
-            "idempotency_claims", "fencing_tokens", "run_intervals", "tombstone_horizons", "scope_history", "scope_state");
+    private static final List<String> USER_TABLES = List.of(
+            "sync_records",
+            "applied_changes",
+            "idempotency_keys",
+            "idempotency_claims",
+            "fencing_tokens",
+            "run_intervals",
+            "tombstone_horizons",
+            "scope_history",
+            "scope_state");
 
     /**
      * One account, never with its password hash.
@@ -35,8 +43,7 @@ public final class AccountStore {
      * @param createdAtMs epoch milliseconds of the server clock
      * @param hasPassword false for an account that cannot sign in with a password
      */
-    public record Account(String name, boolean admin, boolean disabled, long createdAtMs, boolean hasPassword) {
-    }
+    public record Account(String name, boolean admin, boolean disabled, long createdAtMs, boolean hasPassword) {}
 
     /** An account as sign-in needs it: with its hash (null for none). */
     public record Credentials(String name, boolean admin, boolean disabled, String passwordHash) {
@@ -114,8 +121,8 @@ public final class AccountStore {
      */
     public void insert(Connection c, String name, String passwordHash, boolean admin) throws SQLException {
         requireName(name);
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO sync_users (user_id, password_hash, is_admin, disabled, created_at_ms)"
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO sync_users (user_id, password_hash, is_admin, disabled, created_at_ms)"
                         + " VALUES (?, ?, ?, FALSE, ?)")) {
             ps.setString(1, name);
             ps.setString(2, passwordHash);
@@ -123,8 +130,8 @@ public final class AccountStore {
             ps.setLong(4, clock.millis());
             ps.executeUpdate();
         }
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO scope_state (user_id, scope, last_seq) VALUES (?, ?, 0)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO scope_state (user_id, scope, last_seq) VALUES (?, ?, 0)")) {
             for (String scope : Scopes.ALL) {
                 ps.setString(1, name);
                 ps.setString(2, scope);
@@ -147,7 +154,7 @@ public final class AccountStore {
     /** The account, or empty. */
     public Optional<Account> find(String name) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement(SELECT + " WHERE user_id = ?")) {
+                PreparedStatement ps = c.prepareStatement(SELECT + " WHERE user_id = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(account(rs)) : Optional.empty();
@@ -159,8 +166,8 @@ public final class AccountStore {
     public List<Account> list() throws SQLException {
         List<Account> all = new ArrayList<>();
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement(SELECT + " ORDER BY user_id");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement(SELECT + " ORDER BY user_id");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 all.add(account(rs));
             }
@@ -171,12 +178,14 @@ public final class AccountStore {
     /** What sign-in compares with, or empty for no such account. */
     public Optional<Credentials> credentials(String name) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement(
-                     "SELECT user_id, is_admin, disabled, password_hash FROM sync_users WHERE user_id = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT user_id, is_admin, disabled, password_hash FROM sync_users WHERE user_id = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Credentials(rs.getString(1), rs.getBoolean(2), rs.getBoolean(3),
-                        rs.getString(4))) : Optional.empty();
+                return rs.next()
+                        ? Optional.of(
+                                new Credentials(rs.getString(1), rs.getBoolean(2), rs.getBoolean(3), rs.getString(4)))
+                        : Optional.empty();
             }
         }
     }
@@ -184,8 +193,8 @@ public final class AccountStore {
     /** Sets the password hash of an account that has none; false if it has one or does not exist. */
     public boolean setPasswordIfNone(String name, String passwordHash) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement(
-                     "UPDATE sync_users SET password_hash = ? WHERE user_id = ? AND password_hash IS NULL")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "UPDATE sync_users SET password_hash = ? WHERE user_id = ? AND password_hash IS NULL")) {
             ps.setString(1, passwordHash);
             ps.setString(2, name);
             return ps.executeUpdate() > 0;

@@ -23,12 +23,24 @@ import java.util.Objects;
  * @param duplicates change ids reported as duplicate
  * @param conflicts change ids reported as conflict
  */
-public record AuditEntry(long atMs, String pathUser, String authUser, String scope, String op, String clientId,
-                  Long fencingToken, String idempotencyKey, int status, String code, List<String> applied,
-                  List<String> duplicates, List<String> conflicts) {
+public record AuditEntry(
+        long atMs,
+        String pathUser,
+        String authUser,
+        String scope,
+        String op,
+        String clientId,
+        Long fencingToken,
+        String idempotencyKey,
+        int status,
+        String code,
+        List<String> applied,
+        List<String> duplicates,
+        List<String> conflicts) {
 
     /** Operation names. */
     public static final String PULL = "pull";
+
     public static final String PUSH = "push";
     public static final String PUSH_STATUS = "push_status";
 

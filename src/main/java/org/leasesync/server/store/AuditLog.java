@@ -25,12 +25,10 @@ import org.leasesync.server.protocol.ProtocolHeaders;
 public final class AuditLog {
 
     /** One stored row and its sequence number. */
-    public record Stored(long seq, AuditEntry entry) {
-    }
+    public record Stored(long seq, AuditEntry entry) {}
 
     /** Rows after a sequence number, in seq order, and whether more were there when read. */
-    public record Page(List<Stored> entries, boolean hasMore) {
-    }
+    public record Page(List<Stored> entries, boolean hasMore) {}
 
     private static final int MAX_SCOPE_CHARS = 255;
     private static final String COLUMNS = "at_ms, path_user, auth_user, scope, op, client_id, fencing_token,"
@@ -68,16 +66,26 @@ public final class AuditLog {
         if (op == null) {
             return RequestAudit.off();
         }
-        String key = op.equals(AuditEntry.PUSH) ? headers.getFirst(ProtocolHeaders.IDEMPOTENCY_KEY)
+        String key = op.equals(AuditEntry.PUSH)
+                ? headers.getFirst(ProtocolHeaders.IDEMPOTENCY_KEY)
                 : op.equals(AuditEntry.PUSH_STATUS) ? s.get(6) : null;
         String scope = s.get(4).length() > MAX_SCOPE_CHARS ? s.get(4).substring(0, MAX_SCOPE_CHARS) : s.get(4);
-        return new RequestAudit(this, op, s.get(2), scope, tokenOrNull(headers.getFirst(ProtocolHeaders.CLIENT_ID)),
-                longOrNull(headers.getFirst(ProtocolHeaders.FENCING_TOKEN)), tokenOrNull(key));
+        return new RequestAudit(
+                this,
+                op,
+                s.get(2),
+                scope,
+                tokenOrNull(headers.getFirst(ProtocolHeaders.CLIENT_ID)),
+                longOrNull(headers.getFirst(ProtocolHeaders.FENCING_TOKEN)),
+                tokenOrNull(key));
     }
 
     /** The audited operation of a request, or null if the request is not to an audited endpoint. */
     public static String op(String method, List<String> s) {
-        if (s.size() < 6 || !s.get(0).equals("v1") || !s.get(1).equals("users") || !s.get(3).equals("scopes")
+        if (s.size() < 6
+                || !s.get(0).equals("v1")
+                || !s.get(1).equals("users")
+                || !s.get(3).equals("scopes")
                 || !AccountStore.USER_NAME.matcher(s.get(2)).matches()) {
             return null;
         }
@@ -126,9 +134,9 @@ public final class AuditLog {
 
     /** Up to {@code limit} rows with {@code seq > afterSeq}, in seq order (committed rows only). */
     public Page read(long afterSeq, int limit) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT seq, " + COLUMNS + " FROM request_audit WHERE seq > ? ORDER BY seq"
-                        + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement("SELECT seq, " + COLUMNS
+                        + " FROM request_audit WHERE seq > ? ORDER BY seq" + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY")) {
             ps.setLong(1, afterSeq);
             ps.setInt(2, limit + 1);
             List<Stored> out = new ArrayList<>();
@@ -136,10 +144,22 @@ public final class AuditLog {
                 while (rs.next() && out.size() <= limit) {
                     long token = rs.getLong(8);
                     Long fencingToken = rs.wasNull() ? null : token;
-                    out.add(new Stored(rs.getLong(1), new AuditEntry(rs.getLong(2), rs.getString(3),
-                            rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7), fencingToken,
-                            rs.getString(9), rs.getInt(10), rs.getString(11), splitIds(rs.getString(12)),
-                            splitIds(rs.getString(13)), splitIds(rs.getString(14)))));
+                    out.add(new Stored(
+                            rs.getLong(1),
+                            new AuditEntry(
+                                    rs.getLong(2),
+                                    rs.getString(3),
+                                    rs.getString(4),
+                                    rs.getString(5),
+                                    rs.getString(6),
+                                    rs.getString(7),
+                                    fencingToken,
+                                    rs.getString(9),
+                                    rs.getInt(10),
+                                    rs.getString(11),
+                                    splitIds(rs.getString(12)),
+                                    splitIds(rs.getString(13)),
+                                    splitIds(rs.getString(14)))));
                 }
             }
             boolean more = out.size() > limit;

@@ -32,12 +32,10 @@ import org.slf4j.LoggerFactory;
 public final class ClaimStore {
 
     /** One claim: the request's scope and fingerprint, who made it, and its own id. */
-    public record Claim(String scope, String requestHash, String instanceId, String claimId) {
-    }
+    public record Claim(String scope, String requestHash, String instanceId, String claimId) {}
 
     /** What {@link #tryClaim} got: {@code mine} true if the key is now this request's. */
-    public record Attempt(boolean mine, Claim claim) {
-    }
+    public record Attempt(boolean mine, Claim claim) {}
 
     private static final Logger log = LoggerFactory.getLogger(ClaimStore.class);
     private static final int CLAIM_ATTEMPTS = 5;
@@ -47,8 +45,7 @@ public final class ClaimStore {
     private final ConcurrentHashMap<String, Claim> held = new ConcurrentHashMap<>();
     private final Set<PendingRelease> pendingReleases = ConcurrentHashMap.newKeySet();
 
-    private record PendingRelease(String user, String key, String claimId) {
-    }
+    private record PendingRelease(String user, String key, String claimId) {}
 
     public ClaimStore(ServerDatabase db, Clock clock) {
         this.db = db;
@@ -75,7 +72,8 @@ public final class ClaimStore {
      *     that holds the key
      */
     public Attempt tryClaim(String user, String key, String scope, String requestHash) throws SQLException {
-        Claim claim = new Claim(scope, requestHash, db.instanceId(), UUID.randomUUID().toString());
+        Claim claim =
+                new Claim(scope, requestHash, db.instanceId(), UUID.randomUUID().toString());
         Claim local = held.putIfAbsent(id(user, key), claim);
         if (local != null) {
             return new Attempt(false, local);
@@ -105,8 +103,11 @@ public final class ClaimStore {
                             c.commit();
                             return existing;
                         }
-                        log.info("replacing the stale claim of instance {} on key {} of {}",
-                                existing.get().instanceId(), key, user);
+                        log.info(
+                                "replacing the stale claim of instance {} on key {} of {}",
+                                existing.get().instanceId(),
+                                key,
+                                user);
                         delete(c, user, key, existing.get().claimId());
                     }
                     insert(c, user, key, claim);
@@ -119,8 +120,10 @@ public final class ClaimStore {
                         throw e;
                     }
                     if (attempt >= CLAIM_ATTEMPTS) {
-                        throw new SQLTransientException("could not claim idempotency key " + key + " of " + user
-                                + " after " + attempt + " attempts", e);
+                        throw new SQLTransientException(
+                                "could not claim idempotency key " + key + " of " + user + " after " + attempt
+                                        + " attempts",
+                                e);
                     }
                 }
             }
@@ -130,7 +133,8 @@ public final class ClaimStore {
     private static boolean isRace(SQLException e) {
         // serialization failures and deadlocks are races; connection failures are not
         String state = e.getSQLState();
-        return state != null && (state.startsWith("40") || state.equals(ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1)));
+        return state != null
+                && (state.startsWith("40") || state.equals(ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1)));
     }
 
     /**
@@ -170,15 +174,16 @@ public final class ClaimStore {
      * At start on H2, where this is the only instance: deletes every claim row (all are stale).
      */
     public void deleteAll() throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement("DELETE FROM idempotency_claims")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement("DELETE FROM idempotency_claims")) {
             ps.executeUpdate();
         }
     }
 
     /** At shutdown: deletes this instance's claim rows. Never throws. */
     public void releaseAllOwn() {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM idempotency_claims WHERE instance_id = ?")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement("DELETE FROM idempotency_claims WHERE instance_id = ?")) {
             ps.setString(1, db.instanceId());
             ps.executeUpdate();
         } catch (SQLException e) {
@@ -233,5 +238,4 @@ public final class ClaimStore {
     private static String id(String user, String key) {
         return user + '\n' + key;
     }
-
 }

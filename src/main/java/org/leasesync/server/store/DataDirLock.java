@@ -55,8 +55,8 @@ final class DataDirLock implements AutoCloseable {
 
     private static IllegalStateException held(Path dataDir, FileChannel channel) {
         closeQuietly(channel);
-        return new IllegalStateException("cannot open the server database in " + dataDir
-                + ": another server is using this data dir");
+        return new IllegalStateException(
+                "cannot open the server database in " + dataDir + ": another server is using this data dir");
     }
 
     private static void closeQuietly(FileChannel channel) {

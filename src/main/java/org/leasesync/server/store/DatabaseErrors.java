@@ -22,10 +22,10 @@ public final class DatabaseErrors {
      * vendors are matched by SQLSTATE, as pgjdbc gives no vendor code; H2's are those of its codes.
      */
     private static final Set<String> UNAVAILABLE = Set.of(
-            "57P01",   // admin_shutdown: the server is shutting down or the session was terminated
-            "57P02",   // crash_shutdown
-            "57P03",   // cannot_connect_now: starting up, in recovery
-            "53300",   // too_many_connections
+            "57P01", // admin_shutdown: the server is shutting down or the session was terminated
+            "57P02", // crash_shutdown
+            "57P03", // cannot_connect_now: starting up, in recovery
+            "53300", // too_many_connections
             ErrorCode.getState(ErrorCode.DATABASE_IS_CLOSED),
             ErrorCode.getState(ErrorCode.DATABASE_CALLED_AT_SHUTDOWN),
             ErrorCode.getState(ErrorCode.CONNECTION_BROKEN_1));
@@ -34,13 +34,16 @@ public final class DatabaseErrors {
      * failure (40001, H2's deadlock too), PostgreSQL's deadlock and lock timeout, H2's lock timeout
      * (HYT00) and concurrent update.
      */
-    private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "55P03",
-            ErrorCode.getState(ErrorCode.LOCK_TIMEOUT_1), ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1));
+    private static final Set<String> RETRYABLE = Set.of(
+            "40001",
+            "40P01",
+            "55P03",
+            ErrorCode.getState(ErrorCode.LOCK_TIMEOUT_1),
+            ErrorCode.getState(ErrorCode.CONCURRENT_UPDATE_1));
 
     private static final int MAX_CHAIN = 20;
 
-    private DatabaseErrors() {
-    }
+    private DatabaseErrors() {}
 
     /**
      * True if {@code e} (or a cause) says the database is unreachable, going away or refusing
@@ -60,11 +63,13 @@ public final class DatabaseErrors {
      */
     public static boolean isConnectionLost(Throwable e) {
         for (Throwable t : chain(e)) {
-            if (t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException
+            if (t instanceof SQLTransientConnectionException
+                    || t instanceof SQLRecoverableException
                     || t instanceof SQLNonTransientConnectionException) {
                 return true;
             }
-            if (t instanceof SQLException s && s.getSQLState() != null
+            if (t instanceof SQLException s
+                    && s.getSQLState() != null
                     && (s.getSQLState().startsWith("08") || UNAVAILABLE.contains(s.getSQLState()))) {
                 return true;
             }

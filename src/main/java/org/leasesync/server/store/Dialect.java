@@ -25,7 +25,6 @@ import java.sql.Statement;
  * Stateless, thread-safe.
  */
 public enum Dialect {
-
     H2("classpath:db/server"),
     POSTGRESQL("classpath:db/server-postgresql");
 

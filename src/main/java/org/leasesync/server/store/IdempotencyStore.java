@@ -17,9 +17,8 @@ import java.util.Optional;
 public final class IdempotencyStore {
 
     /** A completed push: its fingerprint and the response to replay. */
-    public record StoredPush(String key, String scope, String requestHash, int statusCode, String responseBody,
-                      long completedAtMs) {
-    }
+    public record StoredPush(
+            String key, String scope, String requestHash, int statusCode, String responseBody, long completedAtMs) {}
 
     private final ServerDatabase db;
     private final long retentionMs;
@@ -42,16 +41,16 @@ public final class IdempotencyStore {
 
     /** {@link #find(String, String, long)} in the caller's transaction. */
     public Optional<StoredPush> find(Connection c, String user, String key, long nowMs) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT scope, request_hash, status_code, response_body, completed_at_ms"
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT scope, request_hash, status_code, response_body, completed_at_ms"
                         + " FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND completed_at_ms > ?")) {
             ps.setString(1, user);
             ps.setString(2, key);
             ps.setLong(3, nowMs - retentionMs);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next()
-                        ? Optional.of(new StoredPush(key, rs.getString(1), rs.getString(2), rs.getInt(3),
-                                rs.getString(4), rs.getLong(5)))
+                        ? Optional.of(new StoredPush(
+                                key, rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getLong(5)))
                         : Optional.empty();
             }
         }
@@ -63,14 +62,14 @@ public final class IdempotencyStore {
      * record exists.
      */
     public void store(Connection c, String user, StoredPush p) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ?")) {
             ps.setString(1, user);
             ps.setString(2, p.key());
             ps.executeUpdate();
         }
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO idempotency_keys (user_id, idem_key, scope, request_hash, status_code,"
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO idempotency_keys (user_id, idem_key, scope, request_hash, status_code,"
                         + " response_body, completed_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, user);
             ps.setString(2, p.key());

@@ -4,9 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import org.leasesync.server.http.PushService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.server.http.PushService;
 
 /**
  * A PostgreSQL server instance's proof of life: a session-level advisory lock on
@@ -94,7 +94,8 @@ final class InstanceLock implements AutoCloseable {
         connection = null;
         try {
             connection = lockOn(connector.connect());
-            log.warn("instance {}: the database connection holding the instance lock broke; lock taken again",
+            log.warn(
+                    "instance {}: the database connection holding the instance lock broke; lock taken again",
                     instanceId);
             return true;
         } catch (SQLException e) {

@@ -30,11 +30,10 @@ public final class Passwords {
      * made when the class loads, so that no process pays a hash it may never compare with (its salt
      * need not be secret or random: no account has it).
      */
-    static final String DUMMY = "$argon2id$v=19$m=19456,t=2,p=1$N0rap1Jqf8LDqy0L0u1SyQ$"
-            + "S6EcEzRJJCf3arSSzGxqaotoZ/CZNWUKE9OkOteK/Ao";
+    static final String DUMMY =
+            "$argon2id$v=19$m=19456,t=2,p=1$N0rap1Jqf8LDqy0L0u1SyQ$" + "S6EcEzRJJCf3arSSzGxqaotoZ/CZNWUKE9OkOteK/Ao";
 
-    private Passwords() {
-    }
+    private Passwords() {}
 
     /**
      * The Argon2id hash of {@code password} with a new random salt.
@@ -82,8 +81,8 @@ public final class Passwords {
             throw new IllegalArgumentException("the password must not be empty");
         }
         if (password.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("the password must be at most " + MAX_LENGTH + " characters but has "
-                    + password.length());
+            throw new IllegalArgumentException(
+                    "the password must be at most " + MAX_LENGTH + " characters but has " + password.length());
         }
     }
 }

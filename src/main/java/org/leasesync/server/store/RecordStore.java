@@ -19,17 +19,14 @@ import java.util.Optional;
 public final class RecordStore {
 
     /** A record's current state. {@code payloadJson} is null for tombstones. */
-    public record StoredRecord(String id, long version, boolean deleted, String payloadJson, long seq,
-                        long updatedAtMs) {
-    }
+    public record StoredRecord(
+            String id, long version, boolean deleted, String payloadJson, long seq, long updatedAtMs) {}
 
     /** A change id that was applied, and the version it produced. */
-    public record AppliedChange(String changeId, String recordId, long version) {
-    }
+    public record AppliedChange(String changeId, String recordId, long version) {}
 
     /** One page of a pull: up to {@code limit} records, and whether more were available. */
-    public record Page(List<StoredRecord> records, boolean hasMore) {
-    }
+    public record Page(List<StoredRecord> records, boolean hasMore) {}
 
     private final ServerDatabase db;
 
@@ -59,8 +56,8 @@ public final class RecordStore {
                     byte[] b = new byte[6];
                     new java.security.SecureRandom().nextBytes(b);
                     String fresh = java.util.HexFormat.of().formatHex(b);
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO server_identity (id, database_id) VALUES (1, ?)")) {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO server_identity (id, database_id) VALUES (1, ?)")) {
                         ps.setString(1, fresh);
                         ps.executeUpdate();
                         databaseId = fresh;
@@ -79,7 +76,7 @@ public final class RecordStore {
 
     private static Optional<String> readDatabaseId(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT database_id FROM server_identity WHERE id = 1");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
         }
     }
@@ -130,8 +127,8 @@ public final class RecordStore {
     }
 
     private static long lastSeq(Connection c, String user, String scope, String lock) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ?" + lock)) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT last_seq FROM scope_state WHERE user_id = ? AND scope = ?" + lock)) {
             ps.setString(1, user);
             ps.setString(2, scope);
             try (ResultSet rs = ps.executeQuery()) {
@@ -144,8 +141,8 @@ public final class RecordStore {
     }
 
     public void setLastSeq(Connection c, String user, String scope, long seq) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "UPDATE scope_state SET last_seq = ? WHERE user_id = ? AND scope = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("UPDATE scope_state SET last_seq = ? WHERE user_id = ? AND scope = ?")) {
             ps.setLong(1, seq);
             ps.setString(2, user);
             ps.setString(3, scope);
@@ -235,7 +232,8 @@ public final class RecordStore {
      *
      * @throws SQLException if a write touched no row, or on any database failure
      */
-    public void writeAll(Connection c, String user, String scope, List<StoredRecord> inserts, List<StoredRecord> updates)
+    public void writeAll(
+            Connection c, String user, String scope, List<StoredRecord> inserts, List<StoredRecord> updates)
             throws SQLException {
         writeBatch(c, user, scope, inserts, false);
         writeBatch(c, user, scope, updates, true);
@@ -254,7 +252,8 @@ public final class RecordStore {
             int[] counts = ps.executeBatch();
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] != 1 && counts[i] != java.sql.Statement.SUCCESS_NO_INFO) {
-                    throw new SQLException("record write touched no row: " + user + "|" + scope + "|" + rs.get(i).id());
+                    throw new SQLException("record write touched no row: " + user + "|" + scope + "|"
+                            + rs.get(i).id());
                 }
             }
         }
@@ -264,8 +263,8 @@ public final class RecordStore {
      * The applied changes among {@code changeIds}, by change id: one statement, a primary-key
      * look-up per id ({@link #IDS}).
      */
-    public Map<String, AppliedChange> findAllApplied(Connection c, String user, String scope, Collection<String> changeIds)
-            throws SQLException {
+    public Map<String, AppliedChange> findAllApplied(
+            Connection c, String user, String scope, Collection<String> changeIds) throws SQLException {
         Map<String, AppliedChange> out = new HashMap<>();
         if (changeIds.isEmpty()) {
             return out;
@@ -314,7 +313,7 @@ public final class RecordStore {
     }
 
     private static StoredRecord read(ResultSet rs) throws SQLException {
-        return new StoredRecord(rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4),
-                rs.getLong(5), rs.getLong(6));
+        return new StoredRecord(
+                rs.getString(1), rs.getLong(2), rs.getBoolean(3), rs.getString(4), rs.getLong(5), rs.getLong(6));
     }
 }

@@ -26,8 +26,14 @@ public final class RequestAudit {
     private PushOutcome outcome = PushOutcome.NONE;
     private boolean written;
 
-    RequestAudit(AuditLog log, String op, String pathUser, String scope, String clientId, Long fencingToken,
-                 String idempotencyKey) {
+    RequestAudit(
+            AuditLog log,
+            String op,
+            String pathUser,
+            String scope,
+            String clientId,
+            Long fencingToken,
+            String idempotencyKey) {
         this.log = log;
         this.op = op;
         this.pathUser = pathUser;
@@ -94,7 +100,19 @@ public final class RequestAudit {
 
     /** The row as it stands, with the answer's status and error code. */
     public AuditEntry entry(int status, String code, long atMs) {
-        return new AuditEntry(atMs, pathUser, authUser, scope, op, clientId, fencingToken, idempotencyKey, status,
-                code, outcome.applied(), outcome.duplicates(), outcome.conflicts());
+        return new AuditEntry(
+                atMs,
+                pathUser,
+                authUser,
+                scope,
+                op,
+                clientId,
+                fencingToken,
+                idempotencyKey,
+                status,
+                code,
+                outcome.applied(),
+                outcome.duplicates(),
+                outcome.conflicts());
     }
 }

@@ -27,8 +27,7 @@ public final class ScopeHistory {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ScopeHistory() {
-    }
+    private ScopeHistory() {}
 
     /** A new write's stamp: 16 random hex digits. */
     public static String newStamp() {
@@ -42,8 +41,8 @@ public final class ScopeHistory {
      * holds the user+scope lock.
      */
     public static void record(Connection c, String user, String scope, long lastSeq, String stamp) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO scope_history (user_id, scope, seq, stamp) VALUES (?, ?, ?, ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO scope_history (user_id, scope, seq, stamp) VALUES (?, ?, ?, ?)")) {
             ps.setString(1, user);
             ps.setString(2, scope);
             ps.setLong(3, lastSeq);

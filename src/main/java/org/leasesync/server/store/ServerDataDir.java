@@ -22,8 +22,7 @@ import org.leasesync.files.OwnerOnlyFiles;
  */
 public final class ServerDataDir {
 
-    private ServerDataDir() {
-    }
+    private ServerDataDir() {}
 
     /**
      * Creates {@code dir} if needed (0700, parents created here too), checks that it is this user's,
@@ -78,13 +77,16 @@ public final class ServerDataDir {
     private static IllegalStateException notYours(Path dir, NotYoursException e) {
         String uids;
         try {
-            uids = ", uid " + Files.getAttribute(e.path(), "unix:uid", LinkOption.NOFOLLOW_LINKS) + "; this process runs as uid "
-                    + Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            uids = ", uid " + Files.getAttribute(e.path(), "unix:uid", LinkOption.NOFOLLOW_LINKS)
+                    + "; this process runs as uid " + Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException unknown) {
             uids = "";
         }
-        return new IllegalStateException("the server data dir " + dir + (e.path().equals(dir.toAbsolutePath().normalize())
-                ? "" : " holds " + e.path() + ", which") + " belongs to another user (" + e.owner() + uids
-                + "): run the server as that user, or give it a data dir of its own", e);
+        return new IllegalStateException(
+                "the server data dir " + dir
+                        + (e.path().equals(dir.toAbsolutePath().normalize()) ? "" : " holds " + e.path() + ", which")
+                        + " belongs to another user (" + e.owner() + uids
+                        + "): run the server as that user, or give it a data dir of its own",
+                e);
     }
 }

@@ -33,6 +33,7 @@ public final class ServerDatabase implements AutoCloseable {
     private static final long POSTGRES_CONNECTION_TIMEOUT_MS = 2_000;
     /** Driver defaults a {@code --db} URL may override: connect timeout and socket read timeout, seconds. */
     private static final String CONNECT_TIMEOUT_S = "5";
+
     private static final String SOCKET_TIMEOUT_S = "30";
     /**
      * Session settings that make PostgreSQL notice a vanished instance within seconds (a host that
@@ -54,8 +55,14 @@ public final class ServerDatabase implements AutoCloseable {
     private final InstanceLock instanceLock;
     private final Path dataDir;
 
-    private ServerDatabase(HikariDataSource pool, Dialect dialect, String instanceId, String description,
-                           DataDirLock dataDirLock, InstanceLock instanceLock, Path dataDir) {
+    private ServerDatabase(
+            HikariDataSource pool,
+            Dialect dialect,
+            String instanceId,
+            String description,
+            DataDirLock dataDirLock,
+            InstanceLock instanceLock,
+            Path dataDir) {
         this.pool = pool;
         this.dialect = dialect;
         this.instanceId = instanceId;
@@ -67,7 +74,8 @@ public final class ServerDatabase implements AutoCloseable {
 
     /** H2 in memory ({@code dataDir == null}) or in {@code dataDir}, with a fresh instance id (tests). */
     public static ServerDatabase open(Path dataDir) {
-        return open(dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir),
+        return open(
+                dataDir == null ? ServerDatabaseConfig.inMemory() : new ServerDatabaseConfig.H2File(dataDir),
                 ServerInstanceId.create());
     }
 
@@ -99,7 +107,7 @@ public final class ServerDatabase implements AutoCloseable {
             Path file = dataDir == null ? null : dataDir.toAbsolutePath().resolve("leasesync-server.mv.db");
             UpgradeCopy copy = file == null ? null : UpgradeCopy.of(file);
             if (copy != null && copy.present()) {
-                copy.restore();   // an upgrade cut short: this server holds the data dir, no process has the file open
+                copy.restore(); // an upgrade cut short: this server holds the data dir, no process has the file open
             }
             HikariDataSource ds = h2Pool(url);
             SchemaUpgrade.Found found = SchemaUpgrade.read(ds, Dialect.LATEST_MIGRATION);
@@ -142,7 +150,7 @@ public final class ServerDatabase implements AutoCloseable {
         driver.setProperty("socketTimeout", SOCKET_TIMEOUT_S);
         driver.setProperty("tcpKeepAlive", "true");
         driver.setProperty("ApplicationName", "leasesync-server");
-        driver.setProperty("options", DEAD_PEER_OPTIONS);   // the pool's sessions and the instance lock's
+        driver.setProperty("options", DEAD_PEER_OPTIONS); // the pool's sessions and the instance lock's
         Properties withCredentials = new Properties();
         withCredentials.putAll(driver);
         withCredentials.setProperty("user", cfg.user());
@@ -151,11 +159,11 @@ public final class ServerDatabase implements AutoCloseable {
         try {
             // A connection of its own first: it checks the URL and credentials with one plain error,
             // and holds the instance lock for the instance's lifetime.
-            instanceLock = InstanceLock.acquire(() -> DriverManager.getConnection(cfg.jdbcUrl(), withCredentials),
-                    instanceId);
+            instanceLock =
+                    InstanceLock.acquire(() -> DriverManager.getConnection(cfg.jdbcUrl(), withCredentials), instanceId);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot connect to the server database " + cfg.describe() + ": "
-                    + rootMessage(e), e);
+            throw new IllegalStateException(
+                    "cannot connect to the server database " + cfg.describe() + ": " + rootMessage(e), e);
         }
         try {
             HikariConfig hc = new HikariConfig();
@@ -173,8 +181,8 @@ public final class ServerDatabase implements AutoCloseable {
             try {
                 ds = new HikariDataSource(hc);
             } catch (RuntimeException e) {
-                throw new IllegalStateException("cannot open the server database " + cfg.describe() + ": "
-                        + rootMessage(e), e);
+                throw new IllegalStateException(
+                        "cannot open the server database " + cfg.describe() + ": " + rootMessage(e), e);
             }
             SchemaUpgrade.Found found;
             try {
@@ -208,8 +216,10 @@ public final class ServerDatabase implements AutoCloseable {
         try {
             return new HikariDataSource(hc);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("cannot open the server database " + url + " (is another server "
-                    + "using this data dir?): " + rootMessage(e), e);
+            throw new IllegalStateException(
+                    "cannot open the server database " + url + " (is another server " + "using this data dir?): "
+                            + rootMessage(e),
+                    e);
         }
     }
 
@@ -223,10 +233,11 @@ public final class ServerDatabase implements AutoCloseable {
      * live data and truncates the rest, so no token of an older server stays readable in the file.
      */
     private static HikariDataSource rewritten(HikariDataSource ds, String url) {
-        try (Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                java.sql.Statement st = c.createStatement()) {
             st.execute("SHUTDOWN COMPACT");
         } catch (SQLException e) {
-            log.debug("compaction after the upgrade: {}", e.toString());   // the connection ends with the shutdown
+            log.debug("compaction after the upgrade: {}", e.toString()); // the connection ends with the shutdown
         } finally {
             ds.close();
         }
@@ -247,12 +258,12 @@ public final class ServerDatabase implements AutoCloseable {
     /** Flyway, however long it takes; on PostgreSQL it serialises instances migrating at once with its own advisory lock. */
     private static void migrate(HikariDataSource ds, Dialect dialect, String description, SchemaUpgrade.Found found) {
         try {
-            SchemaUpgrade.migrate(ds, dialect.migrations(), found, Dialect.LATEST_MIGRATION,
-                    "the server database " + description);
+            SchemaUpgrade.migrate(
+                    ds, dialect.migrations(), found, Dialect.LATEST_MIGRATION, "the server database " + description);
         } catch (RuntimeException e) {
             ds.close();
-            throw new IllegalStateException("cannot migrate the server database " + description + ": "
-                    + rootMessage(e), e);
+            throw new IllegalStateException(
+                    "cannot migrate the server database " + description + ": " + rootMessage(e), e);
         }
     }
 

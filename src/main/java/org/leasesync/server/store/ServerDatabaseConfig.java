@@ -86,8 +86,9 @@ public sealed interface ServerDatabaseConfig {
             Objects.requireNonNull(user, "user");
             Objects.requireNonNull(password, "password");
             if (!jdbcUrl.startsWith(PREFIX) || jdbcUrl.length() == PREFIX.length()) {
-                throw new IllegalArgumentException("the database URL must look like jdbc:postgresql://HOST:PORT/DATABASE"
-                        + " but was '" + withoutQuery(jdbcUrl) + "'");
+                throw new IllegalArgumentException(
+                        "the database URL must look like jdbc:postgresql://HOST:PORT/DATABASE" + " but was '"
+                                + withoutQuery(jdbcUrl) + "'");
             }
             if (hasParameter(jdbcUrl, "password")) {
                 throw new IllegalArgumentException("the database URL " + withoutQuery(jdbcUrl) + " carries a password "
@@ -98,8 +99,8 @@ public sealed interface ServerDatabaseConfig {
                 throw new IllegalArgumentException("the database user must not be blank");
             }
             if (poolSize < 1 || poolSize > MAX_POOL_SIZE) {
-                throw new IllegalArgumentException("the database pool size must be 1.." + MAX_POOL_SIZE
-                        + " but was " + poolSize);
+                throw new IllegalArgumentException(
+                        "the database pool size must be 1.." + MAX_POOL_SIZE + " but was " + poolSize);
             }
         }
 

@@ -16,8 +16,7 @@ public final class ServerInstanceId {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int MAX_HOST_CHARS = 100;
 
-    private ServerInstanceId() {
-    }
+    private ServerInstanceId() {}
 
     /** A new id. Blocks briefly the first time the host name is looked up. */
     public static String create() {

@@ -23,8 +23,12 @@ import java.util.TreeMap;
  * @param runOverlaps pairs of different {@code Sync-Run-Id}s of the same user+scope whose
  *     request intervals overlapped
  */
-public record ServerStats(long requests, long pushes, long changesApplied,
-                          Map<String, Map<String, Integer>> appliedByChangeId, long runOverlaps) {
+public record ServerStats(
+        long requests,
+        long pushes,
+        long changesApplied,
+        Map<String, Map<String, Integer>> appliedByChangeId,
+        long runOverlaps) {
 
     /** Copies both levels of the map (sorted); rejects null and counts below 1, naming the entry. */
     public ServerStats {
@@ -36,8 +40,8 @@ public record ServerStats(long requests, long pushes, long changesApplied,
             TreeMap<String, Integer> inner = new TreeMap<>();
             counts.forEach((changeId, n) -> {
                 if (n == null || n < 1) {
-                    throw new IllegalArgumentException("appliedByChangeId of " + key + " change " + changeId
-                            + " must be >= 1, got " + n);
+                    throw new IllegalArgumentException(
+                            "appliedByChangeId of " + key + " change " + changeId + " must be >= 1, got " + n);
                 }
                 inner.put(Objects.requireNonNull(changeId, "change id"), n);
             });
@@ -64,7 +68,10 @@ public record ServerStats(long requests, long pushes, long changesApplied,
 
     /** The most applications of one change id in one user+scope; 0 if nothing was applied, above 1 is a bug. */
     public int mostApplicationsOfOneChange() {
-        return appliedByChangeId.values().stream().flatMap(m -> m.values().stream()).mapToInt(Integer::intValue)
-                .max().orElse(0);
+        return appliedByChangeId.values().stream()
+                .flatMap(m -> m.values().stream())
+                .mapToInt(Integer::intValue)
+                .max()
+                .orElse(0);
     }
 }

@@ -43,9 +43,14 @@ public final class SessionStore {
      * @param createdAtMs epoch milliseconds of the server clock, as {@code lastUsedAtMs}
      * @param expiresAtMs when it ends if it is not used again: last use + idle time
      */
-    public record Session(String id, String user, boolean admin, String device, long createdAtMs, long lastUsedAtMs,
-                          long expiresAtMs) {
-    }
+    public record Session(
+            String id,
+            String user,
+            boolean admin,
+            String device,
+            long createdAtMs,
+            long lastUsedAtMs,
+            long expiresAtMs) {}
 
     /** A session just made, with its token: the only time the token exists outside the client. */
     public record NewSession(String token, Session session) {
@@ -92,8 +97,9 @@ public final class SessionStore {
         String id = HexFormat.of().formatHex(idBytes);
         long now = clock.millis();
         try (Connection c = db.connection()) {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO user_sessions (session_id, user_id, token_sha256,"
-                    + " device, created_at_ms, last_used_at_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO user_sessions (session_id, user_id, token_sha256,"
+                            + " device, created_at_ms, last_used_at_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
                 ps.setString(1, id);
                 ps.setString(2, user);
                 ps.setString(3, sha256Hex(token));
@@ -143,7 +149,8 @@ public final class SessionStore {
                     }
                 }
             }
-            if (!MessageDigest.isEqual(stored.getBytes(StandardCharsets.US_ASCII), hash.getBytes(StandardCharsets.US_ASCII))
+            if (!MessageDigest.isEqual(
+                            stored.getBytes(StandardCharsets.US_ASCII), hash.getBytes(StandardCharsets.US_ASCII))
                     || s.expiresAtMs() <= now) {
                 return Optional.empty();
             }
@@ -166,10 +173,10 @@ public final class SessionStore {
         long now = clock.millis();
         List<Session> all = new ArrayList<>();
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement("SELECT s.session_id, s.user_id, u.is_admin, s.device,"
-                     + " s.created_at_ms, s.last_used_at_ms FROM user_sessions s JOIN sync_users u ON u.user_id = s.user_id"
-                     + " WHERE s.user_id = ? AND s.last_used_at_ms > ? AND NOT u.disabled"
-                     + " ORDER BY s.created_at_ms DESC, s.session_id")) {
+                PreparedStatement ps = c.prepareStatement("SELECT s.session_id, s.user_id, u.is_admin, s.device,"
+                        + " s.created_at_ms, s.last_used_at_ms FROM user_sessions s JOIN sync_users u ON u.user_id = s.user_id"
+                        + " WHERE s.user_id = ? AND s.last_used_at_ms > ? AND NOT u.disabled"
+                        + " ORDER BY s.created_at_ms DESC, s.session_id")) {
             ps.setString(1, user);
             ps.setLong(2, now - idle.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
@@ -184,7 +191,8 @@ public final class SessionStore {
     /** Ends one session of {@code user}; false if it is not one of that user's. */
     public boolean revoke(String user, String sessionId) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM user_sessions WHERE user_id = ? AND session_id = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("DELETE FROM user_sessions WHERE user_id = ? AND session_id = ?")) {
             ps.setString(1, user);
             ps.setString(2, sessionId);
             return ps.executeUpdate() > 0;
@@ -194,7 +202,7 @@ public final class SessionStore {
     /** Ends every session of {@code user}; returns how many there were. */
     public int revokeAll(String user) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM user_sessions WHERE user_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("DELETE FROM user_sessions WHERE user_id = ?")) {
             ps.setString(1, user);
             return ps.executeUpdate();
         }
@@ -225,8 +233,8 @@ public final class SessionStore {
         if (expired.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM user_sessions WHERE session_id = ? AND last_used_at_ms <= ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM user_sessions WHERE session_id = ? AND last_used_at_ms <= ?")) {
             for (String id : expired) {
                 ps.setString(1, id);
                 ps.setLong(2, now - idle.toMillis());
@@ -238,7 +246,13 @@ public final class SessionStore {
 
     private Session session(ResultSet rs) throws SQLException {
         long lastUsed = rs.getLong(6);
-        return new Session(rs.getString(1), rs.getString(2), rs.getBoolean(3), rs.getString(4), rs.getLong(5), lastUsed,
+        return new Session(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getBoolean(3),
+                rs.getString(4),
+                rs.getLong(5),
+                lastUsed,
                 lastUsed + idle.toMillis());
     }
 

@@ -77,7 +77,9 @@ public final class StatsStore {
      */
     public void recordRun(String user, String scope, String runId, Instant arrival, Instant completion) {
         long start = micros(arrival);
-        runs.merge(new RunKey(user, scope, runId), new RunInterval(start, Math.max(start, micros(completion))),
+        runs.merge(
+                new RunKey(user, scope, runId),
+                new RunInterval(start, Math.max(start, micros(completion))),
                 RunInterval::union);
     }
 
@@ -132,7 +134,8 @@ public final class StatsStore {
         } catch (SQLException | RuntimeException e) {
             if (!flushFailing) {
                 flushFailing = true;
-                log.warn("cannot write the server statistics to the database (kept for the next try): {}",
+                log.warn(
+                        "cannot write the server statistics to the database (kept for the next try): {}",
                         ServerDatabase.rootMessage(e));
             } else {
                 log.debug("cannot write the server statistics: {}", e.toString());

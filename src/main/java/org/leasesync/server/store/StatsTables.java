@@ -37,8 +37,7 @@ final class StatsTables {
     }
 
     /** A run of one user+scope: the key of {@code run_intervals}. */
-    record RunKey(String user, String scope, String runId) {
-    }
+    record RunKey(String user, String scope, String runId) {}
 
     private final ServerDatabase db;
     private final boolean fromAudit;
@@ -57,15 +56,17 @@ final class StatsTables {
      * time (H2), where they are all gone.
      */
     void forgetEarlierInstances() throws SQLException {
-        try (Connection c = db.connection(); Statement s = c.createStatement()) {
+        try (Connection c = db.connection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("DELETE FROM instance_counters");
         }
     }
 
     /** Adds this instance's counter row (zero). Call once at start. */
     void register(long nowMs) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO instance_counters (instance_id, started_at_ms, requests, pushes) VALUES (?, ?, 0, 0)")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO instance_counters (instance_id, started_at_ms, requests, pushes) VALUES (?, ?, 0, 0)")) {
             ps.setString(1, db.instanceId());
             ps.setLong(2, nowMs);
             ps.executeUpdate();
@@ -74,8 +75,9 @@ final class StatsTables {
 
     /** Adds to this instance's counters. One autocommitted UPDATE. */
     void addCounts(long requests, long pushes) throws SQLException {
-        try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE instance_counters SET requests = requests + ?, pushes = pushes + ? WHERE instance_id = ?")) {
+        try (Connection c = db.connection();
+                PreparedStatement ps = c.prepareStatement(
+                        "UPDATE instance_counters SET requests = requests + ?, pushes = pushes + ? WHERE instance_id = ?")) {
             ps.setLong(1, requests);
             ps.setLong(2, pushes);
             ps.setString(3, db.instanceId());
@@ -136,15 +138,18 @@ final class StatsTables {
         try (Connection c = db.connection()) {
             long requests;
             long pushes;
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT COALESCE(SUM(requests), 0), COALESCE(SUM(pushes), 0) FROM instance_counters")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(
+                            "SELECT COALESCE(SUM(requests), 0), COALESCE(SUM(pushes), 0) FROM instance_counters")) {
                 rs.next();
                 requests = rs.getLong(1);
                 pushes = rs.getLong(2);
             }
             Map<String, Map<String, Integer>> applied = fromAudit ? appliedFromAudit(c) : appliedFromAppliedChanges(c);
-            long changesApplied = applied.values().stream().flatMap(m -> m.values().stream())
-                    .mapToLong(Integer::longValue).sum();
+            long changesApplied = applied.values().stream()
+                    .flatMap(m -> m.values().stream())
+                    .mapToLong(Integer::longValue)
+                    .sum();
             return new ServerStats(requests, pushes, changesApplied, applied, overlaps(c));
         }
     }
@@ -152,12 +157,13 @@ final class StatsTables {
     /** Per user+scope (the path's), each change id listed as applied by a push since the last reset. */
     private static Map<String, Map<String, Integer>> appliedFromAudit(Connection c) throws SQLException {
         Map<String, Map<String, Integer>> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT path_user, scope, applied"
-                + " FROM request_audit WHERE seq > (SELECT audit_after_seq FROM stats_state WHERE id = 1)"
-                + " AND op = 'push' AND LENGTH(applied) > 0")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT path_user, scope, applied"
+                        + " FROM request_audit WHERE seq > (SELECT audit_after_seq FROM stats_state WHERE id = 1)"
+                        + " AND op = 'push' AND LENGTH(applied) > 0")) {
             while (rs.next()) {
-                Map<String, Integer> counts = out.computeIfAbsent(ServerStats.taskKey(rs.getString(1), rs.getString(2)),
-                        k -> new TreeMap<>());
+                Map<String, Integer> counts = out.computeIfAbsent(
+                        ServerStats.taskKey(rs.getString(1), rs.getString(2)), k -> new TreeMap<>());
                 for (String id : AuditLog.splitIds(rs.getString(3))) {
                     counts.merge(id, 1, Integer::sum);
                 }
@@ -168,9 +174,10 @@ final class StatsTables {
 
     private static Map<String, Map<String, Integer>> appliedFromAppliedChanges(Connection c) throws SQLException {
         Map<String, Map<String, Integer>> out = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT user_id, scope, change_id, COUNT(*)"
-                + " FROM applied_changes WHERE stats_generation = (SELECT generation FROM stats_state WHERE id = 1)"
-                + " GROUP BY user_id, scope, change_id")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT user_id, scope, change_id, COUNT(*)"
+                        + " FROM applied_changes WHERE stats_generation = (SELECT generation FROM stats_state WHERE id = 1)"
+                        + " GROUP BY user_id, scope, change_id")) {
             while (rs.next()) {
                 out.computeIfAbsent(ServerStats.taskKey(rs.getString(1), rs.getString(2)), k -> new TreeMap<>())
                         .put(rs.getString(3), rs.getInt(4));
@@ -181,9 +188,10 @@ final class StatsTables {
 
     /** Pairs of different runs of one user+scope whose intervals overlap (touching ends do not). */
     private static long overlaps(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM run_intervals a"
-                + " JOIN run_intervals b ON a.user_id = b.user_id AND a.scope = b.scope AND a.run_id < b.run_id"
-                + " WHERE a.start_us < b.end_us AND b.start_us < a.end_us")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM run_intervals a"
+                        + " JOIN run_intervals b ON a.user_id = b.user_id AND a.scope = b.scope AND a.run_id < b.run_id"
+                        + " WHERE a.start_us < b.end_us AND b.start_us < a.end_us")) {
             rs.next();
             return rs.getLong(1);
         }

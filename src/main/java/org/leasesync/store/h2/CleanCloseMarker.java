@@ -12,9 +12,9 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.leasesync.files.OwnerOnlyFiles;
+import org.leasesync.store.Database;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.store.Database;
 
 /**
  * Lets the start-up check ({@link DatabaseFileCheck}) skip its full read of every row when the
@@ -44,8 +44,7 @@ public final class CleanCloseMarker {
 
     private static final Logger log = LoggerFactory.getLogger(CleanCloseMarker.class);
 
-    private CleanCloseMarker() {
-    }
+    private CleanCloseMarker() {}
 
     /** The marker of {@code file}. */
     public static Path markerOf(Path file) {
@@ -69,7 +68,7 @@ public final class CleanCloseMarker {
                 try {
                     lock = ch.tryLock(0, Long.MAX_VALUE, true);
                 } catch (OverlappingFileLockException e) {
-                    lock = null;   // this process still has it open
+                    lock = null; // this process still has it open
                 }
                 if (lock == null) {
                     Files.deleteIfExists(marker);
@@ -118,9 +117,9 @@ public final class CleanCloseMarker {
         // The identity of the file H2 writes: a symbolic link's own never changes when its target is written.
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
         if (a.fileKey() == null) {
-            return Optional.empty();   // no inode on this file system: never trusted
+            return Optional.empty(); // no inode on this file system: never trusted
         }
-        return Optional.of("size=" + a.size() + "\nmodifiedNanos=" + a.lastModifiedTime().to(TimeUnit.NANOSECONDS)
-                + "\nfileKey=" + a.fileKey() + "\n");
+        return Optional.of("size=" + a.size() + "\nmodifiedNanos="
+                + a.lastModifiedTime().to(TimeUnit.NANOSECONDS) + "\nfileKey=" + a.fileKey() + "\n");
     }
 }

@@ -22,8 +22,7 @@ public final class DataDirectory {
     /** The database file name inside the data directory, without H2's {@code .mv.db}. */
     public static final String FILE_BASE_NAME = "leasesync";
 
-    private DataDirectory() {
-    }
+    private DataDirectory() {}
 
     /** The database file of {@code dataDir} ({@code leasesync.mv.db}); it may not exist yet. */
     public static Path databaseFile(Path dataDir) {
@@ -92,13 +91,18 @@ public final class DataDirectory {
                 OwnerOnlyFiles.tightenTree(entry);
             }
         } catch (NotYoursException e) {
-            throw new StoreException(e.path() + " in the data directory belongs to " + e.owner() + ", not to you ("
-                    + e.you() + "), so another account could have put it there. leasesync uses none of it: check "
-                    + "what it is and remove it, or choose another data directory with --data-dir or "
-                    + "LEASESYNC_DATA_DIR.", e);
+            throw new StoreException(
+                    e.path() + " in the data directory belongs to " + e.owner() + ", not to you ("
+                            + e.you()
+                            + "), so another account could have put it there. leasesync uses none of it: check "
+                            + "what it is and remove it, or choose another data directory with --data-dir or "
+                            + "LEASESYNC_DATA_DIR.",
+                    e);
         } catch (IOException e) {
-            throw new StoreException("cannot make the data directory " + dir + " private to you: " + e.getMessage()
-                    + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.", e);
+            throw new StoreException(
+                    "cannot make the data directory " + dir + " private to you: " + e.getMessage()
+                            + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.",
+                    e);
         }
         return dir;
     }
@@ -115,14 +119,19 @@ public final class DataDirectory {
         try {
             OwnerOnlyFiles.directory(dir);
         } catch (NotYoursException e) {
-            throw new StoreException("the data directory " + e.path() + " belongs to " + e.owner() + ", not to you ("
-                    + e.you() + "); leasesync keeps your records and the key to its local database server there, "
-                    + "so it uses only a directory of your own. Choose another one with --data-dir or "
-                    + "LEASESYNC_DATA_DIR, or, if it should be yours, make it yours (chown -R " + e.you() + " "
-                    + e.path() + ").", e);
+            throw new StoreException(
+                    "the data directory " + e.path() + " belongs to " + e.owner() + ", not to you ("
+                            + e.you()
+                            + "); leasesync keeps your records and the key to its local database server there, "
+                            + "so it uses only a directory of your own. Choose another one with --data-dir or "
+                            + "LEASESYNC_DATA_DIR, or, if it should be yours, make it yours (chown -R " + e.you() + " "
+                            + e.path() + ").",
+                    e);
         } catch (IOException e) {
-            throw new StoreException("cannot use the data directory " + dir + ": " + e.getMessage()
-                    + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.", e);
+            throw new StoreException(
+                    "cannot use the data directory " + dir + ": " + e.getMessage()
+                            + ". Choose another one with --data-dir or LEASESYNC_DATA_DIR.",
+                    e);
         }
     }
 
@@ -135,8 +144,9 @@ public final class DataDirectory {
      * ({@code <name>.<random>.tmp}); and, by the whole name, the directories {@code logs/},
      * {@code embedded-server/} and {@code credentials/} (the token file, where no keyring answers).
      */
-    static final List<String> KEPT = List.of(FILE_BASE_NAME + ".", "settings.json", "embedded-server.json",
-            "accounts.json");
+    static final List<String> KEPT =
+            List.of(FILE_BASE_NAME + ".", "settings.json", "embedded-server.json", "accounts.json");
+
     static final List<String> KEPT_DIRECTORIES = List.of("logs", "embedded-server", "credentials");
 
     private static boolean kept(Path entry) {

@@ -17,11 +17,11 @@ import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.leasesync.lease.StoreException;
+import org.leasesync.store.Database;
 import org.leasesync.store.h2.UnacknowledgedWrite.Chunk;
 import org.leasesync.store.h2.UnacknowledgedWrite.Named;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.leasesync.store.Database;
 
 /**
  * Checks a local database file before leasesync opens it for writing, without writing anything.
@@ -74,8 +74,7 @@ public final class DatabaseFileCheck {
         IN_USE
     }
 
-    private DatabaseFileCheck() {
-    }
+    private DatabaseFileCheck() {}
 
     /**
      * @param file an existing {@code leasesync.mv.db}
@@ -97,7 +96,9 @@ public final class DatabaseFileCheck {
             throw damaged(file, "it is empty (0 bytes), probably truncated");
         }
         if (CleanCloseMarker.matches(file) && endsAsClosed(file)) {
-            log.debug("{} is unchanged since leasesync closed it cleanly: neither re-opened read-only nor read again", file);
+            log.debug(
+                    "{} is unchanged since leasesync closed it cleanly: neither re-opened read-only nor read again",
+                    file);
             return Result.INTACT;
         }
         Optional<String> problem;
@@ -148,7 +149,7 @@ public final class DatabaseFileCheck {
             lock.release();
             return false;
         } catch (java.nio.channels.OverlappingFileLockException e) {
-            return true;   // this process has it open
+            return true; // this process has it open
         }
     }
 
@@ -178,7 +179,8 @@ public final class DatabaseFileCheck {
                 if (h0 == null && h1 == null) {
                     return false;
                 }
-                Map<String, String> newest = h1 == null || (h0 != null && hex(h0, "version") >= hex(h1, "version")) ? h0 : h1;
+                Map<String, String> newest =
+                        h1 == null || (h0 != null && hex(h0, "version") >= hex(h1, "version")) ? h0 : h1;
                 long headerBlock = hex(newest, "block");
                 if (headerBlock < 2 || headerBlock * BLOCK >= size) {
                     return false;
@@ -187,10 +189,12 @@ public final class DatabaseFileCheck {
                 if (named == null || hex(named, "chunk") != hex(newest, "chunk")) {
                     return false;
                 }
-                long namedEnd = (headerBlock + hex(named, "len")) * BLOCK;   // the named chunk is whole: its footer
+                long namedEnd = (headerBlock + hex(named, "len")) * BLOCK; // the named chunk is whole: its footer
                 Map<String, String> namedFooter = namedEnd > headerBlock * BLOCK && namedEnd <= size
-                        ? checksummed(read(ch, namedEnd - FOOTER, FOOTER)) : null;
-                if (namedFooter == null || hex(namedFooter, "chunk") != hex(named, "chunk")
+                        ? checksummed(read(ch, namedEnd - FOOTER, FOOTER))
+                        : null;
+                if (namedFooter == null
+                        || hex(namedFooter, "chunk") != hex(named, "chunk")
                         || hex(namedFooter, "len") != hex(named, "len")
                         || hex(namedFooter, "version") != hex(named, "version")) {
                     return false;
@@ -224,7 +228,7 @@ public final class DatabaseFileCheck {
             log.info("read-only open of {} failed", file, e);
             return Optional.of("H2 cannot read its structure (not a leasesync database, or damaged)");
         } catch (java.nio.channels.OverlappingFileLockException e) {
-            throw new InUse();   // this process has it open already
+            throw new InUse(); // this process has it open already
         } catch (RuntimeException e) {
             log.info("read-only open of {} failed", file, e);
             return Optional.of("H2 cannot read its structure (not a leasesync database, or damaged)");
@@ -260,7 +264,7 @@ public final class DatabaseFileCheck {
         // Every complete chunk: a footer with a valid checksum whose chunk header is where it says.
         List<Chunk> complete = new ArrayList<>();
         long newestComplete = -1;
-        long endOfLastComplete = 2;   // in blocks; the two header blocks come first
+        long endOfLastComplete = 2; // in blocks; the two header blocks come first
         for (long block = 3; block * BLOCK <= size; block++) {
             Map<String, String> footer = checksummed(read(ch, block * BLOCK - FOOTER, FOOTER));
             if (footer == null) {
@@ -269,7 +273,8 @@ public final class DatabaseFileCheck {
             long start = block - hex(footer, "len");
             Map<String, String> header = start >= 2 ? chunkHeader(read(ch, start * BLOCK, CHUNK_HEADER)) : null;
             if (header != null && hex(header, "chunk") == hex(footer, "chunk")) {
-                complete.add(new Chunk(hex(footer, "chunk"), hex(footer, "version"), start, block, hex(header, "next")));
+                complete.add(
+                        new Chunk(hex(footer, "chunk"), hex(footer, "version"), start, block, hex(header, "next")));
                 newestComplete = Math.max(newestComplete, hex(footer, "version"));
                 endOfLastComplete = Math.max(endOfLastComplete, block);
             }
@@ -281,11 +286,15 @@ public final class DatabaseFileCheck {
                 named.add(new Named(hex(h, "chunk"), hex(h, "block")));
             }
         }
-        boolean unacknowledged = openedVersion < newest
-                && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, named);
+        boolean unacknowledged =
+                openedVersion < newest && UnacknowledgedWrite.explains(complete, openedVersion, headerVersion, named);
         if (unacknowledged) {
-            log.info("H2 opens version {} of {} and ignores version {}: a write whose commit never returned (the "
-                    + "process ended before H2 wrote the store header naming it)", openedVersion, ch, newest);
+            log.info(
+                    "H2 opens version {} of {} and ignores version {}: a write whose commit never returned (the "
+                            + "process ended before H2 wrote the store header naming it)",
+                    openedVersion,
+                    ch,
+                    newest);
         } else if (openedVersion < newest) {
             log.info("H2 would open version {} of {} while version {} was saved", openedVersion, ch, newest);
             return Optional.of("the newest data in it cannot be read (H2 would fall back to an older state and lose "
@@ -296,7 +305,8 @@ public final class DatabaseFileCheck {
             // a full disk while saving): the newest chunk, begun but not acknowledged, which H2 rightly ignores.
             // Anything else there means the file was cut off or overwritten.
             Map<String, String> unfinished = endOfLastComplete * BLOCK < size
-                    ? chunkHeader(read(ch, endOfLastComplete * BLOCK, CHUNK_HEADER)) : null;
+                    ? chunkHeader(read(ch, endOfLastComplete * BLOCK, CHUNK_HEADER))
+                    : null;
             if (unfinished == null || hex(unfinished, "version") <= newestComplete) {
                 return Optional.of("its end is cut off or overwritten; it was probably truncated");
             }
@@ -326,8 +336,10 @@ public final class DatabaseFileCheck {
     }
 
     static StoreException unreadable(Path file, IOException e) {
-        return new StoreException("cannot read the local database " + file + ": " + e
-                + ". Check its permissions, or choose another --data-dir.", e);
+        return new StoreException(
+                "cannot read the local database " + file + ": " + e
+                        + ". Check its permissions, or choose another --data-dir.",
+                e);
     }
 
     /**
@@ -386,7 +398,6 @@ public final class DatabaseFileCheck {
         }
         return t;
     }
-
 
     /** The file is open in another process (or this one): it is not checked. */
     private static final class InUse extends RuntimeException {

@@ -19,8 +19,7 @@ import java.util.Properties;
  */
 final class DatabaseHost {
 
-    private DatabaseHost() {
-    }
+    private DatabaseHost() {}
 
     /** The pid of the process serving the database whose lock file is {@code lockFile}, if known. */
     static Optional<Long> pid(Path lockFile) {
@@ -84,7 +83,8 @@ final class DatabaseHost {
         if (server == null || server.lastIndexOf(':') < 0) {
             return Optional.empty();
         }
-        return Optional.of(Integer.parseInt(server.substring(server.lastIndexOf(':') + 1).trim()));
+        return Optional.of(
+                Integer.parseInt(server.substring(server.lastIndexOf(':') + 1).trim()));
     }
 
     private static Optional<String> listeningSocketInode(int port) throws IOException {
@@ -97,7 +97,7 @@ final class DatabaseHost {
             for (String line : Files.readAllLines(t)) {
                 String[] f = line.trim().split("\\s+");
                 // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-                if (f.length > 9 && f[1].endsWith(":" + hexPort) && "0A".equals(f[3])) {   // 0A = LISTEN
+                if (f.length > 9 && f[1].endsWith(":" + hexPort) && "0A".equals(f[3])) { // 0A = LISTEN
                     return Optional.of(f[9]);
                 }
             }
@@ -107,8 +107,8 @@ final class DatabaseHost {
 
     private static Optional<Long> processWithSocket(String inode) throws IOException {
         String target = "socket:[" + inode + "]";
-        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString()
-                .chars().allMatch(Character::isDigit))) {
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(
+                Path.of("/proc"), p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
             for (Path proc : procs) {
                 if (hasSocket(proc, target)) {
                     return Optional.of(Long.parseLong(proc.getFileName().toString()));

@@ -8,8 +8,7 @@ import java.util.Locale;
  */
 public final class H2Messages {
 
-    private H2Messages() {
-    }
+    private H2Messages() {}
 
     /**
      * Whether an error message (of an {@link java.sql.SQLException}, a
@@ -19,9 +18,13 @@ public final class H2Messages {
      */
     public static boolean isHandover(String message) {
         String m = String.valueOf(message).toLowerCase(Locale.ROOT);
-        return m.contains("connection is broken") || m.contains("already closed") || m.contains("connection is closed")
-                || m.contains("not available") || m.contains("error opening database")
-                || m.contains("lock file recently modified") || m.contains("locked by another process")
+        return m.contains("connection is broken")
+                || m.contains("already closed")
+                || m.contains("connection is closed")
+                || m.contains("not available")
+                || m.contains("error opening database")
+                || m.contains("lock file recently modified")
+                || m.contains("locked by another process")
                 || m.contains("may be already in use");
     }
 }

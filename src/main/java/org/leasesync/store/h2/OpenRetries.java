@@ -45,8 +45,7 @@ public final class OpenRetries {
     /** How long several processes may keep racing for the database before opening gives up. */
     static final long OPEN_RETRY_SECONDS = 90;
 
-    private OpenRetries() {
-    }
+    private OpenRetries() {}
 
     /**
      * @return {@code timeout}
@@ -54,7 +53,8 @@ public final class OpenRetries {
      */
     public static Duration validateOpenTimeout(Duration timeout) {
         if (timeout == null || timeout.compareTo(MIN_OPEN_TIMEOUT) < 0 || timeout.compareTo(MAX_OPEN_TIMEOUT) > 0) {
-            throw new IllegalArgumentException("the database open timeout must be between 200ms and 10m, got " + timeout);
+            throw new IllegalArgumentException(
+                    "the database open timeout must be between 200ms and 10m, got " + timeout);
         }
         return timeout;
     }
@@ -116,28 +116,31 @@ public final class OpenRetries {
     }
 
     /** One attempt, abandoned after {@code timeout}: empty when it got no answer in time. */
-    private static <T> Optional<T> openOnce(Supplier<T> attempt, Consumer<T> closeLate, String description,
-                                            Duration timeout) {
+    private static <T> Optional<T> openOnce(
+            Supplier<T> attempt, Consumer<T> closeLate, String description, Duration timeout) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(attempt.get());
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "db-open");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        result.complete(attempt.get());
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "db-open");
         t.setDaemon(true);
         t.start();
         try {
             return Optional.of(result.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
         } catch (TimeoutException e) {
-            result.thenAccept(closeLate);   // if it ever opens, close it
-            return Optional.empty();        // no answer within the timeout
+            result.thenAccept(closeLate); // if it ever opens, close it
+            return Optional.empty(); // no answer within the timeout
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
-            throw new StoreException("cannot open the local database " + description + ": " + e.getCause(), e.getCause());
+            throw new StoreException(
+                    "cannot open the local database " + description + ": " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while opening " + description, e);
@@ -151,10 +154,13 @@ public final class OpenRetries {
      */
     private static boolean isTransientOpenFailure(String message, Path lockFile, boolean servedAtStart) {
         String m = message.toLowerCase(Locale.ROOT);
-        return H2Messages.isHandover(message) || m.contains("connection refused") || m.contains("session closed")
+        return H2Messages.isHandover(message)
+                || m.contains("connection refused")
+                || m.contains("session closed")
                 // another process is reading the file for its start-up check (DatabaseFileCheck) or opening it
                 || m.contains("file is locked")
-                || m.contains("concurrent update") || m.contains("another process was faster")
+                || m.contains("concurrent update")
+                || m.contains("another process was faster")
                 // the process serving the file was killed while this one connected to it
                 || m.contains("connection reset")
                 // an EOF while another process serves the file, or served it when the attempt began,

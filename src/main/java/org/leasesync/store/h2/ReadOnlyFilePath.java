@@ -99,7 +99,9 @@ public final class ReadOnlyFilePath extends FilePathWrapper {
 
     @Override
     public List<FilePath> newDirectoryStream() {
-        return super.newDirectoryStream().stream().filter(p -> !p.getName().endsWith(".lock.db")).toList();
+        return super.newDirectoryStream().stream()
+                .filter(p -> !p.getName().endsWith(".lock.db"))
+                .toList();
     }
 
     private IOException refused(String what) {

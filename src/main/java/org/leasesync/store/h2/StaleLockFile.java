@@ -59,11 +59,11 @@ public final class StaleLockFile {
     static final String OWNER_FILE = DataDirectory.FILE_BASE_NAME + ".lock.owner";
     /** Serialises the judge-and-delete step between leasesync processes. */
     static final String TAKEOVER_GUARD = DataDirectory.FILE_BASE_NAME + ".lock.db.takeover";
+
     private static final String LOCK_FILE = DataDirectory.FILE_BASE_NAME + ".lock.db";
     private static final Object JVM_GUARD = new Object();
 
-    private StaleLockFile() {
-    }
+    private StaleLockFile() {}
 
     /**
      * Step 1: if this process serves the database in {@code dataDir}, records it as the lock file's
@@ -117,15 +117,18 @@ public final class StaleLockFile {
                 return false;
             }
             synchronized (JVM_GUARD) {
-                try (FileChannel guard = openGuard(dataDir); FileLock ignored = guard.lock()) {
+                try (FileChannel guard = openGuard(dataDir);
+                        FileLock ignored = guard.lock()) {
                     if (!held.equals(read(lock))) {
-                        return false;   // another process took it over meanwhile, or it is gone
+                        return false; // another process took it over meanwhile, or it is gone
                     }
                     Files.delete(lock);
                 }
             }
-            log.info("{}: removed the lock file of leasesync process {}, which ended without closing the database",
-                    lock, owner.pid());
+            log.info(
+                    "{}: removed the lock file of leasesync process {}, which ended without closing the database",
+                    lock,
+                    owner.pid());
             return true;
         } catch (IOException | RuntimeException e) {
             log.debug("left the lock file {} to H2: {}", lock, e.toString());

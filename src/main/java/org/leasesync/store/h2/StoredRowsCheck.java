@@ -28,8 +28,7 @@ final class StoredRowsCheck {
 
     private static final Logger log = LoggerFactory.getLogger(StoredRowsCheck.class);
 
-    private StoredRowsCheck() {
-    }
+    private StoredRowsCheck() {}
 
     /**
      * Reads every row of every table of {@code file}, and walks every secondary index, through H2
@@ -50,7 +49,7 @@ final class StoredRowsCheck {
                 // 256 MB heap a read-only H2 ran out of memory on 1,000,000 records
                 + ";LAZY_QUERY_EXECUTION=TRUE";
         try (Connection c = DriverManager.getConnection(url, "sa", "");
-             Statement st = c.createStatement()) {
+                Statement st = c.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rs = st.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES "
                     + "WHERE TABLE_TYPE = 'BASE TABLE'")) {
@@ -66,14 +65,17 @@ final class StoredRowsCheck {
             }
             return true;
         } catch (SQLException e) {
-            if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {   // another process opened it meanwhile
+            if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) { // another process opened it meanwhile
                 return false;
             }
-            if (e.getErrorCode() == ErrorCode.OUT_OF_MEMORY) {   // says nothing about the file
+            if (e.getErrorCode() == ErrorCode.OUT_OF_MEMORY) { // says nothing about the file
                 log.info("read-only check of {} ran out of memory", file, e);
-                throw new StoreException("could not check the local database " + file + ": not enough memory ("
-                        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB heap) to read it. It was not opened and "
-                        + "nothing was changed; start leasesync with a larger heap (-Xmx) once.", e);
+                throw new StoreException(
+                        "could not check the local database " + file + ": not enough memory ("
+                                + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+                                + " MB heap) to read it. It was not opened and "
+                                + "nothing was changed; start leasesync with a larger heap (-Xmx) once.",
+                        e);
             }
             if (rootCause(e) instanceof AccessDeniedException ade) {
                 throw DatabaseFileCheck.unreadable(file, ade);

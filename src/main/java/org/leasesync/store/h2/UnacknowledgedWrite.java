@@ -36,8 +36,7 @@ final class UnacknowledgedWrite {
     /** H2's chunk ids wrap at 2^26 - 1. */
     private static final long MAX_CHUNK_ID = (1L << 26) - 1;
 
-    private UnacknowledgedWrite() {
-    }
+    private UnacknowledgedWrite() {}
 
     /**
      * @param complete every complete chunk found in the file (any order)
@@ -48,15 +47,18 @@ final class UnacknowledgedWrite {
      */
     static boolean explains(List<Chunk> complete, long openedVersion, long headerVersion, List<Named> named) {
         if (headerVersion > openedVersion) {
-            return false;   // the header names a newer state: it was saved, and H2 cannot read it
+            return false; // the header names a newer state: it was saved, and H2 cannot read it
         }
-        List<Chunk> newer = complete.stream().filter(c -> c.version() > openedVersion).toList();
+        List<Chunk> newer =
+                complete.stream().filter(c -> c.version() > openedVersion).toList();
         if (newer.size() != 1) {
             return false;
         }
         Chunk unfinished = newer.get(0);
-        Optional<Chunk> opened = complete.stream().filter(c -> c.version() == openedVersion)
-                .filter(c -> ((c.id() + 1) & MAX_CHUNK_ID) == unfinished.id()).findFirst();
+        Optional<Chunk> opened = complete.stream()
+                .filter(c -> c.version() == openedVersion)
+                .filter(c -> ((c.id() + 1) & MAX_CHUNK_ID) == unfinished.id())
+                .findFirst();
         if (opened.isEmpty()) {
             return false;
         }
@@ -72,8 +74,7 @@ final class UnacknowledgedWrite {
      * @param id the chunk id (the header's {@code chunk})
      * @param block its first block (the header's {@code block})
      */
-    record Named(long id, long block) {
-    }
+    record Named(long id, long block) {}
 
     /**
      * One complete chunk in the file.

@@ -43,8 +43,7 @@ public final class UnfinishedCreation {
     private static final Logger log = LoggerFactory.getLogger(UnfinishedCreation.class);
     private static final Object JVM_GUARD = new Object();
 
-    private UnfinishedCreation() {
-    }
+    private UnfinishedCreation() {}
 
     /** Before creating the database file in {@code dataDir}: records {@code self} as its creator. */
     public static void begin(Path dataDir, OwnerId self) {
@@ -92,26 +91,32 @@ public final class UnfinishedCreation {
                 return false;
             }
             synchronized (JVM_GUARD) {
-                try (FileChannel guard = StaleLockFile.openGuard(dataDir); FileLock ignored = guard.lock()) {
+                try (FileChannel guard = StaleLockFile.openGuard(dataDir);
+                        FileLock ignored = guard.lock()) {
                     if (!Files.exists(marker)) {
-                        return false;   // another process finished or set it aside meanwhile
+                        return false; // another process finished or set it aside meanwhile
                     }
                     if (Files.exists(file) && !unopened(file)) {
-                        return false;   // a live process has it open (it connected before the creator died)
+                        return false; // a live process has it open (it connected before the creator died)
                     }
                     for (String suffix : new String[] {".mv.db", ".trace.db", ".lock.db", ".lock.owner"}) {
                         Path f = dataDir.resolve(DataDirectory.FILE_BASE_NAME + suffix);
                         if (Files.exists(f)) {
-                            Files.move(f, dataDir.resolve(DataDirectory.FILE_BASE_NAME + suffix + ".unfinished"),
+                            Files.move(
+                                    f,
+                                    dataDir.resolve(DataDirectory.FILE_BASE_NAME + suffix + ".unfinished"),
                                     StandardCopyOption.REPLACE_EXISTING);
                         }
                     }
                     Files.delete(marker);
                 }
             }
-            log.warn("{}: leasesync process {} was creating this database and ended before its schema was ready; "
-                    + "it held nothing of yours, so it was set aside ({}.unfinished) and a new one is created",
-                    file, creator.pid(), file.getFileName());
+            log.warn(
+                    "{}: leasesync process {} was creating this database and ended before its schema was ready; "
+                            + "it held nothing of yours, so it was set aside ({}.unfinished) and a new one is created",
+                    file,
+                    creator.pid(),
+                    file.getFileName());
             return true;
         } catch (IOException | RuntimeException e) {
             log.debug("left {} as it is: {}", file, e.toString());
@@ -132,7 +137,7 @@ public final class UnfinishedCreation {
             });
             return lock.isPresent();
         } catch (java.nio.channels.OverlappingFileLockException e) {
-            return false;   // this JVM has it open
+            return false; // this JVM has it open
         }
     }
 }

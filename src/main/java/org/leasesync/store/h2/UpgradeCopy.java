@@ -47,6 +47,7 @@ public final class UpgradeCopy {
     public static final String SUFFIX = ".upgrade-copy";
     /** Free space kept beyond the copy's size, so that the migration itself still has room. */
     static final long SPARE_BYTES = 8L * 1024 * 1024;
+
     private static final Logger log = LoggerFactory.getLogger(UpgradeCopy.class);
 
     private final Path file;
@@ -91,7 +92,7 @@ public final class UpgradeCopy {
             Files.deleteIfExists(tmp);
             OwnerOnlyFiles.file(tmp);
             try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
-                 FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                    FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 long done = 0;
                 while (done < size) {
                     done += in.transferTo(done, size - done, out);
@@ -105,8 +106,10 @@ public final class UpgradeCopy {
             if (String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("no space left")) {
                 throw noSpace(size, -1, e);
             }
-            throw new StoreException("cannot take a copy of the local database " + file + " before upgrading it ("
-                    + e.getMessage() + ") — it was not upgraded and nothing was changed", e);
+            throw new StoreException(
+                    "cannot take a copy of the local database " + file + " before upgrading it (" + e.getMessage()
+                            + ") — it was not upgraded and nothing was changed",
+                    e);
         } catch (StoreException e) {
             deleteQuietly(tmp);
             throw e;
@@ -116,9 +119,12 @@ public final class UpgradeCopy {
     private StoreException noSpace(long size, long free, IOException cause) {
         String needs = "about " + mib(size + SPARE_BYTES) + " MiB free in " + file.getParent()
                 + (free >= 0 ? " (" + mib(free) + " MiB are)" : "");
-        return new StoreException("not enough disk space to upgrade the local database " + file + ": a copy of it is "
-                + "taken first, and that needs " + needs + ". It was not upgraded and nothing was changed: free "
-                + "some space, then start leasesync again.", cause);
+        return new StoreException(
+                "not enough disk space to upgrade the local database " + file + ": a copy of it is "
+                        + "taken first, and that needs " + needs
+                        + ". It was not upgraded and nothing was changed: free "
+                        + "some space, then start leasesync again.",
+                cause);
     }
 
     private static long mib(long bytes) {
@@ -134,12 +140,17 @@ public final class UpgradeCopy {
         try {
             move(copy, file);
         } catch (IOException e) {
-            throw new StoreException("an upgrade of the local database " + file + " did not finish, and the copy "
-                    + "taken before it (" + copy + ") cannot be put back: " + e.getMessage() + ". Both files are "
-                    + "kept; move the copy over the database file by hand, then start leasesync again.", e);
+            throw new StoreException(
+                    "an upgrade of the local database " + file + " did not finish, and the copy "
+                            + "taken before it (" + copy + ") cannot be put back: " + e.getMessage()
+                            + ". Both files are "
+                            + "kept; move the copy over the database file by hand, then start leasesync again.",
+                    e);
         }
-        log.warn("{}: an upgrade of its schema did not finish (the process was ended while migrating); the copy "
-                + "taken before it was put back, and the upgrade runs again", file);
+        log.warn(
+                "{}: an upgrade of its schema did not finish (the process was ended while migrating); the copy "
+                        + "taken before it was put back, and the upgrade runs again",
+                file);
     }
 
     /**
@@ -152,8 +163,10 @@ public final class UpgradeCopy {
         try {
             Files.deleteIfExists(copy);
         } catch (IOException e) {
-            throw new StoreException("the local database " + file + " was upgraded, but the copy taken before (" + copy
-                    + ") cannot be removed: " + e.getMessage() + ". Remove it, then start leasesync again.", e);
+            throw new StoreException(
+                    "the local database " + file + " was upgraded, but the copy taken before (" + copy
+                            + ") cannot be removed: " + e.getMessage() + ". Remove it, then start leasesync again.",
+                    e);
         }
     }
 
@@ -164,7 +177,7 @@ public final class UpgradeCopy {
             Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
         }
         try (FileChannel dir = FileChannel.open(to.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);   // the rename itself survives a power cut
+            dir.force(true); // the rename itself survives a power cut
         } catch (IOException e) {
             log.debug("could not force the directory {}: {}", to.getParent(), e.toString());
         }

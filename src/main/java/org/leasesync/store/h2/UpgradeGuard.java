@@ -53,6 +53,7 @@ public final class UpgradeGuard implements AutoCloseable {
 
     /** The guard file in the data directory. */
     static final String FILE = DataDirectory.FILE_BASE_NAME + ".upgrade.lock";
+
     private static final Logger log = LoggerFactory.getLogger(UpgradeGuard.class);
     private static final Map<Path, ReentrantLock> IN_THIS_JVM = new ConcurrentHashMap<>();
     private static final long POLL_MILLIS = 50;
@@ -92,8 +93,8 @@ public final class UpgradeGuard implements AutoCloseable {
         return acquire(dataDir, false, openTimeout, liveness, self);
     }
 
-    private static UpgradeGuard acquire(Path dataDir, boolean shared, Duration openTimeout, OwnerLiveness liveness,
-                                        OwnerId self) {
+    private static UpgradeGuard acquire(
+            Path dataDir, boolean shared, Duration openTimeout, OwnerLiveness liveness, OwnerId self) {
         Path dir = dataDir.toAbsolutePath().normalize();
         Path file = dir.resolve(FILE);
         ReentrantLock jvm = IN_THIS_JVM.computeIfAbsent(dir, d -> new ReentrantLock());
@@ -108,17 +109,19 @@ public final class UpgradeGuard implements AutoCloseable {
                 FileLock l = channel.tryLock(0, Long.MAX_VALUE, shared);
                 if (l != null) {
                     if (!shared) {
-                        announce(channel, self);   // replaces that of a holder killed while upgrading
+                        announce(channel, self); // replaces that of a holder killed while upgrading
                     }
                     return new UpgradeGuard(jvm, channel, l);
                 }
                 Optional<OwnerId> upgrader = upgrader(channel).filter(o -> !liveness.isProvablyDead(o));
                 long now = System.nanoTime();
                 if (upgrader.isPresent()) {
-                    deadline = now + openTimeout.toNanos();   // a migration in progress is waited for
+                    deadline = now + openTimeout.toNanos(); // a migration in progress is waited for
                     if (now - nextNotice >= 0) {
-                        log.warn("waiting for leasesync process {}, which is upgrading the local database in {}…",
-                                upgrader.get().pid(), dir);
+                        log.warn(
+                                "waiting for leasesync process {}, which is upgrading the local database in {}…",
+                                upgrader.get().pid(),
+                                dir);
                         nextNotice = now + REPEAT_WAITING.toNanos();
                     }
                 } else if (now - deadline > 0) {
@@ -185,7 +188,7 @@ public final class UpgradeGuard implements AutoCloseable {
             l.release();
             return true;
         } catch (OverlappingFileLockException e) {
-            return false;   // this JVM has it open
+            return false; // this JVM has it open
         } catch (IOException e) {
             return false;
         }

@@ -31,6 +31,7 @@ class AboutDialogUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Backend backend;
     AppAssembly assembly;
@@ -47,7 +48,6 @@ class AboutDialogUiTest {
         backend = window.backend();
     }
 
-
     @Test
     void aboutShowsTheBuildsVersionAndThisWindowsFoldersAndCopiesThem(FxRobot robot) throws Exception {
         robot.clickOn("#app-menu").clickOn("#menu-about");
@@ -60,19 +60,26 @@ class AboutDialogUiTest {
 
         // every caption whole, never cut to "…"
         robot.lookup("#about-dialog .label").queryAllAs(javafx.scene.control.Label.class).stream()
-                .filter(l -> l.isVisible() && l.getText() != null && !l.getText().isEmpty()).forEach(l ->
-                assertThat(l.getWidth()).as("width of '%s'", l.getText()).isGreaterThanOrEqualTo(l.prefWidth(-1) - 0.5));
+                .filter(l ->
+                        l.isVisible() && l.getText() != null && !l.getText().isEmpty())
+                .forEach(l -> assertThat(l.getWidth())
+                        .as("width of '%s'", l.getText())
+                        .isGreaterThanOrEqualTo(l.prefWidth(-1) - 0.5));
 
         Path data = tmp.resolve("data").toAbsolutePath();
         assertThat(text(robot, "#about-data-dir")).isEqualTo(data.toString());
-        assertThat(text(robot, "#about-log-folder")).isEqualTo(data.resolve("logs").toString());
-        assertThat(text(robot, "#about-runtime")).startsWith("Java " + Runtime.version().feature())
+        assertThat(text(robot, "#about-log-folder"))
+                .isEqualTo(data.resolve("logs").toString());
+        assertThat(text(robot, "#about-runtime"))
+                .startsWith("Java " + Runtime.version().feature())
                 .contains("JavaFX 21");
 
         robot.clickOn("#about-copy");
         String[] clip = new String[1];
-        robot.interact(() -> clip[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
-        assertThat(clip[0]).startsWith("leasesync " + pom.group(1))
+        robot.interact(() ->
+                clip[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
+        assertThat(clip[0])
+                .startsWith("leasesync " + pom.group(1))
                 .contains("Data folder: " + data, "Log folder: " + data.resolve("logs"), "Runtime: Java ");
         assertThat(robot.lookup("#about-copied").queryLabeled().getText()).isEqualTo("Copied.");
 

@@ -57,10 +57,12 @@ import org.leasesync.sync.SyncSettings;
 class AccountsViewModelTest {
 
     static final String PASSWORD = "correct horse battery staple";
-    static final HttpSettings HTTP = new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
+    static final HttpSettings HTTP =
+            new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
 
     @TempDir
     Path tmp;
+
     ReferenceServer a;
     ReferenceServer b;
     ClientRuntime runtime;
@@ -85,8 +87,8 @@ class AccountsViewModelTest {
     }
 
     SignInRequest request(ReferenceServer server, String user) {
-        return new SignInRequest(ServerUrls.parse(server.baseUrl()), user, PASSWORD.toCharArray(), "test",
-                TransportSecurity.DEFAULT);
+        return new SignInRequest(
+                ServerUrls.parse(server.baseUrl()), user, PASSWORD.toCharArray(), "test", TransportSecurity.DEFAULT);
     }
 
     static void waitUntil(String what, BooleanSupplier done) throws InterruptedException {
@@ -103,19 +105,49 @@ class AccountsViewModelTest {
     void switchingAccountsCancelsTheOldAccountsRunWhichWritesNothingMoreAndTheNewOneSyncsWithItsOwnServer()
             throws Exception {
         AccountService service = new AccountService(tmp, Map.of(), TimeSource.system());
-        SignInResult.SignedIn carol = (SignInResult.SignedIn) service.signIn(ServerUrls.parse(a.baseUrl()), "carol",
-                PASSWORD.toCharArray(), "test", TransportSecurity.DEFAULT, HTTP);
-        runtime = ClientRuntime.open(new ClientConfig(tmp, ServerUrls.parse(a.baseUrl()), Map.of("carol",
-                service.token(carol.account())), Duration.ofSeconds(60), HTTP, SyncSettings.DEFAULT, RetryPolicy.NONE,
-                TimeSource.system(), Duration.ofSeconds(40), "leasesync window", TransportSecurity.DEFAULT),
+        SignInResult.SignedIn carol = (SignInResult.SignedIn) service.signIn(
+                ServerUrls.parse(a.baseUrl()),
+                "carol",
+                PASSWORD.toCharArray(),
+                "test",
+                TransportSecurity.DEFAULT,
+                HTTP);
+        runtime = ClientRuntime.open(
+                new ClientConfig(
+                        tmp,
+                        ServerUrls.parse(a.baseUrl()),
+                        Map.of("carol", service.token(carol.account())),
+                        Duration.ofSeconds(60),
+                        HTTP,
+                        SyncSettings.DEFAULT,
+                        RetryPolicy.NONE,
+                        TimeSource.system(),
+                        Duration.ofSeconds(40),
+                        "leasesync window",
+                        TransportSecurity.DEFAULT),
                 LocalStore.openInMemory());
         SignedOutGate gate = new SignedOutGate();
-        accounts = new WindowAccounts(service, runtime, new EmbeddedDemo(tmp), HTTP, gate,
-                List.of(new WindowAccounts.Entry("carol", WindowAccounts.Kind.SIGNED_IN, carol.account().servers(),
-                        Optional.of(carol.account()))), Set.of("carol"));
+        accounts = new WindowAccounts(
+                service,
+                runtime,
+                new EmbeddedDemo(tmp),
+                HTTP,
+                gate,
+                List.of(new WindowAccounts.Entry(
+                        "carol",
+                        WindowAccounts.Kind.SIGNED_IN,
+                        carol.account().servers(),
+                        Optional.of(carol.account()))),
+                Set.of("carol"));
         Messages m = new Messages(Locale.UK, ZoneOffset.UTC);
-        MainViewModel vm = new MainViewModel(runtime.coordinator(), direct, direct, new StatusTexts(m), List.of("carol"),
-                sink -> new StatusTracker(runtime.store().runs(), runtime.coordinator(), direct, sink), gate,
+        MainViewModel vm = new MainViewModel(
+                runtime.coordinator(),
+                direct,
+                direct,
+                new StatusTexts(m),
+                List.of("carol"),
+                sink -> new StatusTracker(runtime.store().runs(), runtime.coordinator(), direct, sink),
+                gate,
                 TimeSource.system());
         vm.setAccountPreparer(accounts::prepare);
         AccountsViewModel avm = new AccountsViewModel(accounts, vm, direct, direct, m, key -> true);
@@ -123,7 +155,8 @@ class AccountsViewModelTest {
 
         // a second account, on another server, signed in through the window's port
         assertThat(accounts.signIn(request(b, "dave"))).isInstanceOf(SignInResult.SignedIn.class);
-        vm.setAccounts(accounts.entries().stream().map(WindowAccounts.Entry::user).toList());
+        vm.setAccounts(
+                accounts.entries().stream().map(WindowAccounts.Entry::user).toList());
         assertThat(avm.label("dave")).isEqualTo("dave · 127.0.0.1:" + b.port());
         assertThat(runtime.serversOf("dave").toString()).isEqualTo(b.baseUrl() + "/");
 
@@ -141,23 +174,35 @@ class AccountsViewModelTest {
         RunRecord cancelled = runtime.store().history().lastRun(carolCourses).orElseThrow();
         assertThat(cancelled.status()).contains(RunStatus.CANCELLED);
         long pushesBefore = a.stats().pushes();
-        Thread.sleep(2000);   // the cancelled run's calls in flight, had they gone on
-        assertThat(a.stats().pushes()).as("nothing of carol's reached server A after the switch").isEqualTo(pushesBefore)
+        Thread.sleep(2000); // the cancelled run's calls in flight, had they gone on
+        assertThat(a.stats().pushes())
+                .as("nothing of carol's reached server A after the switch")
+                .isEqualTo(pushesBefore)
                 .isZero();
-        assertThat(runtime.edits().pendingCount(carolCourses)).as("carol's edit is kept for her next sync").isEqualTo(1);
+        assertThat(runtime.edits().pendingCount(carolCourses))
+                .as("carol's edit is kept for her next sync")
+                .isEqualTo(1);
 
         // dave's keys synced (the switch counts as coming to the window), with server B
         for (Scope s : Scope.values()) {
             TaskKey dave = new TaskKey("dave", s);
-            waitUntil("dave's " + s + " synced", () -> runtime.store().history().lastRun(dave)
-                    .flatMap(RunRecord::status).orElse(null) == RunStatus.SUCCEEDED);
+            waitUntil(
+                    "dave's " + s + " synced",
+                    () -> runtime.store()
+                                    .history()
+                                    .lastRun(dave)
+                                    .flatMap(RunRecord::status)
+                                    .orElse(null)
+                            == RunStatus.SUCCEEDED);
             assertThat(runtime.store().history().lastRun(dave).orElseThrow().origin())
                     .contains(new RunOrigin("leasesync window", b.baseUrl() + "/"));
         }
         assertThat(b.stats().requests()).isPositive();
         assertThat(cancelled.origin()).contains(new RunOrigin("leasesync window", a.baseUrl() + "/"));
         for (Scope s : Scope.values()) {
-            assertThat(vm.card(s).status().key().userId()).as("nothing of carol's in dave's view").isEqualTo("dave");
+            assertThat(vm.card(s).status().key().userId())
+                    .as("nothing of carol's in dave's view")
+                    .isEqualTo("dave");
         }
     }
 }

@@ -12,13 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.leasesync.desktop.Backend;
 import org.leasesync.lease.StoreException;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.store.DamagedFiles;
 import org.leasesync.store.JdbcLocalEdits;
 import org.leasesync.store.LocalStore;
-import org.leasesync.desktop.Backend;
 import org.leasesync.testing.OtherAccount;
 import org.leasesync.testing.ProcessTest;
 
@@ -56,7 +56,9 @@ class BackendStartTest {
 
         assertThat(DamagedFiles.sha256(file)).isEqualTo(hash);
         try (var files = Files.list(dir)) {
-            assertThat(files.sorted().toList()).as("not even the embedded server was started").isEqualTo(before);
+            assertThat(files.sorted().toList())
+                    .as("not even the embedded server was started")
+                    .isEqualTo(before);
         }
     }
 
@@ -67,9 +69,13 @@ class BackendStartTest {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Backend backend = Backend.start(UiTestSupport.settings(dir, Duration.ofMinutes(5), TimeSource.system()));
         try {
-            assertThat(dir.resolve("embedded-server.json")).as("holds the demo accounts' tokens").exists();
+            assertThat(dir.resolve("embedded-server.json"))
+                    .as("holds the demo accounts' tokens")
+                    .exists();
             assertThat(dir.resolve("embedded-server")).isDirectory();
-            assertThat(OtherAccount.notOwnerOnly(dir)).as("while the window runs").isEmpty();
+            assertThat(OtherAccount.notOwnerOnly(dir))
+                    .as("while the window runs")
+                    .isEmpty();
         } finally {
             backend.close();
         }

@@ -11,14 +11,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javafx.application.Platform;
 import javafx.stage.Stage;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.testing.ManualTime;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Messages;
-import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.notify.NotificationPolicy;
+import org.leasesync.desktop.notify.Notifier;
 import org.leasesync.desktop.tray.TrayPort;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.testing.ManualTime;
 
 /**
  * The real window on the embedded server (or a given one) with a recording tray and notifier, a
@@ -122,8 +122,7 @@ final class BackgroundFixture implements AutoCloseable {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     final ManualTime time;
@@ -139,17 +138,33 @@ final class BackgroundFixture implements AutoCloseable {
      * @param settings the app's settings (data directory, server, schedule interval, time)
      * @param configHome where the autostart entry goes
      */
-    BackgroundFixture(Stage stage, Backend.AppSettings settings, ManualTime time, boolean trayAvailable,
-                      Path configHome, Duration probeFirst, Duration probeMax) {
+    BackgroundFixture(
+            Stage stage,
+            Backend.AppSettings settings,
+            ManualTime time,
+            boolean trayAvailable,
+            Path configHome,
+            Duration probeFirst,
+            Duration probeMax) {
         this.time = time;
         this.dataDir = settings.dataDir();
         this.tray = new RecordingTray(trayAvailable);
         this.backend = Backend.start(settings);
-        HostDesktop parts = new HostDesktop(new Messages(LOCALE, ZONE), tray, clicked -> {
-            notifier.clicked = clicked;
-            return notifier;
-        }, new Autostart(configHome, configHome.resolveSibling("share"), Optional.of(List.of("/opt/leasesync/bin/leasesync"))), implicitExit::add,
-                exits::incrementAndGet, probeFirst, probeMax);
+        HostDesktop parts = new HostDesktop(
+                new Messages(LOCALE, ZONE),
+                tray,
+                clicked -> {
+                    notifier.clicked = clicked;
+                    return notifier;
+                },
+                new Autostart(
+                        configHome,
+                        configHome.resolveSibling("share"),
+                        Optional.of(List.of("/opt/leasesync/bin/leasesync"))),
+                implicitExit::add,
+                exits::incrementAndGet,
+                probeFirst,
+                probeMax);
         AppAssembly a;
         try {
             a = new AppAssembly(backend, settings, stage, Platform::runLater, parts);

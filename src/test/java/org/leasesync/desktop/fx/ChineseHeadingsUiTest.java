@@ -1,6 +1,5 @@
 package org.leasesync.desktop.fx;
 
-import org.leasesync.testing.FxTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -14,6 +13,7 @@ import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -35,7 +35,8 @@ class ChineseHeadingsUiTest {
 
     @Start
     void start(Stage stage) {
-        javafx.application.Application.setUserAgentStylesheet(new atlantafx.base.theme.PrimerLight().getUserAgentStylesheet());
+        javafx.application.Application.setUserAgentStylesheet(
+                new atlantafx.base.theme.PrimerLight().getUserAgentStylesheet());
         Scene scene = new Scene(box, 600, 400);
         AppStyle.apply(scene, java.util.Locale.SIMPLIFIED_CHINESE);
         stage.setScene(scene);
@@ -59,7 +60,8 @@ class ChineseHeadingsUiTest {
                 ink[1] = ink(normal.snapshot(null, null));
             });
             assertThat(ink[1]).as("%s: ink at normal weight", heading).isPositive();
-            assertThat((double) ink[0]).as("%s: ink in bold (%d) against normal (%d)", heading, ink[0], ink[1])
+            assertThat((double) ink[0])
+                    .as("%s: ink in bold (%d) against normal (%d)", heading, ink[0], ink[1])
                     .isGreaterThan(ink[1] * 1.15);
         }
     }

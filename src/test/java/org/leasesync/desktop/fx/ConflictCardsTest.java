@@ -53,6 +53,7 @@ class ConflictCardsTest {
 
     @TempDir
     Path tmp;
+
     final LocalStore store = LocalStore.openInMemory();
     final ExecutorService workers = Executors.newCachedThreadPool();
     final Executor direct = Runnable::run;
@@ -67,23 +68,53 @@ class ConflictCardsTest {
         store.close();
     }
 
-    record Window(MainViewModel vm, DataViewModel data, ConflictAssembly conflicts, TrayController tray, PauseControl pause) { }
+    record Window(
+            MainViewModel vm,
+            DataViewModel data,
+            ConflictAssembly conflicts,
+            TrayController tray,
+            PauseControl pause) {}
 
     Window window(Locale locale) {
-        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+        TaskRegistry r = new TaskRegistry(
+                store.leases(),
+                new OwnerId("t", 1, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
-        Coordinator c = new Coordinator(r, store.runs(), ctx -> fail ? RunOutcome.failed("the server answered 500")
-                : RunOutcome.succeeded(), workers, new LeaseKeeper(r), null, null);
+        Coordinator c = new Coordinator(
+                r,
+                store.runs(),
+                ctx -> fail ? RunOutcome.failed("the server answered 500") : RunOutcome.succeeded(),
+                workers,
+                new LeaseKeeper(r),
+                null,
+                null);
         StatusTexts texts = new StatusTexts(new Messages(locale, ZoneId.of("UTC")));
         SettingsFile settings = new SettingsFile(tmp, time);
-        PauseControl pause = new PauseControl(settings, time, ZoneId.of("UTC"), direct, reason -> { });
-        MainViewModel vm = new MainViewModel(c, direct, direct, texts, List.of("alice"),
-                sink -> new StatusTracker(store.runs(), c, direct, sink), pause, time);
+        PauseControl pause = new PauseControl(settings, time, ZoneId.of("UTC"), direct, reason -> {});
+        MainViewModel vm = new MainViewModel(
+                c,
+                direct,
+                direct,
+                texts,
+                List.of("alice"),
+                sink -> new StatusTracker(store.runs(), c, direct, sink),
+                pause,
+                time);
         DataViewModel data = new DataViewModel(edits, vm, direct, direct, texts);
-        ConflictAssembly conflicts = new ConflictAssembly(store.database(), edits, time, vm, data, direct, direct, texts,
-                scheduler, () -> null);
-        BackgroundViewModel desktop = new BackgroundViewModel(vm, settings, pause,
-                new Autostart(tmp.resolve("autostart"), tmp.resolve("autostart").resolveSibling("share"), Optional.empty()), direct, direct, time, texts);
+        ConflictAssembly conflicts = new ConflictAssembly(
+                store.database(), edits, time, vm, data, direct, direct, texts, scheduler, () -> null);
+        BackgroundViewModel desktop = new BackgroundViewModel(
+                vm,
+                settings,
+                pause,
+                new Autostart(
+                        tmp.resolve("autostart"), tmp.resolve("autostart").resolveSibling("share"), Optional.empty()),
+                direct,
+                direct,
+                time,
+                texts);
         TrayController tray = new TrayController(BareDesktop.NoTray.INSTANCE, vm, desktop, texts.messages(), time);
         vm.start();
         return new Window(vm, data, conflicts, tray, pause);
@@ -91,7 +122,9 @@ class ConflictCardsTest {
 
     /** An edit made on version 3 of a record this device has at version 0: a conflict ("not on the server"). */
     void conflict(String recordId) {
-        assertThat(edits.saveEdit(ALICE, recordId, "{\"title\":\"mine\"}", false, OptionalLong.of(3)).conflict()).isTrue();
+        assertThat(edits.saveEdit(ALICE, recordId, "{\"title\":\"mine\"}", false, OptionalLong.of(3))
+                        .conflict())
+                .isTrue();
     }
 
     static void waitUntil(String what, BooleanSupplier done) throws InterruptedException {
@@ -114,13 +147,16 @@ class ConflictCardsTest {
         assertThat(courses.resolveVisibleProperty().get()).isFalse();
 
         conflict("c1");
-        w.vm().syncNow(Scope.COURSE_SYNC);   // the state is read again after the run
+        w.vm().syncNow(Scope.COURSE_SYNC); // the state is read again after the run
         waitUntil("a conflict shown", () -> courses.kindProperty().get() == KeyStatus.Kind.CONFLICTS);
         assertThat(courses.headlineProperty().get()).isEqualTo("1 conflict to resolve");
-        assertThat(courses.detailProperty().get()).startsWith("Your edits and changes on the server touch the same"
-                + " records: choose which version to keep · last synced ");
+        assertThat(courses.detailProperty().get())
+                .startsWith("Your edits and changes on the server touch the same"
+                        + " records: choose which version to keep · last synced ");
         assertThat(courses.resolveVisibleProperty().get()).isTrue();
-        assertThat(w.vm().card(Scope.BACKUP).kindProperty().get()).as("another scope's card").isNotEqualTo(KeyStatus.Kind.CONFLICTS);
+        assertThat(w.vm().card(Scope.BACKUP).kindProperty().get())
+                .as("another scope's card")
+                .isNotEqualTo(KeyStatus.Kind.CONFLICTS);
         TrayPort.TrayView view = w.tray().view();
         assertThat(view.state()).isEqualTo(TrayState.CONFLICTS);
         assertThat(view.tooltip()).startsWith("1 conflict to resolve · last successful sync ");
@@ -170,8 +206,10 @@ class ConflictCardsTest {
         scheduler.advance(Duration.ofMillis(1999));
         assertThat(store.history().history(ALICE, 10)).as("no sync yet").isEmpty();
         scheduler.advance(Duration.ofMillis(1));
-        waitUntil("one run", () -> store.history().history(ALICE, 10).size() == 1
-                && store.history().history(ALICE, 10).get(0).status().isPresent());
+        waitUntil(
+                "one run",
+                () -> store.history().history(ALICE, 10).size() == 1
+                        && store.history().history(ALICE, 10).get(0).status().isPresent());
         assertThat(store.history().history(ALICE, 10).get(0).firstSource()).isEqualTo(TaskSource.EDIT);
         assertThat(scheduler.pending()).isZero();
 

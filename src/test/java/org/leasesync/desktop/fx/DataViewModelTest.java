@@ -11,19 +11,19 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.Coordinator;
-import org.leasesync.lease.LeaseKeeper;
-import org.leasesync.lease.OwnerId;
-import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.run.RunOutcome;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.lease.TaskRegistry;
-import org.leasesync.store.JdbcLocalEdits;
-import org.leasesync.store.LocalStore;
-import org.leasesync.testing.ManualTime;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.StatusTexts;
 import org.leasesync.desktop.StatusTracker;
+import org.leasesync.lease.LeaseKeeper;
+import org.leasesync.lease.OwnerId;
+import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunOutcome;
+import org.leasesync.store.JdbcLocalEdits;
+import org.leasesync.store.LocalStore;
+import org.leasesync.testing.ManualTime;
 
 /** The Data tab's view model without a stage: edits refused by the server are shown with why, and the way out. */
 class DataViewModelTest {
@@ -48,19 +48,32 @@ class DataViewModelTest {
 
     /** @param texts the window's language, or null for the system's (en_GB under the tests) */
     DataViewModel vm(StatusTexts texts) {
-        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+        TaskRegistry r = new TaskRegistry(
+                store.leases(),
+                new OwnerId("t", 1, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
-        Coordinator c = new Coordinator(r, store.runs(), ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(r),
-                null, null);
-        MainViewModel main = new MainViewModel(c, direct, direct, ZoneId.of("UTC"), List.of("alice"),
+        Coordinator c = new Coordinator(
+                r, store.runs(), ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(r), null, null);
+        MainViewModel main = new MainViewModel(
+                c,
+                direct,
+                direct,
+                ZoneId.of("UTC"),
+                List.of("alice"),
                 sink -> new StatusTracker(store.runs(), c, direct, sink));
         main.start();
-        return texts == null ? new DataViewModel(edits, main, direct, direct, ZoneId.of("UTC"))
+        return texts == null
+                ? new DataViewModel(edits, main, direct, direct, ZoneId.of("UTC"))
                 : new DataViewModel(edits, main, direct, direct, texts);
     }
 
     static DataViewModel.OutboxRow row(DataViewModel vm, String recordId) {
-        return vm.outbox().stream().filter(r -> r.recordId().equals(recordId)).findFirst().orElseThrow();
+        return vm.outbox().stream()
+                .filter(r -> r.recordId().equals(recordId))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** Makes the outbox entry {@code changeId} a conflict with the server's version {@code serverVersion}. */
@@ -94,8 +107,9 @@ class DataViewModelTest {
     void theRecordsTableReadsAPageAtATimeAndAppendsTheNextOnShowMore() {
         int total = DataViewModel.PAGE_SIZE * 2 + 7;
         store.database().transaction("seed", c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id, version,"
-                    + " deleted, payload, server_time_ms) VALUES ('alice', 'course_sync', ?, 1, FALSE, '{}', 0)")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO local_record (user_id, scope, record_id, version,"
+                            + " deleted, payload, server_time_ms) VALUES ('alice', 'course_sync', ?, 1, FALSE, '{}', 0)")) {
                 for (int i = 0; i < total; i++) {
                     ps.setString(1, String.format("r-%05d", i));
                     ps.addBatch();
@@ -115,10 +129,12 @@ class DataViewModelTest {
         vm.loadMore();
         assertThat(vm.records()).hasSize(total);
         assertThat(vm.moreProperty().get()).isFalse();
-        assertThat(vm.records()).extracting(DataViewModel.RecordRow::id)
+        assertThat(vm.records())
+                .extracting(DataViewModel.RecordRow::id)
                 .containsExactlyElementsOf(java.util.stream.IntStream.range(0, total)
-                        .mapToObj(i -> String.format("r-%05d", i)).toList());   // in order, none twice, none missed
-        vm.loadMore();   // nothing more: nothing changes
+                        .mapToObj(i -> String.format("r-%05d", i))
+                        .toList()); // in order, none twice, none missed
+        vm.loadMore(); // nothing more: nothing changes
         assertThat(vm.records()).hasSize(total);
     }
 
@@ -154,7 +170,8 @@ class DataViewModelTest {
         conflict(edits.addEdit(ALICE, "course-3", "{\"n\":1}", false), 4, false, "{\"n\":5}");
         refused("course-7", "the sync server refused it (HTTP 413 payload_too_large)");
         edits.addEdit(ALICE, "course-9", "{\"n\":2}", false);
-        DataViewModel zh = vm(new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, ZoneId.of("Asia/Shanghai"))));
+        DataViewModel zh =
+                vm(new StatusTexts(new Messages(java.util.Locale.SIMPLIFIED_CHINESE, ZoneId.of("Asia/Shanghai"))));
         zh.load();
         assertThat(zh.summaryProperty().get()).isEqualTo("0 条记录 · 1 项本地编辑等待推送 · 2 个冲突待解决 · 1 项编辑被服务器拒绝");
         DataViewModel.OutboxRow deleted = row(zh, "course-2");
@@ -165,7 +182,8 @@ class DataViewModelTest {
         assertThat(deleted.keepMineMeans()).isEqualTo("下次同步会恢复 course-2，它已在服务器上删除");
         assertThat(row(zh, "course-3").theirs()).isEqualTo("v4 {\"n\":5}");
         assertThat(row(zh, "course-7").shownState()).isEqualTo("被拒绝");
-        assertThat(row(zh, "course-7").theirs()).isEqualTo("已搁置：the sync server refused it (HTTP 413 payload_too_large)");
+        assertThat(row(zh, "course-7").theirs())
+                .isEqualTo("已搁置：the sync server refused it (HTTP 413 payload_too_large)");
         assertThat(row(zh, "course-9").shownState()).isEqualTo("等待推送");
         zh.saveEdit("course-1", "[1]");
         assertThat(zh.messageProperty().get()).isEqualTo("内容必须是一个 JSON 对象，例如 {\"title\": \"代数\"}。");
@@ -177,15 +195,17 @@ class DataViewModelTest {
         assertThat(theirs.theirs()).as("as the command line says it").isEqualTo("v4 {\"n\":5}");
         assertThat(theirs.keepMineMeans()).isEqualTo("the next sync pushes it over the server's version 4 of course-3");
         en.saveEdit("course-1", "[1]");
-        assertThat(en.messageProperty().get()).isEqualTo("The content must be a JSON object, like {\"title\": \"Algebra\"}.");
+        assertThat(en.messageProperty().get())
+                .isEqualTo("The content must be a JSON object, like {\"title\": \"Algebra\"}.");
     }
 
     @Test
     void anEditThatCanNeverBePushedIsRefusedWhenSavedWithTheLimit() {
         DataViewModel vm = vm();
         vm.saveEdit("huge", "{\"blob\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}");
-        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content is 5,242,891 bytes;"
-                + " a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
+        assertThat(vm.messageProperty().get())
+                .isEqualTo("This content cannot be synced: its content is 5,242,891 bytes;"
+                        + " a record may have at most 5,238,784 bytes (5 MiB less 4 KiB)");
         assertThat(edits.outbox(ALICE)).isEmpty();
     }
 
@@ -195,14 +215,18 @@ class DataViewModelTest {
         DataViewModel vm = vm();
         int limit = org.leasesync.protocol.RecordLimits.MAX_PAYLOAD_DEPTH;
         vm.saveEdit("deep", "{\"a\":".repeat(limit + 1) + "1" + "}".repeat(limit + 1));
-        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content nests more than"
-                + " 256 levels deep; a record may nest at most 256");
+        assertThat(vm.messageProperty().get())
+                .isEqualTo("This content cannot be synced: its content nests more than"
+                        + " 256 levels deep; a record may nest at most 256");
         vm.saveEdit("deeper", "[".repeat(1500) + "]".repeat(1500));
-        assertThat(vm.messageProperty().get()).isEqualTo("This content cannot be synced: its content nests more than"
-                + " 256 levels deep; a record may nest at most 256");
+        assertThat(vm.messageProperty().get())
+                .isEqualTo("This content cannot be synced: its content nests more than"
+                        + " 256 levels deep; a record may nest at most 256");
         assertThat(edits.outbox(ALICE)).isEmpty();
 
         vm.saveEdit("at-limit", "{\"a\":".repeat(limit) + "1" + "}".repeat(limit));
-        assertThat(edits.outbox(ALICE)).extracting(JdbcLocalEdits.OutboxItem::recordId).containsExactly("at-limit");
+        assertThat(edits.outbox(ALICE))
+                .extracting(JdbcLocalEdits.OutboxItem::recordId)
+                .containsExactly("at-limit");
     }
 }

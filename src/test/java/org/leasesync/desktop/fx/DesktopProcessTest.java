@@ -15,18 +15,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
-import org.leasesync.server.faults.FaultSettings;
+import org.leasesync.desktop.Autostart;
+import org.leasesync.desktop.tray.TrayState;
+import org.leasesync.desktop.tray.TrayStateTest;
 import org.leasesync.server.ReferenceServer;
-import org.leasesync.server.demo.Seed;
 import org.leasesync.server.ServerConfig;
+import org.leasesync.server.demo.Seed;
+import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.testing.DesktopSession;
 import org.leasesync.testing.DesktopTest;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 import org.leasesync.testing.Screenshots;
-import org.leasesync.desktop.Autostart;
-import org.leasesync.desktop.tray.TrayState;
-import org.leasesync.desktop.tray.TrayStateTest;
 
 /**
  * The app as a user runs it: a real process with the real GTK window on a real X server with a
@@ -41,19 +41,24 @@ class DesktopProcessTest {
 
     @TempDir
     Path tmp;
+
     DesktopSession session;
     ReferenceServer server;
     Process app;
 
     @AfterEach
     void stop(org.junit.jupiter.api.TestInfo test) throws InterruptedException, IOException {
-        Path keep = Path.of("target", "desktop-test-logs", test.getTestMethod().orElseThrow().getName());
+        Path keep = Path.of(
+                "target",
+                "desktop-test-logs",
+                test.getTestMethod().orElseThrow().getName());
         if (session != null) {
             session.keepLogs(keep);
         }
         if (Files.exists(tmp.resolve("app.log"))) {
             Files.createDirectories(keep);
-            Files.copy(tmp.resolve("app.log"), keep.resolve("app.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(
+                    tmp.resolve("app.log"), keep.resolve("app.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         for (Path f : org.leasesync.testing.LogFiles.list(tmp.resolve("data"))) {
             Files.createDirectories(keep);
@@ -79,22 +84,40 @@ class DesktopProcessTest {
 
     void start(boolean tray, boolean hidden) throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), tray);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(tmp.resolve("server")).withPort(0)
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withDataDir(tmp.resolve("server"))
+                .withPort(0)
                 .withSeed(Seed.DEMO));
         Map<String, String> env = new HashMap<>(session.env());
         env.put("XDG_CONFIG_HOME", tmp.resolve("config").toString());
-        env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB");   // 24-hour times, as in the README
+        env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB"); // 24-hour times, as in the README
         if (hidden) {
-            env.put(Autostart.START_HIDDEN_ENV, "1");   // as the autostart entry starts it
+            env.put(Autostart.START_HIDDEN_ENV, "1"); // as the autostart entry starts it
         }
-        app = JavaProcess.start(Launcher.class, tmp.resolve("app.log"), env,
-                "--data-dir", tmp.resolve("data").toString(), "--server", server.baseUrl(), "--user", "alice",
-                "--token", server.tokenFor("alice"), "--schedule-interval", "1s");
+        app = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("app.log"),
+                env,
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--server",
+                server.baseUrl(),
+                "--user",
+                "alice",
+                "--token",
+                server.tokenFor("alice"),
+                "--schedule-interval",
+                "1s");
         if (!hidden) {
-            session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+            session.waitUntil(
+                    "the window is shown",
+                    () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
         }
-        assertThat(app.isAlive()).as("the app runs; its output: %s", read(tmp.resolve("app.log"))).isTrue();
-        session.waitUntil("the first sync reached the server", () -> server.stats().requests() >= 3);
+        assertThat(app.isAlive())
+                .as("the app runs; its output: %s", read(tmp.resolve("app.log")))
+                .isTrue();
+        session.waitUntil(
+                "the first sync reached the server", () -> server.stats().requests() >= 3);
     }
 
     String log() {
@@ -139,8 +162,17 @@ class DesktopProcessTest {
     int[] openTrayMenu(String icon) throws InterruptedException {
         int[] g = session.geometry(icon);
         // press at once: hovering first would bring up the icon's tooltip over the menu
-        session.check("xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2),
-                "mousedown", "3", "sleep", "0.15", "mouseup", "3");
+        session.check(
+                "xdotool",
+                "mousemove",
+                String.valueOf(g[0] + g[2] / 2),
+                String.valueOf(g[1] + g[3] / 2),
+                "mousedown",
+                "3",
+                "sleep",
+                "0.15",
+                "mouseup",
+                "3");
         String[] menu = new String[1];
         session.waitUntil("the tray menu is open", () -> {
             List<String> w = session.visibleWindows("^sun-awt-X11-XPopupMenuPeer$");
@@ -182,18 +214,20 @@ class DesktopProcessTest {
     @Test
     void theWindowInChineseAndTheSettingsDialogFromTheTrayMenu() throws Exception {
         Files.createDirectories(tmp.resolve("data"));
-        Files.writeString(tmp.resolve("data/settings.json"), "{ \"language\" : \"zh-CN\" }\n");   // as the dialog saves it
+        Files.writeString(
+                tmp.resolve("data/settings.json"), "{ \"language\" : \"zh-CN\" }\n"); // as the dialog saves it
         start(true);
         String icon = trayIcon();
         waitForIconState(icon, TrayState.UP_TO_DATE);
         String window = session.visibleWindows("^leasesync$").get(0);
-        session.check("xdotool", "mousemove", "640", "760");   // away from the window and the tray icon
+        session.check("xdotool", "mousemove", "640", "760"); // away from the window and the tray icon
         Thread.sleep(1500);
         int[] w = session.geometry(window);
-        Screenshots.save(session, "screenshot-window-zh.png", w[0] - 8, w[1] - 40, w[2] + 16, w[3] + 48);   // with its frame
+        Screenshots.save(
+                session, "screenshot-window-zh.png", w[0] - 8, w[1] - 40, w[2] + 16, w[3] + 48); // with its frame
 
         openTrayMenu(icon);
-        choose(4, "Return");   // 设置… (Settings…)
+        choose(4, "Return"); // 设置… (Settings…)
         String[] dialog = new String[1];
         session.waitUntil("the settings dialog is shown", () -> {
             List<String> d = session.visibleWindows("^leasesync 设置$");
@@ -204,8 +238,10 @@ class DesktopProcessTest {
         Thread.sleep(1000);
         int[] d = session.geometry(dialog[0]);
         Screenshots.save(session, "screenshot-settings-zh.png", d[0] - 8, d[1] - 40, d[2] + 16, d[3] + 48);
-        session.check("xdotool", "key", "Escape");   // Cancel
-        session.waitUntil("the dialog is closed", () -> session.visibleWindows("^leasesync 设置$").isEmpty());
+        session.check("xdotool", "key", "Escape"); // Cancel
+        session.waitUntil(
+                "the dialog is closed",
+                () -> session.visibleWindows("^leasesync 设置$").isEmpty());
 
         // the tray's menu in Chinese too (AWT draws it with its own fonts: the CJK font must reach it)
         int[] menu = openTrayMenu(icon);
@@ -220,37 +256,43 @@ class DesktopProcessTest {
         String icon = trayIcon();
         waitForIconState(icon, TrayState.UP_TO_DATE);
 
-        session.check("wmctrl", "-c", "leasesync");   // the window manager's close, as the title bar's X
-        session.waitUntil("the window is hidden", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.check("wmctrl", "-c", "leasesync"); // the window manager's close, as the title bar's X
+        session.waitUntil(
+                "the window is hidden",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
         Thread.sleep(500);
         assertThat(app.isAlive()).isTrue();
         assertThat(log()).contains("window closed; leasesync keeps running in the tray");
         long before = server.stats().requests();
-        session.waitUntil("the timer syncs with the window closed", () -> server.stats().requests() >= before + 6);
+        session.waitUntil(
+                "the timer syncs with the window closed", () -> server.stats().requests() >= before + 6);
 
         // Pause syncing ▸ For 1 hour (the screenshot shows the menu with its submenu open)
         int[] menu = openTrayMenu(icon);
         choose(3, "Right");
-        pointAtTheSubmenu();   // off the icon, so its tooltip does not cover the menu
-        Screenshots.save(session, "screenshot-tray-menu.png", menu[0] - 24, 0, 1280 - (menu[0] - 24), menu[1] + menu[3] + 60);
+        pointAtTheSubmenu(); // off the icon, so its tooltip does not cover the menu
+        Screenshots.save(
+                session, "screenshot-tray-menu.png", menu[0] - 24, 0, 1280 - (menu[0] - 24), menu[1] + menu[3] + 60);
         choose(0, "Return");
         session.waitUntil("paused", () -> log().contains("sync paused until"));
         waitForIconState(icon, TrayState.PAUSED);
-        Thread.sleep(1500);   // a run that had started before the pause ends
+        Thread.sleep(1500); // a run that had started before the pause ends
         long paused = server.stats().requests();
-        Thread.sleep(3000);   // three timer ticks
+        Thread.sleep(3000); // three timer ticks
         assertThat(server.stats().requests()).isEqualTo(paused);
         assertThat(log()).contains("schedule trigger for alice|course_sync skipped: sync is paused until");
 
         openTrayMenu(icon);
-        choose(1, "Return");   // Open leasesync
-        session.waitUntil("the window is shown again", () -> !session.visibleWindows("^leasesync$").isEmpty());
-        session.check("xdotool", "mousemove", "640", "700");   // away from the tray icon's tooltip
+        choose(1, "Return"); // Open leasesync
+        session.waitUntil(
+                "the window is shown again",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
+        session.check("xdotool", "mousemove", "640", "700"); // away from the tray icon's tooltip
         Thread.sleep(1500);
         Screenshots.save(session, "screenshot-paused.png");
 
         openTrayMenu(icon);
-        choose(5, "Return");   // Quit leasesync (Resume syncing stands where Pause was)
+        choose(5, "Return"); // Quit leasesync (Resume syncing stands where Pause was)
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).as("the app quits").isTrue();
         assertThat(app.exitValue()).isZero();
         assertThat(log()).contains("quit from the menu");
@@ -262,14 +304,16 @@ class DesktopProcessTest {
         start(true);
         String icon = trayIcon();
         session.check("wmctrl", "-c", "leasesync");
-        session.waitUntil("the window is hidden", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is hidden",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
 
-        server.faults().set(new FaultSettings(0, 0, 0, 0, 1_000_000));   // every request: 429
+        server.faults().set(new FaultSettings(0, 0, 0, 0, 1_000_000)); // every request: 429
         session.waitUntil("one notification", () -> displayed() == 1);
         waitForIconState(icon, TrayState.FAILED);
-        Thread.sleep(5000);   // five more timer ticks, every scope failing each time
+        Thread.sleep(5000); // five more timer ticks, every scope failing each time
         assertThat(displayed()).isEqualTo(1);
-        assertThat(session.run("dunstctl", "count", "history").strip()).isEqualTo("0");   // none came and went
+        assertThat(session.run("dunstctl", "count", "history").strip()).isEqualTo("0"); // none came and went
         assertThat(log()).contains("sync keeps failing");
 
         List<String> windows = session.visibleWindows("^Dunst$");
@@ -280,7 +324,9 @@ class DesktopProcessTest {
         session.check("xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2));
         Thread.sleep(200);
         session.check("xdotool", "click", "1");
-        session.waitUntil("the window opened", () -> !session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window opened",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
         session.waitUntil("at the card", () -> log().contains("window opened at the card of "));
         assertThat(log()).containsPattern("notification \\d+ about alice\\|\\w+ clicked");
         session.waitUntil("the notification closed", () -> displayed() == 0);
@@ -295,14 +341,16 @@ class DesktopProcessTest {
 
     @Test
     void startedAtLoginItSyncsInTheTrayWithoutOpeningTheWindow() throws Exception {
-        start(true, true);   // the first sync has reached the server
+        start(true, true); // the first sync has reached the server
         String icon = trayIcon();
         waitForIconState(icon, TrayState.UP_TO_DATE);
         assertThat(session.visibleWindows("^leasesync$")).isEmpty();
         assertThat(log()).contains("started for alice|course_sync by foreground");
         openTrayMenu(icon);
-        choose(1, "Return");   // Open leasesync
-        session.waitUntil("the window opens from the tray", () -> !session.visibleWindows("^leasesync$").isEmpty());
+        choose(1, "Return"); // Open leasesync
+        session.waitUntil(
+                "the window opens from the tray",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
         openTrayMenu(icon);
         choose(5, "Return");
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -334,16 +382,28 @@ class DesktopProcessTest {
             in.write((stdin == null ? "" : stdin).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("leasesync %s ends", args[0]).isTrue();
-        assertThat(p.exitValue()).as("leasesync %s: %s", String.join(" ", args), out).isZero();
+        assertThat(p.waitFor(90, TimeUnit.SECONDS))
+                .as("leasesync %s ends", args[0])
+                .isTrue();
+        assertThat(p.exitValue())
+                .as("leasesync %s: %s", String.join(" ", args), out)
+                .isZero();
         return out;
     }
 
     /** A real {@code leasesync serve} on an H2 data directory, on {@code port}; waits until it listens. */
     Process serve(Path dir, int port, int n) throws Exception {
         Path out = tmp.resolve("serve-" + n + ".log");
-        Process p = JavaProcess.start(Launcher.class, out, "serve", "--port", String.valueOf(port), "--data-dir",
-                dir.toString(), "--seed", "none");
+        Process p = JavaProcess.start(
+                Launcher.class,
+                out,
+                "serve",
+                "--port",
+                String.valueOf(port),
+                "--data-dir",
+                dir.toString(),
+                "--seed",
+                "none");
         session.waitUntil("serve listens", () -> read(out).contains("listening on ") || !p.isAlive());
         assertThat(p.isAlive()).as("serve runs: %s", read(out)).isTrue();
         return p;
@@ -359,15 +419,25 @@ class DesktopProcessTest {
     /** What the server has of alice's course_sync, read through a session of its own (signed in with the password). */
     static String aliceCourses(String url) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        java.net.http.HttpResponse<String> in = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                url + "/v1/sessions")).header("Content-Type", "application/json").POST(java.net.http.HttpRequest
-                .BodyPublishers.ofString("{\"user\":\"alice\",\"password\":\"" + PASSWORD + "\",\"device\":\"test\"}"))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.net.http.HttpResponse<String> in = http.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/v1/sessions"))
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                "{\"user\":\"alice\",\"password\":\"" + PASSWORD + "\",\"device\":\"test\"}"))
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(in.statusCode()).as(in.body()).isEqualTo(201);
-        String token = new com.fasterxml.jackson.databind.ObjectMapper().readTree(in.body()).get("token").asText();
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url
-                + "/v1/users/alice/scopes/course_sync/changes")).header("Authorization", "Bearer " + token).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        String token = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(in.body())
+                .get("token")
+                .asText();
+        return http.send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create(url + "/v1/users/alice/scopes/course_sync/changes"))
+                                .header("Authorization", "Bearer " + token)
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     long count(String text) {
@@ -382,13 +452,29 @@ class DesktopProcessTest {
         Path home = Files.createDirectories(tmp.resolve("home"));
         Path runtime = Files.createDirectories(tmp.resolve("run"));
         Files.setPosixFilePermissions(runtime, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-        Map<String, String> keyringEnv = Map.of("HOME", home.toString(), "XDG_RUNTIME_DIR", runtime.toString(),
-                "XDG_DATA_HOME", home.resolve(".local/share").toString());
-        session.spawn("gnome-keyring", List.of("gnome-keyring-daemon", "--foreground", "--unlock",
-                "--components=secrets"), keyringEnv, "test-keyring-password");
-        session.waitUntil("gnome-keyring serves the Secret Service", () -> session.run("dbus-send", "--session",
-                "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
-                "string:org.freedesktop.secrets").contains("boolean true"));
+        Map<String, String> keyringEnv = Map.of(
+                "HOME",
+                home.toString(),
+                "XDG_RUNTIME_DIR",
+                runtime.toString(),
+                "XDG_DATA_HOME",
+                home.resolve(".local/share").toString());
+        session.spawn(
+                "gnome-keyring",
+                List.of("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"),
+                keyringEnv,
+                "test-keyring-password");
+        session.waitUntil(
+                "gnome-keyring serves the Secret Service",
+                () -> session.run(
+                                "dbus-send",
+                                "--session",
+                                "--print-reply",
+                                "--dest=org.freedesktop.DBus",
+                                "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus.NameHasOwner",
+                                "string:org.freedesktop.secrets")
+                        .contains("boolean true"));
 
         // the sync server as an operator runs it: an account made with 'leasesync users add', then 'serve'
         Path serverDir = tmp.resolve("server");
@@ -405,14 +491,27 @@ class DesktopProcessTest {
             env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB");
             String data = tmp.resolve("data").toString();
             // signed in once, on the command line; the window then starts as that account
-            assertThat(cli(PASSWORD, env, "login", "--server", url, "--user", "alice", "--password-stdin", "--data-dir",
-                    data)).contains("desktop keyring");
-            String firstToken = session.run("secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user",
-                    "alice").strip();
+            assertThat(cli(
+                            PASSWORD,
+                            env,
+                            "login",
+                            "--server",
+                            url,
+                            "--user",
+                            "alice",
+                            "--password-stdin",
+                            "--data-dir",
+                            data))
+                    .contains("desktop keyring");
+            String firstToken = session.run(
+                            "secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user", "alice")
+                    .strip();
             assertThat(firstToken).hasSize(43);
-            app = JavaProcess.start(Launcher.class, tmp.resolve("app.log"), env, "--data-dir", data,
-                    "--schedule-interval", "1s");
-            session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+            app = JavaProcess.start(
+                    Launcher.class, tmp.resolve("app.log"), env, "--data-dir", data, "--schedule-interval", "1s");
+            session.waitUntil(
+                    "the window is shown",
+                    () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
             session.waitUntil("alice synced", () -> log().contains("for alice|course_sync ended: succeeded"));
             String icon = trayIcon();
             waitForIconState(icon, TrayState.UP_TO_DATE);
@@ -423,20 +522,39 @@ class DesktopProcessTest {
                     .contains("revoked 1 session(s) of alice");
             serve = serve(serverDir, port, 2);
             // an edit made meanwhile, from the command line on the window's data directory
-            cli(null, env, "edit", "--data-dir", data, "--user", "alice", "--scope", "course_sync", "--id", "course-kept",
-                    "--payload", "{\"title\":\"Kept while signed out\"}");
+            cli(
+                    null,
+                    env,
+                    "edit",
+                    "--data-dir",
+                    data,
+                    "--user",
+                    "alice",
+                    "--scope",
+                    "course_sync",
+                    "--id",
+                    "course-kept",
+                    "--payload",
+                    "{\"title\":\"Kept while signed out\"}");
 
-            session.waitUntil("a sync of the window ended signed out", () -> log().contains("alice is signed out: no timer"));
+            session.waitUntil(
+                    "a sync of the window ended signed out", () -> log().contains("alice is signed out: no timer"));
             session.waitUntil("one notification", () -> displayed() == 1);
             waitForIconState(icon, TrayState.SIGNED_OUT);
             session.check("xdotool", "mousemove", "640", "790");
             long started = count("started for alice|");
-            Thread.sleep(4000);   // four timer ticks: none asks anything for alice
-            assertThat(count("started for alice|")).as("no run for a signed-out account").isEqualTo(started);
+            Thread.sleep(4000); // four timer ticks: none asks anything for alice
+            assertThat(count("started for alice|"))
+                    .as("no run for a signed-out account")
+                    .isEqualTo(started);
             assertThat(log()).contains("schedule trigger for alice|course_sync skipped: signed out");
             assertThat(displayed()).isEqualTo(1);
-            assertThat(log().lines().filter(l -> l.matches(".*notification \\d+ shown: .*")).toList())
-                    .as("one notification, saying signed out").hasSize(1).allMatch(l -> l.endsWith(": signed out"));
+            assertThat(log().lines()
+                            .filter(l -> l.matches(".*notification \\d+ shown: .*"))
+                            .toList())
+                    .as("one notification, saying signed out")
+                    .hasSize(1)
+                    .allMatch(l -> l.endsWith(": signed out"));
             String window = session.visibleWindows("^leasesync$").get(0);
             int[] w = session.geometry(window);
             Screenshots.save(session, "screenshot-signed-out.png", w[0] - 8, w[1] - 40, w[2] + 16, w[3] + 48);
@@ -448,7 +566,11 @@ class DesktopProcessTest {
             Thread.sleep(200);
             session.check("xdotool", "click", "1");
             session.waitUntil("at the card", () -> log().contains("window opened at the card of "));
-            session.check("xdotool", "windowactivate", "--sync", session.visibleWindows("^leasesync$").get(0));
+            session.check(
+                    "xdotool",
+                    "windowactivate",
+                    "--sync",
+                    session.visibleWindows("^leasesync$").get(0));
             Thread.sleep(500);
             session.check("xdotool", "key", "space");
             String[] dialog = new String[1];
@@ -459,11 +581,13 @@ class DesktopProcessTest {
             });
             session.check("xdotool", "windowactivate", "--sync", dialog[0]);
             Thread.sleep(500);
-            session.check("xdotool", "type", "--delay", "60", PASSWORD);   // only the password is left to type
+            session.check("xdotool", "type", "--delay", "60", PASSWORD); // only the password is left to type
             int[] d = session.geometry(dialog[0]);
             Screenshots.save(session, "screenshot-sign-in.png", d[0] - 8, d[1] - 40, d[2] + 16, d[3] + 48);
             session.check("xdotool", "key", "Return");
-            session.waitUntil("the dialog closed", () -> session.visibleWindows("^Sign in again$").isEmpty());
+            session.waitUntil(
+                    "the dialog closed",
+                    () -> session.visibleWindows("^Sign in again$").isEmpty());
             session.waitUntil("the kept edit arrived on the server", () -> {
                 try {
                     return aliceCourses(url).contains("course-kept");
@@ -473,13 +597,19 @@ class DesktopProcessTest {
             });
             assertThat(aliceCourses(url)).contains("Kept while signed out");
             waitForIconState(icon, TrayState.UP_TO_DATE);
-            String newToken = session.run("secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user",
-                    "alice").strip();
-            assertThat(newToken).as("the new session's token is in the keyring").hasSize(43).isNotEqualTo(firstToken);
-            assertThat(read(tmp.resolve("data/accounts.json"))).contains("\"token\" : \"keyring\"").doesNotContain(newToken);
+            String newToken = session.run(
+                            "secret-tool", "lookup", "service", "leasesync", "server", url + "/", "user", "alice")
+                    .strip();
+            assertThat(newToken)
+                    .as("the new session's token is in the keyring")
+                    .hasSize(43)
+                    .isNotEqualTo(firstToken);
+            assertThat(read(tmp.resolve("data/accounts.json")))
+                    .contains("\"token\" : \"keyring\"")
+                    .doesNotContain(newToken);
 
             openTrayMenu(icon);
-            choose(5, "Return");   // Quit leasesync
+            choose(5, "Return"); // Quit leasesync
             assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(app.exitValue()).isZero();
         } finally {

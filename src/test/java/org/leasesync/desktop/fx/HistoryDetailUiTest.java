@@ -21,16 +21,17 @@ import javafx.stage.Window;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.leasesync.run.Coordinator;
+import org.leasesync.desktop.StatusTracker;
 import org.leasesync.lease.HeldLease;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
+import org.leasesync.lease.TaskKey;
+import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.Coordinator;
 import org.leasesync.run.RunOrigin;
 import org.leasesync.run.RunOutcome;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.TaskKey;
-import org.leasesync.lease.TaskRegistry;
 import org.leasesync.run.TaskSource;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.JdbcRunStore;
@@ -40,7 +41,6 @@ import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.StatusTracker;
 
 /** History rows show merged triggers as counts; double-click or Enter opens every field of the run. */
 @ExtendWith(ApplicationExtension.class)
@@ -56,14 +56,14 @@ class HistoryDetailUiTest {
     @Start
     void start(Stage stage) {
         OwnerId owner = new OwnerId("t", 4242, 1, "a");
-        TaskRegistry reg = new TaskRegistry(store.leases(), owner, Duration.ofSeconds(60), time,
-                OwnerLiveness.neverProvable());
+        TaskRegistry reg =
+                new TaskRegistry(store.leases(), owner, Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
         JdbcRunStore runs = new JdbcRunStore(store.database(), time)
                 .withOrigin(new RunOrigin("leasesync window", "http://127.0.0.1:8787/"));
         HeldLease lease = reg.tryAcquire(KEY).orElseThrow();
         Instant t0 = time.now();
-        runs.insertRun(lease.fence(), "run-7", TaskSource.MANUAL, org.leasesync.run.Stage.PULLING, t0,
-                Optional.empty());
+        runs.insertRun(
+                lease.fence(), "run-7", TaskSource.MANUAL, org.leasesync.run.Stage.PULLING, t0, Optional.empty());
         for (int i = 0; i < 16; i++) {
             TaskSource s = i < 12 ? TaskSource.SCHEDULE : i < 15 ? TaskSource.FOREGROUND : TaskSource.MANUAL;
             runs.recordMergedTrigger("run-7", s, t0.plusMillis(i));
@@ -72,12 +72,23 @@ class HistoryDetailUiTest {
         runs.finishRun(lease.fence(), "run-7", RunStatus.FAILED, Optional.of("server said 500"), t0.plusSeconds(3));
         reg.release(lease);
 
-        Coordinator c = new Coordinator(reg, runs, ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(reg), null, null);
-        MainViewModel main = new MainViewModel(c, Runnable::run, Runnable::run, ZoneId.of("UTC"), List.of("alice"),
+        Coordinator c =
+                new Coordinator(reg, runs, ctx -> RunOutcome.succeeded(), workers, new LeaseKeeper(reg), null, null);
+        MainViewModel main = new MainViewModel(
+                c,
+                Runnable::run,
+                Runnable::run,
+                ZoneId.of("UTC"),
+                List.of("alice"),
                 sink -> new StatusTracker(store.runs(), c, Runnable::run, sink));
         main.start();
-        history = new HistoryViewModel(store.runs(), new JdbcRecentSyncs(store.database()), main, Runnable::run,
-                Platform::runLater, ZoneId.of("UTC"));
+        history = new HistoryViewModel(
+                store.runs(),
+                new JdbcRecentSyncs(store.database()),
+                main,
+                Runnable::run,
+                Platform::runLater,
+                ZoneId.of("UTC"));
         stage.setScene(new Scene(new HistoryView(history), 900, 500));
         stage.show();
         history.load();
@@ -96,35 +107,48 @@ class HistoryDetailUiTest {
                 .isEqualTo("manual (joined by schedule × 12, foreground × 3, manual × 1)");
         TableRow<?> row = robot.lookup("#history-table .table-row-cell").nth(0).queryAs(TableRow.class);
         robot.doubleClickOn(row);
-        waitUntil("detail open", () -> robot.lookup("#history-detail").tryQuery().isPresent());
+        waitUntil(
+                "detail open", () -> robot.lookup("#history-detail").tryQuery().isPresent());
         String all = details(robot);
-        assertThat(all).contains(
-                "Run id: run-7",
-                "Task key: alice|course_sync",
-                "Owner: " + new OwnerId("t", 4242, 1, "a").asString(),
-                "Epoch (fencing token): 1",
-                "Origin: leasesync window against http://127.0.0.1:8787/",
-                "Started by: manual",
-                "Joined by: 16 triggers: schedule × 12, foreground × 3, manual × 1",
-                "Started: 2026-11-30 10:00:00",
-                "Ended: 2026-11-30 10:00:03",
-                "Result: failed",
-                "Error: server said 500",
-                "Recovery decision: —");
+        assertThat(all)
+                .contains(
+                        "Run id: run-7",
+                        "Task key: alice|course_sync",
+                        "Owner: " + new OwnerId("t", 4242, 1, "a").asString(),
+                        "Epoch (fencing token): 1",
+                        "Origin: leasesync window against http://127.0.0.1:8787/",
+                        "Started by: manual",
+                        "Joined by: 16 triggers: schedule × 12, foreground × 3, manual × 1",
+                        "Started: 2026-11-30 10:00:00",
+                        "Ended: 2026-11-30 10:00:03",
+                        "Result: failed",
+                        "Error: server said 500",
+                        "Recovery decision: —");
         assertThat(all).contains("pushing  2026-11-30 10:00:02");
         assertThat(all).doesNotContain("schedule, schedule");
         robot.clickOn("#history-detail-copy");
         String[] clip = new String[1];
-        robot.interact(() -> clip[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
-        assertThat(clip[0]).contains("Run id: run-7\n", "Joined by: 16 triggers: schedule × 12, foreground × 3, manual × 1\n",
-                "Stages: pulling  2026-11-30 10:00:00\n    pushing  2026-11-30 10:00:02");
-        assertThat(robot.lookup("#history-detail").tryQuery()).as("copying keeps the dialog open").isPresent();
+        robot.interact(() ->
+                clip[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
+        assertThat(clip[0])
+                .contains(
+                        "Run id: run-7\n",
+                        "Joined by: 16 triggers: schedule × 12, foreground × 3, manual × 1\n",
+                        "Stages: pulling  2026-11-30 10:00:00\n    pushing  2026-11-30 10:00:02");
+        assertThat(robot.lookup("#history-detail").tryQuery())
+                .as("copying keeps the dialog open")
+                .isPresent();
         closeDetails(robot);
 
         // Enter on the selected row opens the same view
-        robot.interact(() -> robot.lookup("#history-table").queryAs(TableView.class).getSelectionModel().select(0));
+        robot.interact(() -> robot.lookup("#history-table")
+                .queryAs(TableView.class)
+                .getSelectionModel()
+                .select(0));
         robot.clickOn(row).type(KeyCode.ENTER);
-        waitUntil("detail open again", () -> robot.lookup("#history-detail").tryQuery().isPresent());
+        waitUntil(
+                "detail open again",
+                () -> robot.lookup("#history-detail").tryQuery().isPresent());
         assertThat(details(robot)).contains("Run id: run-7");
         closeDetails(robot);
     }
@@ -134,12 +158,15 @@ class HistoryDetailUiTest {
         waitUntil("row loaded", () -> history.rows().size() == 1);
         TableView<?> table = robot.lookup("#history-table").queryAs(TableView.class);
         HistoryViewModel.Row run = history.rows().get(0);
-        assertThat(table.getColumns()).extracting(javafx.scene.control.TableColumn::getText)
-                .as("the owner id is in the detail view only").doesNotContain("Owner");
+        assertThat(table.getColumns())
+                .extracting(javafx.scene.control.TableColumn::getText)
+                .as("the owner id is in the detail view only")
+                .doesNotContain("Owner");
         for (javafx.scene.control.TableColumn<?, ?> c : table.getColumns()) {
-            double needed = TableCells.contentWidth((TableView) table, (javafx.scene.control.TableColumn) c,
-                    Double.MAX_VALUE);
-            assertThat(c.getWidth()).as("column %s", c.getText())
+            double needed =
+                    TableCells.contentWidth((TableView) table, (javafx.scene.control.TableColumn) c, Double.MAX_VALUE);
+            assertThat(c.getWidth())
+                    .as("column %s", c.getText())
                     .isGreaterThanOrEqualTo(Math.min(needed, HistoryView.MAX_COLUMN_WIDTH) - 0.5)
                     .isLessThanOrEqualTo(HistoryView.MAX_COLUMN_WIDTH + 0.5);
         }
@@ -154,15 +181,19 @@ class HistoryDetailUiTest {
 
     private static javafx.scene.control.TableCell<?, ?> cell(FxRobot robot, String text) {
         return robot.lookup("#history-table .table-cell").queryAllAs(javafx.scene.control.TableCell.class).stream()
-                .filter(c -> text.equals(c.getText())).findFirst().orElseThrow(() -> new AssertionError("no cell " + text));
+                .filter(c -> text.equals(c.getText()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no cell " + text));
     }
 
     private static String details(FxRobot robot) {
         StringBuilder sb = new StringBuilder();
-        List<Label> labels = robot.lookup("#history-detail-grid .label").queryAllAs(Label.class).stream().toList();
-        List<Label> sorted = labels.stream().sorted(java.util.Comparator
-                .comparing((Label l) -> javafx.scene.layout.GridPane.getRowIndex(l))
-                .thenComparing(l -> javafx.scene.layout.GridPane.getColumnIndex(l))).toList();
+        List<Label> labels = robot.lookup("#history-detail-grid .label").queryAllAs(Label.class).stream()
+                .toList();
+        List<Label> sorted = labels.stream()
+                .sorted(java.util.Comparator.comparing((Label l) -> javafx.scene.layout.GridPane.getRowIndex(l))
+                        .thenComparing(l -> javafx.scene.layout.GridPane.getColumnIndex(l)))
+                .toList();
         for (Label l : sorted) {
             sb.append(javafx.scene.layout.GridPane.getColumnIndex(l) == 0 ? "\n" + l.getText() + ": " : l.getText());
         }
@@ -172,7 +203,10 @@ class HistoryDetailUiTest {
     private static void closeDetails(FxRobot robot) {
         robot.interact(() -> Window.getWindows().stream()
                 .filter(w -> w.getScene() != null && w.getScene().lookup("#history-detail") != null)
-                .toList().forEach(Window::hide));
-        waitUntil("detail closed", () -> robot.lookup("#history-detail").tryQuery().isEmpty());
+                .toList()
+                .forEach(Window::hide));
+        waitUntil(
+                "detail closed",
+                () -> robot.lookup("#history-detail").tryQuery().isEmpty());
     }
 }

@@ -10,21 +10,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.Coordinator;
+import org.leasesync.desktop.StatusTracker;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.run.RunOutcome;
-import org.leasesync.run.SubmitResult;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunOutcome;
+import org.leasesync.run.SubmitResult;
 import org.leasesync.run.TaskSource;
 import org.leasesync.store.JdbcRecentSyncs;
 import org.leasesync.store.JdbcRunStore;
 import org.leasesync.store.LocalStore;
 import org.leasesync.sync.RecentSyncGate;
 import org.leasesync.testing.ManualTime;
-import org.leasesync.desktop.StatusTracker;
 
 /** The history tab lists a skipped timer trigger just above the run that made it unnecessary. */
 class HistorySkipsTest {
@@ -40,9 +40,16 @@ class HistorySkipsTest {
     }
 
     private Coordinator coordinator(OwnerId owner) {
-        TaskRegistry r = new TaskRegistry(store.leases(), owner, Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
-        return new Coordinator(r, new JdbcRunStore(store.database(), time), ctx -> RunOutcome.succeeded(), workers,
-                new LeaseKeeper(r), null, null);
+        TaskRegistry r =
+                new TaskRegistry(store.leases(), owner, Duration.ofSeconds(60), time, OwnerLiveness.neverProvable());
+        return new Coordinator(
+                r,
+                new JdbcRunStore(store.database(), time),
+                ctx -> RunOutcome.succeeded(),
+                workers,
+                new LeaseKeeper(r),
+                null,
+                null);
     }
 
     private void sync(Coordinator c, TaskKey key, TaskSource source) throws Exception {
@@ -61,16 +68,29 @@ class HistorySkipsTest {
         Coordinator b = coordinator(windowB);
         b.setStartCheck(new RecentSyncGate(new JdbcRecentSyncs(store.database()), time, windowB)
                 .backgroundTriggers(Duration.ofMinutes(5), Duration.ofMinutes(1)));
-        assertThat(b.submit(key, TaskSource.SCHEDULE)).isInstanceOfSatisfying(SubmitResult.Skipped.class,
-                sk -> assertThat(sk.reason()).isEqualTo("skipped: synced 12 s ago by another process (pid 4242)"));
+        assertThat(b.submit(key, TaskSource.SCHEDULE))
+                .isInstanceOfSatisfying(
+                        SubmitResult.Skipped.class,
+                        sk -> assertThat(sk.reason())
+                                .isEqualTo("skipped: synced 12 s ago by another process (pid 4242)"));
         time.elapse(Duration.ofMinutes(5));
         sync(a, key, TaskSource.MANUAL);
 
-        MainViewModel main = new MainViewModel(a, Runnable::run, Runnable::run, ZoneId.of("UTC"), List.of("alice"),
+        MainViewModel main = new MainViewModel(
+                a,
+                Runnable::run,
+                Runnable::run,
+                ZoneId.of("UTC"),
+                List.of("alice"),
                 sink -> new StatusTracker(store.runs(), a, Runnable::run, sink));
         main.start();
-        HistoryViewModel history = new HistoryViewModel(store.runs(), new JdbcRecentSyncs(store.database()), main,
-                Runnable::run, Runnable::run, ZoneId.of("UTC"));
+        HistoryViewModel history = new HistoryViewModel(
+                store.runs(),
+                new JdbcRecentSyncs(store.database()),
+                main,
+                Runnable::run,
+                Runnable::run,
+                ZoneId.of("UTC"));
         history.load();
 
         List<HistoryViewModel.Row> rows = history.rows();

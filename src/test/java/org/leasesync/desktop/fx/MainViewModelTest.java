@@ -12,16 +12,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.leasesync.run.Coordinator;
+import org.leasesync.desktop.StatusTracker;
 import org.leasesync.lease.LeaseKeeper;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.run.RunOutcome;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskRegistry;
+import org.leasesync.run.Coordinator;
+import org.leasesync.run.RunOutcome;
 import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ManualTime;
-import org.leasesync.desktop.StatusTracker;
 
 /** The main view model without a stage: direct executors, a real coordinator on in-memory H2. */
 class MainViewModelTest {
@@ -39,18 +39,34 @@ class MainViewModelTest {
     }
 
     MainViewModel vm(Coordinator c) {
-        return new MainViewModel(c, direct, direct, ZoneId.of("UTC"), List.of("alice", "bob"),
+        return new MainViewModel(
+                c,
+                direct,
+                direct,
+                ZoneId.of("UTC"),
+                List.of("alice", "bob"),
                 sink -> new StatusTracker(store.runs(), c, direct, sink));
     }
 
     Coordinator coordinator() {
         ManualTime time = new ManualTime();
-        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+        TaskRegistry r = new TaskRegistry(
+                store.leases(),
+                new OwnerId("t", 1, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
-        return new Coordinator(r, store.runs(), ctx -> {
-            release.await();
-            return RunOutcome.succeeded();
-        }, workers, new LeaseKeeper(r), null, null);
+        return new Coordinator(
+                r,
+                store.runs(),
+                ctx -> {
+                    release.await();
+                    return RunOutcome.succeeded();
+                },
+                workers,
+                new LeaseKeeper(r),
+                null,
+                null);
     }
 
     @Test
@@ -59,7 +75,8 @@ class MainViewModelTest {
         vm.start();
         assertThat(vm.card(Scope.COURSE_SYNC).headlineProperty().get()).isEqualTo("Not synced yet");
         vm.syncNow(Scope.COURSE_SYNC);
-        assertThat(vm.card(Scope.COURSE_SYNC).headlineProperty().get()).startsWith("Syncing · pulling · started ")
+        assertThat(vm.card(Scope.COURSE_SYNC).headlineProperty().get())
+                .startsWith("Syncing · pulling · started ")
                 .endsWith("(manual)");
         vm.syncNow(Scope.COURSE_SYNC);
         assertThat(vm.card(Scope.COURSE_SYNC).detailProperty().get()).contains("your request joined it");

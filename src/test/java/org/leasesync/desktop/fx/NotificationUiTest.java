@@ -5,8 +5,8 @@ import static org.leasesync.desktop.fx.UiTestSupport.text;
 import static org.leasesync.desktop.fx.UiTestSupport.waitUntil;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.time.Duration;
+import java.util.List;
 import javafx.scene.Node;
 import javafx.scene.control.TabPane;
 import javafx.stage.Stage;
@@ -23,7 +23,6 @@ import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.notify.NotificationPolicy;
 
 /**
  * Notifications from the real coordinator's runs against the embedded server, through a recording
@@ -37,6 +36,7 @@ class NotificationUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Stage stage;
     BackgroundFixture f;
@@ -61,14 +61,22 @@ class NotificationUiTest {
 
     void open(FxRobot robot) {
         robot.interact(() -> {
-            f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time), time,
-                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
+            f = new BackgroundFixture(
+                    stage,
+                    BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time),
+                    time,
+                    true,
+                    tmp.resolve("config"),
+                    HostDesktop.PROBE_FIRST,
+                    HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         f.assembly.installTray();
         robot.clickOn("#sync-all");
         for (Scope s : Scope.values()) {
-            waitUntil("card " + s + " up to date", () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
+            waitUntil(
+                    "card " + s + " up to date",
+                    () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
         }
         waitUntil("notifier connected", () -> f.notifier.clicked != null);
     }
@@ -76,18 +84,31 @@ class NotificationUiTest {
     void failOnce(FxRobot robot, int expectedInARow) {
         String button = expectedInARow == 1 ? "#sync-course_sync" : "#retry-course_sync";
         // the card shows its Retry a layout pass after it turned failed (CI once found it still hidden)
-        waitUntil(button + " shown", () -> robot.lookup(button).tryQuery()
-                .map(n -> n.isVisible() && (n.getParent() == null || n.getParent().isVisible())).orElse(false));
+        waitUntil(
+                button + " shown",
+                () -> robot.lookup(button)
+                        .tryQuery()
+                        .map(n -> n.isVisible()
+                                && (n.getParent() == null || n.getParent().isVisible()))
+                        .orElse(false));
         robot.clickOn(button);
-        waitUntil("failed " + expectedInARow, () -> text(robot, "#status-course_sync").startsWith("Last sync failed")
-                && f.backend.runtime().store().history().history(COURSES, 20).stream()
-                .takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED).count() == expectedInARow);
+        waitUntil(
+                "failed " + expectedInARow,
+                () -> text(robot, "#status-course_sync").startsWith("Last sync failed")
+                        && f.backend.runtime().store().history().history(COURSES, 20).stream()
+                                        .takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED)
+                                        .count()
+                                == expectedInARow);
     }
 
     @Test
     void threeFailuresInARowRaiseOneNotificationAndClickingItOpensTheWindowAtTheCard(FxRobot robot) {
         open(robot);
-        f.backend.embeddedServer().orElseThrow().faults().set(new FaultSettings(0, 0, 0, 0, 1000));   // every request: 429
+        f.backend
+                .embeddedServer()
+                .orElseThrow()
+                .faults()
+                .set(new FaultSettings(0, 0, 0, 0, 1000)); // every request: 429
         failOnce(robot, 1);
         failOnce(robot, 2);
         robot.sleep(500);
@@ -100,7 +121,7 @@ class NotificationUiTest {
         assertThat(n.body()).startsWith("It failed 3 times in a row. Last error: the sync server is busy (HTTP 429)");
         failOnce(robot, 4);
         robot.sleep(700);
-        assertThat(f.notifier.shown).hasSize(1);   // one per episode
+        assertThat(f.notifier.shown).hasSize(1); // one per episode
         assertThat(f.notifier.opened()).isEqualTo(1);
 
         // clicking it: the hidden window opens on the Sync tab with that card in sight and focused
@@ -110,14 +131,23 @@ class NotificationUiTest {
         });
         f.notifier.click(COURSES);
         waitUntil("window open", stage::isShowing);
-        waitUntil("card highlighted", () -> stage.getScene().lookup("#card-course_sync").getStyleClass().contains("highlight"));
-        assertThat(((TabPane) stage.getScene().lookup(".tab-pane")).getSelectionModel().getSelectedItem().getId())
+        waitUntil(
+                "card highlighted",
+                () -> stage.getScene()
+                        .lookup("#card-course_sync")
+                        .getStyleClass()
+                        .contains("highlight"));
+        assertThat(((TabPane) stage.getScene().lookup(".tab-pane"))
+                        .getSelectionModel()
+                        .getSelectedItem()
+                        .getId())
                 .isEqualTo("tab-sync");
         waitUntil("its Sync now button focused", () -> {
             Node focus = stage.getScene().getFocusOwner();
             return focus != null && "sync-course_sync".equals(focus.getId());
         });
-        assertThat(stage.getScene().lookup("#card-message_sync").getStyleClass()).doesNotContain("highlight");
+        assertThat(stage.getScene().lookup("#card-message_sync").getStyleClass())
+                .doesNotContain("highlight");
 
         // a success ends the episode and withdraws the "keeps failing" notification still on screen
         f.backend.embeddedServer().get().faults().clear();
@@ -153,27 +183,40 @@ class NotificationUiTest {
             time.elapse(Duration.ofSeconds(2));
             robot.clickOn("#sync-all");
             for (Scope s : Scope.values()) {
-                waitUntil(s + " failed " + n, () -> f.backend.runtime().store().history().history(new TaskKey("alice", s), 20)
-                        .stream().takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED)
-                        .count() == n);
+                waitUntil(
+                        s + " failed " + n,
+                        () -> f.backend.runtime().store().history().history(new TaskKey("alice", s), 20).stream()
+                                        .takeWhile(r -> r.status().orElse(null) == org.leasesync.run.RunStatus.FAILED)
+                                        .count()
+                                == n);
             }
         }
         waitUntil("every scope in the notification", () -> f.notifier.shown.size() == 3);
         robot.sleep(700);
         assertThat(f.notifier.opened()).isEqualTo(1);
         Notice last = f.notifier.open.get(1L);
-        assertThat(last.title()).endsWith(": sync keeps failing").contains("Courses").contains("Messages")
+        assertThat(last.title())
+                .endsWith(": sync keeps failing")
+                .contains("Courses")
+                .contains("Messages")
                 .contains("Settings backup");
-        assertThat(last.body()).startsWith("Each failed at least 3 times in a row. Last error: the sync server is busy (HTTP 429)");
+        assertThat(last.body())
+                .startsWith("Each failed at least 3 times in a row. Last error: the sync server is busy (HTTP 429)");
     }
 
     @Test
     void switchedOffInTheMenuNothingIsShown(FxRobot robot) {
         open(robot);
-        assertThat(f.assembly.desktopViewModel().notificationsAvailableProperty().get()).isTrue();
+        assertThat(f.assembly
+                        .desktopViewModel()
+                        .notificationsAvailableProperty()
+                        .get())
+                .isTrue();
         robot.clickOn("#app-menu");
         robot.clickOn("#menu-notifications");
-        waitUntil("saved", () -> PauseUiTest.read(tmp.resolve("data/settings.json")).contains("\"notifications\" : false"));
+        waitUntil(
+                "saved",
+                () -> PauseUiTest.read(tmp.resolve("data/settings.json")).contains("\"notifications\" : false"));
         f.backend.embeddedServer().orElseThrow().faults().set(new FaultSettings(0, 0, 0, 0, 1000));
         failOnce(robot, 1);
         failOnce(robot, 2);

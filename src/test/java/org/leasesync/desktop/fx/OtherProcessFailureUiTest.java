@@ -14,11 +14,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.Launcher;
+import org.leasesync.desktop.Backend;
+import org.leasesync.lease.Scope;
+import org.leasesync.lease.TaskKey;
 import org.leasesync.run.RunOrigin;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.RunStatus;
-import org.leasesync.lease.Scope;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.testing.FxTest;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ManualTime;
@@ -26,7 +27,6 @@ import org.leasesync.testing.ProcessTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.Backend;
 
 /**
  * A {@code leasesync sync} from the command line against another server, on the window's
@@ -43,6 +43,7 @@ class OtherProcessFailureUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Backend backend;
     AppAssembly assembly;
@@ -57,7 +58,6 @@ class OtherProcessFailureUiTest {
         backend = window.backend();
     }
 
-
     @Test
     void aFailedSyncOfTheCommandLineAgainstAnotherServerSaysWhereItCameFrom(FxRobot robot) throws Exception {
         for (Scope s : Scope.values()) {
@@ -66,34 +66,59 @@ class OtherProcessFailureUiTest {
                 return !t.startsWith("Syncing") && !t.startsWith("Loading");
             });
         }
-        robot.clickOn("#sync-all");   // the window's own runs, against its embedded server
+        robot.clickOn("#sync-all"); // the window's own runs, against its embedded server
         for (Scope s : Scope.values()) {
-            waitUntil("card " + s + " up to date", () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
+            waitUntil(
+                    "card " + s + " up to date",
+                    () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
         }
-        waitUntil("no local runs", () -> backend.runtime().coordinator().localRuns().isEmpty());
+        waitUntil(
+                "no local runs",
+                () -> backend.runtime().coordinator().localRuns().isEmpty());
         String otherServer = "http://127.0.0.1:1";
         Path log = tmp.resolve("cli-sync.log");
-        Process cli = JavaProcess.start(Launcher.class, log, "sync", "--data-dir", tmp.resolve("data").toString(),
-                "--user", "alice", "--scope", "course_sync", "--server", otherServer, "--token", "t",
-                "--connect-timeout", "500ms");
-        assertThat(cli.waitFor(90, TimeUnit.SECONDS)).as("the CLI sync finished").isTrue();
+        Process cli = JavaProcess.start(
+                Launcher.class,
+                log,
+                "sync",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--user",
+                "alice",
+                "--scope",
+                "course_sync",
+                "--server",
+                otherServer,
+                "--token",
+                "t",
+                "--connect-timeout",
+                "500ms");
+        assertThat(cli.waitFor(90, TimeUnit.SECONDS))
+                .as("the CLI sync finished")
+                .isTrue();
         assertThat(cli.exitValue()).as(Files.readString(log)).isEqualTo(1);
         assertThat(Files.readString(log)).contains("alice|course_sync sync failed: cannot reach the sync server");
 
-        RunRecord cliRun = backend.runtime().store().history().lastRun(ALICE_COURSES).orElseThrow();
+        RunRecord cliRun =
+                backend.runtime().store().history().lastRun(ALICE_COURSES).orElseThrow();
         assertThat(cliRun.status()).contains(RunStatus.FAILED);
         assertThat(cliRun.origin()).contains(new RunOrigin("leasesync sync", "http://127.0.0.1:1/"));
         assertThat(cliRun.owner()).contains("/" + cli.pid() + "/");
 
-        waitUntil("the card shows the CLI's failure",
+        waitUntil(
+                "the card shows the CLI's failure",
                 () -> text(robot, "#status-course_sync").startsWith("Last sync failed"));
         assertThat(text(robot, "#status-course_sync"))
                 .isEqualTo("Last sync failed: " + cliRun.error().orElseThrow() + " — Retry");
-        assertThat(text(robot, "#detail-course_sync")).startsWith("From another process — leasesync sync (pid "
-                + cli.pid() + ") against http://127.0.0.1:1/, not this window's server · last successful sync ");
+        assertThat(text(robot, "#detail-course_sync"))
+                .startsWith("From another process — leasesync sync (pid " + cli.pid()
+                        + ") against http://127.0.0.1:1/, not this window's server · last successful sync ");
         // the window's own runs record where they came from too, and are not marked as another process's
-        RunRecord own = backend.runtime().store().history().history(ALICE_COURSES, 10).get(1);
-        assertThat(own.origin()).contains(new RunOrigin(Backend.PROGRAM, backend.runtime().config().servers().toString()));
+        RunRecord own =
+                backend.runtime().store().history().history(ALICE_COURSES, 10).get(1);
+        assertThat(own.origin())
+                .contains(new RunOrigin(
+                        Backend.PROGRAM, backend.runtime().config().servers().toString()));
         assertThat(text(robot, "#detail-message_sync")).doesNotContain("another process");
     }
 }

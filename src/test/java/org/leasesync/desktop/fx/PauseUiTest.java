@@ -15,16 +15,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.run.RunRecord;
+import org.leasesync.desktop.KeyStatus;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunRecord;
 import org.leasesync.run.TaskSource;
 import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.KeyStatus;
 
 /** Pause from the window: skipped triggers, Sync now while paused, persisted across a restart, ending by itself. */
 @ExtendWith(ApplicationExtension.class)
@@ -35,7 +35,8 @@ class PauseUiTest {
 
     @TempDir
     Path tmp;
-    final ManualTime time = new ManualTime();   // 2026-11-30T10:00:00Z, 10:00 in London
+
+    final ManualTime time = new ManualTime(); // 2026-11-30T10:00:00Z, 10:00 in London
     Stage stage;
     BackgroundFixture f;
 
@@ -46,15 +47,25 @@ class PauseUiTest {
 
     void open(FxRobot robot, Duration scheduleInterval) {
         robot.interact(() -> {
-            f = new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), scheduleInterval, time), time,
-                    true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX);
+            f = new BackgroundFixture(
+                    stage,
+                    BackgroundFixture.settings(tmp.resolve("data"), scheduleInterval, time),
+                    time,
+                    true,
+                    tmp.resolve("config"),
+                    HostDesktop.PROBE_FIRST,
+                    HostDesktop.PROBE_MAX);
             f.assembly.show();
         });
         robot.clickOn("#sync-all");
         for (Scope s : Scope.values()) {
-            waitUntil("card " + s + " settled", () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
+            waitUntil(
+                    "card " + s + " settled",
+                    () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
         }
-        waitUntil("no local runs", () -> f.backend.runtime().coordinator().localRuns().isEmpty());
+        waitUntil(
+                "no local runs",
+                () -> f.backend.runtime().coordinator().localRuns().isEmpty());
     }
 
     void close(FxRobot robot) {
@@ -85,13 +96,15 @@ class PauseUiTest {
         open(robot, Duration.ofHours(1));
         pauseFromTheWindow(robot, "ONE_HOUR");
         for (Scope s : Scope.values()) {
-            waitUntil("paused shown", () -> text(robot, "#status-" + s.wireName()).equals("Paused until 11:00"));
+            waitUntil(
+                    "paused shown", () -> text(robot, "#status-" + s.wireName()).equals("Paused until 11:00"));
         }
         assertThat(text(robot, "#pause-status")).isEqualTo("Paused until 11:00");
         assertThat(robot.lookup("#resume").queryButton().isVisible()).isTrue();
         assertThat(robot.lookup("#pause-menu").query().isVisible()).isFalse();
         assertThat(f.vm().card(Scope.COURSE_SYNC).kindProperty().get()).isEqualTo(KeyStatus.Kind.PAUSED);
-        assertThat(text(robot, "#detail-course_sync")).startsWith("Last synced 10:00:00. Timer and window syncs are skipped");
+        assertThat(text(robot, "#detail-course_sync"))
+                .startsWith("Last synced 10:00:00. Timer and window syncs are skipped");
 
         // coming back to the window, two minutes later (due by the minimum interval): skipped and recorded on the card
         time.elapse(Duration.ofMinutes(2));
@@ -111,7 +124,9 @@ class PauseUiTest {
         waitUntil("running", () -> text(robot, "#status-course_sync").startsWith("Syncing"));
         assertThat(text(robot, "#detail-course_sync"))
                 .contains("Sync is paused (Paused until 11:00); this sync runs because you asked for it.");
-        waitUntil("paused again after the run", () -> text(robot, "#status-course_sync").equals("Paused until 11:00"));
+        waitUntil(
+                "paused again after the run",
+                () -> text(robot, "#status-course_sync").equals("Paused until 11:00"));
         assertThat(history(COURSES)).hasSize(before + 1);
         assertThat(history(COURSES).get(0).firstSource()).isEqualTo(TaskSource.MANUAL);
         assertThat(history(COURSES).get(0).status()).contains(org.leasesync.run.RunStatus.SUCCEEDED);
@@ -122,19 +137,24 @@ class PauseUiTest {
         open(robot, Duration.ofSeconds(1));
         pauseFromTheWindow(robot, "UNTIL_RESUMED");
         waitUntil("paused", () -> text(robot, "#status-message_sync").equals("Paused until you resume"));
-        waitUntil("a timer skip shown", () -> text(robot, "#detail-message_sync").contains("skipped: schedule sync at 10:00"));
+        waitUntil(
+                "a timer skip shown",
+                () -> text(robot, "#detail-message_sync").contains("skipped: schedule sync at 10:00"));
         TaskKey messages = TaskKey.of("alice", "message_sync");
         int before = history(messages).size();
-        robot.sleep(2500);   // two or three timer ticks
+        robot.sleep(2500); // two or three timer ticks
         assertThat(history(messages)).hasSize(before);
 
-        time.elapse(Duration.ofSeconds(5));   // past the "synced moments ago" share of the interval (RecentSyncGate)
+        time.elapse(Duration.ofSeconds(5)); // past the "synced moments ago" share of the interval (RecentSyncGate)
         robot.clickOn("#resume");
         waitUntil("not paused", () -> !text(robot, "#status-message_sync").startsWith("Paused"));
-        waitUntil("a schedule run after resuming", () -> history(messages).size() > before
-                && history(messages).get(0).firstSource() == TaskSource.SCHEDULE);
+        waitUntil(
+                "a schedule run after resuming",
+                () -> history(messages).size() > before
+                        && history(messages).get(0).firstSource() == TaskSource.SCHEDULE);
         assertThat(text(robot, "#detail-message_sync")).doesNotContain("skipped");
-        assertThat(f.backend.embeddedServer().orElseThrow().stats().runOverlaps()).isZero();
+        assertThat(f.backend.embeddedServer().orElseThrow().stats().runOverlaps())
+                .isZero();
     }
 
     @Test
@@ -143,17 +163,23 @@ class PauseUiTest {
         pauseFromTheWindow(robot, "ONE_HOUR");
         waitUntil("paused", () -> text(robot, "#status-backup").equals("Paused until 11:00"));
         Path settings = tmp.resolve("data/settings.json");
-        waitUntil("saved", () -> Files.exists(settings) && read(settings).contains("\"until\" : \"2026-11-30T11:00:00Z\""));
+        waitUntil(
+                "saved",
+                () -> Files.exists(settings) && read(settings).contains("\"until\" : \"2026-11-30T11:00:00Z\""));
 
         close(robot);
         time.elapse(Duration.ofMinutes(30));
         open2(robot);
         for (Scope s : Scope.values()) {
-            waitUntil("still paused after the restart", () -> text(robot, "#status-" + s.wireName()).equals("Paused until 11:00"));
+            waitUntil(
+                    "still paused after the restart",
+                    () -> text(robot, "#status-" + s.wireName()).equals("Paused until 11:00"));
         }
-        time.elapse(Duration.ofMinutes(31));   // 11:01
+        time.elapse(Duration.ofMinutes(31)); // 11:01
         for (Scope s : Scope.values()) {
-            waitUntil("the pause ended by itself", () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
+            waitUntil(
+                    "the pause ended by itself",
+                    () -> text(robot, "#status-" + s.wireName()).startsWith("Up to date"));
         }
         assertThat(robot.lookup("#pause-menu").query().isVisible()).isTrue();
         waitUntil("the file says so", () -> read(settings).contains("\"pause\" : null"));
@@ -163,8 +189,14 @@ class PauseUiTest {
     void open2(FxRobot robot) {
         AtomicReference<BackgroundFixture> ref = new AtomicReference<>();
         robot.interact(() -> {
-            ref.set(new BackgroundFixture(stage, BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time),
-                    time, true, tmp.resolve("config"), HostDesktop.PROBE_FIRST, HostDesktop.PROBE_MAX));
+            ref.set(new BackgroundFixture(
+                    stage,
+                    BackgroundFixture.settings(tmp.resolve("data"), Duration.ofHours(1), time),
+                    time,
+                    true,
+                    tmp.resolve("config"),
+                    HostDesktop.PROBE_FIRST,
+                    HostDesktop.PROBE_MAX));
             ref.get().assembly.show();
         });
         f = ref.get();

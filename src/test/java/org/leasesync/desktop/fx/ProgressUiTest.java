@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.desktop.Backend;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.server.ReferenceServer;
@@ -23,7 +24,6 @@ import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.Backend;
 
 /** A running card's progress bar: indeterminate while pulling, n of the outbox while pushing, gone after. */
 @ExtendWith(ApplicationExtension.class)
@@ -34,6 +34,7 @@ class ProgressUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Backend backend;
     AppAssembly assembly;
@@ -50,7 +51,6 @@ class ProgressUiTest {
         server = backend.embeddedServer().orElseThrow();
     }
 
-
     void settle(FxRobot robot) {
         for (Scope s : Scope.values()) {
             waitUntil("card " + s + " settled", () -> {
@@ -58,7 +58,9 @@ class ProgressUiTest {
                 return !t.startsWith("Syncing") && !t.startsWith("Loading");
             });
         }
-        waitUntil("no local runs", () -> backend.runtime().coordinator().localRuns().isEmpty());
+        waitUntil(
+                "no local runs",
+                () -> backend.runtime().coordinator().localRuns().isEmpty());
     }
 
     @Test
@@ -79,23 +81,30 @@ class ProgressUiTest {
         List<String> seen = new CopyOnWriteArrayList<>();
         robot.interact(() -> {
             bar.progressProperty().addListener((o, a, b) -> seen.add("bar " + b));
-            robot.lookup("#progress-text-course_sync").queryLabeled().textProperty()
+            robot.lookup("#progress-text-course_sync")
+                    .queryLabeled()
+                    .textProperty()
                     .addListener((o, a, b) -> seen.add("text " + b));
         });
         server.faults().setLatency(Duration.ofMillis(700));
         robot.clickOn("#sync-course_sync");
-        waitUntil("bar shown while pulling", () -> UiTestSupport.onFx(() -> row.isVisible()
-                && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS));
-        assertThat(text(robot, "#progress-text-course_sync")).isIn("Starting…", "Pulling…", "Pulled 1 page · no records",
-                "Pulled 1 page · 1 record");
-        waitUntil("pushing counted", () -> text(robot, "#progress-text-course_sync").equals("Pushed 0 of 3 changes"));
+        waitUntil(
+                "bar shown while pulling",
+                () -> UiTestSupport.onFx(
+                        () -> row.isVisible() && bar.getProgress() == ProgressIndicator.INDETERMINATE_PROGRESS));
+        assertThat(text(robot, "#progress-text-course_sync"))
+                .isIn("Starting…", "Pulling…", "Pulled 1 page · no records", "Pulled 1 page · 1 record");
+        waitUntil(
+                "pushing counted",
+                () -> text(robot, "#progress-text-course_sync").equals("Pushed 0 of 3 changes"));
         assertThat(UiTestSupport.onFx(bar::getProgress)).isEqualTo(0.0);
         String[] shown = {""};
         try {
             waitUntil("finished", () -> (shown[0] = text(robot, "#status-course_sync")).startsWith("Up to date"));
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; the card said '" + shown[0] + "' ("
-                    + text(robot, "#detail-course_sync") + ")", e);
+            throw new AssertionError(
+                    e.getMessage() + "; the card said '" + shown[0] + "' (" + text(robot, "#detail-course_sync") + ")",
+                    e);
         }
         assertThat(UiTestSupport.onFx(row::isVisible)).isFalse();
         assertThat(seen).contains("bar 0.0", "bar 1.0", "text Pushed 0 of 3 changes", "text Pushed 3 of 3 changes");

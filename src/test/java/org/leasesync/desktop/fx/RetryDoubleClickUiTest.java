@@ -15,19 +15,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.leasesync.run.RunRecord;
-import org.leasesync.run.RunStatus;
+import org.leasesync.desktop.Backend;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
+import org.leasesync.run.RunRecord;
+import org.leasesync.run.RunStatus;
 import org.leasesync.run.TaskSource;
-import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.server.ReferenceServer;
+import org.leasesync.server.faults.FaultSettings;
 import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.Backend;
 
 /**
  * Double-clicking Retry (or a click as the automatic retry starts) must not land on
@@ -42,6 +42,7 @@ class RetryDoubleClickUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Backend backend;
     AppAssembly assembly;
@@ -58,7 +59,6 @@ class RetryDoubleClickUiTest {
         server = backend.embeddedServer().orElseThrow();
     }
 
-
     List<RunRecord> history() {
         return backend.runtime().store().history().history(ALICE_COURSES, 100);
     }
@@ -71,8 +71,10 @@ class RetryDoubleClickUiTest {
                 return !t.startsWith("Syncing") && !t.startsWith("Loading");
             });
         }
-        waitUntil("no local runs", () -> backend.runtime().coordinator().localRuns().isEmpty());
-        server.faults().set(new FaultSettings(0, 0, 0, 0, 1));   // next request: 429
+        waitUntil(
+                "no local runs",
+                () -> backend.runtime().coordinator().localRuns().isEmpty());
+        server.faults().set(new FaultSettings(0, 0, 0, 0, 1)); // next request: 429
         robot.clickOn("#sync-course_sync");
         waitUntil("failed shown", () -> text(robot, "#status-course_sync").startsWith("Last sync failed"));
         waitUntil("Retry usable", () -> {
@@ -92,7 +94,9 @@ class RetryDoubleClickUiTest {
     }
 
     Point2D centre(FxRobot robot, String id) {
-        Bounds b = robot.lookup(id).queryButton().localToScreen(robot.lookup(id).queryButton().getBoundsInLocal());
+        Bounds b = robot.lookup(id)
+                .queryButton()
+                .localToScreen(robot.lookup(id).queryButton().getBoundsInLocal());
         return new Point2D(b.getCenterX(), b.getCenterY());
     }
 
@@ -103,8 +107,11 @@ class RetryDoubleClickUiTest {
             return last.firstSource() == TaskSource.RETRY && !last.isRunning();
         });
         RunRecord retryRun = history().get(0);
-        assertThat(retryRun.status()).as("run %s: %s", retryRun.runId(), retryRun.error()).contains(RunStatus.SUCCEEDED);
-        assertThat(history().stream().filter(r -> r.status().orElse(null) == RunStatus.CANCELLED)).isEmpty();
+        assertThat(retryRun.status())
+                .as("run %s: %s", retryRun.runId(), retryRun.error())
+                .contains(RunStatus.SUCCEEDED);
+        assertThat(history().stream().filter(r -> r.status().orElse(null) == RunStatus.CANCELLED))
+                .isEmpty();
         waitUntil("up to date", () -> text(robot, "#status-course_sync").startsWith("Up to date"));
     }
 
@@ -123,7 +130,7 @@ class RetryDoubleClickUiTest {
         robot.clickOn("#retry-course_sync");
         waitUntil("running shown", () -> text(robot, "#status-course_sync").startsWith("Syncing"));
         laidOut();
-        robot.clickOn(retryPoint);   // the second click of a slow double-click, on whatever is there now
+        robot.clickOn(retryPoint); // the second click of a slow double-click, on whatever is there now
         assertRetryRunNotCancelled(robot);
         // nor did it queue a follow-up ("Sync again after this" now stands where Retry was, not yet armed)
         robot.sleep(500);
@@ -135,14 +142,18 @@ class RetryDoubleClickUiTest {
     void cancelNeverSitsWhereRetryWasAndWorksOnceArmed(FxRobot robot) {
         failOnceThenSlow(robot);
         Point2D retryPoint = centre(robot, "#retry-course_sync");
-        Bounds retryBounds = robot.lookup("#retry-course_sync").queryButton()
+        Bounds retryBounds = robot.lookup("#retry-course_sync")
+                .queryButton()
                 .localToScreen(robot.lookup("#retry-course_sync").queryButton().getBoundsInLocal());
         robot.clickOn("#retry-course_sync");
-        waitUntil("Cancel shown", () -> robot.lookup("#cancel-course_sync").queryButton().isVisible());
+        waitUntil(
+                "Cancel shown",
+                () -> robot.lookup("#cancel-course_sync").queryButton().isVisible());
         laidOut();
         Button cancel = robot.lookup("#cancel-course_sync").queryButton();
         Bounds cancelBounds = cancel.localToScreen(cancel.getBoundsInLocal());
-        assertThat(cancelBounds.intersects(retryBounds)).as("Cancel %s over Retry's place %s", cancelBounds, retryBounds)
+        assertThat(cancelBounds.intersects(retryBounds))
+                .as("Cancel %s over Retry's place %s", cancelBounds, retryBounds)
                 .isFalse();
         assertThat(cancelBounds.contains(retryPoint)).isFalse();
         // once armed (after about a second), Cancel cancels

@@ -10,14 +10,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.desktop.Backend;
 import org.leasesync.lease.TaskKey;
-import org.leasesync.run.TaskSource;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.run.TaskSource;
 import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.Backend;
 
 /** The timer trigger with a short interval. */
 @ExtendWith(ApplicationExtension.class)
@@ -26,6 +26,7 @@ class ScheduleUiTest {
 
     @TempDir
     Path tmp;
+
     Backend backend;
     AppAssembly assembly;
 
@@ -39,13 +40,14 @@ class ScheduleUiTest {
         backend = window.backend();
     }
 
-
     @Test
     void shortTimerIntervalFiresAScheduleRun(FxRobot robot) {
         TaskKey key = TaskKey.of("alice", "message_sync");
-        waitUntil("a schedule run", () -> backend.runtime().store().history().history(key, 50).stream()
-                .anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
-                        || r.mergedSources().contains(TaskSource.SCHEDULE)));
+        waitUntil(
+                "a schedule run",
+                () -> backend.runtime().store().history().history(key, 50).stream()
+                        .anyMatch(r -> r.firstSource() == TaskSource.SCHEDULE
+                                || r.mergedSources().contains(TaskSource.SCHEDULE)));
         assertThat(backend.embeddedServer().orElseThrow().stats().runOverlaps()).isZero();
     }
 }

@@ -35,11 +35,13 @@ import org.leasesync.testing.ManualTime;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SignInViewModelTest {
 
-    static final String FINGERPRINT = "2F:2D:40:80:5C:CF:F1:74:94:63:2C:44:FD:CE:89:63:56:BC:4A:01:C0:F9:8C:FE:B9:B9:03:AB:65:BB:FE:48";
+    static final String FINGERPRINT =
+            "2F:2D:40:80:5C:CF:F1:74:94:63:2C:44:FD:CE:89:63:56:BC:4A:01:C0:F9:8C:FE:B9:B9:03:AB:65:BB:FE:48";
 
     @TempDir
     Path tmp;
-    final ManualTime time = new ManualTime();   // 2026-11-30T10:00:00Z
+
+    final ManualTime time = new ManualTime(); // 2026-11-30T10:00:00Z
     final Executor direct = Runnable::run;
     final List<SignInRequest> asked = new ArrayList<>();
     final List<char[]> passwords = new ArrayList<>();
@@ -52,7 +54,9 @@ class SignInViewModelTest {
         public SignInResult signIn(SignInRequest request) {
             asked.add(request);
             passwords.add(request.password());
-            assertThat(new String(request.password())).as("the password, while the sign-in runs").isEqualTo("secret");
+            assertThat(new String(request.password()))
+                    .as("the password, while the sign-in runs")
+                    .isEqualTo("secret");
             return answer;
         }
 
@@ -63,8 +67,8 @@ class SignInViewModelTest {
     };
 
     SignInViewModel vm() {
-        SignInViewModel vm = new SignInViewModel(port, direct, direct, new Messages(Locale.UK, ZoneOffset.UTC), time,
-                signedIn::add);
+        SignInViewModel vm =
+                new SignInViewModel(port, direct, direct, new Messages(Locale.UK, ZoneOffset.UTC), time, signedIn::add);
         vm.setDefaultDevice("leasesync on desk");
         vm.openNew(false);
         return vm;
@@ -82,7 +86,9 @@ class SignInViewModelTest {
     }
 
     static List<Field> wrong(SignInViewModel vm) {
-        return java.util.Arrays.stream(Field.values()).filter(f -> !error(vm, f).isEmpty()).toList();
+        return java.util.Arrays.stream(Field.values())
+                .filter(f -> !error(vm, f).isEmpty())
+                .toList();
     }
 
     @Test
@@ -95,14 +101,17 @@ class SignInViewModelTest {
 
         assertThat(wrong(vm)).containsExactly(Field.SERVERS, Field.USER, Field.PASSWORD, Field.DEVICE, Field.CA_FILE);
         assertThat(error(vm, Field.SERVERS)).isEqualTo("Enter the server's address, e.g. https://sync.example.org/.");
-        assertThat(error(vm, Field.USER)).isEqualTo("'carol smith' cannot be a user name: use 1 to 64 letters, digits, "
-                + "., _ or -.");
+        assertThat(error(vm, Field.USER))
+                .isEqualTo("'carol smith' cannot be a user name: use 1 to 64 letters, digits, " + "., _ or -.");
         assertThat(error(vm, Field.PASSWORD)).isEqualTo("Enter your password.");
-        assertThat(error(vm, Field.DEVICE)).isEqualTo("Enter 1 to 100 printable characters: the name you will see for "
-                + "this device in your list of sessions.");
-        assertThat(error(vm, Field.CA_FILE)).isEqualTo("This file cannot be used: the CA file "
-                + tmp.resolve("missing.pem") + " does not exist.");
-        assertThat(vm.focusProperty().get()).as("the keyboard goes to the first").isEqualTo(Field.SERVERS);
+        assertThat(error(vm, Field.DEVICE))
+                .isEqualTo("Enter 1 to 100 printable characters: the name you will see for "
+                        + "this device in your list of sessions.");
+        assertThat(error(vm, Field.CA_FILE))
+                .isEqualTo("This file cannot be used: the CA file " + tmp.resolve("missing.pem") + " does not exist.");
+        assertThat(vm.focusProperty().get())
+                .as("the keyboard goes to the first")
+                .isEqualTo(Field.SERVERS);
         assertThat(vm.busyProperty().get()).isFalse();
         assertThat(asked).isEmpty();
     }
@@ -112,25 +121,28 @@ class SignInViewModelTest {
         SignInViewModel vm = filled();
         vm.serversProperty().set("https://a.example/, ftp://b.example/");
         vm.submit("secret");
-        assertThat(error(vm, Field.SERVERS)).isEqualTo("'ftp://b.example/' (entry 2 of 2) is not an http:// or https:// "
-                + "URL. Enter http:// or https:// URLs separated by commas (at most 16).");
+        assertThat(error(vm, Field.SERVERS))
+                .isEqualTo("'ftp://b.example/' (entry 2 of 2) is not an http:// or https:// "
+                        + "URL. Enter http:// or https:// URLs separated by commas (at most 16).");
 
         vm.serversProperty().set("http://192.168.1.20:8787/");
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.SERVERS);
-        assertThat(error(vm, Field.SERVERS)).isEqualTo("http://192.168.1.20:8787/ is plain http:// to another machine: "
-                + "the password would cross unencrypted. Use https://, or allow plain HTTP below.");
-        vm.serversProperty().set("http://127.0.0.1:8787/");   // this machine: allowed without asking
+        assertThat(error(vm, Field.SERVERS))
+                .isEqualTo("http://192.168.1.20:8787/ is plain http:// to another machine: "
+                        + "the password would cross unencrypted. Use https://, or allow plain HTTP below.");
+        vm.serversProperty().set("http://127.0.0.1:8787/"); // this machine: allowed without asking
         elsewhere = Optional.of("https://other.example/");
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.USER);
-        assertThat(error(vm, Field.USER)).isEqualTo("carol is already signed in here on https://other.example/. This "
-                + "device keeps one copy of a user's data: sign carol out there first.");
+        assertThat(error(vm, Field.USER))
+                .isEqualTo("carol is already signed in here on https://other.example/. This "
+                        + "device keeps one copy of a user's data: sign carol out there first.");
         assertThat(asked).isEmpty();
 
         elsewhere = Optional.empty();
         vm.serversProperty().set("http://192.168.1.20:8787/");
-        vm.allowInsecureHttpProperty().set(true);   // the user ticked it
+        vm.allowInsecureHttpProperty().set(true); // the user ticked it
         Path ca = Files.writeString(tmp.resolve("not-a-cert.pem"), "hello");
         vm.caFileProperty().set(ca.toString());
         vm.submit("secret");
@@ -152,7 +164,9 @@ class SignInViewModelTest {
         assertThat(wrong(vm)).containsExactly(Field.PASSWORD);
         assertThat(error(vm, Field.PASSWORD)).isEqualTo("Wrong user name or password.");
         assertThat(vm.clearPasswordProperty().get()).as("the field is emptied").isGreaterThan(clears);
-        assertThat(passwords.get(0)).as("the array the port was given, cleared after use").containsOnly('\0');
+        assertThat(passwords.get(0))
+                .as("the array the port was given, cleared after use")
+                .containsOnly('\0');
         assertThat(vm.focusProperty().get()).isEqualTo(Field.PASSWORD);
         assertThat(vm.closeProperty().get()).isZero();
         assertThat(signedIn).isEmpty();
@@ -164,26 +178,30 @@ class SignInViewModelTest {
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.of(Duration.ofSeconds(250)));
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.PASSWORD);
-        assertThat(error(vm, Field.PASSWORD)).isEqualTo("Too many failed sign-ins: try again in 4 mins, 10 secs (at 10:04). "
-                + "Until then even the right password is refused.");
+        assertThat(error(vm, Field.PASSWORD))
+                .isEqualTo("Too many failed sign-ins: try again in 4 mins, 10 secs (at 10:04). "
+                        + "Until then even the right password is refused.");
 
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.of(Duration.ofMillis(44_100)));
         vm.submit("secret");
         assertThat(error(vm, Field.PASSWORD)).startsWith("Too many failed sign-ins: try again in 45 secs (at 10:00).");
         answer = new SignInResult.TooManyAttempts("https://sync.example.org/", Optional.empty());
         vm.submit("secret");
-        assertThat(error(vm, Field.PASSWORD)).isEqualTo("Too many failed sign-ins: try again later. Until then even the "
-                + "right password is refused.");
+        assertThat(error(vm, Field.PASSWORD))
+                .isEqualTo("Too many failed sign-ins: try again later. Until then even the "
+                        + "right password is refused.");
     }
 
     @Test
     void anUnreachableServerIsTheServersField() {
         SignInViewModel vm = filled();
-        answer = new SignInResult.Unreachable("cannot reach the sync server at https://sync.example.org/ (connection refused)");
+        answer = new SignInResult.Unreachable(
+                "cannot reach the sync server at https://sync.example.org/ (connection refused)");
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.SERVERS);
-        assertThat(error(vm, Field.SERVERS)).isEqualTo("The server cannot be reached: cannot reach the sync server at "
-                + "https://sync.example.org/ (connection refused)");
+        assertThat(error(vm, Field.SERVERS))
+                .isEqualTo("The server cannot be reached: cannot reach the sync server at "
+                        + "https://sync.example.org/ (connection refused)");
         assertThat(vm.fingerprintProperty().get()).isEmpty();
     }
 
@@ -193,12 +211,13 @@ class SignInViewModelTest {
         answer = new SignInResult.CertificateNotTrusted("https://sync.example.org/", FINGERPRINT);
         vm.submit("secret");
         assertThat(wrong(vm)).containsExactly(Field.SERVERS, Field.CA_FILE);
-        assertThat(error(vm, Field.SERVERS)).isEqualTo("The certificate of https://sync.example.org/ is not trusted. "
-                + "Compare its SHA-256 fingerprint, under CA file, with your server operator's.");
+        assertThat(error(vm, Field.SERVERS))
+                .isEqualTo("The certificate of https://sync.example.org/ is not trusted. "
+                        + "Compare its SHA-256 fingerprint, under CA file, with your server operator's.");
         assertThat(vm.fingerprintProperty().get()).isEqualTo(FINGERPRINT);
         assertThat(vm.focusProperty().get()).isEqualTo(Field.SERVERS);
 
-        answer = new SignInResult.WrongPassword("https://sync.example.org/");   // the next answer replaces it
+        answer = new SignInResult.WrongPassword("https://sync.example.org/"); // the next answer replaces it
         vm.submit("secret");
         assertThat(vm.fingerprintProperty().get()).isEmpty();
         assertThat(wrong(vm)).containsExactly(Field.PASSWORD);
@@ -207,19 +226,25 @@ class SignInViewModelTest {
     @Test
     void aFailureOfNoFieldIsTheDialogsOwnLine() {
         SignInViewModel vm = filled();
-        answer = new SignInResult.Failed("signed in, but the session could not be kept: disk full; the new session was "
-                + "ended again");
+        answer = new SignInResult.Failed(
+                "signed in, but the session could not be kept: disk full; the new session was " + "ended again");
         vm.submit("secret");
         assertThat(wrong(vm)).isEmpty();
-        assertThat(vm.errorProperty().get()).isEqualTo("Sign-in failed: signed in, but the session could not be kept: "
-                + "disk full; the new session was ended again");
+        assertThat(vm.errorProperty().get())
+                .isEqualTo("Sign-in failed: signed in, but the session could not be kept: "
+                        + "disk full; the new session was ended again");
     }
 
     @Test
     void signedInClosesTheDialogTellsTheWindowAndAResultAfterCancelStillCounts() {
         SignInViewModel vm = filled();
-        Account carol = new Account(ServerUrls.parse("https://sync.example.org/"), "carol", Optional.empty(), false,
-                TokenVault.Place.KEYRING, Instant.parse("2026-11-30T10:00:00Z"));
+        Account carol = new Account(
+                ServerUrls.parse("https://sync.example.org/"),
+                "carol",
+                Optional.empty(),
+                false,
+                TokenVault.Place.KEYRING,
+                Instant.parse("2026-11-30T10:00:00Z"));
         answer = new SignInResult.SignedIn(carol, "the desktop keyring (Secret Service)", Optional.empty());
         vm.submit("secret");
         assertThat(vm.closeProperty().get()).isEqualTo(1);
@@ -227,15 +252,15 @@ class SignInViewModelTest {
 
         // a sign-in on its way when the dialog was closed: its result is not shown, but the window learns of it
         List<Runnable> later = new ArrayList<>();
-        SignInViewModel slow = new SignInViewModel(port, later::add, direct, new Messages(Locale.UK, ZoneOffset.UTC), time,
-                signedIn::add);
+        SignInViewModel slow = new SignInViewModel(
+                port, later::add, direct, new Messages(Locale.UK, ZoneOffset.UTC), time, signedIn::add);
         slow.serversProperty().set("https://sync.example.org/");
         slow.userProperty().set("carol");
         slow.deviceProperty().set("desk");
         slow.submit("secret");
         assertThat(slow.busyProperty().get()).isTrue();
         assertThat(slow.statusProperty().get()).isEqualTo("Signing in…");
-        slow.submit("secret");   // a second click while busy asks nothing
+        slow.submit("secret"); // a second click while busy asks nothing
         assertThat(later).hasSize(1);
         slow.cancel();
         later.get(0).run();
@@ -246,8 +271,13 @@ class SignInViewModelTest {
     @Test
     void signInAgainFillsEverythingButThePasswordWhereTheKeyboardGoes() {
         SignInViewModel vm = vm();
-        Account carol = new Account(ServerUrls.parse("https://a.example/,https://b.example/"), "carol",
-                Optional.of(tmp.resolve("ca.pem")), true, TokenVault.Place.KEYRING, Instant.parse("2026-11-30T10:00:00Z"));
+        Account carol = new Account(
+                ServerUrls.parse("https://a.example/,https://b.example/"),
+                "carol",
+                Optional.of(tmp.resolve("ca.pem")),
+                true,
+                TokenVault.Place.KEYRING,
+                Instant.parse("2026-11-30T10:00:00Z"));
         vm.openAgain(carol);
         assertThat(vm.titleProperty().get()).isEqualTo("Sign in again");
         assertThat(vm.serversProperty().get()).isEqualTo("https://a.example/, https://b.example/");
@@ -255,8 +285,10 @@ class SignInViewModelTest {
         assertThat(vm.caFileProperty().get()).isEqualTo(tmp.resolve("ca.pem").toString());
         assertThat(vm.allowInsecureHttpProperty().get()).isTrue();
         assertThat(vm.focusProperty().get()).isEqualTo(Field.PASSWORD);
-        assertThat(vm.introProperty().get()).isEqualTo("The server no longer accepts the session of carol on "
-                + "https://a.example/. Enter the password to sign in again; your unsent edits are kept and sync right after.");
+        assertThat(vm.introProperty().get())
+                .isEqualTo(
+                        "The server no longer accepts the session of carol on "
+                                + "https://a.example/. Enter the password to sign in again; your unsent edits are kept and sync right after.");
         vm.openNew(true);
         assertThat(vm.titleProperty().get()).isEqualTo("Add account");
         assertThat(vm.userProperty().get()).isEmpty();

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,21 +53,39 @@ class SignedOutCardsTest {
     }
 
     Coordinator coordinator() {
-        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+        TaskRegistry r = new TaskRegistry(
+                store.leases(),
+                new OwnerId("t", 1, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
-        Coordinator c = new Coordinator(r, store.runs(), ctx -> {
-            started.incrementAndGet();
-            return refused && ctx.key().userId().equals("alice")
-                    ? RunOutcome.signedOut("401 unauthenticated: the session is not valid any more")
-                    : RunOutcome.succeeded();
-        }, workers, new LeaseKeeper(r), null, null);
+        Coordinator c = new Coordinator(
+                r,
+                store.runs(),
+                ctx -> {
+                    started.incrementAndGet();
+                    return refused && ctx.key().userId().equals("alice")
+                            ? RunOutcome.signedOut("401 unauthenticated: the session is not valid any more")
+                            : RunOutcome.succeeded();
+                },
+                workers,
+                new LeaseKeeper(r),
+                null,
+                null);
         c.addListener(gate);
         return c;
     }
 
     MainViewModel vm(Coordinator c) {
-        MainViewModel vm = new MainViewModel(c, direct, direct, new StatusTexts(ZoneId.of("UTC")),
-                List.of("alice", "bob"), sink -> new StatusTracker(store.runs(), c, direct, sink), gate, time);
+        MainViewModel vm = new MainViewModel(
+                c,
+                direct,
+                direct,
+                new StatusTexts(ZoneId.of("UTC")),
+                List.of("alice", "bob"),
+                sink -> new StatusTracker(store.runs(), c, direct, sink),
+                gate,
+                time);
         // what AccountsViewModel does with the gate's changes, on the UI executor (direct here)
         gate.addListener(() -> vm.setAccountSignedOut(gate.isSignedOut(vm.currentUser())));
         vm.currentUserProperty().addListener((o, a, b) -> vm.setAccountSignedOut(gate.isSignedOut(b)));
@@ -89,8 +107,7 @@ class SignedOutCardsTest {
     }
 
     @Test
-    void oneRefusedRunSignsOutEveryCardOfTheAccountOffersSignInAndHoldsBackOnlyTheAutomaticTriggers()
-            throws Exception {
+    void oneRefusedRunSignsOutEveryCardOfTheAccountOffersSignInAndHoldsBackOnlyTheAutomaticTriggers() throws Exception {
         MainViewModel vm = vm(coordinator());
         vm.start();
         ScopeCardModel courses = vm.card(Scope.COURSE_SYNC);
@@ -103,13 +120,21 @@ class SignedOutCardsTest {
         waitUntil("the card says so", () -> courses.headlineProperty().get().equals("Signed out — sign in again"));
         assertThat(courses.kindProperty().get()).isEqualTo(org.leasesync.desktop.KeyStatus.Kind.SIGNED_OUT);
         assertThat(courses.signInVisibleProperty().get()).isTrue();
-        assertThat(courses.retryVisibleProperty().get()).as("no retry: it would be refused again").isFalse();
+        assertThat(courses.retryVisibleProperty().get())
+                .as("no retry: it would be refused again")
+                .isFalse();
         // one session serves all of alice's cards: the one that never ran says so too
         assertThat(backup.headlineProperty().get()).isEqualTo("Signed out — sign in again");
         assertThat(backup.signInVisibleProperty().get()).isTrue();
-        assertThat(vm.bannerProperty().get()).as("the sign-in's line is not true any more").isEmpty();
-        assertThat(backup.detailProperty().get()).startsWith("The sync server no longer accepts this device's session.");
-        assertThat(store.history().history(new TaskKey("alice", Scope.COURSE_SYNC), 1).get(0).status())
+        assertThat(vm.bannerProperty().get())
+                .as("the sign-in's line is not true any more")
+                .isEmpty();
+        assertThat(backup.detailProperty().get())
+                .startsWith("The sync server no longer accepts this device's session.");
+        assertThat(store.history()
+                        .history(new TaskKey("alice", Scope.COURSE_SYNC), 1)
+                        .get(0)
+                        .status())
                 .contains(RunStatus.SIGNED_OUT);
 
         // the timer, coming back to the window and the retry after offline ask nothing for alice
@@ -119,16 +144,21 @@ class SignedOutCardsTest {
         }
         assertThat(started.get()).isEqualTo(before);
         assertThat(runsOf("alice", Scope.BACKUP)).isZero();
-        assertThat(backup.detailProperty().get()).as("the pause's skip line is not shown on a signed-out card")
+        assertThat(backup.detailProperty().get())
+                .as("the pause's skip line is not shown on a signed-out card")
                 .doesNotContain("skipped");
 
         // bob's session is his own: his cards are not signed out, and his timer runs
         vm.switchAccount("bob");
-        waitUntil("bob shown", () -> !vm.card(Scope.BACKUP).signInVisibleProperty().get());
+        waitUntil(
+                "bob shown",
+                () -> !vm.card(Scope.BACKUP).signInVisibleProperty().get());
         vm.backgroundTrigger(TaskSource.SCHEDULE, key -> true);
         waitUntil("bob's timer runs", () -> runsOf("bob", Scope.BACKUP) == 1);
         vm.switchAccount("alice");
-        waitUntil("alice signed out again", () -> vm.card(Scope.BACKUP).signInVisibleProperty().get());
+        waitUntil(
+                "alice signed out again",
+                () -> vm.card(Scope.BACKUP).signInVisibleProperty().get());
 
         // signed in again: the cards are as stored again, and the timer runs for alice
         refused = false;

@@ -20,8 +20,8 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
-import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
@@ -38,13 +38,17 @@ class SingleWindowProcessTest {
 
     @TempDir
     Path tmp;
+
     DesktopSession session;
     ReferenceServer server;
     final List<Process> apps = new ArrayList<>();
 
     @AfterEach
     void stop(org.junit.jupiter.api.TestInfo test) throws InterruptedException {
-        Path keep = Path.of("target", "desktop-test-logs", test.getTestMethod().orElseThrow().getName());
+        Path keep = Path.of(
+                "target",
+                "desktop-test-logs",
+                test.getTestMethod().orElseThrow().getName());
         if (session != null) {
             session.keepLogs(keep);
         }
@@ -80,9 +84,20 @@ class SingleWindowProcessTest {
     }
 
     Process launch(int n) throws IOException {
-        Process p = JavaProcess.start(Launcher.class, tmp.resolve("app-" + n + ".log"), env(),
-                "--data-dir", tmp.resolve("data").toString(), "--server", server.baseUrl(), "--user", "alice",
-                "--token", server.tokenFor("alice"), "--schedule-interval", "1s");
+        Process p = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("app-" + n + ".log"),
+                env(),
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--server",
+                server.baseUrl(),
+                "--user",
+                "alice",
+                "--token",
+                server.tokenFor("alice"),
+                "--schedule-interval",
+                "1s");
         apps.add(p);
         return p;
     }
@@ -109,62 +124,92 @@ class SingleWindowProcessTest {
     /** Launches again on the same data directory; fails unless that launch exits 0 and says the window was shown. */
     void launchAgain(int n) throws Exception {
         Process second = launch(n);
-        assertThat(second.waitFor(60, TimeUnit.SECONDS)).as("the second launch ends").isTrue();
+        assertThat(second.waitFor(60, TimeUnit.SECONDS))
+                .as("the second launch ends")
+                .isTrue();
         String out = Files.readString(tmp.resolve("app-" + n + ".log"));
-        assertThat(second.exitValue()).as("the second launch's exit code; its output: %s", out).isZero();
-        assertThat(out).contains("leasesync already runs on " + tmp.resolve("data").toAbsolutePath());
+        assertThat(second.exitValue())
+                .as("the second launch's exit code; its output: %s", out)
+                .isZero();
+        assertThat(out)
+                .contains("leasesync already runs on " + tmp.resolve("data").toAbsolutePath());
     }
 
     @Test
     void aSecondLaunchShowsTheRunningWindowAndEndsAndAKilledWindowDoesNotBlockTheNext() throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), true);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(tmp.resolve("server")).withPort(0)
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withDataDir(tmp.resolve("server"))
+                .withPort(0)
                 .withSeed(Seed.DEMO));
         Process first = launch(1);
-        session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !first.isAlive());
+        session.waitUntil(
+                "the window is shown",
+                () -> !session.visibleWindows("^leasesync$").isEmpty() || !first.isAlive());
         session.waitUntil("the icon is in the tray", () -> iconsInTheTray().size() == 1);
         session.waitUntil("closing hides to the tray", () -> log().contains("closing the window hides it in the tray"));
 
         // hidden to the tray: a second launch brings it back
         session.check("wmctrl", "-c", "leasesync");
-        session.waitUntil("the window is hidden", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is hidden",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
         launchAgain(2);
-        session.waitUntil("the hidden window is shown again", () -> session.visibleWindows("^leasesync$").size() == 1);
+        session.waitUntil(
+                "the hidden window is shown again",
+                () -> session.visibleWindows("^leasesync$").size() == 1);
         assertThat(log()).contains("another launch on this data directory asked to show the window");
 
         // iconified: restored
         String window = session.visibleWindows("^leasesync$").get(0);
         session.check("xdotool", "windowminimize", "--sync", window);
-        session.waitUntil("the window is iconified", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is iconified",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
         launchAgain(3);
-        session.waitUntil("the iconified window is restored", () -> session.visibleWindows("^leasesync$").size() == 1);
+        session.waitUntil(
+                "the iconified window is restored",
+                () -> session.visibleWindows("^leasesync$").size() == 1);
         String active = session.run("xdotool", "getactivewindow").strip();
         assertThat(active).as("the shown window is the active one").isEqualTo(window);
 
-        Thread.sleep(1500);   // a second tray icon would have come by now
+        Thread.sleep(1500); // a second tray icon would have come by now
         assertThat(iconsInTheTray()).as("one tray icon").hasSize(1);
         assertThat(session.visibleWindows("^leasesync$")).as("one window").hasSize(1);
         assertThat(first.isAlive()).isTrue();
 
         // the command line is not affected by the running window
-        Process status = JavaProcess.start(Launcher.class, tmp.resolve("status.log"), env(), "status", "--data-dir",
+        Process status = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("status.log"),
+                env(),
+                "status",
+                "--data-dir",
                 tmp.resolve("data").toString());
         assertThat(status.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(status.exitValue()).as(Files.readString(tmp.resolve("status.log"))).isZero();
+        assertThat(status.exitValue())
+                .as(Files.readString(tmp.resolve("status.log")))
+                .isZero();
         assertThat(Files.readString(tmp.resolve("status.log"))).contains("alice|course_sync");
 
         // SIGKILL: the socket stays behind, and the next launch is the window all the same
         first.destroyForcibly();
         assertThat(first.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(tmp.resolve("data").resolve(SingleInstance.SOCKET)).exists();
-        session.waitUntil("the killed window is gone", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the killed window is gone",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
         Process next = launch(4);
-        session.waitUntil("the next window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !next.isAlive());
-        assertThat(next.isAlive()).as("the next launch runs: %s", Files.readString(tmp.resolve("app-4.log"))).isTrue();
+        session.waitUntil(
+                "the next window is shown",
+                () -> !session.visibleWindows("^leasesync$").isEmpty() || !next.isAlive());
+        assertThat(next.isAlive())
+                .as("the next launch runs: %s", Files.readString(tmp.resolve("app-4.log")))
+                .isTrue();
         assertThat(log()).contains("removed the socket");
         session.waitUntil("its icon is in the tray", () -> iconsInTheTray().size() == 1);
 
-        launchAgain(5);   // and it answers a further launch in turn
+        launchAgain(5); // and it answers a further launch in turn
         assertThat(next.isAlive()).isTrue();
     }
 }

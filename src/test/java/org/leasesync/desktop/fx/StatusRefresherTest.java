@@ -26,14 +26,14 @@ class StatusRefresherTest {
     @Test
     void aHiddenWindowIsNotRefreshedEveryPeriod() throws InterruptedException {
         SimpleBooleanProperty showing = new SimpleBooleanProperty(true);
-        try (StatusRefresher r = new StatusRefresher(timer, showing, Duration.ofMillis(20), Duration.ofMinutes(1),
-                refreshes::incrementAndGet)) {
+        try (StatusRefresher r = new StatusRefresher(
+                timer, showing, Duration.ofMillis(20), Duration.ofMinutes(1), refreshes::incrementAndGet)) {
             r.start();
             Thread.sleep(300);
             assertTrue(refreshes.get() >= 3, "shown: refreshed every 20 ms, got " + refreshes.get());
 
             showing.set(false);
-            Thread.sleep(50);   // a refresh under way when it was hidden may still end
+            Thread.sleep(50); // a refresh under way when it was hidden may still end
             int atHide = refreshes.get();
             Thread.sleep(400);
             assertEquals(atHide, refreshes.get(), "hidden in the tray: no refresh within the hidden period");
@@ -47,8 +47,8 @@ class StatusRefresherTest {
     @Test
     void startedHiddenItWaitsTheHiddenPeriod() throws InterruptedException {
         SimpleBooleanProperty showing = new SimpleBooleanProperty(false);
-        try (StatusRefresher r = new StatusRefresher(timer, showing, Duration.ofMillis(20), Duration.ofMillis(150),
-                refreshes::incrementAndGet)) {
+        try (StatusRefresher r = new StatusRefresher(
+                timer, showing, Duration.ofMillis(20), Duration.ofMillis(150), refreshes::incrementAndGet)) {
             r.start();
             Thread.sleep(100);
             assertEquals(0, refreshes.get(), "started in the tray: nothing before the hidden period");
@@ -61,8 +61,8 @@ class StatusRefresherTest {
     @Test
     void closedItRefreshesNoMore() throws InterruptedException {
         SimpleBooleanProperty showing = new SimpleBooleanProperty(true);
-        StatusRefresher r = new StatusRefresher(timer, showing, Duration.ofMillis(20), Duration.ofMillis(20),
-                refreshes::incrementAndGet);
+        StatusRefresher r = new StatusRefresher(
+                timer, showing, Duration.ofMillis(20), Duration.ofMillis(20), refreshes::incrementAndGet);
         r.start();
         Thread.sleep(100);
         r.close();

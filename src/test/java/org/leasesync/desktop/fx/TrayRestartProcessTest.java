@@ -19,8 +19,8 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
-import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
@@ -35,13 +35,17 @@ class TrayRestartProcessTest {
 
     @TempDir
     Path tmp;
+
     DesktopSession session;
     ReferenceServer server;
     Process app;
 
     @AfterEach
     void stop(org.junit.jupiter.api.TestInfo test) throws InterruptedException {
-        Path keep = Path.of("target", "desktop-test-logs", test.getTestMethod().orElseThrow().getName());
+        Path keep = Path.of(
+                "target",
+                "desktop-test-logs",
+                test.getTestMethod().orElseThrow().getName());
         if (session != null) {
             session.keepLogs(keep);
         }
@@ -88,33 +92,55 @@ class TrayRestartProcessTest {
     @Test
     void theIconComesBackEachTimeTheTrayHostRestarts() throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), true);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(tmp.resolve("server")).withPort(0)
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withDataDir(tmp.resolve("server"))
+                .withPort(0)
                 .withSeed(Seed.DEMO));
         Map<String, String> env = new HashMap<>(session.env());
         env.put("XDG_CONFIG_HOME", tmp.resolve("config").toString());
         env.put("JAVA_TOOL_OPTIONS", "-Duser.language=en -Duser.country=GB");
-        app = JavaProcess.start(Launcher.class, tmp.resolve("app.log"), env, "--data-dir", tmp.resolve("data").toString(),
-                "--server", server.baseUrl(), "--user", "alice", "--token", server.tokenFor("alice"));
+        app = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("app.log"),
+                env,
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--server",
+                server.baseUrl(),
+                "--user",
+                "alice",
+                "--token",
+                server.tokenFor("alice"));
         session.waitUntil("the icon is in the tray", () -> iconsInTheTray().size() == 1);
-        session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is shown",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
         session.check("wmctrl", "-c", "leasesync");
-        session.waitUntil("the window is hidden", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is hidden",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
 
         for (int i = 1; i <= 6; i++) {
             session.killTray();
-            Thread.sleep(300 * (i % 3));   // a panel restarts at once, or a moment later
+            Thread.sleep(300 * (i % 3)); // a panel restarts at once, or a moment later
             session.startTray();
             int round = i;
-            session.waitUntil("the icon is in the restarted tray (restart " + round + ")",
+            session.waitUntil(
+                    "the icon is in the restarted tray (restart " + round + ")",
                     () -> iconsInTheTray().size() == 1);
-            Thread.sleep(1000);   // and stays there (a second icon, or one that leaves again, would show now)
-            assertThat(iconsInTheTray()).as("restart %d: one icon in the tray", i).hasSize(1);
+            Thread.sleep(1000); // and stays there (a second icon, or one that leaves again, would show now)
+            assertThat(iconsInTheTray())
+                    .as("restart %d: one icon in the tray", i)
+                    .hasSize(1);
         }
         assertThat(app.isAlive()).isTrue();
         // the hidden window is reachable: a click on the icon opens it
         String icon = iconsInTheTray().get(0);
         int[] g = session.geometry(icon);
-        session.check("xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2), "click", "1");
-        session.waitUntil("the window opens from the icon", () -> !session.visibleWindows("^leasesync$").isEmpty());
+        session.check(
+                "xdotool", "mousemove", String.valueOf(g[0] + g[2] / 2), String.valueOf(g[1] + g[3] / 2), "click", "1");
+        session.waitUntil(
+                "the window opens from the icon",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
     }
 }

@@ -6,23 +6,30 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
-import org.leasesync.run.RetryPolicy;
+import org.leasesync.desktop.Backend;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.HttpSettings;
+import org.leasesync.run.RetryPolicy;
 import org.testfx.api.FxRobot;
 import org.testfx.util.WaitForAsyncUtils;
-import org.leasesync.desktop.Backend;
 
 /** Shared set-up for the TestFX tests: the real app on a temp data directory with the embedded server. */
 final class UiTestSupport {
 
-    private UiTestSupport() {
-    }
+    private UiTestSupport() {}
 
     static Backend.AppSettings settings(Path dataDir, Duration scheduleInterval, TimeSource time) {
-        return new Backend.AppSettings(dataDir, Optional.empty(), Optional.empty(), Optional.empty(),
-                Duration.ofSeconds(60), new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20)),
-                scheduleInterval, Duration.ofMinutes(1), RetryPolicy.NONE, time);
+        return new Backend.AppSettings(
+                dataDir,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Duration.ofSeconds(60),
+                new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20)),
+                scheduleInterval,
+                Duration.ofMinutes(1),
+                RetryPolicy.NONE,
+                time);
     }
 
     static void waitUntil(String what, BooleanSupplier condition) {
@@ -69,8 +76,11 @@ final class UiTestSupport {
     static void selectTab(FxRobot robot, String id) {
         robot.interact(() -> {
             javafx.scene.control.TabPane tabs = robot.lookup(".tab-pane").queryAs(javafx.scene.control.TabPane.class);
-            tabs.getSelectionModel().select(tabs.getTabs().stream().filter(t -> id.equals(t.getId())).findFirst()
-                    .orElseThrow(() -> new AssertionError("no tab " + id)));
+            tabs.getSelectionModel()
+                    .select(tabs.getTabs().stream()
+                            .filter(t -> id.equals(t.getId()))
+                            .findFirst()
+                            .orElseThrow(() -> new AssertionError("no tab " + id)));
         });
     }
 }

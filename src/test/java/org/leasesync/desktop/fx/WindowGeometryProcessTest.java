@@ -20,8 +20,8 @@ import org.leasesync.server.ReferenceServer;
 import org.leasesync.server.ServerConfig;
 import org.leasesync.server.demo.Seed;
 import org.leasesync.testing.DesktopSession;
-import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.DesktopTest;
+import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.ProcessTest;
 
 /**
@@ -38,6 +38,7 @@ class WindowGeometryProcessTest {
 
     @TempDir
     Path tmp;
+
     DesktopSession session;
     ReferenceServer server;
     final List<Process> apps = new ArrayList<>();
@@ -45,7 +46,10 @@ class WindowGeometryProcessTest {
 
     @AfterEach
     void stop(org.junit.jupiter.api.TestInfo test) throws InterruptedException {
-        Path keep = Path.of("target", "desktop-test-logs", test.getTestMethod().orElseThrow().getName());
+        Path keep = Path.of(
+                "target",
+                "desktop-test-logs",
+                test.getTestMethod().orElseThrow().getName());
         if (session != null) {
             session.keepLogs(keep);
         }
@@ -75,7 +79,9 @@ class WindowGeometryProcessTest {
 
     void startSession() throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), true, "1366x768", true);
-        server = ReferenceServer.start(ServerConfig.defaults().withDataDir(tmp.resolve("server")).withPort(0)
+        server = ReferenceServer.start(ServerConfig.defaults()
+                .withDataDir(tmp.resolve("server"))
+                .withPort(0)
                 .withSeed(Seed.DEMO));
     }
 
@@ -86,9 +92,20 @@ class WindowGeometryProcessTest {
         if (hidden) {
             env.put(Autostart.START_HIDDEN_ENV, "1");
         }
-        Process p = JavaProcess.start(Launcher.class, tmp.resolve("app-" + (++launches) + ".log"), env,
-                "--data-dir", tmp.resolve("data").toString(), "--server", server.baseUrl(), "--user", "alice",
-                "--token", server.tokenFor("alice"), "--schedule-interval", "1h");
+        Process p = JavaProcess.start(
+                Launcher.class,
+                tmp.resolve("app-" + (++launches) + ".log"),
+                env,
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--server",
+                server.baseUrl(),
+                "--user",
+                "alice",
+                "--token",
+                server.tokenFor("alice"),
+                "--schedule-interval",
+                "1h");
         apps.add(p);
         return p;
     }
@@ -109,8 +126,12 @@ class WindowGeometryProcessTest {
     int[] workArea() {
         String out = session.check("xprop", "-root", "_NET_WORKAREA");
         String[] v = out.substring(out.indexOf('=') + 1).split(",");
-        return new int[] {Integer.parseInt(v[0].strip()), Integer.parseInt(v[1].strip()), Integer.parseInt(v[2].strip()),
-                Integer.parseInt(v[3].strip())};
+        return new int[] {
+            Integer.parseInt(v[0].strip()),
+            Integer.parseInt(v[1].strip()),
+            Integer.parseInt(v[2].strip()),
+            Integer.parseInt(v[3].strip())
+        };
     }
 
     /** The shown window with its frame: x, y, width, height (the window manager's frame extents added). */
@@ -122,7 +143,8 @@ class WindowGeometryProcessTest {
         for (String line : info.split("\n")) {
             for (int i = 0; i < 4; i++) {
                 if (line.strip().startsWith(fields[i])) {
-                    g[i] = Integer.parseInt(line.strip().substring(fields[i].length()).strip());
+                    g[i] = Integer.parseInt(
+                            line.strip().substring(fields[i].length()).strip());
                 }
             }
         }
@@ -142,15 +164,17 @@ class WindowGeometryProcessTest {
     }
 
     String shownWindow(Process app) throws InterruptedException {
-        session.waitUntil("the window is shown", () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
+        session.waitUntil(
+                "the window is shown",
+                () -> !session.visibleWindows("^leasesync$").isEmpty() || !app.isAlive());
         assertThat(app.isAlive()).isTrue();
         String w = session.visibleWindows("^leasesync$").get(0);
-        Thread.sleep(1500);   // the window manager has placed it and JavaFX has applied its size
+        Thread.sleep(1500); // the window manager has placed it and JavaFX has applied its size
         return w;
     }
 
     void quit(Process app) throws InterruptedException {
-        app.destroy();   // SIGTERM saves the geometry as Quit does
+        app.destroy(); // SIGTERM saves the geometry as Quit does
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
 
@@ -161,10 +185,18 @@ class WindowGeometryProcessTest {
 
     static void assertNear(int[] actual, int x, int y, int w, int h, String what) {
         // the saved geometry is the frame's; a few pixels either way are the window manager's rounding
-        assertThat(actual[2]).as(what + ": width of %s", java.util.Arrays.toString(actual)).isBetween(w - 4, w + 4);
-        assertThat(actual[3]).as(what + ": height of %s", java.util.Arrays.toString(actual)).isBetween(h - 4, h + 4);
-        assertThat(actual[0]).as(what + ": x of %s", java.util.Arrays.toString(actual)).isBetween(x - 4, x + 4);
-        assertThat(actual[1]).as(what + ": y of %s", java.util.Arrays.toString(actual)).isBetween(y - 4, y + 4);
+        assertThat(actual[2])
+                .as(what + ": width of %s", java.util.Arrays.toString(actual))
+                .isBetween(w - 4, w + 4);
+        assertThat(actual[3])
+                .as(what + ": height of %s", java.util.Arrays.toString(actual))
+                .isBetween(h - 4, h + 4);
+        assertThat(actual[0])
+                .as(what + ": x of %s", java.util.Arrays.toString(actual))
+                .isBetween(x - 4, x + 4);
+        assertThat(actual[1])
+                .as(what + ": y of %s", java.util.Arrays.toString(actual))
+                .isBetween(y - 4, y + 4);
     }
 
     static void assertInside(int[] outer, int[] area, String what) {
@@ -196,7 +228,7 @@ class WindowGeometryProcessTest {
         app = launch(true);
         session.waitUntil("closing hides to the tray", () -> occurrences(log(), hides) > before);
         assertThat(session.visibleWindows("^leasesync$")).isEmpty();
-        Process again = launch(false);   // opening it: another launch shows the running window
+        Process again = launch(false); // opening it: another launch shows the running window
         assertThat(again.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String window = shownWindow(app);
         assertNear(outer(window), 100, 60, 900, 600, "started hidden, then opened");
@@ -206,7 +238,9 @@ class WindowGeometryProcessTest {
         Thread.sleep(800);
         int[] moved = outer(window);
         session.check("wmctrl", "-c", "leasesync");
-        session.waitUntil("the window is hidden", () -> session.visibleWindows("^leasesync$").isEmpty());
+        session.waitUntil(
+                "the window is hidden",
+                () -> session.visibleWindows("^leasesync$").isEmpty());
         again = launch(false);
         assertThat(again.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertNear(outer(shownWindow(app)), moved[0], moved[1], moved[2], moved[3], "shown again after closing");

@@ -23,15 +23,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.SettingsFile;
+import org.leasesync.desktop.WindowGeometry;
 import org.leasesync.lease.Scope;
 import org.leasesync.testing.FxTest;
 import org.leasesync.testing.ManualTime;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.leasesync.desktop.Backend;
-import org.leasesync.desktop.SettingsFile;
-import org.leasesync.desktop.WindowGeometry;
 
 /**
  * The window keeps its size, position and maximized state in settings.json, restores a position only
@@ -44,6 +44,7 @@ class WindowGeometryUiTest {
 
     @TempDir
     Path tmp;
+
     final ManualTime time = new ManualTime();
     Backend backend;
     AppAssembly assembly;
@@ -98,8 +99,10 @@ class WindowGeometryUiTest {
 
     @Test
     void sizeAndPositionAreKeptAcrossStartsWithTheOtherSettingsKeys(FxRobot robot) throws Exception {
-        open(robot, "{\"notifications\": false, \"someFutureKey\": {\"a\": 1},"
-                + " \"window\": {\"x\": 40, \"y\": 30, \"width\": 900, \"height\": 600, \"maximized\": false}}");
+        open(
+                robot,
+                "{\"notifications\": false, \"someFutureKey\": {\"a\": 1},"
+                        + " \"window\": {\"x\": 40, \"y\": 30, \"width\": 900, \"height\": 600, \"maximized\": false}}");
         assertThat(stage.getX()).isEqualTo(40);
         assertThat(stage.getY()).isEqualTo(30);
         assertThat(stage.getWidth()).isEqualTo(900);
@@ -132,8 +135,13 @@ class WindowGeometryUiTest {
     void aPositionOnNoScreenNowIsNotRestoredAndATooSmallSizeIsRaisedToTheMinimum(FxRobot robot) throws Exception {
         Rectangle2D screen = Screen.getPrimary().getBounds();
         double farRight = screen.getMaxX() + 3000;
-        open(robot, "{\"window\": {\"x\": " + farRight + ", \"y\": 40, \"width\": 300, \"height\": 200, \"maximized\": false}}");
-        assertThat(Screen.getScreensForRectangle(stage.getX(), stage.getY(), 200, 40)).as("on a screen").isNotEmpty();
+        open(
+                robot,
+                "{\"window\": {\"x\": " + farRight
+                        + ", \"y\": 40, \"width\": 300, \"height\": 200, \"maximized\": false}}");
+        assertThat(Screen.getScreensForRectangle(stage.getX(), stage.getY(), 200, 40))
+                .as("on a screen")
+                .isNotEmpty();
         assertThat(stage.getWidth()).isEqualTo(WindowGeometry.MIN_WIDTH);
         assertThat(stage.getHeight()).isEqualTo(WindowGeometry.MIN_HEIGHT);
     }
@@ -147,10 +155,13 @@ class WindowGeometryUiTest {
         assertThat(w.get("maximized").asBoolean()).isTrue();
         assertThat(w.get("width").asDouble()).as("the size it returns to").isEqualTo(800);
 
-        Files.writeString(data().resolve(SettingsFile.NAME), "{\"window\": {\"x\": \"left\"}, \"startAtLogin\": false}");
+        Files.writeString(
+                data().resolve(SettingsFile.NAME), "{\"window\": {\"x\": \"left\"}, \"startAtLogin\": false}");
         open(robot, null);
         assertThat(stage.getWidth()).isEqualTo(WindowGeometry.DEFAULT_WIDTH);
-        assertThat(assembly.desktopViewModel().noticeProperty().get()).as("the file was not moved aside").isEmpty();
+        assertThat(assembly.desktopViewModel().noticeProperty().get())
+                .as("the file was not moved aside")
+                .isEmpty();
     }
 
     @Test
@@ -161,7 +172,9 @@ class WindowGeometryUiTest {
             stage.setHeight(WindowGeometry.MIN_HEIGHT);
         });
         for (Scope s : Scope.values()) {
-            waitUntil("card " + s + " settled", () -> !text(robot, "#status-" + s.wireName()).startsWith("Loading"));
+            waitUntil(
+                    "card " + s + " settled",
+                    () -> !text(robot, "#status-" + s.wireName()).startsWith("Loading"));
         }
         // show the buttons of a running card too: Cancel and "Sync again after this" appear while a sync runs
         backend.embeddedServer().orElseThrow().faults().setLatency(Duration.ofMillis(1500));
@@ -175,8 +188,11 @@ class WindowGeometryUiTest {
             }
             truncated(stage.getScene().lookup(".top-bar"), cut);
         });
-        assertThat(cut).as("labels and buttons showing an ellipsis at %s x %s", WindowGeometry.MIN_WIDTH,
-                WindowGeometry.MIN_HEIGHT).isEmpty();
+        assertThat(cut)
+                .as(
+                        "labels and buttons showing an ellipsis at %s x %s",
+                        WindowGeometry.MIN_WIDTH, WindowGeometry.MIN_HEIGHT)
+                .isEmpty();
     }
 
     /** Collects the visible Labeled nodes whose skin shows a shortened text (JavaFX ends it with an ellipsis). */
@@ -187,7 +203,8 @@ class WindowGeometryUiTest {
         if (n instanceof Labeled l && l.getText() != null && !l.getText().isEmpty()) {
             l.applyCss();
             for (Node c : l.getChildrenUnmodifiable()) {
-                if (c instanceof com.sun.javafx.scene.control.LabeledText t && !t.getText().equals(l.getText())) {
+                if (c instanceof com.sun.javafx.scene.control.LabeledText t
+                        && !t.getText().equals(l.getText())) {
                     out.add((l.getId() == null ? l.getClass().getSimpleName() : l.getId()) + ": '" + t.getText()
                             + "' for '" + l.getText() + "'");
                 }
@@ -204,18 +221,24 @@ class WindowGeometryUiTest {
     void theQaToolsOpenBesideTheMainWindowAsAnOrdinaryWindow(FxRobot robot) throws Exception {
         open(robot, "{\"window\": {\"x\": 0, \"y\": 0, \"width\": 760, \"height\": 500, \"maximized\": false}}");
         robot.interact(() -> assembly.openQa());
-        Stage qa = (Stage) Window.getWindows().stream().filter(w -> w != stage && w.isShowing()
-                && w.getScene().lookup("#qa-fire") != null).findFirst().orElseThrow();
-        assertThat(qa.getOwner()).as("owner-less, so the main window can come in front").isNull();
+        Stage qa = (Stage) Window.getWindows().stream()
+                .filter(w -> w != stage && w.isShowing() && w.getScene().lookup("#qa-fire") != null)
+                .findFirst()
+                .orElseThrow();
+        assertThat(qa.getOwner())
+                .as("owner-less, so the main window can come in front")
+                .isNull();
         assertThat(qa.isAlwaysOnTop()).isFalse();
         Rectangle2D screen = Screen.getPrimary().getVisualBounds();
         if (stage.getWidth() + 8 + qa.getWidth() <= screen.getWidth()) {
             assertThat(qa.getX()).as("to the right of the main window").isEqualTo(stage.getX() + stage.getWidth() + 8);
         } else {
-            assertThat(qa.getX()).as("against the right edge, overlapping as little as it can")
+            assertThat(qa.getX())
+                    .as("against the right edge, overlapping as little as it can")
                     .isEqualTo(screen.getMaxX() - qa.getWidth());
         }
-        assertThat(qa.getY()).isEqualTo(Math.max(screen.getMinY(), Math.min(stage.getY(), screen.getMaxY() - qa.getHeight())));
+        assertThat(qa.getY())
+                .isEqualTo(Math.max(screen.getMinY(), Math.min(stage.getY(), screen.getMaxY() - qa.getHeight())));
         robot.interact(() -> stage.hide());
         assertThat(qa.isShowing()).as("hides with the main window").isFalse();
     }

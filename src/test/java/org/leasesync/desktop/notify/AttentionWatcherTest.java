@@ -88,17 +88,27 @@ class AttentionWatcherTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     void start() {
-        TaskRegistry r = new TaskRegistry(store.leases(), new OwnerId("t", 1, 1, "a"), Duration.ofSeconds(60), time,
+        TaskRegistry r = new TaskRegistry(
+                store.leases(),
+                new OwnerId("t", 1, 1, "a"),
+                Duration.ofSeconds(60),
+                time,
                 OwnerLiveness.neverProvable());
         coordinator = new Coordinator(r, store.runs(), ctx -> next.get(), workers, new LeaseKeeper(r), null, null);
-        watcher = new AttentionWatcher(store.runs(), edits, () -> "alice",
-                new NotificationPolicy(new Messages(Locale.UK, ZoneId.of("UTC"))), () -> false, () -> true, notifier,
-                thread, Duration.ofMillis(20));
+        watcher = new AttentionWatcher(
+                store.runs(),
+                edits,
+                () -> "alice",
+                new NotificationPolicy(new Messages(Locale.UK, ZoneId.of("UTC"))),
+                () -> false,
+                () -> true,
+                notifier,
+                thread,
+                Duration.ofMillis(20));
         coordinator.addListener(watcher);
         watcher.start();
     }
@@ -134,9 +144,13 @@ class AttentionWatcherTest {
     }
 
     NotificationPolicy.Notice onlyOpen(NotificationPolicy.Notice.Kind kind) throws InterruptedException {
-        waitUntil("a " + kind + " notification on screen",
+        waitUntil(
+                "a " + kind + " notification on screen",
                 () -> notifier.open.values().stream().anyMatch(n -> n.kind() == kind));
-        return notifier.open.values().stream().filter(n -> n.kind() == kind).findFirst().orElseThrow();
+        return notifier.open.values().stream()
+                .filter(n -> n.kind() == kind)
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -165,12 +179,17 @@ class AttentionWatcherTest {
     void aConflictNotificationIsWithdrawnOnceTheConflictIsSettled() throws Exception {
         start();
         run(RunOutcome.succeeded(), RunStatus.SUCCEEDED, false);
-        Thread.sleep(100);   // the first look knows there are no conflicts
-        assertThat(edits.saveEdit(ALICE, "c1", "{\"title\":\"mine\"}", false, OptionalLong.of(3)).conflict()).isTrue();
+        Thread.sleep(100); // the first look knows there are no conflicts
+        assertThat(edits.saveEdit(ALICE, "c1", "{\"title\":\"mine\"}", false, OptionalLong.of(3))
+                        .conflict())
+                .isTrue();
         NotificationPolicy.Notice n = onlyOpen(NotificationPolicy.Notice.Kind.CONFLICT);
         assertThat(n.key()).isEqualTo(ALICE);
-        String changeId = edits.outbox(ALICE).stream().filter(JdbcLocalEdits.OutboxItem::isConflict).findFirst()
-                .orElseThrow().changeId();
+        String changeId = edits.outbox(ALICE).stream()
+                .filter(JdbcLocalEdits.OutboxItem::isConflict)
+                .findFirst()
+                .orElseThrow()
+                .changeId();
         assertThat(edits.keepMine(ALICE, changeId)).isTrue();
         waitUntil("withdrawn", () -> notifier.open.isEmpty());
         assertThat(notifier.withdrawn).hasSize(1);

@@ -30,6 +30,7 @@ class DbusNotifierTest {
 
     @TempDir
     Path tmp;
+
     DesktopSession session;
     DbusNotifier notifier;
 
@@ -51,31 +52,63 @@ class DbusNotifierTest {
     void showsANotificationOnTheSessionBusReplacesItAndReportsTheClick() throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), false);
         Path monitorLog = tmp.resolve("desktop/monitor.log");
-        session.spawn("monitor", List.of("dbus-monitor", "--address", session.busAddress(),
-                "interface='org.freedesktop.Notifications'"));
-        session.waitUntil("dbus-monitor watching", () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
+        session.spawn(
+                "monitor",
+                List.of(
+                        "dbus-monitor",
+                        "--address",
+                        session.busAddress(),
+                        "interface='org.freedesktop.Notifications'"));
+        session.waitUntil(
+                "dbus-monitor watching",
+                () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
         BlockingQueue<TaskKey> clicks = new LinkedBlockingQueue<>();
         notifier = DbusNotifier.connect(session.busAddress(), "Open", clicks::add);
         assertThat(notifier.available()).isTrue();
 
-        long id = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses: sync keeps failing",
-                "It failed 3 times in a row. Last error: the sync server failed (HTTP 500)", 3, "HTTP 500"), 0);
+        long id = notifier.show(
+                new Notice(
+                        COURSES,
+                        Notice.Kind.FAILING,
+                        "Courses: sync keeps failing",
+                        "It failed 3 times in a row. Last error: the sync server failed (HTTP 500)",
+                        3,
+                        "HTTP 500"),
+                0);
         assertThat(id).isPositive();
         assertThat(notifier.isOpen(id)).isTrue();
         session.waitUntil("dunst shows it", () -> displayed() == 1);
-        session.waitUntil("the Notify call seen on the bus", () -> read(monitorLog).contains("string \"Courses: sync keeps failing\""));
+        session.waitUntil(
+                "the Notify call seen on the bus",
+                () -> read(monitorLog).contains("string \"Courses: sync keeps failing\""));
         String call = read(monitorLog);
-        assertThat(call).contains("member=Notify").contains("string \"leasesync\"").contains("string \"default\"")
-                .contains("string \"Open\"").contains("It failed 3 times in a row");
+        assertThat(call)
+                .contains("member=Notify")
+                .contains("string \"leasesync\"")
+                .contains("string \"default\"")
+                .contains("string \"Open\"")
+                .contains("It failed 3 times in a row");
         // the app icon: its pixels (64×64 RGBA) and the menu entry that names it
-        assertThat(call).contains("string \"image-data\"").containsPattern(
-                "variant\\s+struct \\{\\s+int32 64\\s+int32 64\\s+int32 256\\s+boolean true\\s+int32 8\\s+int32 4")
-                .contains("string \"desktop-entry\"").contains("string \"leasesync-leasesync\"");
+        assertThat(call)
+                .contains("string \"image-data\"")
+                .containsPattern(
+                        "variant\\s+struct \\{\\s+int32 64\\s+int32 64\\s+int32 256\\s+boolean true\\s+int32 8\\s+int32 4")
+                .contains("string \"desktop-entry\"")
+                .contains("string \"leasesync-leasesync\"");
 
-        long again = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses, Messages: sync keeps failing",
-                "Each failed at least 3 times in a row. Last error: the sync server failed (HTTP 500)", 3, "HTTP 500"), id);
-        assertThat(again).isEqualTo(id);   // replaced in place, not a second notification
-        session.waitUntil("the replacement seen on the bus", () -> read(monitorLog).contains("Courses, Messages: sync keeps failing"));
+        long again = notifier.show(
+                new Notice(
+                        COURSES,
+                        Notice.Kind.FAILING,
+                        "Courses, Messages: sync keeps failing",
+                        "Each failed at least 3 times in a row. Last error: the sync server failed (HTTP 500)",
+                        3,
+                        "HTTP 500"),
+                id);
+        assertThat(again).isEqualTo(id); // replaced in place, not a second notification
+        session.waitUntil(
+                "the replacement seen on the bus",
+                () -> read(monitorLog).contains("Courses, Messages: sync keeps failing"));
         Thread.sleep(300);
         assertThat(displayed()).isEqualTo(1);
 
@@ -96,29 +129,44 @@ class DbusNotifierTest {
     void aWithdrawnNotificationLeavesTheScreenThroughCloseNotification() throws Exception {
         session = DesktopSession.start(tmp.resolve("desktop"), false);
         Path monitorLog = tmp.resolve("desktop/monitor.log");
-        session.spawn("monitor", List.of("dbus-monitor", "--address", session.busAddress(),
-                "interface='org.freedesktop.Notifications'"));
-        session.waitUntil("dbus-monitor watching", () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
-        notifier = DbusNotifier.connect(session.busAddress(), "Open", k -> { });
-        long id = notifier.show(new Notice(COURSES, Notice.Kind.FAILING, "Courses: sync keeps failing",
-                "It failed 3 times in a row.", 3, "HTTP 500"), 0);
+        session.spawn(
+                "monitor",
+                List.of(
+                        "dbus-monitor",
+                        "--address",
+                        session.busAddress(),
+                        "interface='org.freedesktop.Notifications'"));
+        session.waitUntil(
+                "dbus-monitor watching",
+                () -> Files.exists(monitorLog) && read(monitorLog).contains("NameAcquired"));
+        notifier = DbusNotifier.connect(session.busAddress(), "Open", k -> {});
+        long id = notifier.show(
+                new Notice(
+                        COURSES,
+                        Notice.Kind.FAILING,
+                        "Courses: sync keeps failing",
+                        "It failed 3 times in a row.",
+                        3,
+                        "HTTP 500"),
+                0);
         session.waitUntil("dunst shows it", () -> displayed() == 1);
 
         notifier.withdraw(id);
         session.waitUntil("dunst no longer shows it", () -> displayed() == 0);
         assertThat(notifier.isOpen(id)).isFalse();
-        session.waitUntil("CloseNotification seen on the bus", () -> read(monitorLog).contains("member=CloseNotification"));
+        session.waitUntil(
+                "CloseNotification seen on the bus", () -> read(monitorLog).contains("member=CloseNotification"));
         assertThat(read(monitorLog).substring(read(monitorLog).indexOf("member=CloseNotification")))
                 .contains("uint32 " + id);
-        notifier.withdraw(id);   // already withdrawn: nothing more is sent
+        notifier.withdraw(id); // already withdrawn: nothing more is sent
         Thread.sleep(300);
         assertThat(read(monitorLog).split("member=CloseNotification", -1)).hasSize(2);
     }
 
     @Test
     void aBusThatIsNotThereIsAClearError() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DbusNotifier.connect(
-                "unix:path=" + tmp.resolve("no-bus"), "Open", k -> { }))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> DbusNotifier.connect("unix:path=" + tmp.resolve("no-bus"), "Open", k -> {}))
                 .isInstanceOf(org.leasesync.lease.LeasesyncException.class)
                 .hasMessageStartingWith("cannot reach the session bus at unix:path=" + tmp.resolve("no-bus"));
     }

@@ -35,20 +35,27 @@ class MenuFontTest {
     void chineseMenuTextsGetAnInstalledFontThatDrawsEveryCharacter() {
         List<String> texts = menuTexts(Locale.SIMPLIFIED_CHINESE);
         assertThat(String.join("", texts)).contains("退出").contains("暂停");
-        Font font = MenuFont.forTexts(texts).orElseThrow(() -> new AssertionError(
-                "no installed font displays the Chinese menu (install fonts-wqy-zenhei or fonts-noto-cjk)"));
-        assertThat(MenuFont.isExcluded(font.getFamily(Locale.ROOT))).as(font.getFamily(Locale.ROOT)).isFalse();
+        Font font = MenuFont.forTexts(texts)
+                .orElseThrow(() -> new AssertionError(
+                        "no installed font displays the Chinese menu (install fonts-wqy-zenhei or fonts-noto-cjk)"));
+        assertThat(MenuFont.isExcluded(font.getFamily(Locale.ROOT)))
+                .as(font.getFamily(Locale.ROOT))
+                .isFalse();
         FontRenderContext frc = new FontRenderContext(null, false, false);
         byte[] missing = draw(font, font.createGlyphVector(frc, new int[] {font.getMissingGlyphCode()}));
         for (String text : texts) {
-            assertThat(font.canDisplayUpTo(text)).as("%s in %s", text, font.getFamily()).isEqualTo(-1);
+            assertThat(font.canDisplayUpTo(text))
+                    .as("%s in %s", text, font.getFamily())
+                    .isEqualTo(-1);
             text.codePoints().filter(c -> !Character.isWhitespace(c)).forEach(c -> {
                 String ch = new String(Character.toChars(c));
                 GlyphVector g = font.createGlyphVector(frc, ch);
                 assertThat(g.getGlyphCode(0)).as("glyph of %s", ch).isNotEqualTo(font.getMissingGlyphCode());
                 byte[] drawn = draw(font, g);
                 assertThat(ink(drawn)).as("ink of %s", ch).isPositive();
-                assertThat(Arrays.equals(drawn, missing)).as("%s drawn as the missing-glyph box", ch).isFalse();
+                assertThat(Arrays.equals(drawn, missing))
+                        .as("%s drawn as the missing-glyph box", ch)
+                        .isFalse();
             });
         }
     }
@@ -63,7 +70,8 @@ class MenuFontTest {
         List<String> zh = List.of("退出 leasesync");
         List<String> installed = List.of("Dialog", "WenQuanYi Zen Hei Sharp", "WenQuanYi Zen Hei");
         assertThat(MenuFont.choose(zh, installed, f -> new Font(f, Font.PLAIN, MenuFont.SIZE))
-                .map(f -> f.getName())).contains("WenQuanYi Zen Hei");
+                        .map(f -> f.getName()))
+                .contains("WenQuanYi Zen Hei");
     }
 
     /** The glyph drawn black on white at the menu's size, without antialiasing, as grey bytes. */
@@ -77,7 +85,9 @@ class MenuFontTest {
         gr.setFont(font);
         gr.drawGlyphVector(g, 4, 22);
         gr.dispose();
-        return ((java.awt.image.DataBufferByte) img.getRaster().getDataBuffer()).getData().clone();
+        return ((java.awt.image.DataBufferByte) img.getRaster().getDataBuffer())
+                .getData()
+                .clone();
     }
 
     static long ink(byte[] grey) {

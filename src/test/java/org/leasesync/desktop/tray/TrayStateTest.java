@@ -14,9 +14,12 @@ public class TrayStateTest {
         assertThat(TrayState.worst(List.of())).isEqualTo(TrayState.UP_TO_DATE);
         assertThat(TrayState.worst(List.of(KeyStatus.Kind.IDLE, KeyStatus.Kind.NEVER_SYNCED, KeyStatus.Kind.CANCELLED)))
                 .isEqualTo(TrayState.UP_TO_DATE);
-        assertThat(TrayState.worst(List.of(KeyStatus.Kind.IDLE, KeyStatus.Kind.RUNNING))).isEqualTo(TrayState.SYNCING);
-        assertThat(TrayState.worst(List.of(KeyStatus.Kind.RUNNING, KeyStatus.Kind.PAUSED))).isEqualTo(TrayState.PAUSED);
-        assertThat(TrayState.worst(List.of(KeyStatus.Kind.PAUSED, KeyStatus.Kind.OFFLINE))).isEqualTo(TrayState.OFFLINE);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.IDLE, KeyStatus.Kind.RUNNING)))
+                .isEqualTo(TrayState.SYNCING);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.RUNNING, KeyStatus.Kind.PAUSED)))
+                .isEqualTo(TrayState.PAUSED);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.PAUSED, KeyStatus.Kind.OFFLINE)))
+                .isEqualTo(TrayState.OFFLINE);
         assertThat(TrayState.worst(List.of(KeyStatus.Kind.OFFLINE, KeyStatus.Kind.FAILED, KeyStatus.Kind.RUNNING)))
                 .isEqualTo(TrayState.FAILED);
         assertThat(TrayState.worst(List.of(KeyStatus.Kind.FAILED, KeyStatus.Kind.NEEDS_ATTENTION, KeyStatus.Kind.IDLE)))
@@ -28,9 +31,15 @@ public class TrayStateTest {
     @Test
     void conflictsAreWorseThanUpToDateAndOfflineAndBetterThanAFailure() {
         assertThat(TrayState.of(KeyStatus.Kind.CONFLICTS)).isEqualTo(TrayState.CONFLICTS);
-        assertThat(TrayState.worst(List.of(KeyStatus.Kind.IDLE, KeyStatus.Kind.CONFLICTS, KeyStatus.Kind.RUNNING,
-                KeyStatus.Kind.PAUSED, KeyStatus.Kind.OFFLINE))).isEqualTo(TrayState.CONFLICTS);
-        assertThat(TrayState.worst(List.of(KeyStatus.Kind.CONFLICTS, KeyStatus.Kind.FAILED))).isEqualTo(TrayState.FAILED);
+        assertThat(TrayState.worst(List.of(
+                        KeyStatus.Kind.IDLE,
+                        KeyStatus.Kind.CONFLICTS,
+                        KeyStatus.Kind.RUNNING,
+                        KeyStatus.Kind.PAUSED,
+                        KeyStatus.Kind.OFFLINE)))
+                .isEqualTo(TrayState.CONFLICTS);
+        assertThat(TrayState.worst(List.of(KeyStatus.Kind.CONFLICTS, KeyStatus.Kind.FAILED)))
+                .isEqualTo(TrayState.FAILED);
     }
 
     @Test
@@ -44,7 +53,8 @@ public class TrayStateTest {
                 assertThat(own).as("%s at %d px", s, size).isGreaterThanOrEqualTo(badgeArea(size) / 3);
                 for (TrayState other : TrayState.values()) {
                     if (other != s) {
-                        assertThat(pixelsNear(img, other.badgeRgb())).as("%s in the icon of %s at %d px", other, s, size)
+                        assertThat(pixelsNear(img, other.badgeRgb()))
+                                .as("%s in the icon of %s at %d px", other, s, size)
                                 .isLessThan(own / 4);
                     }
                 }
@@ -74,8 +84,10 @@ public class TrayStateTest {
     @Test
     void theAppIconIsUnderTheBadge() {
         BufferedImage img = new TrayIcons().draw(TrayState.UP_TO_DATE, 24);
-        int topLeftish = img.getRGB(6, 6) & 0xFFFFFF;   // the blue of leasesync.png, far from the badge
-        assertThat(close(topLeftish, 0x2F5BB7) || (topLeftish & 0xFF) > 0x90).as("%06x", topLeftish).isTrue();
+        int topLeftish = img.getRGB(6, 6) & 0xFFFFFF; // the blue of leasesync.png, far from the badge
+        assertThat(close(topLeftish, 0x2F5BB7) || (topLeftish & 0xFF) > 0x90)
+                .as("%06x", topLeftish)
+                .isTrue();
     }
 
     static boolean close(int a, int b) {

@@ -44,14 +44,18 @@ class XTrayHostTest {
             try (XTrayHost.OwnerWatch watch = XTrayHost.OwnerWatch.open(display).orElseThrow()) {
                 XTrayHost.OwnerWatch.Seen first = watch.poll();
                 assertThat(first.owner()).isNotZero();
-                assertThat(first.newHost()).as("the host that was there at open is not new").isFalse();
+                assertThat(first.newHost())
+                        .as("the host that was there at open is not new")
+                        .isFalse();
                 for (int i = 1; i <= 3; i++) {
                     // no poll between the kill and the start: the gap with no owner is never seen, and
                     // Xvfb gives the restarted host's window the id the last one had (seen here each
                     // time), so only the host's MANAGER announcement tells the two apart
                     session.killTray();
                     session.startTray();
-                    session.waitUntil("the restarted host owns the tray", () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
+                    session.waitUntil(
+                            "the restarted host owns the tray",
+                            () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
                     XTrayHost.OwnerWatch.Seen seen = watch.poll();
                     assertThat(seen.newHost()).as("restart %d is seen", i).isTrue();
                     assertThat(watch.poll().newHost()).as("and seen once").isFalse();

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import org.leasesync.duration.DurationGrammar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.leasesync.duration.DurationGrammar;
 import org.leasesync.server.ServerConfig;
 
 class FaultSpecTest {
@@ -16,8 +16,7 @@ class FaultSpecTest {
     void parsesEveryKindAndDurationForm() {
         assertThat(FaultSpec.parse("latency=250ms"))
                 .isEqualTo(new FaultSpec(FaultSpec.Kind.LATENCY, 0, Duration.ofMillis(250)));
-        assertThat(FaultSpec.parse("fail-push=3"))
-                .isEqualTo(new FaultSpec(FaultSpec.Kind.FAIL_PUSH, 3, Duration.ZERO));
+        assertThat(FaultSpec.parse("fail-push=3")).isEqualTo(new FaultSpec(FaultSpec.Kind.FAIL_PUSH, 3, Duration.ZERO));
         assertThat(FaultSpec.parse("drop-after-apply=1").kind()).isEqualTo(FaultSpec.Kind.DROP_AFTER_APPLY);
         assertThat(FaultSpec.parse("delay-after-apply=2s").duration()).isEqualTo(Duration.ofSeconds(2));
         assertThat(FaultSpec.parse("delay-after-apply=1m").duration()).isEqualTo(Duration.ofMinutes(1));
@@ -34,8 +33,20 @@ class FaultSpecTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "latency", "latency=", "latency=fast", "latency=-1s", "fail-push=-1",
-            "fail-push=2s", "fail-push=many", "explode=1", "throttle=1.5", "=3"})
+    @ValueSource(
+            strings = {
+                "",
+                "latency",
+                "latency=",
+                "latency=fast",
+                "latency=-1s",
+                "fail-push=-1",
+                "fail-push=2s",
+                "fail-push=many",
+                "explode=1",
+                "throttle=1.5",
+                "=3"
+            })
     void rejectsBadSpecsNamingTheSpecAndTheAcceptedForms(String spec) {
         assertThatThrownBy(() -> FaultSpec.parse(spec))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -75,7 +86,8 @@ class FaultSpecTest {
         assertThatThrownBy(() -> d.withPort(70000)).hasMessageContaining("70000");
         assertThatThrownBy(() -> d.withBindAddress(" ")).hasMessageContaining("bindAddress");
         assertThatThrownBy(() -> d.withKeyRetention(Duration.ZERO)).hasMessageContaining("PT0S");
-        assertThatThrownBy(() -> new FaultSettings(0, -3, 0, 0, 0)).hasMessageContaining("failPush")
+        assertThatThrownBy(() -> new FaultSettings(0, -3, 0, 0, 0))
+                .hasMessageContaining("failPush")
                 .hasMessageContaining("-3");
     }
 }

@@ -75,8 +75,10 @@ abstract class JobRunContract {
     }
 
     void auditRow(long atMs) throws SQLException {
-        db.update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
-                + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')", atMs);
+        db.update(
+                "INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
+                        + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')",
+                atMs);
     }
 
     Optional<JobStore.Checkpoint> checkpoint(String job) {
@@ -99,16 +101,19 @@ abstract class JobRunContract {
         CountDownLatch wake = new CountDownLatch(1);
         JobRunner runnerA = runner("instance-a", timeA, 4, (name, runId, batches) -> {
             paused.countDown();
-            wake.await();                      // instance A freezes here after its first batch
+            wake.await(); // instance A freezes here after its first batch
         });
         HeldLease leaseA = a.tryAcquire(job.key()).orElseThrow();
-        JobRunner.Started<PruneAuditJob.Position> runA = runnerA.begin(job, leaseA, JobTrigger.SCHEDULE, 7L).orElseThrow();
-        CompletableFuture<JobRunReport> reportA = CompletableFuture.supplyAsync(() -> runnerA.finish(runA, leaseA, () -> false));
+        JobRunner.Started<PruneAuditJob.Position> runA =
+                runnerA.begin(job, leaseA, JobTrigger.SCHEDULE, 7L).orElseThrow();
+        CompletableFuture<JobRunReport> reportA =
+                CompletableFuture.supplyAsync(() -> runnerA.finish(runA, leaseA, () -> false));
         assertThat(paused.await(30, TimeUnit.SECONDS)).isTrue();
         JobStore.Checkpoint atFreeze = checkpoint(job.name()).orElseThrow();
         assertThat(atFreeze.runId()).isEqualTo(runA.runId());
         assertThat(atFreeze.processed()).isEqualTo(4);
-        long cutoffA = JobJson.read(job.name(), atFreeze.positionJson(), PruneAuditJob.Position.class).cutoffMs();
+        long cutoffA = JobJson.read(job.name(), atFreeze.positionJson(), PruneAuditJob.Position.class)
+                .cutoffMs();
         // A row younger than A's cutoff but old enough for a run started later: a restart would delete it.
         auditRow(cutoffA + 1);
 
@@ -118,7 +123,8 @@ abstract class JobRunContract {
         HeldLease leaseB = b.tryAcquire(job.key()).orElseThrow();
         assertThat(leaseB.fence().epoch()).isEqualTo(2);
         JobRunner runnerB = runner("instance-b", timeB, 4, JobHooks.NONE);
-        JobRunner.Started<PruneAuditJob.Position> runB = runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 8L).orElseThrow();
+        JobRunner.Started<PruneAuditJob.Position> runB =
+                runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 8L).orElseThrow();
         assertThat(runB.trigger()).isEqualTo(JobTrigger.TAKEOVER);
         assertThat(runB.resumedFrom()).isEqualTo(runA.runId());
         JobRunReport reportB = runnerB.finish(runB, leaseB, () -> false);
@@ -126,9 +132,14 @@ abstract class JobRunContract {
         assertThat(reportB.result()).isEqualTo(JobResult.OK);
         assertThat(reportB.processed()).as("counted on from the checkpoint's 4").isEqualTo(10);
         assertThat(reportB.batches()).isEqualTo(2);
-        assertThat(reportB.slot()).as("the interrupted occurrence, not B's own slot").isEqualTo(7L);
-        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("only the row after A's cutoff is left").isEqualTo(1);
-        assertThat(db.count("SELECT COUNT(*) FROM request_audit WHERE at_ms = " + (cutoffA + 1))).isEqualTo(1);
+        assertThat(reportB.slot())
+                .as("the interrupted occurrence, not B's own slot")
+                .isEqualTo(7L);
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit"))
+                .as("only the row after A's cutoff is left")
+                .isEqualTo(1);
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit WHERE at_ms = " + (cutoffA + 1)))
+                .isEqualTo(1);
         List<JobRun> runs = runs(job.name());
         assertThat(runs).hasSize(2);
         JobRun second = runs.get(0);
@@ -164,23 +175,34 @@ abstract class JobRunContract {
         JobRunner runnerA = runner("instance-a", timeA, 100, JobHooks.NONE);
         JobRunner runnerB = runner("instance-b", timeB, 100, JobHooks.NONE);
         HeldLease leaseA = a.tryAcquire(job.key()).orElseThrow();
-        JobRunReport done = runnerA.finish(runnerA.begin(job, leaseA, JobTrigger.SCHEDULE, 5L).orElseThrow(), leaseA,
-                () -> false);
+        JobRunReport done = runnerA.finish(
+                runnerA.begin(job, leaseA, JobTrigger.SCHEDULE, 5L).orElseThrow(), leaseA, () -> false);
         assertThat(done.result()).isEqualTo(JobResult.OK);
         assertThat(a.release(leaseA)).isTrue();
 
         HeldLease leaseB = b.tryAcquire(job.key()).orElseThrow();
-        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 5L)).as("slot 5 is done").isEmpty();
-        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 4L)).as("an older slot too").isEmpty();
-        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, null)).as("nothing to resume").isEmpty();
-        JobRunner.Started<PruneAuditJob.Position> manual = runnerB.begin(job, leaseB, JobTrigger.MANUAL, null).orElseThrow();
+        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 5L))
+                .as("slot 5 is done")
+                .isEmpty();
+        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 4L))
+                .as("an older slot too")
+                .isEmpty();
+        assertThat(runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, null))
+                .as("nothing to resume")
+                .isEmpty();
+        JobRunner.Started<PruneAuditJob.Position> manual =
+                runnerB.begin(job, leaseB, JobTrigger.MANUAL, null).orElseThrow();
         assertThat(runnerB.finish(manual, leaseB, () -> false).result()).isEqualTo(JobResult.OK);
-        JobRunner.Started<PruneAuditJob.Position> six = runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 6L).orElseThrow();
+        JobRunner.Started<PruneAuditJob.Position> six =
+                runnerB.begin(job, leaseB, JobTrigger.SCHEDULE, 6L).orElseThrow();
         assertThat(runnerB.finish(six, leaseB, () -> false).result()).isEqualTo(JobResult.OK);
 
         List<JobRun> runs = runs(job.name());
-        assertThat(runs).extracting(r -> r.trigger().wire() + "@" + r.slot() + " by " + r.instanceId() + " epoch " + r.epoch())
-                .containsExactly("schedule@6 by instance-b epoch 2", "manual@null by instance-b epoch 2",
+        assertThat(runs)
+                .extracting(r -> r.trigger().wire() + "@" + r.slot() + " by " + r.instanceId() + " epoch " + r.epoch())
+                .containsExactly(
+                        "schedule@6 by instance-b epoch 2",
+                        "manual@null by instance-b epoch 2",
                         "schedule@5 by instance-a epoch 1");
         assertThat(state(job.name()).lastCompletedSlot()).isEqualTo(6L);
     }
@@ -207,8 +229,8 @@ abstract class JobRunContract {
             }
 
             @Override
-            public Batch<PruneAuditJob.Position> step(Connection c, PruneAuditJob.Position from, int batchSize,
-                                                      Instant now) throws SQLException {
+            public Batch<PruneAuditJob.Position> step(
+                    Connection c, PruneAuditJob.Position from, int batchSize, Instant now) throws SQLException {
                 Batch<PruneAuditJob.Position> batch = prune.step(c, from, batchSize, now);
                 if (failNext.getAndSet(false)) {
                     throw new SQLException("statement failed after deleting (injected)", "XX000");
@@ -218,18 +240,21 @@ abstract class JobRunContract {
         };
         JobRunner runnerA = runner("instance-a", timeA, 4, (name, runId, batches) -> failNext.set(true));
         HeldLease lease = a.tryAcquire(flaky.key()).orElseThrow();
-        JobRunReport failed = runnerA.finish(runnerA.begin(flaky, lease, JobTrigger.SCHEDULE, 3L).orElseThrow(), lease,
-                () -> false);
+        JobRunReport failed = runnerA.finish(
+                runnerA.begin(flaky, lease, JobTrigger.SCHEDULE, 3L).orElseThrow(), lease, () -> false);
         assertThat(failed.result()).isEqualTo(JobResult.FAILED);
         assertThat(failed.detail()).contains("injected");
         assertThat(failed.processed()).isEqualTo(4);
-        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("the failed batch was rolled back").isEqualTo(6);
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit"))
+                .as("the failed batch was rolled back")
+                .isEqualTo(6);
         assertThat(checkpoint(flaky.name()).orElseThrow().processed()).isEqualTo(4);
         assertThat(a.release(lease)).isTrue();
 
         JobRunner healthy = runner("instance-a", timeA, 4, JobHooks.NONE);
         HeldLease again = a.tryAcquire(flaky.key()).orElseThrow();
-        JobRunner.Started<PruneAuditJob.Position> recovery = healthy.begin(flaky, again, JobTrigger.SCHEDULE, 4L).orElseThrow();
+        JobRunner.Started<PruneAuditJob.Position> recovery =
+                healthy.begin(flaky, again, JobTrigger.SCHEDULE, 4L).orElseThrow();
         assertThat(recovery.trigger()).isEqualTo(JobTrigger.RECOVERY);
         assertThat(recovery.resumedFrom()).isEqualTo(failed.runId());
         JobRunReport ok = healthy.finish(recovery, again, () -> false);
@@ -266,8 +291,8 @@ abstract class JobRunContract {
             }
 
             @Override
-            public Batch<PruneAuditJob.Position> step(Connection c, PruneAuditJob.Position from, int batchSize,
-                                                      Instant now) throws SQLException {
+            public Batch<PruneAuditJob.Position> step(
+                    Connection c, PruneAuditJob.Position from, int batchSize, Instant now) throws SQLException {
                 Batch<PruneAuditJob.Position> batch = prune.step(c, from, batchSize, now);
                 if (failNext.getAndSet(false)) {
                     if (kind.equals("stack-overflow")) {
@@ -280,19 +305,24 @@ abstract class JobRunContract {
         };
         JobRunner runnerA = runner("instance-a", timeA, 4, (name, runId, batches) -> failNext.set(true));
         HeldLease lease = a.tryAcquire(broken.key()).orElseThrow();
-        JobRunReport failed = runnerA.finish(runnerA.begin(broken, lease, JobTrigger.SCHEDULE, 3L).orElseThrow(), lease,
-                () -> false);
+        JobRunReport failed = runnerA.finish(
+                runnerA.begin(broken, lease, JobTrigger.SCHEDULE, 3L).orElseThrow(), lease, () -> false);
         assertThat(failed.result()).isEqualTo(JobResult.FAILED);
-        assertThat(failed.detail()).isEqualTo(kind.equals("stack-overflow") ? "internal error (StackOverflowError)"
-                : "internal error (AssertionError: position invariant broke)");
-        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("the failed batch was rolled back").isEqualTo(6);
+        assertThat(failed.detail())
+                .isEqualTo(
+                        kind.equals("stack-overflow")
+                                ? "internal error (StackOverflowError)"
+                                : "internal error (AssertionError: position invariant broke)");
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit"))
+                .as("the failed batch was rolled back")
+                .isEqualTo(6);
         assertThat(runs(broken.name())).extracting(r -> r.result().wire()).containsExactly("failed");
         assertThat(a.release(lease)).isTrue();
 
         JobRunner healthy = runner("instance-a", timeA, 4, JobHooks.NONE);
         HeldLease again = a.tryAcquire(broken.key()).orElseThrow();
-        JobRunner.Started<PruneAuditJob.Position> recovery = healthy.begin(broken, again, JobTrigger.SCHEDULE, 4L)
-                .orElseThrow();
+        JobRunner.Started<PruneAuditJob.Position> recovery =
+                healthy.begin(broken, again, JobTrigger.SCHEDULE, 4L).orElseThrow();
         assertThat(recovery.trigger()).isEqualTo(JobTrigger.RECOVERY);
         assertThat(healthy.finish(recovery, again, () -> false).result()).isEqualTo(JobResult.OK);
         assertThat(db.count("SELECT COUNT(*) FROM request_audit")).isZero();
@@ -306,19 +336,27 @@ abstract class JobRunContract {
     void aCompletedRunCutsTheJobsHistoryToItsNewestRuns() throws Exception {
         PruneAuditJob job = new PruneAuditJob(RETENTION);
         for (int i = 0; i < JobRunner.KEEP_RUNS + 20; i++) {
-            db.update("INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
-                    + " ended_at_ms, result, processed) VALUES (?, ?, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)", job.name(), i);
+            db.update(
+                    "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
+                            + " ended_at_ms, result, processed) VALUES (?, ?, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)",
+                    job.name(),
+                    i);
         }
-        db.update("INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
-                + " ended_at_ms, result, processed) VALUES ('purge-tombstones', 1, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)");
+        db.update(
+                "INSERT INTO job_runs (job_name, slot, run_trigger, instance_id, owner_id, epoch, started_at_ms,"
+                        + " ended_at_ms, result, processed) VALUES ('purge-tombstones', 1, 'schedule', 'old', 'o', 1, 0, 0, 'ok', 0)");
         JobRunner runnerA = runner("instance-a", timeA, 10, JobHooks.NONE);
         HeldLease lease = a.tryAcquire(job.key()).orElseThrow();
-        JobRunReport report = runnerA.finish(runnerA.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow(), lease,
-                () -> false);
-        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'prune-audit'")).isEqualTo(JobRunner.KEEP_RUNS);
-        assertThat(db.count("SELECT MIN(slot) FROM job_runs WHERE job_name = 'prune-audit'")).as("the oldest went").isEqualTo(21);
+        JobRunReport report = runnerA.finish(
+                runnerA.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow(), lease, () -> false);
+        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'prune-audit'"))
+                .isEqualTo(JobRunner.KEEP_RUNS);
+        assertThat(db.count("SELECT MIN(slot) FROM job_runs WHERE job_name = 'prune-audit'"))
+                .as("the oldest went")
+                .isEqualTo(21);
         assertThat(runs(job.name()).get(0).runId()).isEqualTo(report.runId());
-        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'purge-tombstones'")).as("other jobs' runs stay")
+        assertThat(db.count("SELECT COUNT(*) FROM job_runs WHERE job_name = 'purge-tombstones'"))
+                .as("other jobs' runs stay")
                 .isEqualTo(1);
     }
 
@@ -329,8 +367,8 @@ abstract class JobRunContract {
         AtomicBoolean stop = new AtomicBoolean();
         JobRunner runnerA = runner("instance-a", timeA, 3, (name, runId, batches) -> stop.set(batches == 2));
         HeldLease lease = a.tryAcquire(job.key()).orElseThrow();
-        JobRunReport report = runnerA.finish(runnerA.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow(), lease,
-                stop::get);
+        JobRunReport report = runnerA.finish(
+                runnerA.begin(job, lease, JobTrigger.MANUAL, null).orElseThrow(), lease, stop::get);
         assertThat(report.result()).isEqualTo(JobResult.INTERRUPTED);
         assertThat(report.processed()).isEqualTo(6);
         JobRun run = db.db.query("read", c -> store.run(c, report.runId())).orElseThrow();

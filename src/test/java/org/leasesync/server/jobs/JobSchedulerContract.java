@@ -28,8 +28,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.leasesync.lease.OwnerId;
 import org.leasesync.lease.OwnerLiveness;
-import org.leasesync.testing.ManualTime;
 import org.leasesync.store.SqlDialect;
+import org.leasesync.testing.ManualTime;
 
 /**
  * {@link JobScheduler}s of several instances on one real database (H2 and PostgreSQL, subclasses):
@@ -60,17 +60,27 @@ abstract class JobSchedulerContract {
     }
 
     JobScheduler scheduler(String instance, org.leasesync.lease.TimeSource time, JobSettings settings, JobHooks hooks) {
-        OwnerId owner = new OwnerId("host-" + instance, 100 + schedulers.size(), 1, Integer.toHexString(0xa0 + schedulers.size()));
-        JobScheduler s = new JobScheduler(db.db, StandardJobs.create(Duration.ofHours(24), settings, instance,
-                (c, id) -> false), settings, instance, owner, time, OwnerLiveness.neverProvable(), hooks);
+        OwnerId owner = new OwnerId(
+                "host-" + instance, 100 + schedulers.size(), 1, Integer.toHexString(0xa0 + schedulers.size()));
+        JobScheduler s = new JobScheduler(
+                db.db,
+                StandardJobs.create(Duration.ofHours(24), settings, instance, (c, id) -> false),
+                settings,
+                instance,
+                owner,
+                time,
+                OwnerLiveness.neverProvable(),
+                hooks);
         schedulers.add(s);
         return s;
     }
 
     void oldAuditRows(int n, Instant now) throws Exception {
         for (int i = 0; i < n; i++) {
-            db.update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
-                    + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')", now.minusSeconds(8 * 24 * 3600).toEpochMilli());
+            db.update(
+                    "INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
+                            + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')",
+                    now.minusSeconds(8 * 24 * 3600).toEpochMilli());
         }
     }
 
@@ -78,8 +88,10 @@ abstract class JobSchedulerContract {
     void eachDueOccurrenceRunsOnExactlyOneOfThreeSchedulersRacingForIt() throws Exception {
         WallTime time = new WallTime(EPOCH_SLOT_1000);
         JobSettings settings = JobSettings.defaults().withAllIntervals(INTERVAL).withBatchSize(2);
-        List<JobScheduler> three = List.of(scheduler("i0", time, settings, JobHooks.NONE),
-                scheduler("i1", time, settings, JobHooks.NONE), scheduler("i2", time, settings, JobHooks.NONE));
+        List<JobScheduler> three = List.of(
+                scheduler("i0", time, settings, JobHooks.NONE),
+                scheduler("i1", time, settings, JobHooks.NONE),
+                scheduler("i2", time, settings, JobHooks.NONE));
         int slots = 12;
         CyclicBarrier go = new CyclicBarrier(3);
         for (int slot = 1000; slot < 1000 + slots; slot++) {
@@ -98,11 +110,12 @@ abstract class JobSchedulerContract {
             }
         }
 
-        Map<String, List<long[]>> byJob = new HashMap<>();      // job -> [slot, epoch, runId]
+        Map<String, List<long[]>> byJob = new HashMap<>(); // job -> [slot, epoch, runId]
         Set<String> instances = new HashSet<>();
-        try (Connection c = db.pool.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT job_name, slot, epoch, run_id, result, run_trigger, instance_id FROM job_runs ORDER BY run_id");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = db.pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT job_name, slot, epoch, run_id, result, run_trigger, instance_id FROM job_runs ORDER BY run_id");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 assertThat(rs.getString(5)).as("run %d", rs.getLong(4)).isEqualTo("ok");
                 assertThat(rs.getString(6)).isEqualTo("schedule");
@@ -114,15 +127,25 @@ abstract class JobSchedulerContract {
         assertThat(byJob).containsOnlyKeys(StandardJobs.NAMES);
         for (Map.Entry<String, List<long[]>> e : byJob.entrySet()) {
             List<Long> slotsRun = e.getValue().stream().map(r -> r[0]).toList();
-            assertThat(slotsRun).as("one run per occurrence of %s", e.getKey())
-                    .containsExactlyElementsOf(java.util.stream.LongStream.range(1000, 1000 + slots).boxed().toList());
+            assertThat(slotsRun)
+                    .as("one run per occurrence of %s", e.getKey())
+                    .containsExactlyElementsOf(java.util.stream.LongStream.range(1000, 1000 + slots)
+                            .boxed()
+                            .toList());
             List<Long> epochs = e.getValue().stream().map(r -> r[1]).toList();
-            assertThat(epochs).as("a new lease, a higher epoch, per run of %s", e.getKey()).isSorted().doesNotHaveDuplicates();
+            assertThat(epochs)
+                    .as("a new lease, a higher epoch, per run of %s", e.getKey())
+                    .isSorted()
+                    .doesNotHaveDuplicates();
         }
         assertThat(instances).isSubsetOf("i0", "i1", "i2");
-        assertThat(db.count("SELECT COUNT(*) FROM request_audit")).as("prune-audit deleted every old row").isZero();
+        assertThat(db.count("SELECT COUNT(*) FROM request_audit"))
+                .as("prune-audit deleted every old row")
+                .isZero();
         assertThat(db.count("SELECT COUNT(*) FROM job_checkpoints")).isZero();
-        assertThat(db.count("SELECT COUNT(*) FROM lease WHERE owner_id IS NOT NULL")).as("all released").isZero();
+        assertThat(db.count("SELECT COUNT(*) FROM lease WHERE owner_id IS NOT NULL"))
+                .as("all released")
+                .isZero();
     }
 
     /**
@@ -133,21 +156,24 @@ abstract class JobSchedulerContract {
     @Test
     void aClockSteppedBackByHoursStillRunsEachJobOncePerInterval() throws Exception {
         ManualTime time = new ManualTime(EPOCH_SLOT_1000);
-        JobScheduler s = scheduler("i0", time, JobSettings.defaults().withAllIntervals(INTERVAL).withBatchSize(2),
-                JobHooks.NONE);
+        JobScheduler s = scheduler(
+                "i0", time, JobSettings.defaults().withAllIntervals(INTERVAL).withBatchSize(2), JobHooks.NONE);
         s.tick();
         assertThat(slotsRun()).allSatisfy((job, slots) -> assertThat(slots).containsExactly(1000L));
         time.jumpWall(Duration.ofHours(-3));
         s.tick();
         time.elapse(INTERVAL.dividedBy(2));
         s.tick();
-        assertThat(slotsRun()).as("within an interval of the step").allSatisfy((job, slots) -> assertThat(slots).hasSize(1));
+        assertThat(slotsRun())
+                .as("within an interval of the step")
+                .allSatisfy((job, slots) -> assertThat(slots).hasSize(1));
         time.elapse(INTERVAL.dividedBy(2));
         s.tick();
         time.elapse(INTERVAL);
         s.tick();
         s.tick();
-        assertThat(slotsRun()).hasSize(StandardJobs.NAMES.size())
+        assertThat(slotsRun())
+                .hasSize(StandardJobs.NAMES.size())
                 .allSatisfy((job, slots) -> assertThat(slots).containsExactly(1000L, 1001L, 1002L));
     }
 
@@ -166,21 +192,25 @@ abstract class JobSchedulerContract {
             behind.elapse(INTERVAL);
         }
         long first = 1000 + Duration.ofHours(3).dividedBy(INTERVAL);
-        assertThat(slotsRun()).allSatisfy((job, slots) -> assertThat(slots).containsExactly(first, first + 1, first + 2));
-        for (int i = 0; i < 4; i++) {   // a is gone
+        assertThat(slotsRun())
+                .allSatisfy((job, slots) -> assertThat(slots).containsExactly(first, first + 1, first + 2));
+        for (int i = 0; i < 4; i++) { // a is gone
             b.tick();
             behind.elapse(INTERVAL.dividedBy(2));
         }
-        assertThat(slotsRun()).as("b ran the occurrences after a's, one per interval")
-                .allSatisfy((job, slots) -> assertThat(slots).containsExactly(first, first + 1, first + 2, first + 3, first + 4));
+        assertThat(slotsRun())
+                .as("b ran the occurrences after a's, one per interval")
+                .allSatisfy((job, slots) ->
+                        assertThat(slots).containsExactly(first, first + 1, first + 2, first + 3, first + 4));
     }
 
     /** Slots run per job, in run order. */
     Map<String, List<Long>> slotsRun() throws Exception {
         Map<String, List<Long>> m = new HashMap<>();
-        try (Connection c = db.pool.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT job_name, slot FROM job_runs WHERE run_trigger = 'schedule' ORDER BY run_id");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = db.pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT job_name, slot FROM job_runs WHERE run_trigger = 'schedule' ORDER BY run_id");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 m.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getLong(2));
             }
@@ -220,8 +250,10 @@ abstract class JobSchedulerContract {
             assertThat(view.get("outcome").asText()).isEqualTo("joined");
             assertThat(view.get("holder").get("instanceId").asText()).isEqualTo("instance-a");
         }
-        assertThatThrownBy(() -> b.requestRun("vacuum")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown job 'vacuum'").hasMessageContaining(StandardJobs.PURGE_TOMBSTONES);
+        assertThatThrownBy(() -> b.requestRun("vacuum"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown job 'vacuum'")
+                .hasMessageContaining(StandardJobs.PURGE_TOMBSTONES);
 
         JsonNode held = job(b.status(5), StandardJobs.PRUNE_AUDIT);
         assertThat(held.get("interval").asText()).isEqualTo("off");
@@ -229,11 +261,15 @@ abstract class JobSchedulerContract {
         assertThat(held.get("lease").get("instanceId").asText()).isEqualTo("instance-a");
         assertThat(held.get("lease").get("epoch").asLong()).isEqualTo(s.epoch());
         assertThat(held.get("checkpoint").get("processed").asLong()).isEqualTo(2);
-        assertThat(held.get("checkpoint").get("position").get("afterSeq").asLong()).isEqualTo(2);
+        assertThat(held.get("checkpoint").get("position").get("afterSeq").asLong())
+                .isEqualTo(2);
         assertThat(held.get("lastRuns").get(0).get("result").asText()).isEqualTo("running");
 
         go.countDown();
-        JsonNode done = awaitJob(b, StandardJobs.PRUNE_AUDIT, j -> j.get("lastRuns").get(0).get("result").asText().equals("ok"));
+        JsonNode done = awaitJob(
+                b,
+                StandardJobs.PRUNE_AUDIT,
+                j -> j.get("lastRuns").get(0).get("result").asText().equals("ok"));
         JsonNode run = done.get("lastRuns").get(0);
         assertThat(run.get("runId").asLong()).isEqualTo(s.runId());
         assertThat(run.get("trigger").asText()).isEqualTo("manual");
@@ -241,24 +277,34 @@ abstract class JobSchedulerContract {
         assertThat(run.get("processed").asLong()).isEqualTo(5);
         assertThat(run.get("slot").isNull()).isTrue();
         assertThat(done.get("checkpoint").isNull()).isTrue();
-        assertThat(done.get("lastCompletedSlot").isNull()).as("a manual run completes no occurrence").isTrue();
+        assertThat(done.get("lastCompletedSlot").isNull())
+                .as("a manual run completes no occurrence")
+                .isTrue();
     }
 
     @Test
     void closingLetsAPausedRunGoInterruptedAndAnotherInstanceResumesItAsATakeover() throws Exception {
         WallTime time = new WallTime(EPOCH_SLOT_1000);
         oldAuditRows(5, time.now());
-        JobSettings paused = JobSettings.defaults().withScheduled(false).withBatchSize(2)
+        JobSettings paused = JobSettings.defaults()
+                .withScheduled(false)
+                .withBatchSize(2)
                 .withPauseAfterFirstBatch(Set.of(StandardJobs.PRUNE_AUDIT));
         JobScheduler a = scheduler("instance-a", time, paused, JobHooks.NONE);
         RunRequest.Started s = (RunRequest.Started) a.requestRun(StandardJobs.PRUNE_AUDIT);
-        awaitJob(a, StandardJobs.PRUNE_AUDIT, j -> !j.get("checkpoint").isNull() && j.get("checkpoint").get("processed").asLong() == 2);
+        awaitJob(
+                a,
+                StandardJobs.PRUNE_AUDIT,
+                j -> !j.get("checkpoint").isNull()
+                        && j.get("checkpoint").get("processed").asLong() == 2);
 
         a.close();
         JsonNode left = job(scheduler("viewer", time, paused, JobHooks.NONE).status(5), StandardJobs.PRUNE_AUDIT);
         assertThat(left.get("lastRuns").get(0).get("result").asText()).isEqualTo("interrupted");
         assertThat(left.get("checkpoint").get("runId").asLong()).isEqualTo(s.runId());
-        assertThat(left.get("lease").get("held").asBoolean()).as("released on close").isFalse();
+        assertThat(left.get("lease").get("held").asBoolean())
+                .as("released on close")
+                .isFalse();
 
         JobScheduler b = scheduler("instance-b", time, JobSettings.defaults().withBatchSize(2), JobHooks.NONE);
         b.tick();
@@ -275,11 +321,18 @@ abstract class JobSchedulerContract {
     @Test
     void theTickFollowsTheShortestScheduledInterval() {
         WallTime time = new WallTime(EPOCH_SLOT_1000);
-        assertThat(scheduler("x", time, JobSettings.defaults(), JobHooks.NONE).tickPeriod()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(scheduler("y", time, JobSettings.defaults().withInterval(StandardJobs.PRUNE_AUDIT, INTERVAL),
-                JobHooks.NONE).tickPeriod()).isEqualTo(Duration.ofMillis(250));
-        assertThat(scheduler("z", time, JobSettings.defaults().withAllIntervals(Duration.ofMillis(100)),
-                JobHooks.NONE).tickPeriod()).isEqualTo(Duration.ofMillis(50));
+        assertThat(scheduler("x", time, JobSettings.defaults(), JobHooks.NONE).tickPeriod())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(scheduler(
+                                "y",
+                                time,
+                                JobSettings.defaults().withInterval(StandardJobs.PRUNE_AUDIT, INTERVAL),
+                                JobHooks.NONE)
+                        .tickPeriod())
+                .isEqualTo(Duration.ofMillis(250));
+        assertThat(scheduler("z", time, JobSettings.defaults().withAllIntervals(Duration.ofMillis(100)), JobHooks.NONE)
+                        .tickPeriod())
+                .isEqualTo(Duration.ofMillis(50));
     }
 
     static JsonNode job(ObjectNode status, String name) {

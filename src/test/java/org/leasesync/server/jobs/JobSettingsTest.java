@@ -30,27 +30,40 @@ class JobSettingsTest {
         JobSettings s = JobSettings.defaults().withInterval(StandardJobs.PRUNE_AUDIT, JobSettings.OFF);
         assertThat(s.interval(StandardJobs.PRUNE_AUDIT)).isEmpty();
         assertThat(s.interval(StandardJobs.PURGE_TOMBSTONES)).isPresent();
-        assertThat(s.withScheduled(false).interval(StandardJobs.PURGE_TOMBSTONES)).isEmpty();
-        assertThat(s.withScheduled(false).intervals().get(StandardJobs.PURGE_TOMBSTONES)).isEqualTo(Duration.ofHours(1));
+        assertThat(s.withScheduled(false).interval(StandardJobs.PURGE_TOMBSTONES))
+                .isEmpty();
+        assertThat(s.withScheduled(false).intervals().get(StandardJobs.PURGE_TOMBSTONES))
+                .isEqualTo(Duration.ofHours(1));
     }
 
     @Test
     void badValuesAreRefusedNamingThem() {
         JobSettings d = JobSettings.defaults();
         assertThatThrownBy(() -> d.withInterval("vacuum", Duration.ofMinutes(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown job 'vacuum'")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown job 'vacuum'")
                 .hasMessageContaining("release-stale-claims");
         assertThatThrownBy(() -> d.withInterval(StandardJobs.PRUNE_AUDIT, Duration.ofMillis(99)))
-                .hasMessageContaining("interval of job prune-audit must be between 100ms and 30d").hasMessageContaining("PT0.099S");
-        assertThatThrownBy(() -> d.withInterval(StandardJobs.PRUNE_AUDIT, Duration.ofDays(31))).hasMessageContaining("PT744H");
+                .hasMessageContaining("interval of job prune-audit must be between 100ms and 30d")
+                .hasMessageContaining("PT0.099S");
+        assertThatThrownBy(() -> d.withInterval(StandardJobs.PRUNE_AUDIT, Duration.ofDays(31)))
+                .hasMessageContaining("PT744H");
         assertThatThrownBy(() -> d.withLeaseTtl(Duration.ofMillis(10))).hasMessageContaining("job lease TTL");
-        assertThatThrownBy(() -> d.withAuditRetention(Duration.ZERO)).hasMessageContaining("audit retention must be positive");
+        assertThatThrownBy(() -> d.withAuditRetention(Duration.ZERO))
+                .hasMessageContaining("audit retention must be positive");
         assertThatThrownBy(() -> d.withTombstoneRetention(Duration.ofSeconds(-1)))
                 .hasMessageContaining("tombstone retention must be positive");
         assertThatThrownBy(() -> d.withBatchSize(0)).hasMessageContaining("batch size must be 1..10000 but was 0");
         assertThatThrownBy(() -> d.withPauseAfterFirstBatch(Set.of("x"))).hasMessageContaining("unknown job 'x'");
-        assertThatThrownBy(() -> new JobSettings(true, Map.of("vacuum", Duration.ofMinutes(1)), Duration.ofSeconds(15),
-                Duration.ofDays(1), Duration.ofDays(1), 10, Set.of())).hasMessageContaining("unknown job 'vacuum'");
+        assertThatThrownBy(() -> new JobSettings(
+                        true,
+                        Map.of("vacuum", Duration.ofMinutes(1)),
+                        Duration.ofSeconds(15),
+                        Duration.ofDays(1),
+                        Duration.ofDays(1),
+                        10,
+                        Set.of()))
+                .hasMessageContaining("unknown job 'vacuum'");
     }
 
     @Test
@@ -60,7 +73,9 @@ class JobSettingsTest {
         assertThat(none.accepts(99, 0)).isTrue();
         assertThat(none.accepts(5, 1)).as("a generation never issued").isFalse();
         TombstoneHorizons.Horizon h = new TombstoneHorizons.Horizon(10, 4, 2);
-        assertThat(h.accepts(9, 0)).as("issued before the purges, below the horizon").isFalse();
+        assertThat(h.accepts(9, 0))
+                .as("issued before the purges, below the horizon")
+                .isFalse();
         assertThat(h.accepts(9, 1)).as("issued between two purges").isFalse();
         assertThat(h.accepts(10, 0)).as("saw every purged tombstone").isTrue();
         assertThat(h.accepts(3, 2)).as("issued since the last purge").isTrue();

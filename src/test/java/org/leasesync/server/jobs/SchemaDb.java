@@ -47,7 +47,10 @@ final class SchemaDb implements AutoCloseable {
         cfg.setPassword(Postgres.PASSWORD);
         cfg.setMaximumPoolSize(8);
         cfg.setConnectionInitSql(SqlDialect.POSTGRESQL.connectionInitSql());
-        return migrated(new HikariDataSource(cfg), SqlDialect.POSTGRESQL, Dialect.POSTGRESQL.migrations(),
+        return migrated(
+                new HikariDataSource(cfg),
+                SqlDialect.POSTGRESQL,
+                Dialect.POSTGRESQL.migrations(),
                 "PostgreSQL " + pg.name());
     }
 
@@ -61,13 +64,16 @@ final class SchemaDb implements AutoCloseable {
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     long count(String sql) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -75,7 +81,8 @@ final class SchemaDb implements AutoCloseable {
 
     /** Runs a prepared statement with the given parameters (auto-commit). */
     void update(String sql, Object... params) throws SQLException {
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }

@@ -40,8 +40,7 @@ abstract class StandardJobsContract {
     }
 
     /** One batch's outcome, as the runner would commit it. */
-    record Step<P>(P next, long processed, boolean finished) {
-    }
+    record Step<P>(P next, long processed, boolean finished) {}
 
     /** Runs a whole occurrence batch by batch, each batch in a transaction of its own, from the job's start. */
     <P> List<Step<P>> runAll(Job<P> job, int batchSize) {
@@ -73,7 +72,7 @@ abstract class StandardJobsContract {
         for (int i = 0; i < 6; i++) {
             key(i % 2 == 0 ? "alice" : "bob", "old-" + i, NOW_MS - retention - HOUR - i);
         }
-        key("alice", "at-the-cutoff", NOW_MS - retention);         // expired: lookups ignore it from this instant
+        key("alice", "at-the-cutoff", NOW_MS - retention); // expired: lookups ignore it from this instant
         key("alice", "fresh-1", NOW_MS - retention + 1);
         key("bob", "fresh-2", NOW_MS - HOUR);
         key("bob", "fresh-3", NOW_MS);
@@ -129,10 +128,10 @@ abstract class StandardJobsContract {
         scope("alice", "course_sync", 6);
         scope("alice", "message_sync", 1);
         scope("bob", "backup", 3);
-        record("alice", "course_sync", "r1", 1, false, 1, old);       // live: never purged
+        record("alice", "course_sync", "r1", 1, false, 1, old); // live: never purged
         record("alice", "course_sync", "r2", 3, true, 2, old);
         record("alice", "course_sync", "r3", 7, true, 5, old);
-        record("alice", "course_sync", "r4", 2, true, 6, young);      // a tombstone, but recent
+        record("alice", "course_sync", "r4", 2, true, 6, young); // a tombstone, but recent
         record("alice", "message_sync", "m1", 1, false, 1, old);
         record("bob", "backup", "b1", 2, true, 3, old);
 
@@ -140,9 +139,11 @@ abstract class StandardJobsContract {
         List<Step<PurgeTombstonesJob.Position>> steps = runAll(job, 1);
 
         assertThat(steps).extracting(Step::processed).containsExactly(1L, 1L, 1L, 0L);
-        assertThat(steps).extracting(s -> s.next().user() + "|" + s.next().scope())
+        assertThat(steps)
+                .extracting(s -> s.next().user() + "|" + s.next().scope())
                 .containsExactly("alice|course_sync", "alice|course_sync", "bob|backup", "bob|backup");
-        assertThat(strings("SELECT record_id FROM sync_records ORDER BY record_id")).containsExactly("m1", "r1", "r4");
+        assertThat(strings("SELECT record_id FROM sync_records ORDER BY record_id"))
+                .containsExactly("m1", "r1", "r4");
         try (Connection c = db.pool.getConnection()) {
             // Two purges there, one in bob's: each moves the generation up by a random step of at least 1.
             TombstoneHorizons.Horizon alice = TombstoneHorizons.read(c, "alice", "course_sync");
@@ -172,20 +173,28 @@ abstract class StandardJobsContract {
 
         List<Step<ReleaseStaleClaimsJob.Position>> steps = runAll(job, 2);
 
-        assertThat(steps).extracting(s -> s.next().afterInstance())
+        assertThat(steps)
+                .extracting(s -> s.next().afterInstance())
                 .containsExactly("", "dead-a", "dead-c", "live-b", "live-b");
         assertThat(steps).extracting(Step::processed).containsExactly(2L, 1L, 1L, 0L, 0L);
-        assertThat(strings("SELECT idem_key FROM idempotency_claims ORDER BY idem_key")).containsExactly("k1", "k2", "k6");
+        assertThat(strings("SELECT idem_key FROM idempotency_claims ORDER BY idem_key"))
+                .containsExactly("k1", "k2", "k6");
     }
 
     private void key(String user, String key, long completedAtMs) throws Exception {
-        db.update("INSERT INTO idempotency_keys (user_id, idem_key, scope, request_hash, status_code, response_body,"
-                + " completed_at_ms) VALUES (?, ?, 'backup', 'h', 200, '{}', ?)", user, key, completedAtMs);
+        db.update(
+                "INSERT INTO idempotency_keys (user_id, idem_key, scope, request_hash, status_code, response_body,"
+                        + " completed_at_ms) VALUES (?, ?, 'backup', 'h', 200, '{}', ?)",
+                user,
+                key,
+                completedAtMs);
     }
 
     private void audit(long atMs) throws Exception {
-        db.update("INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
-                + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')", atMs);
+        db.update(
+                "INSERT INTO request_audit (at_ms, path_user, scope, op, status, applied, duplicates, conflicts)"
+                        + " VALUES (?, 'alice', 'backup', 'pull', 200, '', '', '')",
+                atMs);
     }
 
     private void scope(String user, String scope, long lastSeq) throws Exception {
@@ -194,20 +203,34 @@ abstract class StandardJobsContract {
 
     private void record(String user, String scope, String id, long version, boolean deleted, long seq, long atMs)
             throws Exception {
-        db.update("INSERT INTO sync_records (user_id, scope, record_id, record_version, deleted, payload, seq,"
-                + " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", user, scope, id, version, deleted,
-                deleted ? null : "{}", seq, atMs);
+        db.update(
+                "INSERT INTO sync_records (user_id, scope, record_id, record_version, deleted, payload, seq,"
+                        + " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                user,
+                scope,
+                id,
+                version,
+                deleted,
+                deleted ? null : "{}",
+                seq,
+                atMs);
     }
 
     private void claim(String instance, String key) throws Exception {
-        db.update("INSERT INTO idempotency_claims (user_id, idem_key, scope, request_hash, instance_id, claim_id,"
-                + " claimed_at_ms) VALUES ('alice', ?, 'backup', 'h', ?, ?, ?)", key, instance, "claim-" + key, NOW_MS);
+        db.update(
+                "INSERT INTO idempotency_claims (user_id, idem_key, scope, request_hash, instance_id, claim_id,"
+                        + " claimed_at_ms) VALUES ('alice', ?, 'backup', 'h', ?, ?, ?)",
+                key,
+                instance,
+                "claim-" + key,
+                NOW_MS);
     }
 
     List<String> strings(String sql) throws Exception {
         List<String> out = new ArrayList<>();
-        try (Connection c = db.pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = db.pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getString(1));
             }
@@ -217,8 +240,9 @@ abstract class StandardJobsContract {
 
     List<Long> longs(String sql) throws Exception {
         List<Long> out = new ArrayList<>();
-        try (Connection c = db.pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = db.pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getLong(1));
             }

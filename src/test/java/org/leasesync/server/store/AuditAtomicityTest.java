@@ -44,8 +44,8 @@ class AuditAtomicityTest {
     }
 
     private static PushRequest oneChange(String changeId) {
-        return PushRequest.parse(TestClient.oneChange(changeId, "rec-1", 0, "{\"title\":\"T\"}")
-                .getBytes(StandardCharsets.UTF_8));
+        return PushRequest.parse(
+                TestClient.oneChange(changeId, "rec-1", 0, "{\"title\":\"T\"}").getBytes(StandardCharsets.UTF_8));
     }
 
     private boolean recordExists() throws SQLException {
@@ -57,10 +57,12 @@ class AuditAtomicityTest {
     @Test
     void aPushWhoseAuditRowCannotBeWrittenAppliesAndStoresNothing() throws Exception {
         // A scope value longer than its column makes the audit insert fail inside the push's transaction.
-        RequestAudit unwritable = new RequestAudit(audits, AuditEntry.PUSH, "alice", "x".repeat(300), null, null, "k-1");
+        RequestAudit unwritable =
+                new RequestAudit(audits, AuditEntry.PUSH, "alice", "x".repeat(300), null, null, "k-1");
 
-        assertThatThrownBy(() -> service.execute("alice", "course_sync", "k-1", "hash", oneChange("c-1"), null,
-                unwritable)).isInstanceOf(SQLException.class);
+        assertThatThrownBy(() ->
+                        service.execute("alice", "course_sync", "k-1", "hash", oneChange("c-1"), null, unwritable))
+                .isInstanceOf(SQLException.class);
 
         assertThat(unwritable.isWritten()).isFalse();
         assertThat(recordExists()).isFalse();

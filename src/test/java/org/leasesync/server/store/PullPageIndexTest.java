@@ -16,7 +16,8 @@ class PullPageIndexTest {
 
     @Test
     void aPageReadsOnlyItsOwnRowsFromTheIndexInOrder() throws Exception {
-        try (ServerDatabase db = ServerDatabase.open(null); Connection c = db.connection()) {
+        try (ServerDatabase db = ServerDatabase.open(null);
+                Connection c = db.connection()) {
             RecordStore records = new RecordStore(db);
             c.setAutoCommit(false);
             for (int i = 1; i <= 300; i++) {
@@ -35,8 +36,11 @@ class PullPageIndexTest {
                 }
             }
             RecordStore.Page page = records.changesSince(c, "alice", "backup", 100, 20);
-            assertThat(page.records()).extracting(RecordStore.StoredRecord::seq)
-                    .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(101, 120).boxed().toList());
+            assertThat(page.records())
+                    .extracting(RecordStore.StoredRecord::seq)
+                    .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(101, 120)
+                            .boxed()
+                            .toList());
             assertThat(page.hasMore()).isTrue();
         }
     }

@@ -16,10 +16,13 @@ class ServerDatabaseConfigTest {
 
     @Test
     void aPostgresConfigNeverShowsItsPassword() {
-        ServerDatabaseConfig.Postgres pg = new ServerDatabaseConfig.Postgres(URL + "?sslmode=require", "sync",
-                "hunter2", 10);
+        ServerDatabaseConfig.Postgres pg =
+                new ServerDatabaseConfig.Postgres(URL + "?sslmode=require", "sync", "hunter2", 10);
 
-        assertThat(pg.toString()).doesNotContain("hunter2").contains("password=***").contains("poolSize=10");
+        assertThat(pg.toString())
+                .doesNotContain("hunter2")
+                .contains("password=***")
+                .contains("poolSize=10");
         assertThat(pg.describe()).isEqualTo("PostgreSQL " + URL + " as sync");
         assertThat(pg.safeUrl()).isEqualTo(URL);
         assertThat(ServerConfig.defaults().withDatabase(pg).toString()).doesNotContain("hunter2");
@@ -28,16 +31,21 @@ class ServerDatabaseConfigTest {
     @Test
     void badPostgresValuesAreRefusedNamingTheValue() {
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres("jdbc:h2:mem:x", "u", "", 10))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'jdbc:h2:mem:x'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'jdbc:h2:mem:x'");
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres(URL + "?user=u&Password=hunter2", "u", "", 10))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("password")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("password")
                 .hasMessageNotContaining("hunter2");
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres(URL, " ", "", 10))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("user");
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres(URL, "u", "", 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("but was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("but was 0");
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres(URL, "u", "", 201))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("but was 201");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("but was 201");
         assertThatThrownBy(() -> new ServerDatabaseConfig.Postgres(URL, "u", null, 10))
                 .isInstanceOf(NullPointerException.class);
     }
@@ -50,12 +58,19 @@ class ServerDatabaseConfigTest {
         assertThat(ServerConfig.defaults().dataDir()).isNull();
         assertThat(ServerConfig.defaults().withDataDir(dir).database()).isEqualTo(new ServerDatabaseConfig.H2File(dir));
         assertThat(ServerConfig.defaults().withDataDir(dir).dataDir()).isEqualTo(dir);
-        assertThat(ServerConfig.defaults().withDataDir(dir).withDataDir(null).dataDir()).isNull();
-        assertThat(ServerConfig.defaults().withDatabase(new ServerDatabaseConfig.Postgres(URL, "u", "", 3)).dataDir())
+        assertThat(ServerConfig.defaults().withDataDir(dir).withDataDir(null).dataDir())
                 .isNull();
-        assertThat(ServerConfig.defaults().withDatabase(new ServerDatabaseConfig.Postgres(URL, "u", "", 3))
-                .withSeed(Seed.NONE).database()).isInstanceOf(ServerDatabaseConfig.Postgres.class);
+        assertThat(ServerConfig.defaults()
+                        .withDatabase(new ServerDatabaseConfig.Postgres(URL, "u", "", 3))
+                        .dataDir())
+                .isNull();
+        assertThat(ServerConfig.defaults()
+                        .withDatabase(new ServerDatabaseConfig.Postgres(URL, "u", "", 3))
+                        .withSeed(Seed.NONE)
+                        .database())
+                .isInstanceOf(ServerDatabaseConfig.Postgres.class);
         assertThatThrownBy(() -> ServerConfig.defaults().withDataDir(Path.of(" ")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataDir");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dataDir");
     }
 }

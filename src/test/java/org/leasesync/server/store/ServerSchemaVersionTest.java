@@ -17,8 +17,15 @@ class ServerSchemaVersionTest {
             JdbcDataSource empty = new JdbcDataSource();
             empty.setURL("jdbc:h2:mem:server-schema-version-" + d);
             empty.setUser("sa");
-            int highest = Arrays.stream(Flyway.configure().dataSource(empty).locations(d.migrations()).load().info().all())
-                    .mapToInt(m -> Integer.parseInt(m.getVersion().getVersion())).max().orElse(-1);
+            int highest = Arrays.stream(Flyway.configure()
+                            .dataSource(empty)
+                            .locations(d.migrations())
+                            .load()
+                            .info()
+                            .all())
+                    .mapToInt(m -> Integer.parseInt(m.getVersion().getVersion()))
+                    .max()
+                    .orElse(-1);
             assertThat(highest).as(String.join(",", d.migrations())).isEqualTo(Dialect.LATEST_MIGRATION);
         }
     }
@@ -29,7 +36,11 @@ class ServerSchemaVersionTest {
         ds.setURL("jdbc:h2:mem:server-schema-version-migrated;DB_CLOSE_DELAY=-1");
         ds.setUser("sa");
         assertThat(SchemaVersion.isCurrent(ds, Dialect.LATEST_MIGRATION)).isFalse();
-        Flyway.configure().dataSource(ds).locations(Dialect.H2.migrations()).load().migrate();
+        Flyway.configure()
+                .dataSource(ds)
+                .locations(Dialect.H2.migrations())
+                .load()
+                .migrate();
         assertThat(SchemaVersion.isCurrent(ds, Dialect.LATEST_MIGRATION)).isTrue();
     }
 }

@@ -49,17 +49,24 @@ class StatsFlushTest {
     }
 
     private void execute(String sql) throws SQLException {
-        try (Connection c = db.connection(); Statement s = c.createStatement()) {
+        try (Connection c = db.connection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     private String runRow() throws SQLException {
-        try (Connection c = db.connection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT run_id, start_us, end_us FROM run_intervals")) {
+        try (Connection c = db.connection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT run_id, start_us, end_us FROM run_intervals")) {
             StringBuilder out = new StringBuilder();
             while (rs.next()) {
-                out.append(rs.getString(1)).append(' ').append(rs.getLong(2)).append(' ').append(rs.getLong(3)).append(';');
+                out.append(rs.getString(1))
+                        .append(' ')
+                        .append(rs.getLong(2))
+                        .append(' ')
+                        .append(rs.getLong(3))
+                        .append(';');
             }
             return out.toString();
         }
@@ -79,7 +86,9 @@ class StatsFlushTest {
         stats.recordRun("alice", "backup", "run-1", T0, T0.plusMillis(10));
         stats.recordRun("alice", "backup", "run-1", T0.plusMillis(50), T0.plusMillis(70));
 
-        assertThat(tables.snapshot()).as("nothing written per request").isEqualTo(new ServerStats(0, 0, 0, Map.of(), 0));
+        assertThat(tables.snapshot())
+                .as("nothing written per request")
+                .isEqualTo(new ServerStats(0, 0, 0, Map.of(), 0));
         assertThat(runRow()).isEmpty();
 
         stats.flush();
@@ -88,7 +97,8 @@ class StatsFlushTest {
         ServerStats written = tables.snapshot();
         assertThat(written.requests()).isEqualTo(5);
         assertThat(written.pushes()).isEqualTo(2);
-        assertThat(runRow()).as("one run, one widened interval")
+        assertThat(runRow())
+                .as("one run, one widened interval")
                 .isEqualTo("run-1 " + micros(T0) + " " + micros(T0.plusMillis(70)) + ";");
     }
 
@@ -124,27 +134,33 @@ class StatsFlushTest {
 
         assertThat(tables.snapshot()).isEqualTo(new ServerStats(0, 0, 0, Map.of(), 0));
         stats.flush();
-        assertThat(tables.snapshot().requests()).as("the request before the reset stays reset").isZero();
+        assertThat(tables.snapshot().requests())
+                .as("the request before the reset stays reset")
+                .isZero();
     }
 
     @Test
     void instancesWriteTheirCountsEverySecondAndWhenTheyClose() throws Exception {
         ServerConfig cfg = ServerConfig.defaults().withDatabase(PostgresDatabases.fresh());
-        try (ReferenceServer a = ReferenceServer.start(cfg); ReferenceServer b = ReferenceServer.start(cfg);
-             ReferenceServer c = ReferenceServer.start(cfg)) {
+        try (ReferenceServer a = ReferenceServer.start(cfg);
+                ReferenceServer b = ReferenceServer.start(cfg);
+                ReferenceServer c = ReferenceServer.start(cfg)) {
             TestClient onA = new TestClient(a);
             for (int i = 0; i < 3; i++) {
                 assertThat(onA.pull("alice", "course_sync", null).status()).isEqualTo(200);
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (b.stats().requests() < 3) {
-                assertThat(System.nanoTime()).as("a's counts never reached the database").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("a's counts never reached the database")
+                        .isLessThan(deadline);
                 Thread.sleep(20);
             }
             assertThat(b.stats().requests()).isEqualTo(3);
 
             TestClient onC = new TestClient(c);
-            assertThat(onC.push("alice", "backup", "k-close", TestClient.oneChange("c-close", "r", 0, "{}")).status())
+            assertThat(onC.push("alice", "backup", "k-close", TestClient.oneChange("c-close", "r", 0, "{}"))
+                            .status())
                     .isEqualTo(200);
             c.close();
             assertThat(b.stats().pushes()).as("written when c closed").isEqualTo(1);

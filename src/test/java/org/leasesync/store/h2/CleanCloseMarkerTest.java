@@ -25,8 +25,9 @@ class CleanCloseMarkerTest {
     private Path fileWithRows(int rows) {
         try (Database db = Database.openFile(dir)) {
             db.transaction("seed", c -> {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO local_record (user_id, scope, record_id,"
-                        + " version, deleted, payload, server_time_ms) VALUES ('alice', 'backup', ?, 1, FALSE, ?, 0)")) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO local_record (user_id, scope, record_id,"
+                                + " version, deleted, payload, server_time_ms) VALUES ('alice', 'backup', ?, 1, FALSE, ?, 0)")) {
                     for (int i = 0; i < rows; i++) {
                         ps.setString(1, "r-" + i);
                         ps.setString(2, "{\"n\":" + i + ",\"text\":\"" + "x".repeat(200) + "\"}");
@@ -53,7 +54,7 @@ class CleanCloseMarkerTest {
                 }
                 return null;
             });
-            assertThat(CleanCloseMarker.matches(file)).isFalse();   // H2 has written to it
+            assertThat(CleanCloseMarker.matches(file)).isFalse(); // H2 has written to it
             db.query("read", c -> null);
         }
         assertThat(CleanCloseMarker.matches(file)).isTrue();
@@ -69,7 +70,8 @@ class CleanCloseMarkerTest {
         String damaged = DamagedFiles.sha256(file);
 
         // Changed from outside: the marker no longer matches, the full check runs and refuses the file.
-        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
 
         // The documented blind spot: bytes changed in place with size and time put back by hand.
@@ -77,16 +79,17 @@ class CleanCloseMarkerTest {
         assertThat(CleanCloseMarker.matches(file)).isTrue();
         assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.INTACT);
         Files.delete(CleanCloseMarker.markerOf(file));
-        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
-        assertThat(DamagedFiles.sha256(file)).isEqualTo(damaged);   // checking never writes
+        assertThat(DamagedFiles.sha256(file)).isEqualTo(damaged); // checking never writes
     }
 
     @Test
     void aMatchingMarkerDoesNotHideAnEndOrHeaderThatNoLongerReadsAsClosed() throws Exception {
         Path file = fileWithRows(2_000);
         FileTime closedAt = Files.getLastModifiedTime(file);
-        assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.INTACT);   // the bounded check
+        assertThat(DatabaseFileCheck.check(file)).isEqualTo(DatabaseFileCheck.Result.INTACT); // the bounded check
         String intact = DamagedFiles.sha256(file);
 
         // Both store headers overwritten in place, size and time put back: the marker still matches, the
@@ -96,7 +99,8 @@ class CleanCloseMarkerTest {
         }
         Files.setLastModifiedTime(file, closedAt);
         assertThat(CleanCloseMarker.matches(file)).isTrue();
-        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
         assertThat(DamagedFiles.sha256(file)).isNotEqualTo(intact);
     }
@@ -129,7 +133,8 @@ class CleanCloseMarkerTest {
         assertThat(CleanCloseMarker.matches(file)).isTrue();
         DamagedFiles.OVERWRITTEN_IN_THE_MIDDLE.damage(elsewhere);
         assertThat(CleanCloseMarker.matches(file)).isFalse();
-        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
     }
 
@@ -148,16 +153,20 @@ class CleanCloseMarkerTest {
                 ch.write(ByteBuffer.wrap(junk), liveBlock * 4096);
             }
             assertThatThrownBy(() -> db.query("read every record", c -> {
-                try (var st = c.createStatement(); var rs = st.executeQuery("SELECT * FROM local_record")) {
-                    while (rs.next()) {
-                        rs.getString("payload");
-                    }
-                }
-                return null;
-            })).isInstanceOf(StoreException.class).hasMessageContaining("the file is damaged");
+                        try (var st = c.createStatement();
+                                var rs = st.executeQuery("SELECT * FROM local_record")) {
+                            while (rs.next()) {
+                                rs.getString("payload");
+                            }
+                        }
+                        return null;
+                    }))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("the file is damaged");
         }
         assertThat(CleanCloseMarker.markerOf(file)).doesNotExist();
-        assertThatThrownBy(() -> DatabaseFileCheck.check(file)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> DatabaseFileCheck.check(file))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
     }
 
@@ -174,7 +183,8 @@ class CleanCloseMarkerTest {
         Files.setLastModifiedTime(file, closedAt);
         assertThat(CleanCloseMarker.matches(file)).isTrue();
         String damaged = DamagedFiles.sha256(file);
-        assertThatThrownBy(() -> Database.openFile(dir).close()).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> Database.openFile(dir).close())
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("damaged");
         assertThat(DamagedFiles.sha256(file)).isEqualTo(damaged);
     }
@@ -187,7 +197,9 @@ class CleanCloseMarkerTest {
                 ByteBuffer b = ByteBuffer.allocate(4096);
                 ch.read(b, h * 4096L);
                 java.util.Map<String, String> m = DatabaseFileCheck.checksummed(b.array());
-                if (m != null && (newest == null || Long.parseLong(m.get("version"), 16) > Long.parseLong(newest.get("version"), 16))) {
+                if (m != null
+                        && (newest == null
+                                || Long.parseLong(m.get("version"), 16) > Long.parseLong(newest.get("version"), 16))) {
                     newest = m;
                 }
             }

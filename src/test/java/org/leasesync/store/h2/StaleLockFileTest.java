@@ -17,10 +17,9 @@ import org.leasesync.lease.OwnerLiveness;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TaskRegistry;
 import org.leasesync.lease.TimeSource;
+import org.leasesync.store.LocalStore;
 import org.leasesync.testing.JavaProcess;
 import org.leasesync.testing.LeaseHolderMain;
-import org.leasesync.store.Database;
-import org.leasesync.store.LocalStore;
 import org.leasesync.testing.ProcessTest;
 
 /**
@@ -45,7 +44,8 @@ class StaleLockFileTest {
         try {
             Properties record = read(dir.resolve(StaleLockFile.OWNER_FILE));
             assertThat(OwnerId.parse(record.getProperty("owner")).pid()).isEqualTo(holder.pid());
-            assertThat(record.getProperty("lockId")).isEqualTo(read(lockFile(dir)).getProperty("id"));
+            assertThat(record.getProperty("lockId"))
+                    .isEqualTo(read(lockFile(dir)).getProperty("id"));
             holder.destroyForcibly();
             assertThat(holder.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(lockFile(dir)).as("SIGKILL leaves H2's lock file behind").exists();
@@ -55,15 +55,21 @@ class StaleLockFileTest {
 
             try (LocalStore store = LocalStore.openFile(dir)) {
                 OwnerId me = OwnerId.forCurrentProcess();
-                TaskRegistry registry = new TaskRegistry(store.leases(), me, Duration.ofMinutes(1), TimeSource.system(),
+                TaskRegistry registry = new TaskRegistry(
+                        store.leases(),
+                        me,
+                        Duration.ofMinutes(1),
+                        TimeSource.system(),
                         OwnerLiveness.processTable(me.host()));
                 Optional<HeldLease> lease = registry.tryAcquire(KEY);
                 assertThat(lease).as("the dead holder's lease is taken over").isPresent();
                 assertThat(lease.get().fence().epoch()).isEqualTo(2);
                 registry.release(lease.get());
                 Properties now = read(dir.resolve(StaleLockFile.OWNER_FILE));
-                assertThat(OwnerId.parse(now.getProperty("owner")).pid()).isEqualTo(ProcessHandle.current().pid());
-                assertThat(now.getProperty("lockId")).isEqualTo(read(lockFile(dir)).getProperty("id"))
+                assertThat(OwnerId.parse(now.getProperty("owner")).pid())
+                        .isEqualTo(ProcessHandle.current().pid());
+                assertThat(now.getProperty("lockId"))
+                        .isEqualTo(read(lockFile(dir)).getProperty("id"))
                         .isNotEqualTo(record.getProperty("lockId"));
             }
         } finally {
@@ -80,7 +86,9 @@ class StaleLockFileTest {
             assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).isFalse();
             signal("STOP", holder.pid());
             try {
-                assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("a stopped process is alive").isFalse();
+                assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                        .as("a stopped process is alive")
+                        .isFalse();
             } finally {
                 signal("CONT", holder.pid());
             }
@@ -88,10 +96,18 @@ class StaleLockFileTest {
 
             try (LocalStore store = LocalStore.openFile(dir)) {
                 OwnerId me = OwnerId.forCurrentProcess();
-                TaskRegistry registry = new TaskRegistry(store.leases(), me, Duration.ofMinutes(1), TimeSource.system(),
+                TaskRegistry registry = new TaskRegistry(
+                        store.leases(),
+                        me,
+                        Duration.ofMinutes(1),
+                        TimeSource.system(),
                         OwnerLiveness.processTable(me.host()));
-                assertThat(registry.tryAcquire(KEY)).as("the live holder keeps its lease").isEmpty();
-                assertThat(read(lockFile(dir))).as("the live host still holds the file").isEqualTo(before);
+                assertThat(registry.tryAcquire(KEY))
+                        .as("the live holder keeps its lease")
+                        .isEmpty();
+                assertThat(read(lockFile(dir)))
+                        .as("the live host still holds the file")
+                        .isEqualTo(before);
             }
             assertThat(holder.isAlive()).isTrue();
         } finally {
@@ -110,19 +126,31 @@ class StaleLockFileTest {
 
         writeLock(dir, "17a0b1c2d3");
         writeRecord(dir, "17a0b1c2d3", elsewhere);
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("an owner on another machine").isFalse();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("an owner on another machine")
+                .isFalse();
         writeRecord(dir, "ffff000011", dead);
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("a record of another lock id").isFalse();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("a record of another lock id")
+                .isFalse();
         writeRecord(dir, "17a0b1c2d3", me);
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("a live owner").isFalse();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("a live owner")
+                .isFalse();
         Files.writeString(dir.resolve(StaleLockFile.OWNER_FILE), "lockId=17a0b1c2d3\nowner=not an owner id\n");
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("an unreadable record").isFalse();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("an unreadable record")
+                .isFalse();
         assertThat(lockFile(dir)).exists();
 
         writeRecord(dir, "17a0b1c2d3", dead);
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("same machine, pid gone").isTrue();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("same machine, pid gone")
+                .isTrue();
         assertThat(lockFile(dir)).doesNotExist();
-        assertThat(StaleLockFile.removeIfHostDead(dir, liveness)).as("no lock file").isFalse();
+        assertThat(StaleLockFile.removeIfHostDead(dir, liveness))
+                .as("no lock file")
+                .isFalse();
     }
 
     private Process startHolder(Path dir) throws Exception {
@@ -130,15 +158,22 @@ class StaleLockFileTest {
         Process p = JavaProcess.start(LeaseHolderMain.class, log, dir.toString(), "alice", "course_sync", "60000");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!(Files.exists(log) && Files.readString(log).contains("HELD "))) {
-            assertThat(p.isAlive()).as("holder ended: %s", Files.exists(log) ? Files.readString(log) : "").isTrue();
-            assertThat(System.nanoTime()).as("holder did not start: %s", Files.readString(log)).isLessThan(deadline);
+            assertThat(p.isAlive())
+                    .as("holder ended: %s", Files.exists(log) ? Files.readString(log) : "")
+                    .isTrue();
+            assertThat(System.nanoTime())
+                    .as("holder did not start: %s", Files.readString(log))
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
         return p;
     }
 
     private static void signal(String sig, long pid) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid))
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 
     private static Path lockFile(Path dir) {

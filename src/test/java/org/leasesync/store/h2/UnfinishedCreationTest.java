@@ -57,9 +57,10 @@ class UnfinishedCreationTest {
     }
 
     static int migrations(Database db) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM \"flyway_schema_history\""
-                     + " WHERE \"success\" AND \"version\" IS NOT NULL")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM \"flyway_schema_history\""
+                        + " WHERE \"success\" AND \"version\" IS NOT NULL")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -83,7 +84,9 @@ class UnfinishedCreationTest {
         try (Database db = Database.openFile(dir)) {
             assertThat(migrations(db)).isEqualTo(SqlDialect.LATEST_CLIENT_MIGRATION);
         }
-        assertThat(Files.readAllBytes(dir.resolve("leasesync.mv.db.unfinished"))).as("kept, as it was").isEqualTo(cut);
+        assertThat(Files.readAllBytes(dir.resolve("leasesync.mv.db.unfinished")))
+                .as("kept, as it was")
+                .isEqualTo(cut);
         assertThat(dir.resolve(UnfinishedCreation.MARKER)).doesNotExist();
     }
 
@@ -92,9 +95,13 @@ class UnfinishedCreationTest {
         byte[] cut = cutOffNewFile();
         Path dir = Files.createDirectories(tmp.resolve("data"));
         Files.write(dir.resolve("leasesync.mv.db"), cut);
-        assertThatThrownBy(() -> Database.openFile(dir)).isInstanceOf(StoreException.class).hasMessageContaining("damaged");
-        marker(dir, OwnerId.forCurrentProcess());   // a creator that may still be at work
-        assertThatThrownBy(() -> Database.openFile(dir)).isInstanceOf(StoreException.class).hasMessageContaining("damaged");
+        assertThatThrownBy(() -> Database.openFile(dir))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
+        marker(dir, OwnerId.forCurrentProcess()); // a creator that may still be at work
+        assertThatThrownBy(() -> Database.openFile(dir))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("damaged");
         assertThat(Files.readAllBytes(dir.resolve("leasesync.mv.db"))).isEqualTo(cut);
         assertThat(dir.resolve("leasesync.mv.db.unfinished")).doesNotExist();
     }
@@ -104,7 +111,7 @@ class UnfinishedCreationTest {
         Path dir = Files.createDirectories(tmp.resolve("data"));
         // half of V1 applied (H2's DDL is not transactional), no schema history: Flyway fails on "already exists"
         try (Connection c = DriverManager.getConnection(DataDirectory.fileUrl(dir), "sa", "");
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE lease (task_key VARCHAR(200) PRIMARY KEY)");
         }
         marker(dir, deadProcess());
