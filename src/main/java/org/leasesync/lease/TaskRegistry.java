@@ -40,8 +40,7 @@ public final class TaskRegistry {
     private final OwnerId owner;
     private final Duration ttl;
     private final TimeSource time;
-    private final OwnerLiveness liveness;
-    private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
+    private final TakeoverRule takeover;
     /**
      * Per key, the epoch this registry holds (a row naming us with another epoch is our own orphan),
      * or {@link #GRANTING} while a thread of this registry is being granted the key (its grant may be
@@ -61,16 +60,6 @@ public final class TaskRegistry {
      */
     public static final Duration REREAD_AFTER = Duration.ofMillis(2);
 
-    private static final long REREAD_AFTER_NANOS = REREAD_AFTER.toNanos();
-
-    /**
-     * What this registry last read of a key another owner held: the holder's (owner, epoch,
-     * heartbeat), when it first saw exactly these, when it last read the row, and how long the
-     * holder must stay unchanged before a takeover ({@link #observationTtl}).
-     */
-    private record Observation(
-            String owner, long epoch, long heartbeat, long firstSeenNanos, long readNanos, long ttlNanos) {}
-
     /**
      * @param ttl lease time-to-live; must be at least 100 ms and at most 1 day
      * @throws IllegalArgumentException if the TTL is out of range (the message names it)
@@ -80,7 +69,7 @@ public final class TaskRegistry {
         this.owner = Objects.requireNonNull(owner, "owner");
         this.ttl = validateTtl(ttl);
         this.time = Objects.requireNonNull(time, "time");
-        this.liveness = Objects.requireNonNull(liveness, "liveness");
+        this.takeover = new TakeoverRule(owner, time, Objects.requireNonNull(liveness, "liveness"));
     }
 
     /**
@@ -154,9 +143,7 @@ public final class TaskRegistry {
 
     /** A grant is committed: the key is held with {@code epoch}; its observation is void. */
     private void noteGranted(LeaseKey key, long epoch) {
-        if (!observations.isEmpty()) {
-            observations.remove(key);
-        }
+        takeover.forget(key);
         held.put(key, epoch);
     }
 
@@ -278,16 +265,9 @@ public final class TaskRegistry {
         if (free.isPresent()) {
             return free;
         }
-        if (!observations.isEmpty()) {
-            Observation seen = observations.get(key);
-            long now = seen == null ? 0 : time.monotonicNanos();
-            if (seen != null
-                    && now - seen.readNanos < REREAD_AFTER_NANOS
-                    && now - seen.firstSeenNanos < seen.ttlNanos) {
-                // Held at a read just now, and the holder seen cannot be stale yet: only a read could
-                // change the answer (a dead or replaced holder, a deleted row), at most REREAD_AFTER later
-                return Optional.empty();
-            }
+        if (takeover.heldAtRecentRead(key)) {
+            // only a read could change the answer, and it comes at most REREAD_AFTER later
+            return Optional.empty();
         }
         Optional<LeaseRecord> current = store.read(key);
         if (current.isEmpty()) {
@@ -317,86 +297,35 @@ public final class TaskRegistry {
     }
 
     /**
-     * Whether the held row may be taken over now (rule 2 above). Records the observation.
+     * Whether the held row may be taken over now (rule 2 above; a row naming this owner is ours or
+     * our orphan). Records the observation of another owner's row.
      *
      * @param nowNanos the monotonic time taken after {@code held} was read: a first sighting of its
      *     (owner, epoch, heartbeat) is stamped with it
      */
     private boolean isStale(LeaseRecord held, long nowNanos) {
-        String storedOwner = held.ownerText();
-        if (storedOwner != null && held.owner().isEmpty()) {
-            // A damaged row: nobody can prove its holder dead, and nobody renews under a text no
-            // process writes — so its heartbeat stays still and it is taken over after one TTL.
-            log.log(
-                    System.Logger.Level.WARNING,
-                    "{0}: the lease row names an owner that cannot be read (''{1}'', "
-                            + "epoch {2}); taking it over once its heartbeat has not changed for {3}",
-                    held.key(),
-                    storedOwner,
-                    held.epoch(),
-                    observationTtl(held));
-            return observedUnchanged(held, storedOwner, nowNanos);
-        }
-        OwnerId holder = held.owner().orElseThrow();
-        if (holder.equals(owner)) {
+        if (held.owner().isPresent() && held.owner().get().equals(owner)) {
             // Ours: live if we hold it; otherwise an orphan of a grant whose answer we never got
             // (e.g. the connection broke after the commit): nobody runs under it, take it back.
             Long mine = this.held.get(held.key());
             return mine == null || mine != held.epoch();
         }
-        if (liveness.isProvablyDead(holder)) {
-            log.log(
-                    System.Logger.Level.INFO,
-                    "{0}: holder {1} (epoch {2}) is provably dead; taking over",
-                    held.key(),
-                    holder.asString(),
-                    held.epoch());
-            return true;
-        }
-        if (log.isLoggable(System.Logger.Level.DEBUG) && holder.host().equals(owner.host())) {
-            log.log(
-                    System.Logger.Level.DEBUG,
-                    "{0}: holder {1} on this machine is alive (or not provably dead)",
-                    held.key(),
-                    holder.asString());
-        }
-        return observedUnchanged(held, holder.asString(), nowNanos);
-    }
-
-    /** Records the observation; true once the same (owner, epoch, heartbeat) was seen for the holder's TTL. */
-    private boolean observedUnchanged(LeaseRecord held, String holder, long nowNanos) {
-        Observation seen = observations.compute(
-                held.key(),
-                (k, o) -> o != null
-                                && o.owner.equals(holder)
-                                && o.epoch == held.epoch()
-                                && o.heartbeat == held.heartbeat()
-                        ? new Observation(holder, o.epoch, o.heartbeat, o.firstSeenNanos, nowNanos, o.ttlNanos)
-                        : new Observation(
-                                holder,
-                                held.epoch(),
-                                held.heartbeat(),
-                                nowNanos,
-                                nowNanos,
-                                observationTtl(held).toNanos()));
-        return nowNanos - seen.firstSeenNanos >= seen.ttlNanos;
-    }
-
-    /**
-     * How long an unchanged heartbeat must be seen: the holder's TTL as stored — or, when the stored
-     * TTL is outside what any holder can be granted (100 ms..1 day: a damaged row), 1 day, the longest
-     * a live holder may go without renewing. Never shorter than a live holder's real TTL, never forever.
-     */
-    static Duration observationTtl(LeaseRecord held) {
-        Duration t = held.ttl();
-        return t.compareTo(Duration.ofMillis(100)) < 0 || t.compareTo(Duration.ofDays(1)) > 0 ? Duration.ofDays(1) : t;
+        return takeover.mayTakeOver(held, nowNanos);
     }
 
     /**
      * Renews a held lease. On success the local validity is extended; when the store says the
-     * fence is no longer current, the lease-lost signal fires with {@link LeaseLoss#TAKEN_OVER}.
+     * fence is no longer current, the lease-lost signal fires with {@link LeaseLoss#TAKEN_OVER} and
+     * this registry forgets the lease.
      *
-     * @return true if renewed, false if lost
+     * <p>A lease whose local validity has already run out is not renewed late: nothing is written,
+     * the lease-lost signal fires with {@link LeaseLoss#EXPIRED}, and the key stays held — this
+     * registry answers {@link #tryAcquire} of it with empty, and the row still names this owner
+     * (another registry takes it over once it has seen the row unchanged for a TTL) — until
+     * {@link #release} is called. So an expired lease must still be released — whether its expiry
+     * was found here, by {@link HeldLease#checkedFence} or by the {@link LeaseKeeper}.
+     *
+     * @return true if renewed, false if lost (taken over, or expired)
      * @throws StoreException if the database fails (the lease is then neither renewed nor lost)
      */
     public boolean renew(HeldLease lease) {
@@ -416,7 +345,10 @@ public final class TaskRegistry {
 
     /**
      * Releases a held lease (frees the key for the next grant) and fires its signal with
-     * {@link LeaseLoss#RELEASED} (or the earlier reason).
+     * {@link LeaseLoss#RELEASED} (or the earlier reason). Call it for every lease this registry
+     * granted, also one already lost: only this frees an expired lease's key here (see
+     * {@link #renew}), and in the store too if nobody took the key over meanwhile. This registry
+     * forgets the lease and fires its signal even when the store fails.
      *
      * @return false if the lease was no longer ours (nothing changed in the store)
      * @throws StoreException if the database fails

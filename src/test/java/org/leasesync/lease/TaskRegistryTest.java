@@ -113,6 +113,19 @@ class TaskRegistryTest {
     }
 
     @Test
+    void anExpiredLeaseKeepsItsKeyHeldUntilItIsReleased() {
+        HeldLease lease = a.tryAcquire(KEY).orElseThrow();
+        time.elapse(Duration.ofSeconds(27));
+        assertThat(a.renew(lease)).isFalse();
+        assertThat(a.tryAcquire(KEY)).as("still held by this registry").isEmpty();
+        assertThat(row().owner()).as("still named in the store").contains(owner("a"));
+        assertThat(a.release(lease)).isTrue();
+        assertThat(lease.lostSignal().join()).as("the first reason stays").isEqualTo(LeaseLoss.EXPIRED);
+        assertThat(row().isHeld()).isFalse();
+        assertThat(a.tryAcquire(KEY).orElseThrow().fence()).isEqualTo(new Fence(KEY, owner("a"), 2));
+    }
+
+    @Test
     void anUnrenewedKeyIsTakenOverOneTtlAfterItWasFirstSeenWithTheNextEpoch() {
         HeldLease old = a.tryAcquire(KEY).orElseThrow();
         time.elapse(Duration.ofSeconds(10));

@@ -22,9 +22,7 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.run.Coordinator;
 import org.leasesync.run.RunView;
-import org.leasesync.run.SubmitResult;
 import org.leasesync.run.TaskSource;
-import org.leasesync.run.TriggerRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +38,7 @@ public final class MainViewModel {
 
     private final Coordinator coordinator;
     private final StatusTracker tracker;
+    private final TriggerSubmitter triggers;
     private final Executor background;
     private final Executor ui;
     private final StatusTexts texts;
@@ -48,7 +47,6 @@ public final class MainViewModel {
     private final ReadOnlyStringWrapper currentUser = new ReadOnlyStringWrapper();
     private final ReadOnlyStringWrapper banner = new ReadOnlyStringWrapper("");
     private final Map<Scope, ScopeCardModel> cards = new EnumMap<>(Scope.class);
-    private final TriggerGate gate;
     private final TimeSource time;
     private final List<java.util.function.Consumer<KeyStatus>> statusListeners = new java.util.ArrayList<>();
     private final ReadOnlyObjectWrapper<Scope> highlighted = new ReadOnlyObjectWrapper<>();
@@ -101,7 +99,6 @@ public final class MainViewModel {
         this.background = Objects.requireNonNull(background);
         this.ui = Objects.requireNonNull(ui);
         this.texts = Objects.requireNonNull(texts);
-        this.gate = Objects.requireNonNull(gate);
         this.time = Objects.requireNonNull(time);
         this.overlay = CardOverlay.none(time.now());
         this.accountList = FXCollections.observableArrayList(accounts);
@@ -110,6 +107,8 @@ public final class MainViewModel {
             cards.put(s, new ScopeCardModel(s, texts.messages()));
         }
         this.tracker = trackerFactory.apply(this::apply);
+        this.triggers = new TriggerSubmitter(
+                coordinator, tracker, gate, background, ui, texts, cards::get, currentUser::get, this::showSkip);
         coordinator.addListener(tracker);
     }
 
@@ -233,17 +232,9 @@ public final class MainViewModel {
      * it). Does nothing for a user no longer shown. UI thread.
      */
     public void editTrigger(TaskKey key) {
-        if (!key.userId().equals(currentUser.get())) {
-            return;
+        if (key.userId().equals(currentUser.get())) {
+            triggers.gated(key, TaskSource.EDIT, true, k -> true);
         }
-        background.execute(() -> {
-            java.util.Optional<String> refused = gate.refusal(key, TaskSource.EDIT);
-            if (refused.isPresent()) {
-                skipped(key, TaskSource.EDIT, refused.get());
-            } else {
-                submitQuietly(new TriggerRequest(key, TaskSource.EDIT, true, false));
-            }
-        });
     }
 
     /**
@@ -284,15 +275,13 @@ public final class MainViewModel {
         highlighted.set(Objects.requireNonNull(scope));
     }
 
-    private void skipped(TaskKey key, TaskSource source, String reason) {
-        log.info("{} trigger for {} skipped: {}", source.wireName(), key, reason);
-        ui.execute(() -> {
-            // only the pause's skips are shown (on its cards); a signed-out card says what to do itself
-            if (key.userId().equals(currentUser.get()) && overlay.pause().isPresent()) {
-                overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
-                reapply();
-            }
-        });
+    /** A trigger the gate refused (it is logged already). UI thread. */
+    private void showSkip(TaskKey key, TaskSource source) {
+        // only the pause's skips are shown (on its cards); a signed-out card says what to do itself
+        if (key.userId().equals(currentUser.get()) && overlay.pause().isPresent()) {
+            overlay = overlay.withSkip(key.scope(), new CardOverlay.Skip(source, time.now()));
+            reapply();
+        }
     }
 
     /**
@@ -376,18 +365,12 @@ public final class MainViewModel {
      * edits are sent again under a new key (the server applies each change at most once).
      */
     public void discardUnconfirmed(Scope scope) {
-        TaskKey key = new TaskKey(currentUser.get(), scope);
-        background.execute(() -> submitQuietly(new TriggerRequest(key, TaskSource.MANUAL, false, false, true)));
+        triggers.discardUnconfirmed(new TaskKey(currentUser.get(), scope));
     }
 
     /** "Cancel" a running run of this process. */
     public void cancel(Scope scope) {
-        TaskKey key = new TaskKey(currentUser.get(), scope);
-        background.execute(() -> {
-            if (!coordinator.cancel(key, "cancelled by the user")) {
-                ui.execute(() -> cards.get(scope).note(texts.messages().get("card.nothingToCancel")));
-            }
-        });
+        triggers.cancel(new TaskKey(currentUser.get(), scope));
     }
 
     /**
@@ -401,49 +384,13 @@ public final class MainViewModel {
             return;
         }
         for (Scope s : Scope.values()) {
-            TaskKey key = new TaskKey(user, s);
-            background.execute(() -> {
-                // A pause is asked first: it is the user's own reason, and the card says it; the
-                // "synced moments ago" rule (due) records its skip in the history when it applies.
-                java.util.Optional<String> refused = gate.refusal(key, source);
-                if (refused.isPresent()) {
-                    skipped(key, source, refused.get());
-                } else if (due.test(key)) {
-                    submitQuietly(TriggerRequest.of(key, source));
-                }
-            });
+            // the "synced moments ago" rule (due) records its skip in the history when it applies
+            triggers.gated(new TaskKey(user, s), source, false, due);
         }
     }
 
     private void trigger(Scope scope, TaskSource source, boolean followUp, boolean checkAgain) {
-        String user = currentUser.get();
-        TaskKey key = new TaskKey(user, scope);
-        background.execute(() -> {
-            SubmitResult r = submitQuietly(new TriggerRequest(key, source, followUp, checkAgain));
-            if (r instanceof SubmitResult.Joined j) {
-                tracker.userJoined(key, j.running());
-            } else if (r instanceof SubmitResult.FollowUpQueued f) {
-                tracker.userJoined(key, f.running());
-            } else if (r instanceof SubmitResult.Skipped sk) {
-                ui.execute(() -> cards.get(scope).note(sk.reason()));
-            } else if (r instanceof SubmitResult.Waiting w) {
-                ui.execute(() -> cards.get(scope).note(texts.messages().get("card.serverWait", texts.time(w.until()))));
-            }
-        });
-    }
-
-    private SubmitResult submitQuietly(TriggerRequest request) {
-        try {
-            return coordinator.submit(request);
-        } catch (RuntimeException e) {
-            log.warn("could not submit {} trigger for {}: {}", request.source(), request.key(), e.toString());
-            ui.execute(() -> {
-                if (request.key().userId().equals(currentUser.get())) {
-                    cards.get(request.key().scope()).note(texts.messages().get("card.couldNotStart", e.getMessage()));
-                }
-            });
-            return null;
-        }
+        triggers.fromCard(new TaskKey(currentUser.get(), scope), source, followUp, checkAgain);
     }
 
     /** The running run of a card, if any (for the view's tooltip). */
