@@ -123,6 +123,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public Optional<LeaseRecord> tryGrant(
             LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
+            db.dialect().isolateGrant(c);
             Optional<LeaseRecord> updated = conditionalUpdate(c, key, owner, ttl, now, takeOver);
             if (updated.isPresent() || takeOver.isPresent()) {
                 return updated;
@@ -146,6 +147,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         try { // the hot path: no wrapping lambda (emptyOnContention) around the statement
             return db.query(() -> "grant the lease for " + key, c -> {
+                db.dialect().isolateGrant(c);
                 try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
                     long nowMs = bindGrant(ps, key, owner, ttl, now);
                     if (db.dialect().executeUpdateRecoverably(c, ps) != 1) {
@@ -169,11 +171,12 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     @Override
     public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         long nowMs = now.toEpochMilli();
-        return emptyOnContention(() -> db.query(
-                "grant the lease for " + key,
-                c -> insert(c, key, owner, ttl, nowMs)
-                        ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
-                        : Optional.<LeaseRecord>empty()));
+        return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
+            db.dialect().isolateGrant(c);
+            return insert(c, key, owner, ttl, nowMs)
+                    ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
+                    : Optional.<LeaseRecord>empty();
+        }));
     }
 
     /**
@@ -225,14 +228,15 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
                     + db.description() + ": a grant cannot share its transaction");
         }
         JdbcRunStore jdbcRuns = (JdbcRunStore) partner;
-        return db.transaction(
-                what,
-                c -> BoundConnection.unwrap(
-                        bound -> {
-                            SqlDatabase one = new BoundConnection(db, bound);
-                            return work.apply(new JdbcLeaseStore(one), (P) jdbcRuns.boundTo(one));
-                        },
-                        c));
+        return db.transaction(what, c -> {
+            db.dialect().isolateGrant(c); // before the first statement; the view's grants find it set
+            return BoundConnection.unwrap(
+                    bound -> {
+                        SqlDatabase one = new BoundConnection(db, bound);
+                        return work.apply(new JdbcLeaseStore(one), (P) jdbcRuns.boundTo(one));
+                    },
+                    c);
+        });
     }
 
     /** Binds parameters 1–4 of {@link #GRANT_IF_FREE}; returns {@code now} in epoch millis as written. */
