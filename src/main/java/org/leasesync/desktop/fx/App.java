@@ -84,6 +84,7 @@ public final class App extends Application {
         settings = options.settings();
         exitCode = 0;
         RenderMemory.configure(System.getProperties());
+        RenderMemory.choosePipeline(System.getProperties(), RenderMemory.GPU_DEVICES);
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {

@@ -1,5 +1,8 @@
 package org.leasesync.desktop.fx;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import javafx.scene.Node;
 import javafx.scene.control.ScrollPane;
@@ -24,6 +27,12 @@ final class RenderMemory {
     /** Prism's switch for the region cache, read once when the toolkit starts. */
     static final String REGION_CACHE_PROPERTY = "prism.disableRegionCaching";
 
+    /** Prism's choice of pipelines, in order ({@code es2,sw} when unset on Linux). */
+    static final String PIPELINE_PROPERTY = "prism.order";
+
+    /** Where Linux lists the machine's GPUs (DRM devices: {@code card0}, {@code renderD128}, ...). */
+    static final Path GPU_DEVICES = Path.of("/dev/dri");
+
     private RenderMemory() {}
 
     /**
@@ -34,6 +43,28 @@ final class RenderMemory {
     static void configure(Properties properties) {
         if (properties.getProperty(REGION_CACHE_PROPERTY) == null) {
             properties.setProperty(REGION_CACHE_PROPERTY, "true");
+        }
+    }
+
+    /**
+     * Renders in software ({@code prism.order=sw}) when the machine has no GPU device ({@code /dev/dri}
+     * missing, empty, or none this user may open: a VM, a container, Xvfb, a remote X session) and {@code properties} do not
+     * decide it. OpenGL there is Mesa's llvmpipe, itself a software renderer, and loading it maps
+     * libLLVM: ~42 MB more resident all day, the tray included (docs/benchmarks.md). With a GPU, Prism
+     * keeps its OpenGL pipeline. Must run before the JavaFX toolkit starts. Reads {@code gpuDevices}.
+     */
+    static void choosePipeline(Properties properties, Path gpuDevices) {
+        if (properties.getProperty(PIPELINE_PROPERTY) != null) {
+            return;
+        }
+        boolean gpu;
+        try (java.util.stream.Stream<Path> devices = Files.list(gpuDevices)) {
+            gpu = devices.anyMatch(d -> Files.isReadable(d) && Files.isWritable(d)); // one it may open
+        } catch (IOException | RuntimeException e) {
+            gpu = false; // no /dev/dri (or not readable): no GPU this process could open
+        }
+        if (!gpu) {
+            properties.setProperty(PIPELINE_PROPERTY, "sw");
         }
     }
 
