@@ -212,6 +212,7 @@ public final class App extends Application {
         trayStarter.setDaemon(true);
         trayStarter.start();
         settleHeapLater();
+        HiddenSettle.watch(stage);
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
