@@ -85,6 +85,7 @@ public final class App extends Application {
         exitCode = 0;
         RenderMemory.configure(System.getProperties());
         RenderMemory.choosePipeline(System.getProperties(), RenderMemory.GPU_DEVICES);
+        RenderMemory.keepGtkOffOpenGl(System.getProperties());
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {

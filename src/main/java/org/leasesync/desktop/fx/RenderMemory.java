@@ -69,6 +69,31 @@ final class RenderMemory {
     }
 
     /**
+     * With Prism in software ({@code prism.order=sw}), keeps GTK from loading OpenGL: GDK looks for
+     * OpenGL visuals when it opens the display, which maps Mesa (libGL, swrast_dri, libLLVM) although
+     * nothing of the window draws with it — up to ~48 MB resident (docs/benchmarks.md). Sets
+     * {@code GDK_GL=disable} in the process's environment (unless already set), where GTK reads it when
+     * JavaFX starts it. Must run before the JavaFX toolkit starts, while no other thread reads the
+     * environment. Never throws: without libc through JNA, GTK loads OpenGL as before.
+     *
+     * @return whether {@code GDK_GL} is set now
+     */
+    static boolean keepGtkOffOpenGl(Properties properties) {
+        if (!"sw".equals(properties.getProperty(PIPELINE_PROPERTY))) {
+            return false;
+        }
+        try {
+            com.sun.jna.Function.getFunction("c", "setenv").invokeInt(new Object[] {GTK_GL, "disable", 0});
+            return com.sun.jna.Function.getFunction("c", "getenv").invokeString(new Object[] {GTK_GL}, false) != null;
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** GTK's switch for its OpenGL support ({@code disable} and other flags). */
+    static final String GTK_GL = "GDK_GL";
+
+    /**
      * A scroll pane over {@code content} whose viewport is not cached as an image: the skin's viewport
      * node (style class {@code viewport}) gets {@code cache=false} as soon as the skin exists.
      */

@@ -83,4 +83,20 @@ class RenderMemoryTest {
         RenderMemory.choosePipeline(decided, none);
         assertThat(decided.getProperty("prism.order")).isEqualTo("es2");
     }
+
+    @Test
+    void gtkIsKeptOffOpenGlOnlyWhenPrismRendersInSoftware() {
+        Properties es2 = new Properties();
+        es2.setProperty("prism.order", "es2");
+        assertThat(RenderMemory.keepGtkOffOpenGl(es2)).isFalse();
+        assertThat(RenderMemory.keepGtkOffOpenGl(new Properties())).isFalse();
+
+        Properties sw = new Properties();
+        sw.setProperty("prism.order", "sw");
+        assertThat(RenderMemory.keepGtkOffOpenGl(sw)).isTrue();
+        assertThat(com.sun.jna.Function.getFunction("c", "getenv")
+                        .invokeString(new Object[] {RenderMemory.GTK_GL}, false))
+                .as("what GTK reads when it starts")
+                .isNotNull();
+    }
 }
