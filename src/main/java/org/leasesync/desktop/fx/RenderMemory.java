@@ -74,7 +74,7 @@ final class RenderMemory {
      * nothing of the window draws with it — up to ~48 MB resident (docs/benchmarks.md). Sets
      * {@code GDK_GL=disable} in the process's environment (unless already set), where GTK reads it when
      * JavaFX starts it. Must run before the JavaFX toolkit starts, while no other thread reads the
-     * environment. Never throws: without libc through JNA, GTK loads OpenGL as before.
+     * environment. Never throws: without libc through JNA ({@code NativeEnv}), GTK loads OpenGL as before.
      *
      * @return whether {@code GDK_GL} is set now
      */
@@ -82,12 +82,7 @@ final class RenderMemory {
         if (!"sw".equals(properties.getProperty(PIPELINE_PROPERTY))) {
             return false;
         }
-        try {
-            com.sun.jna.Function.getFunction("c", "setenv").invokeInt(new Object[] {GTK_GL, "disable", 0});
-            return com.sun.jna.Function.getFunction("c", "getenv").invokeString(new Object[] {GTK_GL}, false) != null;
-        } catch (RuntimeException | LinkageError e) {
-            return false;
-        }
+        return org.leasesync.desktop.tray.NativeEnv.setIfUnset(GTK_GL, "disable");
     }
 
     /** GTK's switch for its OpenGL support ({@code disable} and other flags). */
