@@ -81,6 +81,7 @@ public final class JobScheduler implements AutoCloseable {
 
     private volatile boolean databaseFailing;
     private volatile boolean sole;
+    private volatile java.util.concurrent.@org.jspecify.annotations.Nullable Future<?> nextTick;
     private volatile java.util.function.Consumer<JobRunReport> finishedRuns = report -> {};
 
     /**
@@ -118,7 +119,11 @@ public final class JobScheduler implements AutoCloseable {
                 time,
                 settings.batchSize(),
                 JobHooks.pausing(Objects.requireNonNull(hooks, "hooks"), settings.pauseAfterFirstBatch(), stopping));
-        this.executor = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs"));
+        java.util.concurrent.ScheduledThreadPoolExecutor jobThread =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1, named("sync-server-jobs"));
+        // close() cancels the next tick, up to a minute away: out of the queue, it does not hold the thread up
+        jobThread.setRemoveOnCancelPolicy(true);
+        this.executor = jobThread;
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs-heartbeat"));
     }
 
@@ -167,7 +172,8 @@ public final class JobScheduler implements AutoCloseable {
 
     private void tickAfter(long delayMs) {
         try {
-            executor.schedule(() -> tickAfter(tickQuietly()), Math.max(MIN_TICK_MS, delayMs), TimeUnit.MILLISECONDS);
+            nextTick = executor.schedule(
+                    () -> tickAfter(tickQuietly()), Math.max(MIN_TICK_MS, delayMs), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("job scheduler closing; no further tick");
         }
@@ -423,6 +429,10 @@ public final class JobScheduler implements AutoCloseable {
     public void close() {
         stopping.countDown();
         executor.shutdown();
+        java.util.concurrent.Future<?> next = nextTick;
+        if (next != null) {
+            next.cancel(false); // a running tick ends by itself, its successor is refused
+        }
         try {
             if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
                 log.warn("the job thread did not stop within 10 s; interrupting it");
