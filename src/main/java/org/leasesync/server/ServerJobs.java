@@ -24,7 +24,7 @@ final class ServerJobs {
     /** A scheduler for this instance, not started yet, whose finished runs go to {@code metrics}. Does not touch the database. */
     static JobScheduler create(ServerConfig cfg, ServerDatabase db, ServerMetrics metrics) {
         DataSourceDatabase sql = new DataSourceDatabase(db.dataSource(), db.sqlDialect(), db.description());
-        return new JobScheduler(
+        JobScheduler scheduler = new JobScheduler(
                         sql,
                         StandardJobs.create(
                                 cfg.keyRetention(),
@@ -38,5 +38,7 @@ final class ServerJobs {
                         OwnerLiveness.processTable(OwnerId.localMachine()),
                         JobHooks.NONE)
                 .onFinishedRuns(r -> metrics.jobRun(r.job(), r.result(), java.time.Duration.ofMillis(r.tookMillis())));
+        // an H2 database belongs to one server process: nothing but this instance makes a job due
+        return db.dialect() == org.leasesync.server.store.Dialect.H2 ? scheduler.soleInstance() : scheduler;
     }
 }

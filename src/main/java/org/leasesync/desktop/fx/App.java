@@ -84,6 +84,8 @@ public final class App extends Application {
         settings = options.settings();
         exitCode = 0;
         RenderMemory.configure(System.getProperties());
+        RenderMemory.choosePipeline(System.getProperties(), RenderMemory.GPU_DEVICES);
+        RenderMemory.keepGtkOffOpenGl(System.getProperties());
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {
@@ -211,6 +213,7 @@ public final class App extends Application {
         trayStarter.setDaemon(true);
         trayStarter.start();
         settleHeapLater();
+        HiddenSettle.watch(stage);
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()

@@ -1,5 +1,8 @@
 package org.leasesync.desktop.fx;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import javafx.scene.Node;
 import javafx.scene.control.ScrollPane;
@@ -24,6 +27,12 @@ final class RenderMemory {
     /** Prism's switch for the region cache, read once when the toolkit starts. */
     static final String REGION_CACHE_PROPERTY = "prism.disableRegionCaching";
 
+    /** Prism's choice of pipelines, in order ({@code es2,sw} when unset on Linux). */
+    static final String PIPELINE_PROPERTY = "prism.order";
+
+    /** Where Linux lists the machine's GPUs (DRM devices: {@code card0}, {@code renderD128}, ...). */
+    static final Path GPU_DEVICES = Path.of("/dev/dri");
+
     private RenderMemory() {}
 
     /**
@@ -36,6 +45,48 @@ final class RenderMemory {
             properties.setProperty(REGION_CACHE_PROPERTY, "true");
         }
     }
+
+    /**
+     * Renders in software ({@code prism.order=sw}) when the machine has no GPU device ({@code /dev/dri}
+     * missing, empty, or none this user may open: a VM, a container, Xvfb, a remote X session) and {@code properties} do not
+     * decide it. OpenGL there is Mesa's llvmpipe, itself a software renderer, and loading it maps
+     * libLLVM: ~42 MB more resident all day, the tray included (docs/benchmarks.md). With a GPU, Prism
+     * keeps its OpenGL pipeline. Must run before the JavaFX toolkit starts. Reads {@code gpuDevices}.
+     */
+    static void choosePipeline(Properties properties, Path gpuDevices) {
+        if (properties.getProperty(PIPELINE_PROPERTY) != null) {
+            return;
+        }
+        boolean gpu;
+        try (java.util.stream.Stream<Path> devices = Files.list(gpuDevices)) {
+            gpu = devices.anyMatch(d -> Files.isReadable(d) && Files.isWritable(d)); // one it may open
+        } catch (IOException | RuntimeException e) {
+            gpu = false; // no /dev/dri (or not readable): no GPU this process could open
+        }
+        if (!gpu) {
+            properties.setProperty(PIPELINE_PROPERTY, "sw");
+        }
+    }
+
+    /**
+     * With Prism in software ({@code prism.order=sw}), keeps GTK from loading OpenGL: GDK looks for
+     * OpenGL visuals when it opens the display, which maps Mesa (libGL, swrast_dri, libLLVM) although
+     * nothing of the window draws with it — up to ~48 MB resident (docs/benchmarks.md). Sets
+     * {@code GDK_GL=disable} in the process's environment (unless already set), where GTK reads it when
+     * JavaFX starts it. Must run before the JavaFX toolkit starts, while no other thread reads the
+     * environment. Never throws: without libc through JNA ({@code NativeEnv}), GTK loads OpenGL as before.
+     *
+     * @return whether {@code GDK_GL} is set now
+     */
+    static boolean keepGtkOffOpenGl(Properties properties) {
+        if (!"sw".equals(properties.getProperty(PIPELINE_PROPERTY))) {
+            return false;
+        }
+        return org.leasesync.desktop.tray.NativeEnv.setIfUnset(GTK_GL, "disable");
+    }
+
+    /** GTK's switch for its OpenGL support ({@code disable} and other flags). */
+    static final String GTK_GL = "GDK_GL";
 
     /**
      * A scroll pane over {@code content} whose viewport is not cached as an image: the skin's viewport

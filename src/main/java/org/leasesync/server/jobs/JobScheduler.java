@@ -59,6 +59,11 @@ public final class JobScheduler implements AutoCloseable {
     private static final long MIN_TICK_MS = 50;
     private static final long MAX_TICK_MS = 1_000;
     private static final long MAX_RETRY_DELAY_MS = 10_000;
+    /**
+     * The longest a sole instance's quiet tick waits: a wall clock stepped forward makes an occurrence
+     * due sooner than the monotonic wait foresaw, and runs it at most this late.
+     */
+    static final long MAX_QUIET_MS = 60_000;
 
     private final SqlDatabase db;
     private final Map<String, Job<?>> jobs = new LinkedHashMap<>();
@@ -72,10 +77,11 @@ public final class JobScheduler implements AutoCloseable {
     private final ScheduledExecutorService heartbeat;
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final Map<String, Long> retryNotBeforeNanos = new ConcurrentHashMap<>();
-    /** Per job, a last completed slot later than this clock's, and when (monotonic) it was first seen. */
-    private final Map<String, long[]> aheadSince = new ConcurrentHashMap<>();
+    private final AheadSlots ahead;
 
     private volatile boolean databaseFailing;
+    private volatile boolean sole;
+    private volatile java.util.concurrent.@org.jspecify.annotations.Nullable Future<?> nextTick;
     private volatile java.util.function.Consumer<JobRunReport> finishedRuns = report -> {};
 
     /**
@@ -104,6 +110,7 @@ public final class JobScheduler implements AutoCloseable {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
         this.time = Objects.requireNonNull(time, "time");
+        this.ahead = new AheadSlots(time);
         this.registry = new TaskRegistry(new JdbcLeaseStore(db), owner, settings.leaseTtl(), time, liveness);
         this.keeper = new LeaseKeeper(registry);
         this.runner = new JobRunner(
@@ -112,7 +119,11 @@ public final class JobScheduler implements AutoCloseable {
                 time,
                 settings.batchSize(),
                 JobHooks.pausing(Objects.requireNonNull(hooks, "hooks"), settings.pauseAfterFirstBatch(), stopping));
-        this.executor = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs"));
+        java.util.concurrent.ScheduledThreadPoolExecutor jobThread =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1, named("sync-server-jobs"));
+        // close() cancels the next tick, up to a minute away: out of the queue, it does not hold the thread up
+        jobThread.setRemoveOnCancelPolicy(true);
+        this.executor = jobThread;
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(named("sync-server-jobs-heartbeat"));
     }
 
@@ -136,12 +147,35 @@ public final class JobScheduler implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Tells the scheduler that no other instance shares its database (H2, whose files one server
+     * process holds): when a tick finds nothing due, nothing unfinished and nothing to retry, the next
+     * tick waits for the next occurrence (at most {@link #MAX_QUIET_MS}) instead of
+     * {@link #tickPeriod()}, so an idle server does not wake once a second to read the jobs' state.
+     * Another instance's unfinished run, which only a shared database can hold, is why the others keep
+     * ticking. Call before {@link #start()}.
+     *
+     * @return this scheduler
+     */
+    public JobScheduler soleInstance() {
+        this.sole = true;
+        return this;
+    }
+
     /** Starts the heartbeat and, unless jobs are off ({@code --jobs off}), the ticks. */
     public void start() {
         keeper.start(heartbeat);
         if (settings.scheduled()) {
-            long tick = tickPeriod().toMillis();
-            executor.scheduleWithFixedDelay(this::tickQuietly, tick, tick, TimeUnit.MILLISECONDS);
+            tickAfter(tickPeriod().toMillis());
+        }
+    }
+
+    private void tickAfter(long delayMs) {
+        try {
+            nextTick = executor.schedule(
+                    () -> tickAfter(tickQuietly()), Math.max(MIN_TICK_MS, delayMs), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("job scheduler closing; no further tick");
         }
     }
 
@@ -158,20 +192,27 @@ public final class JobScheduler implements AutoCloseable {
         return Duration.ofMillis(Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4)));
     }
 
-    private void tickQuietly() {
+    private long tickQuietly() {
         try {
-            tick();
+            return tick();
         } catch (Throwable e) {
-            // Whatever it was: a periodic task that throws is never run again, and no job would run
-            // on this instance for the rest of its life.
+            // Whatever it was: a tick that throws must not end the ticks, or no job would run on this
+            // instance for the rest of its life.
             log.error("job scheduler tick failed unexpectedly; it goes on at the next tick", e);
+            return tickPeriod().toMillis();
         }
     }
 
-    /** One pass over the jobs: runs each that is due, one after the other, on the calling thread. */
-    void tick() {
+    /**
+     * One pass over the jobs: runs each that is due, one after the other, on the calling thread.
+     *
+     * @return milliseconds until the next pass: {@link #tickPeriod()}, or on a {@linkplain #soleInstance()
+     *     sole instance} that found nothing to do, until the next occurrence (at most {@link #MAX_QUIET_MS})
+     */
+    long tick() {
+        long tick = tickPeriod().toMillis();
         if (stopping.getCount() == 0) {
-            return;
+            return tick;
         }
         JobStore.Overview overview;
         try {
@@ -179,20 +220,31 @@ public final class JobScheduler implements AutoCloseable {
                     .query("read the jobs' state", c -> runner.store().overview(c));
         } catch (RuntimeException e) {
             failing("read the jobs' state", e);
-            return;
+            return tick;
         }
         long nowMs = time.now().toEpochMilli();
+        long quietMs = sole && retryNotBeforeNanos.isEmpty() ? MAX_QUIET_MS : tick;
         for (Job<?> job : jobs.values()) {
             if (stopping.getCount() == 0) {
-                return;
+                return tick;
             }
             Long slot = settings.interval(job.name())
                     .map(d -> Math.floorDiv(nowMs, d.toMillis()))
                     .orElse(null);
             Long last = overview.lastCompletedSlots().get(job.name());
             boolean unfinished = overview.checkpointed().contains(job.name());
-            slot = catchUp(job, slot, last);
+            slot = ahead.catchUp(
+                    job.name(),
+                    slot,
+                    last,
+                    settings.interval(job.name()).map(Duration::toNanos).orElse(0L));
             boolean due = unfinished || slot != null && (last == null || last < slot);
+            if (due || ahead.waiting(job.name())) {
+                quietMs = tick;
+            } else if (slot != null) {
+                long intervalMs = settings.interval(job.name()).orElseThrow().toMillis();
+                quietMs = Math.min(quietMs, (slot + 1) * intervalMs - nowMs);
+            }
             Long notBefore = retryNotBeforeNanos.get(job.name());
             if (!due || notBefore != null && time.monotonicNanos() - notBefore < 0) {
                 continue;
@@ -202,40 +254,14 @@ public final class JobScheduler implements AutoCloseable {
             } catch (RuntimeException e) {
                 failing("run job " + job.name(), e);
                 retryLater(job);
-                return;
+                return tick;
             }
         }
         if (databaseFailing) {
             databaseFailing = false;
             log.info("jobs: the scheduler works again");
         }
-    }
-
-    /**
-     * The slot to ask for: this clock's, or — when the last completed slot lies ahead of it and has
-     * not changed for a whole interval on the monotonic clock — the one after it. Neither a clock
-     * stepped back nor an instance whose clock runs hours ahead can stop a job for longer than one
-     * interval; instances never disagree about an occurrence, since completions only raise the slot.
-     */
-    private Long catchUp(Job<?> job, Long slot, Long last) {
-        if (slot == null || last == null || last <= slot) {
-            aheadSince.remove(job.name());
-            return slot;
-        }
-        long now = time.monotonicNanos();
-        long[] seen = aheadSince.compute(job.name(), (k, o) -> o != null && o[0] == last ? o : new long[] {last, now});
-        long intervalNanos = settings.interval(job.name()).orElseThrow().toNanos();
-        if (now - seen[1] < intervalNanos) {
-            return slot;
-        }
-        log.debug(
-                "job {}: slot {} recorded ahead of this clock's {} and unchanged for an interval; running slot {}",
-                job.name(),
-                last,
-                slot,
-                last + 1);
-        aheadSince.put(job.name(), new long[] {last + 1, now}); // the next one is due an interval after this one
-        return last + 1;
+        return Math.max(tick, quietMs);
     }
 
     private <P> void runScheduled(Job<P> job, Long slot) {
@@ -403,6 +429,10 @@ public final class JobScheduler implements AutoCloseable {
     public void close() {
         stopping.countDown();
         executor.shutdown();
+        java.util.concurrent.Future<?> next = nextTick;
+        if (next != null) {
+            next.cancel(false); // a running tick ends by itself, its successor is refused
+        }
         try {
             if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
                 log.warn("the job thread did not stop within 10 s; interrupting it");

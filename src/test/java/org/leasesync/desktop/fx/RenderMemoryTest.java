@@ -2,6 +2,8 @@ package org.leasesync.desktop.fx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import javafx.scene.Node;
 import javafx.scene.Scene;
@@ -11,6 +13,7 @@ import javafx.scene.layout.HBox;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.leasesync.testing.FxTest;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -53,5 +56,46 @@ class RenderMemoryTest {
         keep.setProperty("prism.disableRegionCaching", "false");
         RenderMemory.configure(keep);
         assertThat(keep.getProperty("prism.disableRegionCaching")).isEqualTo("false");
+    }
+
+    @Test
+    void withoutAGpuDevicePrismRendersInSoftwareUnlessAlreadyDecided(@TempDir Path dir) throws Exception {
+        Path none = dir.resolve("dri-missing");
+        Properties noGpu = new Properties();
+        RenderMemory.choosePipeline(noGpu, none);
+        assertThat(noGpu.getProperty("prism.order")).isEqualTo("sw");
+
+        Path empty = Files.createDirectory(dir.resolve("dri-empty"));
+        Properties emptyDir = new Properties();
+        RenderMemory.choosePipeline(emptyDir, empty);
+        assertThat(emptyDir.getProperty("prism.order")).isEqualTo("sw");
+
+        Path gpu = Files.createDirectory(dir.resolve("dri"));
+        Files.createFile(gpu.resolve("renderD128"));
+        Properties withGpu = new Properties();
+        RenderMemory.choosePipeline(withGpu, gpu);
+        assertThat(withGpu.getProperty("prism.order"))
+                .as("Prism's own choice, OpenGL first")
+                .isNull();
+
+        Properties decided = new Properties();
+        decided.setProperty("prism.order", "es2");
+        RenderMemory.choosePipeline(decided, none);
+        assertThat(decided.getProperty("prism.order")).isEqualTo("es2");
+    }
+
+    @Test
+    void gtkIsKeptOffOpenGlOnlyWhenPrismRendersInSoftware() {
+        Properties es2 = new Properties();
+        es2.setProperty("prism.order", "es2");
+        assertThat(RenderMemory.keepGtkOffOpenGl(es2)).isFalse();
+        assertThat(RenderMemory.keepGtkOffOpenGl(new Properties())).isFalse();
+
+        Properties sw = new Properties();
+        sw.setProperty("prism.order", "sw");
+        assertThat(RenderMemory.keepGtkOffOpenGl(sw)).isTrue();
+        assertThat(org.leasesync.desktop.tray.NativeEnv.get(RenderMemory.GTK_GL))
+                .as("what GTK reads when it starts")
+                .isPresent();
     }
 }

@@ -335,6 +335,31 @@ abstract class JobSchedulerContract {
                 .isEqualTo(Duration.ofMillis(50));
     }
 
+    @Test
+    void aSoleInstanceWithNothingDueSleepsUntilTheNextOccurrenceInsteadOfTicking() {
+        // 15 s into a minute: the shortest default interval (release stale claims, 1 min) comes next in 45 s
+        Instant start = Instant.ofEpochMilli(1_000 * 60_000L + 15_000);
+        WallTime time = new WallTime(start);
+        JobScheduler sole =
+                scheduler("sole", time, JobSettings.defaults(), JobHooks.NONE).soleInstance();
+        JobScheduler shared = scheduler("shared", time, JobSettings.defaults(), JobHooks.NONE);
+
+        assertThat(sole.tick())
+                .as("every job ran: the next tick looks again after the tick period")
+                .isEqualTo(1_000);
+        assertThat(sole.tick()).as("nothing due before the next minute").isEqualTo(45_000);
+        assertThat(shared.tick())
+                .as("an instance sharing its database keeps ticking")
+                .isEqualTo(1_000);
+        time.set(start.plusSeconds(30));
+        assertThat(sole.tick()).isEqualTo(15_000);
+        time.set(start.plusSeconds(45));
+        assertThat(sole.tick()).as("the next occurrence ran").isEqualTo(1_000);
+        time.set(start.plusSeconds(50).plus(Duration.ofHours(3)));
+        assertThat(sole.tick()).as("hours later every job is due again").isEqualTo(1_000);
+        assertThat(sole.tick()).isEqualTo(55_000);
+    }
+
     static JsonNode job(ObjectNode status, String name) {
         for (JsonNode j : status.get("jobs")) {
             if (j.get("name").asText().equals(name)) {
