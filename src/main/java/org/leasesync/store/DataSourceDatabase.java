@@ -105,6 +105,16 @@ public final class DataSourceDatabase implements SqlDatabase {
 
     @Override
     public <T> T transaction(String what, SqlWork<T> work) {
+        return transaction(what, work, false);
+    }
+
+    @Override
+    public <T> T idempotentTransaction(String what, SqlWork<T> work) {
+        return transaction(what, work, true);
+    }
+
+    /** @param repeatable whether a broken commit is run again too ({@link SqlDatabase#idempotentTransaction}) */
+    private <T> T transaction(String what, SqlWork<T> work, boolean repeatable) {
         long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             boolean committing = false;
@@ -124,8 +134,8 @@ public final class DataSourceDatabase implements SqlDatabase {
             } catch (SQLException e) {
                 // A connection that broke before the commit was sent lost the whole transaction (the
                 // database rolls it back): doing it again is safe. A failure of the commit itself is
-                // ambiguous and is reported.
-                if (!committing && mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
+                // ambiguous and is reported, unless the work is the same done twice.
+                if ((!committing || repeatable) && mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
                     pause(attempt);
                     continue;
                 }

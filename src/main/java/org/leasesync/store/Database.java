@@ -327,6 +327,12 @@ public final class Database implements SqlDatabase, AutoCloseable {
         return sql.transaction(what, work);
     }
 
+    /** {@link #transaction} also run again when its commit broke (see {@link SqlDatabase#idempotentTransaction}). */
+    @Override
+    public <T> T idempotentTransaction(String what, SqlWork<T> work) {
+        return sql.idempotentTransaction(what, work);
+    }
+
     /**
      * Runs {@code work} on a connection in auto-commit mode (reads, single statements); run again
      * when the connection broke (see {@link SqlDatabase#query}).

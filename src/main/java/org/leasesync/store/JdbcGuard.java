@@ -40,13 +40,29 @@ public final class JdbcGuard {
      * @throws StoreException if the database fails (nothing is written)
      */
     public <T> T inTransaction(Fence fence, String what, SqlWork<T> work) {
-        return db.transaction(what, c -> {
+        return db.transaction(what, fenced(fence, what, work));
+    }
+
+    /**
+     * {@link #inTransaction} for work that comes to the same committed once or twice: also run again
+     * when its commit broke ({@link SqlDatabase#idempotentTransaction}). The fence is checked again
+     * each time, so a repeat never writes under a lease that was lost meanwhile.
+     *
+     * @throws LeaseLostException if the fence is not current (nothing is written by that attempt)
+     * @throws StoreException if the database fails
+     */
+    public <T> T inIdempotentTransaction(Fence fence, String what, SqlWork<T> work) {
+        return db.idempotentTransaction(what, fenced(fence, what, work));
+    }
+
+    private <T> SqlWork<T> fenced(Fence fence, String what, SqlWork<T> work) {
+        return c -> {
             if (!lockFence(c, fence)) {
                 c.rollback();
                 throw new LeaseLostException(fence, LeaseLoss.TAKEN_OVER, "refused " + what);
             }
             return work.apply(c);
-        });
+        };
     }
 
     private boolean lockFence(Connection c, Fence fence) throws SQLException {

@@ -253,12 +253,17 @@ public final class JdbcRunStore implements RunStore {
             throw new IllegalArgumentException("finishRun needs a final status, got running");
         }
         fence.taskKey(); // runs belong to task keys: a job key's fence is refused here, naming the key
-        guard.inTransaction(fence, "record the end of run " + runId, c -> {
+        // Stamped once, so that the end written again after a broken commit is the same end.
+        long endedMonoNs = time.monotonicNanos();
+        String monoClock = time.monotonicClockId().orElse(null);
+        // Sets given values only, so it is written again when its commit broke (the shared file's host
+        // process exiting meanwhile): a run that returned must not stay "running" for that.
+        guard.inIdempotentTransaction(fence, "record the end of run " + runId, c -> {
             setFinished(c, runId, status, error.orElse(null), now);
             try (PreparedStatement ps =
                     c.prepareStatement("UPDATE run SET ended_mono_ns = ?, mono_clock = ? WHERE run_id = ?")) {
-                ps.setLong(1, time.monotonicNanos());
-                ps.setString(2, time.monotonicClockId().orElse(null));
+                ps.setLong(1, endedMonoNs);
+                ps.setString(2, monoClock);
                 ps.setString(3, runId);
                 ps.executeUpdate();
             }

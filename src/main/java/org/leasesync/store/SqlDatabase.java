@@ -62,4 +62,20 @@ public interface SqlDatabase {
      * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
      */
     <T> T transaction(String what, SqlWork<T> work);
+
+    /**
+     * {@link #transaction} for work that comes to the same whether it is committed once or twice (it
+     * sets values it was given, never adds rows or counts): such work is also run again when the
+     * commit itself broke, since whether that commit took effect no longer matters. Why: on the
+     * client's shared H2 file the process hosting the file may exit while another process commits
+     * through it; the commit then fails with "connection is broken" and was usually lost, and a
+     * run's end written that way would stay "running" although this process could have recorded it
+     * a moment later on the new host.
+     *
+     * @throws StoreException as {@link #transaction}
+     * @throws LeasesyncException thrown by {@code work}, unchanged, after the rollback
+     */
+    default <T> T idempotentTransaction(String what, SqlWork<T> work) {
+        return transaction(what, work);
+    }
 }

@@ -23,7 +23,8 @@ import org.leasesync.run.TriggerRequest;
  * A headless "window" for process tests: the client runtime with the window's timer
  * ({@link ScheduleTrigger}) and background-trigger rule, as {@code AppAssembly} wires them, for
  * alice's three keys. Prints {@code tick SCOPE started|joined|skipped} per key and tick, stops the
- * timer after the given time, waits for its runs and exits 0.
+ * timer after the given time, waits for its runs, prints {@code idle}, and closes and exits 0 once a
+ * line (or the end) arrives on its standard input.
  *
  * <p>Arguments: data dir, server URL, alice's token, interval millis, run-for millis, wall-clock offset
  * millis (this process's wall clock runs that much ahead; negative: behind).
@@ -81,6 +82,10 @@ public final class ScheduleWindowMain {
             while (!rt.coordinator().localRuns().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            // Both windows close only once neither syncs any more: the one hosting the shared file
+            // closing under the other's sync is the host handover, not the schedule this test is about.
+            System.out.println("idle");
+            System.in.read();
             System.out.println("done");
         }
         System.exit(0);

@@ -16,14 +16,22 @@ import java.util.Map;
  * threads to start, no concurrent marking): a child runs for seconds, not for the minutes C2 and G1
  * pay off in. None of the children's tests is about the JVM's flags, its collector or its compiler,
  * so the product code they run behaves the same (a heap that runs out runs out under either
- * collector); a test that measures a child's memory ({@code FullCheckMemoryTest}) sets its own. The
- * classes of the jars come mapped from a class-data archive made once per build ({@link ChildArchive}).
+ * collector); a test that measures a child's memory ({@code FullCheckMemoryTest}) sets its own. No
+ * perf-data file ({@code -XX:-UsePerfData}, as the app's launcher): nothing reads the children's
+ * {@code hsperfdata} (a thread dump attaches without it), and creating and sampling it cost a child a
+ * tenth of its CPU here. The classes of the jars come mapped from a class-data archive made once per
+ * build ({@link ChildArchive}).
  */
 public final class JavaProcess {
 
     /** The flags every child JVM gets, after {@code java}; see the class comment for why. */
-    private static final List<String> CHILD_FLAGS =
-            List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-Xshare:auto");
+    private static final List<String> CHILD_FLAGS = List.of(
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1",
+            "-XX:+UseSerialGC",
+            "-XX:-UsePerfData",
+            "-Xshare:auto");
 
     private JavaProcess() {}
 
