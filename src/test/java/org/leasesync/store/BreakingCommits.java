@@ -1,16 +1,10 @@
 package org.leasesync.store;
 
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLNonTransientConnectionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -23,7 +17,7 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-final class BreakingCommits implements DataSource {
+final class BreakingCommits extends WrappingDataSource {
 
     /** What happens to the transaction whose commit breaks. */
     enum Mode {
@@ -31,12 +25,11 @@ final class BreakingCommits implements DataSource {
         APPLIED
     }
 
-    private final DataSource driver;
     private final AtomicReference<Mode> next = new AtomicReference<>();
     private final AtomicInteger commits = new AtomicInteger();
 
     BreakingCommits(DataSource driver) {
-        this.driver = driver;
+        super(driver);
     }
 
     /** Breaks the next commit, in {@code mode}. */
@@ -50,16 +43,7 @@ final class BreakingCommits implements DataSource {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return breaking(driver.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return breaking(driver.getConnection(user, password));
-    }
-
-    private Connection breaking(Connection real) {
+    Connection wrap(Connection real) {
         return (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, m, args) -> {
                     if (m.getName().equals("commit")) {
@@ -77,48 +61,5 @@ final class BreakingCommits implements DataSource {
                     }
                     return call(real, m, args);
                 });
-    }
-
-    private static Object call(Object target, Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return driver.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        driver.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        driver.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return driver.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return driver.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return driver.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return driver.isWrapperFor(iface);
     }
 }

@@ -1,19 +1,14 @@
 package org.leasesync.store;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -26,16 +21,15 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-final class CommitCounter implements DataSource {
+final class CommitCounter extends WrappingDataSource {
 
     private static final Set<String> WRITES =
             Set.of("executeUpdate", "execute", "executeBatch", "executeLargeUpdate", "executeLargeBatch");
 
-    private final DataSource driver;
     private final AtomicInteger commits = new AtomicInteger();
 
     CommitCounter(DataSource driver) {
-        this.driver = driver;
+        super(driver);
     }
 
     /** Commits counted so far. */
@@ -44,16 +38,7 @@ final class CommitCounter implements DataSource {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return counting(driver.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return counting(driver.getConnection(user, password));
-    }
-
-    private Connection counting(Connection real) {
+    Connection wrap(Connection real) {
         InvocationHandler h = new InvocationHandler() {
             @Override
             public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
@@ -80,48 +65,5 @@ final class CommitCounter implements DataSource {
             }
             return out;
         });
-    }
-
-    private static Object call(Object target, Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return driver.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        driver.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        driver.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return driver.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return driver.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return driver.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return driver.isWrapperFor(iface);
     }
 }
