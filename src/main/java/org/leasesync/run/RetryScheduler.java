@@ -58,8 +58,20 @@ final class RetryScheduler {
         this.closed = closed;
     }
 
-    /** A run of {@code key} ended with {@code outcome}: schedules a retry if it failed and the policy allows. */
+    /**
+     * A run of {@code key} ended with {@code outcome}: schedules a retry if it failed and the policy
+     * allows. A run that ended signed out also cancels the pending retries of every key of its
+     * account: the server refuses the account's one session for all of them, and only signing in
+     * helps (a retry due a moment later would only be refused again).
+     */
     void onRunEnded(TaskKey key, RunOutcome outcome) {
+        if (outcome.status() == RunStatus.SIGNED_OUT) {
+            for (TaskKey pending : retryTimers.keySet()) {
+                if (pending.userId().equals(key.userId())) {
+                    cancel(pending);
+                }
+            }
+        }
         if (outcome.status() != RunStatus.FAILED) {
             failureStreak.remove(key);
             retryDue.remove(key);

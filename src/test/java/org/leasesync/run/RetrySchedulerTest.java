@@ -73,6 +73,27 @@ class RetrySchedulerTest extends CoordinatorFixture {
     }
 
     @Test
+    void aRunEndedSignedOutCancelsThePendingRetriesOfItsAccountOnly() throws Exception {
+        RetryScheduler r =
+                scheduler(new RetryPolicy(Duration.ofMinutes(5), Duration.ofMinutes(5), 3), new CountDownLatch(1));
+        TaskKey courses = TaskKey.of("alice", "course_sync");
+        TaskKey backup = TaskKey.of("alice", "backup");
+        TaskKey bobs = TaskKey.of("bob", "course_sync");
+        r.onRunEnded(courses, RunOutcome.failed("the connection to the sync server broke"));
+        r.onRunEnded(bobs, RunOutcome.failed("the connection to the sync server broke"));
+        assertThat(r.nextRetryAt(courses)).isPresent();
+
+        r.onRunEnded(backup, RunOutcome.signedOut("401 unauthenticated: the session is not valid any more"));
+
+        assertThat(r.nextRetryAt(courses))
+                .as("alice's retry would be refused too")
+                .isEmpty();
+        assertThat(r.nextRetryAt(backup)).isEmpty();
+        assertThat(r.nextRetryAt(bobs)).as("bob's session is his own").isPresent();
+        assertThat(fired).isEmpty();
+    }
+
+    @Test
     void retriesStopAfterTheMaximumAttemptsInARowAndASuccessResetsTheCount() throws Exception {
         CountDownLatch threeFired = new CountDownLatch(3);
         RetryScheduler r = scheduler(new RetryPolicy(Duration.ofMillis(1), Duration.ofMillis(2), 2), threeFired);
