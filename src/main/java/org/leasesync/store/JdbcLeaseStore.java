@@ -81,6 +81,8 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     private static final String[] GRANTED_COLUMNS = {"epoch", "heartbeat"};
 
     private final SqlDatabase db;
+    /** A view bound to an open joint transaction, whose isolation its start set. */
+    private final boolean bound;
     /** The last owner written and its text: a registry passes the same {@link OwnerId} on every call. */
     private volatile WrittenOwner lastOwner;
 
@@ -89,6 +91,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     /** @param db the database holding the lease table (the client's {@link Database}, or a server's) */
     public JdbcLeaseStore(SqlDatabase db) {
         this.db = Objects.requireNonNull(db, "db");
+        this.bound = db instanceof BoundConnection;
     }
 
     /** {@code owner.asString()}, without building the text again for the owner of the previous call. */
@@ -123,7 +126,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public Optional<LeaseRecord> tryGrant(
             LeaseKey key, OwnerId owner, Duration ttl, Instant now, Optional<LeaseRecord> takeOver) {
         return emptyOnContention(() -> db.transaction("grant the lease for " + key, c -> {
-            db.dialect().isolateGrant(c);
+            if (!bound) db.dialect().isolateGrant(c);
             Optional<LeaseRecord> updated = conditionalUpdate(c, key, owner, ttl, now, takeOver);
             if (updated.isPresent() || takeOver.isPresent()) {
                 return updated;
@@ -147,7 +150,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public Optional<LeaseRecord> grantIfFree(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         try { // the hot path: no wrapping lambda (emptyOnContention) around the statement
             return db.query(() -> "grant the lease for " + key, c -> {
-                db.dialect().isolateGrant(c);
+                if (!bound) db.dialect().isolateGrant(c);
                 try (PreparedStatement ps = c.prepareStatement(GRANT_FREE_ONLY, GRANTED_COLUMNS)) {
                     long nowMs = bindGrant(ps, key, owner, ttl, now);
                     if (db.dialect().executeUpdateRecoverably(c, ps) != 1) {
@@ -172,7 +175,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
     public Optional<LeaseRecord> grantIfNew(LeaseKey key, OwnerId owner, Duration ttl, Instant now) {
         long nowMs = now.toEpochMilli();
         return emptyOnContention(() -> db.query("grant the lease for " + key, c -> {
-            db.dialect().isolateGrant(c);
+            if (!bound) db.dialect().isolateGrant(c);
             return insert(c, key, owner, ttl, nowMs)
                     ? Optional.of(written(key, owner, 1, 1, ttl, nowMs))
                     : Optional.<LeaseRecord>empty();
@@ -229,7 +232,7 @@ public final class JdbcLeaseStore implements LeaseStore, JointGrantStore {
         }
         JdbcRunStore jdbcRuns = (JdbcRunStore) partner;
         return db.transaction(what, c -> {
-            db.dialect().isolateGrant(c); // before the first statement; the view's grants find it set
+            db.dialect().isolateGrant(c); // before the first statement
             return BoundConnection.unwrap(
                     bound -> {
                         SqlDatabase one = new BoundConnection(db, bound);

@@ -124,14 +124,15 @@ public enum SqlDialect {
      * SERIALIZABLE, H2 refuses a write to a row changed since the statement's snapshot (40001, a
      * {@linkplain #isContention contention} the grant answers as "not granted"). PostgreSQL's READ
      * COMMITTED re-evaluates the condition on the newest row, as the grant needs. Call it before the
-     * transaction's first statement: H2 commits an open transaction when the level changes; on a
-     * connection already at that level (a grant inside a joint transaction) it does nothing. The pool
+     * transaction's first statement: H2 commits an open transaction when the level changes (so a
+     * grant inside a joint transaction does not call it; the transaction's own start did). The pool
      * sets the level back when the connection is returned.
      *
      * @throws SQLException if the driver refuses the level
      */
     public void isolateGrant(Connection c) throws SQLException {
-        if (this == H2 && c.getTransactionIsolation() != Connection.TRANSACTION_SERIALIZABLE) {
+        if (this == H2) { // no read of the level first: on a shared file's remote session H2 answers it with a query
+
             c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
         }
     }
