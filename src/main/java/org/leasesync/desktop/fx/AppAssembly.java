@@ -11,6 +11,7 @@ import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.DurationText;
 import org.leasesync.client.NamedThreads;
 import org.leasesync.desktop.Backend;
+import org.leasesync.desktop.BackgroundCheck;
 import org.leasesync.desktop.FolderOpener;
 import org.leasesync.desktop.ForegroundPolicy;
 import org.leasesync.desktop.Messages;

@@ -59,22 +59,7 @@ record HostDesktop(
      * @param m the texts in the window's language
      */
     static HostDesktop system(List<String> autostartArgs, Messages m) {
-        Function<Consumer<TaskKey>, Notifier> notifier = clicked -> DbusNotifier.sessionBusAddress(System.getenv())
-                .<Notifier>map(address -> {
-                    try {
-                        return DbusNotifier.connect(address, m.get("notify.action.open"), clicked);
-                    } catch (RuntimeException e) {
-                        org.slf4j.LoggerFactory.getLogger(HostDesktop.class)
-                                .info("no desktop notifications: {}", e.getMessage());
-                        return Notifier.NONE;
-                    }
-                })
-                .orElseGet(() -> {
-                    org.slf4j.LoggerFactory.getLogger(HostDesktop.class)
-                            .info(
-                                    "no desktop notifications: no session bus on a socket path (DBUS_SESSION_BUS_ADDRESS)");
-                    return Notifier.NONE;
-                });
+        Function<Consumer<TaskKey>, Notifier> notifier = DbusNotifier.ofSession(m);
         return new HostDesktop(
                 m,
                 new AwtTray(m),

@@ -13,13 +13,13 @@ import java.util.concurrent.TimeoutException;
 import org.leasesync.desktop.KeyStatus;
 import org.leasesync.desktop.Messages;
 import org.leasesync.desktop.tray.TrayPort;
-import org.leasesync.desktop.tray.TrayState;
+import org.leasesync.desktop.tray.TrayViews;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TimeSource;
 
 /**
  * Keeps the tray in step with the window: the icon shows the worst state of the signed-in account's
- * cards ({@link TrayState#worst}), the tooltip that state and the last successful sync, the menu
+ * cards ({@link TrayViews}), the tooltip that state and the last successful sync, the menu
  * Pause or Resume. The menu's actions come from the tray's thread and are handed to the FX thread.
  *
  * <p>{@link #view()} and {@link #update()} on the FX thread; {@link #install} and
@@ -116,18 +116,11 @@ final class TrayController {
                 last = st.lastSuccess();
             }
         }
-        TrayState state = TrayState.worst(shown);
         int conflicts = 0;
         for (Scope s : Scope.values()) {
             conflicts += vm.overlay().conflicts(s);
         }
-        // the count is what the user has to do: "2 conflicts to resolve", as on the cards
-        String label = state == TrayState.CONFLICTS
-                ? messages.get("card.conflicts", conflicts)
-                : messages.get("state." + state.name());
-        String tooltip = last.map(t -> messages.get("tray.tooltip", label, messages.moment(t, time.now())))
-                .orElseGet(() -> messages.get("tray.tooltip.never", label));
-        return new TrayPort.TrayView(state, tooltip, desktop.pausedProperty().get());
+        return TrayViews.of(shown, last, conflicts, desktop.pausedProperty().get(), messages, time.now());
     }
 
     /** Shows the current view in the tray. FX thread. */

@@ -65,6 +65,30 @@ public final class DbusNotifier implements Notifier {
     }
 
     /**
+     * The desktop's notifier, as the window and the tray process use it: connected to the session
+     * bus's notification service when there is a bus on a socket path, else {@link Notifier#NONE}
+     * (logged once, with why). Connecting blocks on the bus: call the function off the UI thread.
+     *
+     * @param m the texts; the notifications' button says {@code notify.action.open}
+     * @return a function from what a click on a notification calls (the key it is about) to the notifier
+     */
+    public static java.util.function.Function<Consumer<TaskKey>, Notifier> ofSession(org.leasesync.desktop.Messages m) {
+        return clicked -> sessionBusAddress(System.getenv())
+                .<Notifier>map(address -> {
+                    try {
+                        return connect(address, m.get("notify.action.open"), clicked);
+                    } catch (RuntimeException e) {
+                        log.info("no desktop notifications: {}", e.getMessage());
+                        return Notifier.NONE;
+                    }
+                })
+                .orElseGet(() -> {
+                    log.info("no desktop notifications: no session bus on a socket path (DBUS_SESSION_BUS_ADDRESS)");
+                    return Notifier.NONE;
+                });
+    }
+
+    /**
      * The session bus address, as the keyring finds it ({@link SessionBus#address}): one lookup for
      * both users of the bus.
      *

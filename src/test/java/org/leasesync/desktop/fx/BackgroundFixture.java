@@ -8,17 +8,14 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import javafx.application.Platform;
 import javafx.stage.Stage;
 import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.Messages;
-import org.leasesync.desktop.notify.NotificationPolicy;
-import org.leasesync.desktop.notify.Notifier;
-import org.leasesync.desktop.tray.TrayPort;
-import org.leasesync.lease.TaskKey;
 import org.leasesync.testing.ManualTime;
+import org.leasesync.testing.RecordingNotifier;
+import org.leasesync.testing.RecordingTray;
 
 /**
  * The real window on the embedded server (or a given one) with a recording tray and notifier, a
@@ -28,102 +25,6 @@ final class BackgroundFixture implements AutoCloseable {
 
     static final Locale LOCALE = Locale.UK;
     static final ZoneId ZONE = ZoneId.of("Europe/London");
-
-    /** A tray that records what it is shown and hands the test its menu. */
-    static final class RecordingTray implements TrayPort {
-        final boolean available;
-        final List<TrayView> views = new CopyOnWriteArrayList<>();
-        volatile TrayMenu menu;
-        volatile boolean removed;
-
-        RecordingTray(boolean available) {
-            this.available = available;
-        }
-
-        @Override
-        public boolean install(TrayMenu m, TrayView initial) {
-            if (!available) {
-                return false;
-            }
-            menu = m;
-            views.add(initial);
-            return true;
-        }
-
-        @Override
-        public void show(TrayView view) {
-            views.add(view);
-        }
-
-        @Override
-        public void remove() {
-            removed = true;
-        }
-
-        @Override
-        public boolean iconShown() {
-            return menu != null && !removed;
-        }
-
-        TrayView last() {
-            return views.get(views.size() - 1);
-        }
-    }
-
-    /**
-     * A notifier that records what it is asked to show (every version of every notification) and
-     * which are open; {@link #click} plays the user clicking one, {@link #dismiss} closing one.
-     */
-    static final class RecordingNotifier implements Notifier {
-        final List<NotificationPolicy.Notice> shown = new CopyOnWriteArrayList<>();
-        final java.util.Map<Long, NotificationPolicy.Notice> open = new java.util.concurrent.ConcurrentHashMap<>();
-        final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
-        volatile Consumer<TaskKey> clicked;
-
-        @Override
-        public boolean available() {
-            return true;
-        }
-
-        @Override
-        public long show(NotificationPolicy.Notice notice, long replaces) {
-            shown.add(notice);
-            long id = replaces != 0 && open.containsKey(replaces) ? replaces : ids.incrementAndGet();
-            open.put(id, notice);
-            return id;
-        }
-
-        @Override
-        public boolean isOpen(long id) {
-            return open.containsKey(id);
-        }
-
-        /** The ids withdrawn, in order. */
-        final List<Long> withdrawn = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void withdraw(long id) {
-            if (open.remove(id) != null) {
-                withdrawn.add(id);
-            }
-        }
-
-        /** How many notifications were opened (a replaced one counts once). */
-        long opened() {
-            return ids.get();
-        }
-
-        void dismiss(long id) {
-            open.remove(id);
-        }
-
-        void click(TaskKey key) {
-            clicked.accept(key);
-        }
-
-        @Override
-        public void close() {}
-    }
 
     final ManualTime time;
     final Path dataDir;

@@ -65,7 +65,7 @@ class SettingsDialogUiTest {
     Stage stage;
     Backend backend;
     AppAssembly assembly;
-    BackgroundFixture.RecordingTray tray = new BackgroundFixture.RecordingTray(true);
+    org.leasesync.testing.RecordingTray tray = new org.leasesync.testing.RecordingTray(true);
 
     @Start
     void start(Stage stage) {

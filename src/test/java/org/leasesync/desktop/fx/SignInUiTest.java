@@ -70,7 +70,7 @@ class SignInUiTest {
     ReferenceServer remote;
     Backend backend;
     AppAssembly assembly;
-    final BackgroundFixture.RecordingTray tray = new BackgroundFixture.RecordingTray(true);
+    final org.leasesync.testing.RecordingTray tray = new org.leasesync.testing.RecordingTray(true);
 
     @Start
     void start(Stage stage) {

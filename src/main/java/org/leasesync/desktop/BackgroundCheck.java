@@ -1,4 +1,4 @@
-package org.leasesync.desktop.fx;
+package org.leasesync.desktop;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -15,32 +15,32 @@ import org.leasesync.sync.RecentSyncGate;
  * intervals in force. The coordinator asks it with the lease granted, so two windows cannot both sync;
  * the triggers ask it beforehand, so an unnecessary one takes no lease. The settings dialog replaces
  * the intervals while the window runs, so this delegates to the check of the current ones; it is its
- * own class because that replaceable check is one job, apart from the wiring in {@link AppAssembly}.
+ * own class because that replaceable check is one job, apart from the wiring of the window and of the tray process.
  *
  * <p>Thread-safe: the intervals are replaced on the FX thread and read on the coordinator's threads.
  */
-final class BackgroundCheck implements StartCheck {
+public final class BackgroundCheck implements StartCheck {
 
     private final RecentSyncGate recentSyncs;
     private final AtomicReference<StartCheck> inForce = new AtomicReference<>();
 
-    BackgroundCheck(RecentSyncGate recentSyncs, Duration scheduleInterval, Duration foregroundMinInterval) {
+    public BackgroundCheck(RecentSyncGate recentSyncs, Duration scheduleInterval, Duration foregroundMinInterval) {
         this.recentSyncs = recentSyncs;
         setIntervals(scheduleInterval, foregroundMinInterval);
     }
 
     /** From now on, judges by these intervals. */
-    void setIntervals(Duration scheduleInterval, Duration foregroundMinInterval) {
+    public void setIntervals(Duration scheduleInterval, Duration foregroundMinInterval) {
         inForce.set(recentSyncs.backgroundTriggers(scheduleInterval, foregroundMinInterval));
     }
 
     /** The check of the intervals in force. */
-    StartCheck inForce() {
+    public StartCheck inForce() {
         return inForce.get();
     }
 
     /** Whether a trigger of {@code source} should sync {@code key} now (no recent sync makes it unnecessary). */
-    boolean due(TaskKey key, TaskSource source) {
+    public boolean due(TaskKey key, TaskSource source) {
         return skipReason(TriggerRequest.of(key, source)).isEmpty();
     }
 
