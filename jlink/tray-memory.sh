@@ -10,7 +10,8 @@
 #   nextcloud  `nextcloud` (nextcloud-desktop), no account: the same
 # For each run: wait for the window and SETTLE_S more, then
 #   open       CPU-s used in WINDOW_S s with the window shown, RSS and PSS at the end
-#   closed     the window closed with `wmctrl -c` (to the tray), RSS and PSS WINDOW_S s later
+#   closed     the window closed with `wmctrl -c` (to the tray), RSS and PSS WINDOW_S s later (of the
+#              process the window handed the tray over to, once it has)
 #   idle       CPU-s used in the next WINDOW_S s (no sync runs: --schedule-interval 1h, and the
 #              start-up sync is over), RSS and PSS at the end, and the threads that used CPU in it
 #              (/proc/PID/task/*/stat utime+stime, by thread name)
@@ -120,6 +121,11 @@ for r in $(seq 1 "$n"); do
     open_rss=$(kb "$pid" VmRSS); open_pss=$(pss "$pid")
     wmctrl -i -c "$w"
     sleep "$window_s"
+    if [[ $v == demo || $v == external ]] && ! kill -0 "$pid" 2>/dev/null; then
+      # the window handed the tray over to a process without JavaFX (TrayHandover): measure that one
+      pid=$(grep -ho 'handed the tray over to process [0-9]*' "$tmp/$v-$r"/logs/*.log | tail -1 | awk '{print $NF}')
+      echo "    $v $r: the window handed the tray over to process $pid" >&2
+    fi
     closed_rss=$(kb "$pid" VmRSS); closed_pss=$(pss "$pid")
     threads "$pid" > "$tmp/t0"
     c0=$(cpu_ticks "$pid"); sleep "$window_s"; c1=$(cpu_ticks "$pid")

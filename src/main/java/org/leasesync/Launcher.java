@@ -6,8 +6,10 @@ import org.leasesync.chaos.ClusterCommand;
 import org.leasesync.cli.GuiOptions;
 import org.leasesync.cli.LeasesyncCommand;
 import org.leasesync.cli.Utf8Input;
+import org.leasesync.desktop.Autostart;
 import org.leasesync.desktop.Backend;
 import org.leasesync.desktop.fx.App;
+import org.leasesync.desktop.resident.Resident;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.run.RetryPolicy;
 
@@ -37,21 +39,35 @@ public final class Launcher {
         System.exit(code);
     }
 
+    /**
+     * The window, or the tray process without it: started by the autostart entry
+     * ({@link Autostart#START_HIDDEN_ENV}) or by a window handing the tray over ({@link Resident#ENV}),
+     * the app starts in the tray without loading JavaFX, and opens the window in the same process when
+     * asked.
+     */
     private static int gui(GuiOptions o) {
-        return App.launch(
-                new Backend.AppSettings(
-                        o.dataDir(),
-                        o.server(),
-                        o.user(),
-                        o.token(),
-                        o.leaseTtl(),
-                        o.http(),
-                        o.scheduleInterval(),
-                        o.foregroundMinInterval(),
-                        RetryPolicy.DEFAULT,
-                        TimeSource.system(),
-                        o.dbOpenTimeout(),
-                        o.transport()),
-                o.given());
+        Backend.AppSettings s = settings(o);
+        java.util.Map<String, String> env = System.getenv();
+        boolean atLogin = "1".equals(env.get(Autostart.START_HIDDEN_ENV));
+        if (atLogin || Resident.asked(env)) {
+            return Resident.launch(s, o.given(), atLogin, App::open);
+        }
+        return App.launch(s, o.given());
+    }
+
+    private static Backend.AppSettings settings(GuiOptions o) {
+        return new Backend.AppSettings(
+                o.dataDir(),
+                o.server(),
+                o.user(),
+                o.token(),
+                o.leaseTtl(),
+                o.http(),
+                o.scheduleInterval(),
+                o.foregroundMinInterval(),
+                RetryPolicy.DEFAULT,
+                TimeSource.system(),
+                o.dbOpenTimeout(),
+                o.transport());
     }
 }

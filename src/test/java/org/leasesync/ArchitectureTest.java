@@ -334,7 +334,10 @@ class ArchitectureTest {
         noClasses()
                 .that()
                 .resideInAnyPackage(
-                        "org.leasesync.desktop", "org.leasesync.desktop.notify..", "org.leasesync.desktop.tray..")
+                        "org.leasesync.desktop",
+                        "org.leasesync.desktop.notify..",
+                        "org.leasesync.desktop.tray..",
+                        "org.leasesync.desktop.resident..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage("javafx..", "org.leasesync.desktop.fx..")

@@ -214,9 +214,19 @@ public final class DesktopSession implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** {@code DISPLAY} and {@code DBUS_SESSION_BUS_ADDRESS} of this session, for child processes. */
+    /**
+     * {@code DISPLAY} and {@code DBUS_SESSION_BUS_ADDRESS} of this session, for child processes, and the
+     * tray handover turned off.
+     */
     public Map<String, String> env() {
-        return Map.of("DISPLAY", ":" + display, "DBUS_SESSION_BUS_ADDRESS", busAddress);
+        // A window closed to the tray stays in its process: a test about the tray handover sets its own delay.
+        return Map.of(
+                "DISPLAY",
+                ":" + display,
+                "DBUS_SESSION_BUS_ADDRESS",
+                busAddress,
+                "LEASESYNC_TRAY_HANDOVER_AFTER",
+                "off");
     }
 
     public String busAddress() {

@@ -44,11 +44,21 @@ public final class App extends Application {
     /** This launch's hold on the data directory's one window; another launch asks it to show the window. */
     private static volatile SingleInstance instance;
 
+    /** What the tray process handed over when it opened the window in its own JVM; null for a plain start. */
+    private static volatile org.leasesync.desktop.resident.Handoff handoff;
+    /** The window asked to hand the tray over to a process without JavaFX ({@link TrayHandover}). */
+    private static volatile boolean handingOver;
+    /** The account the window showed when it handed the tray over. */
+    private static volatile String handoverUser;
+
     private volatile Backend backend;
     private AppAssembly assembly;
     private final boolean probe = "1".equals(System.getenv("LEASESYNC_STARTUP_PROBE"));
-    /** Started at login (the autostart entry): the window stays in the tray until opened, when there is one. */
-    private final boolean startHidden = "1".equals(System.getenv(Autostart.START_HIDDEN_ENV));
+    /**
+     * Started at login (the autostart entry) without going through the tray process: the window stays
+     * in the tray until opened, when there is one. Never when the tray process opens the window.
+     */
+    private final boolean startHidden = handoff == null && "1".equals(System.getenv(Autostart.START_HIDDEN_ENV));
 
     private volatile long firstFrameMs = -1;
 
@@ -81,6 +91,25 @@ public final class App extends Application {
         }
         instance = ((SingleInstance.Claim.First) claim).instance();
         options = StartOptions.read(s, given);
+        return run();
+    }
+
+    /**
+     * Opens the window in this process on what the tray process hands over (its backend, its hold on
+     * the data directory's window), and blocks until it is closed. JavaFX starts now: the tray process
+     * had not loaded it.
+     *
+     * @return the exit code
+     * @throws LeasesyncException as {@link #launch(Backend.AppSettings)}
+     */
+    public static int open(org.leasesync.desktop.resident.Handoff h) {
+        handoff = h;
+        instance = h.instance();
+        options = h.options();
+        return run();
+    }
+
+    private static int run() {
         settings = options.settings();
         exitCode = 0;
         RenderMemory.configure(System.getProperties());
@@ -93,7 +122,30 @@ public final class App extends Application {
         } finally {
             instance.close();
         }
+        if (handingOver) {
+            return startTrayProcess();
+        }
         return exitCode;
+    }
+
+    /**
+     * After the window's process has stopped (runs ended, leases released, the database closed, the
+     * data directory's window let go): starts the tray process in its place ({@link TrayHandover}).
+     */
+    private static int startTrayProcess() {
+        var command = org.leasesync.desktop.resident.TrayProcessStart.command(java.nio.file.Path.of("/proc/self"));
+        if (command.isEmpty()) {
+            log.error("could not hand the tray over: this process's command line cannot be read; leasesync stops");
+            return 1;
+        }
+        try {
+            Process p = org.leasesync.desktop.resident.TrayProcessStart.start(command.get(), handoverUser);
+            log.info("handed the tray over to process {}, which runs without the window", p.pid());
+            return 0;
+        } catch (java.io.IOException e) {
+            log.error("could not hand the tray over ({}); leasesync stops", e.getMessage());
+            return 1;
+        }
     }
 
     /**
@@ -170,6 +222,14 @@ public final class App extends Application {
             // The theme's large stylesheet is parsed after the first frame, while the backend starts.
             Application.setUserAgentStylesheet(new PrimerLight().getUserAgentStylesheet());
         });
+        org.leasesync.desktop.resident.Handoff h = handoff;
+        if (h != null && h.backend().isPresent()) {
+            backend = h.backend().get();
+            Backend b = backend;
+            Platform.runLater(() -> showCards(stage, b));
+            instance.onShow(() -> Platform.runLater(() -> showFromAnotherLaunch(stage)));
+            return;
+        }
         Thread starter = new Thread(
                 () -> {
                     try {
@@ -214,6 +274,15 @@ public final class App extends Application {
         trayStarter.start();
         settleHeapLater();
         HiddenSettle.watch(stage);
+        watchForHandover(stage, b);
+        org.leasesync.desktop.resident.Handoff h = handoff;
+        if (h != null) {
+            h.user().ifPresent(a.viewModel()::switchAccount);
+            h.at().ifPresent(a.lifecycle()::openAt);
+            if (h.settings()) {
+                a.openSettings();
+            }
+        }
         if (probe) {
             afterNextFrame(() -> {
                 System.out.println("startup first_frame_ms=" + firstFrameMs + " ready_ms=" + sinceJvmStartMs()
@@ -224,31 +293,56 @@ public final class App extends Application {
         }
     }
 
+    /**
+     * Hands the tray over to a process without JavaFX once the window has been hidden to the tray for
+     * a while ({@link TrayHandover}), unless {@link TrayHandover#ENV} turns it off or this process's
+     * command line cannot be read (then the window just stays in the tray).
+     */
+    private void watchForHandover(Stage stage, Backend b) {
+        var after = TrayHandover.after(System.getenv());
+        if (after.isEmpty() || probe) {
+            return;
+        }
+        if (org.leasesync.desktop.resident.TrayProcessStart.command(java.nio.file.Path.of("/proc/self"))
+                .isEmpty()) {
+            log.info("the window stays in the tray when closed: this process's command line cannot be read");
+            return;
+        }
+        TrayHandover handover = new TrayHandover(
+                () -> !stage.isShowing()
+                        && assembly.lifecycle().hidesToTray()
+                        && b.runtime().coordinator().localRuns().isEmpty()
+                        && javafx.stage.Window.getWindows().stream().noneMatch(javafx.stage.Window::isShowing),
+                b.runtime().timer(),
+                Platform::runLater,
+                after.get(),
+                () -> {
+                    handoverUser = assembly.viewModel().currentUser();
+                    handingOver = true;
+                    log.info(
+                            "the window has been in the tray for {}; handing the tray over to a process without "
+                                    + "the window, which frees the window's memory",
+                            org.leasesync.client.DurationText.format(after.get()));
+                    Platform.exit();
+                });
+        stage.showingProperty().addListener((o, was, now) -> {
+            if (now) {
+                handover.shown();
+            } else {
+                handover.hidden();
+            }
+        });
+        if (!stage.isShowing()) {
+            handover.hidden();
+        }
+    }
+
     /** How long after the cards appear start-up counts as settled: the first runs and the tray are done by then. */
     static final Duration SETTLE_AFTER = Duration.ofSeconds(10);
 
-    /**
-     * One full collection once start-up has settled ({@link #SETTLE_AFTER} after the cards appear),
-     * on a daemon thread {@code startup-settle}. The serial collector shrinks the heap only in a full
-     * collection; without one, the ~20 MB that start-up grew it by (class loading, the first sync, the
-     * theme's CSS) stay committed all day. With the launcher's {@code -XX:MaxHeapFreeRatio=30} the heap
-     * goes back to its live size plus 30 % (docs/benchmarks.md). One pause of a few tens of
-     * milliseconds, on no user action.
-     */
+    /** One full collection once start-up has settled ({@link org.leasesync.desktop.HeapSettle}). */
     private static void settleHeapLater() {
-        Thread settle = new Thread(
-                () -> {
-                    try {
-                        Thread.sleep(SETTLE_AFTER.toMillis());
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    System.gc();
-                    log.debug("start-up settled: heap collected and shrunk");
-                },
-                "startup-settle");
-        settle.setDaemon(true);
-        settle.start();
+        org.leasesync.desktop.HeapSettle.after(SETTLE_AFTER, "startup-settle");
     }
 
     /** What the autostart entry adds to the launcher: the data directory, when it is not the default one. */

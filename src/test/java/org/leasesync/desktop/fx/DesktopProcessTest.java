@@ -45,6 +45,10 @@ class DesktopProcessTest {
     DesktopSession session;
     ReferenceServer server;
     Process app;
+    /** Set by a test before {@link #start}: added to the app's environment. */
+    final Map<String, String> extraEnv = new HashMap<>();
+    /** The tray process a window handed the tray over to, if any. */
+    ProcessHandle handedOver;
 
     @AfterEach
     void stop(org.junit.jupiter.api.TestInfo test) throws InterruptedException, IOException {
@@ -63,6 +67,14 @@ class DesktopProcessTest {
         for (Path f : org.leasesync.testing.LogFiles.list(tmp.resolve("data"))) {
             Files.createDirectories(keep);
             Files.copy(f, keep.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (handedOver != null && handedOver.isAlive()) {
+            handedOver.destroy();
+            try {
+                handedOver.onExit().get(15, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                handedOver.destroyForcibly();
+            }
         }
         if (app != null && app.isAlive()) {
             app.destroy();
@@ -94,6 +106,7 @@ class DesktopProcessTest {
         if (hidden) {
             env.put(Autostart.START_HIDDEN_ENV, "1"); // as the autostart entry starts it
         }
+        env.putAll(extraEnv);
         app = JavaProcess.start(
                 Launcher.class,
                 tmp.resolve("app.log"),
@@ -124,9 +137,14 @@ class DesktopProcessTest {
         return org.leasesync.testing.LogFiles.read(tmp.resolve("data"));
     }
 
-    /** The tray icon's window inside trayer (AWT's XEmbed frame). */
+    /** The tray icon's window inside trayer (AWT's XEmbed frame), once the window's icon is in place. */
     String trayIcon() throws InterruptedException {
-        session.waitUntil("closing hides to the tray", () -> log().contains("closing the window hides it in the tray"));
+        return trayIcon("closing the window hides it in the tray");
+    }
+
+    /** The tray icon's window inside trayer, once the log has {@code ready} (what put it there says so). */
+    String trayIcon(String ready) throws InterruptedException {
+        session.waitUntil("the tray icon is put in place", () -> log().contains(ready));
         String[] found = new String[1];
         session.waitUntil("the icon is in the tray", () -> {
             for (String line : session.run("xwininfo", "-root", "-tree").split("\n")) {
@@ -342,19 +360,88 @@ class DesktopProcessTest {
     @Test
     void startedAtLoginItSyncsInTheTrayWithoutOpeningTheWindow() throws Exception {
         start(true, true); // the first sync has reached the server
-        String icon = trayIcon();
+        String icon = trayIcon(RESIDENT);
         waitForIconState(icon, TrayState.UP_TO_DATE);
         assertThat(session.visibleWindows("^leasesync$")).isEmpty();
         assertThat(log()).contains("started for alice|course_sync by foreground");
+        assertThat(javaFxLoaded(app.pid()))
+                .as("JavaFX is not loaded in the tray")
+                .isFalse();
         openTrayMenu(icon);
         choose(1, "Return"); // Open leasesync
         session.waitUntil(
                 "the window opens from the tray",
                 () -> !session.visibleWindows("^leasesync$").isEmpty());
+        icon = trayIcon(); // the window's own icon
         openTrayMenu(icon);
         choose(5, "Return");
         assertThat(app.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(app.exitValue()).isZero();
+    }
+
+    /** What the tray process logs once its icon is in the tray. */
+    static final String RESIDENT = "runs in the tray without its window (no JavaFX loaded)";
+
+    /** Whether process {@code pid} has mapped JavaFX's native window library. */
+    static boolean javaFxLoaded(long pid) throws IOException {
+        return Files.readString(Path.of("/proc/" + pid + "/maps")).contains("libglass");
+    }
+
+    @Test
+    void closedToTheTrayTheWindowHandsOverToAProcessWithoutJavaFxWhoseTrayKeepsEverything() throws Exception {
+        extraEnv.put(TrayHandover.ENV, "2s");
+        start(true);
+        String icon = trayIcon();
+        waitForIconState(icon, TrayState.UP_TO_DATE);
+        assertThat(javaFxLoaded(app.pid())).isTrue();
+
+        session.check("wmctrl", "-c", "leasesync");
+        assertThat(app.waitFor(60, TimeUnit.SECONDS))
+                .as("the window's process ends after the handover")
+                .isTrue();
+        assertThat(app.exitValue()).isZero();
+        var handed = java.util.regex.Pattern.compile("handed the tray over to process (\\d+)")
+                .matcher(log());
+        assertThat(handed.find()).as("the handover is logged: %s", log()).isTrue();
+        handedOver = ProcessHandle.of(Long.parseLong(handed.group(1))).orElseThrow();
+        icon = trayIcon(RESIDENT);
+        assertThat(javaFxLoaded(handedOver.pid()))
+                .as("JavaFX is not loaded in the tray")
+                .isFalse();
+        assertThat(log()).contains("stopped").doesNotContain("ERROR");
+
+        long before = server.stats().requests();
+        session.waitUntil(
+                "the timer syncs in the tray process", () -> server.stats().requests() >= before + 6);
+        waitForIconState(icon, TrayState.UP_TO_DATE);
+
+        openTrayMenu(icon);
+        choose(3, "Right"); // Pause syncing ▸ For 1 hour
+        pointAtTheSubmenu();
+        choose(0, "Return");
+        session.waitUntil("paused", () -> log().contains("sync paused until"));
+        waitForIconState(icon, TrayState.PAUSED);
+        Thread.sleep(1500); // a run that had started before the pause ends
+        long paused = server.stats().requests();
+        Thread.sleep(3000); // three timer ticks
+        assertThat(server.stats().requests()).isEqualTo(paused);
+
+        openTrayMenu(icon);
+        choose(1, "Return"); // Open leasesync: the window, in the same process
+        session.waitUntil(
+                "the window opens from the tray",
+                () -> !session.visibleWindows("^leasesync$").isEmpty());
+        assertThat(handedOver.isAlive()).isTrue();
+        assertThat(javaFxLoaded(handedOver.pid())).isTrue();
+        session.waitUntil(
+                "the window's icon is in place",
+                () -> log().lastIndexOf("closing the window hides it in the tray") > log().lastIndexOf(RESIDENT));
+        icon = trayIcon();
+        waitForIconState(icon, TrayState.PAUSED); // the pause is the settings', not the process's
+        openTrayMenu(icon);
+        choose(5, "Return"); // Quit leasesync
+        handedOver.onExit().get(30, TimeUnit.SECONDS);
+        assertThat(log()).contains("quit from the menu");
     }
 
     @Test

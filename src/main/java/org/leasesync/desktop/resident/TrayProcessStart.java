@@ -1,0 +1,71 @@
+package org.leasesync.desktop.resident;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.leasesync.desktop.Autostart;
+
+/**
+ * Starts this program again as the tray process ({@link Resident}): the same executable, the same
+ * arguments (JVM options included, as the JVM or the app image's launcher got them), the same working
+ * directory and environment, plus {@link Resident#ENV}. On Linux the executable is
+ * {@code /proc/self/exe} and the arguments {@code /proc/self/cmdline} (NUL-separated, read as UTF-8
+ * as the launcher reads them); elsewhere there is no command, and the window stays in the tray.
+ */
+public final class TrayProcessStart {
+
+    private TrayProcessStart() {}
+
+    /**
+     * This process's command line under {@code proc} (e.g. {@code /proc/self}): the executable's
+     * absolute path, then its arguments. Blocks on two small reads.
+     *
+     * @return empty when either file cannot be read (not Linux, or a restricted {@code /proc})
+     */
+    public static Optional<List<String>> command(Path proc) {
+        try {
+            Path exe = Files.readSymbolicLink(proc.resolve("exe"));
+            String raw = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
+            List<String> args = new ArrayList<>(List.of(raw.split("\0", -1)));
+            if (!args.isEmpty() && args.get(args.size() - 1).isEmpty()) {
+                args.remove(args.size() - 1); // the NUL that ends the last argument
+            }
+            if (args.isEmpty()) {
+                return Optional.empty();
+            }
+            args.set(0, exe.toString());
+            return Optional.of(List.copyOf(args));
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Starts {@code command} as the tray process showing {@code user}: output and errors go where
+     * this process's go, input comes from nowhere. Returns once the process is started; it outlives
+     * this one.
+     *
+     * @param user the account the window showed; null for the first one
+     * @throws IOException when the process cannot be started
+     */
+    public static Process start(List<String> command, String user) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = pb.environment();
+        env.put(Resident.ENV, "1");
+        env.remove(Autostart.START_HIDDEN_ENV); // the login's one sync was that process's, not this one's
+        if (user == null) {
+            env.remove(Resident.ACCOUNT_ENV);
+        } else {
+            env.put(Resident.ACCOUNT_ENV, user);
+        }
+        return pb.start();
+    }
+}

@@ -1,0 +1,57 @@
+package org.leasesync.desktop.resident;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line the window starts the tray process with: this process's own, from {@code /proc}. */
+@Timeout(30)
+class TrayProcessStartTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theExecutableIsAbsoluteAndTheArgumentsAreReadAsUtf8() throws Exception {
+        Path proc = Files.createDirectories(tmp.resolve("proc"));
+        Files.createSymbolicLink(proc.resolve("exe"), Path.of("/opt/leasesync/bin/leasesync"));
+        Files.write(
+                proc.resolve("cmdline"),
+                "leasesync\0--data-dir\0/home/李/数据\0--schedule-interval\0\0".getBytes(StandardCharsets.UTF_8));
+        assertThat(TrayProcessStart.command(proc))
+                .contains(
+                        List.of("/opt/leasesync/bin/leasesync", "--data-dir", "/home/李/数据", "--schedule-interval", ""));
+    }
+
+    @Test
+    void withoutProcThereIsNoCommand() throws Exception {
+        assertThat(TrayProcessStart.command(tmp.resolve("missing"))).isEmpty();
+        Path proc = Files.createDirectories(tmp.resolve("empty"));
+        Files.createSymbolicLink(proc.resolve("exe"), Path.of("/usr/bin/java"));
+        Files.write(proc.resolve("cmdline"), new byte[0]);
+        assertThat(TrayProcessStart.command(proc)).isEmpty();
+    }
+
+    @Test
+    void thisJvmsOwnCommandStartsAProcessThatSeesTheTrayEnvironment() throws Exception {
+        var own = TrayProcessStart.command(Path.of("/proc/self")).orElseThrow();
+        assertThat(Path.of(own.get(0))).isAbsolute().isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java"));
+        // the same start, with a command that prints what the tray process would be told
+        Process p = TrayProcessStart.start(
+                List.of(
+                        "/bin/sh",
+                        "-c",
+                        "echo \"$" + Resident.ENV + " $" + Resident.ACCOUNT_ENV + "\" > " + tmp.resolve("env")),
+                "李雷");
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readString(tmp.resolve("env"), StandardCharsets.UTF_8).strip())
+                .isEqualTo("1 李雷");
+    }
+}
