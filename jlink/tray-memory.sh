@@ -12,8 +12,9 @@
 #   open       CPU-s used in WINDOW_S s with the window shown, RSS and PSS at the end
 #   closed     the window closed with `wmctrl -c` (to the tray), RSS and PSS WINDOW_S s later (of the
 #              process the window handed the tray over to, once it has)
-#   idle       CPU-s used in the next WINDOW_S s (no sync runs: --schedule-interval 1h, and the
-#              start-up sync is over), RSS and PSS at the end, and the threads that used CPU in it
+#   idle       CPU-s used in the next WINDOW_S s, IDLE_DELAY_S after the closed figures (no sync runs:
+#              --schedule-interval 1h, and the start-up sync is over), RSS and PSS at the end, and the
+#              threads that used CPU in it
 #              (/proc/PID/task/*/stat utime+stime, by thread name)
 # CPU is given per minute. Prints every run, then the median of each figure per variant.
 #
@@ -22,6 +23,8 @@
 #   JAVA_OPTS="..."          leasesync's JVM options (default: JAVA_OPTIONS of jlink/config.sh)
 #   VARIANTS="demo external" a subset (peers that are not installed are skipped, with a line saying so)
 #   WINDOW_S=60 SETTLE_S=20  the measuring window and the settling time after the window appears
+#   IDLE_DELAY_S=0           more seconds between the closed and the idle figures (a process that just
+#                            started, as the tray process after a handover, is still compiling)
 #   NMT=1                    leasesync with -XX:NativeMemoryTracking=summary; `jcmd VM.native_memory
 #                            summary` and `jcmd Thread.print` of the idle process go to target/tray-<variant>-<round>-*.txt
 # Needs: xvfb openbox trayer dbus x11-utils wmctrl; `mvn -B -ntp -DskipTests package` before.
@@ -31,6 +34,7 @@ n=${1:-3}
 [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "tray-memory.sh: N must be a positive number of rounds, got '$n'" >&2; exit 2; }
 window_s=${WINDOW_S:-60}
 settle_s=${SETTLE_S:-20}
+idle_delay_s=${IDLE_DELAY_S:-0}
 for tool in Xvfb openbox trayer dbus-daemon wmctrl; do
   command -v $tool >/dev/null || { echo "tray-memory.sh: needs $tool (apt-get install xvfb openbox trayer dbus x11-utils wmctrl)" >&2; exit 1; }
 done
@@ -127,6 +131,7 @@ for r in $(seq 1 "$n"); do
       echo "    $v $r: the window handed the tray over to process $pid" >&2
     fi
     closed_rss=$(kb "$pid" VmRSS); closed_pss=$(pss "$pid")
+    sleep "$idle_delay_s"
     threads "$pid" > "$tmp/t0"
     c0=$(cpu_ticks "$pid"); sleep "$window_s"; c1=$(cpu_ticks "$pid")
     threads "$pid" > "$tmp/t1"

@@ -64,8 +64,12 @@ public final class ResidentAssembly implements AutoCloseable {
 
     /** How often stored state is re-read (runs of other processes, conflicts, the pause's end): as the hidden window. */
     static final Duration REFRESH = Duration.ofSeconds(30);
-    /** How often the notification check looks at the database besides after each run (as the window). */
-    static final Duration NOTIFY_RECHECK = Duration.ofSeconds(10);
+    /**
+     * How often the notification check looks at the database besides after each run of this process
+     * (for other processes' runs): as often as the stored state is re-read, not the open window's 10 s,
+     * since nobody watches a card here and every wakeup costs a tray app its idle CPU.
+     */
+    static final Duration NOTIFY_RECHECK = REFRESH;
     /** The most one offline probe may take per server URL. */
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
 
