@@ -46,6 +46,29 @@ public final class TrayProcessStart {
     }
 
     /**
+     * The tray process's environment: this one's, plus {@link Resident#ENV} and the account, without
+     * the autostart's start-hidden flag and without the app image launcher's own variables
+     * ({@code _JPACKAGE_…}): jpackage's Linux launcher marks the environment of the JVM it starts, and a
+     * launcher that finds the mark takes its arguments for the JVM's, so a child started with it would
+     * refuse {@code --data-dir} as an unknown JVM option.
+     *
+     * @param user the account the window showed; null for the first one
+     * @return a new map
+     */
+    static Map<String, String> environment(Map<String, String> base, String user) {
+        Map<String, String> env = new java.util.HashMap<>(base);
+        env.keySet().removeIf(k -> k.startsWith("_JPACKAGE_"));
+        env.put(Resident.ENV, "1");
+        env.remove(Autostart.START_HIDDEN_ENV); // the login's one sync was that process's, not this one's
+        if (user == null) {
+            env.remove(Resident.ACCOUNT_ENV);
+        } else {
+            env.put(Resident.ACCOUNT_ENV, user);
+        }
+        return env;
+    }
+
+    /**
      * Starts {@code command} as the tray process showing {@code user}: output and errors go where
      * this process's go, input comes from nowhere. Returns once the process is started; it outlives
      * this one.
@@ -59,13 +82,9 @@ public final class TrayProcessStart {
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = pb.environment();
-        env.put(Resident.ENV, "1");
-        env.remove(Autostart.START_HIDDEN_ENV); // the login's one sync was that process's, not this one's
-        if (user == null) {
-            env.remove(Resident.ACCOUNT_ENV);
-        } else {
-            env.put(Resident.ACCOUNT_ENV, user);
-        }
+        Map<String, String> wanted = environment(env, user);
+        env.clear();
+        env.putAll(wanted);
         return pb.start();
     }
 }

@@ -40,6 +40,28 @@ class TrayProcessStartTest {
     }
 
     @Test
+    void theEnvironmentMarksTheTrayProcessAndDropsTheLaunchersOwnMarks() {
+        var env = TrayProcessStart.environment(
+                java.util.Map.of(
+                        "HOME",
+                        "/home/u",
+                        "_JPACKAGE_LAUNCHER",
+                        "12345",
+                        org.leasesync.desktop.Autostart.START_HIDDEN_ENV,
+                        "1",
+                        Resident.ACCOUNT_ENV,
+                        "bob"),
+                "alice");
+        assertThat(env)
+                .containsEntry("HOME", "/home/u")
+                .containsEntry(Resident.ENV, "1")
+                .containsEntry(Resident.ACCOUNT_ENV, "alice")
+                .doesNotContainKeys("_JPACKAGE_LAUNCHER", org.leasesync.desktop.Autostart.START_HIDDEN_ENV);
+        assertThat(TrayProcessStart.environment(java.util.Map.of(Resident.ACCOUNT_ENV, "bob"), null))
+                .doesNotContainKey(Resident.ACCOUNT_ENV);
+    }
+
+    @Test
     void thisJvmsOwnCommandStartsAProcessThatSeesTheTrayEnvironment() throws Exception {
         var own = TrayProcessStart.command(Path.of("/proc/self")).orElseThrow();
         assertThat(Path.of(own.get(0))).isAbsolute().isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java"));
