@@ -88,6 +88,26 @@ public final class OfflineMonitor implements AutoCloseable {
         schedule(Duration.ZERO);
     }
 
+    /**
+     * What a finished run says about the server: a failure makes it suspect ({@link #suspect()}), a
+     * success means it answered ({@link #reachedServer()}). Other events change nothing.
+     *
+     * @return whether the run succeeded (the server is reachable)
+     */
+    public boolean runEnded(org.leasesync.run.RunEvent e) {
+        if (e.kind() != org.leasesync.run.RunEvent.Kind.FINISHED) {
+            return false;
+        }
+        org.leasesync.run.RunStatus st = e.result().map(r -> r.status()).orElse(null);
+        if (st == org.leasesync.run.RunStatus.FAILED) {
+            suspect();
+        } else if (st == org.leasesync.run.RunStatus.SUCCEEDED) {
+            reachedServer();
+            return true;
+        }
+        return false;
+    }
+
     /** A sync reached the server: the app is not offline (pending probes are cancelled). */
     public void reachedServer() {
         boolean was;

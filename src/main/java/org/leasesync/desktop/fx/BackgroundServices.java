@@ -21,7 +21,6 @@ import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.remote.ServerProbe;
 import org.leasesync.run.RunEvent;
-import org.leasesync.run.RunStatus;
 
 /**
  * What keeps watching while the window may be closed: the offline state ({@link OfflineMonitor}
@@ -164,14 +163,8 @@ final class BackgroundServices implements Consumer<RunEvent>, AutoCloseable {
     /** A run event of the coordinator (any thread): a failure makes the server suspect, a success clears it. */
     @Override
     public void accept(RunEvent e) {
-        if (e.kind() == RunEvent.Kind.FINISHED) {
-            RunStatus st = e.result().map(r -> r.status()).orElse(null);
-            if (st == RunStatus.FAILED) {
-                offline.suspect();
-            } else if (st == RunStatus.SUCCEEDED) {
-                offline.reachedServer();
-                ui.execute(desktop::online);
-            }
+        if (offline.runEnded(e)) {
+            ui.execute(desktop::online);
         }
         attention.accept(e);
     }

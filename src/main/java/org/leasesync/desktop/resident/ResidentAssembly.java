@@ -38,7 +38,6 @@ import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
 import org.leasesync.remote.ServerProbe;
 import org.leasesync.run.RunEvent;
-import org.leasesync.run.RunStatus;
 import org.leasesync.run.StartCheck;
 import org.leasesync.run.TaskSource;
 import org.leasesync.run.TriggerRequest;
@@ -300,13 +299,8 @@ public final class ResidentAssembly implements AutoCloseable {
 
     /** A run event (a coordinator thread): failures make the server suspect, a success clears it. */
     private void runEvent(RunEvent e) {
+        offline.runEnded(e);
         if (e.kind() == RunEvent.Kind.FINISHED) {
-            RunStatus st = e.result().map(r -> r.status()).orElse(null);
-            if (st == RunStatus.FAILED) {
-                offline.suspect();
-            } else if (st == RunStatus.SUCCEEDED) {
-                offline.reachedServer();
-            }
             io.execute(this::refreshConflicts);
         }
         AttentionWatcher w = attention;

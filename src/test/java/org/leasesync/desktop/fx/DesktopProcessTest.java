@@ -292,12 +292,7 @@ class DesktopProcessTest {
         Screenshots.save(
                 session, "screenshot-tray-menu.png", menu[0] - 24, 0, 1280 - (menu[0] - 24), menu[1] + menu[3] + 60);
         choose(0, "Return");
-        session.waitUntil("paused", () -> log().contains("sync paused until"));
-        waitForIconState(icon, TrayState.PAUSED);
-        Thread.sleep(1500); // a run that had started before the pause ends
-        long paused = server.stats().requests();
-        Thread.sleep(3000); // three timer ticks
-        assertThat(server.stats().requests()).isEqualTo(paused);
+        pausedHoldsTheTimerBack(icon);
         assertThat(log()).contains("schedule trigger for alice|course_sync skipped: sync is paused until");
 
         openTrayMenu(icon);
@@ -379,6 +374,16 @@ class DesktopProcessTest {
         assertThat(app.exitValue()).isZero();
     }
 
+    /** After Pause from the tray menu: the icon says so, and no timer tick reaches the server. */
+    void pausedHoldsTheTimerBack(String icon) throws Exception {
+        session.waitUntil("paused", () -> log().contains("sync paused until"));
+        waitForIconState(icon, TrayState.PAUSED);
+        Thread.sleep(1500); // a run that had started before the pause ends
+        long paused = server.stats().requests();
+        Thread.sleep(3000); // three timer ticks
+        assertThat(server.stats().requests()).isEqualTo(paused);
+    }
+
     /** What the tray process logs once its icon is in the tray. */
     static final String RESIDENT = "runs in the tray without its window (no JavaFX loaded)";
 
@@ -419,12 +424,7 @@ class DesktopProcessTest {
         choose(3, "Right"); // Pause syncing ▸ For 1 hour
         pointAtTheSubmenu();
         choose(0, "Return");
-        session.waitUntil("paused", () -> log().contains("sync paused until"));
-        waitForIconState(icon, TrayState.PAUSED);
-        Thread.sleep(1500); // a run that had started before the pause ends
-        long paused = server.stats().requests();
-        Thread.sleep(3000); // three timer ticks
-        assertThat(server.stats().requests()).isEqualTo(paused);
+        pausedHoldsTheTimerBack(icon);
 
         openTrayMenu(icon);
         choose(1, "Return"); // Open leasesync: the window, in the same process
