@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.leasesync.cli.DurationConverter;
+import org.leasesync.testing.JavaProcess;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -207,6 +208,9 @@ public final class BenchMain implements Callable<Integer> {
                     + " the directory and pair, e.g. -XX:StartFlightRecording=filename=open-{label}.jfr); default none")
     List<String> growthChildJvm = List.of();
 
+    /** growth, growth_open: options before the app's heap options in each child JVM; none but with --quick. */
+    List<String> growthStartJvm = List.of();
+
     @Option(names = "--quick", description = "tiny sizes, for the smoke test: proves it works, measures nothing")
     boolean quick;
 
@@ -251,12 +255,15 @@ public final class BenchMain implements Callable<Integer> {
             warmup = Duration.ofMillis(50);
             backends =
                     List.of(BenchDatabases.Backend.MEM, BenchDatabases.Backend.FILE, BenchDatabases.Backend.PG_NOFSYNC);
-            contenderJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
+            // the children of a run that measures nothing start as the tests' other children do: C1 only,
+            // the serial collector, the class-data archive (JavaProcess), which halves a child's start-up CPU
+            contenderJvm = quickJvm("-Xmx128m");
             scalePhase = Duration.ofMillis(500);
             scaleRecords = 200;
             scaleBatch = 100;
             scaleConfigs = List.of("pg2", "h2file1");
-            serverJvm = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
+            serverJvm = quickJvm("-Xmx128m");
+            growthStartJvm = quickJvm();
             triggerSamples = 20;
             storm = Duration.ofMillis(300);
             pullRecords = 1_000;
@@ -271,6 +278,13 @@ public final class BenchMain implements Callable<Integer> {
             jobKills = 1;
             jobTtl = Duration.ofSeconds(1);
         }
+    }
+
+    /** The start-up flags of the tests' short-lived children ({@link JavaProcess#childFlags()}), then {@code more}. */
+    private static List<String> quickJvm(String... more) {
+        List<String> jvm = JavaProcess.childFlags();
+        jvm.addAll(List.of(more));
+        return List.copyOf(jvm);
     }
 
     /** Runs the selected items into {@code f}. */
@@ -339,11 +353,15 @@ public final class BenchMain implements Callable<Integer> {
                     dir);
         }
         if (only.contains(Item.GROWTH)) {
-            GrowthBench.run(f, new GrowthBench.Settings(growthRecords, growthRuns, Math.min(rounds, 3)), dir);
+            GrowthBench.run(
+                    f, new GrowthBench.Settings(growthRecords, growthRuns, Math.min(rounds, 3), growthStartJvm), dir);
         }
         if (only.contains(Item.GROWTH_OPEN)) {
             GrowthBench.runOpen(
-                    f, new GrowthBench.OpenSettings(growthRecords, growthRuns, growthOpenPairs, growthChildJvm), dir);
+                    f,
+                    new GrowthBench.OpenSettings(
+                            growthRecords, growthRuns, growthOpenPairs, growthStartJvm, growthChildJvm),
+                    dir);
         }
         if (only.contains(Item.TAKEOVER)) {
             TakeoverBench.run(f, new TakeoverBench.Settings(takeoverTtl, quick ? 1 : takeoverRounds), dir);

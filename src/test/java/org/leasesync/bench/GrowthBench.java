@@ -25,6 +25,7 @@ import org.leasesync.sync.OutboxEntry;
 import org.leasesync.sync.PushBatch;
 import org.leasesync.sync.PushResponse;
 import org.leasesync.testing.ClientStack;
+import org.leasesync.testing.JavaProcess;
 
 /**
  * Cost as data grows. Two data directories — one empty, one holding {@code records}
@@ -52,8 +53,9 @@ final class GrowthBench {
      * @param records local records of the big directory
      * @param runs runs of history of the big directory
      * @param rounds measured rounds (after one warm-up)
+     * @param startJvm options before the app's heap options in each child JVM (none when measuring)
      */
-    record Settings(int records, int runs, int rounds) {}
+    record Settings(int records, int runs, int rounds, List<String> startJvm) {}
 
     private GrowthBench() {}
 
@@ -74,7 +76,7 @@ final class GrowthBench {
                 for (int part = 0; part < 2; part++) {
                     boolean bigFirst = round % 2 == 0;
                     boolean isBig = (part == 0) == bigFirst;
-                    measure(f, p, isBig ? "big" : "empty", isBig ? big : empty, server, tokens);
+                    measure(f, p, isBig ? "big" : "empty", isBig ? big : empty, server, tokens, s.startJvm());
                 }
             }
         }
@@ -112,10 +114,11 @@ final class GrowthBench {
      * @param records local records of the big directory
      * @param runs runs of history of the big directory
      * @param pairs measured pairs (after one warm-up pair)
+     * @param startJvm options before the app's heap options in each child JVM (none when measuring)
      * @param childJvm extra options of each child JVM; {@code {label}} in them becomes the directory and pair,
      *     e.g. {@code -XX:StartFlightRecording=filename=open-{label}.jfr,settings=profile}
      */
-    record OpenSettings(int records, int runs, int pairs, List<String> childJvm) {}
+    record OpenSettings(int records, int runs, int pairs, List<String> startJvm, List<String> childJvm) {}
 
     /**
      * {@code growth-open}: the open of the empty and of the big directory, each in a fresh JVM with the app's
@@ -141,8 +144,8 @@ final class GrowthBench {
                 List<String> jvm = s.childJvm().stream()
                         .map(o -> o.replace("{label}", label))
                         .toList();
-                Map<String, Double> r =
-                        child(jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
+                Map<String, Double> r = child(
+                        s.startJvm(), jvm, List.of(isBig ? big.toString() : empty.toString(), "--open-only"), name);
                 sample(f, p, name + ".freshopen", r.get("open"), "ms");
                 sample(f, p, name + ".freshopen.cpu", r.get("opencpu"), "ms");
                 sample(f, p, name + ".freshclose", r.get("close"), "ms");
@@ -150,8 +153,8 @@ final class GrowthBench {
             for (int part = 0; part < 2; part++) { // the same open step by step (OpenPhases), again alternated
                 boolean isBig = (part == 0) == (pair % 2 == 0);
                 String name = isBig ? "big" : "empty";
-                Map<String, Double> r =
-                        child(List.of(), List.of(isBig ? big.toString() : empty.toString(), "--phases"), name);
+                Map<String, Double> r = child(
+                        s.startJvm(), List.of(), List.of(isBig ? big.toString() : empty.toString(), "--phases"), name);
                 r.forEach((step, ms) -> sample(f, p, name + ".phase." + step, ms, "ms"));
             }
             if (p != null) {
@@ -191,7 +194,13 @@ final class GrowthBench {
     }
 
     private static void measure(
-            Figures f, String p, String name, Path dir, ReferenceServer server, Map<String, String> tokens)
+            Figures f,
+            String p,
+            String name,
+            Path dir,
+            ReferenceServer server,
+            Map<String, String> tokens,
+            List<String> startJvm)
             throws Exception {
         Files.deleteIfExists(dir.resolve(DataDirectory.FILE_BASE_NAME + ".mv.db.clean"));
         long t0 = System.nanoTime();
@@ -224,9 +233,9 @@ final class GrowthBench {
                 sample(f, p, name + ".heap.aftercount", heapAfterGc(), "MB");
             }
         }
-        child(f, p, name, dir, server, tokens, null);
+        child(f, p, name, dir, server, tokens, startJvm, null);
         for (int kb : CHILD_CACHE_KB) {
-            child(f, p, name, dir, server, tokens, kb);
+            child(f, p, name, dir, server, tokens, startJvm, kb);
         }
     }
 
@@ -263,15 +272,17 @@ final class GrowthBench {
             Path dir,
             ReferenceServer server,
             Map<String, String> tokens,
+            List<String> startJvm,
             Integer cacheKb)
             throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(startJvm);
         cmd.addAll(CHILD_JVM);
         cmd.addAll(List.of(
                 "-Dlogback.configurationFile=logback-bench.xml",
                 "-cp",
-                System.getProperty("java.class.path"),
+                JavaProcess.classPath(),
                 GrowthChild.class.getName(),
                 dir.toString(),
                 server.baseUrl(),
@@ -290,16 +301,18 @@ final class GrowthBench {
         }
     }
 
-    /** {@link GrowthChild} with the app's heap options, {@code extraJvm} and {@code args}: its figures. */
-    private static Map<String, Double> child(List<String> extraJvm, List<String> args, String name) throws Exception {
+    /** {@link GrowthChild} with {@code startJvm}, the app's heap options, {@code extraJvm} and {@code args}: its figures. */
+    private static Map<String, Double> child(
+            List<String> startJvm, List<String> extraJvm, List<String> args, String name) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(startJvm);
         cmd.addAll(CHILD_JVM);
         cmd.addAll(extraJvm);
         cmd.addAll(List.of(
                 "-Dlogback.configurationFile=logback-bench.xml",
                 "-cp",
-                System.getProperty("java.class.path"),
+                JavaProcess.classPath(),
                 GrowthChild.class.getName()));
         cmd.addAll(args);
         return run(cmd, name);

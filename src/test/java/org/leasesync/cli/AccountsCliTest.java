@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,7 +31,7 @@ import org.leasesync.testing.TestCertificate;
 /**
  * {@code login}, {@code accounts}, {@code logout} and the commands that use a signed-in account, as
  * real processes against a real {@code leasesync serve} on an H2 data dir, whose accounts are made
- * with {@code leasesync users add}: the token in a real GNOME Keyring on a private session bus, or —
+ * with {@code leasesync users add} (once per class, each test serving a copy): the token in a real GNOME Keyring on a private session bus, or —
  * with no bus — in the owner-only file; a sign-out the server carries out (its own metrics count the
  * {@code DELETE /v1/sessions/current}, and the old token is refused); a session revoked with
  * {@code leasesync users revoke} ends {@code sync} with exit 6 keeping the outbox, and the next sync
@@ -62,6 +64,30 @@ class AccountsCliTest {
         return tmp.resolve("server");
     }
 
+    /** A data dir that {@code users add} made, and that command's results. */
+    record Prepared(Path dir, List<CliProcess.Result> adds) {}
+
+    /** The prepared data dirs of this class, by their accounts (the names and passwords). */
+    static final Map<Map<String, String>, Prepared> PREPARED = new HashMap<>();
+
+    @TempDir
+    static Path classTmp;
+
+    @AfterAll
+    static void forgetPrepared() {
+        PREPARED.clear();
+    }
+
+    /** Copies the files of {@code from} (one level, as a data dir is) into a new {@code to}, with their owner-only modes. */
+    static void copyDir(Path from, Path to) throws IOException {
+        Files.copy(from, to, StandardCopyOption.COPY_ATTRIBUTES);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+    }
+
     @AfterEach
     void tearDown() throws InterruptedException {
         for (ServeOnPort s : servers) {
@@ -69,13 +95,30 @@ class AccountsCliTest {
         }
     }
 
-    /** {@code leasesync users add} for each name and password, then a server on that data dir. */
+    /**
+     * A server on {@code dir}, a copy of a data dir where {@code leasesync users add} made each name and
+     * password. Each set of accounts is made once per class (a JVM, a new H2 file and an Argon2id hash per
+     * account) and copied into each test's {@code dir}; the commands' output joins this test's, so
+     * {@link #assertNoSecretIn} reads it too.
+     */
     ServeOnPort serverWith(Path dir, Map<String, String> accounts, String... options) throws Exception {
-        for (Map.Entry<String, String> a : accounts.entrySet()) {
-            CliProcess.Result add =
-                    users(a.getValue() + "\n", "add", a.getKey(), "--password-stdin", "--data-dir", dir.toString());
-            assertThat(add.code()).as(add.both()).isZero();
+        Prepared p = PREPARED.get(accounts);
+        if (p == null) {
+            Path made = classTmp.resolve("accounts-" + PREPARED.size());
+            List<CliProcess.Result> adds = new ArrayList<>();
+            for (Map.Entry<String, String> a : accounts.entrySet()) {
+                List<String> args =
+                        List.of("users", "add", a.getKey(), "--password-stdin", "--data-dir", made.toString());
+                CliProcess.Result add = CliProcess.run(
+                        classTmp, made.getFileName() + "-" + adds.size(), Map.of(), a.getValue() + "\n", args, 120);
+                assertThat(add.code()).as(add.both()).isZero();
+                adds.add(add);
+            }
+            p = new Prepared(made, adds);
+            PREPARED.put(Map.copyOf(accounts), p);
         }
+        outputs.addAll(p.adds());
+        copyDir(p.dir(), dir);
         List<String> args = new ArrayList<>(List.of("--data-dir", dir.toString()));
         args.addAll(List.of(options));
         ServeOnPort s = ServeOnPort.start(tmp, "serve-" + servers.size(), Map.of(), args.toArray(String[]::new));

@@ -66,6 +66,15 @@ public final class JavaProcess {
     }
 
     /**
+     * {@link #jvm()} without the {@code java} binary: the start-up flags of a short-lived child, for a
+     * command line built elsewhere (the benchmarks' children in their smoke run). A new list.
+     */
+    public static List<String> childFlags() {
+        List<String> cmd = jvm();
+        return new ArrayList<>(cmd.subList(1, cmd.size()));
+    }
+
+    /**
      * The command of a leasesync child up to its arguments: {@link #jvm()}, {@code flags} (which win over
      * the start-up flags, e.g. a smaller heap), the class path and the app's main class.
      */

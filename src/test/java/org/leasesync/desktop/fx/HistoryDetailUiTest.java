@@ -179,11 +179,20 @@ class HistoryDetailUiTest {
                 .isEqualTo("manual (joined by schedule × 12, foreground × 3, manual × 1)");
     }
 
+    /**
+     * The table's cell showing {@code text}, once a layout pulse has made it: the model holds the row
+     * before the table has laid out its cells, and on a slow JVM the lookup can come in between.
+     */
     private static javafx.scene.control.TableCell<?, ?> cell(FxRobot robot, String text) {
+        waitUntil("a cell shows " + text, () -> findCell(robot, text).isPresent());
+        return findCell(robot, text).orElseThrow(() -> new AssertionError("no cell " + text));
+    }
+
+    private static Optional<javafx.scene.control.TableCell<?, ?>> findCell(FxRobot robot, String text) {
         return robot.lookup("#history-table .table-cell").queryAllAs(javafx.scene.control.TableCell.class).stream()
                 .filter(c -> text.equals(c.getText()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no cell " + text));
+                .<javafx.scene.control.TableCell<?, ?>>map(c -> c)
+                .findFirst();
     }
 
     private static String details(FxRobot robot) {
