@@ -73,8 +73,15 @@ jpackage_common=(--name leasesync --app-version "$APP_VERSION" --vendor "$VENDOR
   --runtime-image target/runtime)
 for opt in "${java_options[@]}"; do jpackage_common+=(--java-options "$opt"); done
 
-# 3. The app image.
-jpackage --type app-image "${jpackage_common[@]}" --dest target/dist
+# 3. The app image, with a second launcher, bin/leasesync-tray, for the tray process a window hands
+# the tray over to (desktop.resident.TrayProcessStart): the same JVM options, but not the AppCDS archive
+# of step 4, which train-cds.sh gives the main launcher only. That archive holds the window's ~10,500
+# classes, and this JDK maps it at a random address and relocates it at every start, so all of its
+# ~64 MB become resident; the tray process, which loads no JavaFX, holds less with the runtime's own
+# archive of JDK classes (docs/benchmarks.md).
+printf 'java-options=%s\n' "${java_options[*]}" > "$work/tray-launcher.properties"
+jpackage --type app-image "${jpackage_common[@]}" --add-launcher "leasesync-tray=$work/tray-launcher.properties" \
+  --dest target/dist
 
 # 4. AppCDS: a training run records the classes start-up loads into lib/app/leasesync.jsa.
 if $cds; then

@@ -11,7 +11,8 @@ import java.util.Optional;
 import org.leasesync.desktop.Autostart;
 
 /**
- * Starts this program again as the tray process ({@link Resident}): the same executable, the same
+ * Starts this program again as the tray process ({@link Resident}): the same executable (or the app
+ * image's launcher for the tray, {@link #trayLauncher}), the same
  * arguments (JVM options included, as the JVM or the app image's launcher got them), the same working
  * directory and environment, plus {@link Resident#ENV}. On Linux the executable is
  * {@code /proc/self/exe} and the arguments {@code /proc/self/cmdline} (NUL-separated, read as UTF-8
@@ -38,11 +39,22 @@ public final class TrayProcessStart {
             if (args.isEmpty()) {
                 return Optional.empty();
             }
-            args.set(0, exe.toString());
+            args.set(0, trayLauncher(exe).toString());
             return Optional.of(List.copyOf(args));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The app image's launcher for the tray process when there is one beside {@code exe}
+     * ({@code bin/leasesync-tray} next to {@code bin/leasesync}, jlink/build.sh): the same program and
+     * JVM options without the window's class-data archive, which would cost the tray process more
+     * memory than it saves; else {@code exe} itself.
+     */
+    static Path trayLauncher(Path exe) {
+        Path tray = exe.resolveSibling(exe.getFileName() + "-tray");
+        return Files.isRegularFile(tray) && Files.isExecutable(tray) ? tray : exe;
     }
 
     /**

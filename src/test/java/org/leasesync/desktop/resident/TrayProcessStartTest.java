@@ -31,6 +31,21 @@ class TrayProcessStartTest {
     }
 
     @Test
+    void theAppImagesTrayLauncherIsUsedWhenItIsThere() throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("app/bin"));
+        Path main = Files.createFile(bin.resolve("leasesync"));
+        assertThat(TrayProcessStart.trayLauncher(main)).isEqualTo(main);
+        Path tray = Files.createFile(bin.resolve("leasesync-tray"));
+        assertThat(TrayProcessStart.trayLauncher(main)).as("not executable").isEqualTo(main);
+        assertThat(tray.toFile().setExecutable(true)).isTrue();
+        assertThat(TrayProcessStart.trayLauncher(main)).isEqualTo(tray);
+        Path proc = Files.createDirectories(tmp.resolve("proc"));
+        Files.createSymbolicLink(proc.resolve("exe"), main);
+        Files.write(proc.resolve("cmdline"), "leasesync\0--data-dir\0d\0".getBytes(StandardCharsets.UTF_8));
+        assertThat(TrayProcessStart.command(proc)).contains(List.of(tray.toString(), "--data-dir", "d"));
+    }
+
+    @Test
     void withoutProcThereIsNoCommand() throws Exception {
         assertThat(TrayProcessStart.command(tmp.resolve("missing"))).isEmpty();
         Path proc = Files.createDirectories(tmp.resolve("empty"));
