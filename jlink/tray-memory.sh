@@ -21,6 +21,7 @@
 # Usage: bash jlink/tray-memory.sh [N]           (N >= 1 rounds, default 3)
 #   JAVA=/path/to/bin/java   the runtime (default: java on the PATH)
 #   JAVA_OPTS="..."          leasesync's JVM options (default: JAVA_OPTIONS of jlink/config.sh)
+#   APP_IMAGE=target/dist/leasesync   run the app image's launcher instead of java -jar (its own options)
 #   VARIANTS="demo external" a subset (peers that are not installed are skipped, with a line saying so)
 #   WINDOW_S=60 SETTLE_S=20  the measuring window and the settling time after the window appears
 #   IDLE_DELAY_S=0           more seconds between the closed and the idle figures (a process that just
@@ -43,6 +44,12 @@ source jlink/config.sh
 java=${JAVA:-java}
 read -r -a opts <<< "${JAVA_OPTS:-${JAVA_OPTIONS[*]}}"
 [ "${NMT:-0}" = 1 ] && opts+=(-XX:NativeMemoryTracking=summary)
+if [ -n "${APP_IMAGE:-}" ]; then
+  [ -x "$APP_IMAGE/bin/leasesync" ] || { echo "tray-memory.sh: no $APP_IMAGE/bin/leasesync (bash jlink/build.sh)" >&2; exit 1; }
+  leasesync=("$APP_IMAGE/bin/leasesync")   # its own JVM options and AppCDS archive
+else
+  leasesync=("$java" "${opts[@]}" -jar target/leasesync.jar)
+fi
 variants=()
 for v in ${VARIANTS:-demo external owncloud nextcloud}; do
   case $v in
@@ -104,8 +111,8 @@ start() {   # variant round -> pid
   local d="$tmp/$1-$2"
   mkdir -p "$d"
   case $1 in
-    demo) "$java" "${opts[@]}" -jar target/leasesync.jar --data-dir "$d" --schedule-interval 1h >"$d/out" 2>&1 & ;;
-    external) "$java" "${opts[@]}" -jar target/leasesync.jar --data-dir "$d" --schedule-interval 1h "${server_args[@]}" >"$d/out" 2>&1 & ;;
+    demo) "${leasesync[@]}" --data-dir "$d" --schedule-interval 1h >"$d/out" 2>&1 & ;;
+    external) "${leasesync[@]}" --data-dir "$d" --schedule-interval 1h "${server_args[@]}" >"$d/out" 2>&1 & ;;
     *) HOME="$d" XDG_CONFIG_HOME="$d/config" XDG_DATA_HOME="$d/data" $1 >"$d/out" 2>&1 & ;;
   esac
   echo $!
