@@ -20,6 +20,13 @@ import org.leasesync.desktop.Autostart;
  */
 public final class TrayProcessStart {
 
+    /**
+     * The tray process runs the client compiler only: it runs for hours doing little, and the server
+     * compiler's work of its first minutes costs it more memory and CPU than its code gains
+     * (docs/benchmarks.md). The app image's tray launcher has it in its options (jlink/config.sh).
+     */
+    static final String TRAY_JIT = "-XX:TieredStopAtLevel=1";
+
     private TrayProcessStart() {}
 
     /**
@@ -39,7 +46,11 @@ public final class TrayProcessStart {
             if (args.isEmpty()) {
                 return Optional.empty();
             }
-            args.set(0, trayLauncher(exe).toString());
+            Path launcher = trayLauncher(exe);
+            args.set(0, launcher.toString());
+            if (launcher.getFileName().toString().equals("java")) {
+                args.add(1, TRAY_JIT); // before the inherited options, so one given there wins
+            }
             return Optional.of(List.copyOf(args));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return Optional.empty();

@@ -80,6 +80,7 @@ class TrayProcessStartTest {
     void thisJvmsOwnCommandStartsAProcessThatSeesTheTrayEnvironment() throws Exception {
         var own = TrayProcessStart.command(Path.of("/proc/self")).orElseThrow();
         assertThat(Path.of(own.get(0))).isAbsolute().isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java"));
+        assertThat(own.get(1)).as("C1 only, before the inherited options").isEqualTo(TrayProcessStart.TRAY_JIT);
         // the same start, with a command that prints what the tray process would be told
         Process p = TrayProcessStart.start(
                 List.of(
