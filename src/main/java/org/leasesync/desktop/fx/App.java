@@ -50,6 +50,8 @@ public final class App extends Application {
     private static volatile boolean handingOver;
     /** The account the window showed when it handed the tray over. */
     private static volatile String handoverUser;
+    /** Another launch asked for the window while this one was handing the tray over: start a window instead. */
+    private static volatile boolean shownDuringHandover;
 
     private volatile Backend backend;
     private AppAssembly assembly;
@@ -139,8 +141,13 @@ public final class App extends Application {
             return 1;
         }
         try {
-            Process p = org.leasesync.desktop.resident.TrayProcessStart.start(command.get(), handoverUser);
-            log.info("handed the tray over to process {}, which runs without the window", p.pid());
+            boolean window = shownDuringHandover;
+            Process p = org.leasesync.desktop.resident.TrayProcessStart.start(command.get(), handoverUser, !window);
+            if (window) {
+                log.info("another launch asked for the window during the handover; process {} opens it", p.pid());
+            } else {
+                log.info("handed the tray over to process {}, which runs without the window", p.pid());
+            }
             return 0;
         } catch (java.io.IOException e) {
             log.error("could not hand the tray over ({}); leasesync stops", e.getMessage());
@@ -319,6 +326,9 @@ public final class App extends Application {
                 () -> {
                     handoverUser = assembly.viewModel().currentUser();
                     handingOver = true;
+                    // the FX thread is ending: a launch asking for the window from now on is answered
+                    // by the process this one starts in its place, which then opens the window
+                    instance.onShow(() -> shownDuringHandover = true);
                     log.info(
                             "the window has been in the tray for {}; handing the tray over to a process without "
                                     + "the window, which frees the window's memory",

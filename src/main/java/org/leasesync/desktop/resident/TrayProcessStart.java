@@ -76,12 +76,17 @@ public final class TrayProcessStart {
      * refuse {@code --data-dir} as an unknown JVM option.
      *
      * @param user the account the window showed; null for the first one
+     * @param resident the tray process; false: the window (another launch asked for it meanwhile)
      * @return a new map
      */
-    static Map<String, String> environment(Map<String, String> base, String user) {
+    static Map<String, String> environment(Map<String, String> base, String user, boolean resident) {
         Map<String, String> env = new java.util.HashMap<>(base);
         env.keySet().removeIf(k -> k.startsWith("_JPACKAGE_"));
-        env.put(Resident.ENV, "1");
+        if (resident) {
+            env.put(Resident.ENV, "1");
+        } else {
+            env.remove(Resident.ENV);
+        }
         env.remove(Autostart.START_HIDDEN_ENV); // the login's one sync was that process's, not this one's
         if (user == null) {
             env.remove(Resident.ACCOUNT_ENV);
@@ -97,15 +102,17 @@ public final class TrayProcessStart {
      * this one.
      *
      * @param user the account the window showed; null for the first one
+     * @param resident the tray process; false: this program with its window, for a launch that asked
+     *     for the window while the tray was being handed over
      * @throws IOException when the process cannot be started
      */
-    public static Process start(List<String> command, String user) throws IOException {
+    public static Process start(List<String> command, String user, boolean resident) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = pb.environment();
-        Map<String, String> wanted = environment(env, user);
+        Map<String, String> wanted = environment(env, user, resident);
         env.clear();
         env.putAll(wanted);
         return pb.start();

@@ -66,14 +66,18 @@ class TrayProcessStartTest {
                         "1",
                         Resident.ACCOUNT_ENV,
                         "bob"),
-                "alice");
+                "alice",
+                true);
         assertThat(env)
                 .containsEntry("HOME", "/home/u")
                 .containsEntry(Resident.ENV, "1")
                 .containsEntry(Resident.ACCOUNT_ENV, "alice")
                 .doesNotContainKeys("_JPACKAGE_LAUNCHER", org.leasesync.desktop.Autostart.START_HIDDEN_ENV);
-        assertThat(TrayProcessStart.environment(java.util.Map.of(Resident.ACCOUNT_ENV, "bob"), null))
+        assertThat(TrayProcessStart.environment(java.util.Map.of(Resident.ACCOUNT_ENV, "bob"), null, true))
                 .doesNotContainKey(Resident.ACCOUNT_ENV);
+        // a launch asked for the window during the handover: the window, not the tray process
+        assertThat(TrayProcessStart.environment(java.util.Map.of(Resident.ENV, "1"), "alice", false))
+                .doesNotContainKey(Resident.ENV);
     }
 
     @Test
@@ -87,7 +91,8 @@ class TrayProcessStartTest {
                         "/bin/sh",
                         "-c",
                         "echo \"$" + Resident.ENV + " $" + Resident.ACCOUNT_ENV + "\" > " + tmp.resolve("env")),
-                "李雷");
+                "李雷",
+                true);
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
         assertThat(Files.readString(tmp.resolve("env"), StandardCharsets.UTF_8).strip())
                 .isEqualTo("1 李雷");
