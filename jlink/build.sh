@@ -79,7 +79,7 @@ for opt in "${java_options[@]}"; do jpackage_common+=(--java-options "$opt"); do
 # classes, and this JDK maps it at a random address and relocates it at every start, so all of its
 # ~64 MB become resident; the tray process, which loads no JavaFX, holds less with the runtime's own
 # archive of JDK classes (docs/benchmarks.md).
-# It also runs C1 only (TRAY_JAVA_OPTIONS in config.sh).
+# It also runs C1 only and slows the JVM's own timers (TRAY_JAVA_OPTIONS in config.sh).
 printf 'java-options=%s\n' "${java_options[*]} ${TRAY_JAVA_OPTIONS[*]}" > "$work/tray-launcher.properties"
 jpackage --type app-image "${jpackage_common[@]}" --add-launcher "leasesync-tray=$work/tray-launcher.properties" \
   --dest target/dist

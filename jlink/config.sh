@@ -39,8 +39,12 @@ FX_MODULE_OPTIONS=(--add-exports=javafx.graphics/com.sun.javafx.tk=ALL-UNNAMED
                    --add-exports=javafx.graphics/com.sun.glass.ui=ALL-UNNAMED
                    --add-opens=javafx.graphics/com.sun.javafx.tk.quantum=ALL-UNNAMED)
 
-# JVM options the tray process's launcher (bin/leasesync-tray) adds: the client compiler only. The tray
-# process runs for hours doing little, and C2's compilations of its first minutes cost it more memory and
-# CPU than its code gains (docs/benchmarks.md: 165 -> 149 MB, 0.42 -> 0.25 CPU-s a minute). The same flag
-# desktop.resident.TrayProcessStart gives a tray process started with java.
-TRAY_JAVA_OPTIONS=(-XX:TieredStopAtLevel=1)
+# JVM options the tray process's launcher (bin/leasesync-tray) adds. The tray process runs for hours doing
+# little: the client compiler only, as C2's compilations of its first minutes cost it more memory and CPU
+# than its code gains (docs/benchmarks.md: 165 -> 149 MB); and the JVM's own timers slowed down, HotSpot's
+# diagnostic AsyncDeflationInterval (idle monitors looked for every 10 s, not 4 times a second) and
+# GuaranteedSafepointInterval (a clean-up safepoint once a minute, not once a second): a bare JVM idles at
+# ~7 CPU-ms a minute with them, ~38 without. desktop.resident.TrayProcessStart gives a tray process started
+# with java the same.
+TRAY_JAVA_OPTIONS=(-XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=10000
+                   -XX:GuaranteedSafepointInterval=60000)

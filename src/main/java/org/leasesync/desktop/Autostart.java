@@ -77,14 +77,15 @@ public final class Autostart {
 
     /**
      * The command that starts this app: the jpackage launcher (system property
-     * {@code jpackage.app-path}), else {@code java -jar leasesync.jar} when running from the jar,
+     * {@code jpackage.app-path}, or the tray launcher beside it, {@link #trayLauncher}), else {@code java -jar leasesync.jar} when running from the jar,
      * else empty; followed by {@code extraArgs}.
      */
     public static Optional<List<String>> launcherCommand(List<String> extraArgs) {
         List<String> cmd = new ArrayList<>();
         String app = System.getProperty("jpackage.app-path");
         if (app != null && !app.isBlank()) {
-            cmd.add(app);
+            // the login starts the tray process (START_HIDDEN_ENV), so its own launcher when there is one
+            cmd.add(trayLauncher(Path.of(app)).toString());
         } else {
             try {
                 var source = Autostart.class.getProtectionDomain().getCodeSource();
@@ -102,6 +103,18 @@ public final class Autostart {
         }
         cmd.addAll(extraArgs);
         return Optional.of(cmd);
+    }
+
+    /**
+     * The app image's launcher for the tray process when there is one beside {@code exe}
+     * ({@code bin/leasesync-tray} next to {@code bin/leasesync}, jlink/build.sh): the same program and
+     * JVM options without the window's class-data archive, which would cost the tray process more
+     * memory than it saves, and with the options of a process that idles for hours; else {@code exe}
+     * itself. Blocks on two file lookups.
+     */
+    public static Path trayLauncher(Path exe) {
+        Path tray = exe.resolveSibling(exe.getFileName() + "-tray");
+        return Files.isRegularFile(tray) && Files.isExecutable(tray) ? tray : exe;
     }
 
     /** The entry's path. */

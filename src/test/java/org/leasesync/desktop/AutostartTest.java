@@ -136,6 +136,28 @@ class AutostartTest {
         assertThat(Autostart.launcherCommand(List.of())).isEmpty();
     }
 
+    @Test
+    void theInstalledAppsLoginStartsItsTrayLauncherWhenItHasOne() throws Exception {
+        Path bin = Files.createDirectories(dir.resolve("opt/leasesync/bin"));
+        Path main = Files.createFile(bin.resolve("leasesync"));
+        String before = System.getProperty("jpackage.app-path");
+        System.setProperty("jpackage.app-path", main.toString());
+        try {
+            assertThat(Autostart.launcherCommand(List.of("--data-dir", "d")))
+                    .contains(List.of(main.toString(), "--data-dir", "d"));
+            Path tray = Files.createFile(bin.resolve("leasesync-tray"));
+            assertThat(tray.toFile().setExecutable(true)).isTrue();
+            assertThat(Autostart.launcherCommand(List.of("--data-dir", "d")))
+                    .contains(List.of(tray.toString(), "--data-dir", "d"));
+        } finally {
+            if (before == null) {
+                System.clearProperty("jpackage.app-path");
+            } else {
+                System.setProperty("jpackage.app-path", before);
+            }
+        }
+    }
+
     private static String perms(Path p) throws Exception {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
     }

@@ -12,7 +12,7 @@ import org.leasesync.desktop.Autostart;
 
 /**
  * Starts this program again as the tray process ({@link Resident}): the same executable (or the app
- * image's launcher for the tray, {@link #trayLauncher}), the same
+ * image's launcher for the tray, {@link Autostart#trayLauncher}), the same
  * arguments (JVM options included, as the JVM or the app image's launcher got them), the same working
  * directory and environment, plus {@link Resident#ENV}. On Linux the executable is
  * {@code /proc/self/exe} and the arguments {@code /proc/self/cmdline} (NUL-separated, read as UTF-8
@@ -21,11 +21,37 @@ import org.leasesync.desktop.Autostart;
 public final class TrayProcessStart {
 
     /**
-     * The tray process runs the client compiler only: it runs for hours doing little, and the server
-     * compiler's work of its first minutes costs it more memory and CPU than its code gains
-     * (docs/benchmarks.md). The app image's tray launcher has it in its options (jlink/config.sh).
+     * The JVM options a tray process started with {@code java} gets before the inherited ones (so one
+     * given there wins), the same as the app image's tray launcher has ({@code TRAY_JAVA_OPTIONS} in
+     * jlink/config.sh, which says why each is there): it runs for hours doing little, so
+     * <ul>
+     * <li>the client compiler only: the server compiler's work of its first minutes costs it more
+     * memory and CPU than its code gains;
+     * <li>no hsperfdata counters, whose sampler wakes a VM thread 20 times a second;
+     * <li>the JVM's own timers slowed down: idle monitors are looked for every 10 s instead of 4 times a
+     * second, and a safepoint for clean-up is forced once a minute instead of once a second. Both are
+     * HotSpot's diagnostic options; with them a bare JVM idles at ~7 CPU-ms a minute instead of ~38
+     * (docs/benchmarks.md).
+     * </ul>
+     * The serial collector ({@link #SERIAL_GC}, no concurrent threads) with its heap options
+     * ({@link #SERIAL_HEAP}) comes too unless the inherited options choose a collector.
      */
-    static final String TRAY_JIT = "-XX:TieredStopAtLevel=1";
+    static final List<String> TRAY_JVM = List.of(
+            "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData",
+            "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:AsyncDeflationInterval=10000",
+            "-XX:GuaranteedSafepointInterval=60000");
+
+    /** The collector of the tray process; two collectors chosen would stop the JVM from starting. */
+    static final String SERIAL_GC = "-XX:+UseSerialGC";
+
+    /**
+     * The heap that goes with {@link #SERIAL_GC}, as the app image's launcher has it: it starts at
+     * 16 MB and gives memory back. Without them the serial collector would keep its default first heap,
+     * a 64th of the machine's memory, however little of it the tray process uses.
+     */
+    static final List<String> SERIAL_HEAP = List.of("-Xms16m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30");
 
     private TrayProcessStart() {}
 
@@ -46,26 +72,20 @@ public final class TrayProcessStart {
             if (args.isEmpty()) {
                 return Optional.empty();
             }
-            Path launcher = trayLauncher(exe);
+            Path launcher = Autostart.trayLauncher(exe);
             args.set(0, launcher.toString());
             if (launcher.getFileName().toString().equals("java")) {
-                args.add(1, TRAY_JIT); // before the inherited options, so one given there wins
+                List<String> tray = new ArrayList<>(TRAY_JVM);
+                if (args.stream().noneMatch(a -> a.matches("-XX:[+-]Use\\w*GC"))) {
+                    tray.add(SERIAL_GC);
+                    tray.addAll(SERIAL_HEAP);
+                }
+                args.addAll(1, tray); // before the inherited options, so one given there wins
             }
             return Optional.of(List.copyOf(args));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return Optional.empty();
         }
-    }
-
-    /**
-     * The app image's launcher for the tray process when there is one beside {@code exe}
-     * ({@code bin/leasesync-tray} next to {@code bin/leasesync}, jlink/build.sh): the same program and
-     * JVM options without the window's class-data archive, which would cost the tray process more
-     * memory than it saves; else {@code exe} itself.
-     */
-    static Path trayLauncher(Path exe) {
-        Path tray = exe.resolveSibling(exe.getFileName() + "-tray");
-        return Files.isRegularFile(tray) && Files.isExecutable(tray) ? tray : exe;
     }
 
     /**

@@ -34,15 +34,36 @@ class TrayProcessStartTest {
     void theAppImagesTrayLauncherIsUsedWhenItIsThere() throws Exception {
         Path bin = Files.createDirectories(tmp.resolve("app/bin"));
         Path main = Files.createFile(bin.resolve("leasesync"));
-        assertThat(TrayProcessStart.trayLauncher(main)).isEqualTo(main);
+        assertThat(org.leasesync.desktop.Autostart.trayLauncher(main)).isEqualTo(main);
         Path tray = Files.createFile(bin.resolve("leasesync-tray"));
-        assertThat(TrayProcessStart.trayLauncher(main)).as("not executable").isEqualTo(main);
+        assertThat(org.leasesync.desktop.Autostart.trayLauncher(main))
+                .as("not executable")
+                .isEqualTo(main);
         assertThat(tray.toFile().setExecutable(true)).isTrue();
-        assertThat(TrayProcessStart.trayLauncher(main)).isEqualTo(tray);
+        assertThat(org.leasesync.desktop.Autostart.trayLauncher(main)).isEqualTo(tray);
         Path proc = Files.createDirectories(tmp.resolve("proc"));
         Files.createSymbolicLink(proc.resolve("exe"), main);
         Files.write(proc.resolve("cmdline"), "leasesync\0--data-dir\0d\0".getBytes(StandardCharsets.UTF_8));
         assertThat(TrayProcessStart.command(proc)).contains(List.of(tray.toString(), "--data-dir", "d"));
+    }
+
+    @Test
+    void aTrayProcessStartedWithJavaGetsTheSerialCollectorUnlessOneWasChosen() throws Exception {
+        Path proc = Files.createDirectories(tmp.resolve("proc"));
+        Files.createSymbolicLink(proc.resolve("exe"), Path.of("/usr/lib/jvm/x/bin/java"));
+        Files.write(proc.resolve("cmdline"), "java\0-jar\0l.jar\0".getBytes(StandardCharsets.UTF_8));
+        List<String> plain = TrayProcessStart.command(proc).orElseThrow();
+        assertThat(plain).startsWith("/usr/lib/jvm/x/bin/java").endsWith("-jar", "l.jar");
+        assertThat(plain)
+                .contains(TrayProcessStart.SERIAL_GC)
+                .containsAll(TrayProcessStart.TRAY_JVM)
+                .containsAll(TrayProcessStart.SERIAL_HEAP);
+        Files.write(proc.resolve("cmdline"), "java\0-XX:+UseG1GC\0-jar\0l.jar\0".getBytes(StandardCharsets.UTF_8));
+        assertThat(TrayProcessStart.command(proc).orElseThrow())
+                .as("the collector the user chose stays the only one")
+                .doesNotContain(TrayProcessStart.SERIAL_GC)
+                .doesNotContainAnyElementsOf(TrayProcessStart.SERIAL_HEAP)
+                .endsWith("-XX:+UseG1GC", "-jar", "l.jar");
     }
 
     @Test
@@ -84,7 +105,9 @@ class TrayProcessStartTest {
     void thisJvmsOwnCommandStartsAProcessThatSeesTheTrayEnvironment() throws Exception {
         var own = TrayProcessStart.command(Path.of("/proc/self")).orElseThrow();
         assertThat(Path.of(own.get(0))).isAbsolute().isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java"));
-        assertThat(own.get(1)).as("C1 only, before the inherited options").isEqualTo(TrayProcessStart.TRAY_JIT);
+        assertThat(own.subList(1, 1 + TrayProcessStart.TRAY_JVM.size()))
+                .as("C1 only and the slow JVM timers, before the inherited options")
+                .isEqualTo(TrayProcessStart.TRAY_JVM);
         // the same start, with a command that prints what the tray process would be told
         Process p = TrayProcessStart.start(
                 List.of(
