@@ -117,6 +117,7 @@ public final class App extends Application {
         RenderMemory.configure(System.getProperties());
         RenderMemory.choosePipeline(System.getProperties(), RenderMemory.GPU_DEVICES);
         RenderMemory.keepGtkOffOpenGl(System.getProperties());
+        org.leasesync.desktop.tray.AwtTray.quietToolkit(); // read once, when the tray starts AWT
         try {
             Application.launch(App.class);
         } catch (RuntimeException | LinkageError e) {

@@ -69,6 +69,7 @@ public final class Resident {
     public static int launch(
             Backend.AppSettings s, Set<String> given, boolean atLogin, Function<Handoff, Integer> window) {
         DisplayCheck.check(System.getenv(), System.getProperties());
+        AwtTray.quietToolkit(); // before any thread of ours or a toolkit's reads the environment
         SingleInstance.Claim claim = SingleInstance.claim(s.dataDir(), SingleInstance.ANSWER_WITHIN);
         if (claim instanceof SingleInstance.Claim.Shown) {
             log.info("leasesync already runs on {}; this start in the tray ends", s.dataDir());

@@ -49,14 +49,39 @@ public final class AwtTray implements TrayPort {
     private Menu pauseMenu;
     private MenuItem resume;
     private boolean pausedShown;
+    /**
+     * The view the icon shows: the same view again (every status refresh sends one) draws nothing, so
+     * the icon is not repainted, nor the tray host woken, twice a minute for nothing.
+     */
+    private TrayView applied;
+
     private int size;
     private volatile boolean removed;
-    /** Polls the tray selection's owner while the icon is installed; null without X or before install. */
-    private java.util.concurrent.ScheduledExecutorService hostWatch;
-
-    private XTrayHost.OwnerWatch watch;
+    /** Watches the tray selection while the icon is installed; null without X or before install. */
+    private volatile XTrayHost.OwnerWatch watch;
     /** AWT was asked (its toolkit may be running); false when the X server said there is no tray host. */
     private volatile boolean awtAsked;
+
+    /**
+     * The longest AWT's X event thread sleeps in {@code poll(2)} when nothing happens
+     * ({@code _AWT_MAX_POLL_TIMEOUT}, milliseconds; AWT's own default is 500). It wakes for every X
+     * event and every request of another thread at once; the timeout only bounds how late it sees
+     * events another thread's round trip read into Xlib's queue, which for a tray icon is a repaint at
+     * most. At AWT's default the thread woke twice a second all day in the tray (docs/benchmarks.md).
+     */
+    static final String AWT_MAX_POLL_TIMEOUT_MS = "5000";
+
+    /**
+     * Sets AWT's poll timeout ({@link #AWT_MAX_POLL_TIMEOUT_MS}) in the process's C environment, where
+     * AWT reads it once when its toolkit starts, unless the user set it. Call it at start-up, before
+     * any toolkit starts and while no other thread reads the environment ({@link NativeEnv}). Never
+     * throws; without libc through JNA, AWT polls at its default.
+     *
+     * @return whether the variable is set now
+     */
+    public static boolean quietToolkit() {
+        return NativeEnv.setIfUnset("_AWT_MAX_POLL_TIMEOUT", AWT_MAX_POLL_TIMEOUT_MS);
+    }
 
     public AwtTray(Messages messages) {
         this.messages = Objects.requireNonNull(messages, "messages");
@@ -160,17 +185,21 @@ public final class AwtTray implements TrayPort {
     }
 
     /**
-     * Every {@link #HOST_POLL}, reads what the X server said about the tray selection
-     * ({@link XTrayHost.OwnerWatch}) and keeps the icon in the tray host there is:
+     * Reads what the X server said about the tray selection ({@link XTrayHost.OwnerWatch}) whenever it
+     * says something, and keeps the icon in the tray host there is:
      * <ul>
-     * <li>a tray host that started since the last look gets the icon put into it. AWT's own
-     * "systemTray" property change misses a host replaced by the next one before AWT saw it gone
-     * (the value stays the same SystemTray object, so no event fires);
+     * <li>a tray host that started gets the icon put into it. AWT's own "systemTray" property change
+     * misses a host replaced by the next one before AWT saw it gone (the value stays the same
+     * SystemTray object, so no event fires);
      * <li>an icon that AWT took out of the SystemTray is put back while a host is there. AWT removes
      * the icon itself when it sees its window handed back to the root window (what the X server does
      * with a dead host's embedded windows), and that removal can come after the new host was already
-     * served, leaving no icon at all.
+     * served, leaving no icon at all: so for {@link #FOLLOW_UPS} looks after a new host, every
+     * {@link #HOST_POLL}, the icon is looked for.
      * </ul>
+     * In between, the thread sleeps until the X server sends something, looking once every
+     * {@link #HOST_RECHECK} all the same (a host that does not announce itself, a removal later than
+     * the follow-ups). Idle in the tray it so wakes once a minute, not once a second.
      *
      * @return false when no watch could be opened (no X display or no libX11): the caller then relies
      *         on AWT's own signal
@@ -183,38 +212,51 @@ public final class AwtTray implements TrayPort {
         if (opened.isEmpty()) {
             return false;
         }
-        XTrayHost.OwnerWatch w = opened.get();
-        watch = w;
-        hostWatch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tray-host-watch");
-            t.setDaemon(true);
-            return t;
-        });
-        SystemTray tray = SystemTray.getSystemTray();
-        hostWatch.scheduleWithFixedDelay(
-                () -> {
-                    if (removed) {
-                        return;
-                    }
-                    XTrayHost.OwnerWatch.Seen seen = w.poll();
-                    if (seen.newHost()) {
-                        log.info(
-                                "a tray host started (window 0x{}); putting the icon into it",
-                                Long.toHexString(seen.owner()));
-                        EventQueue.invokeLater(this::dockAgain);
-                    } else if (seen.owner() != 0
-                            && !java.util.Arrays.asList(tray.getTrayIcons()).contains(iconShown)) {
-                        EventQueue.invokeLater(this::putBackIfGone);
-                    }
-                },
-                HOST_POLL.toMillis(),
-                HOST_POLL.toMillis(),
-                TimeUnit.MILLISECONDS);
+        watch = opened.get();
+        Thread t = new Thread(() -> watchLoop(watch, SystemTray.getSystemTray()), "tray-host-watch");
+        t.setDaemon(true);
+        t.start();
         return true;
     }
 
-    /** How often the tray selection is looked at: queued events read, one round trip to the X server. */
+    private void watchLoop(XTrayHost.OwnerWatch w, SystemTray tray) {
+        try {
+            int followUps = 0;
+            while (!removed) {
+                w.await(followUps > 0 ? HOST_POLL.toMillis() : HOST_RECHECK.toMillis());
+                if (removed) {
+                    break;
+                }
+                XTrayHost.OwnerWatch.Seen seen = w.poll();
+                if (seen.newHost()) {
+                    log.info(
+                            "a tray host started (window 0x{}); putting the icon into it",
+                            Long.toHexString(seen.owner()));
+                    EventQueue.invokeLater(this::dockAgain);
+                    followUps = FOLLOW_UPS;
+                } else if (seen.owner() != 0
+                        && !java.util.Arrays.asList(tray.getTrayIcons()).contains(iconShown)) {
+                    EventQueue.invokeLater(this::putBackIfGone);
+                    followUps = FOLLOW_UPS;
+                } else if (followUps > 0) {
+                    followUps--;
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            log.warn("stopped watching the tray host: {}", e.toString());
+        } finally {
+            w.close();
+        }
+    }
+
+    /** How often the icon is looked for in the seconds after a tray host started. */
     static final java.time.Duration HOST_POLL = java.time.Duration.ofSeconds(1);
+
+    /** How many {@link #HOST_POLL} looks follow a tray host's start or a put-back. */
+    static final int FOLLOW_UPS = 15;
+
+    /** The longest the watch sleeps without a word from the X server. */
+    static final java.time.Duration HOST_RECHECK = java.time.Duration.ofSeconds(60);
 
     /** Puts the icon back when AWT took it out of the tray while a host is there (AWT event thread). */
     private void putBackIfGone() {
@@ -275,13 +317,14 @@ public final class AwtTray implements TrayPort {
             return;
         }
         EventQueue.invokeLater(() -> {
-            if (icon != null && !removed) {
+            if (icon != null && !removed && !view.equals(applied)) {
                 apply(view);
             }
         });
     }
 
     private void apply(TrayView view) {
+        applied = view;
         icon.setImage(icons.draw(view.state(), size));
         icon.setToolTip(view.tooltip());
         status.setLabel(view.tooltip());
@@ -303,9 +346,8 @@ public final class AwtTray implements TrayPort {
             return;
         }
         removed = true;
-        if (hostWatch != null) {
-            hostWatch.execute(watch::close); // on its own thread, after any poll under way
-            hostWatch.shutdown(); // ends the polling
+        if (watch != null) {
+            watch.wake(); // its thread sees removed and closes the connection
         }
         if (!awtAsked || GraphicsEnvironment.isHeadless()) {
             return; // AWT never started: nothing to remove, and no toolkit to start just to quit

@@ -53,6 +53,8 @@ final class XTrayHost {
 
         int XPending(Pointer display);
 
+        int XConnectionNumber(Pointer display);
+
         int XNextEvent(Pointer display, Pointer event);
 
         int XCloseDisplay(Pointer display);
@@ -134,8 +136,11 @@ final class XTrayHost {
      * on this connection between two {@link #poll()} calls, so a host that came and went, or one
      * whose window got the same id as the one before it (the X server hands a restarted client's ids
      * out again), is seen all the same, which comparing the owner's window id alone does not do.
+     * {@link #await} sleeps until such a message arrives, so a watch costs nothing while no tray host
+     * starts.
      *
-     * <p>Not thread-safe: one thread calls {@link #poll()} and {@link #close()}.
+     * <p>Not thread-safe: one thread calls {@link #await}, {@link #poll()} and {@link #close()};
+     * {@link #wake()} may be called from any thread.
      */
     static final class OwnerWatch implements AutoCloseable {
         /** {@code StructureNotifyMask}: the mask the specification sends {@code MANAGER} with. */
@@ -144,10 +149,19 @@ final class XTrayHost {
         private static final int CLIENT_MESSAGE = 33;
         /** {@code sizeof(XEvent)}: a union padded to 24 C longs. */
         private static final int XEVENT_SIZE = 24 * Native.LONG_SIZE;
+        /** {@code POLLIN} of poll(2). */
+        private static final short POLLIN = 1;
 
         private final Connection c;
         private final NativeLong manager;
         private final com.sun.jna.Memory event = new com.sun.jna.Memory(XEVENT_SIZE);
+        /** Two {@code struct pollfd} (int fd, short events, short revents): the X connection, the wake pipe. */
+        private final com.sun.jna.Memory pollFds = new com.sun.jna.Memory(16);
+        /** The wake pipe's read and write ends; -1 when it could not be made ({@link #await} then only times out). */
+        private final int[] pipe = {-1, -1};
+
+        private final Object pipeLock = new Object();
+        private boolean closed;
         private long lastOwner;
 
         private OwnerWatch(Connection c) {
@@ -155,6 +169,18 @@ final class XTrayHost {
             this.manager = c.x.XInternAtom(c.display, "MANAGER", 0);
             c.x.XSelectInput(c.display, c.x.XRootWindow(c.display, c.screen), new NativeLong(STRUCTURE_NOTIFY_MASK));
             this.lastOwner = c.owner();
+            if (libc("pipe", pipe) != 0) {
+                pipe[0] = -1;
+                pipe[1] = -1;
+            }
+            pollFds.setInt(0, c.x.XConnectionNumber(c.display));
+            pollFds.setShort(4, POLLIN);
+            pollFds.setInt(8, pipe[0]);
+            pollFds.setShort(12, POLLIN);
+        }
+
+        private static int libc(String function, Object... args) {
+            return com.sun.jna.Function.getFunction("c", function).invokeInt(args);
         }
 
         /**
@@ -181,6 +207,34 @@ final class XTrayHost {
          */
         record Seen(long owner, boolean newHost) {}
 
+        /**
+         * Blocks until the X server sends this connection an event (such as a new host's
+         * {@code MANAGER}), {@link #wake()} is called, or {@code timeoutMillis} pass.
+         *
+         * @return true when events wait for {@link #poll()}; false on a timeout or a wake
+         */
+        boolean await(long timeoutMillis) {
+            if (c.x.XPending(c.display) > 0) { // also sends what is buffered, as poll(2) needs
+                return true;
+            }
+            pollFds.setShort(6, (short) 0);
+            pollFds.setShort(14, (short) 0);
+            int ready = libc("poll", pollFds, pipe[0] < 0 ? 1 : 2, (int) Math.min(Integer.MAX_VALUE, timeoutMillis));
+            if (ready > 0 && pollFds.getShort(14) != 0) {
+                libc("read", pipe[0], new byte[16], 16);
+            }
+            return ready > 0 && pollFds.getShort(6) != 0;
+        }
+
+        /** Ends an {@link #await} under way (or the next one) early. Any thread; never throws. */
+        void wake() {
+            synchronized (pipeLock) {
+                if (!closed && pipe[1] >= 0) {
+                    libc("write", pipe[1], new byte[] {1}, 1);
+                }
+            }
+        }
+
         /** Reads the queued events (no round trip when there are none) and asks the owner (one round trip). */
         Seen poll() {
             boolean announced = false;
@@ -200,6 +254,17 @@ final class XTrayHost {
 
         @Override
         public void close() {
+            synchronized (pipeLock) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                for (int fd : pipe) {
+                    if (fd >= 0) {
+                        libc("close", fd);
+                    }
+                }
+            }
             c.close();
         }
     }

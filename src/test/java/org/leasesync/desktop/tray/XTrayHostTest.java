@@ -65,6 +65,42 @@ class XTrayHostTest {
     }
 
     @Test
+    void theWatchSleepsUntilAHostStartsOrItIsWoken() throws Exception {
+        try (DesktopSession session = DesktopSession.start(tmp.resolve("desktop"), true)) {
+            String display = ":" + session.display();
+            session.waitUntil("the tray host is seen", () -> XTrayHost.query(display) == XTrayHost.Answer.PRESENT);
+            try (XTrayHost.OwnerWatch watch = XTrayHost.OwnerWatch.open(display).orElseThrow()) {
+                assertThat(watch.poll().newHost()).isFalse();
+                assertThat(watch.await(300)).as("nothing happened: a timeout").isFalse();
+                // a wake from another thread ends a long wait early
+                Thread waker = new Thread(() -> {
+                    try {
+                        Thread.sleep(200);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    watch.wake();
+                });
+                long start = System.nanoTime();
+                waker.start();
+                assertThat(watch.await(60_000)).as("woken, no event").isFalse();
+                assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+                        .as("well before the minute")
+                        .isLessThan(java.time.Duration.ofSeconds(30));
+                waker.join();
+                // a restarted host's MANAGER ends the wait with events to read
+                session.killTray();
+                session.startTray();
+                boolean events = false;
+                for (int i = 0; i < 20 && !events; i++) { // the host's old window going first may take a turn
+                    events = watch.await(60_000) && watch.poll().newHost();
+                }
+                assertThat(events).as("the new host is seen through the wait").isTrue();
+            }
+        }
+    }
+
+    @Test
     void aDisplayThatCannotBeOpenedIsUnknownSoAwtIsAsked() {
         int n = 7321;
         while (Files.exists(Path.of("/tmp/.X11-unix/X" + n))) {
