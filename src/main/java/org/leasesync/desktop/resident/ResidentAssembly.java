@@ -61,8 +61,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResidentAssembly implements AutoCloseable {
 
-    /** How often stored state is re-read (runs of other processes, conflicts, the pause's end): as the hidden window. */
-    static final Duration REFRESH = Duration.ofSeconds(30);
+    /**
+     * How often stored state is re-read for what this process does not hear of itself: runs of other
+     * processes (the CLI), conflicts, the end of a pause. Its own runs update the icon as they happen.
+     * Once a minute, as the tooltip's "synced … ago" counts minutes: each look is a few queries on
+     * three threads, which at twice a minute were a tenth of the tray's idle CPU (docs/benchmarks.md).
+     */
+    static final Duration REFRESH = Duration.ofSeconds(60);
     /**
      * How often the notification check looks at the database besides after each run of this process
      * (for other processes' runs): as often as the stored state is re-read, not the open window's 10 s,
