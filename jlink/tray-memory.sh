@@ -92,11 +92,12 @@ cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 kb() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/${3:-status}"; }
 pss() { kb "$1" Pss smaps_rollup; }
 hz=$(getconf CLK_TCK)
-# thread name -> CPU ticks of all of a process's threads of that name
+# thread name -> CPU nanoseconds of all of a process's threads of that name (schedstat's run time: the
+# idle figures are a few CPU-ms a minute per thread, below the 10 ms of a clock tick)
 threads() {
   for t in /proc/$1/task/*; do
-    [ -r "$t/stat" ] || continue
-    printf '%s\t%s\n' "$(tr ' ' '_' < "$t/comm")" "$(sed 's/.*) //' "$t/stat" | awk '{print $12+$13}')"
+    [ -r "$t/schedstat" ] || continue
+    printf '%s\t%s\n' "$(tr ' ' '_' < "$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
   done | sort
 }
 # the window of a process (by _NET_WM_PID), polled up to 60 s
@@ -148,8 +149,8 @@ for r in $(seq 1 "$n"); do
       "$((open_pss/1024))" "$((closed_rss/1024))" "$((closed_pss/1024))" "$idle_cpu" "$((idle_rss/1024))" \
       "$((idle_pss/1024))" | tee -a "$results"
     # the threads that used CPU while idle in the tray: name, CPU-ms in the window
-    awk -F'\t' 'NR==FNR {a[$1]+=$2; next} {b[$1]+=$2} END {for (k in b) if (b[k]-a[k] > 0) printf "%s %d\n", k, (b[k]-a[k])*1000/'"$hz"'}' \
-      "$tmp/t0" "$tmp/t1" | sort -k2 -nr | head -8 | sed 's/^/    idle thread (CPU-ms): /'
+    awk -F'\t' 'NR==FNR {a[$1]+=$2; next} {b[$1]+=$2} END {for (k in b) if (b[k]-a[k] > 0) printf "%s %.1f\n", k, (b[k]-a[k])/1e6}' \
+      "$tmp/t0" "$tmp/t1" | sort -k2 -nr | head -12 | sed 's/^/    idle thread (CPU-ms): /'
     if [ "${NMT:-0}" = 1 ] && [[ $v == demo || $v == external ]]; then
       jcmd "$pid" VM.native_memory summary > "target/tray-$v-$r-nmt.txt" 2>&1 || true
       jcmd "$pid" Thread.print > "target/tray-$v-$r-threads.txt" 2>&1 || true
