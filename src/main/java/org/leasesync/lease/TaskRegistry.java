@@ -226,8 +226,13 @@ public final class TaskRegistry {
         boolean granted = false;
         try {
             Joint<T> joint = jointStore.inTransactionWith(partner, what, (leases, tx) -> {
-                long startNanos = time.monotonicNanos();
                 LeaseRecord row = grant(leases, key).orElseThrow(NotGranted::new); // roll back: nothing to keep
+                // The lease's time counts from after the grant's write, not from before it: that write
+                // can wait on another transaction's lock for most of a TTL (H2's LOCK_TIMEOUT), and the
+                // lease would arrive used up. It is still safe: the row stays invisible until the commit
+                // that follows, and another owner takes over only after seeing it unchanged for a TTL of
+                // its own from then on.
+                long startNanos = time.monotonicNanos();
                 HeldLease lease = new HeldLease(row.fence(), ttl, time, startNanos);
                 given.add(lease);
                 return new Joint<>(lease, work.apply(lease, tx));

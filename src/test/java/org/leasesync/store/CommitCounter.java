@@ -32,6 +32,19 @@ final class CommitCounter extends WrappingDataSource {
         super(driver);
     }
 
+    /** Run once, by the next write statement's thread, right after that statement returns. */
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterNextWrite =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /**
+     * Runs {@code hook} once, right after the next write statement (of any connection) returns and
+     * before its caller sees the result: e.g. a {@code ManualTime} jump, as a statement that waited
+     * on a lock would take.
+     */
+    void afterNextWrite(Runnable hook) {
+        afterNextWrite.set(hook);
+    }
+
     /** Commits counted so far. */
     int commits() {
         return commits.get();
@@ -58,10 +71,15 @@ final class CommitCounter extends WrappingDataSource {
 
     private Object statement(Connection real, Statement s, Class<?> type) {
         return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
-            boolean autoCommit = WRITES.contains(m.getName()) && real.getAutoCommit();
+            boolean write = WRITES.contains(m.getName());
+            boolean autoCommit = write && real.getAutoCommit();
             Object out = call(s, m, args);
             if (autoCommit) {
                 commits.incrementAndGet();
+            }
+            Runnable hook = write ? afterNextWrite.getAndSet(null) : null;
+            if (hook != null) {
+                hook.run();
             }
             return out;
         });

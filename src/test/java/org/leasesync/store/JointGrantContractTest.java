@@ -198,6 +198,22 @@ abstract class JointGrantContractTest {
     }
 
     @Test
+    void aGrantWhoseWriteWaitedOnALockStillGetsItsWholeTtl() {
+        a.release(a.tryAcquire(KEY).orElseThrow()); // the row exists, free
+        // the grant's write takes 50 s (a lock wait up to LOCK_TIMEOUT, seen under load), nothing else does
+        counter.afterNextWrite(() -> time.elapse(Duration.ofSeconds(50)));
+        TaskRegistry.Joint<Long> joint = a.tryAcquireJointly(
+                        KEY, store.runs(), "x", (lease, tx) -> lease.remainingNanos())
+                .orElseThrow();
+        // local validity is the TTL less its 10 % margin for scheduling delays, counted from after the write
+        assertThat(Duration.ofNanos(joint.result()))
+                .as("the lease's life counts from after the write, so the run starts with its whole TTL")
+                .isEqualTo(Duration.ofSeconds(54));
+        time.elapse(Duration.ofSeconds(53));
+        assertThat(joint.lease().isValid()).as("and keeps it until then").isTrue();
+    }
+
+    @Test
     void aHeldKeyIsNotGrantedAndTheWorkNeverRuns() {
         HeldLease held = b.tryAcquire(KEY).orElseThrow();
         AtomicInteger ran = new AtomicInteger();
