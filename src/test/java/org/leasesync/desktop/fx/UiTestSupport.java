@@ -2,14 +2,11 @@ package org.leasesync.desktop.fx;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
 import org.leasesync.desktop.Backend;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.remote.HttpSettings;
-import org.leasesync.run.RetryPolicy;
 import org.testfx.api.FxRobot;
 import org.testfx.util.WaitForAsyncUtils;
 
@@ -19,17 +16,7 @@ final class UiTestSupport {
     private UiTestSupport() {}
 
     static Backend.AppSettings settings(Path dataDir, Duration scheduleInterval, TimeSource time) {
-        return new Backend.AppSettings(
-                dataDir,
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Duration.ofSeconds(60),
-                new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20)),
-                scheduleInterval,
-                Duration.ofMinutes(1),
-                RetryPolicy.NONE,
-                time);
+        return org.leasesync.testing.TestAppSettings.of(dataDir, scheduleInterval, time);
     }
 
     static void waitUntil(String what, BooleanSupplier condition) {

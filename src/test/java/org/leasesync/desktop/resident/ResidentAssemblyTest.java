@@ -22,12 +22,11 @@ import org.leasesync.desktop.tray.TrayState;
 import org.leasesync.lease.Scope;
 import org.leasesync.lease.TaskKey;
 import org.leasesync.lease.TimeSource;
-import org.leasesync.remote.HttpSettings;
-import org.leasesync.run.RetryPolicy;
 import org.leasesync.run.RunRecord;
 import org.leasesync.run.TaskSource;
 import org.leasesync.testing.RecordingNotifier;
 import org.leasesync.testing.RecordingTray;
+import org.leasesync.testing.TestAppSettings;
 
 /**
  * The tray process's composition on a real backend (local H2 file, the embedded demo server on
@@ -59,17 +58,7 @@ class ResidentAssemblyTest {
     }
 
     ResidentAssembly start(RecordingTray t, Duration scheduleInterval, boolean atLogin) {
-        Backend.AppSettings settings = new Backend.AppSettings(
-                tmp.resolve("data"),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Duration.ofSeconds(60),
-                new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20)),
-                scheduleInterval,
-                Duration.ofMinutes(1),
-                RetryPolicy.NONE,
-                TimeSource.system());
+        Backend.AppSettings settings = TestAppSettings.of(tmp.resolve("data"), scheduleInterval, TimeSource.system());
         backend = Backend.start(settings);
         String user = Resident.chooseUser(backend.accounts(), null).orElseThrow();
         assembly = new ResidentAssembly(
