@@ -114,18 +114,50 @@ public final class OwnerOnlyFiles {
      * 0600, or tightens the existing one. For writers that open the file themselves afterwards (a
      * log appender, H2, a lock file), which then never create it with the umask's permissions.
      *
+     * <p>Another process may delete the file between its creation (or the check that it exists)
+     * and the change of its permissions: H2's lock file changes hands that way while several
+     * processes open one database. The file is then created again, up to {@link #VANISH_RETRIES}
+     * times in a row.
+     *
      * @return true when it was created now
      * @throws NotYoursException if it belongs to another account
+     * @throws NoSuchFileException if its directory does not exist, or the file kept vanishing
      * @throws IOException if it cannot be created or made owner-only; its directory must exist
      */
     public static boolean file(Path file) throws IOException {
-        try {
-            Files.createFile(file, attribute(FILE));
-            exact(file, FILE);
-            return true;
-        } catch (FileAlreadyExistsException exists) {
-            tighten(file, NO_FOLLOW);
-            return false;
+        for (int vanished = 0; ; vanished++) {
+            try {
+                try {
+                    Files.createFile(file, attribute(FILE));
+                } catch (FileAlreadyExistsException exists) {
+                    tighten(file, NO_FOLLOW);
+                    return false;
+                }
+                exact(file, FILE);
+                return true;
+            } catch (VanishedException gone) {
+                if (vanished >= VANISH_RETRIES) {
+                    throw new NoSuchFileException(
+                            file.toString(), null, "deleted by another process each time it was made");
+                }
+            } catch (NoSuchFileException gone) {
+                // createFile: no directory; tighten: deleted since createFile saw it
+                if (!Files.isDirectory(file.toAbsolutePath().getParent()) || vanished >= VANISH_RETRIES) {
+                    throw gone;
+                }
+            }
+        }
+    }
+
+    /** How often in a row {@link #file} makes a file again that another process deleted meanwhile. */
+    static final int VANISH_RETRIES = 100;
+
+    /** A file deleted by another process between its creation and {@link #exact}. */
+    private static final class VanishedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        VanishedException(Path p, NoSuchFileException cause) {
+            super("cannot make " + p + " owner-only: it was deleted meanwhile", cause);
         }
     }
 
@@ -197,7 +229,7 @@ public final class OwnerOnlyFiles {
     public static void tighten(Path path) throws IOException {
         try {
             tighten(path, NO_FOLLOW);
-        } catch (NoSuchFileException gone) {
+        } catch (NoSuchFileException | VanishedException gone) {
             // nothing to tighten
         }
     }
@@ -280,13 +312,15 @@ public final class OwnerOnlyFiles {
         if (!POSIX) {
             return;
         }
+        Set<PosixFilePermission> now;
         try {
             Files.setPosixFilePermissions(p, perms);
+            now = Files.readAttributes(p, PosixFileAttributes.class).permissions();
+        } catch (NoSuchFileException e) {
+            throw new VanishedException(p, e);
         } catch (IOException e) {
             throw new IOException("cannot make " + p + " owner-only: " + e.getMessage(), e);
         }
-        Set<PosixFilePermission> now =
-                Files.readAttributes(p, PosixFileAttributes.class).permissions();
         if (!OWNER_BITS.containsAll(now)) {
             throw new IOException("cannot make " + p + " owner-only: it stays " + PosixFilePermissions.toString(now)
                     + "; its file system keeps no Unix permissions (FAT, exFAT, some network shares)");

@@ -8,7 +8,11 @@ import java.nio.file.LinkOption;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,6 +133,47 @@ class OwnerOnlyFilesTest {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
         assertThat(OwnerOnlyFiles.file(file)).isFalse();
         assertThat(perms(file)).isEqualTo("rw-------");
+    }
+
+    /**
+     * H2's lock file is created and deleted by several processes at once while a database changes
+     * hands: a file that another process deletes while it is being created or tightened is created
+     * again, never an error naming the vanished file.
+     */
+    @Test
+    void aFileDeletedByAnotherProcessMeanwhileIsCreatedAgain() throws Exception {
+        Path file = tmp.resolve("leasesync.lock.db");
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger deletions = new AtomicInteger();
+        Thread deleter = new Thread(() -> {
+            while (!done.get()) {
+                try {
+                    if (Files.deleteIfExists(file)) {
+                        deletions.incrementAndGet();
+                        // a process deletes the file once, as H2 does, not over and over
+                        LockSupport.parkNanos(50_000);
+                    }
+                } catch (Exception e) {
+                    // a concurrent create or delete: go on deleting
+                }
+            }
+        });
+        deleter.start();
+        List<Throwable> failures = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                try {
+                    OwnerOnlyFiles.file(file);
+                } catch (Exception e) {
+                    failures.add(e);
+                }
+            }
+        } finally {
+            done.set(true);
+            deleter.join();
+        }
+        assertThat(deletions.get()).as("the race was run").isPositive();
+        assertThat(failures).isEmpty();
     }
 
     @Test
