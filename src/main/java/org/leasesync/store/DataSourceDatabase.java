@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * A {@link SqlDatabase} over any pooled {@link DataSource}: what a server constructs to run the
  * lease store ({@link JdbcLeaseStore}) and guarded writes ({@link JdbcGuard}) over its own pool and
  * schema. Failures become {@link StoreException} naming the operation and the database, with the
- * {@link SQLException} kept as the cause; a broken connection is retried as
+ * {@link SQLException} kept as the cause; a broken connection (one the failure names as broken, or
+ * one that no longer answers after it: {@link SqlDialect#isLost}) is retried as
  * {@link SqlDatabase#query} and {@link SqlDatabase#transaction} describe: at least four attempts,
  * pausing 150, 300, 450 ms and then up to 1 s between attempts, and more attempts while the
  * {@linkplain #DataSourceDatabase(DataSource, SqlDialect, String, Duration) broken-connection
@@ -118,6 +119,7 @@ public final class DataSourceDatabase implements SqlDatabase {
         long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             boolean committing = false;
+            boolean lost = false;
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(false);
                 try {
@@ -127,6 +129,7 @@ public final class DataSourceDatabase implements SqlDatabase {
                     c.commit();
                     return result;
                 } catch (SQLException | RuntimeException | Error e) {
+                    lost = e instanceof SQLException && dialect.isLost(c);
                     // An Error too: the pool must never get back a connection with half a transaction.
                     rollbackQuietly(c);
                     throw e;
@@ -135,7 +138,9 @@ public final class DataSourceDatabase implements SqlDatabase {
                 // A connection that broke before the commit was sent lost the whole transaction (the
                 // database rolls it back): doing it again is safe. A failure of the commit itself is
                 // ambiguous and is reported, unless the work is the same done twice.
-                if ((!committing || repeatable) && mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
+                if ((!committing || repeatable)
+                        && mayRetry(attempt, start)
+                        && (lost || dialect.isBrokenConnection(e))) {
                     pause(attempt);
                     continue;
                 }
@@ -164,12 +169,18 @@ public final class DataSourceDatabase implements SqlDatabase {
                 }
                 throw failure.translate(what.get(), e);
             }
+            boolean lost = false;
             try (c) {
-                return work.apply(c);
+                try {
+                    return work.apply(c);
+                } catch (SQLException e) {
+                    lost = dialect.isLost(c);
+                    throw e;
+                }
             } catch (SQLException e) {
                 // Reads and the idempotent single statements run here (renew, release) may be repeated
                 // when the connection broke mid-statement (for H2: the shared file moved to another host process).
-                if (mayRetry(attempt, start) && dialect.isBrokenConnection(e)) {
+                if (mayRetry(attempt, start) && (lost || dialect.isBrokenConnection(e))) {
                     pause(attempt);
                     continue;
                 }

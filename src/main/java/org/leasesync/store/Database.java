@@ -289,7 +289,6 @@ public final class Database implements SqlDatabase, AutoCloseable {
         return new Database(ds, dialect, description, retry);
     }
 
-    /** The pooled data source. */
     /**
      * The data directory this database file lives in (as prepared at open), or empty for an
      * in-memory or server database, which no folder copy can duplicate.
@@ -298,6 +297,7 @@ public final class Database implements SqlDatabase, AutoCloseable {
         return java.util.Optional.ofNullable(dataDirectory);
     }
 
+    /** The pooled data source (HikariCP) connections are taken from; closing it is this class's business. */
     public DataSource dataSource() {
         return pool;
     }

@@ -86,6 +86,26 @@ public enum SqlDialect {
     }
 
     /**
+     * After a statement on {@code c} failed, whether the connection itself is gone, whatever the
+     * failure said: for H2, a connection that no longer answers ({@link Connection#isValid}). A
+     * remote session on a shared file whose host process is exiting fails in more ways than the
+     * messages {@link #isBrokenConnection} knows (an internal error about a table lock, a general
+     * error about the transaction) while H2 closes it; what they share is that the session is
+     * closed afterwards, and the host rolled its transaction back. PostgreSQL says so in its
+     * SQLSTATEs, so there this is always false. Blocks for at most a second; never throws.
+     */
+    public boolean isLost(Connection c) {
+        if (this != H2) {
+            return false;
+        }
+        try {
+            return !c.isValid(1);
+        } catch (SQLException | RuntimeException e) {
+            return true;
+        }
+    }
+
+    /**
      * Runs one statement whose failure the caller means to handle (e.g. a duplicate key that means
      * "another owner was first") without losing the transaction around it. PostgreSQL aborts the
      * whole transaction on any failed statement (every later statement, and the commit, then fail
