@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>Requests are served concurrently on a fixed pool of threads named {@code sync-server-N}; a
  * thread named {@code sync-server-housekeeping} retries failed claim releases, keeps the
  * instance lock (PostgreSQL) and writes the statistics counted in memory to the database every
- * second; the server's periodic jobs run on {@code sync-server-jobs} (and
+ * second (on H2, once a second after requests, backing off to once a minute without them); the server's periodic jobs run on {@code sync-server-jobs} (and
  * {@code sync-server-jobs-heartbeat}) through the task registry ({@link JobScheduler}).
  * {@code GET /metrics} serves this instance's {@link ServerMetrics}. With {@link ServerConfig#tls()} it
  * listens with HTTPS. All methods are thread-safe. {@link #start} blocks while the
@@ -63,7 +64,10 @@ public final class ReferenceServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReferenceServer.class);
     private static final int THREADS = 16;
-    private static final long HOUSEKEEPING_MS = 1_000;
+    /** How often the housekeeping runs while there is work, and always on PostgreSQL. */
+    private static final Duration HOUSEKEEPING = Duration.ofSeconds(1);
+    /** The longest an H2 server's housekeeping waits while no request comes ({@link HousekeepingTicks}). */
+    private static final Duration HOUSEKEEPING_IDLE = Duration.ofSeconds(60);
 
     private final HttpServer http;
     private final ExecutorService executor;
@@ -172,15 +176,15 @@ public final class ReferenceServer implements AutoCloseable {
             HttpServer http = ServerListener.bind(cfg);
             executor = ServerListener.workers(THREADS);
             housekeeping = ServerListener.housekeeping();
-            housekeeping.scheduleWithFixedDelay(
-                    () -> {
-                        claims.retryPendingReleases();
-                        db.maintain();
-                        stats.flushQuietly();
-                    },
-                    HOUSEKEEPING_MS,
-                    HOUSEKEEPING_MS,
-                    TimeUnit.MILLISECONDS);
+            // PostgreSQL: other instances read the statistics and judge this one's claims by its lock,
+            // so every second. H2: nothing else reads them, and only a request makes work.
+            HousekeepingTicks ticks = new HousekeepingTicks(
+                    housekeeping,
+                    () -> claims.retryPendingReleases() | db.maintain() | stats.flushQuietly(),
+                    HOUSEKEEPING,
+                    db.dialect() == Dialect.H2 ? HOUSEKEEPING_IDLE : HOUSEKEEPING);
+            stats.onFirstCount(ticks::wake);
+            ticks.start();
             http.setExecutor(executor);
             http.createContext("/", router);
             http.start();

@@ -157,17 +157,24 @@ public final class ClaimStore {
         pendingReleases.add(new PendingRelease(user, key, claim.claimId()));
     }
 
-    /** Deletes the rows of releases that failed before. Never throws. */
-    public void retryPendingReleases() {
+    /**
+     * Deletes the rows of releases that failed before. Never throws.
+     *
+     * @return true if there were any (deleted now or still failing); false if none was pending
+     */
+    public boolean retryPendingReleases() {
+        boolean any = false;
         for (PendingRelease p : pendingReleases) {
+            any = true;
             try (Connection c = db.connection()) {
                 delete(c, p.user(), p.key(), p.claimId());
                 pendingReleases.remove(p);
             } catch (SQLException e) {
                 log.debug("claim release still failing: {}", e.toString());
-                return;
+                return true;
             }
         }
+        return any;
     }
 
     /**

@@ -53,15 +53,19 @@ public final class ServerDataDir {
 
     /**
      * Makes every regular file directly in {@code dir} owner-only (files H2 made since the last look,
-     * e.g. a trace file, get the umask's permissions). Never throws: it runs every second on the
-     * housekeeping thread, and a file that vanished meanwhile (an H2 temporary file) or cannot be
-     * changed is still inside the 0700 directory.
+     * e.g. a trace file, get the umask's permissions). Never throws: it runs on the housekeeping
+     * thread, and a file that vanished meanwhile (an H2 temporary file) or cannot be changed is still
+     * inside the 0700 directory.
+     *
+     * @return true if a file was not owner-only (whether or not it could be changed)
      */
-    public static void tightenFiles(Path dir) {
+    public static boolean tightenFiles(Path dir) {
+        boolean found = false;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 try {
                     if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS) && !OwnerOnlyFiles.isOwnerOnly(f)) {
+                        found = true;
                         OwnerOnlyFiles.tighten(f);
                     }
                 } catch (IOException | UnsupportedOperationException e) {
@@ -71,6 +75,7 @@ public final class ServerDataDir {
         } catch (IOException | UnsupportedOperationException e) {
             // the directory is gone or unreadable: nothing to tighten
         }
+        return found;
     }
 
     /** The refusal, with the owner's uid: an operator compares it with the service user's. */

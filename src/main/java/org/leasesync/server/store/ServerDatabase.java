@@ -332,14 +332,18 @@ public final class ServerDatabase implements AutoCloseable {
     /**
      * Housekeeping: on PostgreSQL, re-takes the instance lock if its connection broke; in a data
      * dir, makes files H2 created since the last call owner-only ({@link ServerDataDir}). Never throws.
+     *
+     * @return true if there was something to do (the lock taken again, or a file tightened): look again soon
      */
-    public void maintain() {
+    public boolean maintain() {
+        boolean work = false;
         if (instanceLock != null) {
-            instanceLock.maintain();
+            work = !instanceLock.maintain();
         }
         if (dataDir != null) {
-            ServerDataDir.tightenFiles(dataDir);
+            work |= ServerDataDir.tightenFiles(dataDir);
         }
+        return work;
     }
 
     @Override

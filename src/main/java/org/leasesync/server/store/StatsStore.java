@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The statistics behind {@link ServerStats} and {@code GET /v1/admin/stats}: counted in memory
- * per request, written to the database ({@link StatsTables}) by {@link #flush()} — every second on
- * the housekeeping thread, before this instance reads them ({@link #snapshot()}) or resets them,
+ * per request, written to the database ({@link StatsTables}) by {@link #flush()} — by the
+ * housekeeping thread within a second of a request ({@link #onFirstCount}), before this instance reads them ({@link #snapshot()}) or resets them,
  * and when the instance closes — and read from the database, so every instance reports the same,
  * cluster-wide figures. A request therefore costs no database write for the statistics: an
  * instance writes at most one counter update and one write per run that had requests, per flush.
@@ -39,6 +39,7 @@ public final class StatsStore {
     private final ConcurrentHashMap<RunKey, RunInterval> runs = new ConcurrentHashMap<>();
     private final Object flushLock = new Object();
     private volatile boolean flushFailing;
+    private volatile Runnable firstCount = () -> {};
 
     /**
      * @param fromAudit true if this instance writes the audit log: per-change-id counts are then
@@ -61,9 +62,19 @@ public final class StatsStore {
         tables.register(nowMs);
     }
 
+    /**
+     * Who is told when a request is counted while nothing was (the first after a flush): the
+     * housekeeping, which then flushes soon. It runs on the request's thread and must not block.
+     */
+    public void onFirstCount(Runnable listener) {
+        this.firstCount = java.util.Objects.requireNonNull(listener, "listener");
+    }
+
     /** Counts a request to {@code /v1/users/...}. Never blocks. */
     public void request() {
-        requests.incrementAndGet();
+        if (requests.getAndIncrement() == 0) {
+            firstCount.run();
+        }
     }
 
     /** Counts a push that passed authentication. Never blocks. */
@@ -123,8 +134,12 @@ public final class StatsStore {
     /**
      * {@link #flush()} for the housekeeping thread and shutdown: never throws; the first failure of
      * a series is logged at WARN, the next ones at DEBUG, the recovery at INFO.
+     *
+     * @return true if anything had been counted (written now, or kept after a failure); false if there
+     *     was nothing to write
      */
-    public void flushQuietly() {
+    public boolean flushQuietly() {
+        boolean counted = requests.get() != 0 || pushes.get() != 0 || !runs.isEmpty();
         try {
             flush();
             if (flushFailing) {
@@ -141,6 +156,7 @@ public final class StatsStore {
                 log.debug("cannot write the server statistics: {}", e.toString());
             }
         }
+        return counted;
     }
 
     /** The figures now, for the whole cluster: flushes this instance's counts, then reads the database. */

@@ -77,6 +77,26 @@ class StatsFlushTest {
     }
 
     @Test
+    void theFirstRequestAfterAFlushIsToldAndAQuietFlushSaysWhetherItHadWork() {
+        java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+        stats.onFirstCount(told::incrementAndGet);
+        assertThat(stats.flushQuietly()).as("nothing counted yet").isFalse();
+        stats.request();
+        stats.request();
+        stats.request();
+        assertThat(told).as("once for the first of three requests").hasValue(1);
+        assertThat(stats.flushQuietly()).as("three requests written").isTrue();
+        assertThat(stats.flushQuietly()).as("nothing since").isFalse();
+        stats.request();
+        assertThat(told).as("the first request after the flush").hasValue(2);
+        stats.recordRun("alice", "inbox", "r1", T0, T0.plusSeconds(1));
+        assertThat(stats.flushQuietly()).isTrue();
+        stats.recordRun("alice", "inbox", "r1", T0, T0.plusSeconds(2));
+        assertThat(stats.flushQuietly()).as("a run interval alone is work").isTrue();
+        assertThat(stats.flushQuietly()).isFalse();
+    }
+
+    @Test
     void requestsAreCountedInMemoryAndWrittenOnceByAFlush() throws SQLException {
         for (int i = 0; i < 5; i++) {
             stats.request();
