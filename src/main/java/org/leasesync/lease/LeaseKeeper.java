@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * process's handler.
  *
  * <p>Thread-safe. {@link #renewDue()} may be called directly (tests do, with a manual clock);
- * {@link #start(ScheduledExecutorService)} runs it periodically on an injected, named scheduler.
+ * {@link #start(ScheduledExecutorService)} runs it periodically on an injected, named scheduler while
+ * any lease is tracked: a process holding no lease — the app idle in the tray for hours — is not
+ * woken by its heartbeat.
  */
 public final class LeaseKeeper implements AutoCloseable {
 
@@ -30,6 +32,10 @@ public final class LeaseKeeper implements AutoCloseable {
     private final Set<HeldLease> tracked = ConcurrentHashMap.newKeySet();
     private final FatalErrorHandler fatal;
     private volatile @Nullable ScheduledFuture<?> task;
+    /** Where the periodic renewal runs once {@link #start} gave it; guarded by {@code this}. */
+    private @Nullable ScheduledExecutorService scheduler;
+
+    private boolean closed;
 
     /** A keeper whose fatal errors are only logged. */
     public LeaseKeeper(TaskRegistry registry) {
@@ -42,19 +48,41 @@ public final class LeaseKeeper implements AutoCloseable {
         this.fatal = java.util.Objects.requireNonNull(fatal, "fatal");
     }
 
-    /** Starts renewing periodically (every TTL/6, at least every 20 ms apart). */
+    /**
+     * Starts renewing periodically (every TTL/6, at least every 20 ms apart) on {@code scheduler}, from
+     * now while any lease is tracked and from {@link #track} on otherwise; the renewal stops while none
+     * is. A second call is ignored.
+     */
     public synchronized void start(ScheduledExecutorService scheduler) {
-        if (task != null) {
+        if (this.scheduler != null || closed) {
+            return;
+        }
+        this.scheduler = scheduler;
+        tickIfTracking();
+    }
+
+    /** Starts keeping {@code lease} alive (and the periodic renewal, if it was stopped for want of leases). */
+    public void track(HeldLease lease) {
+        tracked.add(lease);
+        tickIfTracking();
+    }
+
+    /**
+     * Schedules the periodic renewal if it is started, not running and a lease is tracked. Paired with
+     * the check in {@link #renewDueQuietly}: both hold {@code this}, and a lease is added before this
+     * runs, so a renewal that stops for want of leases is started again by the track that came with it.
+     */
+    private synchronized void tickIfTracking() {
+        ScheduledExecutorService s = scheduler;
+        if (s == null || closed || task != null || tracked.isEmpty()) {
             return;
         }
         long periodMillis = Math.max(20, registry.ttl().toMillis() / 6);
-        task = scheduler.scheduleWithFixedDelay(
-                this::renewDueQuietly, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-    }
-
-    /** Starts keeping {@code lease} alive. */
-    public void track(HeldLease lease) {
-        tracked.add(lease);
+        try {
+            task = s.scheduleWithFixedDelay(this::renewDueQuietly, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.log(System.Logger.Level.DEBUG, "lease heartbeat scheduler shut down; no renewal scheduled");
+        }
     }
 
     /** Stops keeping {@code lease} alive (it is not released). */
@@ -115,6 +143,13 @@ public final class LeaseKeeper implements AutoCloseable {
     private void renewDueQuietly() {
         try {
             renewDue();
+            synchronized (this) {
+                ScheduledFuture<?> t = task;
+                if (tracked.isEmpty() && t != null) {
+                    t.cancel(false); // no lease to keep: no wakeups until the next is tracked
+                    task = null;
+                }
+            }
         } catch (Throwable e) {
             try {
                 log.log(System.Logger.Level.ERROR, "lease heartbeat failed; it goes on at the next pass", e);
@@ -128,6 +163,7 @@ public final class LeaseKeeper implements AutoCloseable {
     /** Stops the periodic renewal; tracked leases are left to expire or be released by their runs. */
     @Override
     public synchronized void close() {
+        closed = true;
         if (task != null) {
             task.cancel(false);
             task = null;

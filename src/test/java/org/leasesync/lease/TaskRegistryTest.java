@@ -245,6 +245,59 @@ class TaskRegistryTest {
     }
 
     @Test
+    void theKeepersHeartbeatIsScheduledOnlyWhileItTracksALease() throws Exception {
+        // a TTL of 120 ms: the heartbeat runs every 20 ms while scheduled
+        TaskRegistry quick =
+                new TaskRegistry(store, owner("d"), Duration.ofMillis(120), time, OwnerLiveness.neverProvable());
+        java.util.concurrent.ScheduledThreadPoolExecutor timer =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+        timer.setRemoveOnCancelPolicy(true);
+        try (LeaseKeeper keeper = new LeaseKeeper(quick)) {
+            keeper.start(timer);
+            assertThat(timer.getQueue()).as("nothing to keep: no wakeups").isEmpty();
+            for (int round = 0; round < 20; round++) {
+                HeldLease lease = quick.tryAcquire(KEY).orElseThrow();
+                keeper.track(lease);
+                assertThat(timer.getQueue())
+                        .as("round %d: tracking a lease", round)
+                        .hasSize(1);
+                keeper.untrack(lease);
+                quick.release(lease);
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (!timer.getQueue().isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertThat(timer.getQueue())
+                        .as("round %d: stopped at the next beat without leases", round)
+                        .isEmpty();
+            }
+            // a lease tracked while the beat may be stopping for want of one is never left unkept
+            java.util.Random random = new java.util.Random(7);
+            for (int round = 0; round < 40; round++) {
+                HeldLease lease = quick.tryAcquire(KEY).orElseThrow();
+                keeper.track(lease);
+                keeper.untrack(lease);
+                quick.release(lease);
+                Thread.sleep(random.nextInt(25));
+                HeldLease next = quick.tryAcquire(KEY).orElseThrow();
+                keeper.track(next);
+                Thread.sleep(50); // over two beats
+                assertThat(timer.getQueue())
+                        .as("race round %d: the beat goes on", round)
+                        .hasSize(1);
+                keeper.untrack(next);
+                quick.release(next);
+            }
+            keeper.track(quick.tryAcquire(KEY).orElseThrow());
+            assertThat(timer.getQueue()).hasSize(1);
+            keeper.close();
+            assertThat(timer.getQueue()).as("closed").isEmpty();
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    @Test
     void theKeeperRenewsOnlyWhatIsDueAndDropsATakenOverLease() {
         LeaseKeeper keeper = new LeaseKeeper(a);
         HeldLease lease = a.tryAcquire(KEY).orElseThrow();
