@@ -36,6 +36,21 @@ public final class OfflineMonitor implements AutoCloseable {
 
         /** A server answered again after being offline. */
         void backOnline();
+
+        /** A listener told the next probe's time while offline, and empty when back online. */
+        static Listener of(java.util.function.Consumer<java.util.Optional<Instant>> change) {
+            return new Listener() {
+                @Override
+                public void offline(Instant nextTry) {
+                    change.accept(java.util.Optional.of(nextTry));
+                }
+
+                @Override
+                public void backOnline() {
+                    change.accept(java.util.Optional.empty());
+                }
+            };
+        }
     }
 
     private final Supplier<ServerProbe.Result> probe;

@@ -80,6 +80,28 @@ public final class AttentionWatcher implements Consumer<RunEvent>, AutoCloseable
         periodic = thread.scheduleWithFixedDelay(this::lookAll, 0, recheck.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Looks at every key of the user now, on the watcher's thread, instead of (or besides) the periodic
+     * look of {@link #start()}: for an owner that decides itself when the database is worth a look.
+     * Blocks until the look is done, at most {@code wait}.
+     *
+     * @return false if it was not done within {@code wait}, or the watcher's thread is shut down
+     */
+    public boolean lookAllAndWait(Duration wait) {
+        try {
+            thread.submit(this::lookAll).get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException
+                | java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            log.debug("no look at every key: {}", e.toString());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     @Override
     public void accept(RunEvent e) {
         if (e.kind() == RunEvent.Kind.FINISHED || e.kind() == RunEvent.Kind.NEEDS_ATTENTION) {

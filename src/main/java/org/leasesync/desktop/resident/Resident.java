@@ -97,8 +97,7 @@ public final class Resident {
                 options,
                 user.get(),
                 messages,
-                new ResidentAssembly.Parts(
-                        new AwtTray(messages), DbusNotifier.ofSession(messages), PROBE_FIRST, PROBE_MAX),
+                new TrayDesktop(new AwtTray(messages), DbusNotifier.ofSession(messages), PROBE_FIRST, PROBE_MAX),
                 new ResidentAssembly.Exits() {
                     @Override
                     public void open(Optional<Scope> at, boolean settings) {

@@ -13,7 +13,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.leasesync.client.ClientRuntime;
 import org.leasesync.client.NamedThreads;
 import org.leasesync.desktop.Backend;
@@ -68,12 +67,8 @@ public final class ResidentAssembly implements AutoCloseable {
      * three threads, which at twice a minute were a tenth of the tray's idle CPU (docs/benchmarks.md).
      */
     static final Duration REFRESH = Duration.ofSeconds(60);
-    /**
-     * How often the notification check looks at the database besides after each run of this process
-     * (for other processes' runs): as often as the stored state is re-read, not the open window's 10 s,
-     * since nobody watches a card here and every wakeup costs a tray app its idle CPU.
-     */
-    static final Duration NOTIFY_RECHECK = REFRESH;
+    /** The longest the notification check of a look may take. */
+    static final Duration LOOK_WAIT = Duration.ofSeconds(3);
     /** The most one offline probe may take per server URL. */
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
 
@@ -91,29 +86,10 @@ public final class ResidentAssembly implements AutoCloseable {
         void quit();
     }
 
-    /**
-     * The desktop the tray process lives on.
-     *
-     * @param tray the system tray
-     * @param notifier connects to the notification service, told whom to call on a click; called once,
-     *     on the {@code notifier} thread
-     * @param probeFirst the first wait between probes while offline
-     * @param probeMax the longest wait between probes while offline
-     */
-    public record Parts(
-            TrayPort tray, Function<Consumer<TaskKey>, Notifier> notifier, Duration probeFirst, Duration probeMax) {
-        public Parts {
-            Objects.requireNonNull(tray, "tray");
-            Objects.requireNonNull(notifier, "notifier");
-            Objects.requireNonNull(probeFirst, "probeFirst");
-            Objects.requireNonNull(probeMax, "probeMax");
-        }
-    }
-
     private final Backend backend;
     private final ClientRuntime rt;
     private final Messages messages;
-    private final Parts parts;
+    private final TrayDesktop parts;
     private final Exits exits;
     private final String user;
     private final TimeSource time;
@@ -148,6 +124,10 @@ public final class ResidentAssembly implements AutoCloseable {
     private volatile boolean installed;
     private volatile boolean closed;
     private ScheduledFuture<?> refresh;
+    /** Whether a key of {@link #user} showed as running at its last snapshot (of any process). */
+    private volatile boolean anyRunning;
+    /** Whether the database file changed since it was last read all ({@code resident-io} only). */
+    private final IdleDatabase idleDb;
 
     /**
      * @param start the settings in force (intervals, time source, data directory)
@@ -155,7 +135,7 @@ public final class ResidentAssembly implements AutoCloseable {
      * @param messages the texts in the app's language
      */
     public ResidentAssembly(
-            Backend backend, StartOptions start, String user, Messages messages, Parts parts, Exits exits) {
+            Backend backend, StartOptions start, String user, Messages messages, TrayDesktop parts, Exits exits) {
         this.backend = Objects.requireNonNull(backend);
         this.rt = backend.runtime();
         this.messages = Objects.requireNonNull(messages);
@@ -178,6 +158,13 @@ public final class ResidentAssembly implements AutoCloseable {
                 rt.registry().owner().asString(),
                 rt::originOf);
         this.schedule = new ScheduleTrigger(rt.timer(), s.scheduleInterval(), () -> gated(TaskSource.SCHEDULE));
+        // a run going on here (whose events it hears) or elsewhere (whose lease may expire without a write)
+        this.idleDb = new IdleDatabase(
+                rt.store().database(),
+                s.time(),
+                () -> anyRunning
+                        || java.util.Arrays.stream(Scope.values())
+                                .anyMatch(sc -> rt.coordinator().isRunningLocally(new TaskKey(user, sc))));
         this.copies = new ConflictCopies(rt.store().database(), s.time());
         this.overlay = CardOverlay.none(s.time().now())
                 .withPause(pause.active(), s.time().now());
@@ -187,17 +174,8 @@ public final class ResidentAssembly implements AutoCloseable {
                 s.time(),
                 parts.probeFirst(),
                 parts.probeMax(),
-                new OfflineMonitor.Listener() {
-                    @Override
-                    public void offline(Instant nextTry) {
-                        loop.execute(() -> setOverlay(overlay.withOffline(Optional.of(nextTry), Map.of(), now())));
-                    }
-
-                    @Override
-                    public void backOnline() {
-                        loop.execute(() -> setOverlay(overlay.withOffline(Optional.empty(), Map.of(), now())));
-                    }
-                });
+                OfflineMonitor.Listener.of(
+                        next -> loop.execute(() -> setOverlay(overlay.withOffline(next, Map.of(), now())))));
     }
 
     /**
@@ -260,16 +238,18 @@ public final class ResidentAssembly implements AutoCloseable {
                 () -> settingsFile.current().notifications(),
                 n,
                 notifyThread,
-                NOTIFY_RECHECK);
+                REFRESH);
         if (!closed) {
+            // no periodic look of its own: the refresh has it look when the database may have changed
             attention = w;
-            w.start();
+            io.execute(() -> readStored(true));
         }
     }
 
     /** A timer or login trigger for every scope, through the gates and the "synced moments ago" check. */
     private void gated(TaskSource source) {
         io.execute(() -> {
+            boolean unchanged = idleDb.unchanged();
             for (Scope s : Scope.values()) {
                 TaskKey key = new TaskKey(user, s);
                 Optional<String> refused = gate.refusal(key, source);
@@ -279,6 +259,8 @@ public final class ResidentAssembly implements AutoCloseable {
                     submit(new TriggerRequest(key, source, false, false));
                 }
             }
+            // only read here: the file as it closes now is still the one last read all, if it was before
+            idleDb.letClose(unchanged);
         });
     }
 
@@ -306,7 +288,10 @@ public final class ResidentAssembly implements AutoCloseable {
     private void runEvent(RunEvent e) {
         offline.runEnded(e);
         if (e.kind() == RunEvent.Kind.FINISHED) {
-            io.execute(this::refreshConflicts);
+            io.execute(() -> {
+                refreshConflicts();
+                idleDb.written(); // the next refresh reads it all, then lets it close
+            });
         }
         AttentionWatcher w = attention;
         if (w != null) {
@@ -318,6 +303,7 @@ public final class ResidentAssembly implements AutoCloseable {
     private void shown(KeyStatus s) {
         if (s.key().userId().equals(user)) {
             statuses.put(s.key().scope(), s);
+            anyRunning = statuses.values().stream().anyMatch(k -> k.kind() == KeyStatus.Kind.RUNNING);
             showInTray();
         }
     }
@@ -355,17 +341,38 @@ public final class ResidentAssembly implements AutoCloseable {
         return TrayViews.of(shown, last, conflicts, pause.active().isPresent(), messages, now());
     }
 
-    /** The periodic re-read (timer thread): other processes' runs, the conflicts, the pause's end. */
+    /**
+     * The periodic look (timer thread): the pause's end, the tooltip's "synced … ago", and what other
+     * processes changed in the database ({@link #readStored}).
+     */
     private void refresh() {
         try {
             pause.tick();
-            io.execute(() -> {
-                tracker.refreshAll();
-                refreshConflicts();
-            });
+            loop.execute(this::showInTray);
+            io.execute(() -> readStored(false));
         } catch (RuntimeException e) {
             log.warn("status refresh failed: {}", e.getMessage());
         }
+    }
+
+    /**
+     * Re-reads what the icon and the notifications show of the database — other processes' runs, the
+     * conflicts — then lets the file close ({@code resident-io}). Unless {@code force}, nothing is read
+     * while the file is provably as this process left it ({@link #unchanged()}): opening it would
+     * start H2's lock-file watchdog, which wakes every second while it is open.
+     */
+    private void readStored(boolean force) {
+        if (closed || !force && idleDb.unchanged()) {
+            return;
+        }
+        tracker.refreshAll();
+        refreshConflicts();
+        AttentionWatcher w = attention;
+        if (w != null) {
+            w.lookAllAndWait(LOOK_WAIT);
+        }
+        idleDb.readAll();
+        idleDb.letClose(true);
     }
 
     private void refreshConflicts() {

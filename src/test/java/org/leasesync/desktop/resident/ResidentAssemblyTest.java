@@ -66,7 +66,7 @@ class ResidentAssemblyTest {
                 StartOptions.of(settings),
                 user,
                 new Messages(Locale.UK, ZoneId.of("Europe/London")),
-                new ResidentAssembly.Parts(
+                new TrayDesktop(
                         t,
                         clicked -> {
                             notifier.clicked = clicked;
@@ -116,6 +116,16 @@ class ResidentAssemblyTest {
             }
             Thread.sleep(50);
         }
+    }
+
+    @Test
+    void idleInTheTrayItLeavesTheDatabaseFileClosed() throws Exception {
+        start(tray, Duration.ofHours(1), false);
+        Path lock = org.leasesync.store.h2.DataDirectory.lockFile(tmp.resolve("data"));
+        waitUntil("the database file closed: no lock file, so no watchdog", () -> !java.nio.file.Files.exists(lock));
+        assertThat(tray.last().tooltip())
+                .as("the icon still shows the stored state")
+                .isNotBlank();
     }
 
     @Test
