@@ -78,8 +78,7 @@ public final class EmbeddedDemo implements AutoCloseable {
         Map<String, String> tokens = new LinkedHashMap<>();
         try {
             privateServerDirectory(serverDir);
-            server = ReferenceServer.start(
-                    ServerConfig.defaults().withDataDir(serverDir).withSeed(org.leasesync.server.demo.Seed.DEMO));
+            server = ReferenceServer.start(serverConfig(serverDir));
             tightenServerFiles(serverDir);
             for (String u : ReferenceServer.demoUsers()) {
                 tokens.put(u, server.tokenFor(u));
@@ -168,4 +167,22 @@ public final class EmbeddedDemo implements AutoCloseable {
             return Optional.empty();
         }
     }
+
+    /**
+     * The embedded server's settings: the demo accounts on an H2 file in {@code serverDir}, and the job
+     * that deletes stale idempotency-key claims hourly instead of every minute. That job is for the
+     * instances of a cluster that crash holding claims; this server is the only one on its file, deletes
+     * every claim when it starts and retries a failed release itself, and the job's run a minute was
+     * most of what it cost the app idling in the tray (docs/benchmarks.md).
+     */
+    static ServerConfig serverConfig(Path serverDir) {
+        return ServerConfig.defaults()
+                .withDataDir(serverDir)
+                .withSeed(org.leasesync.server.demo.Seed.DEMO)
+                .withJobs(org.leasesync.server.jobs.JobSettings.defaults()
+                        .withInterval(org.leasesync.server.jobs.StandardJobs.RELEASE_STALE_CLAIMS, STALE_CLAIMS));
+    }
+
+    /** How often the embedded server deletes stale claims ({@link #serverConfig}). */
+    static final java.time.Duration STALE_CLAIMS = java.time.Duration.ofHours(1);
 }
