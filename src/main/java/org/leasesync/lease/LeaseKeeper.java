@@ -85,6 +85,11 @@ public final class LeaseKeeper implements AutoCloseable {
         }
     }
 
+    /** Whether the periodic renewal is scheduled now; for tests of its start and stop. */
+    synchronized boolean beating() {
+        return task != null;
+    }
+
     /** Stops keeping {@code lease} alive (it is not released). */
     public void untrack(HeldLease lease) {
         tracked.remove(lease);

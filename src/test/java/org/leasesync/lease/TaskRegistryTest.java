@@ -258,18 +258,24 @@ class TaskRegistryTest {
             for (int round = 0; round < 20; round++) {
                 HeldLease lease = quick.tryAcquire(KEY).orElseThrow();
                 keeper.track(lease);
-                assertThat(timer.getQueue())
+                assertThat(keeper.beating())
                         .as("round %d: tracking a lease", round)
-                        .hasSize(1);
+                        .isTrue();
+                assertThat(awaitQueued(timer, 1))
+                        .as("round %d: one beat queued", round)
+                        .isEqualTo(1);
                 keeper.untrack(lease);
                 quick.release(lease);
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (!timer.getQueue().isEmpty() && System.nanoTime() < deadline) {
+                while (keeper.beating() && System.nanoTime() < deadline) {
                     Thread.sleep(5);
                 }
-                assertThat(timer.getQueue())
+                assertThat(keeper.beating())
                         .as("round %d: stopped at the next beat without leases", round)
-                        .isEmpty();
+                        .isFalse();
+                assertThat(awaitQueued(timer, 0))
+                        .as("round %d: nothing queued", round)
+                        .isZero();
             }
             // a lease tracked while the beat may be stopping for want of one is never left unkept
             java.util.Random random = new java.util.Random(7);
@@ -282,19 +288,38 @@ class TaskRegistryTest {
                 HeldLease next = quick.tryAcquire(KEY).orElseThrow();
                 keeper.track(next);
                 Thread.sleep(50); // over two beats
-                assertThat(timer.getQueue())
+                assertThat(keeper.beating())
                         .as("race round %d: the beat goes on", round)
-                        .hasSize(1);
+                        .isTrue();
+                assertThat(awaitQueued(timer, 1))
+                        .as("race round %d: one beat queued", round)
+                        .isEqualTo(1);
                 keeper.untrack(next);
                 quick.release(next);
             }
             keeper.track(quick.tryAcquire(KEY).orElseThrow());
-            assertThat(timer.getQueue()).hasSize(1);
+            assertThat(awaitQueued(timer, 1)).isEqualTo(1);
             keeper.close();
             assertThat(timer.getQueue()).as("closed").isEmpty();
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    /**
+     * The timer's queue size once it is {@code want} with no beat running (a running beat is out of
+     * the queue until it ends), or the last size seen after 5 s.
+     */
+    private static int awaitQueued(java.util.concurrent.ScheduledThreadPoolExecutor timer, int want)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (timer.getQueue().size() == want && timer.getActiveCount() == 0) {
+                return want;
+            }
+            Thread.sleep(1);
+        }
+        return timer.getQueue().size();
     }
 
     @Test
