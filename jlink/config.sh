@@ -44,7 +44,10 @@ FX_MODULE_OPTIONS=(--add-exports=javafx.graphics/com.sun.javafx.tk=ALL-UNNAMED
 # than its code gains (docs/benchmarks.md: 165 -> 149 MB); and the JVM's own timers slowed down, HotSpot's
 # diagnostic AsyncDeflationInterval (idle monitors looked for every 10 s, not 4 times a second) and
 # GuaranteedSafepointInterval (a clean-up safepoint once a minute, not once a second): a bare JVM idles at
-# ~7 CPU-ms a minute with them, ~38 without. desktop.resident.TrayProcessStart gives a tray process started
-# with java the same.
+# ~7 CPU-ms a minute with them, ~38 without; and the libraries' timers slowed down: the JDK HTTP server of
+# the embedded demo looks for idle connections every 60 s (not 10 s), HikariCP's housekeeper runs every
+# 5 min (not 30 s; the tray closes its idle connections itself). desktop.resident.TrayProcessStart gives a
+# tray process started with java the same.
 TRAY_JAVA_OPTIONS=(-XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=10000
-                   -XX:GuaranteedSafepointInterval=60000)
+                   -XX:GuaranteedSafepointInterval=60000 -Dsun.net.httpserver.clockTick=60000
+                   -Dcom.zaxxer.hikari.housekeeping.periodMs=300000)

@@ -31,7 +31,11 @@ public final class TrayProcessStart {
      * <li>the JVM's own timers slowed down: idle monitors are looked for every 10 s instead of 4 times a
      * second, and a safepoint for clean-up is forced once a minute instead of once a second. Both are
      * HotSpot's diagnostic options; with them a bare JVM idles at ~7 CPU-ms a minute instead of ~38
-     * (docs/benchmarks.md).
+     * (docs/benchmarks.md);
+     * <li>the libraries' own timers slowed down: the JDK HTTP server (the embedded demo server) looks for
+     * idle connections to close every 60 s instead of every 10 s ({@code sun.net.httpserver.clockTick}),
+     * and HikariCP's housekeeper runs every 5 minutes instead of every 30 s. The tray closes its idle
+     * database connections itself, so the housekeeper has little to do there.
      * </ul>
      * The serial collector ({@link #SERIAL_GC}, no concurrent threads) with its heap options
      * ({@link #SERIAL_HEAP}) comes too unless the inherited options choose a collector.
@@ -41,7 +45,9 @@ public final class TrayProcessStart {
             "-XX:-UsePerfData",
             "-XX:+UnlockDiagnosticVMOptions",
             "-XX:AsyncDeflationInterval=10000",
-            "-XX:GuaranteedSafepointInterval=60000");
+            "-XX:GuaranteedSafepointInterval=60000",
+            "-Dsun.net.httpserver.clockTick=60000",
+            "-Dcom.zaxxer.hikari.housekeeping.periodMs=300000");
 
     /** The collector of the tray process; two collectors chosen would stop the JVM from starting. */
     static final String SERIAL_GC = "-XX:+UseSerialGC";

@@ -19,6 +19,19 @@ class TrayProcessStartTest {
     Path tmp;
 
     @Test
+    void theAppImagesTrayLauncherHasTheSameOptions() throws Exception {
+        String config = Files.readString(Path.of("jlink/config.sh"));
+        List<String> launcher = new java.util.ArrayList<>();
+        for (String name : List.of("JAVA_OPTIONS", "TRAY_JAVA_OPTIONS")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?ms)^" + name + "=\\((.*?)\\)$")
+                    .matcher(config);
+            assertThat(m.find()).as(name + " in jlink/config.sh").isTrue();
+            launcher.addAll(List.of(m.group(1).trim().split("\\s+")));
+        }
+        assertThat(launcher).containsAll(TrayProcessStart.TRAY_JVM);
+    }
+
+    @Test
     void theExecutableIsAbsoluteAndTheArgumentsAreReadAsUtf8() throws Exception {
         Path proc = Files.createDirectories(tmp.resolve("proc"));
         Files.createSymbolicLink(proc.resolve("exe"), Path.of("/opt/leasesync/bin/leasesync"));
